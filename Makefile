@@ -1,0 +1,42 @@
+# Two commands do everything on a fresh machine: `make run` and `make test`.
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+PORT ?= 8501
+
+.PHONY: run test lint bench data browser clean-cache
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+
+# Stamps re-run pip only when a requirements file changed.
+$(VENV)/.requirements: requirements.txt | $(PY)
+	$(PY) -m pip install -r requirements.txt
+	touch $@
+
+$(VENV)/.requirements-dev: requirements-dev.txt $(VENV)/.requirements
+	$(PY) -m pip install -r requirements-dev.txt
+	touch $@
+
+run: $(VENV)/.requirements
+	@echo "Starting labeldp explorer: open http://localhost:$(PORT) in a browser (Ctrl+C stops it)."
+	$(PY) -m streamlit run app.py --server.port $(PORT)
+
+test: $(VENV)/.requirements-dev
+	$(PY) -m ruff check .
+	$(PY) -m pytest -q
+
+lint: $(VENV)/.requirements-dev
+	$(PY) -m ruff check .
+
+bench: $(VENV)/.requirements-dev
+	for b in bench/*.py; do echo "== $$b"; $(PY) $$b || exit 1; done
+
+# Debian's Fashion-MNIST package; the loader links its files where torchvision looks.
+data: $(VENV)/.requirements
+	$(SUDO) apt-get install -y dataset-fashion-mnist
+	$(PY) -m labeldp_core list
+
+clean-cache:
+	rm -rf cache/* && touch cache/.gitkeep

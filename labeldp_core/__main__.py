@@ -1,0 +1,180 @@
+"""Command line: ``python -m labeldp_core list|run|sweep ...`` for headless runs and scripts.
+
+Exit status 0 on success and 2 on bad input, with one ``error: ...`` line on stderr.
+"""
+
+import argparse
+import csv
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import NoReturn
+
+from labeldp_core.data import DATASETS
+from labeldp_core.errors import LabelDPError
+from labeldp_core.experiments import MECHANISMS, RunResult, make_config, run, sweep
+from labeldp_core.experiments.progress import Progress, silent
+
+EXIT_BAD_INPUT = 2
+CSV_COLUMNS = (
+    "mechanism", "dataset", "seed", "epsilon", "epsilon_spent", "delta", "privacy_unit",
+    "flip_rate", "label_accuracy", "test_accuracy", "test_mse", "baseline_test_accuracy",
+    "baseline_test_mse", "n_train", "n_test", "elapsed_s", "cached",
+)  # fmt: skip
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that reports a usage mistake as one ``error:`` line and exit status 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_BAD_INPUT, f"error: {message} (see `python -m labeldp_core --help`)\n")
+
+
+def _settings(pairs: Sequence[str]) -> dict[str, str]:
+    settings = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        if not sep or not name.strip():
+            raise LabelDPError(f"--set expects KEY=VALUE, got {pair!r} (e.g. --set model=mlp)")
+        settings[name.strip()] = value.strip()
+    return settings
+
+
+def _stderr_bar() -> Progress:
+    if not sys.stderr.isatty():
+        return silent
+
+    def show(fraction: float, message: str) -> None:
+        filled = int(30 * fraction)
+        bar = "#" * filled + "-" * (30 - filled)
+        sys.stderr.write(f"\r[{bar}] {100 * fraction:5.1f}% {message[:60]:<60}")
+        if fraction >= 1.0:
+            sys.stderr.write("\n")
+        sys.stderr.flush()
+
+    return show
+
+
+def _summary(result: RunResult) -> str:
+    score = (
+        f"test accuracy {result.test_accuracy:.4f} "
+        f"(clean labels: {result.baseline_test_accuracy:.4f})"
+        if result.test_accuracy is not None
+        else f"test MSE {result.test_mse:.4f} (clean labels: {result.baseline_test_mse:.4f})"
+    )
+    flips = "" if result.flip_rate is None else f", flip rate {result.flip_rate:.3f}"
+    source = "from cache" if result.cached else f"computed in {result.elapsed_s:.1f} s"
+    return (
+        f"{result.mechanism} on {result.dataset} (seed {result.seed}): epsilon asked "
+        f"{result.epsilon:g}, spent {result.epsilon_spent:.4g} (delta {result.delta:g}, "
+        f"{result.privacy_unit}-level){flips}; {score}; {source}"
+    )
+
+
+def _cmd_list(args: argparse.Namespace) -> None:
+    if args.json:
+        listing = {
+            "mechanisms": [
+                {
+                    "id": spec.id,
+                    "title": spec.title,
+                    "summary": spec.summary,
+                    "privacy_unit": spec.privacy_unit,
+                    "task": spec.task,
+                    "settings": {
+                        name: {"default": s.default, "help": s.help, "choices": list(s.choices)}
+                        for name, s in spec.all_settings().items()
+                    },
+                }
+                for spec in MECHANISMS.values()
+            ],
+            "datasets": [
+                {"id": d.name, "description": d.description, "size": d.size, "bundled": d.bundled}
+                for d in DATASETS.values()
+            ],
+        }
+        print(json.dumps(listing, indent=2))
+        return
+    print("mechanisms:")
+    for spec in MECHANISMS.values():
+        print(f"  {spec.id:<20} {spec.summary} [{spec.privacy_unit}-level]")
+    print("datasets:")
+    for info in DATASETS.values():
+        where = "bundled" if info.bundled else "local files or download"
+        print(f"  {info.name:<20} {info.description} [{where}]")
+
+
+def _cmd_run(args: argparse.Namespace) -> None:
+    config = make_config(
+        args.mechanism, args.dataset, args.epsilon, args.seed, args.epochs, _settings(args.set)
+    )
+    result = run(config, progress=_stderr_bar())
+    print(json.dumps(result.to_dict(), indent=2) if args.json else _summary(result))
+
+
+def _cmd_sweep(args: argparse.Namespace) -> None:
+    results = sweep(
+        args.mechanism, args.dataset, args.epsilons, args.seeds,
+        epochs=args.epochs, settings=_settings(args.set), progress=_stderr_bar(),
+    )  # fmt: skip
+    if args.csv:
+        with Path(args.csv).open("w", newline="") as handle:
+            writer = csv.DictWriter(handle, CSV_COLUMNS, extrasaction="ignore")
+            writer.writeheader()
+            writer.writerows(result.to_dict() for result in results)
+    if args.json:
+        print(json.dumps([result.to_dict() for result in results], indent=2))
+    else:
+        for result in results:
+            print(_summary(result))
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="python -m labeldp_core", description=__doc__.splitlines()[0])
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    listing = commands.add_parser("list", help="mechanisms and datasets with one-line descriptions")
+    listing.add_argument("--json", action="store_true", help="print JSON")
+    listing.set_defaults(handler=_cmd_list)
+
+    def common(sub: argparse.ArgumentParser) -> None:
+        sub.add_argument("mechanism", help="mechanism id, see `list`")
+        sub.add_argument("--dataset", required=True, help="dataset id, see `list`")
+        sub.add_argument("--epochs", type=int, help="training epochs (default: per dataset)")
+        sub.add_argument(
+            "--set", action="append", default=[], metavar="KEY=VALUE", help="a mechanism setting"
+        )
+        sub.add_argument("--json", action="store_true", help="print the JSON result")
+
+    single = commands.add_parser("run", help="run one mechanism at one epsilon")
+    common(single)
+    single.add_argument("--epsilon", type=float, required=True, help="privacy budget, > 0")
+    single.add_argument("--seed", type=int, default=0)
+    single.set_defaults(handler=_cmd_run)
+
+    many = commands.add_parser("sweep", help="run a mechanism over epsilons and seeds")
+    common(many)
+    many.add_argument("--epsilons", type=float, nargs="+", required=True, metavar="E")
+    many.add_argument("--seeds", type=int, nargs="+", default=[0], metavar="S")
+    many.add_argument("--csv", metavar="PATH", help="also write the results as CSV")
+    many.set_defaults(handler=_cmd_sweep)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status."""
+    args = _parser().parse_args(argv)
+    try:
+        args.handler(args)
+    except LabelDPError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        print("error: interrupted; every finished point is in the cache", file=sys.stderr)
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

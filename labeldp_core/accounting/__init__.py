@@ -1,0 +1,3 @@
+"""Privacy accounting: budget splits and composition, PATE analysis, DP-SGD accountants."""
+
+__all__: list[str] = []

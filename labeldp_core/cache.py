@@ -1,0 +1,186 @@
+"""The persistent result cache: diskcache underneath, JSON or ``.npz`` bytes on disk, never pickle.
+
+diskcache pickles values by default, and unpickling runs code, so a writable cache folder would be
+a code-execution hole (CVE-2025-69872). :class:`DataOnlyDisk` stores and returns bytes only and
+refuses any pickled row it finds. Keys are sha256 digests of canonical JSON of what was computed,
+the package version and a fingerprint of the code that computes results, so a code change never
+serves a stale number. An entry that cannot be read is dropped and recomputed.
+"""
+
+import hashlib
+import io
+import json
+import os
+import sqlite3
+import zipfile
+from collections.abc import Callable, Mapping
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import diskcache
+import numpy as np
+
+from labeldp_core import __version__
+
+__all__ = ["CorruptEntryError", "DataOnlyDisk", "ResultCache", "code_fingerprint", "default_dir"]
+
+_JSON_TAG = b"J"
+_NPZ_TAG = b"N"
+_PACKAGE_DIR = Path(__file__).resolve().parent
+#: Modules that only present results; editing them must not invalidate computed numbers.
+_PRESENTATION_ONLY = {"plots.py", "__main__.py", "reports.py"}
+
+
+class CorruptEntryError(Exception):
+    """A cache row that is not one of our data-only encodings."""
+
+
+class DataOnlyDisk(diskcache.Disk):
+    """A diskcache ``Disk`` that keeps ``str`` keys and ``bytes`` values and never unpickles."""
+
+    def put(self, key: Any) -> tuple[Any, bool]:
+        """Store ``str`` keys raw; anything else would be pickled, so it is refused."""
+        if not isinstance(key, str):
+            raise TypeError(f"cache keys must be str, got {type(key).__name__}")
+        return super().put(key)
+
+    def get(self, key: Any, raw: bool) -> Any:
+        """Return a stored key; a key that was pickled is never loaded."""
+        if not raw:
+            raise CorruptEntryError("pickled cache key refused")
+        return super().get(key, raw)
+
+    def store(self, value: Any, read: bool, key: Any = diskcache.core.UNKNOWN) -> Any:
+        """Store ``bytes`` only (small in SQLite, large in a file)."""
+        if not isinstance(value, bytes) or read:
+            raise TypeError(f"cache values must be bytes, got {type(value).__name__}")
+        return super().store(value, read, key=key)
+
+    def fetch(self, mode: int, filename: str | None, value: Any, read: bool) -> Any:
+        """Return stored bytes; a pickled row is refused instead of loaded."""
+        if mode not in (diskcache.core.MODE_RAW, diskcache.core.MODE_BINARY):
+            raise CorruptEntryError(f"cache row of mode {mode} refused (only bytes are allowed)")
+        return super().fetch(mode, filename, value, read)
+
+
+def default_dir() -> Path:
+    """``$LABELDP_CACHE_DIR`` if set, else the project's ``cache/`` folder."""
+    configured = os.environ.get("LABELDP_CACHE_DIR")
+    return Path(configured) if configured else _PACKAGE_DIR.parent / "cache"
+
+
+@cache
+def code_fingerprint() -> str:
+    """A digest of the source of every module that computes results."""
+    digest = hashlib.sha256()
+    for path in sorted(_PACKAGE_DIR.rglob("*.py")):
+        if path.name in _PRESENTATION_ONLY:
+            continue
+        digest.update(path.relative_to(_PACKAGE_DIR).as_posix().encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def _canonical(payload: Mapping[str, Any]) -> str:
+    return json.dumps(payload, sort_keys=True, separators=(",", ":"), allow_nan=False)
+
+
+def _encode_json(value: Mapping[str, Any]) -> bytes:
+    return _JSON_TAG + json.dumps(value, allow_nan=False).encode()
+
+
+def _encode_arrays(arrays: Mapping[str, np.ndarray]) -> bytes:
+    buffer = io.BytesIO()
+    np.savez_compressed(buffer, **arrays)
+    return _NPZ_TAG + buffer.getvalue()
+
+
+def _decode(blob: bytes, tag: bytes) -> Any:
+    if blob[:1] != tag:
+        raise CorruptEntryError(f"cache value tagged {blob[:1]!r}, expected {tag!r}")
+    body = blob[1:]
+    if tag == _JSON_TAG:
+        return json.loads(body)
+    with np.load(io.BytesIO(body), allow_pickle=False) as archive:
+        return {name: archive[name] for name in archive.files}
+
+
+class ResultCache:
+    """Results and artefacts on disk, shared safely between processes (SQLite underneath).
+
+    Args:
+        directory: where to keep the cache; :func:`default_dir` if omitted. Created owner-only.
+    """
+
+    def __init__(self, directory: str | os.PathLike[str] | None = None) -> None:
+        self.directory = Path(directory) if directory is not None else default_dir()
+        self.directory.mkdir(parents=True, exist_ok=True)
+        self.directory.chmod(0o700)
+        self._store = diskcache.Cache(str(self.directory), disk=DataOnlyDisk, size_limit=2**34)
+
+    def key(self, kind: str, payload: Mapping[str, Any]) -> str:
+        """The sha256 key of ``payload`` of a given ``kind`` under this code version."""
+        text = _canonical(
+            {"kind": kind, "payload": payload, "version": __version__, "code": code_fingerprint()}
+        )
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    def _get(self, key: str, tag: bytes) -> Any:
+        try:
+            blob = self._store.get(key)
+            return None if blob is None else _decode(blob, tag)
+        except (CorruptEntryError, ValueError, OSError, zipfile.BadZipFile, sqlite3.DatabaseError):
+            self._store.delete(key)
+            return None
+
+    def get_json(self, key: str) -> dict[str, Any] | None:
+        """The JSON object stored under ``key``, or None if absent or unreadable."""
+        return self._get(key, _JSON_TAG)
+
+    def get_arrays(self, key: str) -> dict[str, np.ndarray] | None:
+        """The arrays stored under ``key``, or None if absent or unreadable."""
+        return self._get(key, _NPZ_TAG)
+
+    def put_json(self, key: str, value: Mapping[str, Any]) -> None:
+        """Store a JSON object (finite numbers only)."""
+        self._store.set(key, _encode_json(value))
+
+    def put_arrays(self, key: str, arrays: Mapping[str, np.ndarray]) -> None:
+        """Store named arrays as a compressed ``.npz`` (no object arrays)."""
+        self._store.set(key, _encode_arrays(arrays))
+
+    def json_or_compute(
+        self, kind: str, payload: Mapping[str, Any], compute: Callable[[], dict[str, Any]]
+    ) -> dict[str, Any]:
+        """Return the stored JSON for ``(kind, payload)`` or compute, store and return it."""
+        key = self.key(kind, payload)
+        found = self.get_json(key)
+        if found is None:
+            found = compute()
+            self.put_json(key, found)
+        return found
+
+    def arrays_or_compute(
+        self,
+        kind: str,
+        payload: Mapping[str, Any],
+        compute: Callable[[], dict[str, np.ndarray]],
+    ) -> dict[str, np.ndarray]:
+        """Return the stored arrays for ``(kind, payload)`` or compute, store and return them."""
+        key = self.key(kind, payload)
+        found = self.get_arrays(key)
+        if found is None:
+            found = compute()
+            self.put_arrays(key, found)
+        return found
+
+    def __contains__(self, key: str) -> bool:
+        return key in self._store
+
+    def __len__(self) -> int:
+        return len(self._store)
+
+    def close(self) -> None:
+        """Close the database connection of this process."""
+        self._store.close()

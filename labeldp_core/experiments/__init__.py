@@ -1,0 +1,19 @@
+"""Experiments: one runner per mechanism, a frozen config in and a JSON result out."""
+
+from labeldp_core.experiments.progress import Progress
+from labeldp_core.experiments.registry import MECHANISMS, mechanism_spec
+from labeldp_core.experiments.runner import lookup, make_config, run, sweep
+from labeldp_core.experiments.spec import MechanismSpec, RunConfig, RunResult
+
+__all__ = [
+    "MECHANISMS",
+    "MechanismSpec",
+    "Progress",
+    "RunConfig",
+    "RunResult",
+    "lookup",
+    "make_config",
+    "mechanism_spec",
+    "run",
+    "sweep",
+]

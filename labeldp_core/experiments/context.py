@@ -1,0 +1,116 @@
+"""What a mechanism's runner gets to work with: data, randomness, training and the cache."""
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from labeldp_core.cache import ResultCache
+from labeldp_core.data import Dataset, load_dataset
+from labeldp_core.experiments.progress import Progress, within
+from labeldp_core.experiments.spec import RunConfig, Task
+from labeldp_core.training import TrainOutcome, TrainSettings, train_classifier, train_regressor
+
+__all__ = ["RunContext", "label_statistics"]
+
+
+@dataclass(frozen=True)
+class RunContext:
+    """Shared services for one run; the runner reads ``config`` and calls these."""
+
+    config: RunConfig
+    task: Task
+    cache: ResultCache
+    progress: Progress
+
+    @cached_property
+    def dataset(self) -> Dataset:
+        """The run's dataset (loaded once per process)."""
+        return load_dataset(self.config.dataset)
+
+    @cached_property
+    def rng(self) -> np.random.Generator:
+        """The mechanism's randomness, seeded by the run's seed (separate from training's)."""
+        return np.random.default_rng([self.config.seed, 0x1ABE1])
+
+    @property
+    def train_settings(self) -> TrainSettings:
+        """Model and optimiser settings of this run."""
+        return TrainSettings(
+            model=self.config.setting("model"),
+            epochs=int(self.config.epochs or 1),
+            batch_size=self.config.setting("batch_size"),
+            learning_rate=self.config.setting("learning_rate"),
+        )
+
+    def train(
+        self,
+        targets: np.ndarray,
+        *,
+        images: np.ndarray | None = None,
+        start: float = 0.0,
+        end: float = 1.0,
+        message: str = "training",
+    ) -> TrainOutcome:
+        """Train the run's model on ``targets`` (labels, soft labels or values) and score it.
+
+        ``images`` defaults to the training images; progress is reported on ``start..end``.
+        """
+        data = self.dataset
+        images = data.x_train if images is None else images
+        report = within(self.progress, start, end)
+
+        def on_epoch(done: int, total: int) -> None:
+            report(done / total, f"{message}: epoch {done}/{total}")
+
+        if self.task == "regression":
+            return train_regressor(
+                images, targets, data.x_test, data.y_test.astype(np.float64),
+                self.train_settings, self.config.seed, on_epoch,
+            )  # fmt: skip
+        return train_classifier(
+            images, targets, data.x_test, data.y_test, data.num_classes,
+            self.train_settings, self.config.seed, on_epoch,
+        )  # fmt: skip
+
+    def _baseline_payload(self) -> dict[str, object]:
+        settings = self.train_settings
+        return {
+            "dataset": self.config.dataset,
+            "task": self.task,
+            "seed": self.config.seed,
+            "model": settings.model,
+            "epochs": settings.epochs,
+            "batch_size": settings.batch_size,
+            "learning_rate": settings.learning_rate,
+        }
+
+    def baseline_is_cached(self) -> bool:
+        """Whether :meth:`baseline_score` will answer from the cache."""
+        return self.cache.get_json(self.cache.key("baseline", self._baseline_payload())) is not None
+
+    def baseline_score(self) -> float:
+        """Test accuracy (or MSE) of the same model trained on clean labels; cached per setting."""
+
+        def compute() -> dict[str, float | list[float]]:
+            targets = self.dataset.y_train
+            if self.task == "regression":
+                targets = targets.astype(np.float64)
+            outcome = self.train(targets, message="clean baseline")
+            return {"score": outcome.final, "curve": list(outcome.test_curve)}
+
+        payload = self._baseline_payload()
+        return float(self.cache.json_or_compute("baseline", payload, compute)["score"])
+
+
+def label_statistics(
+    true_labels: np.ndarray, released: np.ndarray, num_classes: int
+) -> dict[str, float | list[list[int]]]:
+    """Flip rate, label accuracy and the K x K matrix counting (true, released) pairs."""
+    same = float(np.mean(true_labels == released))
+    pairs = np.bincount(true_labels * num_classes + released, minlength=num_classes * num_classes)
+    return {
+        "flip_rate": 1.0 - same,
+        "label_accuracy": same,
+        "confusion": pairs.reshape(num_classes, num_classes).tolist(),
+    }

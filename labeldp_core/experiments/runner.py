@@ -1,0 +1,166 @@
+"""Run one config or a sweep, answering from the cache and storing each point as it finishes."""
+
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
+from numbers import Integral
+
+from labeldp_core.cache import ResultCache
+from labeldp_core.data import dataset_info, load_dataset
+from labeldp_core.errors import InvalidInputError
+from labeldp_core.experiments.context import RunContext
+from labeldp_core.experiments.progress import Progress, silent, within
+from labeldp_core.experiments.registry import mechanism_spec
+from labeldp_core.experiments.spec import RunConfig, RunResult
+from labeldp_core.validation import check_epsilon
+
+__all__ = ["lookup", "make_config", "run", "sweep"]
+
+#: Share of a cold run's progress bar given to the clean baseline when it is not cached yet.
+_BASELINE_SHARE = 0.4
+_MAX_EPOCHS = 1000
+
+
+def make_config(
+    mechanism: str,
+    dataset: str,
+    epsilon: float,
+    seed: int = 0,
+    epochs: int | None = None,
+    settings: Mapping[str, object] | None = None,
+) -> RunConfig:
+    """Validate a run's parameters and fill every default, so equal runs get equal configs."""
+    spec = mechanism_spec(mechanism)
+    info = dataset_info(dataset)
+    epsilon = check_epsilon(epsilon)
+    if isinstance(seed, bool) or not isinstance(seed, Integral) or not 0 <= seed < 2**32:
+        raise InvalidInputError(f"seed must be a whole number in 0..2^32-1, got {seed!r}")
+    if epochs is None:
+        epochs = info.default_epochs
+    if (
+        isinstance(epochs, bool)
+        or not isinstance(epochs, Integral)
+        or not 1 <= epochs <= _MAX_EPOCHS
+    ):
+        raise InvalidInputError(
+            f"epochs must be a whole number in 1..{_MAX_EPOCHS}, got {epochs!r}"
+        )
+    known = spec.all_settings()
+    given = dict(settings or {})
+    unknown = sorted(set(given) - set(known))
+    if unknown:
+        allowed = ", ".join(known) or "none"
+        raise InvalidInputError(
+            f"unknown setting(s) {', '.join(unknown)} for mechanism '{mechanism}'; "
+            f"allowed: {allowed}"
+        )
+    resolved = {
+        name: setting.parse(name, given[name]) if name in given else setting.default
+        for name, setting in sorted(known.items())
+    }
+    return RunConfig(
+        mechanism=mechanism,
+        dataset=dataset,
+        epsilon=epsilon,
+        seed=int(seed),
+        epochs=int(epochs),
+        settings=tuple(resolved.items()),
+    )
+
+
+def _normalise(config: RunConfig) -> RunConfig:
+    return make_config(
+        config.mechanism, config.dataset, config.epsilon, config.seed, config.epochs,
+        dict(config.settings),
+    )  # fmt: skip
+
+
+def lookup(config: RunConfig, cache: ResultCache | None = None) -> RunResult | None:
+    """The cached result of ``config``, or None; never computes."""
+    config = _normalise(config)
+    cache = cache or ResultCache()
+    found = cache.get_json(cache.key("result", config.to_dict()))
+    return None if found is None else RunResult.from_dict(found, cached=True)
+
+
+def run(
+    config: RunConfig, cache: ResultCache | None = None, progress: Progress = silent
+) -> RunResult:
+    """Compute one point, or return it from the cache (``cached=True``) without training."""
+    started = time.perf_counter()
+    config = _normalise(config)
+    cache = cache or ResultCache()
+    key = cache.key("result", config.to_dict())
+    found = cache.get_json(key)
+    if found is not None:
+        return RunResult.from_dict(
+            found, cached=True, elapsed_s=round(time.perf_counter() - started, 4)
+        )
+
+    spec = mechanism_spec(config.mechanism)
+    data = load_dataset(config.dataset)
+    baseline = None
+    share = 0.0
+    if spec.trains_model:
+        baseline_ctx = RunContext(config, spec.task, cache, silent)
+        share = 0.0 if baseline_ctx.baseline_is_cached() else _BASELINE_SHARE
+        baseline_ctx = replace(baseline_ctx, progress=within(progress, 0.0, share))
+        baseline = baseline_ctx.baseline_score()
+    outcome = spec.runner(config, RunContext(config, spec.task, cache, within(progress, share, 1)))
+    if outcome.baseline_score is not None:
+        baseline = outcome.baseline_score
+    regression = spec.task == "regression"
+    result = RunResult(
+        mechanism=config.mechanism,
+        dataset=config.dataset,
+        seed=config.seed,
+        epsilon=config.epsilon,
+        epsilon_spent=outcome.epsilon_spent,
+        delta=outcome.delta,
+        privacy_unit=spec.privacy_unit,
+        n_train=outcome.n_train,
+        n_test=data.n_test,
+        num_classes=data.num_classes,
+        elapsed_s=round(time.perf_counter() - started, 4),
+        cached=False,
+        epochs=int(config.epochs or 0),
+        settings=dict(config.settings),
+        details=dict(outcome.details),
+        flip_rate=outcome.flip_rate,
+        label_accuracy=outcome.label_accuracy,
+        test_accuracy=None if regression else outcome.test_score,
+        test_mse=outcome.test_score if regression else None,
+        baseline_test_accuracy=None if regression else baseline,
+        baseline_test_mse=baseline if regression else None,
+    )
+    cache.put_json(key, result.to_dict())
+    progress(1.0, "done")
+    return result
+
+
+def sweep(
+    mechanism: str,
+    dataset: str,
+    epsilons: Sequence[float],
+    seeds: Iterable[int] = (0,),
+    *,
+    epochs: int | None = None,
+    settings: Mapping[str, object] | None = None,
+    cache: ResultCache | None = None,
+    progress: Progress = silent,
+) -> list[RunResult]:
+    """Run every (epsilon, seed) point; each is cached as it finishes, so a rerun resumes."""
+    if len(epsilons) == 0:
+        raise InvalidInputError("a sweep needs at least one epsilon, e.g. --epsilons 0.5 1 2")
+    configs = [
+        make_config(mechanism, dataset, epsilon, seed, epochs, settings)
+        for epsilon in epsilons
+        for seed in seeds
+    ]
+    cache = cache or ResultCache()
+    results = []
+    for index, config in enumerate(configs):
+        label = f"epsilon={config.epsilon:g} seed={config.seed} ({index + 1}/{len(configs)})"
+        point = within(progress, index / len(configs), (index + 1) / len(configs))
+        results.append(run(config, cache, lambda f, m, p=point, s=label: p(f, f"{s}: {m}")))
+    return results

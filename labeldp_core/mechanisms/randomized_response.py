@@ -1,0 +1,66 @@
+"""K-ary randomized response (Warner 1965): keep the true label or report another one uniformly.
+
+Privacy unit: one training label, replace-one neighbours. For every pair of true labels a, b and
+every output o, P(o | a) <= e^epsilon P(o | b), which is exactly epsilon-label-DP.
+"""
+
+import numpy as np
+
+from labeldp_core.validation import check_epsilon, check_labels, check_num_classes
+
+__all__ = [
+    "expected_flip_rate",
+    "keep_probability",
+    "randomized_response",
+    "transition_matrix",
+]
+
+
+def keep_probability(epsilon: float, num_classes: int) -> float:
+    """Probability e^eps / (e^eps + K - 1) that RR reports the true label.
+
+    Written as 1 / (1 + (K-1) e^-eps) so that large epsilons do not overflow.
+
+    >>> round(keep_probability(np.log(9), 2), 6)
+    0.9
+    """
+    epsilon = check_epsilon(epsilon)
+    num_classes = check_num_classes(num_classes)
+    return float(1.0 / (1.0 + (num_classes - 1) * np.exp(-epsilon)))
+
+
+def expected_flip_rate(epsilon: float, num_classes: int) -> float:
+    """Expected share of released labels that differ from the true ones: (K-1)/(e^eps+K-1)."""
+    return 1.0 - keep_probability(epsilon, num_classes)
+
+
+def transition_matrix(epsilon: float, num_classes: int) -> np.ndarray:
+    """The K x K matrix P[true, released] of randomized response; each row sums to one."""
+    keep = keep_probability(epsilon, num_classes)
+    other = (1.0 - keep) / (num_classes - 1)
+    matrix = np.full((num_classes, num_classes), other)
+    np.fill_diagonal(matrix, keep)
+    return matrix
+
+
+def randomized_response(
+    labels: np.ndarray, epsilon: float, num_classes: int, rng: np.random.Generator
+) -> np.ndarray:
+    """Release every label through K-ary randomized response, vectorised over the array.
+
+    Args:
+        labels: 1-D integer class indices in 0..K-1.
+        epsilon: the label-DP budget; each label is released once with this budget.
+        num_classes: K, the number of classes.
+        rng: the source of randomness.
+
+    Returns:
+        An int64 array of released labels, same shape as ``labels``.
+    """
+    num_classes = check_num_classes(num_classes)
+    labels = check_labels(labels, num_classes)
+    keep = rng.random(labels.shape[0]) < keep_probability(epsilon, num_classes)
+    # A uniform draw from the K-1 other labels: draw from 0..K-2 and skip over the true label.
+    other = rng.integers(0, num_classes - 1, size=labels.shape[0])
+    other += other >= labels
+    return np.where(keep, labels, other)

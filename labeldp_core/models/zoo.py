@@ -1,0 +1,73 @@
+"""Model constructors by name, sized from the image shape and the number of outputs."""
+
+from collections.abc import Callable
+
+import torch
+from torch import nn
+
+from labeldp_core.errors import InvalidInputError
+
+__all__ = ["MODELS", "build_model", "cnn", "logistic", "mlp"]
+
+
+def cnn(image_shape: tuple[int, int, int], outputs: int) -> nn.Module:
+    """The Label-DP MNIST tutorial's CNN, adapted to small images.
+
+    On 28x28: Conv 16@8x8 stride 2 'same' -> MaxPool 2 stride 1 -> Conv 32@4x4 stride 2 ->
+    MaxPool 2 stride 1 -> Dense 32 -> Dense K. On 8x8 digits the same stack with 3x3 kernels and a
+    stride-1 first convolution, so the second convolution still sees a 7x7 map.
+    """
+    channels, side, _ = image_shape
+    small = side < 16
+    first_kernel, first_stride = (3, 1) if small else (8, 2)
+    second_kernel = 3 if small else 4
+    features = nn.Sequential(
+        nn.Conv2d(channels, 16, first_kernel, stride=first_stride, padding=(first_kernel - 1) // 2),
+        nn.ReLU(),
+        nn.MaxPool2d(2, stride=1),
+        nn.Conv2d(16, 32, second_kernel, stride=2),
+        nn.ReLU(),
+        nn.MaxPool2d(2, stride=1),
+        nn.Flatten(),
+    )
+    with torch.no_grad():
+        flat = features(torch.zeros(1, *image_shape)).shape[1]
+    return nn.Sequential(features, nn.Linear(flat, 32), nn.ReLU(), nn.Linear(32, outputs))
+
+
+def mlp(image_shape: tuple[int, int, int], outputs: int) -> nn.Module:
+    """The PATE tutorials' MLP: inputs -> 256 -> 64 -> K with ReLU and dropout 0.2."""
+    inputs = image_shape[0] * image_shape[1] * image_shape[2]
+    return nn.Sequential(
+        nn.Flatten(),
+        nn.Linear(inputs, 256),
+        nn.ReLU(),
+        nn.Dropout(0.2),
+        nn.Linear(256, 64),
+        nn.ReLU(),
+        nn.Dropout(0.2),
+        nn.Linear(64, outputs),
+    )
+
+
+def logistic(image_shape: tuple[int, int, int], outputs: int) -> nn.Module:
+    """Multinomial logistic regression on the flattened pixels."""
+    inputs = image_shape[0] * image_shape[1] * image_shape[2]
+    return nn.Sequential(nn.Flatten(), nn.Linear(inputs, outputs))
+
+
+MODELS: dict[str, Callable[[tuple[int, int, int], int], nn.Module]] = {
+    "cnn": cnn,
+    "mlp": mlp,
+    "logistic": logistic,
+}
+
+
+def build_model(name: str, image_shape: tuple[int, int, int], outputs: int) -> nn.Module:
+    """Build model ``name`` for images of ``image_shape`` with ``outputs`` outputs."""
+    try:
+        constructor = MODELS[name]
+    except KeyError:
+        known = ", ".join(MODELS)
+        raise InvalidInputError(f"unknown model '{name}'; choose one of: {known}") from None
+    return constructor(image_shape, outputs)

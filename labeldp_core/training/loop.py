@@ -1,0 +1,167 @@
+"""A fast in-memory training loop: tensors stay in memory, batches are slices of a shuffled index.
+
+No per-item DataLoader: on a 2-core CPU the per-item collation of a DataLoader costs more than the
+small models' arithmetic. The CNN runs in channels_last layout, which oneDNN's convolutions prefer.
+"""
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+from torch import nn
+from torch.nn import functional
+
+from labeldp_core.models import build_model
+
+__all__ = [
+    "ProgressFn",
+    "TrainOutcome",
+    "TrainSettings",
+    "predict_proba",
+    "predict_values",
+    "train_classifier",
+    "train_regressor",
+]
+
+#: Called after every epoch with (epochs done, epochs in all).
+ProgressFn = Callable[[int, int], None]
+
+EVAL_BATCH = 4096
+
+
+@dataclass(frozen=True)
+class TrainSettings:
+    """How to train: the model by name and the optimiser's settings (Adam)."""
+
+    model: str = "cnn"
+    epochs: int = 10
+    batch_size: int = 128
+    learning_rate: float = 2e-3
+
+
+@dataclass(frozen=True)
+class TrainOutcome:
+    """The trained model and its test score after every epoch (accuracy, or MSE for regression)."""
+
+    model: nn.Module
+    test_curve: tuple[float, ...]
+
+    @property
+    def final(self) -> float:
+        """The test score after the last epoch."""
+        return self.test_curve[-1]
+
+
+def _memory_format(settings: TrainSettings) -> torch.memory_format:
+    return torch.channels_last if settings.model == "cnn" else torch.contiguous_format
+
+
+def _as_input(images: np.ndarray, settings: TrainSettings) -> torch.Tensor:
+    # A copy: the dataset's arrays are read-only and shared by every run in the process.
+    tensor = torch.tensor(images, dtype=torch.float32)
+    return tensor.contiguous(memory_format=_memory_format(settings))
+
+
+def _outputs(model: nn.Module, inputs: torch.Tensor) -> torch.Tensor:
+    model.eval()
+    with torch.inference_mode():
+        parts = [model(inputs[i : i + EVAL_BATCH]) for i in range(0, inputs.shape[0], EVAL_BATCH)]
+    return torch.cat(parts)
+
+
+def _fit(
+    x_train: np.ndarray,
+    targets: torch.Tensor,
+    outputs: int,
+    loss_fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor],
+    evaluate: Callable[[nn.Module], float],
+    settings: TrainSettings,
+    seed: int,
+    progress: ProgressFn | None,
+) -> TrainOutcome:
+    torch.manual_seed(seed)
+    shuffler = torch.Generator().manual_seed(seed)
+    inputs = _as_input(x_train, settings)
+    model = build_model(settings.model, tuple(x_train.shape[1:]), outputs)
+    model = model.to(memory_format=_memory_format(settings))
+    optimiser = torch.optim.Adam(model.parameters(), lr=settings.learning_rate)
+    n = inputs.shape[0]
+    curve = []
+    for epoch in range(settings.epochs):
+        model.train()
+        order = torch.randperm(n, generator=shuffler)
+        for start in range(0, n, settings.batch_size):
+            batch = order[start : start + settings.batch_size]
+            optimiser.zero_grad(set_to_none=True)
+            loss_fn(model(inputs[batch]), targets[batch]).backward()
+            optimiser.step()
+        curve.append(evaluate(model))
+        if progress is not None:
+            progress(epoch + 1, settings.epochs)
+    model.eval()
+    return TrainOutcome(model, tuple(curve))
+
+
+def train_classifier(
+    x_train: np.ndarray,
+    targets: np.ndarray,
+    x_test: np.ndarray,
+    y_test: np.ndarray,
+    num_classes: int,
+    settings: TrainSettings,
+    seed: int,
+    progress: ProgressFn | None = None,
+) -> TrainOutcome:
+    """Train a classifier on hard labels ``(n,)`` or soft labels ``(n, K)`` (rows of probabilities).
+
+    Returns the model and its test accuracy after every epoch.
+    """
+    target_tensor = torch.tensor(targets)
+    if target_tensor.ndim == 2:
+        target_tensor = target_tensor.to(torch.float32)
+    test_inputs = _as_input(x_test, settings)
+    test_labels = torch.tensor(y_test)
+
+    def accuracy(model: nn.Module) -> float:
+        predicted = _outputs(model, test_inputs).argmax(dim=1)
+        return float((predicted == test_labels).to(torch.float32).mean())
+
+    return _fit(
+        x_train, target_tensor, num_classes, functional.cross_entropy, accuracy,
+        settings, seed, progress,
+    )  # fmt: skip
+
+
+def train_regressor(
+    x_train: np.ndarray,
+    values: np.ndarray,
+    x_test: np.ndarray,
+    y_test: np.ndarray,
+    settings: TrainSettings,
+    seed: int,
+    progress: ProgressFn | None = None,
+) -> TrainOutcome:
+    """Train a one-output regression head with MSE loss; returns the test MSE after every epoch."""
+    target_tensor = torch.tensor(values, dtype=torch.float32)
+    test_inputs = _as_input(x_test, settings)
+    test_values = torch.tensor(y_test, dtype=torch.float32)
+
+    def squared_error(prediction: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+        return functional.mse_loss(prediction.squeeze(1), target)
+
+    def mse(model: nn.Module) -> float:
+        return float(squared_error(_outputs(model, test_inputs), test_values))
+
+    return _fit(x_train, target_tensor, 1, squared_error, mse, settings, seed, progress)
+
+
+def predict_proba(model: nn.Module, images: np.ndarray, settings: TrainSettings) -> np.ndarray:
+    """Softmax outputs ``(n, K)`` of a trained classifier as float64 NumPy."""
+    logits = _outputs(model, _as_input(images, settings))
+    return torch.softmax(logits, dim=1).to(torch.float64).numpy()
+
+
+def predict_values(model: nn.Module, images: np.ndarray, settings: TrainSettings) -> np.ndarray:
+    """Predictions ``(n,)`` of a trained regressor as float64 NumPy."""
+    return _outputs(model, _as_input(images, settings)).squeeze(1).to(torch.float64).numpy()

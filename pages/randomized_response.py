@@ -1,0 +1,97 @@
+"""Randomized response: keep/flip probabilities, released labels, accuracy vs epsilon."""
+
+import streamlit as st
+
+from labeldp_core import plots
+from labeldp_core.data import DATASETS, load_dataset
+from labeldp_core.experiments import make_config
+from labeldp_core.mechanisms import expected_flip_rate
+from ui.controls import current_controls, epsilon_control
+from ui.results import configs_for, reported_errors, run_with_progress, stored, stored_many
+
+SWEEP_EPSILONS = [0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0]
+AUTO_COMPUTE_MAX_IMAGES = 5000
+
+controls = current_controls()
+epsilon = epsilon_control()
+st.title("Randomized response")
+st.markdown(
+    "Each training label is kept with probability e^ε/(e^ε+K−1) and otherwise replaced by one of "
+    "the other K−1 labels, chosen uniformly. Changing one true label changes the chance of any "
+    "released label by at most a factor e^ε, so the released labels are ε-label-DP "
+    "(replace-one neighbours), and so is any model trained on them."
+)
+
+with reported_errors():
+    config = make_config("rr", controls.dataset, epsilon, controls.seed, controls.epochs,
+                         controls.settings)  # fmt: skip
+    result = stored(config)
+    if result is None and (
+        DATASETS[controls.dataset].size <= AUTO_COMPUTE_MAX_IMAGES
+        or st.button(f"Compute ε = {epsilon:g} on {controls.dataset}", type="primary")
+    ):
+        result = run_with_progress([config], "Training on released labels")[0]
+
+num_classes = DATASETS[controls.dataset].num_classes
+left, right = st.columns(2)
+left.plotly_chart(
+    plots.keep_flip_curve(num_classes, epsilon, result.flip_rate if result else None),
+    key="keep_flip",
+)
+left.caption(
+    f"At ε = {epsilon:g} a label survives with probability "
+    f"{1 - expected_flip_rate(epsilon, num_classes):.3f}. "
+    "The cross is the flip rate measured in this run; it sits on the curve up to sampling noise. "
+    "Below ε ≈ 1 most labels are flipped, yet with enough data a model still learns."
+)
+if result is None:
+    right.info("Press the button to train on this dataset; the result is then cached.")
+else:
+    right.plotly_chart(
+        plots.label_heatmap(
+            result.details["confusion"], load_dataset(controls.dataset).class_names
+        ),
+        key="heatmap",
+    )
+    right.caption(
+        "Each row is one true label; the diagonal is the share kept. Off the diagonal the noise is "
+        "spread evenly: randomized response has no idea which wrong label is plausible."
+    )
+    cols = st.columns(4)
+    gap = result.flip_rate - expected_flip_rate(epsilon, num_classes)
+    cols[0].metric(
+        "Measured flip rate",
+        f"{result.flip_rate:.3f}",
+        f"{gap:+.3f} vs expected",
+        delta_color="off",
+    )
+    cols[1].metric(
+        "Test accuracy",
+        f"{result.test_accuracy:.3f}",
+        f"{result.test_accuracy - result.baseline_test_accuracy:+.3f} vs clean labels",
+    )
+    cols[2].metric("ε spent (label, replace-one)", f"{result.epsilon_spent:g}")
+    cols[3].metric("Training labels", f"{result.n_train:,}")
+
+st.subheader("Test accuracy vs ε")
+with reported_errors():
+    configs = configs_for("rr", controls.dataset, SWEEP_EPSILONS, [controls.seed],
+                          controls.epochs, controls.settings)  # fmt: skip
+    found, absent = stored_many(configs)
+    if absent and st.button(f"Run sweep ({len(absent)} missing points)", key="run_sweep"):
+        run_with_progress(absent, "Sweep")
+        st.rerun()
+baseline = next((r.baseline_test_accuracy for r in found), None)
+if result is not None:
+    baseline = result.baseline_test_accuracy
+st.plotly_chart(
+    plots.score_vs_epsilon({"randomized response": found}, baseline, chance=1 / num_classes,
+                           marked_epsilon=epsilon),
+    key="accuracy_curve",
+)  # fmt: skip
+st.caption(
+    "Each point is a model trained on labels released at that ε and scored on clean test labels; "
+    "the dashed line is the same model trained on the true labels. "
+    + (f"{len(absent)} points are not computed yet; the button trains them and caches each one."
+       if absent else "Every point of this curve is cached.")
+)  # fmt: skip

@@ -1,0 +1,95 @@
+import os
+import sqlite3
+import stat
+
+import diskcache
+import numpy as np
+import pytest
+
+from labeldp_core.cache import ResultCache
+
+
+def test_json_round_trip(cache):
+    key = cache.key("result", {"epsilon": 1.0, "mechanism": "rr"})
+    assert cache.get_json(key) is None
+    cache.put_json(key, {"a": [1, 2.5], "b": "x"})
+    assert cache.get_json(key) == {"a": [1, 2.5], "b": "x"}
+
+
+def test_arrays_round_trip_large_enough_to_live_in_a_file(cache):
+    key = cache.key("votes", {"teachers": 250})
+    votes = np.random.default_rng(0).integers(0, 10, size=(250, 1000))
+    cache.put_arrays(key, {"votes": votes, "ids": np.arange(3)})
+    found = cache.get_arrays(key)
+    np.testing.assert_array_equal(found["votes"], votes)
+    np.testing.assert_array_equal(found["ids"], np.arange(3))
+
+
+def test_key_is_canonical_and_sensitive_to_content(cache):
+    assert cache.key("r", {"a": 1, "b": 2}) == cache.key("r", {"b": 2, "a": 1})
+    assert cache.key("r", {"a": 1}) != cache.key("r", {"a": 2})
+    assert cache.key("r", {"a": 1}) != cache.key("baseline", {"a": 1})
+
+
+def test_directory_is_owner_only(cache):
+    mode = stat.S_IMODE(os.stat(cache.directory).st_mode)
+    assert mode == 0o700
+
+
+def test_nothing_on_disk_is_pickled(cache):
+    cache.put_json(cache.key("r", {"i": 1}), {"x": 1})
+    cache.put_arrays(cache.key("a", {"i": 2}), {"x": np.zeros((200, 200))})
+    with sqlite3.connect(cache.directory / "cache.db") as db:
+        rows = db.execute("SELECT mode, value, filename FROM Cache").fetchall()
+    assert len(rows) == 2
+    assert {mode for mode, _, _ in rows} <= {diskcache.core.MODE_RAW, diskcache.core.MODE_BINARY}
+    for _, value, filename in rows:
+        blob = bytes(value) if value is not None else (cache.directory / filename).read_bytes()
+        assert blob[:1] in (b"J", b"N")
+        assert not blob.startswith(b"\x80")  # a pickle stream starts with PROTO
+
+
+class _Exploit:
+    """Unpickling this would create a file: proof that code ran."""
+
+    def __init__(self, marker):
+        self.marker = marker
+
+    def __reduce__(self):
+        return (open, (self.marker, "w"))
+
+
+def test_a_planted_pickle_is_refused_not_executed(cache, tmp_path):
+    marker = tmp_path / "pwned"
+    key = cache.key("result", {"epsilon": 1.0})
+    # An attacker with write access to the folder plants a pickled value under a real key.
+    with diskcache.Cache(str(cache.directory)) as plain:
+        plain.set(key, _Exploit(str(marker)))
+    assert cache.get_json(key) is None
+    assert not marker.exists()
+    # The refused row is gone, so the next computation can store its result.
+    assert key not in cache
+    assert cache.json_or_compute("result", {"epsilon": 1.0}, lambda: {"ok": True}) == {"ok": True}
+
+
+def test_corrupt_entry_is_recomputed(cache):
+    key = cache.key("result", {"epsilon": 2.0})
+    cache._store.set(key, b"J{not json")
+    calls = []
+    value = cache.json_or_compute("result", {"epsilon": 2.0}, lambda: calls.append(1) or {"v": 1})
+    assert value == {"v": 1} and calls == [1]
+    assert cache.json_or_compute("result", {"epsilon": 2.0}, lambda: calls.append(1)) == {"v": 1}
+    assert calls == [1]
+
+
+def test_only_bytes_and_str_keys_are_accepted(cache):
+    with pytest.raises(TypeError):
+        cache._store.set("k", {"a": 1})
+    with pytest.raises(TypeError):
+        cache._store.set(("tuple", "key"), b"x")
+
+
+def test_default_directory_follows_environment(isolated_cache):
+    store = ResultCache()
+    assert store.directory == isolated_cache
+    store.close()

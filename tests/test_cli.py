@@ -1,0 +1,89 @@
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from labeldp_core.__main__ import main
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "labeldp_core", *args],
+        cwd=ROOT, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+
+
+def test_run_prints_json_then_answers_from_the_cache():
+    args = ("run", "rr", "--dataset", "digits", "--epsilon", "1", "--epochs", "2", "--json")
+    first = _cli(*args)
+    assert first.returncode == 0, first.stderr
+    result = json.loads(first.stdout)
+    assert result["mechanism"] == "rr" and result["cached"] is False
+    assert result["privacy_unit"] == "label" and result["epsilon_spent"] == 1.0
+    second = _cli(*args)
+    assert second.returncode == 0
+    again = json.loads(second.stdout)
+    assert again["cached"] is True
+    assert again["test_accuracy"] == result["test_accuracy"]
+
+
+@pytest.mark.parametrize(
+    ("args", "match"),
+    [
+        (["run", "rr", "--dataset", "digits", "--epsilon", "0"], "greater than 0"),
+        (["run", "rr", "--dataset", "digits", "--epsilon", "-1"], "greater than 0"),
+        (["run", "rr", "--dataset", "digits", "--epsilon", "nan"], "finite"),
+        (["run", "rr", "--dataset", "digits", "--epsilon", "inf"], "finite"),
+        (["run", "rr", "--dataset", "digits", "--epsilon", "one"], "invalid float"),
+        (["run", "magic", "--dataset", "digits", "--epsilon", "1"], "unknown mechanism"),
+        (["run", "rr", "--dataset", "cifar", "--epsilon", "1"], "unknown dataset"),
+        (["run", "rr", "--dataset", "mnist", "--epsilon", "1"], "not on this machine"),
+        (["run", "rr", "--dataset", "digits", "--epsilon", "1", "--set", "model"], "KEY=VALUE"),
+        (["run", "rr", "--dataset", "digits", "--epsilon", "1", "--set", "x=1"], "unknown setting"),
+        (["run", "rr", "--epsilon", "1"], "required"),
+        (["sweep", "rr", "--dataset", "digits", "--epsilons"], "expected at least one"),
+        (["frobnicate"], "invalid choice"),
+    ],
+)
+def test_bad_input_exits_2_with_one_error_line(args, match, capsys):
+    with pytest.raises(SystemExit) as stopped:
+        sys.exit(main(args))
+    assert stopped.value.code == 2
+    err = capsys.readouterr().err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), err
+    assert match in lines[0]
+    assert "Traceback" not in err
+
+
+def test_bad_input_from_a_real_process_has_no_traceback():
+    completed = _cli("run", "rr", "--dataset", "digits", "--epsilon", "nan")
+    assert completed.returncode == 2
+    assert completed.stderr.startswith("error: ") and "Traceback" not in completed.stderr
+
+
+def test_list_json_names_mechanisms_and_datasets(capsys):
+    assert main(["list", "--json"]) == 0
+    listing = json.loads(capsys.readouterr().out)
+    assert "rr" in {m["id"] for m in listing["mechanisms"]}
+    assert {d["id"] for d in listing["datasets"]} == {
+        "digits",
+        "mnist-5k",
+        "fashion-mnist",
+        "mnist",
+    }
+
+
+def test_sweep_writes_csv_and_json(tmp_path, capsys):
+    path = tmp_path / "sweep.csv"
+    code = main(["sweep", "rr", "--dataset", "digits", "--epsilons", "1", "4", "--epochs", "1",
+                 "--seeds", "0", "1", "--csv", str(path), "--json"])  # fmt: skip
+    assert code == 0
+    results = json.loads(capsys.readouterr().out)
+    assert [(r["epsilon"], r["seed"]) for r in results] == [(1.0, 0), (1.0, 1), (4.0, 0), (4.0, 1)]
+    rows = path.read_text().strip().splitlines()
+    assert rows[0].startswith("mechanism,dataset,seed,epsilon") and len(rows) == 5

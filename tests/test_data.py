@@ -1,0 +1,74 @@
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from labeldp_core.data import DATASETS, dataset_info, load_dataset, loaders
+from labeldp_core.errors import DatasetUnavailableError, InvalidInputError
+
+
+@pytest.mark.parametrize("name", ["digits", "mnist-5k"])
+def test_bundled_datasets_have_the_documented_shape(name):
+    data = load_dataset(name)
+    info = DATASETS[name]
+    assert data.n_train + data.n_test == info.size
+    assert data.x_train.dtype == np.float32 and data.y_train.dtype == np.int64
+    assert data.x_train.shape[1:] == (1, info.image_side, info.image_side)
+    assert data.x_train.min() >= 0.0 and data.x_train.max() <= 1.0
+    assert set(np.unique(data.y_train)) == set(range(info.num_classes))
+    assert data.num_classes == info.num_classes
+
+
+def test_split_is_fixed_and_stratified():
+    first, second = loaders.load_digits(), loaders.load_digits()
+    np.testing.assert_array_equal(first.y_test, second.y_test)
+    np.testing.assert_array_equal(first.x_train, second.x_train)
+    train_share = np.bincount(first.y_train) / first.n_train
+    test_share = np.bincount(first.y_test) / first.n_test
+    np.testing.assert_allclose(train_share, test_share, atol=0.01)
+
+
+def test_arrays_are_read_only_so_a_run_cannot_corrupt_the_shared_copy():
+    data = load_dataset("digits")
+    with pytest.raises(ValueError, match="read-only"):
+        data.y_train[0] = 3
+
+
+def test_unknown_dataset_lists_the_known_ones():
+    with pytest.raises(InvalidInputError, match="digits, mnist-5k"):
+        dataset_info("cifar")
+
+
+def test_missing_dataset_says_how_to_get_it(tmp_path, monkeypatch):
+    monkeypatch.setenv("LABELDP_DATA_DIR", str(tmp_path))
+    monkeypatch.setitem(loaders.SYSTEM_DATA_DIRS, "FashionMNIST", tmp_path / "no-such-package")
+    with pytest.raises(DatasetUnavailableError, match="make data") as caught:
+        loaders.load_fashion_mnist()
+    assert "--dataset digits" in str(caught.value)
+
+
+def _write_idx(path: Path, array: np.ndarray) -> None:
+    import gzip
+
+    kind = 0x08  # unsigned byte
+    header = bytes([0, 0, kind, array.ndim]) + b"".join(
+        int(n).to_bytes(4, "big") for n in array.shape
+    )
+    with gzip.open(path, "wb") as handle:
+        handle.write(header + array.astype(np.uint8).tobytes())
+
+
+def test_system_package_files_are_unpacked_where_torchvision_reads(tmp_path, monkeypatch):
+    package = tmp_path / "package"
+    package.mkdir()
+    rng = np.random.default_rng(0)
+    for prefix, n in (("train", 12), ("t10k", 5)):
+        _write_idx(package / f"{prefix}-images-idx3-ubyte.gz", rng.integers(0, 256, (n, 28, 28)))
+        _write_idx(package / f"{prefix}-labels-idx1-ubyte.gz", np.arange(n) % 10)
+    monkeypatch.setenv("LABELDP_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setitem(loaders.SYSTEM_DATA_DIRS, "FashionMNIST", package)
+    data = loaders.load_fashion_mnist()
+    assert (data.n_train, data.n_test) == (12, 5)
+    assert data.x_train.shape == (12, 1, 28, 28) and data.x_train.dtype == np.float32
+    np.testing.assert_array_equal(data.y_test, np.arange(5))
+    assert data.class_names[0] == "T-shirt/top"

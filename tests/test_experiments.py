@@ -1,0 +1,75 @@
+import dataclasses
+import json
+
+import pytest
+
+from labeldp_core.errors import InvalidInputError
+from labeldp_core.experiments import MECHANISMS, lookup, make_config, run, sweep
+from labeldp_core.experiments.spec import RunResult
+
+DESIGN_KEYS = {
+    "mechanism", "dataset", "seed", "epsilon", "epsilon_spent", "delta", "privacy_unit",
+    "n_train", "n_test", "num_classes", "elapsed_s", "cached", "details",
+}  # fmt: skip
+
+
+def test_make_config_fills_defaults_so_equal_runs_are_equal():
+    explicit = make_config("rr", "digits", 1, 0, None, {"model": "cnn", "batch_size": "128"})
+    implicit = make_config("rr", "digits", 1.0)
+    assert explicit == implicit
+    assert implicit.epochs == 40
+    assert dict(implicit.settings)["model"] == "cnn"
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"mechanism": "nope"}, "unknown mechanism"),
+        ({"dataset": "nope"}, "unknown dataset"),
+        ({"epsilon": 0}, "greater than 0"),
+        ({"seed": -1}, "seed"),
+        ({"epochs": 0}, "epochs"),
+        ({"settings": {"colour": "red"}}, "unknown setting"),
+        ({"settings": {"model": "resnet"}}, "choose one of"),
+        ({"settings": {"batch_size": "many"}}, "must be a int"),
+        ({"settings": {"learning_rate": "nan"}}, "finite"),
+    ],
+)
+def test_bad_configs_are_rejected_with_the_fix(kwargs, match):
+    arguments = {"mechanism": "rr", "dataset": "digits", "epsilon": 1.0} | kwargs
+    with pytest.raises(InvalidInputError, match=match):
+        make_config(**arguments)
+
+
+def test_rr_run_reports_the_design_json_and_is_cached(cache):
+    config = make_config("rr", "digits", 2.0, epochs=3)
+    assert lookup(config, cache) is None
+    result = run(config, cache)
+    data = result.to_dict()
+    assert set(data) >= DESIGN_KEYS
+    assert "test_accuracy" in data and "test_mse" not in data
+    json.dumps(data, allow_nan=False)
+    assert result.privacy_unit == "label" and result.delta == 0.0
+    assert result.epsilon_spent == result.epsilon == 2.0
+    assert result.flip_rate + result.label_accuracy == pytest.approx(1.0)
+    assert result.cached is False
+    again = run(config, cache)
+    assert again.cached is True
+    assert again.test_accuracy == result.test_accuracy
+    assert lookup(config, cache) == RunResult.from_dict(data, cached=True)
+
+
+def test_sweep_resumes_from_finished_points(cache, monkeypatch):
+    calls = []
+    spec = MECHANISMS["rr"]
+    original = spec.runner
+
+    def counting(config, ctx):
+        calls.append(config.epsilon)
+        return original(config, ctx)
+
+    monkeypatch.setitem(MECHANISMS, "rr", dataclasses.replace(spec, runner=counting))
+    sweep("rr", "digits", [1.0], epochs=2, cache=cache)
+    results = sweep("rr", "digits", [1.0, 4.0], epochs=2, cache=cache)
+    assert calls == [1.0, 4.0]
+    assert [r.cached for r in results] == [True, False]

@@ -1,0 +1,105 @@
+"""Sidebar controls shared by every page, bound to the URL so a copied link reopens the view."""
+
+from dataclasses import dataclass
+
+import numpy as np
+import streamlit as st
+
+from labeldp_core.data import DATASETS, dataset_info
+from labeldp_core.experiments.spec import COMMON_SETTINGS
+from ui.results import dataset_problem
+
+__all__ = [
+    "EPSILON_GRID",
+    "Controls",
+    "current_controls",
+    "epsilon_control",
+    "shared_controls",
+]
+
+FALLBACK_DATASET = "digits"
+_CONTROLS = "_shared_controls"
+EPOCH_CHOICES = ("auto", "1", "2", "3", "5", "10", "20", "40", "80")
+#: Log-spaced positions of the epsilon slider, 0.05 to 20.
+EPSILON_GRID: tuple[float, ...] = tuple(
+    sorted({float(f"{e:.2g}") for e in np.geomspace(0.05, 20, 40)} | {0.1, 0.5, 1.0, 2.0, 4.0, 8.0})
+)
+
+
+@dataclass(frozen=True)
+class Controls:
+    """The shared choices: dataset (after any fallback), seed, model and epochs."""
+
+    dataset: str
+    seed: int
+    model: str
+    epochs: int
+
+    @property
+    def settings(self) -> dict[str, object]:
+        """Training settings in the form :func:`make_config` takes."""
+        return {"model": self.model}
+
+
+def shared_controls() -> Controls:
+    """Dataset, seed, model and epochs in the sidebar; a missing dataset falls back to digits."""
+    sidebar = st.sidebar
+    sidebar.header("Data and model")
+    # Bound selectboxes put the displayed option in the URL, so options are shown as they are.
+    dataset = sidebar.selectbox(
+        "Dataset", list(DATASETS), key="dataset", bind="query-params",
+        help="\n".join(f"- {d.name}: {d.description}" for d in DATASETS.values()),
+    )  # fmt: skip
+    problem = dataset_problem(dataset)
+    if problem is not None:
+        st.error(f"{problem}. Showing the bundled '{FALLBACK_DATASET}' dataset instead.")
+        dataset = FALLBACK_DATASET
+    seed = sidebar.number_input(
+        "Seed", min_value=0, max_value=2**31 - 1, value=0, step=1, key="seed", bind="query-params"
+    )
+    models = COMMON_SETTINGS["model"].choices
+    model = sidebar.selectbox("Model", models, key="model", bind="query-params")
+    default_epochs = dataset_info(dataset).default_epochs
+    choice = sidebar.selectbox(
+        "Training epochs", EPOCH_CHOICES, key="epochs", bind="query-params",
+        help=f"'auto' uses a good value for the dataset ({default_epochs} for {dataset}).",
+    )  # fmt: skip
+    epochs = default_epochs if choice == "auto" else int(choice)
+    controls = Controls(dataset=dataset, seed=int(seed), model=model, epochs=int(epochs))
+    st.session_state[_CONTROLS] = controls
+    return controls
+
+
+def current_controls() -> Controls:
+    """The shared controls that ``app.py`` drew in the sidebar during this run."""
+    return st.session_state[_CONTROLS]
+
+
+def _nearest(value: float) -> float:
+    return min(EPSILON_GRID, key=lambda grid: abs(np.log(grid) - np.log(value)))
+
+
+def _slider_moved() -> None:
+    st.session_state["epsilon"] = st.session_state["epsilon_slider"]
+
+
+def _number_typed() -> None:
+    st.session_state["epsilon_slider"] = _nearest(st.session_state["epsilon"])
+
+
+def epsilon_control(default: float = 1.0, label: str = "Privacy budget ε") -> float:
+    """A log-scale slider (0.05 to 20) and an exact number input for epsilon, kept in step."""
+    sidebar = st.sidebar
+    sidebar.header("Privacy")
+    slot = sidebar.container()
+    epsilon = sidebar.number_input(
+        f"{label}, exact", min_value=0.001, max_value=100.0, value=default, step=0.1,
+        format="%.3g", key="epsilon", bind="query-params", on_change=_number_typed,
+    )  # fmt: skip
+    if "epsilon_slider" not in st.session_state:
+        st.session_state["epsilon_slider"] = _nearest(epsilon)
+    slot.select_slider(
+        f"{label} (log scale)", options=EPSILON_GRID, key="epsilon_slider",
+        on_change=_slider_moved, help="Smaller ε means more privacy and noisier labels.",
+    )  # fmt: skip
+    return float(epsilon)

@@ -1,0 +1,121 @@
+"""Cached access to core results for the pages: Streamlit's memory cache over the disk cache."""
+
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import streamlit as st
+
+from labeldp_core.cache import ResultCache
+from labeldp_core.data import load_dataset
+from labeldp_core.errors import DatasetUnavailableError, LabelDPError
+from labeldp_core.experiments import RunConfig, RunResult, lookup, make_config, run
+
+__all__ = [
+    "compute",
+    "configs_for",
+    "dataset_problem",
+    "reported_errors",
+    "result_cache",
+    "run_with_progress",
+    "stored",
+    "stored_many",
+]
+
+
+class _NotStoredError(Exception):
+    """Raised inside a cached function so that a miss is never memoised."""
+
+
+@st.cache_resource(show_spinner=False)
+def result_cache() -> ResultCache:
+    """One handle on the disk cache per server process."""
+    return ResultCache()
+
+
+@st.cache_data(show_spinner=False)
+def dataset_problem(name: str) -> str | None:
+    """Why ``name`` cannot be loaded here, or None if it loads."""
+    try:
+        load_dataset(name)
+    except DatasetUnavailableError as exc:
+        return str(exc)
+    return None
+
+
+@st.cache_data(show_spinner=False, max_entries=4096)
+def _stored_dict(config_json: str) -> dict:
+    found = lookup(RunConfig(**_config_fields(config_json)), result_cache())
+    if found is None:
+        raise _NotStoredError
+    return found.to_dict()
+
+
+def _config_fields(config_json: str) -> dict:
+    fields = json.loads(config_json)
+    fields["settings"] = tuple(fields["settings"].items())
+    return fields
+
+
+def _key(config: RunConfig) -> str:
+    return json.dumps(config.to_dict(), sort_keys=True)
+
+
+def stored(config: RunConfig) -> RunResult | None:
+    """The cached result of ``config`` or None, answered from memory after the first look."""
+    try:
+        return RunResult.from_dict(_stored_dict(_key(config)))
+    except _NotStoredError:
+        return None
+
+
+def stored_many(configs: list[RunConfig]) -> tuple[list[RunResult], list[RunConfig]]:
+    """Split ``configs`` into the results already cached and the configs still missing."""
+    found, absent = [], []
+    for config in configs:
+        result = stored(config)
+        if result is None:
+            absent.append(config)
+        else:
+            found.append(result)
+    return found, absent
+
+
+def run_with_progress(configs: list[RunConfig], label: str) -> list[RunResult]:
+    """Compute ``configs`` one by one under a progress bar; each is stored as soon as it is done."""
+    bar = st.progress(0.0, text=label)
+    results = []
+    for index, config in enumerate(configs):
+        prefix = f"{label} {index + 1}/{len(configs)} (ε={config.epsilon:g}, seed {config.seed})"
+
+        def show(fraction: float, message: str, i: int = index, p: str = prefix) -> None:
+            bar.progress(min((i + fraction) / len(configs), 1.0), text=f"{p}: {message}")
+
+        results.append(run(config, result_cache(), progress=show))
+    bar.empty()
+    return results
+
+
+def compute(config: RunConfig, label: str = "Computing") -> RunResult:
+    """The result of ``config``: from the cache if there, else computed under a progress bar."""
+    return stored(config) or run_with_progress([config], label)[0]
+
+
+def configs_for(
+    mechanism: str, dataset: str, epsilons: list[float], seeds: list[int], epochs: int,
+    settings: dict[str, object],
+) -> list[RunConfig]:  # fmt: skip
+    """Configs of a sweep, validated and with every default filled."""
+    return [
+        make_config(mechanism, dataset, e, s, epochs, settings) for e in epsilons for s in seeds
+    ]
+
+
+@contextmanager
+def reported_errors() -> Iterator[None]:
+    """Show a core error as ``st.error`` with its fix and stop the page, instead of a traceback."""
+    try:
+        yield
+    except LabelDPError as exc:
+        st.error(str(exc))
+        st.stop()
