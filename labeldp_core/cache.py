@@ -28,8 +28,8 @@ __all__ = ["CorruptEntryError", "DataOnlyDisk", "ResultCache", "code_fingerprint
 _JSON_TAG = b"J"
 _NPZ_TAG = b"N"
 _PACKAGE_DIR = Path(__file__).resolve().parent
-#: Modules that only present results; editing them must not invalidate computed numbers.
-_PRESENTATION_ONLY = {"plots.py", "__main__.py", "reports.py"}
+#: Code that only presents results; editing it must not invalidate computed numbers.
+_PRESENTATION_ONLY = ("plots/", "__main__.py", "reports.py")
 
 
 class CorruptEntryError(Exception):
@@ -75,9 +75,10 @@ def code_fingerprint() -> str:
     """A digest of the source of every module that computes results."""
     digest = hashlib.sha256()
     for path in sorted(_PACKAGE_DIR.rglob("*.py")):
-        if path.name in _PRESENTATION_ONLY:
+        relative = path.relative_to(_PACKAGE_DIR).as_posix()
+        if relative.startswith(_PRESENTATION_ONLY):
             continue
-        digest.update(path.relative_to(_PACKAGE_DIR).as_posix().encode())
+        digest.update(relative.encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
 

@@ -1,0 +1,72 @@
+"""Figures and layout shared by several pages."""
+
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+
+from labeldp_core.experiments.spec import RunResult
+
+__all__ = ["EPSILON_AXIS", "LAYOUT", "score_vs_epsilon"]
+
+EPSILON_AXIS = {"type": "log", "title": "epsilon (log scale)"}
+LAYOUT = {"template": "plotly_white", "margin": {"l": 60, "r": 20, "t": 50, "b": 50}}
+
+
+def score_vs_epsilon(
+    series: Mapping[str, Sequence[RunResult]],
+    baseline: float | None = None,
+    *,
+    metric: str = "test accuracy",
+    chance: float | None = None,
+    marked_epsilon: float | None = None,
+) -> go.Figure:
+    """Mean test score vs epsilon per named series, with a min-max band over seeds.
+
+    Args:
+        series: results by legend name (for example by mechanism); several seeds per epsilon
+            are averaged.
+        baseline: the score of the same model trained on clean labels, drawn as a line.
+        metric: the y-axis title ("test accuracy" or "test MSE").
+        chance: the score of random guessing, drawn as a dotted line.
+        marked_epsilon: the epsilon chosen on the page, drawn as a dashed line.
+    """
+    figure = go.Figure()
+    for name, results in series.items():
+        by_epsilon: dict[float, list[float]] = defaultdict(list)
+        for result in results:
+            by_epsilon[result.epsilon].append(result.score)
+        if not by_epsilon:
+            continue
+        epsilons = sorted(by_epsilon)
+        scores = [np.asarray(by_epsilon[e]) for e in epsilons]
+        means = [float(s.mean()) for s in scores]
+        seeds = [len(s) for s in scores]
+        if max(seeds) > 1:
+            figure.add_scatter(
+                x=epsilons + epsilons[::-1],
+                y=[float(s.max()) for s in scores] + [float(s.min()) for s in scores][::-1],
+                fill="toself", opacity=0.2, line={"width": 0}, showlegend=False,
+                hoverinfo="skip", name=f"{name} range over seeds",
+            )  # fmt: skip
+        figure.add_scatter(
+            x=epsilons, y=means, mode="lines+markers", name=name, customdata=seeds,
+            hovertemplate="ε=%{x:g}: %{y:.3f} (mean of %{customdata} seeds)",
+        )  # fmt: skip
+    if baseline is not None:
+        figure.add_hline(
+            y=baseline, line_dash="dash", line_color="green",
+            annotation_text=f"clean labels: {baseline:.3f}",
+        )  # fmt: skip
+    if chance is not None:
+        figure.add_hline(
+            y=chance, line_dash="dot", line_color="grey", annotation_text=f"chance: {chance:.2f}"
+        )
+    if marked_epsilon is not None:
+        figure.add_vline(x=marked_epsilon, line_dash="dash", line_color="grey")
+    figure.update_layout(
+        title=f"{metric.capitalize()} vs epsilon", xaxis=EPSILON_AXIS,
+        yaxis={"title": metric}, **LAYOUT,
+    )  # fmt: skip
+    return figure
