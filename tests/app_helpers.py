@@ -1,0 +1,31 @@
+"""Helpers for AppTest-based page tests: open a page the way a link opens it, check for errors."""
+
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+APP = str(Path(__file__).resolve().parents[1] / "app.py")
+TIMEOUT = 300  # generous: the machines are shared; this is not a speed check
+
+
+def app_with(**query: str) -> AppTest:
+    """The app with URL query parameters set, not yet run."""
+    app = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    for key, value in query.items():
+        app.query_params[key] = value
+    return app
+
+
+def open_page(page: str, **query: str) -> AppTest:
+    """Open ``page`` (a path like ``pages/x.py``) as a browser opens a link: app.py runs first."""
+    app = app_with(**query)
+    app.run()
+    app.switch_page(page)
+    app.run()
+    return app
+
+
+def assert_no_errors(app: AppTest) -> None:
+    """No exception and no ``st.error`` on the page."""
+    assert not app.exception, [e.value for e in app.exception]
+    assert not app.error, [e.value for e in app.error]
