@@ -4,7 +4,7 @@ import streamlit as st
 
 from ui.controls import shared_controls
 
-st.set_page_config(page_title="labeldp explorer", page_icon="🔒", layout="wide")
+st.set_page_config(page_title="labeldp explorer", page_icon=":material/lock:", layout="wide")
 
 
 def home() -> None:
@@ -32,10 +32,12 @@ from a cache, so a result computed once comes back at once. Copy the address bar
 
 
 MECHANISM_PAGES = [
-    st.Page("pages/randomized_response.py", title="Randomized response", icon="🎲",
+    st.Page("pages/randomized_response.py", title="Randomized response", icon=":material/casino:",
             url_path="randomized-response"),
 ]  # fmt: skip
 
-navigation = st.navigation([st.Page(home, title="Home", icon="🏠", default=True), *MECHANISM_PAGES])
+navigation = st.navigation(
+    [st.Page(home, title="Home", icon=":material/home:", default=True), *MECHANISM_PAGES]
+)
 shared_controls()
 navigation.run()

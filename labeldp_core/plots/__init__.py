@@ -4,7 +4,14 @@ One module per page; every figure says on its axes what it shows, so a screensho
 without the page.
 """
 
-from labeldp_core.plots.common import EPSILON_AXIS, LAYOUT, score_vs_epsilon
+from labeldp_core.plots.common import EPSILON_AXIS, LAYOUT, mark_epsilon, score_vs_epsilon
 from labeldp_core.plots.randomized_response import keep_flip_curve, label_heatmap
 
-__all__ = ["EPSILON_AXIS", "LAYOUT", "keep_flip_curve", "label_heatmap", "score_vs_epsilon"]
+__all__ = [
+    "EPSILON_AXIS",
+    "LAYOUT",
+    "keep_flip_curve",
+    "label_heatmap",
+    "mark_epsilon",
+    "score_vs_epsilon",
+]

@@ -8,10 +8,23 @@ import plotly.graph_objects as go
 
 from labeldp_core.experiments.spec import RunResult
 
-__all__ = ["EPSILON_AXIS", "LAYOUT", "score_vs_epsilon"]
+__all__ = ["EPSILON_AXIS", "LAYOUT", "mark_epsilon", "score_vs_epsilon"]
 
 EPSILON_AXIS = {"type": "log", "title": "epsilon (log scale)"}
 LAYOUT = {"template": "plotly_white", "margin": {"l": 60, "r": 20, "t": 50, "b": 50}}
+
+
+def mark_epsilon(figure: go.Figure, epsilon: float, label: str | None = None) -> None:
+    """A dashed vertical line at ``epsilon`` on a log epsilon axis, labelled at the top.
+
+    Plotly places annotations on a log axis by log10 of the position (lines by the value), so the
+    label is added on its own rather than through ``add_vline(annotation_text=...)``.
+    """
+    figure.add_vline(x=epsilon, line_dash="dash", line_color="grey")
+    figure.add_annotation(
+        x=float(np.log10(epsilon)), y=1, yref="paper", yanchor="bottom", showarrow=False,
+        text=label or f"ε = {epsilon:g}",
+    )  # fmt: skip
 
 
 def score_vs_epsilon(
@@ -64,7 +77,7 @@ def score_vs_epsilon(
             y=chance, line_dash="dot", line_color="grey", annotation_text=f"chance: {chance:.2f}"
         )
     if marked_epsilon is not None:
-        figure.add_vline(x=marked_epsilon, line_dash="dash", line_color="grey")
+        mark_epsilon(figure, marked_epsilon)
     figure.update_layout(
         title=f"{metric.capitalize()} vs epsilon", xaxis=EPSILON_AXIS,
         yaxis={"title": metric}, **LAYOUT,

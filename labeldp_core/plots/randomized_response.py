@@ -6,7 +6,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from labeldp_core.mechanisms import keep_probability
-from labeldp_core.plots.common import EPSILON_AXIS, LAYOUT
+from labeldp_core.plots.common import EPSILON_AXIS, LAYOUT, mark_epsilon
 
 __all__ = ["keep_flip_curve", "label_heatmap"]
 
@@ -30,7 +30,7 @@ def keep_flip_curve(
         y=1 / num_classes, line_dash="dot", line_color="grey",
         annotation_text=f"1/K = {1 / num_classes:.2f} (a random guess)",
     )  # fmt: skip
-    figure.add_vline(x=epsilon, line_dash="dash", annotation_text=f"ε = {epsilon:g}")
+    mark_epsilon(figure, epsilon)
     if measured_flip_rate is not None:
         figure.add_scatter(
             x=[epsilon], y=[measured_flip_rate], mode="markers", name="measured flip rate",

@@ -1,0 +1,136 @@
+"""A real browser on the real server: Debian's Chromium driven by Playwright for Python.
+
+The test installs Chromium with apt-get if it is missing (never `playwright install`), starts
+`streamlit run app.py` on a free loopback port, opens every page listed in the navigation, moves the
+epsilon control and checks that the chart followed. Screenshots go to `screenshots/` (git-ignored).
+"""
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = "/usr/bin/chromium"
+SHOTS = ROOT / "screenshots"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
+STARTUP_WAIT_S = 120
+
+
+def _ensure_chromium() -> None:
+    if Path(CHROMIUM).exists():
+        return
+    sudo = [] if os.geteuid() == 0 else ["sudo", "-n"]
+    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+    for command in (["apt-get", "update"], ["apt-get", "install", "-y", "chromium"]):
+        subprocess.run(sudo + command, check=True, env=env, capture_output=True)
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    _ensure_chromium()
+    port = _free_port()
+    env = dict(os.environ, LABELDP_CACHE_DIR=str(tmp_path_factory.mktemp("cache")))
+    process = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+         "--server.port", str(port), "--server.address", "127.0.0.1"],
+        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + STARTUP_WAIT_S
+    try:
+        while True:
+            try:
+                with urllib.request.urlopen(f"{url}/_stcore/health") as answer:
+                    if answer.read() == b"ok":
+                        break
+            except OSError:
+                if process.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError("the Streamlit server did not come up") from None
+                time.sleep(0.5)
+        yield url
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+@pytest.fixture(scope="module")
+def browser(server: str):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+def _open(browser, url: str):
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.set_default_timeout(STARTUP_WAIT_S * 1000)
+    page.goto(url)
+    page.wait_for_selector(IDLE)
+    return page
+
+
+def _screenshot(page, name: str) -> None:
+    SHOTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+
+
+def test_every_page_renders_without_an_exception(server, browser):
+    page = _open(browser, f"{server}/?epochs=1")
+    links = page.locator("[data-testid='stSidebarNav'] a")
+    hrefs = [links.nth(i).get_attribute("href") for i in range(links.count())]
+    assert len(hrefs) >= 2, hrefs
+    for href in hrefs:
+        target = href if href.startswith("http") else f"{server}/{href.lstrip('/')}"
+        visited = _open(browser, f"{target.split('?')[0]}?epochs=1")
+        assert visited.locator("[data-testid='stException']").count() == 0, target
+        assert visited.locator("h1").count() >= 1, target
+        _screenshot(visited, urlparse(target).path.strip("/") or "home")
+        visited.close()
+    page.close()
+
+
+def test_moving_epsilon_updates_the_chart_and_the_link(server, browser):
+    page = _open(browser, f"{server}/randomized-response?epochs=1")
+    chart = page.locator("[data-testid='stPlotlyChart']").first
+    chart.locator("text=ε = 1").first.wait_for()
+    field = page.get_by_label("Privacy budget ε, exact")
+    field.fill("4")
+    field.press("Enter")
+    chart.locator("text=ε = 4").first.wait_for()
+    page.wait_for_selector(IDLE)
+    assert "epsilon=4" in page.url
+    assert page.locator("[data-testid='stException']").count() == 0
+    _screenshot(page, "randomized-response-epsilon-4")
+    page.close()
+
+
+@pytest.mark.skipif(shutil.which("apt-get") is None, reason="needs Debian's apt-get")
+def test_chromium_comes_from_debian_not_a_download():
+    _ensure_chromium()
+    owner = subprocess.run(["dpkg", "-S", CHROMIUM], capture_output=True, text=True, check=False)
+    assert owner.returncode == 0 and owner.stdout.startswith("chromium"), owner.stdout
