@@ -1,6 +1,7 @@
-"""Command line: ``python -m labeldp_core list|run|sweep ...`` for headless runs and scripts.
+"""Command line: ``python -m labeldp_core list|run|sweep|audit ...`` for headless runs and scripts.
 
-Exit status 0 on success and 2 on bad input, with one ``error: ...`` line on stderr.
+Exit status 0 on success and 2 on bad input, with one ``error: ...`` line on stderr; ``audit``
+exits with 1 when a mechanism (not a negative control) is caught leaking more than it claims.
 """
 
 import argparse
@@ -11,12 +12,16 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
+import numpy as np
+
+from labeldp_core.audit import audit_cases, run_audit
 from labeldp_core.data import DATASETS
 from labeldp_core.errors import LabelDPError
 from labeldp_core.experiments import MECHANISMS, RunResult, make_config, run, sweep
 from labeldp_core.experiments.progress import Progress, silent
 
 EXIT_BAD_INPUT = 2
+EXIT_AUDIT_VIOLATION = 1
 CSV_COLUMNS = (
     "mechanism", "dataset", "seed", "epsilon", "epsilon_spent", "delta", "privacy_unit",
     "flip_rate", "label_accuracy", "test_accuracy", "test_mse", "baseline_test_accuracy",
@@ -130,6 +135,28 @@ def _cmd_sweep(args: argparse.Namespace) -> None:
             print(_summary(result))
 
 
+def _cmd_audit(args: argparse.Namespace) -> int:
+    rng = np.random.default_rng(args.seed)
+    results = [
+        run_audit(case, args.trials, rng) for case in audit_cases(args.mechanism, args.epsilon)
+    ]
+    if args.json:
+        report = {"mechanism": args.mechanism, "epsilon": args.epsilon, "trials": args.trials,
+                  "results": [result.to_dict() for result in results]}  # fmt: skip
+        print(json.dumps(report, indent=2))
+    else:
+        for result in results:
+            verdict = "VIOLATES its claim" if result.violates else "consistent with its claim"
+            print(
+                f"{result.name}: claimed epsilon {result.claimed_epsilon:g} "
+                f"(delta {result.claimed_delta:g}), lower bound {result.epsilon_lower_bound:.4f} "
+                f"at {100 * result.confidence:g}% confidence from {result.trials} trials per "
+                f"neighbour: {verdict}"
+            )
+    real_violation = any(r.violates and not r.is_control for r in results)
+    return EXIT_AUDIT_VIOLATION if real_violation else 0
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="python -m labeldp_core", description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -159,6 +186,16 @@ def _parser() -> argparse.ArgumentParser:
     many.add_argument("--seeds", type=int, nargs="+", default=[0], metavar="S")
     many.add_argument("--csv", metavar="PATH", help="also write the results as CSV")
     many.set_defaults(handler=_cmd_sweep)
+
+    audit = commands.add_parser(
+        "audit", help="empirical privacy audit: a lower bound on epsilon (exit 1 on a violation)"
+    )
+    audit.add_argument("mechanism", help="mechanism id, see `list`")
+    audit.add_argument("--epsilon", type=float, required=True, help="the claimed budget, > 0")
+    audit.add_argument("--trials", type=int, default=500_000, help="draws per neighbour")
+    audit.add_argument("--seed", type=int, default=0)
+    audit.add_argument("--json", action="store_true", help="print JSON")
+    audit.set_defaults(handler=_cmd_audit)
     return parser
 
 
@@ -166,14 +203,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     args = _parser().parse_args(argv)
     try:
-        args.handler(args)
+        status = args.handler(args)
     except LabelDPError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         print("error: interrupted; every finished point is in the cache", file=sys.stderr)
         return 130
-    return 0
+    return status or 0
 
 
 if __name__ == "__main__":

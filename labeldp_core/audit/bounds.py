@@ -1,0 +1,44 @@
+"""Clopper-Pearson intervals and the epsilon lower bound they give for one output event.
+
+If a mechanism is (ε, δ)-DP then for neighbours D0, D1 and every event E,
+P[M(D0) ∈ E] <= e^ε P[M(D1) ∈ E] + δ, so ε >= ln((p0 - δ) / p1). With p0 bounded from below and
+p1 from above by exact binomial (Clopper-Pearson) intervals, the bound holds with the stated
+confidence (Jagielski, Ullman, Oprea 2020).
+"""
+
+import math
+
+from scipy import stats
+
+__all__ = ["clopper_pearson", "epsilon_lower_bound"]
+
+
+def clopper_pearson(successes: int, trials: int, alpha: float) -> tuple[float, float]:
+    """Two-sided exact interval for a binomial proportion with coverage ``1 - alpha``.
+
+    >>> low, high = clopper_pearson(0, 10, 0.05)
+    >>> low, round(high, 4)
+    (0.0, 0.3085)
+    """
+    low = 0.0 if successes == 0 else stats.beta.ppf(alpha / 2, successes, trials - successes + 1)
+    high = (
+        1.0
+        if successes == trials
+        else stats.beta.ppf(1 - alpha / 2, successes + 1, trials - successes)
+    )
+    return float(low), float(high)
+
+
+def epsilon_lower_bound(
+    hits0: int, trials0: int, hits1: int, trials1: int, delta: float, alpha: float
+) -> float:
+    """ln((lower(p0) - δ) / upper(p1)), valid with confidence ``1 - alpha`` (0 if not positive).
+
+    Each proportion gets a one-sided bound at level alpha / 2 (the two-sided interval at alpha),
+    so both hold together with probability at least ``1 - alpha``.
+    """
+    p0_low, _ = clopper_pearson(hits0, trials0, alpha)
+    _, p1_high = clopper_pearson(hits1, trials1, alpha)
+    if p0_low - delta <= 0 or p1_high <= 0:
+        return 0.0
+    return max(0.0, math.log((p0_low - delta) / p1_high))

@@ -1,0 +1,57 @@
+import json
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from labeldp_core.__main__ import main
+from labeldp_core.audit import audit_cases, clopper_pearson, epsilon_lower_bound, run_audit
+from labeldp_core.errors import InvalidInputError
+from labeldp_core.mechanisms import keep_probability
+
+TRIALS = 300_000
+
+
+@pytest.mark.parametrize(("k", "n"), [(0, 50), (7, 50), (50, 50), (1234, 100_000)])
+def test_clopper_pearson_matches_scipy_exact_interval(k, n):
+    expected = stats.binomtest(k, n).proportion_ci(confidence_level=0.95, method="exact")
+    low, high = clopper_pearson(k, n, 0.05)
+    assert low == pytest.approx(expected.low, abs=1e-12)
+    assert high == pytest.approx(expected.high, abs=1e-12)
+
+
+def test_lower_bound_formula_on_a_hand_case():
+    low, _ = clopper_pearson(600, 1000, 0.1)
+    _, high = clopper_pearson(200, 1000, 0.1)
+    assert epsilon_lower_bound(600, 1000, 200, 1000, 0.0, 0.1) == pytest.approx(
+        math.log(low / high)
+    )
+    assert epsilon_lower_bound(10, 1000, 500, 1000, 0.0, 0.1) == 0.0
+
+
+@pytest.mark.parametrize("epsilon", [0.5, 1.0, 3.0])
+def test_rr_is_consistent_and_its_overspending_control_is_caught(epsilon):
+    rr, control = (
+        run_audit(c, TRIALS, np.random.default_rng(11)) for c in audit_cases("rr", epsilon)
+    )
+    assert not rr.violates
+    assert control.violates and control.is_control
+    # RR is tight: the best event (label 0 kept) gets close to the claim from below.
+    assert rr.epsilon_lower_bound > 0.9 * epsilon
+    assert rr.p0 == pytest.approx(keep_probability(epsilon, 10), abs=5e-3)
+
+
+def test_audit_cli_json_and_exit_status(capsys):
+    code = main(["audit", "rr", "--epsilon", "1", "--trials", "100000", "--json"])
+    assert code == 0
+    report = json.loads(capsys.readouterr().out)
+    names = [r["name"] for r in report["results"]]
+    assert names[0] == "rr" and report["results"][1]["violates"] is True
+
+
+def test_unknown_mechanism_and_bad_epsilon_are_clear_errors():
+    with pytest.raises(InvalidInputError, match="audits exist for"):
+        audit_cases("nope", 1.0)
+    with pytest.raises(InvalidInputError, match="greater than 0"):
+        audit_cases("rr", -1.0)
