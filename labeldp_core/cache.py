@@ -12,6 +12,8 @@ import io
 import json
 import os
 import sqlite3
+import time
+import warnings
 import zipfile
 from collections.abc import Callable, Mapping
 from functools import cache
@@ -118,7 +120,19 @@ class ResultCache:
         self.directory = Path(directory) if directory is not None else default_dir()
         self.directory.mkdir(parents=True, exist_ok=True)
         self.directory.chmod(0o700)
-        self._store = diskcache.Cache(str(self.directory), disk=DataOnlyDisk, size_limit=2**34)
+        try:
+            self._store = self._open()
+        except sqlite3.DatabaseError:
+            # A damaged database file is set aside (not deleted: it may be worth a look) and the
+            # cache starts empty; every result is recomputed on demand.
+            database = self.directory / diskcache.core.DBNAME
+            database.replace(database.with_name(f"{database.name}.corrupt-{time.time_ns()}"))
+            warnings.warn(f"cache database {database} was unreadable; set aside, starting empty",
+                          stacklevel=2)  # fmt: skip
+            self._store = self._open()
+
+    def _open(self) -> diskcache.Cache:
+        return diskcache.Cache(str(self.directory), disk=DataOnlyDisk, size_limit=2**34)
 
     def key(self, kind: str, payload: Mapping[str, Any]) -> str:
         """The sha256 key of ``payload`` of a given ``kind`` under this code version."""
