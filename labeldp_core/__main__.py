@@ -1,4 +1,4 @@
-"""Command line: ``python -m labeldp_core list|run|sweep|audit ...`` for headless runs and scripts.
+"""Command line: ``python -m labeldp_core list|run|sweep|warm|audit`` for headless runs and scripts.
 
 Exit status 0 on success and 2 on bad input, with one ``error: ...`` line on stderr; ``audit``
 exits with 1 when a mechanism (not a negative control) is caught leaking more than it claims.
@@ -14,11 +14,15 @@ from typing import NoReturn
 
 import numpy as np
 
+from labeldp_core import plots
 from labeldp_core.audit import audit_cases, run_audit
+from labeldp_core.cache import ResultCache
 from labeldp_core.data import DATASETS
 from labeldp_core.errors import LabelDPError
 from labeldp_core.experiments import MECHANISMS, RunResult, make_config, run, sweep
-from labeldp_core.experiments.progress import Progress, silent
+from labeldp_core.experiments.demo import demo_configs
+from labeldp_core.experiments.progress import Progress, silent, within
+from labeldp_core.reports import html_report
 
 EXIT_BAD_INPUT = 2
 EXIT_AUDIT_VIOLATION = 1
@@ -46,9 +50,10 @@ def _settings(pairs: Sequence[str]) -> dict[str, str]:
     return settings
 
 
-def _stderr_bar() -> Progress:
+def _stderr_bar(lines: bool = False) -> Progress:
+    """A progress bar on a terminal; elsewhere nothing, or one line per message if ``lines``."""
     if not sys.stderr.isatty():
-        return silent
+        return _stderr_lines() if lines else silent
 
     def show(fraction: float, message: str) -> None:
         filled = int(30 * fraction)
@@ -57,6 +62,18 @@ def _stderr_bar() -> Progress:
         if fraction >= 1.0:
             sys.stderr.write("\n")
         sys.stderr.flush()
+
+    return show
+
+
+def _stderr_lines() -> Progress:
+    last = [""]
+
+    def show(fraction: float, message: str) -> None:
+        head = message.split(":")[0]
+        if head != last[0]:
+            last[0] = head
+            print(f"[{100 * fraction:5.1f}%] {head}", file=sys.stderr, flush=True)
 
     return show
 
@@ -123,6 +140,18 @@ def _cmd_sweep(args: argparse.Namespace) -> None:
         args.mechanism, args.dataset, args.epsilons, args.seeds,
         epochs=args.epochs, settings=_settings(args.set), progress=_stderr_bar(),
     )  # fmt: skip
+    if args.html:
+        metric = "test accuracy" if results[0].test_accuracy is not None else "test MSE"
+        figure = plots.score_vs_epsilon(
+            {args.mechanism: results}, results[0].baseline_score, metric=metric
+        )
+        settings = {"mechanism": args.mechanism, "dataset": args.dataset,
+                    "seeds": " ".join(map(str, args.seeds)),
+                    "epochs": results[0].epochs} | dict(results[0].settings)  # fmt: skip
+        caption = f"Mean over seeds with the range as a band; dashed: {metric} on clean labels."
+        report = html_report(f"{args.mechanism} on {args.dataset}", [(figure, caption)],
+                             results, settings)  # fmt: skip
+        Path(args.html).write_text(report, encoding="utf-8")
     if args.csv:
         with Path(args.csv).open("w", newline="") as handle:
             writer = csv.DictWriter(handle, CSV_COLUMNS, extrasaction="ignore")
@@ -133,6 +162,20 @@ def _cmd_sweep(args: argparse.Namespace) -> None:
     else:
         for result in results:
             print(_summary(result))
+
+
+def _cmd_warm(args: argparse.Namespace) -> None:
+    configs = demo_configs(args.dataset)
+    progress = _stderr_bar(lines=True)
+    cache = ResultCache()
+    computed = 0
+    for index, config in enumerate(configs):
+        label = f"{config.mechanism} ε={config.epsilon:g} seed={config.seed}"
+        point = within(progress, index / len(configs), (index + 1) / len(configs))
+        result = run(config, cache, lambda f, m, p=point, s=label: p(f, f"{s}: {m}"))
+        computed += not result.cached
+    progress(1.0, "done")
+    print(f"{len(configs)} demo points for {args.dataset} are cached ({computed} computed now)")
 
 
 def _cmd_audit(args: argparse.Namespace) -> int:
@@ -185,7 +228,12 @@ def _parser() -> argparse.ArgumentParser:
     many.add_argument("--epsilons", type=float, nargs="+", required=True, metavar="E")
     many.add_argument("--seeds", type=int, nargs="+", default=[0], metavar="S")
     many.add_argument("--csv", metavar="PATH", help="also write the results as CSV")
+    many.add_argument("--html", metavar="PATH", help="also write a standalone HTML report")
     many.set_defaults(handler=_cmd_sweep)
+
+    warm = commands.add_parser("warm", help="precompute the default demo results into the cache")
+    warm.add_argument("--dataset", default="digits", help="dataset id (default: digits)")
+    warm.set_defaults(handler=_cmd_warm)
 
     audit = commands.add_parser(
         "audit", help="empirical privacy audit: a lower bound on epsilon (exit 1 on a violation)"

@@ -1,0 +1,41 @@
+"""The default demo set: every mechanism on a standard epsilon grid with three seeds.
+
+``python -m labeldp_core warm`` computes it ahead of a demo; the pages draw their curves from the
+same grid, so a warmed cache answers every page at once.
+"""
+
+from collections.abc import Iterable
+
+from labeldp_core.experiments.registry import MECHANISMS
+from labeldp_core.experiments.runner import make_config
+from labeldp_core.experiments.spec import RunConfig
+
+__all__ = ["DEMO_EPSILONS", "DEMO_SEEDS", "demo_configs", "demo_epsilons"]
+
+DEMO_EPSILONS: tuple[float, ...] = (0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0)
+DEMO_SEEDS: tuple[int, ...] = (0, 1, 2)
+#: Mechanisms whose interesting range differs from the standard grid.
+_EPSILONS_BY_MECHANISM: dict[str, tuple[float, ...]] = {
+    "dppl-mean": (0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0),
+    "dppl-public": (0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0),
+    "dppl-topk": (0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0),
+}
+
+
+def demo_epsilons(mechanism: str) -> tuple[float, ...]:
+    """The epsilon grid a mechanism's curves are drawn on."""
+    return _EPSILONS_BY_MECHANISM.get(mechanism, DEMO_EPSILONS)
+
+
+def demo_configs(
+    dataset: str, mechanisms: Iterable[str] | None = None, seeds: Iterable[int] = DEMO_SEEDS
+) -> list[RunConfig]:
+    """Every demo point of ``dataset``: mechanism x epsilon grid x seeds, default settings."""
+    chosen = list(MECHANISMS) if mechanisms is None else list(mechanisms)
+    seeds = list(seeds)
+    return [
+        make_config(mechanism, dataset, epsilon, seed)
+        for mechanism in chosen
+        for epsilon in demo_epsilons(mechanism)
+        for seed in seeds
+    ]

@@ -1,0 +1,107 @@
+"""Tables and standalone HTML reports of results (no server needed to open them)."""
+
+import html
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+import plotly.graph_objects as go
+
+from labeldp_core import __version__
+from labeldp_core.experiments.spec import RunResult
+
+__all__ = ["PRIVACY_UNITS", "html_report", "result_rows"]
+
+#: What each privacy unit protects, in the words the app and the reports use.
+PRIVACY_UNITS = {
+    "label": "one training label (replace-one neighbours)",
+    "example": "one whole training example (add/remove neighbours)",
+    "output": "one released output vector (local DP)",
+}
+
+
+def result_rows(results: Sequence[RunResult]) -> list[dict[str, Any]]:
+    """One flat row per result: identity, the accounting, and the scores, for tables and CSV."""
+    rows = []
+    for result in results:
+        row: dict[str, Any] = {
+            "mechanism": result.mechanism,
+            "dataset": result.dataset,
+            "seed": result.seed,
+            "epsilon": result.epsilon,
+            "epsilon_spent": result.epsilon_spent,
+            "delta": result.delta,
+            "privacy_unit": result.privacy_unit,
+        }
+        if result.test_accuracy is not None:
+            row |= {"test_accuracy": result.test_accuracy,
+                    "baseline_test_accuracy": result.baseline_test_accuracy}  # fmt: skip
+        if result.test_mse is not None:
+            row |= {"test_mse": result.test_mse, "baseline_test_mse": result.baseline_test_mse}
+        if result.flip_rate is not None:
+            row["flip_rate"] = result.flip_rate
+        rows.append(row)
+    return rows
+
+
+def _table(rows: list[dict[str, Any]]) -> str:
+    if not rows:
+        return "<p>No results.</p>"
+    columns = list(dict.fromkeys(key for row in rows for key in row))
+
+    def cell(value: Any) -> str:
+        text = f"{value:.4g}" if isinstance(value, float) else str(value)
+        return f"<td>{html.escape(text)}</td>"
+
+    head = "".join(f"<th>{html.escape(c)}</th>" for c in columns)
+    body = "".join(
+        "<tr>" + "".join(cell(row.get(c, "")) for c in columns) + "</tr>" for row in rows
+    )
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def html_report(
+    title: str,
+    figures: Sequence[tuple[go.Figure, str]],
+    results: Sequence[RunResult],
+    settings: Mapping[str, Any],
+    intro: str = "",
+) -> str:
+    """A self-contained HTML page of figures, settings and the epsilon accounting.
+
+    plotly.js is inlined once, so the file opens offline; every result's epsilon is listed with
+    the neighbouring relation it holds for.
+    """
+    parts = []
+    for index, (figure, caption) in enumerate(figures):
+        plot = figure.to_html(full_html=False, include_plotlyjs=index == 0)
+        parts.append(f"<figure>{plot}<figcaption>{html.escape(caption)}</figcaption></figure>")
+    units = sorted({r.privacy_unit for r in results})
+    unit_text = "".join(
+        f"<li><b>{html.escape(u)}</b>: epsilon protects {html.escape(PRIVACY_UNITS.get(u, u))}</li>"
+        for u in units
+    )
+    settings_rows = "".join(
+        f"<tr><th>{html.escape(str(k))}</th><td>{html.escape(str(v))}</td></tr>"
+        for k, v in settings.items()
+    )
+    made = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>
+<style>
+body {{ font-family: sans-serif; max-width: 1100px; margin: 2em auto; color: #222; }}
+table {{ border-collapse: collapse; margin: 1em 0; font-size: 0.9em; }}
+th, td {{ border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: left; }}
+figcaption {{ color: #555; margin-bottom: 2em; }}
+</style></head><body>
+<h1>{html.escape(title)}</h1>
+<p>{html.escape(intro)}</p>
+{"".join(parts)}
+<h2>Settings</h2><table>{settings_rows}</table>
+<h2>Privacy accounting</h2>
+<p>epsilon_spent and delta are what the accounting computed for each run, not the budget asked
+for. Numbers for different privacy units are not directly comparable:</p><ul>{unit_text}</ul>
+{_table(result_rows(results))}
+<p><small>labeldp explorer {html.escape(__version__)}, {made}</small></p>
+</body></html>
+"""

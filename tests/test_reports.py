@@ -1,0 +1,61 @@
+import json
+import re
+
+from labeldp_core import plots
+from labeldp_core.__main__ import main
+from labeldp_core.experiments.demo import DEMO_EPSILONS, DEMO_SEEDS, demo_configs
+from labeldp_core.experiments.registry import MECHANISMS
+from labeldp_core.experiments.spec import RunResult
+from labeldp_core.reports import html_report, result_rows
+
+
+def _result(mechanism: str, unit: str, **scores: float) -> RunResult:
+    return RunResult(
+        mechanism=mechanism, dataset="digits", seed=0, epsilon=1.0, epsilon_spent=0.97,
+        delta=1e-5 if unit == "example" else 0.0, privacy_unit=unit, n_train=10, n_test=5,
+        num_classes=10, elapsed_s=0.0, cached=True, epochs=1, settings={}, details={}, **scores,
+    )  # fmt: skip
+
+
+def test_rows_keep_the_accounting_and_only_the_scores_that_apply():
+    rows = result_rows(
+        [
+            _result("rr", "label", test_accuracy=0.5, baseline_test_accuracy=0.9, flip_rate=0.7),
+            _result("laplace-regression", "label", test_mse=3.0, baseline_test_mse=1.0),
+        ]
+    )
+    assert rows[0]["epsilon_spent"] == 0.97 and rows[0]["flip_rate"] == 0.7
+    assert "test_mse" not in rows[0] and "test_accuracy" not in rows[1]
+
+
+def test_html_report_is_standalone_and_names_the_privacy_units():
+    results = [
+        _result("rr", "label", test_accuracy=0.5, baseline_test_accuracy=0.9),
+        _result("dpsgd", "example", test_accuracy=0.4, baseline_test_accuracy=0.9),
+    ]
+    figure = plots.score_vs_epsilon({"rr": results[:1]}, 0.9)
+    page = html_report("A <report>", [(figure, "caption & more")], results, {"dataset": "digits"})
+    assert page.startswith("<!DOCTYPE html>")
+    assert "A &lt;report&gt;" in page and "caption &amp; more" in page
+    assert "replace-one" in page and "add/remove" in page
+    # plotly.js is inlined, so no script is fetched from a server.
+    assert not re.search(r"<script[^>]+src=", page)
+    assert "Plotly.newPlot" in page
+
+
+def test_demo_set_covers_every_mechanism_grid_and_seed():
+    configs = demo_configs("digits")
+    assert {c.mechanism for c in configs} == set(MECHANISMS)
+    rr = [c for c in configs if c.mechanism == "rr"]
+    assert len(rr) == len(DEMO_EPSILONS) * len(DEMO_SEEDS)
+    assert {c.epochs for c in rr} == {40}
+
+
+def test_sweep_writes_an_html_report(tmp_path, capsys):
+    path = tmp_path / "report.html"
+    code = main(["sweep", "rr", "--dataset", "digits", "--epsilons", "2", "--epochs", "1",
+                 "--html", str(path), "--json"])  # fmt: skip
+    assert code == 0
+    results = json.loads(capsys.readouterr().out)
+    text = path.read_text()
+    assert "rr on digits" in text and f"{results[0]['test_accuracy']:.4g}" in text
