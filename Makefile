@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 PORT ?= 8501
 
-.PHONY: run test lint bench data browser clean-cache
+.PHONY: run test lint bench data warm clean-cache
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -37,6 +37,11 @@ bench: $(VENV)/.requirements-dev
 data: $(VENV)/.requirements
 	$(SUDO) apt-get install -y dataset-fashion-mnist
 	$(PY) -m labeldp_core list
+
+# Precompute the demo set for digits and Fashion-MNIST (resumable: rerun after an interruption).
+warm: $(VENV)/.requirements
+	$(PY) -m labeldp_core warm --dataset digits
+	$(PY) -m labeldp_core warm --dataset fashion-mnist
 
 clean-cache:
 	rm -rf cache/* && touch cache/.gitkeep
