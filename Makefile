@@ -39,7 +39,7 @@ data: $(VENV)/.requirements
 	$(PY) -m labeldp_core list
 
 # Precompute the demo set for digits and Fashion-MNIST (resumable: rerun after an interruption).
-warm: $(VENV)/.requirements
+warm: data
 	$(PY) -m labeldp_core warm --dataset digits
 	$(PY) -m labeldp_core warm --dataset fashion-mnist
 
