@@ -14,7 +14,7 @@ label, a rounded 0/1 vector) is post-processing and costs no extra privacy.
 from typing import Literal
 
 import numpy as np
-from scipy import integrate
+from scipy import integrate, special
 
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.mechanisms.laplace import laplace_cdf, laplace_density, laplace_scale
@@ -54,18 +54,18 @@ POST_PROCESSING: dict[str, str] = {
 def argmax_accuracy(epsilon: float, num_classes: int) -> float:
     """Probability that the argmax of a noisy one-hot vector is the true label.
 
-    The true coordinate is 1 + N_0 and the others N_j, all N ~ Lap(0, 2/ε) independent, so
+    The true coordinate is 1 + N_0 and the others N_j, all N ~ Lap(0, b) with b = 2/ε, so
     P = E[F(1 + N_0)^(K-1)] = ∫ f(x) F(1 + x)^(K-1) dx, with f and F the Laplace density and CDF.
-    Integrated numerically, split where the integrand has kinks (x = -1 and x = 0).
+    Integrated numerically in units of b (x = b s), split where the integrand has kinks.
     """
     num_classes = check_num_classes(num_classes)
-    scale = laplace_scale(ONE_HOT_SENSITIVITY, epsilon)
+    shift = 1.0 / laplace_scale(ONE_HOT_SENSITIVITY, epsilon)
 
-    def integrand(x: float) -> float:
-        return float(laplace_density(x, scale) * laplace_cdf(1.0 + x, scale) ** (num_classes - 1))
+    def integrand(s: float) -> float:
+        return float(laplace_density(s, 1.0) * laplace_cdf(shift + s, 1.0) ** (num_classes - 1))
 
-    pieces = [(-np.inf, -1.0), (-1.0, 0.0), (0.0, np.inf)]
-    return float(sum(integrate.quad(integrand, a, b, epsabs=1e-13)[0] for a, b in pieces))
+    pieces = [(-np.inf, -shift), (-shift, 0.0), (0.0, np.inf)]
+    return min(1.0, float(sum(integrate.quad(integrand, a, b)[0] for a, b in pieces)))
 
 
 def one_hot_log_density(outputs: np.ndarray, label: int, epsilon: float) -> np.ndarray:
@@ -88,13 +88,14 @@ def expected_regression_mse(
     """E[(clamp(y + N) - y)^2] for N ~ Lap(0, (high-low)/ε), clamped to [low, high], per value y.
 
     With u = high - y and d = y - low, integrating each side of zero gives
-    b^2 (2 - e^(-u/b)(1 + u/b) - e^(-d/b)(1 + d/b)): 2b^2 for unclamped noise, minus what the
-    clamp saves on each side.
+    b^2 (G(u/b) + G(d/b)) with G(x) = 1 - e^(-x)(1 + x): 2b^2 for noise the clamp never reaches,
+    less what the clamp saves on each side. G is the CDF of a Gamma(2, 1) variable, evaluated
+    with ``scipy.special.gammainc`` so that tiny epsilons (huge b) do not cancel to garbage.
     """
     values = check_values(values, low, high)
     scale = laplace_scale(float(high) - float(low), epsilon)
     up, down = (float(high) - values) / scale, (values - float(low)) / scale
-    return scale**2 * (2.0 - np.exp(-up) * (1.0 + up) - np.exp(-down) * (1.0 + down))
+    return scale**2 * (special.gammainc(2.0, up) + special.gammainc(2.0, down))
 
 
 def regression_log_likelihood(
