@@ -51,6 +51,7 @@ prior_share = right.number_input(
     key="prior_share", bind="query-params", disabled=prior_kind == "uniform",
 )  # fmt: skip
 prior_settings = {"prior": prior_kind, "prior_share": float(prior_share)}
+epsilons = sorted(set(SWEEP_EPSILONS) | {epsilon})
 
 st.subheader("What the model is trained on")
 examples = data.y_train[:EXAMPLES]
@@ -76,7 +77,7 @@ with reported_errors():
     series, missing = {}, []
     for name, (mechanism, settings) in CLASSIFIERS.items():
         extra = prior_settings if mechanism == "alibi" else {}
-        configs = configs_for(mechanism, controls.dataset, SWEEP_EPSILONS, [controls.seed],
+        configs = configs_for(mechanism, controls.dataset, epsilons, [controls.seed],
                               controls.epochs, controls.settings | settings | extra)  # fmt: skip
         series[name], absent = stored_many(configs)
         missing += absent
@@ -94,12 +95,22 @@ st.caption(
     + status_sentence(missing)
 )
 
+at_epsilon = [
+    {"mechanism": name, "test accuracy": r.test_accuracy, "label accuracy": r.label_accuracy,
+     "ε spent": r.epsilon_spent}
+    for name, results in series.items() for r in results if r.epsilon == epsilon
+]  # fmt: skip
+if at_epsilon:
+    st.markdown(f"**At ε = {epsilon:g}** (label accuracy: mean probability the target gives "
+                "the true label)")  # fmt: skip
+    st.dataframe(at_epsilon, hide_index=True, key="accuracy_table")
+
 st.subheader("Regression: test MSE vs ε")
 with reported_errors():
     regression, missing = {}, []
     for name, (mechanism, settings) in REGRESSORS.items():
         extra = prior_settings if mechanism == "rr-bins" else {}
-        configs = configs_for(mechanism, controls.dataset, SWEEP_EPSILONS, [controls.seed],
+        configs = configs_for(mechanism, controls.dataset, epsilons, [controls.seed],
                               controls.epochs, controls.settings | settings | extra)  # fmt: skip
         regression[name], absent = stored_many(configs)
         missing += absent

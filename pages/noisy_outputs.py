@@ -68,8 +68,9 @@ if current is not None:
     )  # fmt: skip
     st.caption(
         "A sample of test outputs on the two principal axes of the clean outputs, coloured by true "
-        "class. Clean outputs sit near the corners of the probability simplex; noise blurs them "
-        "into one cloud as ε falls."
+        "class; mind the axes, each panel has its own scale. Clean outputs sit near the corners of "
+        f"the probability simplex; noise of scale {2 / epsilon:.3g} blurs them into one cloud as ε "
+        "falls."
     )
 
 st.subheader("Why the sensitivity must be 2, not 1")

@@ -5,6 +5,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 import plotly.graph_objects as go
+from plotly.colors import qualitative
 from plotly.subplots import make_subplots
 
 from labeldp_core.experiments.spec import RunResult
@@ -38,9 +39,9 @@ def noisy_vectors_figure(
         colours = {"colorscale": "RdBu", "zmid": 0.0, "reversescale": True} if signed else {
             "colorscale": "Blues", "zmin": 0.0, "zmax": 1.0,
         }  # fmt: skip
+        text = {"texttemplate": "%{z:.2f}", "textfont": {"size": 9}} if len(names) <= 5 else {}
         figure.add_heatmap(
-            z=values, x=names, y=rows, texttemplate="%{z:.2f}", textfont={"size": 9},
-            showscale=False, **colours,
+            z=values, x=names, y=rows, showscale=False, **colours, **text,
             hovertemplate="%{y}, class %{x}: %{z:.3f}<extra></extra>",
             row=1, col=column,
         )  # fmt: skip
@@ -48,7 +49,10 @@ def noisy_vectors_figure(
         figure.update_yaxes(
             type="category", autorange="reversed", showticklabels=column == 1, row=1, col=column
         )
-    figure.update_layout(title="What the model is trained on", **LAYOUT)
+    figure.update_layout(
+        title="Noisy one-hot vectors and the training targets made from them (hover for values)",
+        **(LAYOUT | {"margin": LAYOUT["margin"] | {"t": 90}}),
+    )
     return figure
 
 
@@ -66,7 +70,9 @@ def mse_vs_epsilon(
 ) -> go.Figure:
     """Mean test MSE vs ε on log-log axes per series, each with its fitted power law dashed."""
     figure = go.Figure()
-    for name, results in series.items():
+    all_epsilons = [r.epsilon for results in series.values() for r in results]
+    for index, (name, results) in enumerate(series.items()):
+        colour = qualitative.Plotly[index % len(qualitative.Plotly)]
         by_epsilon: dict[float, list[float]] = defaultdict(list)
         for result in results:
             by_epsilon[result.epsilon].append(result.score)
@@ -78,18 +84,18 @@ def mse_vs_epsilon(
             label = f"{name} (slope {slope:.2f})"
             figure.add_scatter(
                 x=epsilons, y=[factor * e**slope for e in epsilons], mode="lines",
-                line={"dash": "dash", "width": 1}, showlegend=False, hoverinfo="skip",
+                line={"dash": "dash", "width": 1, "color": colour}, showlegend=False,
+                hoverinfo="skip",
                 name=f"{name} fit",
             )  # fmt: skip
         if epsilons:
             figure.add_scatter(
-                x=epsilons, y=means, mode="lines+markers", name=label,
+                x=epsilons, y=means, mode="lines+markers", name=label, line={"color": colour},
                 hovertemplate="ε=%{x:g}: MSE %{y:.3f}",
             )  # fmt: skip
+    span = [min(all_epsilons, default=0.1), max(all_epsilons, default=10.0)]
     for name, value in (baselines or {}).items():
-        figure.add_hline(
-            y=value, line_dash="dot", line_color="green", annotation_text=f"{name}: {value:.3f}"
-        )
+        _horizontal(figure, span, value, f"{name}: {value:.3f}", "green")
     if marked_epsilon is not None:
         figure.add_vline(x=marked_epsilon, line_dash="dash", line_color="grey")
     figure.update_layout(
@@ -115,16 +121,23 @@ def expected_label_mse_figure(
     figure = go.Figure()
     figure.add_scatter(x=grid, y=laplace, mode="lines", name="Laplace, clamped")
     figure.add_scatter(x=grid, y=bins, mode="lines", name="RR-on-bins")
-    figure.add_hline(
-        y=variance, line_dash="dot", line_color="grey",
-        annotation_text=f"always the mean: {variance:.2f}",
-    )  # fmt: skip
+    _horizontal(figure, list(epsilon_range), variance, f"always the mean: {variance:.2f}", "grey")
     figure.add_vline(x=epsilon, line_dash="dash", line_color="grey")
+    top = np.log10(max(laplace) * 2)
     figure.update_layout(
-        title="Expected squared error of the released training labels (closed form)",
-        xaxis=EPSILON_AXIS, yaxis={"type": "log", "title": "label MSE (log scale)"}, **LAYOUT,
+        title="Released-label MSE (closed form)", xaxis=EPSILON_AXIS,
+        yaxis={"type": "log", "title": "label MSE (log scale)", "range": [top - 4, top]},
+        **LAYOUT,
     )  # fmt: skip
     return figure
+
+
+def _horizontal(figure: go.Figure, span: list[float], y: float, name: str, colour: str) -> None:
+    """A dotted horizontal line as a trace: ``add_hline`` annotations misplace on log axes."""
+    figure.add_scatter(
+        x=span, y=[y, y], mode="lines", line={"dash": "dot", "color": colour}, name=name,
+        hoverinfo="name",
+    )  # fmt: skip
 
 
 def rr_bins_figure(bins: RRBins) -> go.Figure:

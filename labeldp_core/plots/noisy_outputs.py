@@ -54,10 +54,12 @@ def output_projection(
     projection: Mapping[str, Any], class_names: Sequence[str], epsilon: float
 ) -> go.Figure:
     """Clean and noisy outputs projected on the clean outputs' two principal axes, by true class."""
+    # Separate scales: noise of scale 2/ε would squash the clean outputs into a line.
     figure = make_subplots(
-        1, 2, shared_xaxes=True, shared_yaxes=True,
-        subplot_titles=["clean softmax outputs", f"noisy outputs at ε = {epsilon:g}"],
-    )  # fmt: skip
+        1,
+        2,
+        subplot_titles=["clean softmax outputs", f"noisy outputs at ε = {epsilon:g} (own scale)"],
+    )
     labels = list(projection["labels"])
     for column, key in enumerate(("clean", "noisy"), start=1):
         points = projection[key]
