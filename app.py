@@ -34,6 +34,11 @@ from a cache, so a result computed once comes back at once. Copy the address bar
 MECHANISM_PAGES = [
     st.Page("pages/randomized_response.py", title="Randomized response", icon=":material/casino:",
             url_path="randomized-response"),
+    st.Page("pages/laplace_noise.py", title="Laplace noise", icon="📈", url_path="laplace-noise"),
+    st.Page("pages/laplace_labels.py", title="Laplace on labels", icon="🏷️",
+            url_path="laplace-labels"),
+    st.Page("pages/noisy_outputs.py", title="Noisy model outputs (local DP)", icon="📤",
+            url_path="noisy-outputs"),
 ]  # fmt: skip
 
 navigation = st.navigation(

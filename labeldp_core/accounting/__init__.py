@@ -1,3 +1,9 @@
 """Privacy accounting: budget splits and composition, PATE analysis, DP-SGD accountants."""
 
-__all__: list[str] = []
+from labeldp_core.accounting.composition import (
+    BudgetSplit,
+    sequential_composition,
+    split_budget,
+)
+
+__all__ = ["BudgetSplit", "sequential_composition", "split_budget"]

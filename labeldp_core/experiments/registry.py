@@ -1,12 +1,29 @@
 """Every mechanism the engine can run, by id."""
 
 from labeldp_core.errors import InvalidInputError
-from labeldp_core.experiments import rr
+from labeldp_core.experiments import (
+    alibi,
+    laplace,
+    laplace_regression,
+    rr,
+    rr_bins,
+    softmax_laplace,
+)
 from labeldp_core.experiments.spec import MechanismSpec
 
 __all__ = ["MECHANISMS", "mechanism_spec"]
 
-MECHANISMS: dict[str, MechanismSpec] = {spec.id: spec for spec in (rr.SPEC,)}
+MECHANISMS: dict[str, MechanismSpec] = {
+    spec.id: spec
+    for spec in (
+        rr.SPEC,
+        laplace.SPEC,
+        laplace_regression.SPEC,
+        rr_bins.SPEC,
+        alibi.SPEC,
+        softmax_laplace.SPEC,
+    )
+}
 
 
 def mechanism_spec(mechanism: str) -> MechanismSpec:

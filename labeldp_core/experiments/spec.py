@@ -29,7 +29,8 @@ __all__ = [
 ]
 
 Scalar = int | float | str | bool
-PrivacyUnit = Literal["label", "example"]
+#: "output" is one released output vector (local DP on inference outputs).
+PrivacyUnit = Literal["label", "example", "output"]
 Task = Literal["classification", "regression"]
 
 

@@ -5,13 +5,31 @@ without the page.
 """
 
 from labeldp_core.plots.common import EPSILON_AXIS, LAYOUT, mark_epsilon, score_vs_epsilon
+from labeldp_core.plots.laplace_labels import (
+    expected_label_mse_figure,
+    mse_vs_epsilon,
+    noisy_vectors_figure,
+    power_law_slope,
+    rr_bins_figure,
+)
+from labeldp_core.plots.laplace_noise import laplace_density_figure, tail_probability_figure
+from labeldp_core.plots.noisy_outputs import cluster_metrics_vs_epsilon, output_projection
 from labeldp_core.plots.randomized_response import keep_flip_curve, label_heatmap
 
 __all__ = [
     "EPSILON_AXIS",
     "LAYOUT",
+    "cluster_metrics_vs_epsilon",
+    "expected_label_mse_figure",
     "keep_flip_curve",
     "label_heatmap",
+    "laplace_density_figure",
     "mark_epsilon",
+    "mse_vs_epsilon",
+    "noisy_vectors_figure",
+    "output_projection",
+    "power_law_slope",
+    "rr_bins_figure",
     "score_vs_epsilon",
+    "tail_probability_figure",
 ]

@@ -1,0 +1,74 @@
+"""The prior over label values that ALIBI and RR-on-bins use: uniform, or a noisy histogram.
+
+A histogram of the training labels is private data, so it is released with discrete Laplace
+noise and paid for from the run's budget: ``prior_share`` of epsilon goes to the histogram and
+exactly what is left to the release (sequential composition). The split is reported as a table.
+"""
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from labeldp_core.accounting import BudgetSplit, sequential_composition, split_budget
+from labeldp_core.experiments.spec import Setting
+from labeldp_core.mechanisms import histogram_prior, noisy_histogram
+
+__all__ = ["PRIOR_SETTINGS", "PriorEstimate", "budget_table", "estimate_prior"]
+
+PRIOR_SETTINGS: dict[str, Setting] = {
+    "prior": Setting(
+        "uniform",
+        "prior over label values: uniform (free) or a noisy histogram of the training labels "
+        "(paid from the budget)",
+        ("uniform", "histogram"),
+    ),
+    "prior_share": Setting(
+        0.1, "share of epsilon spent on the noisy histogram (prior=histogram only)",
+        minimum=0.01, maximum=0.9,
+    ),
+}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class PriorEstimate:
+    """The prior, how the budget was split, and the noisy counts it came from (if any)."""
+
+    prior: np.ndarray
+    split: BudgetSplit
+    noisy_counts: tuple[int, ...] = ()
+
+
+def estimate_prior(
+    labels: np.ndarray,
+    num_values: int,
+    epsilon: float,
+    kind: str,
+    share: float,
+    rng: np.random.Generator,
+) -> PriorEstimate:
+    """A uniform prior for free, or a histogram prior bought with ``share`` of ``epsilon``."""
+    if kind == "uniform":
+        return PriorEstimate(np.full(num_values, 1.0 / num_values), split_budget(epsilon, 0.0))
+    split = split_budget(epsilon, share)
+    counts = noisy_histogram(labels, num_values, split.prior, rng)
+    return PriorEstimate(histogram_prior(counts), split, tuple(int(c) for c in counts))
+
+
+def budget_table(
+    estimate: PriorEstimate, release: str, release_spent: float
+) -> list[dict[str, Any]]:
+    """Rows (step, mechanism, epsilon) of the budget, the last one the total."""
+    rows = []
+    if estimate.split.prior > 0:
+        rows.append({
+            "step": "prior: noisy label histogram",
+            "mechanism": f"discrete Laplace, scale 2/{estimate.split.prior:.4g} per count",
+            "epsilon": estimate.split.prior,
+        })  # fmt: skip
+    rows.append({"step": "release", "mechanism": release, "epsilon": release_spent})
+    rows.append({
+        "step": "total (sequential composition)", "mechanism": "sum of the steps",
+        "epsilon": sequential_composition(*(row["epsilon"] for row in rows)),
+    })  # fmt: skip
+    return rows

@@ -1,0 +1,66 @@
+"""ALIBI (Malek et al. 2021): Laplace on one-hot labels, then Bayesian inference to soft labels.
+
+Privacy unit: one training label, replace-one neighbours. The release is :func:`laplace_one_hot` at
+scale b = 2/ε; turning each noisy vector into a posterior over classes uses only that vector and a
+prior, so it is post-processing and costs nothing (a prior estimated from the private labels
+costs its own budget, which the experiment accounts for).
+
+With noise density ∏_j exp(-|o_j - e_k,j| / b) / (2b) for class k, the sum over coordinates other
+than k is the same for every k, so
+
+    log P(k | o) = log prior_k + (|o_k| - |o_k - 1|) / b + constant,
+
+normalised with a log-sum-exp so that no vector underflows, however small b is.
+"""
+
+import numpy as np
+
+from labeldp_core.errors import InvalidInputError
+from labeldp_core.mechanisms.laplace import laplace_scale
+from labeldp_core.mechanisms.laplace_labels import ONE_HOT_SENSITIVITY
+
+__all__ = ["alibi_posterior"]
+
+
+def alibi_posterior(
+    noisy: np.ndarray, epsilon: float, prior: np.ndarray | None = None
+) -> np.ndarray:
+    """The exact posterior over classes of each noisy one-hot vector (soft labels).
+
+    Args:
+        noisy: ``(n, K)`` vectors released by ``laplace_one_hot`` at ``epsilon``.
+        epsilon: the budget the vectors were released with (it fixes the noise scale 2/ε).
+        prior: class probabilities ``(K,)`` shared by all rows, or ``(n, K)`` per row; uniform if
+            omitted. Zero entries rule a class out.
+
+    Returns:
+        ``(n, K)`` posterior probabilities; every row sums to one.
+    """
+    noisy = np.asarray(noisy, dtype=np.float64)
+    if noisy.ndim != 2 or noisy.shape[0] == 0 or noisy.shape[1] < 2:
+        raise InvalidInputError(f"expected noisy vectors of shape (n, K >= 2), got {noisy.shape}")
+    if not np.all(np.isfinite(noisy)):
+        raise InvalidInputError("noisy vectors must be finite numbers")
+    scale = laplace_scale(ONE_HOT_SENSITIVITY, epsilon)
+    log_likelihood = (np.abs(noisy) - np.abs(noisy - 1.0)) / scale
+    log_posterior = log_likelihood + _log_prior(prior, noisy.shape)
+    log_posterior -= log_posterior.max(axis=1, keepdims=True)
+    posterior = np.exp(log_posterior)
+    return posterior / posterior.sum(axis=1, keepdims=True)
+
+
+def _log_prior(prior: np.ndarray | None, shape: tuple[int, ...]) -> np.ndarray:
+    if prior is None:
+        return np.zeros(shape[1])
+    array = np.asarray(prior, dtype=np.float64)
+    if array.shape not in ((shape[1],), shape):
+        raise InvalidInputError(
+            f"the prior must have shape ({shape[1]},) or {shape}, got {array.shape}"
+        )
+    if not np.all(np.isfinite(array)) or np.any(array < 0):
+        raise InvalidInputError("the prior must be finite and non-negative")
+    totals = array.sum(axis=-1, keepdims=True)
+    if np.any(totals <= 0):
+        raise InvalidInputError("every prior row needs some positive mass")
+    with np.errstate(divide="ignore"):
+        return np.log(array / totals)

@@ -1,0 +1,230 @@
+"""Laplace noise on labels: on one-hot vectors for classification, on values for regression.
+
+Privacy unit: one training label, replace-one neighbours.
+
+One-hot: two one-hot vectors differ by 2 in L1 (a 1 moves), so each coordinate gets Lap(0, 2/ε).
+Regression: a value in [low, high] moves by at most high - low, so it gets Lap(0, (high-low)/ε)
+and is clamped back to [low, high]. Noise is drawn and added as floats: rounding the noise before
+adding it would change its distribution and the privacy proof with it.
+
+Whatever is computed from a released vector alone (its argmax, a clamped and renormalised soft
+label, a rounded 0/1 vector) is post-processing and costs no extra privacy.
+"""
+
+from typing import Literal
+
+import numpy as np
+from scipy import integrate, special
+
+from labeldp_core.errors import InvalidInputError
+from labeldp_core.mechanisms.laplace import laplace_cdf, laplace_density, laplace_scale
+from labeldp_core.validation import check_labels, check_num_classes
+
+__all__ = [
+    "ONE_HOT_SENSITIVITY",
+    "POST_PROCESSING",
+    "PostProcessing",
+    "argmax_accuracy",
+    "check_values",
+    "clamp_normalise",
+    "clamp_round",
+    "expected_regression_mse",
+    "laplace_one_hot",
+    "laplace_regression",
+    "one_hot_log_density",
+    "post_process",
+    "regression_log_likelihood",
+]
+
+#: L1 distance between two different one-hot vectors.
+ONE_HOT_SENSITIVITY = 2.0
+
+PostProcessing = Literal["argmax", "soft", "round"]
+#: What each post-processing of a noisy one-hot vector gives the training loop.
+POST_PROCESSING: dict[str, str] = {
+    "argmax": "the index of the largest coordinate: a hard label",
+    "soft": "coordinates clamped to [0, 1] and divided by their sum: a soft label",
+    "round": "coordinates clamped to [0, 1] and rounded to 0 or 1; the ones share the mass",
+}
+
+
+# --- closed-form facts -------------------------------------------------------------------------
+
+
+def argmax_accuracy(epsilon: float, num_classes: int) -> float:
+    """Probability that the argmax of a noisy one-hot vector is the true label.
+
+    The true coordinate is 1 + N_0 and the others N_j, all N ~ Lap(0, b) with b = 2/ε, so
+    P = E[F(1 + N_0)^(K-1)] = ∫ f(x) F(1 + x)^(K-1) dx, with f and F the Laplace density and CDF.
+    Integrated numerically in units of b (x = b s), split where the integrand has kinks.
+    """
+    num_classes = check_num_classes(num_classes)
+    shift = 1.0 / laplace_scale(ONE_HOT_SENSITIVITY, epsilon)
+
+    def integrand(s: float) -> float:
+        return float(laplace_density(s, 1.0) * laplace_cdf(shift + s, 1.0) ** (num_classes - 1))
+
+    pieces = [(-np.inf, -shift), (-shift, 0.0), (0.0, np.inf)]
+    return min(1.0, float(sum(integrate.quad(integrand, a, b)[0] for a, b in pieces)))
+
+
+def one_hot_log_density(outputs: np.ndarray, label: int, epsilon: float) -> np.ndarray:
+    """Log density of :func:`laplace_one_hot` releasing each row of ``outputs`` for ``label``.
+
+    log p(o | a) = -K log(2b) - ||o - e_a||_1 / b, so for labels a, b the log ratio is
+    (||o - e_b||_1 - ||o - e_a||_1) / b, at most ||e_a - e_b||_1 / b = 2/b = ε.
+    """
+    outputs = np.atleast_2d(np.asarray(outputs, dtype=np.float64))
+    num_classes = outputs.shape[1]
+    scale = laplace_scale(ONE_HOT_SENSITIVITY, epsilon)
+    one_hot = np.eye(num_classes)[check_labels([label], num_classes)[0]]
+    distance = np.abs(outputs - one_hot).sum(axis=1)
+    return -num_classes * np.log(2.0 * scale) - distance / scale
+
+
+def expected_regression_mse(
+    values: np.ndarray | float, epsilon: float, low: float, high: float
+) -> np.ndarray:
+    """E[(clamp(y + N) - y)^2] for N ~ Lap(0, (high-low)/ε), clamped to [low, high], per value y.
+
+    With u = high - y and d = y - low, integrating each side of zero gives
+    b^2 (G(u/b) + G(d/b)) with G(x) = 1 - e^(-x)(1 + x): 2b^2 for noise the clamp never reaches,
+    less what the clamp saves on each side. G is the CDF of a Gamma(2, 1) variable, evaluated
+    with ``scipy.special.gammainc`` so that tiny epsilons (huge b) do not cancel to garbage.
+    """
+    values = check_values(values, low, high)
+    scale = laplace_scale(float(high) - float(low), epsilon)
+    up, down = (float(high) - values) / scale, (values - float(low)) / scale
+    return scale**2 * (special.gammainc(2.0, up) + special.gammainc(2.0, down))
+
+
+def regression_log_likelihood(
+    outputs: np.ndarray, value: float, epsilon: float, low: float, high: float
+) -> np.ndarray:
+    """Log likelihood of :func:`laplace_regression` releasing each of ``outputs`` for ``value``.
+
+    Inside (low, high) it is the log density of Lap(value, b); at the ends it is the log of the
+    probability mass the clamp piles there: P(value + N <= low) = e^(-(value-low)/b) / 2, and the
+    same at ``high``. Ratios between two values y, y' stay within e^(|y - y'|/b) <= e^ε.
+    """
+    outputs = check_values(outputs, low, high)
+    value = float(check_values(np.asarray([value]), low, high)[0])
+    scale = laplace_scale(float(high) - float(low), epsilon)
+    inside = -np.log(2.0 * scale) - np.abs(outputs - value) / scale
+    at_low = np.log(0.5) - (value - low) / scale
+    at_high = np.log(0.5) - (high - value) / scale
+    return np.where(outputs == low, at_low, np.where(outputs == high, at_high, inside))
+
+
+# --- release functions ------------------------------------------------------------------------
+
+
+def laplace_one_hot(
+    labels: np.ndarray, epsilon: float, num_classes: int, rng: np.random.Generator
+) -> np.ndarray:
+    """Release every label as its one-hot vector plus Lap(0, 2/ε) noise on each coordinate.
+
+    Args:
+        labels: 1-D integer class indices in 0..K-1.
+        epsilon: the label-DP budget; each label is released once with this budget.
+        num_classes: K, the number of classes.
+        rng: the source of randomness.
+
+    Returns:
+        A float64 array ``(n, K)`` of noisy vectors.
+    """
+    num_classes = check_num_classes(num_classes)
+    labels = check_labels(labels, num_classes)
+    scale = laplace_scale(ONE_HOT_SENSITIVITY, epsilon)
+    noisy = rng.laplace(0.0, scale, size=(labels.shape[0], num_classes))
+    noisy[np.arange(labels.shape[0]), labels] += 1.0
+    return noisy
+
+
+def laplace_regression(
+    values: np.ndarray, epsilon: float, low: float, high: float, rng: np.random.Generator
+) -> np.ndarray:
+    """Release every value plus Lap(0, (high-low)/ε) noise, clamped to [low, high].
+
+    Args:
+        values: 1-D numbers in [low, high] (class indices 0..K-1 for digits, say).
+        epsilon: the label-DP budget; each value is released once with this budget.
+        low: smallest possible value; the clamp's lower end.
+        high: largest possible value; high - low is the sensitivity.
+        rng: the source of randomness.
+
+    Returns:
+        A float64 array of released values in [low, high], same shape as ``values``.
+    """
+    values = check_values(values, low, high)
+    scale = laplace_scale(float(high) - float(low), epsilon)
+    noisy = values + rng.laplace(0.0, scale, size=values.shape)
+    return np.clip(noisy, low, high)
+
+
+# --- post-processing (free) -------------------------------------------------------------------
+
+
+def clamp_normalise(noisy: np.ndarray) -> np.ndarray:
+    """Clamp each coordinate to [0, 1] and divide by the row's sum: a probability vector.
+
+    A row whose coordinates all clamp to zero carries no information and becomes uniform.
+    """
+    clamped = np.clip(_check_vectors(noisy), 0.0, 1.0)
+    totals = clamped.sum(axis=1, keepdims=True)
+    uniform = np.full_like(clamped, 1.0 / clamped.shape[1])
+    return np.divide(clamped, totals, out=uniform, where=totals > 0)
+
+
+def clamp_round(noisy: np.ndarray) -> np.ndarray:
+    """Clamp each coordinate to [0, 1] and round it: a 0/1 vector with any number of ones."""
+    return np.rint(np.clip(_check_vectors(noisy), 0.0, 1.0))
+
+
+def post_process(noisy: np.ndarray, post: PostProcessing) -> np.ndarray:
+    """Training targets from noisy one-hot vectors, see :data:`POST_PROCESSING`.
+
+    Returns int64 labels ``(n,)`` for ``argmax`` and probability rows ``(n, K)`` otherwise; a
+    rounded row with several ones splits its mass among them and one with none is uniform.
+    """
+    if post == "argmax":
+        return _check_vectors(noisy).argmax(axis=1)
+    if post == "soft":
+        return clamp_normalise(noisy)
+    if post == "round":
+        return clamp_normalise(clamp_round(noisy))
+    raise InvalidInputError(
+        f"unknown post-processing {post!r}; choose one of: {', '.join(POST_PROCESSING)}"
+    )
+
+
+# --- input checks -----------------------------------------------------------------------------
+
+
+def check_values(values: object, low: float, high: float) -> np.ndarray:
+    """Return ``values`` as finite float64 in [low, high], after checking the range itself."""
+    if not (np.isfinite(low) and np.isfinite(high)) or not low < high:
+        raise InvalidInputError(
+            f"the value range needs finite low < high, got low={low}, high={high}"
+        )
+    array = np.asarray(values)
+    if array.size == 0:
+        raise InvalidInputError("values is empty; pass at least one value")
+    if not (np.issubdtype(array.dtype, np.number) and np.all(np.isfinite(array))):
+        raise InvalidInputError("values must be finite numbers")
+    array = array.astype(np.float64)
+    if array.min() < low or array.max() > high:
+        raise InvalidInputError(
+            f"values must lie in [{low:g}, {high:g}] (the sensitivity is high - low), found "
+            f"{array.min():g} to {array.max():g}; widen the range or clip the values first"
+        )
+    return array
+
+
+def _check_vectors(noisy: object) -> np.ndarray:
+    array = np.asarray(noisy, dtype=np.float64)
+    if array.ndim != 2 or array.shape[0] == 0 or array.shape[1] < 2:
+        raise InvalidInputError(f"expected noisy vectors of shape (n, K >= 2), got {array.shape}")
+    if not np.all(np.isfinite(array)):
+        raise InvalidInputError("noisy vectors must be finite numbers")
+    return array

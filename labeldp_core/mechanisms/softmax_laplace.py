@@ -1,0 +1,70 @@
+"""Local DP on model outputs: Laplace noise on each softmax vector before it leaves the model.
+
+Privacy unit: one output vector (local DP). Any two probability vectors p, q over K classes satisfy
+||p - q||_1 <= 2 (the two one-hot vectors reach it), so noise Lap(0, 2/ε) on each coordinate makes
+each released vector ε-LDP: whoever sees it learns little about what the model answered. It does
+not protect the training data: the model itself was trained on clean labels.
+
+Calibrating to a sensitivity of 1 instead (a common slip) halves the noise and doubles the real
+epsilon, see :func:`actual_epsilon`.
+"""
+
+import numpy as np
+
+from labeldp_core.errors import InvalidInputError
+from labeldp_core.mechanisms.laplace import epsilon_for_noise, laplace_scale
+from labeldp_core.validation import check_epsilon
+
+__all__ = [
+    "PROBABILITY_SENSITIVITY",
+    "actual_epsilon",
+    "epsilon_for_output_noise",
+    "laplace_outputs",
+]
+
+#: Largest L1 distance between two probability vectors.
+PROBABILITY_SENSITIVITY = 2.0
+
+
+def actual_epsilon(epsilon: float, assumed_sensitivity: float) -> float:
+    """The guarantee really given when noise is calibrated for ``assumed_sensitivity``.
+
+    The noise scale is assumed/ε, and the privacy loss of that scale on probability vectors is
+    2 / scale = ε * 2 / assumed: assuming 1 instead of 2 turns a promised ε into 2ε.
+
+    >>> actual_epsilon(1.0, 1.0)
+    2.0
+    """
+    scale = laplace_scale(assumed_sensitivity, epsilon)
+    return PROBABILITY_SENSITIVITY / scale
+
+
+def epsilon_for_output_noise(magnitude: float, probability: float) -> float:
+    """Epsilon at which each output coordinate's noise stays within ±t with probability p."""
+    return epsilon_for_noise(magnitude, probability, PROBABILITY_SENSITIVITY)
+
+
+def laplace_outputs(
+    probabilities: np.ndarray, epsilon: float, rng: np.random.Generator
+) -> np.ndarray:
+    """Release every probability vector plus Lap(0, 2/ε) noise on each coordinate.
+
+    Args:
+        probabilities: ``(n, K)`` rows of non-negative numbers summing to one (softmax outputs).
+        epsilon: the local budget of each released vector.
+        rng: the source of randomness.
+
+    Returns:
+        ``(n, K)`` float64 noisy vectors (not clamped: post-process them as needed, for free).
+    """
+    array = np.asarray(probabilities, dtype=np.float64)
+    if array.ndim != 2 or array.shape[0] == 0 or array.shape[1] < 2:
+        raise InvalidInputError(f"expected probabilities of shape (n, K >= 2), got {array.shape}")
+    if not np.all(np.isfinite(array)) or np.any(array < 0):
+        raise InvalidInputError("probabilities must be finite and non-negative")
+    if not np.allclose(array.sum(axis=1), 1.0, atol=1e-4):
+        raise InvalidInputError(
+            "each row must sum to one (the 2/ε scale relies on it); apply a softmax first"
+        )
+    scale = laplace_scale(PROBABILITY_SENSITIVITY, check_epsilon(epsilon))
+    return array + rng.laplace(0.0, scale, size=array.shape)

@@ -1,0 +1,77 @@
+"""Figures of the Laplace noise page: the density for several epsilons and its tails."""
+
+from collections.abc import Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+
+from labeldp_core.mechanisms import laplace_density, laplace_scale, tail_probability
+from labeldp_core.plots.common import LAYOUT
+
+__all__ = ["laplace_density_figure", "tail_probability_figure"]
+
+
+def laplace_density_figure(
+    sensitivity: float,
+    epsilon: float,
+    other_epsilons: Sequence[float] = (),
+    samples: np.ndarray | None = None,
+) -> go.Figure:
+    """Density of Lap(0, Δ/ε) for the chosen ε, others dotted, and a histogram of drawn noise.
+
+    The x range covers the chosen density's central 99.9% (±b ln 1000).
+    """
+    scale = laplace_scale(sensitivity, epsilon)
+    reach = scale * np.log(1000.0)
+    grid = np.linspace(-reach, reach, 801)
+    figure = go.Figure()
+    if samples is not None:
+        figure.add_histogram(
+            x=samples, histnorm="probability density", name=f"{len(samples):,} draws",
+            xbins={"start": -reach, "end": reach, "size": 2 * reach / 80},
+            marker_color="lightsteelblue", opacity=0.8,
+        )  # fmt: skip
+    for other in other_epsilons:
+        figure.add_scatter(
+            x=grid, y=laplace_density(grid, laplace_scale(sensitivity, other)), mode="lines",
+            line={"dash": "dot"}, name=f"ε = {other:g} (b = {sensitivity / other:.3g})",
+        )  # fmt: skip
+    figure.add_scatter(
+        x=grid, y=laplace_density(grid, scale), mode="lines", line={"width": 3, "color": "black"},
+        name=f"ε = {epsilon:g} (b = {scale:.3g})",
+    )  # fmt: skip
+    figure.update_layout(
+        title=f"Density of Lap(0, Δ/ε) with Δ = {sensitivity:g}",
+        xaxis={"title": "noise value", "range": [-reach, reach]},
+        yaxis={"title": "density"}, barmode="overlay", **LAYOUT,
+    )  # fmt: skip
+    return figure
+
+
+def tail_probability_figure(
+    sensitivity: float, epsilon: float, threshold: float, other_epsilons: Sequence[float] = ()
+) -> go.Figure:
+    """P(|noise| > t) = e^(-tε/Δ) against t for each ε, the chosen (ε, t) marked."""
+    scale = laplace_scale(sensitivity, epsilon)
+    grid = np.linspace(0.0, max(scale * np.log(1000.0), 1.5 * threshold), 400)
+    figure = go.Figure()
+    for other in other_epsilons:
+        figure.add_scatter(
+            x=grid, y=tail_probability(grid, laplace_scale(sensitivity, other)), mode="lines",
+            line={"dash": "dot"}, name=f"ε = {other:g}",
+        )  # fmt: skip
+    figure.add_scatter(
+        x=grid, y=tail_probability(grid, scale), mode="lines",
+        line={"width": 3, "color": "black"}, name=f"ε = {epsilon:g}",
+    )  # fmt: skip
+    chance = float(tail_probability(threshold, scale))
+    figure.add_scatter(
+        x=[threshold], y=[chance], mode="markers", marker={"size": 12, "color": "crimson"},
+        name=f"P(|noise| > {threshold:g}) = {chance:.3g}",
+    )  # fmt: skip
+    figure.update_layout(
+        title="Tail probability P(|noise| > t)",
+        xaxis={"title": "noise magnitude t"}, yaxis={"title": "probability", "range": [0, 1]},
+        **LAYOUT,
+    )  # fmt: skip
+    return figure

@@ -1,0 +1,157 @@
+"""Laplace on labels: what the model trains on, accuracy and MSE vs epsilon, RR-on-bins' budget."""
+
+import numpy as np
+import streamlit as st
+
+from labeldp_core import plots
+from labeldp_core.accounting import split_budget
+from labeldp_core.data import load_dataset
+from labeldp_core.mechanisms import (
+    alibi_posterior,
+    argmax_accuracy,
+    laplace_one_hot,
+    optimal_bins,
+    post_process,
+)
+from labeldp_core.mechanisms.rr_bins import RRBins
+from ui.controls import current_controls, epsilon_control
+from ui.results import configs_for, reported_errors, stored_many
+from ui.sweeps import compute_button, status_sentence
+
+SWEEP_EPSILONS = [0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0]
+EXAMPLES = 5
+CLASSIFIERS = {
+    "Laplace, argmax": ("laplace", {"post": "argmax"}),
+    "Laplace, clamp + renormalise": ("laplace", {"post": "soft"}),
+    "Laplace, clamp + round": ("laplace", {"post": "round"}),
+    "ALIBI": ("alibi", {}),
+}
+REGRESSORS = {"Laplace, clamped": ("laplace-regression", {}), "RR-on-bins": ("rr-bins", {})}
+
+controls = current_controls()
+epsilon = epsilon_control()
+data = load_dataset(controls.dataset)
+k = data.num_classes
+st.title("Laplace on labels")
+st.markdown(
+    "Each training label becomes its one-hot vector plus Laplace noise of scale 2/ε on every "
+    "coordinate (two one-hot vectors differ by 2 in L1), which is ε-label-DP. Anything computed "
+    "from a noisy vector alone is free: its argmax, a clamped soft label, a rounded 0/1 vector, "
+    "or ALIBI's Bayesian posterior over the classes. For regression the label value 0..K−1 gets "
+    f"noise of scale (K−1)/ε = {k - 1}/ε and is clamped; RR-on-bins instead releases one of a "
+    "few output values chosen to minimise the expected squared error."
+)
+left, right = st.columns(2)
+prior_kind = left.selectbox(
+    "Prior for ALIBI and RR-on-bins", ["uniform", "histogram"], key="prior", bind="query-params",
+    help="uniform is free; histogram is a noisy histogram of the training labels, paid from ε",
+)  # fmt: skip
+prior_share = right.number_input(
+    "Share of ε spent on the histogram", min_value=0.01, max_value=0.9, value=0.1, step=0.05,
+    key="prior_share", bind="query-params", disabled=prior_kind == "uniform",
+)  # fmt: skip
+prior_settings = {"prior": prior_kind, "prior_share": float(prior_share)}
+epsilons = sorted(set(SWEEP_EPSILONS) | {epsilon})
+
+st.subheader("What the model is trained on")
+examples = data.y_train[:EXAMPLES]
+noisy = laplace_one_hot(examples, epsilon, k, np.random.default_rng(controls.seed))
+panels = {
+    "noisy vector": noisy,
+    "argmax": np.eye(k)[post_process(noisy, "argmax")],
+    "clamp + renormalise": post_process(noisy, "soft"),
+    "clamp + round": post_process(noisy, "round"),
+    "ALIBI posterior": alibi_posterior(noisy, epsilon),
+}
+st.plotly_chart(plots.noisy_vectors_figure(examples, panels, data.class_names), key="vectors")
+st.caption(
+    f"The first {EXAMPLES} training labels at ε = {epsilon:g} (noise scale {2 / epsilon:.3g}); "
+    "each panel is one way to turn the noisy vector into a training target, the ALIBI panel with "
+    "a uniform prior. At small ε the true class is rarely the largest coordinate, so argmax "
+    f"labels are right with probability {argmax_accuracy(epsilon, k):.2f} (1/K = {1 / k:.2f}); "
+    "soft targets keep some of the evidence that argmax throws away."
+)
+
+st.subheader("Classification: test accuracy vs ε")
+with reported_errors():
+    series, missing = {}, []
+    for name, (mechanism, settings) in CLASSIFIERS.items():
+        extra = prior_settings if mechanism == "alibi" else {}
+        configs = configs_for(mechanism, controls.dataset, epsilons, [controls.seed],
+                              controls.epochs, controls.settings | settings | extra)  # fmt: skip
+        series[name], absent = stored_many(configs)
+        missing += absent
+    compute_button(missing, "Run classification sweep", "run_classification")
+found = [r for results in series.values() for r in results]
+st.plotly_chart(
+    plots.score_vs_epsilon(series, found[0].baseline_test_accuracy if found else None,
+                           chance=1 / k, marked_epsilon=epsilon),
+    key="accuracy",
+)  # fmt: skip
+st.caption(
+    "Each point is a model trained on targets released at that ε and scored on clean test "
+    "labels; the dashed line is the same model trained on the true labels. All four use the same "
+    "noise, so their differences come only from what is done with the noisy vector. "
+    + status_sentence(missing)
+)
+
+at_epsilon = [
+    {"mechanism": name, "test accuracy": r.test_accuracy, "label accuracy": r.label_accuracy,
+     "ε spent": r.epsilon_spent}
+    for name, results in series.items() for r in results if r.epsilon == epsilon
+]  # fmt: skip
+if at_epsilon:
+    st.markdown(f"**At ε = {epsilon:g}** (label accuracy: mean probability the target gives "
+                "the true label)")  # fmt: skip
+    st.dataframe(at_epsilon, hide_index=True, key="accuracy_table")
+
+st.subheader("Regression: test MSE vs ε")
+with reported_errors():
+    regression, missing = {}, []
+    for name, (mechanism, settings) in REGRESSORS.items():
+        extra = prior_settings if mechanism == "rr-bins" else {}
+        configs = configs_for(mechanism, controls.dataset, epsilons, [controls.seed],
+                              controls.epochs, controls.settings | settings | extra)  # fmt: skip
+        regression[name], absent = stored_many(configs)
+        missing += absent
+    compute_button(missing, "Run regression sweep", "run_regression")
+done = [r for results in regression.values() for r in results]
+baselines = {"clean labels": done[0].baseline_test_mse} if done else {}
+st.plotly_chart(plots.mse_vs_epsilon(regression, baselines, epsilon), key="mse")
+st.caption(
+    "Test MSE of a regression head predicting the label value, on log-log axes; the dashed lines "
+    "are least-squares power laws MSE ≈ c·ε^s, with the slope s in the legend. The dotted line is "
+    "the same model on clean values. " + status_sentence(missing)
+)
+
+empirical = np.bincount(data.y_train, minlength=k) / data.n_train
+left, right = st.columns(2)
+left.plotly_chart(plots.expected_label_mse_figure(empirical, epsilon), key="label_mse")
+left.caption(
+    "The error of the released training labels themselves, in closed form, for this dataset's "
+    "label frequencies. Laplace noise of scale (K−1)/ε is far too wide at small ε and is mostly "
+    "clamped to the ends; RR-on-bins never does worse than always releasing the mean."
+)
+
+split = split_budget(epsilon, prior_share if prior_kind == "histogram" else 0.0)
+rr_run = next((r for r in regression["RR-on-bins"] if r.epsilon == epsilon), None)
+if rr_run is not None:
+    bins = RRBins(np.arange(k, dtype=float), np.asarray(rr_run.details["bin_of_value"]),
+                  np.asarray(rr_run.details["bin_outputs"]), split.release)  # fmt: skip
+    source = "the bins of the computed run (its prior)"
+else:
+    bins = optimal_bins(np.arange(k, dtype=float), np.full(k, 1.0 / k), split.release)
+    source = "bins for a uniform prior (run this ε to see the prior the run estimated)"
+right.plotly_chart(plots.rr_bins_figure(bins), key="bins")
+right.caption(
+    f"RR-on-bins at ε = {epsilon:g}, {source}: a label is sent to its bin's output value with "
+    f"probability e^ε/(e^ε+m−1) and to another bin's otherwise. With few bins the output is "
+    "coarse but rarely far off; as ε grows the bins split until every value is its own bin."
+)
+st.markdown("**RR-on-bins budget at this ε** (sequential composition: the steps add up)")
+planned = [
+    {"step": "prior: noisy label histogram", "epsilon": split.prior},
+    {"step": "release: randomized response over bins", "epsilon": split.release},
+    {"step": "total (sequential composition)", "epsilon": split.total},
+]
+st.table(rr_run.details["budget"] if rr_run is not None else planned[0 if split.prior else 1 :])

@@ -1,0 +1,94 @@
+"""Laplace noise: density for the chosen epsilon, drawn noise, tails and the epsilon calculator."""
+
+import math
+
+import numpy as np
+import streamlit as st
+
+from labeldp_core import plots
+from labeldp_core.mechanisms import epsilon_for_noise, laplace_cdf, laplace_scale, tail_probability
+from ui.controls import current_controls, epsilon_control
+from ui.results import reported_errors
+
+COMPARE_CHOICES = [0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0]
+DRAWS = 10_000
+
+controls = current_controls()
+epsilon = epsilon_control()
+st.title("Laplace noise")
+st.markdown(
+    "The Laplace mechanism adds noise with density e^(−|x|/b)/(2b) to a value that one person "
+    "can change by at most Δ (the *sensitivity*, measured in L1). With scale b = Δ/ε, moving the "
+    "value by Δ changes the density of any output by at most a factor e^ε: that is ε-DP. "
+    "Δ is 2 for a one-hot label or a probability vector (two of them differ by at most 2 in L1) "
+    "and K−1 for a label value 0..K−1 used as a regression target."
+)
+
+left, middle, right = st.columns(3)
+sensitivity = left.number_input(
+    "Sensitivity Δ", min_value=0.01, max_value=1000.0, value=2.0, step=1.0, key="sensitivity",
+    bind="query-params", help="2 for one-hot labels and probability vectors, K−1 for values 0..K−1",
+)  # fmt: skip
+compare = middle.multiselect(
+    "Compare with ε", COMPARE_CHOICES, default=[0.5, 2.0], key="compare", bind="query-params"
+)
+magnitude = right.number_input(
+    "Noise magnitude t", min_value=0.001, max_value=1e4, value=1.0, step=0.5, key="magnitude",
+    bind="query-params", help="used by the tail probability and the calculator below",
+)  # fmt: skip
+
+with reported_errors():
+    scale = laplace_scale(sensitivity, epsilon)
+others = [e for e in compare if not math.isclose(e, epsilon)]
+draws = np.random.default_rng(controls.seed).laplace(0.0, scale, DRAWS)
+
+st.plotly_chart(plots.laplace_density_figure(sensitivity, epsilon, others, draws), key="density")
+cols = st.columns(4)
+cols[0].metric("Scale b = Δ/ε", f"{scale:.4g}")
+cols[1].metric("Standard deviation √2·b", f"{math.sqrt(2) * scale:.4g}")
+cols[2].metric(f"Measured std of {DRAWS:,} draws", f"{draws.std():.4g}")
+cols[3].metric("Half the noise is within ±", f"{scale * math.log(2):.4g}")
+st.caption(
+    f"The black curve is the density at ε = {epsilon:g}; the bars are {DRAWS:,} draws from it "
+    "(seed from the sidebar) and follow it up to sampling noise. Halving ε doubles b: the peak "
+    "halves and the tails stretch, which is what a smaller privacy budget costs."
+)
+
+st.subheader("How far can the noise go?")
+st.plotly_chart(plots.tail_probability_figure(sensitivity, epsilon, magnitude, others), key="tails")
+beyond = float(tail_probability(magnitude, scale))
+st.caption(
+    f"P(|noise| > t) = e^(−t/b) = e^(−{magnitude:g}/{scale:.4g}) = {beyond:.4g} at "
+    f"ε = {epsilon:g}: "
+    f"about one draw in {1 / beyond:,.0f} lands further than {magnitude:g} from zero. The tails "
+    "fall exponentially, so large errors are rare but never impossible."
+    if beyond > 0
+    else f"At ε = {epsilon:g} the noise essentially never exceeds {magnitude:g}."
+)
+
+st.subheader("Calculator: which ε keeps the noise within ±t?")
+probability = st.number_input(
+    "Probability p that |noise| ≤ t", min_value=0.01, max_value=0.999, value=0.9, step=0.05,
+    format="%.3f", key="probability", bind="query-params",
+)  # fmt: skip
+with reported_errors():
+    needed = epsilon_for_noise(magnitude, probability, sensitivity)
+check = float(
+    laplace_cdf(magnitude, sensitivity / needed) - laplace_cdf(-magnitude, sensitivity / needed)
+)
+st.markdown(
+    f"""
+We want P(|noise| ≤ t) = p with t = {magnitude:g}, p = {probability:g} and Δ = {sensitivity:g}.
+
+1. For Lap(0, b), P(|noise| ≤ t) = 1 − e^(−t/b), so we need
+   e^(−t/b) = 1 − p = {1 - probability:.4g}.
+2. Taking logarithms, t/b = ln(1/(1 − p)) = {-math.log1p(-probability):.4g},
+   so b = {magnitude:g} / {-math.log1p(-probability):.4g} = {sensitivity / needed:.4g}.
+3. Since b = Δ/ε, **ε = Δ ln(1/(1 − p)) / t = {sensitivity:g} × {-math.log1p(-probability):.4g}
+   / {magnitude:g} = {needed:.4g}**.
+
+Check with the Laplace CDF: at ε = {needed:.4g}, F(t) − F(−t) = {check:.4g} = p.
+Asking for smaller noise (smaller t) or more certainty (p closer to 1) costs a larger ε.
+"""
+)
+st.metric("ε for this noise level", f"{needed:.4g}")

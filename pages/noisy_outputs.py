@@ -1,0 +1,104 @@
+"""Noisy model outputs (local DP): cluster quality and argmax agreement vs epsilon, a 2-D view."""
+
+import math
+
+import streamlit as st
+
+from labeldp_core import plots
+from labeldp_core.data import DATASETS, load_dataset
+from labeldp_core.mechanisms import (
+    PROBABILITY_SENSITIVITY,
+    actual_epsilon,
+    epsilon_for_output_noise,
+)
+from ui.controls import current_controls, epsilon_control
+from ui.results import configs_for, reported_errors, run_with_progress, stored_many
+from ui.sweeps import compute_button, status_sentence
+
+SWEEP_EPSILONS = [0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0]
+AUTO_COMPUTE_MAX_IMAGES = 5000
+
+controls = current_controls()
+epsilon = epsilon_control()
+st.title("Noisy model outputs (local DP)")
+st.markdown(
+    "Here the privacy unit is **one output vector**, not a training label: a trained model's "
+    "softmax output for a query gets Laplace noise on every coordinate before it is released, so "
+    "whoever receives it learns little about what the model answered (local DP). Two probability "
+    "vectors differ by at most 2 in L1, so the scale is 2/ε. This protects the answers, not the "
+    "training data: the model itself was trained on clean labels."
+)
+
+with reported_errors():
+    epsilons = sorted(set(SWEEP_EPSILONS) | {epsilon})
+    configs = configs_for("softmax-laplace", controls.dataset, epsilons, [controls.seed],
+                          controls.epochs, controls.settings)  # fmt: skip
+    found, absent = stored_many(configs)
+    if absent and DATASETS[controls.dataset].size <= AUTO_COMPUTE_MAX_IMAGES:
+        found += run_with_progress(absent, "Noisy outputs")
+        absent = []
+    compute_button(absent, "Run the sweep", "run_outputs")
+
+current = next((r for r in found if r.epsilon == epsilon), None)
+if current is not None:
+    d = current.details
+    cols = st.columns(4)
+    cols[0].metric("Argmax agreement with clean", f"{d['argmax_agreement']:.3f}")
+    silhouette, ch = d["silhouette_noisy"], d["calinski_harabasz_noisy"]
+    cols[1].metric("Silhouette, noisy", f"{silhouette:.3f}",
+                   f"{silhouette - d['silhouette_clean']:+.3f} vs clean")  # fmt: skip
+    cols[2].metric("Calinski-Harabasz, noisy", f"{ch:.1f}",
+                   f"{ch - d['calinski_harabasz_clean']:+.1f} vs clean")  # fmt: skip
+    cols[3].metric("ε spent (per output vector)", f"{current.epsilon_spent:g}")
+
+st.plotly_chart(plots.cluster_metrics_vs_epsilon(found, epsilon), key="metrics")
+st.caption(
+    "k-means with K clusters on the clean and on the noisy test outputs; silhouette (on a sample "
+    "of up to 2,000 points) and Calinski-Harabasz say how compact and separated the clusters are, "
+    "agreement is the share of noisy outputs whose largest coordinate is still the clean one. "
+    "Below ε ≈ 1 the noise (scale 2/ε) dwarfs probabilities that live in [0, 1]. "
+    + status_sentence(absent)
+)
+
+if current is not None:
+    st.plotly_chart(
+        plots.output_projection(current.details["projection"],
+                                load_dataset(controls.dataset).class_names, epsilon),
+        key="projection",
+    )  # fmt: skip
+    st.caption(
+        "A sample of test outputs on the two principal axes of the clean outputs, coloured by true "
+        "class; mind the axes, each panel has its own scale. Clean outputs sit near the corners of "
+        f"the probability simplex; noise of scale {2 / epsilon:.3g} blurs them into one cloud as ε "
+        "falls."
+    )
+
+st.subheader("Why the sensitivity must be 2, not 1")
+wrong = actual_epsilon(epsilon, 1.0)
+st.markdown(
+    f"A probability vector can move from one corner of the simplex to another, e.g. from "
+    f"(1, 0, …) to (0, 1, …): an L1 change of {PROBABILITY_SENSITIVITY:g}. Calibrating to an "
+    f"assumed sensitivity of 1 uses scale 1/ε = {1 / epsilon:.3g} instead of 2/ε = "
+    f"{2 / epsilon:.3g}. The privacy loss of that noise on those two vectors is 2/(1/ε) = "
+    f"**{wrong:g}, not {epsilon:g}**: the likelihood ratio an observer can see is bounded by "
+    f"e^{wrong:g} = {math.exp(wrong):.3g} rather than the promised e^{epsilon:g} = "
+    f"{math.exp(epsilon):.3g}, {math.exp(wrong - epsilon):.3g} times weaker."
+)
+
+st.subheader("Which ε for a target noise level?")
+left, right = st.columns(2)
+magnitude = left.number_input(
+    "Noise magnitude t per coordinate", min_value=0.001, max_value=100.0, value=0.1, step=0.05,
+    key="output_t", bind="query-params",
+)  # fmt: skip
+probability = right.number_input(
+    "Probability p that |noise| ≤ t", min_value=0.01, max_value=0.999, value=0.5, step=0.05,
+    format="%.3f", key="output_p", bind="query-params",
+)  # fmt: skip
+with reported_errors():
+    needed = epsilon_for_output_noise(magnitude, probability)
+st.markdown(
+    f"ε = 2 ln(1/(1 − p)) / t = 2 × {-math.log1p(-probability):.4g} / {magnitude:g} = "
+    f"**{needed:.4g}** keeps each coordinate's noise within ±{magnitude:g} with probability "
+    f"{probability:g}. Noise small next to probabilities in [0, 1] needs a large ε."
+)

@@ -1,0 +1,265 @@
+"""Laplace noise facts, Laplace on one-hot labels and on regression values."""
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from labeldp_core.errors import InvalidInputError
+from labeldp_core.mechanisms import (
+    argmax_accuracy,
+    clamp_normalise,
+    clamp_round,
+    epsilon_for_noise,
+    expected_regression_mse,
+    laplace_cdf,
+    laplace_density,
+    laplace_epsilon,
+    laplace_one_hot,
+    laplace_regression,
+    laplace_scale,
+    laplace_variance,
+    one_hot_log_density,
+    post_process,
+    regression_log_likelihood,
+    tail_probability,
+)
+
+# Fixed seeds make every test deterministic; ALPHA bounds how often a statistical check would
+# fail for an arbitrary seed if the mechanism were right; Z is the two-sided normal quantile.
+ALPHA = 1e-3
+Z = stats.norm.ppf(1 - ALPHA / 2)
+
+
+def _variance_within_tolerance(noise: np.ndarray, scale: float) -> bool:
+    """Sample variance vs 2b^2: for Laplace noise Var(X^2) = E X^4 - (E X^2)^2 = 24b^4 - 4b^4."""
+    sigma = math.sqrt(20.0 / noise.size) * scale**2
+    return abs(np.mean(noise**2) - 2 * scale**2) < Z * sigma
+
+
+# --- closed forms -----------------------------------------------------------------------------
+
+
+def test_scale_variance_and_epsilon_are_exact():
+    assert laplace_scale(2.0, 0.5) == 4.0
+    assert laplace_variance(4.0) == 32.0
+    assert laplace_epsilon(2.0, 4.0) == 0.5
+    for epsilon in (0.1, 1.0, 7.0):
+        assert laplace_epsilon(9.0, laplace_scale(9.0, epsilon)) == pytest.approx(epsilon)
+
+
+def test_density_cdf_and_tail_agree_with_scipy():
+    x = np.linspace(-10, 10, 101)
+    np.testing.assert_allclose(laplace_density(x, 1.7), stats.laplace.pdf(x, scale=1.7))
+    np.testing.assert_allclose(laplace_cdf(x, 1.7), stats.laplace.cdf(x, scale=1.7))
+    t = np.abs(x)
+    np.testing.assert_allclose(tail_probability(t, 1.7), 2 * stats.laplace.sf(t, scale=1.7))
+
+
+@pytest.mark.parametrize("sensitivity", [1.0, 2.0, 9.0])
+@pytest.mark.parametrize("magnitude", [0.05, 1.0, 30.0])
+@pytest.mark.parametrize("probability", [0.01, 0.5, 0.9, 0.999])
+def test_calculator_round_trips_with_the_laplace_cdf(sensitivity, magnitude, probability):
+    epsilon = epsilon_for_noise(magnitude, probability, sensitivity)
+    scale = sensitivity / epsilon
+    within = laplace_cdf(magnitude, scale) - laplace_cdf(-magnitude, scale)
+    assert within == pytest.approx(probability, rel=1e-12)
+    assert stats.laplace.cdf(magnitude, scale=scale) - stats.laplace.cdf(
+        -magnitude, scale=scale
+    ) == pytest.approx(probability, rel=1e-9)
+
+
+def test_calculator_worked_example():
+    # Δ = 2, noise within ±1 half of the time: ε = 2 ln 2.
+    assert epsilon_for_noise(1.0, 0.5, 2.0) == pytest.approx(2 * math.log(2), rel=1e-15)
+
+
+@pytest.mark.parametrize("epsilon", [0.5, 2.0])
+def test_argmax_accuracy_matches_simulation(epsilon):
+    k, n = 10, 100_000
+    rng = np.random.default_rng(3)
+    noisy = laplace_one_hot(np.zeros(n, dtype=int), epsilon, k, rng)
+    hits = int(np.sum(noisy.argmax(axis=1) == 0))
+    expected = argmax_accuracy(epsilon, k)
+    assert stats.binomtest(hits, n, expected).pvalue > ALPHA
+
+
+def test_argmax_accuracy_limits():
+    assert argmax_accuracy(100.0, 10) == pytest.approx(1.0)
+    assert argmax_accuracy(1e-4, 10) == pytest.approx(0.1, abs=1e-4)
+    # Two classes, closed form by hand: P(1 + N0 > N1) with N0 - N1 ~ difference of Laplaces.
+    b = 2.0
+    exact = 1 - 0.5 * math.exp(-1 / b) * (1 + 1 / (2 * b))
+    assert argmax_accuracy(1.0, 2) == pytest.approx(exact, rel=1e-9)
+
+
+# --- one-hot release --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("epsilon", [0.5, 1.0, 4.0])
+def test_one_hot_noise_variance_is_two_b_squared(epsilon):
+    rng = np.random.default_rng(11)
+    labels = rng.integers(0, 10, size=20_000)
+    noisy = laplace_one_hot(labels, epsilon, 10, rng)
+    noise = noisy - np.eye(10)[labels]
+    assert _variance_within_tolerance(noise.ravel(), 2.0 / epsilon)
+    # Noise is continuous and added as floats: no coordinate of the release is a whole number.
+    assert noisy.dtype == np.float64
+    assert not np.any(noisy == np.round(noisy))
+
+
+def test_variance_check_catches_a_mis_scaled_release():
+    rng = np.random.default_rng(11)
+    noise = rng.laplace(0.0, 1.0, size=200_000)  # calibrated for sensitivity 1, not 2
+    assert not _variance_within_tolerance(noise, 2.0)
+
+
+def test_one_hot_noise_is_laplace_by_ks_test():
+    rng = np.random.default_rng(5)
+    labels = np.full(20_000, 3)
+    noise = (laplace_one_hot(labels, 1.0, 5, rng) - np.eye(5)[3]).ravel()
+    assert stats.kstest(noise, "laplace", args=(0.0, 2.0)).pvalue > ALPHA
+
+
+@pytest.mark.parametrize("epsilon", [0.3, 1.0, 5.0])
+def test_one_hot_density_ratio_never_exceeds_e_epsilon(epsilon):
+    k = 4
+    rng = np.random.default_rng(0)
+    scale = 2.0 / epsilon
+    outputs = np.concatenate([
+        rng.laplace(0.5, 3 * scale, size=(5000, k)),  # anywhere
+        np.eye(k), -np.eye(k), np.eye(k) * 5,          # corners and beyond
+    ])  # fmt: skip
+    worst = 0.0
+    for a in range(k):
+        for b in range(k):
+            ratio = one_hot_log_density(outputs, a, epsilon) - one_hot_log_density(
+                outputs, b, epsilon
+            )
+            worst = max(worst, ratio.max())
+    assert worst <= epsilon + 1e-12
+    # ... and the bound is attained: o = e_a is e^eps times likelier under a than under b.
+    assert worst == pytest.approx(epsilon, rel=1e-12)
+
+
+def test_density_ratio_check_catches_half_the_noise():
+    # Noise calibrated to sensitivity 1 (scale 1/eps) is the density of this function at 2*eps.
+    epsilon = 1.0
+    o = np.eye(3)[[0]]
+    ratio = one_hot_log_density(o, 0, 2 * epsilon) - one_hot_log_density(o, 1, 2 * epsilon)
+    assert ratio.max() > epsilon
+
+
+def test_post_processing_outputs_stay_in_range():
+    rng = np.random.default_rng(1)
+    noisy = laplace_one_hot(rng.integers(0, 6, 5000), 0.2, 6, rng)
+    soft = clamp_normalise(noisy)
+    assert soft.min() >= 0 and soft.max() <= 1
+    np.testing.assert_allclose(soft.sum(axis=1), 1.0)
+    rounded = clamp_round(noisy)
+    assert set(np.unique(rounded)) <= {0.0, 1.0}
+    hard = post_process(noisy, "argmax")
+    assert hard.dtype.kind == "i" and hard.min() >= 0 and hard.max() <= 5
+    targets = post_process(noisy, "round")
+    np.testing.assert_allclose(targets.sum(axis=1), 1.0)
+
+
+def test_all_zero_rows_become_uniform_and_ones_share_the_mass():
+    noisy = np.array([[-0.3, -2.0, -0.1], [0.8, 0.7, -1.0], [1.6, 0.2, 0.1]])
+    np.testing.assert_allclose(clamp_normalise(noisy)[0], [1 / 3, 1 / 3, 1 / 3])
+    np.testing.assert_allclose(clamp_normalise(noisy)[1], [0.8 / 1.5, 0.7 / 1.5, 0.0])
+    np.testing.assert_allclose(
+        post_process(noisy, "round"), [[1 / 3] * 3, [0.5, 0.5, 0], [1, 0, 0]]
+    )
+
+
+# --- regression release -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("epsilon", [0.2, 1.0, 8.0])
+def test_regression_outputs_are_clamped_and_float(epsilon):
+    rng = np.random.default_rng(2)
+    values = rng.integers(0, 10, size=10_000)
+    released = laplace_regression(values, epsilon, 0, 9, rng)
+    assert released.dtype == np.float64
+    assert released.min() >= 0 and released.max() <= 9
+    inside = released[(released > 0) & (released < 9)]
+    assert not np.any(inside == np.round(inside))
+
+
+def test_regression_noise_variance_before_the_clamp():
+    # A wide range so the clamp is never reached: the noise itself has variance 2b^2.
+    rng = np.random.default_rng(4)
+    values = np.full(50_000, 500.0)
+    released = laplace_regression(values, 50.0, 0.0, 1000.0, rng)
+    assert _variance_within_tolerance(released - values, 1000.0 / 50.0)
+
+
+@pytest.mark.parametrize("epsilon", [0.3, 1.0, 4.0])
+@pytest.mark.parametrize("value", [0.0, 2.0, 4.5, 9.0])
+def test_expected_regression_mse_matches_simulation(epsilon, value):
+    rng = np.random.default_rng(6)
+    values = np.full(40_000, value)
+    squared = (laplace_regression(values, epsilon, 0, 9, rng) - value) ** 2
+    expected = float(expected_regression_mse(value, epsilon, 0, 9))
+    assert abs(squared.mean() - expected) < Z * squared.std() / math.sqrt(squared.size)
+
+
+def test_expected_regression_mse_limits():
+    # No clamp in reach: 2b^2. Huge noise: the two ends half the time each.
+    assert expected_regression_mse(500.0, 100.0, 0.0, 1000.0) == pytest.approx(2 * 10.0**2)
+    assert expected_regression_mse(2.0, 1e-6, 0.0, 9.0) == pytest.approx((4 + 49) / 2, rel=1e-5)
+
+
+@pytest.mark.parametrize("epsilon", [0.5, 2.0])
+def test_regression_likelihood_ratio_never_exceeds_e_epsilon(epsilon):
+    outputs = np.concatenate([[0.0, 9.0], np.linspace(0, 9, 901)[1:-1]])
+    worst = 0.0
+    for a in range(10):
+        for b in range(10):
+            ratio = regression_log_likelihood(
+                outputs, a, epsilon, 0, 9
+            ) - regression_log_likelihood(outputs, b, epsilon, 0, 9)
+            worst = max(worst, ratio.max())
+    assert worst <= epsilon + 1e-12
+    assert worst == pytest.approx(epsilon, rel=1e-12)  # reached at the clamped ends for 0 vs 9
+
+
+def test_regression_end_masses_match_the_release():
+    epsilon, value, n = 1.0, 3.0, 50_000
+    rng = np.random.default_rng(8)
+    released = laplace_regression(np.full(n, value), epsilon, 0, 9, rng)
+    for end in (0.0, 9.0):
+        mass = math.exp(regression_log_likelihood(np.array([end]), value, epsilon, 0, 9)[0])
+        assert stats.binomtest(int(np.sum(released == end)), n, mass).pvalue > ALPHA
+
+
+@pytest.mark.parametrize(
+    ("call", "match"),
+    [
+        (lambda: laplace_one_hot(np.array([0, 1]), 0.0, 2, np.random.default_rng()), "greater"),
+        (lambda: laplace_one_hot(np.array([0, 3]), 1.0, 3, np.random.default_rng()), "0..2"),
+        (
+            lambda: laplace_regression(np.array([0, 10]), 1.0, 0, 9, np.random.default_rng()),
+            "lie in",
+        ),
+        (
+            lambda: laplace_regression(np.array([1.0]), 1.0, 5, 5, np.random.default_rng()),
+            "low < high",
+        ),
+        (
+            lambda: laplace_regression(np.array([np.nan]), 1.0, 0, 9, np.random.default_rng()),
+            "finite",
+        ),
+        (lambda: laplace_regression(np.array([]), 1.0, 0, 9, np.random.default_rng()), "empty"),
+        (lambda: post_process(np.zeros((2, 3)), "median"), "unknown post"),
+        (lambda: clamp_normalise(np.zeros(3)), "shape"),
+        (lambda: epsilon_for_noise(0.0, 0.5, 2.0), "magnitude"),
+        (lambda: epsilon_for_noise(1.0, 1.0, 2.0), "probability"),
+        (lambda: tail_probability(-1.0, 1.0), ">= 0"),
+    ],
+)
+def test_bad_input_names_the_problem(call, match):
+    with pytest.raises(InvalidInputError, match=match):
+        call()

@@ -1,0 +1,65 @@
+"""The three Laplace pages through AppTest: they render, react to their controls and compute."""
+
+from app_helpers import assert_no_errors, open_page
+
+NOISE_PAGE = "pages/laplace_noise.py"
+LABELS_PAGE = "pages/laplace_labels.py"
+OUTPUTS_PAGE = "pages/noisy_outputs.py"
+
+
+def _metrics(app):
+    return {m.label: m.value for m in app.metric}
+
+
+def test_noise_page_follows_sensitivity_epsilon_and_the_calculator():
+    app = open_page(NOISE_PAGE)
+    assert_no_errors(app)
+    assert _metrics(app)["Scale b = Δ/ε"] == "2"
+    assert _metrics(app)["ε for this noise level"] == "4.605"  # 2 ln(10) / 1
+    app.number_input(key="sensitivity").set_value(9.0).run()
+    assert _metrics(app)["Scale b = Δ/ε"] == "9"
+    app.sidebar.number_input(key="epsilon").set_value(3.0).run()
+    assert _metrics(app)["Scale b = Δ/ε"] == "3"
+    app.number_input(key="probability").set_value(0.5).run()
+    assert_no_errors(app)
+    assert _metrics(app)["ε for this noise level"] == "6.238"  # 9 ln 2 / 1
+    assert any("ε = Δ ln(1/(1 − p)) / t" in m.value for m in app.markdown)
+
+
+def test_noise_page_link_restores_its_controls():
+    app = open_page(NOISE_PAGE, sensitivity="9.0", magnitude="2.0", probability="0.99")
+    assert_no_errors(app)
+    assert app.number_input(key="sensitivity").value == 9.0
+    assert _metrics(app)["ε for this noise level"] == "20.72"  # 9 ln(100) / 2
+
+
+def test_labels_page_shows_vectors_runs_a_sweep_and_the_budget_split():
+    app = open_page(LABELS_PAGE, epochs="1", model="logistic", prior="histogram")
+    assert_no_errors(app)
+    budget = app.table[0].value
+    assert list(budget["epsilon"]) == [0.1, 0.9, 1.0]
+    sweep = app.button(key="run_regression")
+    assert "missing points" in sweep.label
+    sweep.click().run()
+    assert_no_errors(app)
+    assert not [b for b in app.button if b.key == "run_regression"]
+    budget = app.table[0].value
+    assert budget["step"].iloc[0] == "prior: noisy label histogram"
+    assert budget["epsilon"].iloc[-1] == 1.0
+    assert any("computed run" in c.value for c in app.caption)
+
+
+def test_outputs_page_computes_on_digits_and_reacts_to_epsilon():
+    app = open_page(OUTPUTS_PAGE, epochs="1", model="logistic")
+    assert_no_errors(app)
+    before = _metrics(app)
+    assert before["ε spent (per output vector)"] == "1"
+    app.sidebar.number_input(key="epsilon").set_value(16.0).run()
+    assert_no_errors(app)
+    after = _metrics(app)
+    assert after["ε spent (per output vector)"] == "16"
+    assert float(after["Argmax agreement with clean"]) > float(
+        before["Argmax agreement with clean"]
+    )
+    text = " ".join(m.value for m in app.markdown)
+    assert "**32, not 16**" in text
