@@ -1,3 +1,17 @@
 """Privacy accounting: budget splits and composition, PATE analysis, DP-SGD accountants."""
 
-__all__: list[str] = []
+from labeldp_core.accounting.zcdp import (
+    gaussian_sigma,
+    gaussian_zcdp,
+    group_zcdp,
+    zcdp_of_pure_dp,
+    zcdp_to_approx_dp,
+)
+
+__all__: list[str] = [
+    "gaussian_sigma",
+    "gaussian_zcdp",
+    "group_zcdp",
+    "zcdp_of_pure_dp",
+    "zcdp_to_approx_dp",
+]

@@ -1,12 +1,14 @@
 """Every mechanism the engine can run, by id."""
 
 from labeldp_core.errors import InvalidInputError
-from labeldp_core.experiments import rr
+from labeldp_core.experiments import dppl, rr
 from labeldp_core.experiments.spec import MechanismSpec
 
 __all__ = ["MECHANISMS", "mechanism_spec"]
 
-MECHANISMS: dict[str, MechanismSpec] = {spec.id: spec for spec in (rr.SPEC,)}
+MECHANISMS: dict[str, MechanismSpec] = {
+    spec.id: spec for spec in (rr.SPEC, dppl.MEAN_SPEC, dppl.PUBLIC_SPEC, dppl.TOPK_SPEC)
+}
 
 
 def mechanism_spec(mechanism: str) -> MechanismSpec:
