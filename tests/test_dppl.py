@@ -9,6 +9,7 @@ import pytest
 from dp_accounting import rdp
 from scipy import stats
 
+from labeldp_core import plots
 from labeldp_core.accounting import zcdp
 from labeldp_core.accounting.zcdp import gaussian_sigma, zcdp_of_pure_dp, zcdp_to_approx_dp
 from labeldp_core.data import imbalance, public_private
@@ -17,7 +18,7 @@ from labeldp_core.data.public_private import public_private_split
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.experiments import MECHANISMS, make_config, run
 from labeldp_core.experiments.context import RunContext
-from labeldp_core.experiments.spec import MechanismSpec, Outcome, Setting
+from labeldp_core.experiments.spec import MechanismSpec, Outcome, RunResult, Setting
 from labeldp_core.mechanisms import coinpress, exponential, prototypes
 from labeldp_core.mechanisms.coinpress import coinpress_mean
 from labeldp_core.mechanisms.exponential import (
@@ -403,6 +404,41 @@ def test_dppl_settings_are_checked(cache):
                          settings={"min_score": 1.5, "max_score": 1.0})  # fmt: skip
     with pytest.raises(InvalidInputError, match="min_score"):
         run(config, cache)
+
+
+# --- plots ------------------------------------------------------------------------------------
+
+
+def _result(mechanism, epsilon, spent, imbalance, accuracy):
+    return RunResult(
+        mechanism=mechanism, dataset="digits", seed=0, epsilon=epsilon, epsilon_spent=spent,
+        delta=0.0, privacy_unit="example", n_train=10, n_test=10, num_classes=2, elapsed_s=0.0,
+        cached=True, epochs=1, settings={"imbalance": imbalance}, test_accuracy=accuracy,
+        details={"minority_accuracy": accuracy / 2, "per_class_accuracy": [accuracy, 0.0],
+                 "class_counts": [8, 2], "minority_classes": [1]},
+    )  # fmt: skip
+
+
+def test_accuracy_curves_group_by_mechanism_and_imbalance_and_can_use_epsilon_spent():
+    results = [
+        _result("dppl-mean", 0.1, 0.48, 1.0, 0.5), _result("dppl-mean", 1.0, 5.3, 1.0, 0.7),
+        _result("dppl-public", 0.1, 0.1, 1.0, 0.4), _result("dppl-public", 0.1, 0.1, 10.0, 0.3),
+    ]  # fmt: skip
+    figure = plots.dppl_accuracy_curves(results, dpsgd={"DP-SGD": [(1.0, 0.2)]})
+    assert [len(t.x) for t in figure.data] == [2, 1, 1, 1]
+    assert list(figure.data[0].x) == [0.1, 1.0] and list(figure.data[0].y) == [0.5, 0.7]
+    spent = plots.dppl_accuracy_curves(results, spent=True, minority=True)
+    assert list(spent.data[0].x) == [0.48, 5.3] and list(spent.data[0].y) == [0.25, 0.35]
+    per_class = plots.per_class_accuracy_curves(results[:2], ["a", "b"])
+    assert [t.name for t in per_class.data] == ["a (n=8)", "★ b (n=2)"]
+
+
+def test_prototype_mosaic_places_every_image():
+    images = np.random.default_rng(0).random((3, 2, 4, 4))
+    heatmap = plots.prototype_mosaic(images, ["x", "y", "z"], ["pick", "best"]).data[0]
+    z = np.asarray(heatmap.z, dtype=float)
+    assert z.shape == (3 * 6, 2 * 6)
+    np.testing.assert_array_equal(z[6:10, 6:10], images[1, 1])
 
 
 # --- page -------------------------------------------------------------------------------------

@@ -67,7 +67,11 @@ _SHARED = {
 }  # fmt: skip
 _SCORES = {
     "min_score": Setting(
-        0.0, "lower clip of 1 + cosine similarity (in [0, 2))", minimum=0.0, maximum=2.0
+        1.0,
+        "lower clip of 1 + cosine similarity, in [0, 2) (1: an example whose embedding "
+        "points away from a candidate adds nothing to its utility)",
+        minimum=0.0,
+        maximum=2.0,
     ),
     "max_score": Setting(
         2.0, "upper clip of 1 + cosine similarity (in (min_score, 2])", minimum=0.0, maximum=2.0

@@ -59,9 +59,15 @@ def _check_utilities(utilities: object) -> np.ndarray:
     return np.atleast_2d(array)
 
 
+#: Below exp(-700) (1e-304) a weight is lost next to the row's largest weight, 1, anyway; it is
+#: set to 0 without computing exp, which would be slow there (subnormal numbers).
+_NEGLIGIBLE_EXPONENT = -700.0
+
+
 def _stable_softmax(logits: np.ndarray) -> np.ndarray:
-    shifted = np.exp(logits - logits.max(axis=-1, keepdims=True))
-    return shifted / shifted.sum(axis=-1, keepdims=True)
+    shifted = logits - logits.max(axis=-1, keepdims=True)
+    weights = np.exp(shifted, out=np.zeros_like(shifted), where=shifted > _NEGLIGIBLE_EXPONENT)
+    return weights / weights.sum(axis=-1, keepdims=True)
 
 
 def _sample_rows(probabilities: np.ndarray, rng: np.random.Generator) -> np.ndarray:
