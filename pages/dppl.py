@@ -89,8 +89,9 @@ else:
     st.caption(
         "Each class's test accuracy with the DP prototypes (blue) and with the same prototypes "
         "computed without privacy (grey); the classes run from the largest private class to the "
-        "smallest. Notice that the minority classes (★) lose the most at small ε: their "
-        "prototypes rest on the fewest private examples, so the same noise weighs more."
+        "smallest. Watch the minority classes (★) as ε falls: their prototypes rest on the "
+        "fewest private examples, so the same noise (or a poor pick) weighs more on them; "
+        "classes whose images are easy to tell apart hold out longest."
     )
     if mechanism == "dppl-mean":
         st.info(
@@ -174,7 +175,7 @@ st.plotly_chart(
     key="per_class_curves",
 )  # fmt: skip
 st.caption(
-    "A line per class; the bold ones are the smallest private classes. Majority classes reach "
-    "their clean accuracy at a smaller ε than minority classes, because a prototype's noise (or a "
-    "wrong pick) matters less when many examples back it."
+    "A line per class; the bold ones are the smallest private classes. Majority classes tend to "
+    "reach their clean accuracy at a smaller ε than minority classes, because a prototype's noise "
+    "(or a poor pick) matters less when many examples back it."
 )

@@ -1,5 +1,6 @@
 """Figures of the DP prototypes page: accuracy vs epsilon, per class, and the chosen prototypes."""
 
+import math
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 
@@ -26,6 +27,16 @@ MECHANISM_NAMES = {
 _COLOURS = {"dppl-mean": "#1f77b4", "dppl-public": "#ff7f0e", "dppl-topk": "#2ca02c"}
 _DASHES = ("solid", "dash", "dot", "dashdot", "longdash")
 _DPSGD_COLOUR = "#d62728"
+#: The epsilon axis always reaches down to this, so a curve's missing small-epsilon end shows.
+_SMALLEST_EPSILON = 0.01
+
+
+def _epsilon_axis(figure: go.Figure, title: str) -> dict[str, object]:
+    """A log axis from 0.01 to past the largest x in ``figure`` (at least 10)."""
+    xs = [x for trace in figure.data for x in (trace.x or ())]
+    top = max([10.0, *xs])
+    low, high = math.log10(_SMALLEST_EPSILON / 1.25), math.log10(top * 1.25)
+    return EPSILON_AXIS | {"title": f"{title} (log scale)", "range": [low, high]}
 
 
 def _score(result: RunResult, minority: bool) -> float:
@@ -92,7 +103,7 @@ def dppl_accuracy_curves(
     axis = "ε spent (add/remove; DPPL-Mean at its δ)" if spent else "ε asked for"
     figure.update_layout(
         title=f"{what.capitalize()} vs ε",
-        xaxis=EPSILON_AXIS | {"title": f"{axis} (log scale)"},
+        xaxis=_epsilon_axis(figure, axis),
         yaxis={"title": what, "range": [0, 1]}, **LAYOUT,
     )  # fmt: skip
     return figure
@@ -164,7 +175,7 @@ def per_class_accuracy_curves(
         )  # fmt: skip
     figure.update_layout(
         title="Test accuracy per class vs ε (★ bold = minority classes)",
-        xaxis=EPSILON_AXIS | {"title": "ε asked for (log scale)"},
+        xaxis=_epsilon_axis(figure, "ε asked for"),
         yaxis={"title": "test accuracy", "range": [0, 1]}, **LAYOUT,
     )  # fmt: skip
     return figure
