@@ -31,15 +31,18 @@ from a cache, so a result computed once comes back at once. Copy the address bar
         st.page_link(page)
 
 
+#: (file in pages/, title, Material icon, URL path) of every page after the home page.
+PAGE_TABLE = [
+    ("randomized_response.py", "Randomized response", "casino", "randomized-response"),
+    ("laplace_noise.py", "Laplace noise", "show_chart", "laplace-noise"),
+    ("laplace_labels.py", "Laplace on labels", "label", "laplace-labels"),
+    ("noisy_outputs.py", "Noisy model outputs (local DP)", "output", "noisy-outputs"),
+    ("dppl.py", "DP prototypes", "hub", "dp-prototypes"),
+]
 MECHANISM_PAGES = [
-    st.Page("pages/randomized_response.py", title="Randomized response", icon=":material/casino:",
-            url_path="randomized-response"),
-    st.Page("pages/laplace_noise.py", title="Laplace noise", icon="📈", url_path="laplace-noise"),
-    st.Page("pages/laplace_labels.py", title="Laplace on labels", icon="🏷️",
-            url_path="laplace-labels"),
-    st.Page("pages/noisy_outputs.py", title="Noisy model outputs (local DP)", icon="📤",
-            url_path="noisy-outputs"),
-]  # fmt: skip
+    st.Page(f"pages/{file}", title=title, icon=f":material/{icon}:", url_path=url)
+    for file, title, icon, url in PAGE_TABLE
+]
 
 navigation = st.navigation(
     [st.Page(home, title="Home", icon=":material/home:", default=True), *MECHANISM_PAGES]

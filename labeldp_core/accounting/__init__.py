@@ -5,5 +5,21 @@ from labeldp_core.accounting.composition import (
     sequential_composition,
     split_budget,
 )
+from labeldp_core.accounting.zcdp import (
+    gaussian_sigma,
+    gaussian_zcdp,
+    group_zcdp,
+    zcdp_of_pure_dp,
+    zcdp_to_approx_dp,
+)
 
-__all__ = ["BudgetSplit", "sequential_composition", "split_budget"]
+__all__ = [
+    "BudgetSplit",
+    "gaussian_sigma",
+    "gaussian_zcdp",
+    "group_zcdp",
+    "sequential_composition",
+    "split_budget",
+    "zcdp_of_pure_dp",
+    "zcdp_to_approx_dp",
+]

@@ -3,6 +3,7 @@
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.experiments import (
     alibi,
+    dppl,
     laplace,
     laplace_regression,
     rr,
@@ -22,6 +23,9 @@ MECHANISMS: dict[str, MechanismSpec] = {
         rr_bins.SPEC,
         alibi.SPEC,
         softmax_laplace.SPEC,
+        dppl.MEAN_SPEC,
+        dppl.PUBLIC_SPEC,
+        dppl.TOPK_SPEC,
     )
 }
 

@@ -1,6 +1,12 @@
 """Label-DP mechanisms: pure NumPy release functions and their closed-form facts."""
 
 from labeldp_core.mechanisms.alibi import alibi_posterior
+from labeldp_core.mechanisms.coinpress import CoinPressTrace, coinpress_mean
+from labeldp_core.mechanisms.exponential import (
+    exponential_mechanism,
+    exponential_probabilities,
+    exponential_topk,
+)
 from labeldp_core.mechanisms.laplace import (
     epsilon_for_noise,
     laplace_cdf,
@@ -28,6 +34,12 @@ from labeldp_core.mechanisms.noisy_histogram import (
     histogram_prior,
     noisy_histogram,
 )
+from labeldp_core.mechanisms.prototypes import (
+    class_utilities,
+    nearest_prototype,
+    private_class_means,
+    public_prototype_indices,
+)
 from labeldp_core.mechanisms.randomized_response import (
     expected_flip_rate,
     keep_probability,
@@ -53,6 +65,7 @@ __all__ = [
     "ONE_HOT_SENSITIVITY",
     "POST_PROCESSING",
     "PROBABILITY_SENSITIVITY",
+    "CoinPressTrace",
     "RRBins",
     "actual_epsilon",
     "alibi_posterior",
@@ -60,12 +73,17 @@ __all__ = [
     "best_constant_mse",
     "clamp_normalise",
     "clamp_round",
+    "class_utilities",
+    "coinpress_mean",
     "discrete_laplace",
     "epsilon_for_noise",
     "epsilon_for_output_noise",
     "expected_flip_rate",
     "expected_regression_mse",
     "expected_squared_error",
+    "exponential_mechanism",
+    "exponential_probabilities",
+    "exponential_topk",
     "histogram_prior",
     "keep_probability",
     "laplace_cdf",
@@ -76,10 +94,13 @@ __all__ = [
     "laplace_regression",
     "laplace_scale",
     "laplace_variance",
+    "nearest_prototype",
     "noisy_histogram",
     "one_hot_log_density",
     "optimal_bins",
     "post_process",
+    "private_class_means",
+    "public_prototype_indices",
     "randomized_response",
     "regression_log_likelihood",
     "rr_bins_epsilon",

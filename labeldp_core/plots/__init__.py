@@ -5,6 +5,12 @@ without the page.
 """
 
 from labeldp_core.plots.common import EPSILON_AXIS, LAYOUT, mark_epsilon, score_vs_epsilon
+from labeldp_core.plots.dppl import (
+    dppl_accuracy_curves,
+    per_class_accuracy_bars,
+    per_class_accuracy_curves,
+    prototype_mosaic,
+)
 from labeldp_core.plots.laplace_labels import (
     expected_label_mse_figure,
     mse_vs_epsilon,
@@ -20,6 +26,7 @@ __all__ = [
     "EPSILON_AXIS",
     "LAYOUT",
     "cluster_metrics_vs_epsilon",
+    "dppl_accuracy_curves",
     "expected_label_mse_figure",
     "keep_flip_curve",
     "label_heatmap",
@@ -28,7 +35,10 @@ __all__ = [
     "mse_vs_epsilon",
     "noisy_vectors_figure",
     "output_projection",
+    "per_class_accuracy_bars",
+    "per_class_accuracy_curves",
     "power_law_slope",
+    "prototype_mosaic",
     "rr_bins_figure",
     "score_vs_epsilon",
     "tail_probability_figure",

@@ -1,0 +1,254 @@
+"""DP prototypes (DPPL, Wahdany, Jagielski, Dziedzic & Boenisch 2024, arXiv 2406.08039).
+
+Each private class is represented by a prototype in the embedding space of a public encoder, and
+an input is classified by the prototype with the highest cosine similarity. Two ways to make the
+prototypes differentially private, both with the whole private example (embedding and label) as
+the privacy unit and add/remove neighbours:
+
+- DPPL-Mean: the private mean of the class's embeddings (CoinPress, zCDP). Adding or removing
+  an example changes only its own class's count and sums, so the classes compose in parallel.
+- DPPL-Public: a public example picked by the exponential mechanism. A candidate's utility for a
+  class is the sum over the class's private examples of a score in [0, 1], so adding an example
+  raises the utilities of its own class only, each by at most 1: sensitivity 1, monotone, and
+  again parallel over classes. Top-K picks an unordered set of K candidates per class at once.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from labeldp_core.errors import InvalidInputError
+from labeldp_core.mechanisms.coinpress import CoinPressTrace, coinpress_mean
+from labeldp_core.mechanisms.exponential import exponential_mechanism, exponential_topk
+from labeldp_core.validation import (
+    check_epsilon,
+    check_labels,
+    check_num_classes,
+    check_positive,
+    check_probability,
+)
+
+__all__ = [
+    "SCORE_SENSITIVITY",
+    "MeanRelease",
+    "class_utilities",
+    "cosine_scores",
+    "mean_budget_split",
+    "nearest_prototype",
+    "normalise_rows",
+    "private_class_means",
+    "public_prototype_indices",
+]
+
+#: Largest change of any candidate's utility when one private example is added or removed.
+SCORE_SENSITIVITY = 1.0
+#: Elements of the candidates x private-examples score block computed at once (about 16 MB).
+_BLOCK_ELEMENTS = 4_000_000
+
+
+def normalise_rows(vectors: np.ndarray) -> np.ndarray:
+    """Rows scaled to unit L2 norm (an all-zero row stays zero), as float64."""
+    array = np.asarray(vectors, dtype=np.float64)
+    norms = np.linalg.norm(array, axis=-1, keepdims=True)
+    return array / np.where(norms > 0, norms, 1.0)
+
+
+def _check_score_range(min_score: float, max_score: float) -> tuple[float, float]:
+    if not (0.0 <= min_score < max_score <= 2.0):
+        raise InvalidInputError(
+            f"need 0 <= min_score < max_score <= 2 (scores are 1 + cosine similarity), got "
+            f"min_score={min_score}, max_score={max_score}"
+        )
+    return float(min_score), float(max_score)
+
+
+def cosine_scores(
+    candidates: np.ndarray, private: np.ndarray, min_score: float = 0.0, max_score: float = 2.0
+) -> np.ndarray:
+    """Scores in [0, 1]: (clip(1 + cos(candidate, private), min, max) - min) / (max - min).
+
+    1 + cos is 2 minus the cosine distance, so it lies in [0, 2]; clipping to a narrower window
+    spends the score's range on the similarities that tell candidates apart.
+
+    Returns:
+        float32 ``(candidates, private)`` scores.
+    """
+    low, high = _check_score_range(min_score, max_score)
+    cand = normalise_rows(candidates).astype(np.float32)
+    priv = normalise_rows(private).astype(np.float32)
+    scores = cand @ priv.T
+    scores += 1.0
+    np.clip(scores, low, high, out=scores)
+    scores -= low
+    scores /= high - low
+    return scores
+
+
+def class_utilities(
+    candidates: np.ndarray,
+    private: np.ndarray,
+    labels: np.ndarray,
+    num_classes: int,
+    *,
+    min_score: float = 0.0,
+    max_score: float = 2.0,
+) -> np.ndarray:
+    """Utility of every candidate for every class: the class's sum of :func:`cosine_scores`.
+
+    Computed block by block: a block of candidates' scores against all private examples, then one
+    matrix product with the one-hot labels sums them per class.
+
+    Args:
+        candidates: ``(P, d)`` public candidate embeddings.
+        private: ``(N, d)`` private embeddings.
+        labels: ``(N,)`` private labels in 0..K-1.
+        num_classes: K.
+        min_score: lower end of the clipping window of 1 + cosine similarity, in [0, 2).
+        max_score: upper end of that window, in (min_score, 2].
+
+    Returns:
+        float64 ``(K, P)`` utilities; each private example adds at most 1 to its own row only.
+    """
+    num_classes = check_num_classes(num_classes)
+    labels = check_labels(labels, num_classes)
+    candidates = np.asarray(candidates)
+    private = np.asarray(private)
+    if candidates.ndim != 2 or private.ndim != 2 or candidates.shape[1] != private.shape[1]:
+        raise InvalidInputError(
+            f"candidates (P, d) and private (N, d) must share d, got {candidates.shape} "
+            f"and {private.shape}"
+        )
+    if private.shape[0] != labels.shape[0]:
+        raise InvalidInputError(
+            f"private has {private.shape[0]} rows but labels has {labels.shape[0]} entries"
+        )
+    one_hot = np.zeros((labels.shape[0], num_classes), dtype=np.float32)
+    one_hot[np.arange(labels.shape[0]), labels] = 1.0
+    utilities = np.empty((candidates.shape[0], num_classes))
+    block = max(1, _BLOCK_ELEMENTS // max(private.shape[0], 1))
+    for start in range(0, candidates.shape[0], block):
+        scores = cosine_scores(candidates[start : start + block], private, min_score, max_score)
+        utilities[start : start + block] = scores @ one_hot
+    return utilities.T
+
+
+def public_prototype_indices(
+    utilities: np.ndarray, epsilon: float, rng: np.random.Generator, k: int = 1
+) -> np.ndarray:
+    """DPPL-Public (k = 1) and Top-K (k > 1): ``k`` candidates per class, epsilon-DP in all.
+
+    Each class's row is released by the exponential mechanism with sensitivity 1 in its monotone
+    form (probabilities proportional to exp(epsilon u)): under add/remove every utility of the
+    affected class moves up (or down) by at most 1. An example belongs to one class, so the rows
+    compose in parallel: the whole release is epsilon-DP under add/remove (2 epsilon under
+    replace-one, which can move an example between two classes).
+
+    Returns:
+        int64 ``(K, k)`` candidate indices.
+    """
+    epsilon = check_epsilon(epsilon)
+    k = check_positive(k, "k", integer=True)
+    if k == 1:
+        chosen = exponential_mechanism(utilities, epsilon, SCORE_SENSITIVITY, rng, monotone=True)
+        return chosen[:, None]
+    return exponential_topk(utilities, k, epsilon, SCORE_SENSITIVITY, rng, monotone=True)
+
+
+def mean_budget_split(rho: float, steps: int, count_share: float) -> tuple[float, list[float]]:
+    """Split a class's zCDP budget: (count's rho, CoinPress steps' rhos); they sum to ``rho``.
+
+    One step needs no count (cosine similarity ignores the prototype's length, and with one step
+    the direction of the noisy sum is the prototype), so it gets everything. With more steps the
+    count gets ``count_share`` and the steps share the rest: the last (clipping closest to the
+    mean) three quarters, the earlier ones equal parts of the remaining quarter.
+
+    >>> mean_budget_split(1.0, 1, 0.1)
+    (0.0, [1.0])
+    >>> mean_budget_split(1.0, 3, 0.2)
+    (0.2, [0.1, 0.1, 0.6000000000000001])
+    """
+    rho = float(check_positive(rho, "rho"))
+    steps = int(check_positive(steps, "steps", integer=True))
+    if steps == 1:
+        return 0.0, [rho]
+    count_share = check_probability(count_share, "count_share")
+    count_rho = count_share * rho
+    rest = rho - count_rho
+    early = [rest / (4 * (steps - 1))] * (steps - 1)
+    return count_rho, [*early, rest * 3 / 4]
+
+
+@dataclass(frozen=True)
+class MeanRelease:
+    """DPPL-Mean's output: a prototype per class, the released counts and CoinPress traces.
+
+    With one CoinPress step no count is released and each prototype is the class's noisy sum,
+    which points the same way as the noisy mean (all cosine similarity looks at).
+    """
+
+    prototypes: np.ndarray
+    noisy_counts: np.ndarray | None
+    traces: tuple[CoinPressTrace, ...]
+    count_rho: float
+    step_rhos: tuple[float, ...]
+
+    @property
+    def rho(self) -> float:
+        """Each class's total zCDP budget (counts plus steps); parallel over classes."""
+        return self.count_rho + sum(self.step_rhos)
+
+
+def private_class_means(
+    embeddings: np.ndarray,
+    labels: np.ndarray,
+    num_classes: int,
+    rho: float,
+    rng: np.random.Generator,
+    *,
+    steps: int = 2,
+    count_share: float = 0.1,
+    spread: float = 1.0,
+) -> MeanRelease:
+    """DPPL-Mean: a rho-zCDP (add/remove) CoinPress mean of each class's embeddings.
+
+    Embeddings are projected into the unit ball first. With more than one step, each class's
+    size is released with Gaussian noise (sensitivity 1) to turn noisy sums into means; a count
+    below 1 is raised to 1 (post-processing). A class without examples still gets a release
+    (pure noise), so whether a class is empty stays hidden.
+    """
+    num_classes = check_num_classes(num_classes)
+    labels = check_labels(labels, num_classes)
+    data = np.asarray(embeddings, dtype=np.float64)
+    if data.ndim != 2 or data.shape[0] != labels.shape[0]:
+        raise InvalidInputError(
+            f"embeddings must be (n, d) with one row per label, got {data.shape} for "
+            f"{labels.shape[0]} labels"
+        )
+    count_rho, step_rhos = mean_budget_split(rho, steps, count_share)
+    counts = np.bincount(labels, minlength=num_classes).astype(np.float64)
+    noisy_counts = None
+    if count_rho > 0:
+        sigma = 1.0 / np.sqrt(2 * count_rho)
+        noisy_counts = np.maximum(counts + rng.normal(0.0, sigma, num_classes), 1.0)
+    traces = []
+    for cls in range(num_classes):
+        count = 1.0 if noisy_counts is None else float(noisy_counts[cls])
+        traces.append(
+            coinpress_mean(data[labels == cls], step_rhos, count, rng, bound=1.0, spread=spread)
+        )
+    prototypes = np.stack([trace.mean for trace in traces])
+    return MeanRelease(prototypes, noisy_counts, tuple(traces), count_rho, tuple(step_rhos))
+
+
+def nearest_prototype(embeddings: np.ndarray, prototypes: np.ndarray) -> np.ndarray:
+    """The class whose prototype has the highest cosine similarity with each embedding.
+
+    Args:
+        embeddings: ``(n, d)``.
+        prototypes: ``(K, d)``, one per class.
+
+    Returns:
+        int64 ``(n,)`` predicted classes.
+    """
+    similarity = normalise_rows(embeddings) @ normalise_rows(prototypes).T
+    return similarity.argmax(axis=1).astype(np.int64)

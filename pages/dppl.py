@@ -1,0 +1,181 @@
+"""DP prototypes: DPPL-Mean, DPPL-Public and Top-K on imbalanced private data."""
+
+import numpy as np
+import streamlit as st
+
+from labeldp_core import plots
+from labeldp_core.data import DATASETS, load_dataset
+from labeldp_core.experiments import make_config
+from labeldp_core.plots.dppl import MECHANISM_NAMES
+from ui.controls import current_controls, epsilon_control
+from ui.dppl import DPPL_MECHANISMS, dpsgd_comparison, encoder_model, unique
+from ui.results import configs_for, reported_errors, run_with_progress, stored, stored_many
+
+SWEEP_EPSILONS = [0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0]
+IMBALANCES = ["1", "10", "100"]
+AUTO_COMPUTE_MAX_IMAGES = 5000
+
+controls = current_controls()
+epsilon = epsilon_control()
+st.title("DP prototypes")
+st.markdown(
+    "A public encoder maps images to embeddings; each class of the **private** data is then "
+    "represented by one *prototype* in that space, released with differential privacy, and an "
+    "image is classified by the prototype it is most similar to (cosine similarity). No model is "
+    "trained on private data, so very small ε and imbalanced classes hurt far less than with "
+    "DP-SGD (Wahdany et al. 2024). **Privacy unit: the whole private example**, image and label "
+    "together, add/remove neighbours: this is example-level DP, stronger than label DP."
+)
+mechanism = st.selectbox(
+    "Mechanism", DPPL_MECHANISMS, key="dppl_mechanism", bind="query-params",
+    help="dppl-mean: private class means (CoinPress). dppl-public: one public image per class "
+    "picked by the exponential mechanism. dppl-topk: K public images per class in one draw.",
+)  # fmt: skip
+imbalance = st.selectbox(
+    "Imbalance of the private classes (largest / smallest)", IMBALANCES, index=1,
+    key="dppl_imbalance", bind="query-params",
+)  # fmt: skip
+model = encoder_model(controls)
+settings = {"model": model, "imbalance": float(imbalance)}
+data = load_dataset(controls.dataset)
+
+with reported_errors():
+    config = make_config(mechanism, controls.dataset, epsilon, controls.seed, controls.epochs,
+                         settings)  # fmt: skip
+    result = stored(config)
+    if result is None and (
+        DATASETS[controls.dataset].size <= AUTO_COMPUTE_MAX_IMAGES
+        or st.button(f"Compute {MECHANISM_NAMES[mechanism]} at ε = {epsilon:g}", type="primary")
+    ):
+        result = run_with_progress([config], "Public encoder and DP prototypes")[0]
+
+dpsgd = dpsgd_comparison(controls.dataset, [*SWEEP_EPSILONS, epsilon], controls.seed,
+                         controls.epochs, model, float(imbalance))  # fmt: skip
+if result is None:
+    st.info("Press the button to train the public encoder and release the prototypes; the "
+            "embeddings and every result are then cached.")  # fmt: skip
+else:
+    details = result.details
+    st.markdown(
+        f"**Public:** {details['public_part']}. **Private:** {details['private_part']}. "
+        f"**Encoder:** {details['encoder']}."
+    )
+    cols = st.columns(4)
+    cols[0].metric(
+        "Test accuracy", f"{result.test_accuracy:.3f}",
+        f"{result.test_accuracy - result.baseline_test_accuracy:+.3f} vs non-private prototypes",
+    )  # fmt: skip
+    cols[1].metric(
+        "Minority-class accuracy", f"{details['minority_accuracy']:.3f}",
+        f"{details['minority_accuracy'] - details['baseline_minority_accuracy']:+.3f} "
+        "vs non-private",
+    )  # fmt: skip
+    spent = f"{result.epsilon_spent:.3g}" + (f", δ={result.delta:g}" if result.delta else "")
+    cols[2].metric("ε spent (example, add/remove)", spent)
+    cols[3].metric("Private training examples", f"{result.n_train:,}")
+    with st.expander("How the budget is spent"):
+        st.write(details["composition"])
+        if "epsilon_meaning" in details:
+            st.write(details["epsilon_meaning"])
+        st.caption(details["diagnostics_note"])
+    st.plotly_chart(
+        plots.per_class_accuracy_bars(
+            details["per_class_accuracy"], details["baseline_per_class_accuracy"],
+            details["class_counts"], data.class_names, details["minority_classes"],
+            dpsgd.per_class_at(epsilon),
+        ),
+        key="per_class_bars",
+    )  # fmt: skip
+    st.caption(
+        "Each class's test accuracy with the DP prototypes (blue) and with the same prototypes "
+        "computed without privacy (grey); the classes run from the largest private class to the "
+        "smallest. Watch the minority classes (★) as ε falls: their prototypes rest on the "
+        "fewest private examples, so the same noise (or a poor pick) weighs more on them; "
+        "classes whose images are easy to tell apart hold out longest."
+    )
+    if mechanism == "dppl-mean":
+        st.info(
+            "DPPL-Mean's prototypes are points in embedding space, not images. Choose dppl-public "
+            "or dppl-topk above to see the public images picked as prototypes."
+        )
+    else:
+        chosen = np.asarray(details["prototype_train_indices"])
+        best = np.asarray(details["baseline_prototype_train_indices"])
+        k = chosen.shape[1]
+        images = data.x_train[np.concatenate([chosen, best], axis=1)][:, :, 0]
+        titles = [f"DP pick {i + 1}" for i in range(k)] + [f"best {i + 1}" for i in range(k)]
+        st.plotly_chart(plots.prototype_mosaic(images, data.class_names, titles), key="mosaic")
+        st.caption(
+            f"Left: the public image{'s' if k > 1 else ''} the exponential mechanism picked for "
+            f"each class at ε = {epsilon:g}; right: the highest-utility candidate"
+            f"{'s' if k > 1 else ''}, what it would pick without privacy. Releasing a public image "
+            "reveals nothing beyond which one was picked; at small ε the picks drift to images "
+            "that merely resemble the class."
+        )
+
+st.subheader("Accuracy vs ε")
+left, right = st.columns(2)
+ratios = left.multiselect(
+    "Imbalance ratios in the curves", IMBALANCES, default=["1", "10"], key="dppl_ratios",
+    bind="query-params",
+)  # fmt: skip
+view = right.radio(
+    "Accuracy of", ["all test images", "minority classes"], key="dppl_view",
+    bind="query-params", horizontal=True,
+)  # fmt: skip
+x_axis = right.radio(
+    "x axis", ["ε asked for", "ε spent"], key="dppl_x", bind="query-params", horizontal=True
+)
+with reported_errors():
+    configs = [
+        c
+        for m in DPPL_MECHANISMS
+        for ratio in ratios
+        for c in configs_for(m, controls.dataset, SWEEP_EPSILONS, [controls.seed],
+                             controls.epochs, {"model": model, "imbalance": float(ratio)})
+    ]  # fmt: skip
+    detail_configs = configs_for(mechanism, controls.dataset, SWEEP_EPSILONS, [controls.seed],
+                                 controls.epochs, settings)  # fmt: skip
+    found, absent = stored_many(unique(configs + detail_configs))
+    if absent and st.button(f"Compute the curves ({len(absent)} missing points)", key="dppl_sweep"):
+        run_with_progress(absent, "DP prototypes sweep")
+        st.rerun()
+minority = view == "minority classes"
+curves = [r for r in found if str(int(r.settings["imbalance"])) in ratios]
+reference = next((r.details["public_encoder_test_accuracy"] for r in found), None)
+dpsgd_series = {}
+if dpsgd.results:
+    classes = result.details["minority_classes"] if result else []
+    points = dpsgd.minority(classes) if minority else dpsgd.overall()
+    if points:
+        dpsgd_series["DP-SGD"] = points
+st.plotly_chart(
+    plots.dppl_accuracy_curves(
+        curves, minority=minority, spent=x_axis == "ε spent", dpsgd=dpsgd_series,
+        reference=None if minority else reference, marked_epsilon=epsilon,
+    ),
+    key="dppl_curves",
+)  # fmt: skip
+st.caption(
+    "A line per mechanism (colour) and imbalance ratio (dash); the dotted line is the encoder's "
+    "own classifier, trained on the public part alone, which spends no privacy at all. "
+    "DPPL-Public and Top-K are pure ε-DP; DPPL-Mean runs at ρ = ε²/2 zCDP, which is only "
+    "(ε′, δ)-DP with a larger ε′: switch the x axis to 'ε spent' to see its curve move right. "
+    + (f"{len(absent)} points are not computed yet; the button computes and caches each one."
+       if absent else "Every point of these curves is cached.")
+)  # fmt: skip
+st.caption(dpsgd.note + " DP-SGD's ε is (ε, δ)-DP.")
+
+st.subheader(f"Per-class accuracy vs ε: {MECHANISM_NAMES[mechanism]}, imbalance {imbalance}")
+detail_found, _ = stored_many(detail_configs)
+minority_points = dpsgd.minority(result.details["minority_classes"]) if result else []
+st.plotly_chart(
+    plots.per_class_accuracy_curves(detail_found, data.class_names,
+                                    dpsgd_minority=minority_points),
+    key="per_class_curves",
+)  # fmt: skip
+st.caption(
+    "A line per class; the bold ones are the smallest private classes. Majority classes tend to "
+    "reach their clean accuracy at a smaller ε than minority classes, because a prototype's noise "
+    "(or a poor pick) matters less when many examples back it."
+)

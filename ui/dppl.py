@@ -1,0 +1,96 @@
+"""Helpers of the DP prototypes page: the encoder choice and DP-SGD results to compare with."""
+
+from collections.abc import Sequence
+
+import numpy as np
+import streamlit as st
+
+from labeldp_core.errors import LabelDPError
+from labeldp_core.experiments import MECHANISMS, RunConfig, RunResult, make_config
+from labeldp_core.experiments.public_encoder import ENCODER_MODELS
+from ui.controls import Controls
+from ui.results import stored
+
+__all__ = ["DPPL_MECHANISMS", "DpsgdComparison", "dpsgd_comparison", "encoder_model", "unique"]
+
+DPPL_MECHANISMS = ("dppl-mean", "dppl-public", "dppl-topk")
+
+
+def encoder_model(controls: Controls) -> str:
+    """The sidebar's model as the public encoder; a model without a hidden layer falls back."""
+    if controls.model in ENCODER_MODELS:
+        return controls.model
+    st.info(
+        f"The encoder needs a hidden layer to take embeddings from; '{controls.model}' has none, "
+        f"so this page uses '{ENCODER_MODELS[0]}'."
+    )
+    return ENCODER_MODELS[0]
+
+
+def unique(configs: Sequence[RunConfig]) -> list[RunConfig]:
+    """``configs`` without repeats, in their first order."""
+    return list(dict.fromkeys(configs))
+
+
+class DpsgdComparison:
+    """DP-SGD results already in the cache at the page's points, and what they were trained on."""
+
+    def __init__(self, results: list[RunResult], note: str) -> None:
+        self.results = results
+        self.note = note
+
+    def overall(self) -> list[tuple[float, float]]:
+        """(epsilon, test accuracy) points."""
+        return [(r.epsilon, r.score) for r in self.results]
+
+    def minority(self, classes: Sequence[int]) -> list[tuple[float, float]]:
+        """(epsilon, mean accuracy over ``classes``) where DP-SGD recorded per-class accuracy."""
+        return [
+            (r.epsilon, float(np.mean([r.details["per_class_accuracy"][c] for c in classes])))
+            for r in self.results
+            if len(r.details.get("per_class_accuracy", ())) > max(classes, default=0)
+        ]
+
+    def per_class_at(self, epsilon: float) -> list[float] | None:
+        """DP-SGD's per-class accuracy at ``epsilon``, if cached and recorded."""
+        for result in self.results:
+            if result.epsilon == epsilon and "per_class_accuracy" in result.details:
+                return list(result.details["per_class_accuracy"])
+        return None
+
+
+def dpsgd_comparison(
+    dataset: str, epsilons: Sequence[float], seed: int, epochs: int, model: str, imbalance: float
+) -> DpsgdComparison:
+    """Look up (never compute) DP-SGD (``dpsgd``) at these points in the cache."""
+    spec = MECHANISMS.get("dpsgd")
+    if spec is None:
+        return DpsgdComparison([], "DP-SGD (`dpsgd`) is not available in this version.")
+    known = spec.all_settings()
+    settings: dict[str, object] = {"model": model} if "model" in known else {}
+    if "imbalance" in known:
+        settings["imbalance"] = imbalance
+        trained_on = f"an imbalanced training set (ratio {imbalance:g}) of its own"
+    elif imbalance == 1:
+        trained_on = "the whole balanced training set (public and private parts together)"
+    else:
+        return DpsgdComparison(
+            [], "DP-SGD has no imbalance setting, so it is only shown at imbalance 1."
+        )
+    try:
+        configs = [
+            make_config("dpsgd", dataset, e, seed, epochs, settings) for e in sorted(set(epsilons))
+        ]
+    except LabelDPError as exc:
+        return DpsgdComparison([], f"DP-SGD cannot be looked up here: {exc}")
+    found = [result for config in configs if (result := stored(config)) is not None]
+    if not found:
+        return DpsgdComparison(
+            [], f"No DP-SGD results for these settings in the cache yet (run `dpsgd` with "
+            f"--epochs {epochs} to add them)."
+        )  # fmt: skip
+    return DpsgdComparison(
+        found,
+        f"DP-SGD points ({len(found)} cached) trained a {model} on {trained_on}, with "
+        f"example-level add/remove DP-SGD accounting.",
+    )
