@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from ui.controls import shared_controls
+from ui.controls import end_of_run, shared_controls
 
 st.set_page_config(page_title="labeldp explorer", page_icon=":material/lock:", layout="wide")
 
@@ -31,21 +31,26 @@ from a cache, so a result computed once comes back at once. Copy the address bar
         st.page_link(page)
 
 
-#: (file in pages/, title, Material icon, URL path) of every page after the home page.
+#: (file in pages/, title, Material icon) of every page after the home page. Each page's URL path
+#: is its file name without ".py": the name Streamlit announces for the files in pages/ before
+#: app.py has run, so a direct link to a freshly started server never flashes "Page not found".
 PAGE_TABLE = [
-    ("randomized_response.py", "Randomized response", "casino", "randomized-response"),
-    ("laplace_noise.py", "Laplace noise", "show_chart", "laplace-noise"),
-    ("laplace_labels.py", "Laplace on labels", "label", "laplace-labels"),
-    ("noisy_outputs.py", "Noisy model outputs (local DP)", "output", "noisy-outputs"),
-    ("dppl.py", "DP prototypes", "hub", "dp-prototypes"),
+    ("randomized_response.py", "Randomized response", "casino"),
+    ("laplace_noise.py", "Laplace noise", "show_chart"),
+    ("laplace_labels.py", "Laplace on labels", "label"),
+    ("noisy_outputs.py", "Noisy model outputs (local DP)", "output"),
+    ("dppl.py", "DP prototypes", "hub"),
 ]
 MECHANISM_PAGES = [
-    st.Page(f"pages/{file}", title=title, icon=f":material/{icon}:", url_path=url)
-    for file, title, icon, url in PAGE_TABLE
+    st.Page(f"pages/{file}", title=title, icon=f":material/{icon}:")
+    for file, title, icon in PAGE_TABLE
 ]
 
 navigation = st.navigation(
     [st.Page(home, title="Home", icon=":material/home:", default=True), *MECHANISM_PAGES]
 )
 shared_controls()
-navigation.run()
+try:
+    navigation.run()
+finally:
+    end_of_run()

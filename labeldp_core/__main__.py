@@ -79,18 +79,18 @@ def _stderr_lines() -> Progress:
 
 
 def _summary(result: RunResult) -> str:
-    score = (
-        f"test accuracy {result.test_accuracy:.4f} "
-        f"(clean labels: {result.baseline_test_accuracy:.4f})"
-        if result.test_accuracy is not None
-        else f"test MSE {result.test_mse:.4f} (clean labels: {result.baseline_test_mse:.4f})"
-    )
+    if result.test_accuracy is not None:
+        score = f"test accuracy {result.test_accuracy:.4f}"
+        baseline = f"{result.baseline_test_accuracy:.4f}"
+    else:
+        score = f"test MSE {result.test_mse:.4f}"
+        baseline = f"{result.baseline_test_mse:.4f}"
     flips = "" if result.flip_rate is None else f", flip rate {result.flip_rate:.3f}"
     source = "from cache" if result.cached else f"computed in {result.elapsed_s:.1f} s"
     return (
         f"{result.mechanism} on {result.dataset} (seed {result.seed}): epsilon asked "
         f"{result.epsilon:g}, spent {result.epsilon_spent:.4g} (delta {result.delta:g}, "
-        f"{result.privacy_unit}-level){flips}; {score}; {source}"
+        f"{result.privacy_unit}-level){flips}; {score} (non-private baseline {baseline}); {source}"
     )
 
 

@@ -21,3 +21,12 @@ def cache(isolated_cache: Path) -> Iterator[ResultCache]:
     store = ResultCache(isolated_cache)
     yield store
     store.close()
+
+
+@pytest.fixture(autouse=True)
+def fresh_streamlit_caches() -> None:
+    """AppTest runs share Streamlit's process-wide caches; each test starts from empty ones."""
+    import streamlit as st
+
+    st.cache_data.clear()
+    st.cache_resource.clear()

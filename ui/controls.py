@@ -13,12 +13,14 @@ __all__ = [
     "EPSILON_GRID",
     "Controls",
     "current_controls",
+    "end_of_run",
     "epsilon_control",
     "shared_controls",
 ]
 
 FALLBACK_DATASET = "digits"
 _CONTROLS = "_shared_controls"
+_DRAWN = "_shared_controls_drawn"
 EPOCH_CHOICES = ("auto", "1", "2", "3", "5", "10", "20", "40", "80")
 #: Log-spaced positions of the epsilon slider, 0.05 to 20.
 EPSILON_GRID: tuple[float, ...] = tuple(
@@ -67,12 +69,25 @@ def shared_controls() -> Controls:
     epochs = default_epochs if choice == "auto" else int(choice)
     controls = Controls(dataset=dataset, seed=int(seed), model=model, epochs=int(epochs))
     st.session_state[_CONTROLS] = controls
+    st.session_state[_DRAWN] = True
     return controls
 
 
 def current_controls() -> Controls:
-    """The shared controls that ``app.py`` drew in the sidebar during this run."""
-    return st.session_state[_CONTROLS]
+    """The shared controls ``app.py`` drew in this run, or drawn now if the page runs on its own.
+
+    Streamlit runs a file of ``pages/`` by itself, without ``app.py``, on the first visit of a
+    freshly started server to that page's link (and in ``AppTest``), so a page must be able to
+    draw the shared sidebar itself.
+    """
+    if st.session_state.get(_DRAWN):
+        return st.session_state[_CONTROLS]
+    return shared_controls()
+
+
+def end_of_run() -> None:
+    """Forget that the shared controls were drawn; ``app.py`` calls it when a run ends."""
+    st.session_state.pop(_DRAWN, None)
 
 
 def _nearest(value: float) -> float:
