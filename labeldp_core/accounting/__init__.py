@@ -1,3 +1,17 @@
 """Privacy accounting: budget splits and composition, PATE analysis, DP-SGD accountants."""
 
-__all__: list[str] = []
+from labeldp_core.accounting.composition import (
+    BudgetSplit,
+    parallel_composition,
+    sequential_composition,
+    split_budget,
+    split_budget_by_share,
+)
+
+__all__ = [
+    "BudgetSplit",
+    "parallel_composition",
+    "sequential_composition",
+    "split_budget",
+    "split_budget_by_share",
+]

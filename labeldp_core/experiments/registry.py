@@ -1,12 +1,14 @@
 """Every mechanism the engine can run, by id."""
 
 from labeldp_core.errors import InvalidInputError
-from labeldp_core.experiments import rr
+from labeldp_core.experiments import lp_2st, rr, rr_prior
 from labeldp_core.experiments.spec import MechanismSpec
 
 __all__ = ["MECHANISMS", "mechanism_spec"]
 
-MECHANISMS: dict[str, MechanismSpec] = {spec.id: spec for spec in (rr.SPEC,)}
+MECHANISMS: dict[str, MechanismSpec] = {
+    spec.id: spec for spec in (rr.SPEC, rr_prior.SPEC, lp_2st.SPEC)
+}
 
 
 def mechanism_spec(mechanism: str) -> MechanismSpec:

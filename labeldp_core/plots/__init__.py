@@ -6,5 +6,19 @@ without the page.
 
 from labeldp_core.plots.common import EPSILON_AXIS, LAYOUT, score_vs_epsilon
 from labeldp_core.plots.randomized_response import keep_flip_curve, label_heatmap
+from labeldp_core.plots.rr_prior import (
+    flip_rate_comparison,
+    prior_mass_histogram,
+    set_size_histogram,
+)
 
-__all__ = ["EPSILON_AXIS", "LAYOUT", "keep_flip_curve", "label_heatmap", "score_vs_epsilon"]
+__all__ = [
+    "EPSILON_AXIS",
+    "LAYOUT",
+    "flip_rate_comparison",
+    "keep_flip_curve",
+    "label_heatmap",
+    "prior_mass_histogram",
+    "score_vs_epsilon",
+    "set_size_histogram",
+]

@@ -1,0 +1,100 @@
+"""Pure-DP composition and the split of one budget between a prior and randomized response.
+
+Sequential composition: mechanisms that all read the same labels add their epsilons. Parallel
+composition: mechanisms that read disjoint sets of labels cost the largest of their epsilons,
+because one changed label is seen by only one of them.
+"""
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import numpy as np
+
+from labeldp_core.errors import InvalidInputError
+from labeldp_core.validation import check_epsilon, check_probability
+
+__all__ = [
+    "BudgetSplit",
+    "parallel_composition",
+    "sequential_composition",
+    "split_budget",
+    "split_budget_by_share",
+]
+
+
+def _budgets(epsilons: Iterable[float]) -> list[float]:
+    values = [float(e) for e in epsilons]
+    if not values:
+        raise InvalidInputError("composition needs at least one epsilon")
+    for value in values:
+        if not np.isfinite(value) or value < 0:
+            raise InvalidInputError(f"every epsilon must be finite and >= 0, got {value}")
+    return values
+
+
+def sequential_composition(epsilons: Iterable[float]) -> float:
+    """Total epsilon of pure-DP mechanisms that all see the same data: their sum.
+
+    >>> sequential_composition([0.25, 0.75])
+    1.0
+    """
+    return float(sum(_budgets(epsilons)))
+
+
+def parallel_composition(epsilons: Iterable[float]) -> float:
+    """Total epsilon of pure-DP mechanisms on disjoint data: the largest of them.
+
+    >>> parallel_composition([1.0, 1.0])
+    1.0
+    """
+    return float(max(_budgets(epsilons)))
+
+
+@dataclass(frozen=True)
+class BudgetSplit:
+    """A total budget spent in two sequential steps: first the prior, then randomized response."""
+
+    total: float
+    prior_epsilon: float
+    rr_epsilon: float
+
+    @property
+    def spent(self) -> float:
+        """What the two steps cost together (sequential composition); never above ``total``."""
+        return sequential_composition([self.prior_epsilon, self.rr_epsilon])
+
+    @property
+    def prior_share(self) -> float:
+        """Fraction of the spent budget that went to the prior."""
+        return self.prior_epsilon / self.spent
+
+
+def split_budget(total: float, prior_epsilon: float) -> BudgetSplit:
+    """Give ``prior_epsilon`` to the prior and exactly what is left of ``total`` to RR.
+
+    ``prior_epsilon`` may be 0 (a prior that reads no labels). The RR budget is rounded down by
+    at most one unit in the last place so that the composed total never exceeds ``total``.
+
+    Raises:
+        InvalidInputError: if the prior budget is negative or leaves nothing for RR.
+    """
+    total = check_epsilon(total)
+    prior_epsilon = float(prior_epsilon)
+    if not np.isfinite(prior_epsilon) or prior_epsilon < 0:
+        raise InvalidInputError(f"prior_epsilon must be a finite number >= 0, got {prior_epsilon}")
+    rr_epsilon = total - prior_epsilon
+    if rr_epsilon <= 0:
+        raise InvalidInputError(
+            f"prior_epsilon={prior_epsilon:g} leaves no budget for randomized response out of "
+            f"epsilon={total:g}; choose prior_epsilon below {total:g} "
+            f"(e.g. {0.2 * total:.3g}, a fifth of the total)"
+        )
+    while prior_epsilon + rr_epsilon > total:
+        rr_epsilon = float(np.nextafter(rr_epsilon, 0.0))
+    return BudgetSplit(total=total, prior_epsilon=prior_epsilon, rr_epsilon=rr_epsilon)
+
+
+def split_budget_by_share(total: float, prior_share: float) -> BudgetSplit:
+    """Give the fraction ``prior_share`` (in (0, 1)) of ``total`` to the prior, the rest to RR."""
+    share = check_probability(prior_share, "prior_share")
+    return split_budget(total, share * check_epsilon(total))
