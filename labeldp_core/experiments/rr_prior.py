@@ -163,7 +163,7 @@ SPEC = MechanismSpec(
             "(plain RR)",
             ("clusters", "uniform"),
         ),
-        "clusters": Setting(20, "k-means clusters of the images", minimum=1, maximum=2000),
+        "clusters": Setting(20, "k-means clusters of the images", minimum=1, maximum=1000),
         "prior_share": Setting(
             0.2, "fraction of epsilon spent on the cluster histograms", minimum=0.01, maximum=0.99
         ),
@@ -175,4 +175,5 @@ SPEC = MechanismSpec(
         ),
     },
     runner=run_rr_prior,
+    check=budget_split,
 )

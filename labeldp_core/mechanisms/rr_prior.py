@@ -125,7 +125,8 @@ def output_probabilities(priors: np.ndarray, labels: np.ndarray, epsilon: float)
     in_set = ranks < sizes[:, None]  # (n, K): which labels are in the top-k* set
     true_in_set = np.take_along_axis(in_set, labels[:, None], axis=1)[:, 0]
     keep = set_keep_probability(sizes, epsilon)
-    other = np.divide(1.0 - keep, sizes - 1, out=np.zeros_like(keep), where=sizes > 1)
+    # (1 - keep) / (k - 1) = e^-eps keep, written so that the ratio is e^eps to the last bit.
+    other = np.exp(-epsilon) * keep
     inside = np.where(in_set, other[:, None], 0.0)
     inside[np.arange(labels.shape[0]), labels] = keep
     outside = in_set / sizes[:, None]
