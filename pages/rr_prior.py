@@ -128,7 +128,13 @@ with reported_errors():
         st.rerun()
 
 st.plotly_chart(
-    plots.flip_rate_comparison(num_classes, found, marked_epsilon=epsilon), key="flip_rates"
+    plots.flip_rate_comparison(
+        num_classes,
+        found,
+        marked_epsilon=epsilon,
+        with_expected=(NAMES["rr-prior"], NAMES["lp-2st"]),
+    ),
+    key="flip_rates",
 )
 st.caption(
     "Share of released training labels that differ from the true ones. Plain RR follows its "

@@ -9,8 +9,8 @@ from labeldp_core.mechanisms import expected_flip_rate
 PAGE = "pages/rr_prior.py"
 
 
-def _result(mechanism: str, epsilon: float, flip_rate: float, expected: float | None) -> RunResult:
-    details = {} if expected is None else {"expected_flip_rate": expected}
+def _result(mechanism: str, epsilon: float, flip_rate: float, expected: float) -> RunResult:
+    details = {"expected_flip_rate": expected}
     return RunResult(
         mechanism=mechanism, dataset="digits", seed=0, epsilon=epsilon, epsilon_spent=epsilon,
         delta=0.0, privacy_unit="label", n_train=10, n_test=5, num_classes=10, elapsed_s=0.0,
@@ -21,11 +21,13 @@ def _result(mechanism: str, epsilon: float, flip_rate: float, expected: float | 
 
 def test_flip_rate_comparison_draws_rr_closed_form_measured_and_expected_points():
     series = {
-        "RR": [_result("rr", 1.0, 0.77, None)],
+        "RR": [_result("rr", 1.0, 0.77, 0.768)],
         "RR with prior": [_result("rr-prior", 2.0, 0.2, 0.21), _result("rr-prior", 1.0, 0.3, 0.31)],
         "LP-2ST": [],
     }
-    figure = plots.flip_rate_comparison(10, series, marked_epsilon=1.0)
+    figure = plots.flip_rate_comparison(
+        10, series, marked_epsilon=1.0, with_expected=("RR with prior", "LP-2ST")
+    )
     closed, rr_measured, prior_measured, prior_expected = figure.data
     np.testing.assert_allclose(closed.y, [expected_flip_rate(e, 10) for e in closed.x])
     assert rr_measured.y == (0.77,)

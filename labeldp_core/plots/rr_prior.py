@@ -1,15 +1,18 @@
 """Figures of the RR-with-prior page: the prior's quality, the chosen set sizes, flip rates."""
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 import numpy as np
 import plotly.graph_objects as go
+from plotly.colors import qualitative
 
 from labeldp_core.experiments.spec import RunResult
 from labeldp_core.mechanisms import expected_flip_rate
 from labeldp_core.plots.common import EPSILON_AXIS, LAYOUT
 
 __all__ = ["flip_rate_comparison", "prior_mass_histogram", "set_size_histogram"]
+
+PALETTE = qualitative.Plotly
 
 
 def prior_mass_histogram(counts: Sequence[int], edges: Sequence[float]) -> go.Figure:
@@ -54,13 +57,15 @@ def flip_rate_comparison(
     num_classes: int,
     series: Mapping[str, Sequence[RunResult]],
     marked_epsilon: float | None = None,
+    *,
+    with_expected: Collection[str] = (),
     epsilon_range: tuple[float, float] = (0.05, 20.0),
 ) -> go.Figure:
     """Flip rate vs epsilon: plain RR's closed form, and measured points per named series.
 
-    Each series' measured flip rates are markers; where a result carries
-    ``details["expected_flip_rate"]`` (the closed form given the prior it drew), those values
-    are a dotted line of the same name, so the gap between expectation and measurement shows.
+    Each series' measured flip rates are markers. For the series named in ``with_expected``,
+    ``details["expected_flip_rate"]`` of each result (the closed form given the prior that run
+    drew) is a dotted line, so the gap between expectation and measurement shows.
     """
     grid = np.geomspace(*epsilon_range, 200)
     figure = go.Figure()
@@ -68,20 +73,21 @@ def flip_rate_comparison(
         x=grid, y=[expected_flip_rate(e, num_classes) for e in grid], mode="lines",
         name="RR closed form: (K-1)/(e^ε+K-1)", line={"color": "grey"},
     )  # fmt: skip
-    for name, results in series.items():
+    for index, (name, results) in enumerate(series.items()):
         points = sorted((r for r in results if r.flip_rate is not None), key=lambda r: r.epsilon)
         if not points:
             continue
         epsilons = [r.epsilon for r in points]
+        colour = PALETTE[index % len(PALETTE)]  # one colour per series: markers and dotted line
         figure.add_scatter(
             x=epsilons, y=[r.flip_rate for r in points], mode="markers", name=f"{name}: measured",
+            marker={"color": colour, "size": 9},
             hovertemplate="ε=%{x:g}: flip rate %{y:.3f}<extra>" + name + "</extra>",
         )  # fmt: skip
-        expected = [r.details.get("expected_flip_rate") for r in points]
-        if all(value is not None for value in expected):
+        if name in with_expected:
             figure.add_scatter(
-                x=epsilons, y=expected, mode="lines", line={"dash": "dot"},
-                name=f"{name}: expected given its prior",
+                x=epsilons, y=[r.details["expected_flip_rate"] for r in points], mode="lines",
+                line={"dash": "dot", "color": colour}, name=f"{name}: expected given its prior",
             )  # fmt: skip
     if marked_epsilon is not None:
         figure.add_vline(x=marked_epsilon, line_dash="dash", line_color="grey")
