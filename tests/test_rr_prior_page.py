@@ -67,6 +67,7 @@ def test_page_shows_the_split_and_reacts_to_the_slider():
     assert metrics["ε spent (label, replace-one)"] == "1"
     assert metrics["Measured flip rate"] != before
     assert len(app.get("plotly_chart")) == 4
+    assert not any("stage by stage" in header.value for header in app.subheader)  # not cached
 
 
 def test_page_link_restores_the_split_and_clusters():
@@ -88,3 +89,5 @@ def test_page_sweep_fills_all_three_curves():
     assert_no_errors(app)
     assert not [b for b in app.button if b.key == "run_sweep"]
     assert any("Every point of these curves is cached" in c.value for c in app.caption)
+    assert any("stage by stage" in header.value for header in app.subheader)
+    assert "Stage-1 model test accuracy" in {m.label for m in app.metric}
