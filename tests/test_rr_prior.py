@@ -104,6 +104,10 @@ def test_every_pair_of_true_labels_is_within_e_epsilon_exactly(prior, epsilon):
     bound = math.exp(epsilon) * (1 + RATIO_SLACK)
     # For every output o and true labels a, b: P(o | a) <= e^eps P(o | b) (zeros included).
     assert np.all(matrix[:, None, :] <= bound * matrix[None, :, :])
+    # The outputs are the top-k* labels of the prior, ties broken towards smaller labels.
+    k = int(optimal_set_size(prior[None, :], epsilon)[0])
+    top = np.argsort(-prior, kind="stable")[:k]
+    np.testing.assert_array_equal(np.flatnonzero(matrix.sum(axis=0) > 0), np.sort(top))
 
 
 def test_privacy_bound_is_tight_when_the_set_has_two_labels_or_more():

@@ -32,9 +32,14 @@ __all__ = [
 #: How far a prior row's sum may be from 1 (softmax outputs in float32 are off by ~1e-7).
 PRIOR_SUM_TOLERANCE = 1e-6
 
+# Implementation note: after sorting, arrays are held class-major, (K, n), and the loops run over
+# the K classes, each step one whole-array operation over all n examples. NumPy's reductions along
+# a short last axis (K = 10) pay a per-row overhead that costs more than the arithmetic; K column
+# operations do not.
+
 
 def _check_priors(priors: object) -> np.ndarray:
-    """Return ``priors`` as float64 rows summing to exactly one, or say what is wrong."""
+    """Return ``priors`` as C-contiguous (n, K) float64 rows, each normalised to sum to one."""
     array = np.asarray(priors)
     if array.ndim != 2:
         raise InvalidInputError(
@@ -46,21 +51,23 @@ def _check_priors(priors: object) -> np.ndarray:
         raise InvalidInputError(f"priors must have at least 2 columns (classes), got {array.shape}")
     if not np.issubdtype(array.dtype, np.number) or np.issubdtype(array.dtype, np.complexfloating):
         raise InvalidInputError(f"priors must be real numbers, got dtype {array.dtype}")
-    array = array.astype(np.float64)
-    if not np.all(np.isfinite(array)):
-        raise InvalidInputError("priors must be finite; replace NaN or infinite entries")
-    if array.min() < 0:
-        raise InvalidInputError(
-            f"priors must be non-negative, found {array.min():g}; clip them at 0 and normalise"
-        )
-    sums = array.sum(axis=1)
+    rows = np.ascontiguousarray(array, dtype=np.float64)
+    # One pass rules out NaN, infinities and negatives: a valid entry lies in [0, 1 + tolerance].
+    if not np.all((rows >= 0) & (rows <= 1.0 + PRIOR_SUM_TOLERANCE)):
+        if not np.all(np.isfinite(rows)):
+            raise InvalidInputError("priors must be finite; replace NaN or infinite entries")
+        if rows.min() < 0:
+            raise InvalidInputError(
+                f"priors must be non-negative, found {rows.min():g}; clip them at 0 and normalise"
+            )
+    sums = rows.sum(axis=1)
     worst = int(np.argmax(np.abs(sums - 1.0)))
     if abs(sums[worst] - 1.0) > PRIOR_SUM_TOLERANCE:
         raise InvalidInputError(
             f"each prior row must sum to 1 (within {PRIOR_SUM_TOLERANCE:g}); row {worst} sums to "
             f"{sums[worst]:.6g}; divide each row by its sum"
         )
-    return array / sums[:, None]
+    return rows / sums[:, None]
 
 
 def set_keep_probability(set_size: np.ndarray | int, epsilon: float) -> np.ndarray:
@@ -75,11 +82,45 @@ def set_keep_probability(set_size: np.ndarray | int, epsilon: float) -> np.ndarr
     return 1.0 / (1.0 + (np.asarray(set_size, dtype=np.float64) - 1.0) * np.exp(-epsilon))
 
 
-def _keep_objective(priors: np.ndarray, epsilon: float) -> np.ndarray:
-    """(n, K) array whose column k-1 is the top-k prior mass times the keep probability of k."""
-    top_mass = np.cumsum(-np.sort(-priors, axis=1), axis=1)
-    sizes = np.arange(1, priors.shape[1] + 1)  # set sizes k = 1..K, not indices 0..K-1
-    return top_mass * set_keep_probability(sizes, epsilon)
+def _best_sizes(rows: np.ndarray, epsilon: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """k* per example, the keep chance it achieves, and the priors sorted (K, n) descending.
+
+    k* maximises (top-k prior mass) * e^eps / (e^eps + k - 1) over the set sizes k = 1..K (sizes,
+    not indices 0..K-1); ties go to the smallest set.
+    """
+    num_classes = rows.shape[1]
+    descending = np.ascontiguousarray(np.sort(rows, axis=1)[:, ::-1].T)  # (K, n)
+    keep = set_keep_probability(np.arange(1, num_classes + 1), epsilon)
+    mass = descending[0].copy()
+    best = mass * keep[0]
+    sizes = np.ones(rows.shape[0], dtype=np.int64)
+    for size in range(2, num_classes + 1):
+        mass += descending[size - 1]
+        value = mass * keep[size - 1]
+        better = value > best
+        np.copyto(best, value, where=better)
+        sizes[better] = size
+    return sizes, best, descending
+
+
+def _top_sets(rows: np.ndarray, epsilon: float) -> tuple[np.ndarray, np.ndarray]:
+    """k* per example and the (K, n) mask of its top-k* labels, ties broken towards small labels.
+
+    The set depends on the prior only, never on the true label: a label is in it if its prior is
+    above the k*-th largest value, or equal to it and among the first tied labels needed.
+    """
+    sizes, _, descending = _best_sizes(rows, epsilon)
+    columns = np.ascontiguousarray(rows.T)  # (K, n)
+    threshold = descending[sizes - 1, np.arange(rows.shape[0])]
+    above = columns > threshold
+    tied = columns == threshold
+    needed = sizes - above.sum(axis=0)
+    in_set = np.empty_like(above)
+    tied_so_far = np.zeros_like(sizes)
+    for label in range(columns.shape[0]):
+        tied_so_far += tied[label]
+        in_set[label] = above[label] | (tied[label] & (tied_so_far <= needed))
+    return sizes, in_set
 
 
 def optimal_set_size(priors: np.ndarray, epsilon: float) -> np.ndarray:
@@ -90,8 +131,7 @@ def optimal_set_size(priors: np.ndarray, epsilon: float) -> np.ndarray:
     >>> optimal_set_size(np.array([[0.7, 0.2, 0.1], [1/3, 1/3, 1/3]]), 1.0).tolist()
     [1, 3]
     """
-    objective = _keep_objective(_check_priors(priors), epsilon)
-    return np.argmax(objective, axis=1).astype(np.int64) + 1
+    return _best_sizes(_check_priors(priors), epsilon)[0]
 
 
 def expected_keep_probability(priors: np.ndarray, epsilon: float) -> np.ndarray:
@@ -100,15 +140,18 @@ def expected_keep_probability(priors: np.ndarray, epsilon: float) -> np.ndarray:
     This is the maximum that :func:`optimal_set_size` picks; with a uniform prior it equals
     plain RR's keep probability e^eps / (e^eps + K - 1).
     """
-    return _keep_objective(_check_priors(priors), epsilon).max(axis=1)
+    return _best_sizes(_check_priors(priors), epsilon)[1]
 
 
-def _ranks(priors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Labels by decreasing prior (stable, so ties keep label order) and each label's position."""
-    order = np.argsort(-priors, axis=1, kind="stable")
-    ranks = np.empty_like(order)
-    np.put_along_axis(ranks, order, np.arange(priors.shape[1])[None, :], axis=1)
-    return order, ranks
+def _check_inputs(labels: object, priors: object) -> tuple[np.ndarray, np.ndarray]:
+    rows = _check_priors(priors)
+    labels = check_labels(labels, rows.shape[1])
+    if labels.shape[0] != rows.shape[0]:
+        raise InvalidInputError(
+            f"labels and priors must have one row per example: got {labels.shape[0]} labels and "
+            f"{rows.shape[0]} prior rows"
+        )
+    return labels, rows
 
 
 def output_probabilities(priors: np.ndarray, labels: np.ndarray, epsilon: float) -> np.ndarray:
@@ -117,28 +160,15 @@ def output_probabilities(priors: np.ndarray, labels: np.ndarray, epsilon: float)
     Row i holds P(output = o | prior_i, true label labels_i) for every o; it is what
     :func:`rr_with_prior` samples from, in closed form.
     """
-    priors = _check_priors(priors)
-    labels = check_labels(labels, priors.shape[1])
-    _check_lengths(labels, priors)
-    sizes = np.argmax(_keep_objective(priors, epsilon), axis=1) + 1
-    _, ranks = _ranks(priors)
-    in_set = ranks < sizes[:, None]  # (n, K): which labels are in the top-k* set
-    true_in_set = np.take_along_axis(in_set, labels[:, None], axis=1)[:, 0]
+    labels, rows = _check_inputs(labels, priors)
+    sizes, in_set = _top_sets(rows, epsilon)
+    examples = np.arange(labels.shape[0])
     keep = set_keep_probability(sizes, epsilon)
     # (1 - keep) / (k - 1) = e^-eps keep, written so that the ratio is e^eps to the last bit.
-    other = np.exp(-epsilon) * keep
-    inside = np.where(in_set, other[:, None], 0.0)
-    inside[np.arange(labels.shape[0]), labels] = keep
-    outside = in_set / sizes[:, None]
-    return np.where(true_in_set[:, None], inside, outside)
-
-
-def _check_lengths(labels: np.ndarray, priors: np.ndarray) -> None:
-    if labels.shape[0] != priors.shape[0]:
-        raise InvalidInputError(
-            f"labels and priors must have one row per example: got {labels.shape[0]} labels and "
-            f"{priors.shape[0]} prior rows"
-        )
+    inside = in_set * (np.exp(-epsilon) * keep)
+    inside[labels, examples] = keep
+    outside = in_set / sizes
+    return np.where(in_set[labels, examples], inside, outside).T.copy()
 
 
 def rr_with_prior(
@@ -157,17 +187,20 @@ def rr_with_prior(
     Returns:
         An int64 array of released labels, same shape as ``labels``.
     """
-    priors = _check_priors(priors)
-    labels = check_labels(labels, priors.shape[1])
-    _check_lengths(labels, priors)
-    n = labels.shape[0]
-    sizes = np.argmax(_keep_objective(priors, epsilon), axis=1) + 1
-    order, ranks = _ranks(priors)
-    true_rank = ranks[np.arange(n), labels]
-    keep = rng.random(n) < set_keep_probability(sizes, epsilon)
-    # Another member of the set: a uniform position among the k*-1 others, skipping the true one.
+    labels, rows = _check_inputs(labels, priors)
+    sizes, in_set = _top_sets(rows, epsilon)
+    examples = np.arange(labels.shape[0])
+    members = in_set.astype(np.int64)  # becomes members[j, i]: set members among labels 0..j
+    for label in range(1, members.shape[0]):
+        members[label] += members[label - 1]
+    true_in_set = in_set[labels, examples]
+    true_member = members[labels, examples] - 1  # the true label's index among the members
+    keep = rng.random(labels.shape[0]) < set_keep_probability(sizes, epsilon)
+    # Another member: a uniform index among the k*-1 others, skipping the true label's index.
     other = rng.integers(0, np.maximum(sizes - 1, 1))
-    other += other >= true_rank
+    other += other >= true_member
     anywhere = rng.integers(0, sizes)  # true label outside the set: any member, uniformly
-    position = np.where(true_rank < sizes, np.where(keep, true_rank, other), anywhere)
-    return order[np.arange(n), position]
+    chosen = np.where(true_in_set, np.where(keep, true_member, other), anywhere)
+    # The released label is the first whose running member count exceeds the chosen index,
+    # that is the number of labels whose count does not.
+    return np.sum(members <= chosen, axis=0, dtype=np.int64)
