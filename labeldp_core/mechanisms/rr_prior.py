@@ -52,8 +52,8 @@ def _check_priors(priors: object) -> np.ndarray:
     if not np.issubdtype(array.dtype, np.number) or np.issubdtype(array.dtype, np.complexfloating):
         raise InvalidInputError(f"priors must be real numbers, got dtype {array.dtype}")
     rows = np.ascontiguousarray(array, dtype=np.float64)
-    # One pass rules out NaN, infinities and negatives: a valid entry lies in [0, 1 + tolerance].
-    if not np.all((rows >= 0) & (rows <= 1.0 + PRIOR_SUM_TOLERANCE)):
+    # Two reductions rule out NaN, infinities and negatives: valid entries lie in [0, 1 + tol].
+    if not (rows.min() >= 0 and rows.max() <= 1.0 + PRIOR_SUM_TOLERANCE):
         if not np.all(np.isfinite(rows)):
             raise InvalidInputError("priors must be finite; replace NaN or infinite entries")
         if rows.min() < 0:
@@ -190,11 +190,12 @@ def rr_with_prior(
     labels, rows = _check_inputs(labels, priors)
     sizes, in_set = _top_sets(rows, epsilon)
     examples = np.arange(labels.shape[0])
-    members = in_set.astype(np.int64)  # becomes members[j, i]: set members among labels 0..j
+    # Becomes members[j, i]: the set members among labels 0..j (the smallest dtype holding K).
+    members = in_set.astype(np.min_scalar_type(in_set.shape[0]))
     for label in range(1, members.shape[0]):
         members[label] += members[label - 1]
     true_in_set = in_set[labels, examples]
-    true_member = members[labels, examples] - 1  # the true label's index among the members
+    true_member = members[labels, examples].astype(np.int64) - 1  # its index among the members
     keep = rng.random(labels.shape[0]) < set_keep_probability(sizes, epsilon)
     # Another member: a uniform index among the k*-1 others, skipping the true label's index.
     other = rng.integers(0, np.maximum(sizes - 1, 1))
