@@ -95,7 +95,10 @@ def _cluster_priors(
     data = ctx.dataset
     if ctx.config.setting("prior") == "uniform":
         uniform = np.full((labels.shape[0], data.num_classes), 1.0 / data.num_classes)
-        return uniform, {"prior": "uniform: reads no labels, so RR-with-prior is plain RR"}
+        return uniform, {
+            "prior": "uniform: reads no labels, so RR-with-prior is plain RR",
+            "composition": "one release: epsilon_spent = rr_epsilon (label-DP, replace-one)",
+        }
     clusters = ctx.config.setting("clusters")
     ids = image_clusters(ctx, clusters)
     counts = noisy_label_counts(
@@ -108,6 +111,10 @@ def _cluster_priors(
         "histogram_noise": "discrete Laplace, L1 sensitivity 2, clipped at 0 and normalised",
         "histogram_sensitivity": HISTOGRAM_SENSITIVITY,
         "empty_clusters_after_noise": int(np.sum(np.clip(counts, 0, None).sum(axis=1) == 0)),
+        "composition": (
+            "sequential: the prior histogram and RR-with-prior read the same labels, so "
+            "epsilon_spent = prior_epsilon + rr_epsilon (label-DP, replace-one)"
+        ),
     }
     return prior_from_counts(counts)[ids], facts
 
@@ -136,10 +143,6 @@ def run_rr_prior(config: RunConfig, ctx: RunContext) -> Outcome:
                 "rr_epsilon": split.rr_epsilon,
                 "spent": split.spent,
             },
-            "composition": (
-                "sequential: the prior histogram and RR-with-prior read the same labels, so "
-                "epsilon_spent = prior_epsilon + rr_epsilon (label-DP, replace-one)"
-            ),
             **prior_facts,
             **prior_summary(priors, data.y_train, split.rr_epsilon),
             "rr_expected_flip_rate": expected_flip_rate(config.epsilon, data.num_classes),
