@@ -36,6 +36,7 @@ from a cache, so a result computed once comes back at once. Copy the address bar
 #: app.py has run, so a direct link to a freshly started server never flashes "Page not found".
 PAGE_TABLE = [
     ("randomized_response.py", "Randomized response", "casino"),
+    ("rr_prior.py", "RR with prior", "target"),
     ("laplace_noise.py", "Laplace noise", "show_chart"),
     ("laplace_labels.py", "Laplace on labels", "label"),
     ("noisy_outputs.py", "Noisy model outputs (local DP)", "output"),

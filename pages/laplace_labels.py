@@ -4,7 +4,7 @@ import numpy as np
 import streamlit as st
 
 from labeldp_core import plots
-from labeldp_core.accounting import split_budget
+from labeldp_core.accounting import split_budget_by_share
 from labeldp_core.data import load_dataset
 from labeldp_core.mechanisms import (
     alibi_posterior,
@@ -133,14 +133,14 @@ left.caption(
     "clamped to the ends; RR-on-bins never does worse than always releasing the mean."
 )
 
-split = split_budget(epsilon, prior_share if prior_kind == "histogram" else 0.0)
+split = split_budget_by_share(epsilon, prior_share if prior_kind == "histogram" else 0.0)
 rr_run = next((r for r in regression["RR-on-bins"] if r.epsilon == epsilon), None)
 if rr_run is not None:
     bins = RRBins(np.arange(k, dtype=float), np.asarray(rr_run.details["bin_of_value"]),
-                  np.asarray(rr_run.details["bin_outputs"]), split.release)  # fmt: skip
+                  np.asarray(rr_run.details["bin_outputs"]), split.release_epsilon)  # fmt: skip
     source = "the bins of the computed run (its prior)"
 else:
-    bins = optimal_bins(np.arange(k, dtype=float), np.full(k, 1.0 / k), split.release)
+    bins = optimal_bins(np.arange(k, dtype=float), np.full(k, 1.0 / k), split.release_epsilon)
     source = "bins for a uniform prior (run this ε to see the prior the run estimated)"
 right.plotly_chart(plots.rr_bins_figure(bins), key="bins")
 right.caption(
@@ -150,8 +150,10 @@ right.caption(
 )
 st.markdown("**RR-on-bins budget at this ε** (sequential composition: the steps add up)")
 planned = [
-    {"step": "prior: noisy label histogram", "epsilon": split.prior},
-    {"step": "release: randomized response over bins", "epsilon": split.release},
-    {"step": "total (sequential composition)", "epsilon": split.total},
+    {"step": "prior: noisy label histogram", "epsilon": split.prior_epsilon},
+    {"step": "release: randomized response over bins", "epsilon": split.release_epsilon},
+    {"step": "total (sequential composition)", "epsilon": split.spent},
 ]
-st.table(rr_run.details["budget"] if rr_run is not None else planned[0 if split.prior else 1 :])
+st.table(
+    rr_run.details["budget"] if rr_run is not None else planned[0 if split.prior_epsilon else 1 :]
+)

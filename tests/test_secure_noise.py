@@ -6,6 +6,7 @@ import pytest
 from scipy import stats
 
 from labeldp_core.errors import InvalidInputError
+from labeldp_core.mechanisms.discrete_laplace import discrete_laplace_pmf as pmf_by_epsilon
 from labeldp_core.mechanisms.secure_noise import (
     MAX_DENOMINATOR,
     SecureSource,
@@ -14,12 +15,16 @@ from labeldp_core.mechanisms.secure_noise import (
     discrete_gaussian,
     discrete_gaussian_pmf,
     discrete_laplace,
-    discrete_laplace_pmf,
     rational_scale,
     uniform_below,
 )
 
 ALPHA = 1e-3  # with a fixed seed the tests are deterministic; alpha bounds it for any seed
+
+
+def discrete_laplace_pmf(values: np.ndarray, scale: float) -> np.ndarray:
+    """P(y) proportional to exp(-|y| / scale): the shared pmf at epsilon/sensitivity = 1/scale."""
+    return pmf_by_epsilon(values, 1.0 / scale)
 
 
 def _chi_square_against(draws: np.ndarray, pmf: np.ndarray, support: np.ndarray) -> float:

@@ -1,52 +1,106 @@
-"""Pure-DP budget bookkeeping: splitting a budget between steps and adding the steps up.
+"""Pure-DP composition and the split of one budget between a prior and the release.
 
-Under sequential composition, running an ε1-DP step and then an ε2-DP step on the same labels
-(the second may look at the first's output) is (ε1 + ε2)-DP. A mechanism that first spends part of
-its budget on a prior and the rest on the release therefore spends exactly the sum.
+Sequential composition: mechanisms that all read the same labels add their epsilons. Parallel
+composition: mechanisms that read disjoint sets of labels cost the largest of their epsilons,
+because one changed label is seen by only one of them.
 """
 
-import math
+from collections.abc import Iterable
 from dataclasses import dataclass
-from numbers import Real
+
+import numpy as np
 
 from labeldp_core.errors import InvalidInputError
-from labeldp_core.validation import check_epsilon
+from labeldp_core.validation import check_epsilon, check_probability
 
-__all__ = ["BudgetSplit", "sequential_composition", "split_budget"]
+__all__ = [
+    "BudgetSplit",
+    "parallel_composition",
+    "sequential_composition",
+    "split_budget",
+    "split_budget_by_share",
+]
+
+
+def _budgets(epsilons: Iterable[float]) -> list[float]:
+    values = [float(e) for e in epsilons]
+    if not values:
+        raise InvalidInputError("composition needs at least one epsilon")
+    for value in values:
+        if not np.isfinite(value) or value < 0:
+            raise InvalidInputError(f"every epsilon must be finite and >= 0, got {value}")
+    return values
+
+
+def sequential_composition(epsilons: Iterable[float]) -> float:
+    """Total epsilon of pure-DP mechanisms that all see the same data: their sum.
+
+    >>> sequential_composition([0.25, 0.75])
+    1.0
+    """
+    return float(sum(_budgets(epsilons)))
+
+
+def parallel_composition(epsilons: Iterable[float]) -> float:
+    """Total epsilon of pure-DP mechanisms on disjoint data: the largest of them.
+
+    >>> parallel_composition([1.0, 1.0])
+    1.0
+    """
+    return float(max(_budgets(epsilons)))
 
 
 @dataclass(frozen=True)
 class BudgetSplit:
-    """A budget divided between a prior (0 if none is estimated) and the release."""
+    """A total budget spent in two sequential steps: first the prior, then the release."""
 
-    prior: float
-    release: float
+    total: float
+    prior_epsilon: float
+    release_epsilon: float
 
     @property
-    def total(self) -> float:
-        """What both steps spend together under sequential composition."""
-        return sequential_composition(self.prior, self.release)
+    def spent(self) -> float:
+        """What the two steps cost together (sequential composition); never above ``total``."""
+        return sequential_composition([self.prior_epsilon, self.release_epsilon])
+
+    @property
+    def prior_share(self) -> float:
+        """Fraction of the spent budget that went to the prior."""
+        return self.prior_epsilon / self.spent
 
 
-def split_budget(epsilon: float, prior_share: float) -> BudgetSplit:
-    """Give ``prior_share`` of ``epsilon`` to the prior and exactly what is left to the release.
+def split_budget(total: float, prior_epsilon: float) -> BudgetSplit:
+    """Give ``prior_epsilon`` to the prior and exactly what is left of ``total`` to the release.
 
-    >>> split_budget(2.0, 0.25)
-    BudgetSplit(prior=0.5, release=1.5)
+    ``prior_epsilon`` may be 0 (a prior that reads no labels). The release budget is rounded down
+    by at most one unit in the last place so that the composed total never exceeds ``total``.
+
+    Raises:
+        InvalidInputError: if the prior budget is negative or leaves nothing for the release.
     """
-    epsilon = check_epsilon(epsilon)
-    if isinstance(prior_share, bool) or not isinstance(prior_share, Real):
-        raise InvalidInputError(f"prior_share must be a number, got {prior_share!r}")
-    if not 0.0 <= prior_share < 1.0:
+    total = check_epsilon(total)
+    prior_epsilon = float(prior_epsilon)
+    if not np.isfinite(prior_epsilon) or prior_epsilon < 0:
+        raise InvalidInputError(f"prior_epsilon must be a finite number >= 0, got {prior_epsilon}")
+    release_epsilon = total - prior_epsilon
+    if release_epsilon <= 0:
         raise InvalidInputError(
-            f"prior_share must lie in [0, 1) so the release keeps some budget, got {prior_share}"
+            f"prior_epsilon={prior_epsilon:g} leaves no budget for the release out of "
+            f"epsilon={total:g}; choose prior_epsilon below {total:g} "
+            f"(e.g. {0.2 * total:.3g}, a fifth of the total)"
         )
-    prior = epsilon * float(prior_share)
-    return BudgetSplit(prior=prior, release=epsilon - prior)
+    while prior_epsilon + release_epsilon > total:
+        release_epsilon = float(np.nextafter(release_epsilon, 0.0))
+    return BudgetSplit(total=total, prior_epsilon=prior_epsilon, release_epsilon=release_epsilon)
 
 
-def sequential_composition(*epsilons: float) -> float:
-    """Total epsilon of pure-DP steps run one after another on the same data: their sum."""
-    if any(not math.isfinite(e) or e < 0 for e in epsilons):
-        raise InvalidInputError(f"each step's epsilon must be finite and >= 0, got {epsilons}")
-    return float(math.fsum(epsilons))
+def split_budget_by_share(total: float, prior_share: float) -> BudgetSplit:
+    """Give the fraction ``prior_share`` (in [0, 1)) of ``total`` to the prior, the rest released.
+
+    >>> split_budget_by_share(2.0, 0.25)
+    BudgetSplit(total=2.0, prior_epsilon=0.5, release_epsilon=1.5)
+    """
+    if prior_share == 0:
+        return split_budget(total, 0.0)
+    share = check_probability(prior_share, "prior_share")
+    return split_budget(total, share * check_epsilon(total))

@@ -24,7 +24,7 @@ def run_alibi(config: RunConfig, ctx: RunContext) -> Outcome:
         data.y_train, data.num_classes, config.epsilon, config.setting("prior"),
         config.setting("prior_share"), ctx.rng,
     )  # fmt: skip
-    release = estimate.split.release
+    release = estimate.split.release_epsilon
     scale = laplace_scale(ONE_HOT_SENSITIVITY, release)
     noisy = laplace_one_hot(data.y_train, release, data.num_classes, ctx.rng)
     posterior = alibi_posterior(noisy, release, estimate.prior)

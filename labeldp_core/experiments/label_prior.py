@@ -10,9 +10,14 @@ from typing import Any
 
 import numpy as np
 
-from labeldp_core.accounting import BudgetSplit, sequential_composition, split_budget
+from labeldp_core.accounting import (
+    BudgetSplit,
+    sequential_composition,
+    split_budget,
+    split_budget_by_share,
+)
 from labeldp_core.experiments.spec import Setting
-from labeldp_core.mechanisms import histogram_prior, noisy_histogram
+from labeldp_core.mechanisms import noisy_label_counts, prior_from_counts
 
 __all__ = ["PRIOR_SETTINGS", "PriorEstimate", "budget_table", "estimate_prior"]
 
@@ -50,9 +55,12 @@ def estimate_prior(
     """A uniform prior for free, or a histogram prior bought with ``share`` of ``epsilon``."""
     if kind == "uniform":
         return PriorEstimate(np.full(num_values, 1.0 / num_values), split_budget(epsilon, 0.0))
-    split = split_budget(epsilon, share)
-    counts = noisy_histogram(labels, num_values, split.prior, rng)
-    return PriorEstimate(histogram_prior(counts), split, tuple(int(c) for c in counts))
+    split = split_budget_by_share(epsilon, share)
+    # One group holding every example: a single noisy label histogram (L1 sensitivity 2).
+    one_group = np.zeros(len(labels), dtype=np.int64)
+    counts = noisy_label_counts(one_group, labels, 1, num_values, split.prior_epsilon, rng)
+    prior = prior_from_counts(counts)[0]
+    return PriorEstimate(prior, split, tuple(int(c) for c in counts[0]))
 
 
 def budget_table(
@@ -60,15 +68,15 @@ def budget_table(
 ) -> list[dict[str, Any]]:
     """Rows (step, mechanism, epsilon) of the budget, the last one the total."""
     rows = []
-    if estimate.split.prior > 0:
+    if estimate.split.prior_epsilon > 0:
         rows.append({
             "step": "prior: noisy label histogram",
-            "mechanism": f"discrete Laplace, scale 2/{estimate.split.prior:.4g} per count",
-            "epsilon": estimate.split.prior,
+            "mechanism": f"discrete Laplace, scale 2/{estimate.split.prior_epsilon:.4g} per count",
+            "epsilon": estimate.split.prior_epsilon,
         })  # fmt: skip
     rows.append({"step": "release", "mechanism": release, "epsilon": release_spent})
     rows.append({
         "step": "total (sequential composition)", "mechanism": "sum of the steps",
-        "epsilon": sequential_composition(*(row["epsilon"] for row in rows)),
+        "epsilon": sequential_composition(row["epsilon"] for row in rows),
     })  # fmt: skip
     return rows

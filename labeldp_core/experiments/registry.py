@@ -6,8 +6,10 @@ from labeldp_core.experiments import (
     dppl,
     laplace,
     laplace_regression,
+    lp_2st,
     rr,
     rr_bins,
+    rr_prior,
     softmax_laplace,
 )
 from labeldp_core.experiments.spec import MechanismSpec
@@ -18,6 +20,8 @@ MECHANISMS: dict[str, MechanismSpec] = {
     spec.id: spec
     for spec in (
         rr.SPEC,
+        rr_prior.SPEC,
+        lp_2st.SPEC,
         laplace.SPEC,
         laplace_regression.SPEC,
         rr_bins.SPEC,

@@ -29,10 +29,10 @@ def run_rr_bins(config: RunConfig, ctx: RunContext) -> Outcome:
         data.y_train, data.num_classes, config.epsilon, config.setting("prior"),
         config.setting("prior_share"), ctx.rng,
     )  # fmt: skip
-    bins = optimal_bins(support, estimate.prior, estimate.split.release)
+    bins = optimal_bins(support, estimate.prior, estimate.split.release_epsilon)
     released = rr_on_bins(values, bins, ctx.rng)
     trained = ctx.train(released, message="training a regression head on RR-on-bins values")
-    release_spent = rr_bins_epsilon(bins.num_bins, estimate.split.release)
+    release_spent = rr_bins_epsilon(bins.num_bins, estimate.split.release_epsilon)
     table = budget_table(estimate, f"randomized response over {bins.num_bins} bins", release_spent)
     empirical = np.bincount(data.y_train, minlength=data.num_classes) / data.n_train
     return Outcome(

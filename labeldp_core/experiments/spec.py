@@ -153,6 +153,9 @@ class MechanismSpec:
     settings: Mapping[str, Setting]
     runner: Callable[[RunConfig, "RunContext"], Outcome]
     trains_model: bool = True
+    #: Checks settings against each other and epsilon when the config is made (before any
+    #: training); raises InvalidInputError. Its return value is ignored.
+    check: Callable[[RunConfig], object] | None = None
 
     def all_settings(self) -> dict[str, Setting]:
         """Common training settings (if it trains a model) followed by its own."""

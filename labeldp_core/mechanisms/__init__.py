@@ -1,11 +1,28 @@
 """Label-DP mechanisms: pure NumPy release functions and their closed-form facts."""
 
-from labeldp_core.mechanisms.alibi import alibi_posterior
-from labeldp_core.mechanisms.coinpress import CoinPressTrace, coinpress_mean
+from labeldp_core.mechanisms.alibi import (
+    alibi_posterior,
+)
+from labeldp_core.mechanisms.coinpress import (
+    CoinPressTrace,
+    coinpress_mean,
+)
+from labeldp_core.mechanisms.discrete_laplace import (
+    discrete_laplace_noise,
+    discrete_laplace_parameter,
+    discrete_laplace_pmf,
+    discrete_laplace_variance,
+)
 from labeldp_core.mechanisms.exponential import (
     exponential_mechanism,
     exponential_probabilities,
     exponential_topk,
+)
+from labeldp_core.mechanisms.label_histogram import (
+    HISTOGRAM_SENSITIVITY,
+    label_counts,
+    noisy_label_counts,
+    prior_from_counts,
 )
 from labeldp_core.mechanisms.laplace import (
     epsilon_for_noise,
@@ -29,11 +46,6 @@ from labeldp_core.mechanisms.laplace_labels import (
     post_process,
     regression_log_likelihood,
 )
-from labeldp_core.mechanisms.noisy_histogram import (
-    discrete_laplace,
-    histogram_prior,
-    noisy_histogram,
-)
 from labeldp_core.mechanisms.prototypes import (
     class_utilities,
     nearest_prototype,
@@ -54,6 +66,13 @@ from labeldp_core.mechanisms.rr_bins import (
     rr_bins_epsilon,
     rr_on_bins,
 )
+from labeldp_core.mechanisms.rr_prior import (
+    expected_keep_probability,
+    optimal_set_size,
+    output_probabilities,
+    rr_with_prior,
+    set_keep_probability,
+)
 from labeldp_core.mechanisms.softmax_laplace import (
     PROBABILITY_SENSITIVITY,
     actual_epsilon,
@@ -62,6 +81,7 @@ from labeldp_core.mechanisms.softmax_laplace import (
 )
 
 __all__ = [
+    "HISTOGRAM_SENSITIVITY",
     "ONE_HOT_SENSITIVITY",
     "POST_PROCESSING",
     "PROBABILITY_SENSITIVITY",
@@ -75,17 +95,21 @@ __all__ = [
     "clamp_round",
     "class_utilities",
     "coinpress_mean",
-    "discrete_laplace",
+    "discrete_laplace_noise",
+    "discrete_laplace_parameter",
+    "discrete_laplace_pmf",
+    "discrete_laplace_variance",
     "epsilon_for_noise",
     "epsilon_for_output_noise",
     "expected_flip_rate",
+    "expected_keep_probability",
     "expected_regression_mse",
     "expected_squared_error",
     "exponential_mechanism",
     "exponential_probabilities",
     "exponential_topk",
-    "histogram_prior",
     "keep_probability",
+    "label_counts",
     "laplace_cdf",
     "laplace_density",
     "laplace_epsilon",
@@ -95,16 +119,21 @@ __all__ = [
     "laplace_scale",
     "laplace_variance",
     "nearest_prototype",
-    "noisy_histogram",
+    "noisy_label_counts",
     "one_hot_log_density",
     "optimal_bins",
+    "optimal_set_size",
+    "output_probabilities",
     "post_process",
+    "prior_from_counts",
     "private_class_means",
     "public_prototype_indices",
     "randomized_response",
     "regression_log_likelihood",
     "rr_bins_epsilon",
     "rr_on_bins",
+    "rr_with_prior",
+    "set_keep_probability",
     "tail_probability",
     "transition_matrix",
 ]

@@ -29,7 +29,6 @@ __all__ = [
     "discrete_gaussian",
     "discrete_gaussian_pmf",
     "discrete_laplace",
-    "discrete_laplace_pmf",
     "rational_scale",
     "uniform_below",
 ]
@@ -186,12 +185,6 @@ def discrete_gaussian(sigma: float, size: int, source: Source | None = None) -> 
     sigma2 = Fraction(math.ceil(Fraction(sigma) ** 2 * MAX_DENOMINATOR), MAX_DENOMINATOR)
     source = source or SecureSource()
     return _collect(lambda n: _discrete_gaussian_batch(sigma2, n, source), size)
-
-
-def discrete_laplace_pmf(values: np.ndarray, scale: float) -> np.ndarray:
-    """P(Y = y) = tanh(1 / (2 scale)) exp(-|y| / scale): the law :func:`discrete_laplace` draws."""
-    rate = 1.0 / float(scale)
-    return np.tanh(rate / 2) * np.exp(-np.abs(np.asarray(values, dtype=float)) * rate)
 
 
 def discrete_gaussian_pmf(values: np.ndarray, sigma: float, support: int = 10_000) -> np.ndarray:

@@ -4,7 +4,12 @@ One module per page; every figure says on its axes what it shows, so a screensho
 without the page.
 """
 
-from labeldp_core.plots.common import EPSILON_AXIS, LAYOUT, mark_epsilon, score_vs_epsilon
+from labeldp_core.plots.common import (
+    EPSILON_AXIS,
+    LAYOUT,
+    mark_epsilon,
+    score_vs_epsilon,
+)
 from labeldp_core.plots.dppl import (
     dppl_accuracy_curves,
     per_class_accuracy_bars,
@@ -18,9 +23,23 @@ from labeldp_core.plots.laplace_labels import (
     power_law_slope,
     rr_bins_figure,
 )
-from labeldp_core.plots.laplace_noise import laplace_density_figure, tail_probability_figure
-from labeldp_core.plots.noisy_outputs import cluster_metrics_vs_epsilon, output_projection
-from labeldp_core.plots.randomized_response import keep_flip_curve, label_heatmap
+from labeldp_core.plots.laplace_noise import (
+    laplace_density_figure,
+    tail_probability_figure,
+)
+from labeldp_core.plots.noisy_outputs import (
+    cluster_metrics_vs_epsilon,
+    output_projection,
+)
+from labeldp_core.plots.randomized_response import (
+    keep_flip_curve,
+    label_heatmap,
+)
+from labeldp_core.plots.rr_prior import (
+    flip_rate_comparison,
+    prior_mass_histogram,
+    set_size_histogram,
+)
 
 __all__ = [
     "EPSILON_AXIS",
@@ -28,6 +47,7 @@ __all__ = [
     "cluster_metrics_vs_epsilon",
     "dppl_accuracy_curves",
     "expected_label_mse_figure",
+    "flip_rate_comparison",
     "keep_flip_curve",
     "label_heatmap",
     "laplace_density_figure",
@@ -38,8 +58,10 @@ __all__ = [
     "per_class_accuracy_bars",
     "per_class_accuracy_curves",
     "power_law_slope",
+    "prior_mass_histogram",
     "prototype_mosaic",
     "rr_bins_figure",
     "score_vs_epsilon",
+    "set_size_histogram",
     "tail_probability_figure",
 ]

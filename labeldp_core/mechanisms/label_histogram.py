@@ -1,0 +1,69 @@
+"""Noisy per-group label histograms, and the label prior they give each group.
+
+The groups (for example k-means clusters of the images) must not depend on the labels. Counting
+labels per group is a query of L1 sensitivity 2: replacing one label takes one count down and
+another up. Discrete Laplace noise calibrated to that sensitivity makes the whole table
+epsilon-label-DP; clipping at 0 and normalising each row into a prior is post-processing.
+"""
+
+import numpy as np
+
+from labeldp_core.errors import InvalidInputError
+from labeldp_core.mechanisms.discrete_laplace import discrete_laplace_noise
+from labeldp_core.validation import check_labels, check_num_classes, check_positive
+
+__all__ = ["HISTOGRAM_SENSITIVITY", "label_counts", "noisy_label_counts", "prior_from_counts"]
+
+#: L1 change of a label histogram when one label is replaced by another.
+HISTOGRAM_SENSITIVITY = 2
+
+
+def label_counts(
+    groups: np.ndarray, labels: np.ndarray, num_groups: int, num_classes: int
+) -> np.ndarray:
+    """The exact (num_groups, K) table counting each label in each group."""
+    num_classes = check_num_classes(num_classes)
+    num_groups = int(check_positive(num_groups, "num_groups", integer=True))
+    labels = check_labels(labels, num_classes)
+    groups = np.asarray(groups)
+    if (
+        groups.ndim != 1
+        or not np.issubdtype(groups.dtype, np.integer)
+        or (groups.size and (groups.min() < 0 or groups.max() >= num_groups))
+    ):
+        raise InvalidInputError(
+            f"groups must be a 1-D array of integer group ids in 0..{num_groups - 1}"
+        )
+    if groups.shape != labels.shape:
+        raise InvalidInputError(
+            f"groups and labels must have the same length, got {groups.shape[0]} and "
+            f"{labels.shape[0]}"
+        )
+    flat = np.bincount(
+        groups.astype(np.int64) * num_classes + labels, minlength=num_groups * num_classes
+    )
+    return flat.reshape(num_groups, num_classes)
+
+
+def noisy_label_counts(
+    groups: np.ndarray,
+    labels: np.ndarray,
+    num_groups: int,
+    num_classes: int,
+    epsilon: float,
+    rng: np.random.Generator,
+) -> np.ndarray:
+    """Label counts per group plus discrete Laplace noise for L1 sensitivity 2 (epsilon-label-DP).
+
+    Returns an int64 (num_groups, K) table; entries can be negative (clip before using them).
+    """
+    counts = label_counts(groups, labels, num_groups, num_classes)
+    return counts + discrete_laplace_noise(counts.shape, epsilon, HISTOGRAM_SENSITIVITY, rng)
+
+
+def prior_from_counts(counts: np.ndarray) -> np.ndarray:
+    """Rows of (noisy) counts clipped at 0 and normalised; a row with nothing left is uniform."""
+    clipped = np.clip(np.asarray(counts, dtype=np.float64), 0.0, None)
+    totals = clipped.sum(axis=1, keepdims=True)
+    uniform = np.full_like(clipped, 1.0 / clipped.shape[1])
+    return np.divide(clipped, totals, out=uniform, where=totals > 0)

@@ -1,0 +1,207 @@
+"""Randomized response with a prior (RRTop-k; Ghazi et al. 2021, arXiv 2102.06062).
+
+Each example comes with a prior over its K labels that does not depend on its own label (from
+other data or an earlier private stage). RR-with-prior keeps only the k* labels the prior finds most
+likely, where k* (the *size* of the set, 1..K) maximises the chance of reporting the true label,
+
+    (prior mass of the top-k labels) * e^eps / (e^eps + k - 1),
+
+and runs k*-ary randomized response inside that set: a true label in the set is kept with
+probability e^eps / (e^eps + k* - 1) and otherwise replaced by one of the other k* - 1 members
+uniformly; a true label outside the set becomes a uniform member of the set.
+
+Privacy unit: one label, replace-one. The set depends on the prior only, and for any two true
+labels a, b and any output o, P(o | a) <= e^eps P(o | b), so every release is epsilon-label-DP.
+With a uniform prior k* = K and this is plain K-ary randomized response.
+"""
+
+import numpy as np
+
+from labeldp_core.errors import InvalidInputError
+from labeldp_core.validation import check_epsilon, check_labels
+
+__all__ = [
+    "PRIOR_SUM_TOLERANCE",
+    "expected_keep_probability",
+    "optimal_set_size",
+    "output_probabilities",
+    "rr_with_prior",
+    "set_keep_probability",
+]
+
+#: How far a prior row's sum may be from 1 (softmax outputs in float32 are off by ~1e-7).
+PRIOR_SUM_TOLERANCE = 1e-6
+
+# Implementation note: after sorting, arrays are held class-major, (K, n), and the loops run over
+# the K classes, each step one whole-array operation over all n examples. NumPy's reductions along
+# a short last axis (K = 10) pay a per-row overhead that costs more than the arithmetic; K column
+# operations do not.
+
+
+def _check_priors(priors: object) -> np.ndarray:
+    """Return ``priors`` as C-contiguous (n, K) float64 rows, each normalised to sum to one."""
+    array = np.asarray(priors)
+    if array.ndim != 2:
+        raise InvalidInputError(
+            f"priors must be a 2-D array (n examples, K classes), got shape {array.shape}"
+        )
+    if array.shape[0] == 0:
+        raise InvalidInputError("priors is empty; pass one prior row per label")
+    if array.shape[1] < 2:
+        raise InvalidInputError(f"priors must have at least 2 columns (classes), got {array.shape}")
+    if not np.issubdtype(array.dtype, np.number) or np.issubdtype(array.dtype, np.complexfloating):
+        raise InvalidInputError(f"priors must be real numbers, got dtype {array.dtype}")
+    rows = np.ascontiguousarray(array, dtype=np.float64)
+    # Two reductions rule out NaN, infinities and negatives: valid entries lie in [0, 1 + tol].
+    if not (rows.min() >= 0 and rows.max() <= 1.0 + PRIOR_SUM_TOLERANCE):
+        if not np.all(np.isfinite(rows)):
+            raise InvalidInputError("priors must be finite; replace NaN or infinite entries")
+        if rows.min() < 0:
+            raise InvalidInputError(
+                f"priors must be non-negative, found {rows.min():g}; clip them at 0 and normalise"
+            )
+    sums = rows.sum(axis=1)
+    worst = int(np.argmax(np.abs(sums - 1.0)))
+    if abs(sums[worst] - 1.0) > PRIOR_SUM_TOLERANCE:
+        raise InvalidInputError(
+            f"each prior row must sum to 1 (within {PRIOR_SUM_TOLERANCE:g}); row {worst} sums to "
+            f"{sums[worst]:.6g}; divide each row by its sum"
+        )
+    return rows / sums[:, None]
+
+
+def set_keep_probability(set_size: np.ndarray | int, epsilon: float) -> np.ndarray:
+    """e^eps / (e^eps + k - 1): the chance that k-ary RR keeps a label inside a set of size k.
+
+    Written as 1 / (1 + (k-1) e^-eps) so that large epsilons do not overflow.
+
+    >>> float(set_keep_probability(1, 0.5))
+    1.0
+    """
+    epsilon = check_epsilon(epsilon)
+    return 1.0 / (1.0 + (np.asarray(set_size, dtype=np.float64) - 1.0) * np.exp(-epsilon))
+
+
+def _best_sizes(rows: np.ndarray, epsilon: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """k* per example, the keep chance it achieves, and the priors sorted (K, n) descending.
+
+    k* maximises (top-k prior mass) * e^eps / (e^eps + k - 1) over the set sizes k = 1..K (sizes,
+    not indices 0..K-1); ties go to the smallest set.
+    """
+    num_classes = rows.shape[1]
+    descending = np.ascontiguousarray(np.sort(rows, axis=1)[:, ::-1].T)  # (K, n)
+    keep = set_keep_probability(np.arange(1, num_classes + 1), epsilon)
+    mass = descending[0].copy()
+    best = mass * keep[0]
+    sizes = np.ones(rows.shape[0], dtype=np.int64)
+    for size in range(2, num_classes + 1):
+        mass += descending[size - 1]
+        value = mass * keep[size - 1]
+        better = value > best
+        np.copyto(best, value, where=better)
+        sizes[better] = size
+    return sizes, best, descending
+
+
+def _top_sets(rows: np.ndarray, epsilon: float) -> tuple[np.ndarray, np.ndarray]:
+    """k* per example and the (K, n) mask of its top-k* labels, ties broken towards small labels.
+
+    The set depends on the prior only, never on the true label: a label is in it if its prior is
+    above the k*-th largest value, or equal to it and among the first tied labels needed.
+    """
+    sizes, _, descending = _best_sizes(rows, epsilon)
+    columns = np.ascontiguousarray(rows.T)  # (K, n)
+    threshold = descending[sizes - 1, np.arange(rows.shape[0])]
+    above = columns > threshold
+    tied = columns == threshold
+    needed = sizes - above.sum(axis=0)
+    in_set = np.empty_like(above)
+    tied_so_far = np.zeros_like(sizes)
+    for label in range(columns.shape[0]):
+        tied_so_far += tied[label]
+        in_set[label] = above[label] | (tied[label] & (tied_so_far <= needed))
+    return sizes, in_set
+
+
+def optimal_set_size(priors: np.ndarray, epsilon: float) -> np.ndarray:
+    """k* per example: the set size in 1..K that maximises the chance of keeping the true label.
+
+    Ties go to the smallest set. Returns an int64 array of shape (n,).
+
+    >>> optimal_set_size(np.array([[0.7, 0.2, 0.1], [1/3, 1/3, 1/3]]), 1.0).tolist()
+    [1, 3]
+    """
+    return _best_sizes(_check_priors(priors), epsilon)[0]
+
+
+def expected_keep_probability(priors: np.ndarray, epsilon: float) -> np.ndarray:
+    """Per example, the chance of reporting the true label if it is drawn from the prior.
+
+    This is the maximum that :func:`optimal_set_size` picks; with a uniform prior it equals
+    plain RR's keep probability e^eps / (e^eps + K - 1).
+    """
+    return _best_sizes(_check_priors(priors), epsilon)[1]
+
+
+def _check_inputs(labels: object, priors: object) -> tuple[np.ndarray, np.ndarray]:
+    rows = _check_priors(priors)
+    labels = check_labels(labels, rows.shape[1])
+    if labels.shape[0] != rows.shape[0]:
+        raise InvalidInputError(
+            f"labels and priors must have one row per example: got {labels.shape[0]} labels and "
+            f"{rows.shape[0]} prior rows"
+        )
+    return labels, rows
+
+
+def output_probabilities(priors: np.ndarray, labels: np.ndarray, epsilon: float) -> np.ndarray:
+    """The exact (n, K) distribution of the released label given each prior row and true label.
+
+    Row i holds P(output = o | prior_i, true label labels_i) for every o; it is what
+    :func:`rr_with_prior` samples from, in closed form.
+    """
+    labels, rows = _check_inputs(labels, priors)
+    sizes, in_set = _top_sets(rows, epsilon)
+    examples = np.arange(labels.shape[0])
+    keep = set_keep_probability(sizes, epsilon)
+    # (1 - keep) / (k - 1) = e^-eps keep, written so that the ratio is e^eps to the last bit.
+    inside = in_set * (np.exp(-epsilon) * keep)
+    inside[labels, examples] = keep
+    outside = in_set / sizes
+    return np.where(in_set[labels, examples], inside, outside).T.copy()
+
+
+def rr_with_prior(
+    labels: np.ndarray, priors: np.ndarray, epsilon: float, rng: np.random.Generator
+) -> np.ndarray:
+    """Release every label by randomized response restricted to its prior's top-k* labels.
+
+    Vectorised over examples: no Python loop over the n rows.
+
+    Args:
+        labels: 1-D integer class indices in 0..K-1.
+        priors: (n, K) prior rows, each summing to 1; row i must not depend on label i.
+        epsilon: the label-DP budget of this release.
+        rng: the source of randomness.
+
+    Returns:
+        An int64 array of released labels, same shape as ``labels``.
+    """
+    labels, rows = _check_inputs(labels, priors)
+    sizes, in_set = _top_sets(rows, epsilon)
+    examples = np.arange(labels.shape[0])
+    # Becomes members[j, i]: the set members among labels 0..j (the smallest dtype holding K).
+    members = in_set.astype(np.min_scalar_type(in_set.shape[0]))
+    for label in range(1, members.shape[0]):
+        members[label] += members[label - 1]
+    true_in_set = in_set[labels, examples]
+    true_member = members[labels, examples].astype(np.int64) - 1  # its index among the members
+    keep = rng.random(labels.shape[0]) < set_keep_probability(sizes, epsilon)
+    # Another member: a uniform index among the k*-1 others, skipping the true label's index.
+    other = rng.integers(0, np.maximum(sizes - 1, 1))
+    other += other >= true_member
+    anywhere = rng.integers(0, sizes)  # true label outside the set: any member, uniformly
+    chosen = np.where(true_in_set, np.where(keep, true_member, other), anywhere)
+    # The released label is the first whose running member count exceeds the chosen index,
+    # that is the number of labels whose count does not.
+    return np.sum(members <= chosen, axis=0, dtype=np.int64)

@@ -1,0 +1,98 @@
+"""Figures of the RR-with-prior page: the prior's quality, the chosen set sizes, flip rates."""
+
+from collections.abc import Collection, Mapping, Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.colors import qualitative
+
+from labeldp_core.experiments.spec import RunResult
+from labeldp_core.mechanisms import expected_flip_rate
+from labeldp_core.plots.common import EPSILON_AXIS, LAYOUT
+
+__all__ = ["flip_rate_comparison", "prior_mass_histogram", "set_size_histogram"]
+
+PALETTE = qualitative.Plotly
+
+
+def prior_mass_histogram(counts: Sequence[int], edges: Sequence[float]) -> go.Figure:
+    """How much prior mass the true label gets: share of training examples per bin of [0, 1]."""
+    counts = np.asarray(counts, dtype=float)
+    edges = np.asarray(edges, dtype=float)
+    shares = counts / max(counts.sum(), 1.0)
+    figure = go.Figure(
+        go.Bar(
+            x=(edges[:-1] + edges[1:]) / 2, y=shares, width=np.diff(edges), customdata=counts,
+            hovertemplate="prior mass %{x:.2f}: %{y:.1%} of examples (%{customdata:.0f})"
+            "<extra></extra>",
+        )
+    )  # fmt: skip
+    figure.update_layout(
+        title="Prior mass on the true label",
+        xaxis={"title": "prior probability of the true label", "range": [0, 1]},
+        yaxis={"title": "share of training examples", "tickformat": ".0%"}, **LAYOUT,
+    )  # fmt: skip
+    return figure
+
+
+def set_size_histogram(counts: Sequence[int]) -> go.Figure:
+    """How many examples got each set size k* = 1..K (the number of labels RR chooses among)."""
+    counts = np.asarray(counts, dtype=float)
+    sizes = np.arange(1, len(counts) + 1)
+    figure = go.Figure(
+        go.Bar(
+            x=sizes, y=counts / max(counts.sum(), 1.0), customdata=counts,
+            hovertemplate="k* = %{x}: %{y:.1%} of examples (%{customdata:.0f})<extra></extra>",
+        )
+    )  # fmt: skip
+    figure.update_layout(
+        title="Chosen set size k*",
+        xaxis={"title": "k* (labels kept in the set; K means plain RR)", "dtick": 1},
+        yaxis={"title": "share of training examples", "tickformat": ".0%"}, **LAYOUT,
+    )  # fmt: skip
+    return figure
+
+
+def flip_rate_comparison(
+    num_classes: int,
+    series: Mapping[str, Sequence[RunResult]],
+    marked_epsilon: float | None = None,
+    *,
+    with_expected: Collection[str] = (),
+    epsilon_range: tuple[float, float] = (0.05, 20.0),
+) -> go.Figure:
+    """Flip rate vs epsilon: plain RR's closed form, and measured points per named series.
+
+    Each series' measured flip rates are markers. For the series named in ``with_expected``,
+    ``details["expected_flip_rate"]`` of each result (the closed form given the prior that run
+    drew) is a dotted line, so the gap between expectation and measurement shows.
+    """
+    grid = np.geomspace(*epsilon_range, 200)
+    figure = go.Figure()
+    figure.add_scatter(
+        x=grid, y=[expected_flip_rate(e, num_classes) for e in grid], mode="lines",
+        name="RR closed form: (K-1)/(e^ε+K-1)", line={"color": "grey"},
+    )  # fmt: skip
+    for index, (name, results) in enumerate(series.items()):
+        points = sorted((r for r in results if r.flip_rate is not None), key=lambda r: r.epsilon)
+        if not points:
+            continue
+        epsilons = [r.epsilon for r in points]
+        colour = PALETTE[index % len(PALETTE)]  # one colour per series: markers and dotted line
+        figure.add_scatter(
+            x=epsilons, y=[r.flip_rate for r in points], mode="markers", name=f"{name}: measured",
+            marker={"color": colour, "size": 9},
+            hovertemplate="ε=%{x:g}: flip rate %{y:.3f}<extra>" + name + "</extra>",
+        )  # fmt: skip
+        if name in with_expected:
+            figure.add_scatter(
+                x=epsilons, y=[r.details["expected_flip_rate"] for r in points], mode="lines",
+                line={"dash": "dot", "color": colour}, name=f"{name}: expected given its prior",
+            )  # fmt: skip
+    if marked_epsilon is not None:
+        figure.add_vline(x=marked_epsilon, line_dash="dash", line_color="grey")
+    figure.update_layout(
+        title="Flip rate of the released training labels vs epsilon",
+        xaxis=EPSILON_AXIS, yaxis={"title": "flip rate", "range": [0, 1]}, **LAYOUT,
+    )  # fmt: skip
+    return figure

@@ -1,0 +1,180 @@
+"""RR with prior: the budget split, the prior's quality, k*, flip rates and accuracy vs epsilon."""
+
+import streamlit as st
+
+from labeldp_core import plots
+from labeldp_core.accounting import split_budget_by_share
+from labeldp_core.data import DATASETS
+from labeldp_core.experiments import make_config
+from labeldp_core.mechanisms import expected_flip_rate
+from ui.controls import current_controls, epsilon_control
+from ui.results import configs_for, reported_errors, run_with_progress, stored, stored_many
+
+SWEEP_EPSILONS = [0.25, 0.5, 1.0, 2.0, 4.0, 8.0]
+AUTO_COMPUTE_MAX_IMAGES = 5000
+CLUSTER_CHOICES = (5, 10, 20, 50, 100, 200)
+BUDGET_COLUMNS = ("mechanism", "step", "labels read", "ε")
+NAMES = {"rr": "RR", "rr-prior": "RR with prior", "lp-2st": "LP-2ST"}
+
+controls = current_controls()
+epsilon = epsilon_control(label="Total privacy budget ε")
+st.sidebar.header("Prior")
+share = st.sidebar.slider(
+    "Share of ε spent on the prior", min_value=0.05, max_value=0.95, value=0.2, step=0.05,
+    key="prior_share", bind="query-params",
+    help="The cluster histograms get this fraction of ε; randomized response gets the rest.",
+)  # fmt: skip
+share = round(float(share), 2)
+clusters = st.sidebar.selectbox(
+    "Image clusters", CLUSTER_CHOICES, index=CLUSTER_CHOICES.index(20), key="clusters",
+    bind="query-params", help="k-means clusters of the images (PCA first); no labels are read.",
+)  # fmt: skip
+prior_settings = controls.settings | {"prior_share": share, "clusters": int(clusters)}
+
+st.title("RR with prior")
+st.markdown(
+    "Randomized response wastes its budget on labels nobody would believe. With a prior over "
+    "each example's label that does not read that label, RR-with-prior (Ghazi et al. 2021) keeps "
+    "only the k* most likely labels, picking k* to maximise the chance of reporting the true one, "
+    "and runs k*-ary RR inside that set. Here the prior is a noisy label histogram of the "
+    "example's image cluster, so the budget is split: part buys the prior, RR gets the rest."
+)
+
+with reported_errors():
+    split = split_budget_by_share(epsilon, share)
+    config = make_config("rr-prior", controls.dataset, epsilon, controls.seed, controls.epochs,
+                         prior_settings)  # fmt: skip
+
+st.subheader("Where the budget goes")
+budget_rows = [
+    ("RR with prior", "noisy label histogram per cluster (discrete Laplace, L1 sensitivity 2)",
+     "all", f"{split.prior_epsilon:.4g}"),
+    ("RR with prior", "RR over each example's top-k* labels", "all",
+     f"{split.release_epsilon:.4g}"),
+    ("RR with prior", "total: sequential composition (both steps read the same labels, so ε adds)",
+     "all", f"{split.spent:.4g}"),
+    ("LP-2ST", "stage 1: RR on half A; stage 2: RR with the stage-1 model's prior on half B",
+     "each half once", f"{epsilon:.4g} per stage"),
+    ("LP-2ST", "total: parallel composition (disjoint halves, so ε does not add)",
+     "each half once", f"{epsilon:.4g}"),
+]  # fmt: skip
+st.table([dict(zip(BUDGET_COLUMNS, row, strict=True)) for row in budget_rows])
+st.caption(
+    f"Both mechanisms spend exactly ε = {epsilon:g} (label-DP, replace-one). Moving the split "
+    "towards the prior makes the histograms sharper but leaves RR less to spend: at the extremes "
+    "either the prior is noise or RR is."
+)
+
+with reported_errors():
+    result = stored(config)
+    if result is None and (
+        DATASETS[controls.dataset].size <= AUTO_COMPUTE_MAX_IMAGES
+        or st.button(f"Compute ε = {epsilon:g} on {controls.dataset}", type="primary")
+    ):
+        result = run_with_progress([config], "Clustering, releasing labels, training")[0]
+
+num_classes = DATASETS[controls.dataset].num_classes
+if result is None:
+    st.info("Press the button to cluster and train on this dataset; the result is then cached.")
+else:
+    details = result.details
+    cols = st.columns(4)
+    cols[0].metric(
+        "Measured flip rate", f"{result.flip_rate:.3f}",
+        f"{result.flip_rate - expected_flip_rate(epsilon, num_classes):+.3f} vs plain RR",
+        delta_color="inverse",
+    )  # fmt: skip
+    cols[1].metric(
+        "Test accuracy", f"{result.test_accuracy:.3f}",
+        f"{result.test_accuracy - result.baseline_test_accuracy:+.3f} vs clean labels",
+    )  # fmt: skip
+    cols[2].metric("ε spent (label, replace-one)", f"{result.epsilon_spent:.4g}")
+    cols[3].metric("Mean k*", f"{details['mean_set_size']:.2f} of {num_classes}")
+    left, right = st.columns(2)
+    left.plotly_chart(
+        plots.prior_mass_histogram(
+            details["prior_true_mass_counts"], details["prior_true_mass_edges"]
+        ),
+        key="prior_mass",
+    )
+    left.caption(
+        "How much probability each example's prior puts on its true label. Mass near 1 means the "
+        "cluster is pure and the noise small; a uniform prior would put everything at "
+        f"1/K = {1 / num_classes:.2f}. The true label is in the chosen set for "
+        f"{details['true_in_set_rate']:.1%} of examples."
+    )
+    right.plotly_chart(plots.set_size_histogram(details["set_size_counts"]), key="set_size")
+    right.caption(
+        "The number of labels RR chooses among. k* = 1 reports the prior's favourite outright; "
+        f"k* = K = {num_classes} is plain RR. Smaller sets keep more labels, as long as the true "
+        "label is still inside."
+    )
+
+st.subheader("RR vs RR with prior vs LP-2ST")
+with reported_errors():
+    configs = {
+        "rr": configs_for("rr", controls.dataset, SWEEP_EPSILONS, [controls.seed],
+                          controls.epochs, controls.settings),
+        "rr-prior": configs_for("rr-prior", controls.dataset, SWEEP_EPSILONS, [controls.seed],
+                                controls.epochs, prior_settings),
+        "lp-2st": configs_for("lp-2st", controls.dataset, SWEEP_EPSILONS, [controls.seed],
+                              controls.epochs, controls.settings),
+    }  # fmt: skip
+    found, absent = {}, []
+    for mechanism, mechanism_configs in configs.items():
+        found[NAMES[mechanism]], missing = stored_many(mechanism_configs)
+        absent += missing
+    if absent and st.button(f"Run sweep ({len(absent)} missing points)", key="run_sweep"):
+        run_with_progress(absent, "Sweep")
+        st.rerun()
+
+st.plotly_chart(
+    plots.flip_rate_comparison(
+        num_classes,
+        found,
+        marked_epsilon=epsilon,
+        with_expected=(NAMES["rr-prior"], NAMES["lp-2st"]),
+    ),
+    key="flip_rates",
+)
+st.caption(
+    "Share of released training labels that differ from the true ones. Plain RR follows its "
+    "closed form; the two prior-based mechanisms have one only given the prior they drew (dotted). "
+    "A good prior pulls the flip rate far below RR at small ε; LP-2ST's prior is only as good as "
+    "its stage-1 model, which needs enough examples and budget to learn from noisy labels."
+)
+baseline = result.baseline_test_accuracy if result is not None else None
+baseline = baseline or next((r.baseline_test_accuracy for rs in found.values() for r in rs), None)
+st.plotly_chart(
+    plots.score_vs_epsilon(found, baseline, chance=1 / num_classes, marked_epsilon=epsilon),
+    key="accuracy_curve",
+)
+st.caption(
+    "Each point is a model trained on labels released at that total ε and scored on clean test "
+    "labels. Fewer flipped labels usually means a better model, but a confident wrong prior "
+    "flips labels towards plausible mistakes, which hurt more than random ones. "
+    + (f"{len(absent)} points are not computed yet; the button trains them and caches each one."
+       if absent else "Every point of these curves is cached.")
+)  # fmt: skip
+
+with reported_errors():
+    stages = stored(make_config("lp-2st", controls.dataset, epsilon, controls.seed, controls.epochs,
+                                controls.settings))  # fmt: skip
+if stages is not None:
+    st.subheader(f"LP-2ST at ε = {epsilon:g}, stage by stage")
+    stage = stages.details
+    cols = st.columns(3)
+    cols[0].metric(
+        "Stage 1 flip rate (RR)", f"{stage['stage1_flip_rate']:.3f}",
+        f"{stage['stage1_examples']:,} labels", delta_color="off",
+    )  # fmt: skip
+    cols[1].metric("Stage-1 model test accuracy", f"{stage['stage1_test_accuracy']:.3f}")
+    cols[2].metric(
+        "Stage 2 flip rate (RR with the stage-1 prior)", f"{stage['stage2_flip_rate']:.3f}",
+        f"{stage['stage2_examples']:,} labels", delta_color="off",
+    )  # fmt: skip
+    st.caption(
+        "Stage 1 spends ε on the first half with plain RR and trains a model; that model's softmax "
+        "is the prior for the second half. Each half's labels are released once at ε, so the run "
+        "is ε-label-DP by parallel composition."
+    )

@@ -1,0 +1,153 @@
+import json
+import math
+import sys
+
+import numpy as np
+import pytest
+
+from labeldp_core.__main__ import main
+from labeldp_core.data import load_dataset
+from labeldp_core.errors import InvalidInputError
+from labeldp_core.experiments import lp_2st, make_config, run
+from labeldp_core.experiments import rr_prior as rr_prior_experiment
+from labeldp_core.mechanisms import expected_flip_rate
+
+CHANCE = 0.1
+FAST = {"model": "logistic"}
+
+
+# Positions of (labels, epsilon) in each spied function's arguments.
+ARGUMENTS = {
+    "noisy_label_counts": (1, 4),
+    "rr_with_prior": (0, 2),
+    "randomized_response": (0, 1),
+}
+
+
+def _spy(monkeypatch, module, name, calls, kind):
+    """Record (kind, epsilon, number of labels) whenever ``module.name`` is called."""
+    real = getattr(module, name)
+    labels_at, epsilon_at = ARGUMENTS[name]
+
+    def spy(*args, **kwargs):
+        calls.append((kind, args[epsilon_at], len(args[labels_at])))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(module, name, spy)
+
+
+@pytest.mark.parametrize(
+    ("epsilon", "settings"),
+    [(1.5, {"prior_epsilon": 0.4}), (0.3, {"prior_share": 0.3}), (2.0, {"prior": "uniform"})],
+)
+def test_budget_reported_equals_budget_spent(cache, monkeypatch, epsilon, settings):
+    calls = []
+    _spy(monkeypatch, rr_prior_experiment, "noisy_label_counts", calls, "prior")
+    _spy(monkeypatch, rr_prior_experiment, "rr_with_prior", calls, "rr")
+    config = make_config("rr-prior", "digits", epsilon, epochs=1, settings=FAST | settings)
+    result = run(config, cache)
+    n = load_dataset("digits").n_train
+    uniform = settings.get("prior") == "uniform"
+    # Both steps read every training label, so their budgets compose sequentially.
+    assert [(kind, size) for kind, _, size in calls] == [("prior", n)] * (not uniform) + [("rr", n)]
+    spent = [eps for _, eps, _ in calls]
+    assert result.epsilon_spent == sum(spent)
+    assert result.epsilon_spent <= epsilon
+    assert result.epsilon_spent == pytest.approx(epsilon, rel=1e-12)
+    budget = result.details["budget"]
+    assert budget["rr_epsilon"] == spent[-1]
+    assert budget["prior_epsilon"] == (0.0 if uniform else spent[0])
+    assert budget["spent"] == result.epsilon_spent
+    assert ("one release" if uniform else "sequential") in result.details["composition"]
+    assert result.privacy_unit == "label" and result.delta == 0.0
+
+
+def test_an_impossible_split_fails_before_any_training(cache):
+    with pytest.raises(InvalidInputError, match="leaves no budget"):
+        make_config("rr-prior", "digits", 1.0, settings={"prior_epsilon": 1.0})
+    assert len(cache) == 0
+
+
+def test_uniform_prior_run_is_plain_rr(cache):
+    config = make_config("rr-prior", "digits", 1.0, epochs=1, settings=FAST | {"prior": "uniform"})
+    result = run(config, cache)
+    n = result.n_train
+    assert result.details["set_size_counts"] == [0] * 9 + [n]
+    expected = expected_flip_rate(1.0, 10)
+    assert result.details["expected_flip_rate"] == pytest.approx(expected, rel=1e-12)
+    assert abs(result.flip_rate - expected) < 5 * math.sqrt(expected * (1 - expected) / n)
+
+
+def test_clusters_are_computed_once_per_dataset_seed_and_count(cache, monkeypatch):
+    calls = []
+    real = rr_prior_experiment.cluster_images
+
+    def counting(images, clusters, seed):
+        calls.append((clusters, seed))
+        return real(images, clusters, seed)
+
+    monkeypatch.setattr(rr_prior_experiment, "cluster_images", counting)
+    for epsilon, clusters in ((1.0, 10), (2.0, 10), (1.0, 5)):
+        settings = FAST | {"clusters": clusters}
+        run(make_config("rr-prior", "digits", epsilon, epochs=1, settings=settings), cache)
+    assert calls == [(10, 0), (5, 0)]
+
+
+def test_lp_2st_releases_each_half_once_and_spends_epsilon(cache, monkeypatch):
+    calls = []
+    _spy(monkeypatch, lp_2st, "randomized_response", calls, "rr")
+    _spy(monkeypatch, lp_2st, "rr_with_prior", calls, "rr-prior")
+    result = run(make_config("lp-2st", "digits", 2.0, epochs=1, settings=FAST), cache)
+    assert [kind for kind, _, _ in calls] == ["rr", "rr-prior"]
+    assert sum(size for _, _, size in calls) == result.n_train
+    assert [eps for _, eps, _ in calls] == [2.0, 2.0]
+    assert result.epsilon_spent == 2.0
+    details = result.details
+    assert "parallel" in details["composition"] and "epsilon-label-DP" in details["composition"]
+    assert details["stage1_examples"] + details["stage2_examples"] == result.n_train
+    assert sum(details["set_size_counts"]) == details["stage2_examples"]
+    json.dumps(result.to_dict(), allow_nan=False)
+
+
+def test_lp_2st_halves_are_disjoint_label_free_and_seeded():
+    first, second = lp_2st.split_halves(1437, 3)
+    assert len(first) == 718 and len(second) == 719
+    np.testing.assert_array_equal(np.sort(np.concatenate([first, second])), np.arange(1437))
+    again = lp_2st.split_halves(1437, 3)
+    np.testing.assert_array_equal(first, again[0])
+    assert not np.array_equal(first, lp_2st.split_halves(1437, 4)[0])
+
+
+@pytest.mark.parametrize("mechanism", ["rr-prior", "lp-2st"])
+def test_models_learn_from_the_released_labels(cache, mechanism):
+    result = run(make_config(mechanism, "digits", 4.0, epochs=5, settings={"model": "mlp"}), cache)
+    assert result.test_accuracy > 3 * CHANCE
+    assert result.label_accuracy > 3 * CHANCE
+
+
+def test_cli_runs_rr_prior_with_settings(capsys):
+    code = main(["run", "rr-prior", "--dataset", "digits", "--epsilon", "2", "--epochs", "1",
+                 "--set", "prior_epsilon=0.5", "--set", "clusters=10", "--set", "model=logistic",
+                 "--json"])  # fmt: skip
+    assert code == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["mechanism"] == "rr-prior" and result["epsilon_spent"] == 2.0
+    assert result["details"]["budget"] == {
+        "total": 2.0, "prior_epsilon": 0.5, "rr_epsilon": 1.5, "spent": 2.0,
+    }  # fmt: skip
+    assert result["details"]["clusters"] == 10
+
+
+def test_cli_refuses_a_split_that_leaves_nothing_for_rr(capsys):
+    with pytest.raises(SystemExit) as stopped:
+        sys.exit(main(["run", "rr-prior", "--dataset", "digits", "--epsilon", "1",
+                       "--set", "prior_epsilon=2"]))  # fmt: skip
+    assert stopped.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error: ") and "leaves no budget" in err[0]
+
+
+def test_cli_lists_both_mechanisms(capsys):
+    assert main(["list", "--json"]) == 0
+    ids = {m["id"] for m in json.loads(capsys.readouterr().out)["mechanisms"]}
+    assert {"rr-prior", "lp-2st"} <= ids

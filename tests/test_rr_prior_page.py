@@ -1,0 +1,93 @@
+import numpy as np
+import pytest
+from app_helpers import assert_no_errors, open_page
+
+from labeldp_core import plots
+from labeldp_core.experiments.spec import RunResult
+from labeldp_core.mechanisms import expected_flip_rate
+
+PAGE = "pages/rr_prior.py"
+
+
+def _result(mechanism: str, epsilon: float, flip_rate: float, expected: float) -> RunResult:
+    details = {"expected_flip_rate": expected}
+    return RunResult(
+        mechanism=mechanism, dataset="digits", seed=0, epsilon=epsilon, epsilon_spent=epsilon,
+        delta=0.0, privacy_unit="label", n_train=10, n_test=5, num_classes=10, elapsed_s=0.0,
+        cached=True, epochs=1, settings={}, details=details, flip_rate=flip_rate,
+        test_accuracy=0.5, baseline_test_accuracy=0.9,
+    )  # fmt: skip
+
+
+def test_flip_rate_comparison_draws_rr_closed_form_measured_and_expected_points():
+    series = {
+        "RR": [_result("rr", 1.0, 0.77, 0.768)],
+        "RR with prior": [_result("rr-prior", 2.0, 0.2, 0.21), _result("rr-prior", 1.0, 0.3, 0.31)],
+        "LP-2ST": [],
+    }
+    figure = plots.flip_rate_comparison(
+        10, series, marked_epsilon=1.0, with_expected=("RR with prior", "LP-2ST")
+    )
+    closed, rr_measured, prior_measured, prior_expected = figure.data
+    np.testing.assert_allclose(closed.y, [expected_flip_rate(e, 10) for e in closed.x])
+    assert rr_measured.y == (0.77,)
+    assert prior_measured.x == (1.0, 2.0) and prior_measured.y == (0.3, 0.2)
+    assert prior_expected.y == (0.31, 0.21)
+    assert figure.layout.xaxis.type == "log"
+
+
+def test_histograms_show_shares_of_examples():
+    sizes = plots.set_size_histogram([6, 2, 0, 2])
+    assert list(sizes.data[0].x) == [1, 2, 3, 4]
+    assert list(sizes.data[0].y) == pytest.approx([0.6, 0.2, 0.0, 0.2])
+    mass = plots.prior_mass_histogram([1, 3], [0.0, 0.5, 1.0])
+    assert list(mass.data[0].x) == [0.25, 0.75]
+    assert list(mass.data[0].y) == pytest.approx([0.25, 0.75])
+
+
+def _budget(app) -> list[list[str]]:
+    table = app.table[0].value
+    return table.astype(str).values.tolist()
+
+
+def test_page_shows_the_split_and_reacts_to_the_slider():
+    app = open_page(PAGE, epochs="1", model="logistic")
+    assert_no_errors(app)
+    rows = _budget(app)
+    assert [row[-1] for row in rows[:3]] == ["0.2", "0.8", "1"]
+    assert "sequential" in rows[2][1] and "parallel" in rows[4][1]
+    metrics = {m.label: m.value for m in app.metric}
+    assert metrics["ε spent (label, replace-one)"] == "1"
+    before = metrics["Measured flip rate"]
+
+    app.sidebar.slider(key="prior_share").set_value(0.5).run()
+    assert_no_errors(app)
+    assert [row[-1] for row in _budget(app)[:3]] == ["0.5", "0.5", "1"]
+    metrics = {m.label: m.value for m in app.metric}
+    assert metrics["ε spent (label, replace-one)"] == "1"
+    assert metrics["Measured flip rate"] != before
+    assert len(app.get("plotly_chart")) == 4
+    assert not any("stage by stage" in header.value for header in app.subheader)  # not cached
+
+
+def test_page_link_restores_the_split_and_clusters():
+    app = open_page(
+        PAGE, epochs="1", model="logistic", prior_share="0.3", clusters="50", epsilon="2.0"
+    )
+    assert_no_errors(app)
+    assert app.sidebar.slider(key="prior_share").value == pytest.approx(0.3)
+    assert app.sidebar.selectbox(key="clusters").value == 50
+    assert [row[-1] for row in _budget(app)[:3]] == ["0.6", "1.4", "2"]
+
+
+@pytest.mark.slow
+def test_page_sweep_fills_all_three_curves():
+    app = open_page(PAGE, epochs="1", model="logistic")
+    sweep = app.button(key="run_sweep")
+    assert "17 missing points" in sweep.label  # the page computed RR with prior at ε = 1
+    sweep.click().run()
+    assert_no_errors(app)
+    assert not [b for b in app.button if b.key == "run_sweep"]
+    assert any("Every point of these curves is cached" in c.value for c in app.caption)
+    assert any("stage by stage" in header.value for header in app.subheader)
+    assert "Stage-1 model test accuracy" in {m.label for m in app.metric}
