@@ -16,6 +16,7 @@ AUTO_COMPUTE_MAX_IMAGES = 2000
 TEACHER_CHOICES = [5, 10, 25, 50, 100, 250]
 QUERY_CHOICES = [10, 25, 50, 100, 250, 500, 1000, 2000]
 TEACHER_EPOCH_CHOICES = ["1", "2", "5", "10", "20", "40"]
+TEACHER_MODELS = ["mlp", "cnn", "logistic"]
 
 controls = current_controls()
 epsilon = epsilon_control()
@@ -34,12 +35,17 @@ queries = sidebar.select_slider(
     "Queries", QUERY_CHOICES, value=500, key="queries", bind="query-params",
     help="Public examples labelled for the student; every one costs privacy.",
 )  # fmt: skip
+teacher_model = sidebar.selectbox(
+    "Teacher model", TEACHER_MODELS, key="teacher_model", bind="query-params",
+    help="Each teacher sees a few hundred examples at most, where the MLP learns faster than "
+    "the CNN. The student uses the model chosen above.",
+)  # fmt: skip
 teacher_epochs = sidebar.selectbox(
     "Teacher epochs", TEACHER_EPOCH_CHOICES, index=4, key="teacher_epochs", bind="query-params"
 )
 settings = controls.settings | {
     "aggregator": aggregator, "teachers": teachers, "queries": queries,
-    "teacher_epochs": int(teacher_epochs),
+    "teacher_model": teacher_model, "teacher_epochs": int(teacher_epochs),
 }  # fmt: skip
 if aggregator == "confident-gnmax":
     settings["threshold"] = sidebar.slider(

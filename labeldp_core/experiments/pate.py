@@ -7,6 +7,9 @@ sweep only re-aggregates and retrains the student. The public part's labels are 
 the student: they only score the teachers and the released labels.
 """
 
+import math
+from dataclasses import replace
+
 import numpy as np
 
 from labeldp_core.accounting import (
@@ -18,7 +21,13 @@ from labeldp_core.accounting import (
 from labeldp_core.data.splits import PUBLIC_MAX, TeacherSplit, teacher_split
 from labeldp_core.experiments.context import RunContext
 from labeldp_core.experiments.progress import within
-from labeldp_core.experiments.spec import MechanismSpec, Outcome, RunConfig, Setting
+from labeldp_core.experiments.spec import (
+    COMMON_SETTINGS,
+    MechanismSpec,
+    Outcome,
+    RunConfig,
+    Setting,
+)
 from labeldp_core.mechanisms import (
     UNANSWERED,
     confident_gnmax,
@@ -26,15 +35,25 @@ from labeldp_core.mechanisms import (
     top_two_gap,
     vote_counts,
 )
-from labeldp_core.training import TrainSettings, train_classifier
-from labeldp_core.training.ensemble import ensemble_votes
+from labeldp_core.training import TrainOutcome, TrainSettings, train_classifier
+from labeldp_core.training.ensemble import ensemble_votes, single_thread
 
-__all__ = ["PRIVACY_STATEMENT", "SPEC", "run_pate", "teacher_votes", "votes_payload"]
+__all__ = [
+    "MIN_STEPS",
+    "PRIVACY_STATEMENT",
+    "SPEC",
+    "epochs_for",
+    "run_pate",
+    "teacher_votes",
+    "votes_payload",
+]
 
 #: Share of a cold run's progress bar spent training teachers.
 _TEACHER_SHARE = 0.8
 #: Number of query counts at which the epsilon-vs-queries curve is evaluated.
 _CURVE_POINTS = 30
+#: Every model PATE trains (teachers, student) takes at least this many optimiser steps.
+MIN_STEPS = 200
 
 PRIVACY_STATEMENT = (
     "Neighbouring inputs differ in one private training label. Changing it changes only the "
@@ -64,18 +83,37 @@ DIAGNOSTICS_NOTE = (
 )
 
 
-def _teacher_settings(config: RunConfig) -> TrainSettings:
+def epochs_for(examples: int, batch_size: int, epochs: int) -> int:
+    """``epochs``, raised so that training takes at least :data:`MIN_STEPS` optimiser steps.
+
+    A shard of a few dozen examples, or a few hundred answered queries, fits in a handful of
+    batches, so a handful of epochs would train nothing.
+
+    >>> epochs_for(232, 32, 20), epochs_for(24, 32, 20), epochs_for(60000, 32, 5)
+    (25, 200, 5)
+    """
+    steps_per_epoch = max(1, math.ceil(examples / batch_size))
+    return max(epochs, math.ceil(MIN_STEPS / steps_per_epoch))
+
+
+def _teacher_settings(config: RunConfig, split: TeacherSplit) -> TrainSettings:
+    batch_size = config.setting("batch_size")
     return TrainSettings(
-        model=config.setting("model"),
-        epochs=config.setting("teacher_epochs"),
-        batch_size=config.setting("batch_size"),
+        model=config.setting("teacher_model"),
+        epochs=epochs_for(split.shard_sizes[0], batch_size, config.setting("teacher_epochs")),
+        batch_size=batch_size,
         learning_rate=config.setting("learning_rate"),
     )
 
 
+def _student_settings(ctx: RunContext, examples: int) -> TrainSettings:
+    settings = ctx.train_settings
+    return replace(settings, epochs=epochs_for(examples, settings.batch_size, settings.epochs))
+
+
 def votes_payload(config: RunConfig, split: TeacherSplit) -> dict[str, object]:
     """What the teachers' votes depend on: the cache key of :func:`teacher_votes`."""
-    settings = _teacher_settings(config)
+    settings = _teacher_settings(config, split)
     return {
         "dataset": config.dataset,
         "teachers": len(split.shards),
@@ -103,7 +141,7 @@ def teacher_votes(ctx: RunContext, split: TeacherSplit, end: float = 1.0) -> np.
         report(0.0, f"training teachers: 0/{len(split.shards)}")
         votes = ensemble_votes(
             data.x_train, data.y_train, split.shards, data.x_train[split.public],
-            data.num_classes, _teacher_settings(config), config.seed, on_teacher,
+            data.num_classes, _teacher_settings(config, split), config.seed, on_teacher,
         )  # fmt: skip
         return {"votes": votes}
 
@@ -128,10 +166,29 @@ def _checkpoints(queries: int) -> list[int]:
     return sorted({round(x) for x in np.geomspace(1, queries, _CURVE_POINTS)})
 
 
-def _clean_student(ctx: RunContext, images: np.ndarray, labels: np.ndarray) -> float:
+def _train_student(
+    ctx: RunContext, images: np.ndarray, labels: np.ndarray, start: float, end: float, message: str
+) -> TrainOutcome:
+    data = ctx.dataset
+    settings = _student_settings(ctx, labels.size)
+    report = within(ctx.progress, start, end)
+
+    def on_epoch(done: int, total: int) -> None:
+        report(done / total, f"{message}: epoch {done}/{total}")
+
+    with single_thread():  # small batches: one thread is as fast, and robust on a busy machine
+        return train_classifier(
+            images, labels, data.x_test, data.y_test, data.num_classes, settings,
+            ctx.config.seed, on_epoch,
+        )  # fmt: skip
+
+
+def _clean_student(
+    ctx: RunContext, images: np.ndarray, labels: np.ndarray, start: float, end: float
+) -> float:
     """Test accuracy of the student trained on the *true* labels of the same queries (cached)."""
     config = ctx.config
-    settings = ctx.train_settings
+    settings = _student_settings(ctx, labels.size)
     payload = {
         "dataset": config.dataset,
         "seed": config.seed,
@@ -143,11 +200,8 @@ def _clean_student(ctx: RunContext, images: np.ndarray, labels: np.ndarray) -> f
     }
 
     def compute() -> dict[str, float]:
-        data = ctx.dataset
-        trained = train_classifier(
-            images, labels, data.x_test, data.y_test, data.num_classes, settings, config.seed
-        )
-        return {"score": trained.final}
+        message = "student on the true labels (reference)"
+        return {"score": _train_student(ctx, images, labels, start, end, message).final}
 
     return float(ctx.cache.json_or_compute("pate-student-clean", payload, compute)["score"])
 
@@ -206,12 +260,11 @@ def run_pate(config: RunConfig, ctx: RunContext) -> Outcome:
         ).tolist()
 
     images = data.x_train[query_index]
-    student = ctx.train(
-        released[answered], images=images[answered], start=teacher_end,
-        end=teacher_end + (1 - teacher_end) / 2, message="training the student",
-    )  # fmt: skip
-    ctx.progress(teacher_end + (1 - teacher_end) / 2, "student on true labels (reference)")
-    clean_student = _clean_student(ctx, images, truth)
+    middle = teacher_end + (1 - teacher_end) / 2
+    student = _train_student(
+        ctx, images[answered], released[answered], teacher_end, middle, "training the student"
+    )
+    clean_student = _clean_student(ctx, images, truth, middle, 1.0)
 
     plurality = np.argmax(counts, axis=1)
     correct = released[answered] == truth[answered]
@@ -232,7 +285,10 @@ def run_pate(config: RunConfig, ctx: RunContext) -> Outcome:
         "queries": queries,
         "answered": int(answered.sum()),
         "teachers": len(split.shards),
-        "teacher_epochs": config.setting("teacher_epochs"),
+        "teacher_model": config.setting("teacher_model"),
+        "teacher_epochs": _teacher_settings(config, split).epochs,
+        "student_epochs": _student_settings(ctx, int(answered.sum())).epochs,
+        "min_steps": MIN_STEPS,
         "split": {
             "train": data.n_train,
             "public": int(split.public.size),
@@ -294,7 +350,19 @@ SPEC = MechanismSpec(
             minimum=1,
             maximum=PUBLIC_MAX,
         ),
-        "teacher_epochs": Setting(20, "training epochs of each teacher", minimum=1, maximum=1000),
+        "teacher_model": Setting(
+            "mlp",
+            "model of every teacher (on a shard of a few hundred examples the MLP learns faster "
+            "than the CNN and costs half as much)",
+            COMMON_SETTINGS["model"].choices,
+        ),
+        "teacher_epochs": Setting(
+            20,
+            f"training epochs of each teacher (raised to reach {MIN_STEPS} optimiser steps on "
+            "small shards; the student likewise gets at least that many)",
+            minimum=1,
+            maximum=1000,
+        ),
         "delta": Setting(
             1e-5, "delta of the (epsilon, delta) guarantee", minimum=1e-12, maximum=1e-2
         ),
