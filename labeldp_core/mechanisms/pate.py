@@ -55,8 +55,11 @@ def vote_counts(votes: np.ndarray, num_classes: int) -> np.ndarray:
         raise InvalidInputError(
             f"votes must lie in 0..{num_classes - 1}, found {votes.min()} to {votes.max()}"
         )
+    if np.result_type(votes.dtype, np.intp) != np.intp:  # uint64 would promote to float
+        votes = votes.astype(np.intp)
     queries = votes.shape[1]
-    cells = np.arange(queries, dtype=np.int64) * num_classes + votes.astype(np.int64)
+    # Cell of (query, vote) in a flat (queries, K) table; adding to intp avoids a separate copy.
+    cells = np.arange(queries, dtype=np.intp) * num_classes + votes
     counts = np.bincount(cells.ravel(), minlength=queries * num_classes)
     return counts.reshape(queries, num_classes)
 
