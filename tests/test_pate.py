@@ -272,3 +272,20 @@ def test_page_shows_the_run_and_moves_with_its_levers():
     app.sidebar.select_slider(key="queries").set_value(25).run()
     assert_no_errors(app)
     assert {m.label: m.value for m in app.metric}["Queries answered"].endswith("/ 25")
+
+
+def test_label_accuracy_by_agreement_bins_the_queries():
+    from labeldp_core.plots import label_accuracy_by_agreement
+
+    # Two agreement levels, 10 teachers: 4 queries at 10/10 (all right, one changed by noise,
+    # one unanswered) and 2 at 5/10 (plurality wrong on one, both released labels wrong).
+    figure = label_accuracy_by_agreement(
+        top_votes=[10, 10, 10, 10, 5, 5], teachers=10, plurality=[1, 1, 1, 1, 2, 3],
+        released=[1, 1, 0, -1, 0, 0], true_labels=[1, 1, 1, 1, 2, 2],
+    )  # fmt: skip
+    traces = {trace.name: trace for trace in figure.data}
+    assert list(traces["plurality of the votes is right"].y) == [0.5, 1.0]
+    assert list(traces["released (noisy) label is right"].y) == [0.0, pytest.approx(2 / 3)]
+    assert list(traces["noise changed the answer"].y) == [1.0, pytest.approx(1 / 3)]
+    assert list(traces["query answered"].y) == [1.0, 0.75]
+    assert list(traces["query answered"].customdata) == [2, 4]
