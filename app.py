@@ -40,6 +40,7 @@ PAGE_TABLE = [
     ("laplace_noise.py", "Laplace noise", "show_chart"),
     ("laplace_labels.py", "Laplace on labels", "label"),
     ("noisy_outputs.py", "Noisy model outputs (local DP)", "output"),
+    ("pate.py", "PATE", "school"),
     ("dppl.py", "DP prototypes", "hub"),
 ]
 MECHANISM_PAGES = [

@@ -7,6 +7,18 @@ from labeldp_core.accounting.composition import (
     split_budget,
     split_budget_by_share,
 )
+from labeldp_core.accounting.pate import (
+    AGGREGATORS,
+    calibrate_noise,
+    data_independent_epsilon,
+    epsilon_as_queries_grow,
+    pate_epsilon,
+    pate_rdp,
+)
+from labeldp_core.accounting.rdp import (
+    ORDERS,
+    epsilon_from_rdp,
+)
 from labeldp_core.accounting.zcdp import (
     gaussian_sigma,
     gaussian_zcdp,
@@ -16,11 +28,19 @@ from labeldp_core.accounting.zcdp import (
 )
 
 __all__ = [
+    "AGGREGATORS",
+    "ORDERS",
     "BudgetSplit",
+    "calibrate_noise",
+    "data_independent_epsilon",
+    "epsilon_as_queries_grow",
+    "epsilon_from_rdp",
     "gaussian_sigma",
     "gaussian_zcdp",
     "group_zcdp",
     "parallel_composition",
+    "pate_epsilon",
+    "pate_rdp",
     "sequential_composition",
     "split_budget",
     "split_budget_by_share",

@@ -46,6 +46,14 @@ from labeldp_core.mechanisms.laplace_labels import (
     post_process,
     regression_log_likelihood,
 )
+from labeldp_core.mechanisms.pate import (
+    UNANSWERED,
+    confident_gnmax,
+    noisy_argmax,
+    plurality,
+    top_two_gap,
+    vote_counts,
+)
 from labeldp_core.mechanisms.prototypes import (
     class_utilities,
     nearest_prototype,
@@ -85,6 +93,7 @@ __all__ = [
     "ONE_HOT_SENSITIVITY",
     "POST_PROCESSING",
     "PROBABILITY_SENSITIVITY",
+    "UNANSWERED",
     "CoinPressTrace",
     "RRBins",
     "actual_epsilon",
@@ -95,6 +104,7 @@ __all__ = [
     "clamp_round",
     "class_utilities",
     "coinpress_mean",
+    "confident_gnmax",
     "discrete_laplace_noise",
     "discrete_laplace_parameter",
     "discrete_laplace_pmf",
@@ -119,11 +129,13 @@ __all__ = [
     "laplace_scale",
     "laplace_variance",
     "nearest_prototype",
+    "noisy_argmax",
     "noisy_label_counts",
     "one_hot_log_density",
     "optimal_bins",
     "optimal_set_size",
     "output_probabilities",
+    "plurality",
     "post_process",
     "prior_from_counts",
     "private_class_means",
@@ -135,5 +147,7 @@ __all__ = [
     "rr_with_prior",
     "set_keep_probability",
     "tail_probability",
+    "top_two_gap",
     "transition_matrix",
+    "vote_counts",
 ]

@@ -31,6 +31,13 @@ from labeldp_core.plots.noisy_outputs import (
     cluster_metrics_vs_epsilon,
     output_projection,
 )
+from labeldp_core.plots.pate import (
+    agreement_histograms,
+    epsilon_vs_queries,
+    label_accuracy_by_agreement,
+    student_accuracy_vs_epsilon,
+    teacher_accuracy_strip,
+)
 from labeldp_core.plots.randomized_response import (
     keep_flip_curve,
     label_heatmap,
@@ -44,11 +51,14 @@ from labeldp_core.plots.rr_prior import (
 __all__ = [
     "EPSILON_AXIS",
     "LAYOUT",
+    "agreement_histograms",
     "cluster_metrics_vs_epsilon",
     "dppl_accuracy_curves",
+    "epsilon_vs_queries",
     "expected_label_mse_figure",
     "flip_rate_comparison",
     "keep_flip_curve",
+    "label_accuracy_by_agreement",
     "label_heatmap",
     "laplace_density_figure",
     "mark_epsilon",
@@ -63,5 +73,7 @@ __all__ = [
     "rr_bins_figure",
     "score_vs_epsilon",
     "set_size_histogram",
+    "student_accuracy_vs_epsilon",
     "tail_probability_figure",
+    "teacher_accuracy_strip",
 ]

@@ -18,6 +18,7 @@ __all__ = [
     "ProgressFn",
     "TrainOutcome",
     "TrainSettings",
+    "fit_classifier",
     "predict_proba",
     "predict_values",
     "train_classifier",
@@ -75,7 +76,7 @@ def _fit(
     targets: torch.Tensor,
     outputs: int,
     loss_fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor],
-    evaluate: Callable[[nn.Module], float],
+    evaluate: Callable[[nn.Module], float] | None,
     settings: TrainSettings,
     seed: int,
     progress: ProgressFn | None,
@@ -96,7 +97,8 @@ def _fit(
             optimiser.zero_grad(set_to_none=True)
             loss_fn(model(inputs[batch]), targets[batch]).backward()
             optimiser.step()
-        curve.append(evaluate(model))
+        if evaluate is not None:
+            curve.append(evaluate(model))
         if progress is not None:
             progress(epoch + 1, settings.epochs)
     model.eval()
@@ -131,6 +133,24 @@ def train_classifier(
         x_train, target_tensor, num_classes, functional.cross_entropy, accuracy,
         settings, seed, progress,
     )  # fmt: skip
+
+
+def fit_classifier(
+    x_train: np.ndarray,
+    targets: np.ndarray,
+    num_classes: int,
+    settings: TrainSettings,
+    seed: int,
+    progress: ProgressFn | None = None,
+) -> nn.Module:
+    """Train a classifier on hard labels without scoring it after every epoch.
+
+    For ensembles (PATE's teachers) that are scored once, all together, after training.
+    """
+    return _fit(
+        x_train, torch.tensor(targets), num_classes, functional.cross_entropy, None,
+        settings, seed, progress,
+    ).model  # fmt: skip
 
 
 def train_regressor(

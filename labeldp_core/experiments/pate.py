@@ -1,0 +1,384 @@
+"""PATE experiment: teachers vote on public queries, noisy-max answers train a student.
+
+The training split is cut (by the run's seed) into a public part, whose inputs are the queries,
+and ``teachers`` disjoint private shards. The teachers' votes do not depend on epsilon, so they
+are computed once per (dataset, teachers, model, teacher epochs, seed) and cached; an epsilon
+sweep only re-aggregates and retrains the student. The public part's labels are never given to
+the student: they only score the teachers and the released labels.
+"""
+
+import math
+from dataclasses import replace
+
+import numpy as np
+
+from labeldp_core.accounting import (
+    AGGREGATORS,
+    calibrate_noise,
+    epsilon_as_queries_grow,
+    pate_epsilon,
+)
+from labeldp_core.data.splits import PUBLIC_MAX, TeacherSplit, teacher_split
+from labeldp_core.experiments.context import RunContext
+from labeldp_core.experiments.progress import within
+from labeldp_core.experiments.spec import (
+    COMMON_SETTINGS,
+    MechanismSpec,
+    Outcome,
+    RunConfig,
+    Setting,
+)
+from labeldp_core.mechanisms import (
+    UNANSWERED,
+    confident_gnmax,
+    noisy_argmax,
+    top_two_gap,
+    vote_counts,
+)
+from labeldp_core.training import TrainOutcome, TrainSettings, train_classifier
+from labeldp_core.training.ensemble import ensemble_votes, single_thread
+
+__all__ = [
+    "MIN_STEPS",
+    "PRIVACY_STATEMENT",
+    "SPEC",
+    "epochs_for",
+    "run_pate",
+    "teacher_votes",
+    "votes_payload",
+]
+
+#: Share of a cold run's progress bar spent training teachers.
+_TEACHER_SHARE = 0.8
+#: Number of query counts at which the epsilon-vs-queries curve is evaluated.
+_CURVE_POINTS = 30
+#: Every model PATE trains (teachers, student) takes at least this many optimiser steps.
+MIN_STEPS = 200
+
+PRIVACY_STATEMENT = (
+    "Neighbouring inputs differ in one private training label. Changing it changes only the "
+    "teacher trained on that label's shard, so on every query at most one vote moves from one "
+    "class to another (each vote count changes by at most 1); the accounting bounds exactly that "
+    "change, so the released labels and the student are (epsilon, delta)-label-DP. The same "
+    "bound covers replacing a whole private example (image and label), or even a whole shard, "
+    "since that too changes one teacher only. It does not by itself cover adding or removing an "
+    "example here: shards are cut by position from a seeded permutation, so a removal would "
+    "shift other examples between shards (with shard membership fixed per example, e.g. by a "
+    "hash of its id, the same epsilon would cover add/remove too)."
+)
+COMPOSITION = (
+    "Rényi DP of every answered query (and of every threshold check for confident-gnmax) summed "
+    "over the queries, converted to (epsilon, delta) by minimising over Rényi orders "
+    "(Papernot et al. 2018). epsilon_spent is the data-independent bound with every query paying "
+    "every step: it holds before any vote is seen and may be published as is."
+)
+DATA_DEPENDENT_NOTE = (
+    "The data-dependent epsilon is computed from the private votes, so it is itself private: "
+    "publishing it needs the smooth-sensitivity release of Papernot et al. 2018 (Section 4.3). "
+    "The data-independent epsilon is the one safe to publish as is."
+)
+DIAGNOSTICS_NOTE = (
+    "Teacher accuracies, agreement and the noise's effect are computed from the votes without "
+    "noise and from the public part's labels: they explain the mechanism and are not private."
+)
+
+
+def epochs_for(examples: int, batch_size: int, epochs: int) -> int:
+    """``epochs``, raised so that training takes at least :data:`MIN_STEPS` optimiser steps.
+
+    A shard of a few dozen examples, or a few hundred answered queries, fits in a handful of
+    batches, so a handful of epochs would train nothing.
+
+    >>> epochs_for(232, 32, 20), epochs_for(24, 32, 20), epochs_for(60000, 32, 5)
+    (25, 200, 5)
+    """
+    steps_per_epoch = max(1, math.ceil(examples / batch_size))
+    return max(epochs, math.ceil(MIN_STEPS / steps_per_epoch))
+
+
+def _teacher_settings(config: RunConfig, split: TeacherSplit) -> TrainSettings:
+    batch_size = config.setting("batch_size")
+    return TrainSettings(
+        model=config.setting("teacher_model"),
+        epochs=epochs_for(split.shard_sizes[0], batch_size, config.setting("teacher_epochs")),
+        batch_size=batch_size,
+        learning_rate=config.setting("learning_rate"),
+    )
+
+
+def _student_settings(ctx: RunContext, examples: int) -> TrainSettings:
+    settings = ctx.train_settings
+    return replace(settings, epochs=epochs_for(examples, settings.batch_size, settings.epochs))
+
+
+def votes_payload(config: RunConfig, split: TeacherSplit) -> dict[str, object]:
+    """What the teachers' votes depend on: the cache key of :func:`teacher_votes`."""
+    settings = _teacher_settings(config, split)
+    return {
+        "dataset": config.dataset,
+        "teachers": len(split.shards),
+        "model": settings.model,
+        "epochs": settings.epochs,
+        "batch_size": settings.batch_size,
+        "learning_rate": settings.learning_rate,
+        "seed": config.seed,
+        "public": int(split.public.size),
+    }
+
+
+def teacher_votes(ctx: RunContext, split: TeacherSplit, end: float = 1.0) -> np.ndarray:
+    """Every teacher's vote on every public example, ``(teachers, public)``, cached.
+
+    Progress is reported on ``0..end`` of the run's bar while teachers train.
+    """
+    config, data = ctx.config, ctx.dataset
+    report = within(ctx.progress, 0.0, end)
+
+    def compute() -> dict[str, np.ndarray]:
+        def on_teacher(done: int, total: int) -> None:
+            report(done / total, f"training teachers: {done}/{total}")
+
+        report(0.0, f"training teachers: 0/{len(split.shards)}")
+        votes = ensemble_votes(
+            data.x_train, data.y_train, split.shards, data.x_train[split.public],
+            data.num_classes, _teacher_settings(config, split), config.seed, on_teacher,
+        )  # fmt: skip
+        return {"votes": votes}
+
+    payload = votes_payload(config, split)
+    return ctx.cache.arrays_or_compute("pate-votes", payload, compute)["votes"]
+
+
+def _release(config: RunConfig, counts: np.ndarray, noise: float, ctx: RunContext) -> np.ndarray:
+    aggregator = config.setting("aggregator")
+    if aggregator == "lnmax":
+        return noisy_argmax(counts, ctx.rng, laplace_scale=noise)
+    if aggregator == "gnmax":
+        return noisy_argmax(counts, ctx.rng, gaussian_sigma=noise)
+    teachers = config.setting("teachers")
+    return confident_gnmax(
+        counts, ctx.rng, threshold=config.setting("threshold") * teachers,
+        threshold_sigma=config.setting("threshold_noise_ratio") * noise, gaussian_sigma=noise,
+    )  # fmt: skip
+
+
+def _checkpoints(queries: int) -> list[int]:
+    return sorted({round(x) for x in np.geomspace(1, queries, _CURVE_POINTS)})
+
+
+def _train_student(
+    ctx: RunContext, images: np.ndarray, labels: np.ndarray, start: float, end: float, message: str
+) -> TrainOutcome:
+    data = ctx.dataset
+    settings = _student_settings(ctx, labels.size)
+    report = within(ctx.progress, start, end)
+
+    def on_epoch(done: int, total: int) -> None:
+        report(done / total, f"{message}: epoch {done}/{total}")
+
+    with single_thread():  # small batches: one thread is as fast, and robust on a busy machine
+        return train_classifier(
+            images, labels, data.x_test, data.y_test, data.num_classes, settings,
+            ctx.config.seed, on_epoch,
+        )  # fmt: skip
+
+
+def _clean_student(
+    ctx: RunContext, images: np.ndarray, labels: np.ndarray, start: float, end: float
+) -> float:
+    """Test accuracy of the student trained on the *true* labels of the same queries (cached)."""
+    config = ctx.config
+    settings = _student_settings(ctx, labels.size)
+    payload = {
+        "dataset": config.dataset,
+        "seed": config.seed,
+        "queries": int(labels.size),
+        "model": settings.model,
+        "epochs": settings.epochs,
+        "batch_size": settings.batch_size,
+        "learning_rate": settings.learning_rate,
+    }
+
+    def compute() -> dict[str, float]:
+        message = "student on the true labels (reference)"
+        return {"score": _train_student(ctx, images, labels, start, end, message).final}
+
+    return float(ctx.cache.json_or_compute("pate-student-clean", payload, compute)["score"])
+
+
+def run_pate(config: RunConfig, ctx: RunContext) -> Outcome:
+    """Teachers vote, the aggregator answers with noise calibrated to epsilon, a student learns.
+
+    The noise is the smallest whose data-independent epsilon over the queries asked meets the
+    budget; that data-independent epsilon is ``epsilon_spent``.
+    """
+    data = ctx.dataset
+    aggregator = config.setting("aggregator")
+    delta = config.setting("delta")
+    split = teacher_split(data.n_train, config.setting("teachers"), config.seed)
+    votes_cached = ctx.cache.key("pate-votes", votes_payload(config, split)) in ctx.cache
+    teacher_end = 0.0 if votes_cached else _TEACHER_SHARE
+    votes = teacher_votes(ctx, split, teacher_end)
+
+    queries = min(config.setting("queries"), split.public.size)
+    counts = vote_counts(votes[:, :queries], data.num_classes)
+    query_index = split.public[:queries]
+    truth = data.y_train[query_index]
+    ratio = config.setting("threshold_noise_ratio")
+    noise = calibrate_noise(
+        config.epsilon, queries, delta, aggregator=aggregator, threshold_noise_ratio=ratio
+    )
+    released = _release(config, counts, noise, ctx)
+    answered = released != UNANSWERED
+    confident = aggregator == "confident-gnmax"
+    threshold = config.setting("threshold") * config.setting("teachers") if confident else None
+    sigma1 = ratio * noise if confident else None
+    accounting = {
+        "aggregator": aggregator, "noise": noise, "threshold": threshold,
+        "threshold_sigma": sigma1,
+    }  # fmt: skip
+    epsilon_spent = pate_epsilon(counts, delta, data_dependent=False, **accounting)
+    mask = answered if confident else None
+    epsilon_dd = pate_epsilon(counts, delta, answered=mask, **accounting)
+    checkpoints = _checkpoints(queries)
+    curve = {
+        "queries": checkpoints,
+        "data_independent": epsilon_as_queries_grow(
+            counts, delta, checkpoints, data_dependent=False, **accounting
+        ).tolist(),
+        "data_dependent": epsilon_as_queries_grow(
+            counts, delta, checkpoints, answered=mask, **accounting
+        ).tolist(),
+    }
+    extra = {}
+    if confident:
+        extra["epsilon_data_independent_answered_only"] = pate_epsilon(
+            counts, delta, data_dependent=False, answered=answered, **accounting
+        )
+        curve["data_independent_answered_only"] = epsilon_as_queries_grow(
+            counts, delta, checkpoints, data_dependent=False, answered=answered, **accounting
+        ).tolist()
+
+    images = data.x_train[query_index]
+    middle = teacher_end + (1 - teacher_end) / 2
+    student = _train_student(
+        ctx, images[answered], released[answered], teacher_end, middle, "training the student"
+    )
+    clean_student = _clean_student(ctx, images, truth, middle, 1.0)
+
+    plurality = np.argmax(counts, axis=1)
+    correct = released[answered] == truth[answered]
+    label_accuracy = float(correct.mean()) if answered.any() else None
+    public_truth = data.y_train[split.public]
+    smallest, largest = split.shard_sizes
+    details = {
+        "aggregator": aggregator,
+        "epsilon_data_independent": epsilon_spent,
+        "epsilon_data_dependent": epsilon_dd,
+        **extra,
+        "delta": delta,
+        "noise": noise,
+        "noise_kind": "Laplace scale b" if aggregator == "lnmax" else "Gaussian sigma",
+        "threshold_votes": threshold,
+        "threshold_sigma": sigma1,
+        "queries_requested": config.setting("queries"),
+        "queries": queries,
+        "answered": int(answered.sum()),
+        "teachers": len(split.shards),
+        "teacher_model": config.setting("teacher_model"),
+        "teacher_epochs": _teacher_settings(config, split).epochs,
+        "student_epochs": _student_settings(ctx, int(answered.sum())).epochs,
+        "min_steps": MIN_STEPS,
+        "split": {
+            "train": data.n_train,
+            "public": int(split.public.size),
+            "private": split.private_size,
+            "shard_size_min": smallest,
+            "shard_size_max": largest,
+            "test": data.n_test,
+        },
+        "teacher_accuracy": (votes == public_truth[None, :]).mean(axis=1).tolist(),
+        "plurality_accuracy": float(np.mean(plurality == truth)),
+        "changed_by_noise": float(np.mean(released[answered] != plurality[answered]))
+        if answered.any()
+        else 0.0,
+        "top_votes": counts.max(axis=1).astype(int).tolist(),
+        "top_two_gap": top_two_gap(counts).astype(int).tolist(),
+        "plurality": plurality.tolist(),
+        "released": released.tolist(),
+        "true_labels": truth.tolist(),
+        "epsilon_curve": curve,
+        "student_test_curve": list(student.test_curve),
+        "student_clean_labels_accuracy": clean_student,
+        "privacy_unit_statement": PRIVACY_STATEMENT,
+        "composition": COMPOSITION,
+        "data_dependent_note": DATA_DEPENDENT_NOTE,
+        "diagnostics_note": DIAGNOSTICS_NOTE,
+    }
+    return Outcome(
+        epsilon_spent=epsilon_spent,
+        delta=delta,
+        test_score=student.final,
+        n_train=int(answered.sum()),
+        flip_rate=None if label_accuracy is None else 1.0 - label_accuracy,
+        label_accuracy=label_accuracy,
+        details=details,
+    )
+
+
+SPEC = MechanismSpec(
+    id="pate",
+    title="PATE",
+    summary="teachers on disjoint shards vote; noisy-max (LNMax/GNMax/Confident-GNMax) labels "
+    "public data for a student",
+    privacy_unit="label",
+    task="classification",
+    settings={
+        # Teachers and the student train on small sets (a shard, a few hundred queries), where
+        # batches of 128 would leave only a step or two per epoch.
+        "batch_size": Setting(
+            32, "training batch size (teachers and student)", minimum=1, maximum=65536
+        ),
+        "aggregator": Setting("gnmax", "noisy-max aggregator of the votes", AGGREGATORS),
+        "teachers": Setting(
+            50, "teachers, each trained on its own disjoint private shard", minimum=5, maximum=250
+        ),
+        "queries": Setting(
+            500,
+            "public examples the teachers label for the student; at most the public part "
+            f"(a sixth of the training split, up to {PUBLIC_MAX}), larger values use all of it",
+            minimum=1,
+            maximum=PUBLIC_MAX,
+        ),
+        "teacher_model": Setting(
+            "mlp",
+            "model of every teacher (on a shard of a few hundred examples the MLP learns faster "
+            "than the CNN and costs half as much)",
+            COMMON_SETTINGS["model"].choices,
+        ),
+        "teacher_epochs": Setting(
+            20,
+            f"training epochs of each teacher (raised to reach {MIN_STEPS} optimiser steps on "
+            "small shards; the student likewise gets at least that many)",
+            minimum=1,
+            maximum=1000,
+        ),
+        "delta": Setting(
+            1e-5, "delta of the (epsilon, delta) guarantee", minimum=1e-12, maximum=1e-2
+        ),
+        "threshold": Setting(
+            0.7,
+            "confident-gnmax: share of the teachers the noisy top vote must reach (T / teachers)",
+            minimum=0.0,
+            maximum=1.0,
+        ),
+        "threshold_noise_ratio": Setting(
+            3.0,
+            "confident-gnmax: noise of the threshold check as a multiple of the answer noise "
+            "(sigma1 / sigma2)",
+            minimum=0.1,
+            maximum=100.0,
+        ),
+    },
+    runner=run_pate,
+)

@@ -1,0 +1,177 @@
+"""PATE aggregation (Papernot et al. 2017, 2018): teachers' votes -> vote counts -> a noisy argmax.
+
+Each of T teachers, trained on its own disjoint shard of the private data, votes for one class on
+every public query. The aggregator releases the class with the largest *noisy* vote count:
+LNMax adds Laplace noise, GNMax Gaussian noise, and Confident-GNMax first checks (with Gaussian
+noise) that the teachers agree strongly enough and answers only those queries. Noise is added to
+the counts as floating point; it is never rounded, since rounding would change its distribution.
+
+Privacy comes from the counts' low sensitivity: changing one teacher moves one vote from one class
+to another, so each count changes by at most 1 (see :mod:`labeldp_core.accounting.pate`).
+"""
+
+import math
+
+import numpy as np
+
+from labeldp_core.errors import InvalidInputError
+from labeldp_core.validation import check_num_classes
+
+__all__ = [
+    "UNANSWERED",
+    "confident_gnmax",
+    "noisy_argmax",
+    "plurality",
+    "top_two_gap",
+    "vote_counts",
+]
+
+#: The label :func:`confident_gnmax` reports for a query the teachers did not answer.
+UNANSWERED = -1
+
+
+def vote_counts(votes: np.ndarray, num_classes: int) -> np.ndarray:
+    """Count the teachers' votes per query and class with one ``bincount``.
+
+    Args:
+        votes: ``(teachers, queries)`` integer class indices, one row per teacher.
+        num_classes: K, the number of classes.
+
+    Returns:
+        An int64 ``(queries, K)`` array; each row sums to the number of teachers.
+
+    >>> vote_counts(np.array([[0, 1], [0, 2], [1, 2]]), 3).tolist()
+    [[2, 1, 0], [0, 1, 2]]
+    """
+    num_classes = check_num_classes(num_classes)
+    votes = np.asarray(votes)
+    if votes.ndim != 2 or votes.size == 0:
+        raise InvalidInputError(
+            f"votes must be a non-empty (teachers, queries) array, got shape {votes.shape}"
+        )
+    if not np.issubdtype(votes.dtype, np.integer):
+        raise InvalidInputError(f"votes must be integer class indices, got dtype {votes.dtype}")
+    if votes.min() < 0 or votes.max() >= num_classes:
+        raise InvalidInputError(
+            f"votes must lie in 0..{num_classes - 1}, found {votes.min()} to {votes.max()}"
+        )
+    if np.result_type(votes.dtype, np.intp) != np.intp:  # uint64 would promote to float
+        votes = votes.astype(np.intp)
+    queries = votes.shape[1]
+    # Cell of (query, vote) in a flat (queries, K) table; adding to intp avoids a separate copy.
+    cells = np.arange(queries, dtype=np.intp) * num_classes + votes
+    counts = np.bincount(cells.ravel(), minlength=queries * num_classes)
+    return counts.reshape(queries, num_classes)
+
+
+def _check_counts(vote_counts: np.ndarray) -> np.ndarray:
+    counts = np.asarray(vote_counts)
+    if counts.ndim != 2 or counts.shape[0] == 0 or counts.shape[1] < 2:
+        raise InvalidInputError(
+            f"vote_counts must be a (queries, K) array with K >= 2 and at least one query, "
+            f"got shape {counts.shape}"
+        )
+    if not np.issubdtype(counts.dtype, np.number) or not np.all(np.isfinite(counts)):
+        raise InvalidInputError("vote_counts must hold finite numbers")
+    if counts.min() < 0:
+        raise InvalidInputError("vote_counts must be non-negative (they count votes)")
+    return counts.astype(np.float64)
+
+
+def _check_scale(value: object, name: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float | np.floating | np.integer):
+        raise InvalidInputError(f"{name} must be a number, got {value!r}")
+    scale = float(value)
+    if not math.isfinite(scale) or scale < 0:
+        raise InvalidInputError(f"{name} must be a finite number >= 0, got {scale}")
+    return scale
+
+
+def plurality(vote_counts: np.ndarray) -> np.ndarray:
+    """The class with the most votes per query (ties go to the smallest class index)."""
+    return np.argmax(_check_counts(vote_counts), axis=1)
+
+
+def top_two_gap(vote_counts: np.ndarray) -> np.ndarray:
+    """Votes of the plurality class minus votes of the runner-up, per query.
+
+    The larger the gap, the less likely noise changes the answer and the less the query costs
+    under the data-dependent analysis.
+    """
+    counts = np.sort(_check_counts(vote_counts), axis=1)
+    return counts[:, -1] - counts[:, -2]
+
+
+def noisy_argmax(
+    vote_counts: np.ndarray,
+    rng: np.random.Generator,
+    *,
+    laplace_scale: float | None = None,
+    gaussian_sigma: float | None = None,
+) -> np.ndarray:
+    """LNMax or GNMax: the argmax of the vote counts after adding noise to every count.
+
+    Exactly one of ``laplace_scale`` (LNMax, Laplace noise of that scale b; each query is
+    2/b-DP) and ``gaussian_sigma`` (GNMax, Gaussian noise of that standard deviation) must be
+    given. A scale of 0 adds no noise and returns the plurality (no privacy).
+
+    Args:
+        vote_counts: ``(queries, K)`` vote counts, e.g. from :func:`vote_counts`.
+        rng: the source of randomness.
+        laplace_scale: scale b of the Laplace noise, for LNMax.
+        gaussian_sigma: standard deviation of the Gaussian noise, for GNMax.
+
+    Returns:
+        An int64 array with the released class of every query.
+    """
+    if (laplace_scale is None) == (gaussian_sigma is None):
+        raise InvalidInputError(
+            "give exactly one of laplace_scale (LNMax) and gaussian_sigma (GNMax), "
+            f"got laplace_scale={laplace_scale!r}, gaussian_sigma={gaussian_sigma!r}"
+        )
+    counts = _check_counts(vote_counts)
+    if laplace_scale is not None:
+        noise = rng.laplace(0.0, _check_scale(laplace_scale, "laplace_scale"), counts.shape)
+    else:
+        noise = rng.normal(0.0, _check_scale(gaussian_sigma, "gaussian_sigma"), counts.shape)
+    return np.argmax(counts + noise, axis=1)
+
+
+def confident_gnmax(
+    vote_counts: np.ndarray,
+    rng: np.random.Generator,
+    *,
+    threshold: float,
+    threshold_sigma: float,
+    gaussian_sigma: float,
+) -> np.ndarray:
+    """Confident-GNMax: answer a query only if its noisy top count reaches ``threshold``.
+
+    Step 1 adds N(0, threshold_sigma^2) to the largest vote count and compares it with the
+    threshold T; step 2 answers the queries that pass with GNMax at ``gaussian_sigma``. Queries
+    on which the teachers disagree are mostly dropped, which is what makes them cheap.
+
+    Args:
+        vote_counts: ``(queries, K)`` vote counts.
+        rng: the source of randomness.
+        threshold: T, in votes; typically a large share of the number of teachers.
+        threshold_sigma: sigma1, the noise of the threshold check.
+        gaussian_sigma: sigma2, the noise of GNMax on the answered queries.
+
+    Returns:
+        An int64 array with the released class per query, :data:`UNANSWERED` (-1) where the
+        query did not pass the threshold.
+    """
+    counts = _check_counts(vote_counts)
+    if isinstance(threshold, bool) or not isinstance(threshold, int | float | np.number):
+        raise InvalidInputError(f"threshold must be a number of votes, got {threshold!r}")
+    if not math.isfinite(float(threshold)):
+        raise InvalidInputError(f"threshold must be finite, got {threshold}")
+    sigma1 = _check_scale(threshold_sigma, "threshold_sigma")
+    sigma2 = _check_scale(gaussian_sigma, "gaussian_sigma")
+    noisy_top = counts.max(axis=1) + rng.normal(0.0, sigma1, counts.shape[0])
+    answered = noisy_top >= float(threshold)
+    labels = np.full(counts.shape[0], UNANSWERED, dtype=np.int64)
+    if answered.any():
+        labels[answered] = noisy_argmax(counts[answered], rng, gaussian_sigma=sigma2)
+    return labels

@@ -1,0 +1,189 @@
+"""PATE: teachers on disjoint shards, their agreement, noisy-max answers, privacy spent, student."""
+
+import streamlit as st
+
+from labeldp_core import plots
+from labeldp_core.accounting import AGGREGATORS
+from labeldp_core.data import DATASETS
+from labeldp_core.experiments import make_config
+from labeldp_core.experiments.pate import PRIVACY_STATEMENT
+from ui.controls import current_controls, epsilon_control
+from ui.results import configs_for, reported_errors, run_with_progress, stored, stored_many
+
+SWEEP_EPSILONS = [0.5, 1.0, 2.0, 4.0, 8.0, 16.0]
+#: Teachers are trained without asking only on small datasets; larger ones wait for a button.
+AUTO_COMPUTE_MAX_IMAGES = 2000
+TEACHER_CHOICES = [5, 10, 25, 50, 100, 250]
+QUERY_CHOICES = [10, 25, 50, 100, 250, 500, 1000, 2000]
+TEACHER_EPOCH_CHOICES = ["1", "2", "5", "10", "20", "40"]
+TEACHER_MODELS = ["mlp", "cnn", "logistic"]
+
+controls = current_controls()
+epsilon = epsilon_control()
+sidebar = st.sidebar
+sidebar.header("PATE")
+aggregator = sidebar.selectbox(
+    "Aggregator", AGGREGATORS, index=1, key="aggregator", bind="query-params",
+    help="lnmax: Laplace noise; gnmax: Gaussian noise; confident-gnmax: answer only queries "
+    "whose noisy top vote passes a threshold, then GNMax.",
+)  # fmt: skip
+teachers = sidebar.select_slider(
+    "Teachers", TEACHER_CHOICES, value=50, key="teachers", bind="query-params",
+    help="More teachers: a larger margin to hide behind, but each sees less data.",
+)  # fmt: skip
+queries = sidebar.select_slider(
+    "Queries", QUERY_CHOICES, value=500, key="queries", bind="query-params",
+    help="Public examples labelled for the student; every one costs privacy.",
+)  # fmt: skip
+teacher_model = sidebar.selectbox(
+    "Teacher model", TEACHER_MODELS, key="teacher_model", bind="query-params",
+    help="Each teacher sees a few hundred examples at most, where the MLP learns faster than "
+    "the CNN. The student uses the model chosen above.",
+)  # fmt: skip
+teacher_epochs = sidebar.selectbox(
+    "Teacher epochs", TEACHER_EPOCH_CHOICES, index=4, key="teacher_epochs", bind="query-params"
+)
+settings = controls.settings | {
+    "aggregator": aggregator, "teachers": teachers, "queries": queries,
+    "teacher_model": teacher_model, "teacher_epochs": int(teacher_epochs),
+}  # fmt: skip
+if aggregator == "confident-gnmax":
+    settings["threshold"] = sidebar.slider(
+        "Threshold T (share of teachers)", 0.3, 1.0, 0.7, 0.05, key="threshold",
+        bind="query-params", help="A query is answered if its noisy top vote reaches T.",
+    )  # fmt: skip
+    settings["threshold_noise_ratio"] = sidebar.select_slider(
+        "Threshold noise σ1 / σ2", [1.0, 1.5, 2.0, 3.0, 5.0], value=3.0,
+        key="threshold_ratio", bind="query-params",
+    )  # fmt: skip
+
+st.title("PATE")
+st.markdown(
+    "**Private Aggregation of Teacher Ensembles** (Papernot et al. 2017, 2018). The private "
+    "training data is cut into disjoint shards and one *teacher* is trained on each. The teachers "
+    "vote on public, unlabelled *queries*; noise is added to the vote counts and the noisy winner "
+    "becomes the query's label. A *student* trained on those labels is what gets released. One "
+    "teacher can move only one vote per query, so a query costs little privacy when the teachers "
+    "agree by a wide margin: the teachers' agreement *is* the privacy budget."
+)
+
+with reported_errors():
+    config = make_config("pate", controls.dataset, epsilon, controls.seed, controls.epochs,
+                         settings)  # fmt: skip
+    result = stored(config)
+    label = f"Train {teachers} teachers and the student on {controls.dataset}"
+    if result is None and (
+        DATASETS[controls.dataset].size <= AUTO_COMPUTE_MAX_IMAGES
+        or st.button(label, type="primary", key="compute")
+    ):
+        result = run_with_progress([config], "PATE")[0]
+
+if result is None:
+    st.info(
+        "Training the teachers takes a while on this dataset; press the button. Their votes are "
+        "cached, so other epsilons, aggregators and query counts then only retrain the student."
+    )
+    st.stop()
+
+details = result.details
+num_classes = result.num_classes
+noise_name = "b" if details["aggregator"] == "lnmax" else "σ"
+cols = st.columns(5)
+cols[0].metric("ε spent (data-independent)", f"{result.epsilon_spent:.3g}",
+               help=f"δ = {result.delta:g}. " + details["composition"])  # fmt: skip
+cols[1].metric("Data-dependent ε", f"{details['epsilon_data_dependent']:.3g}",
+               help=details["data_dependent_note"])  # fmt: skip
+cols[2].metric(f"Noise {noise_name} (votes)", f"{details['noise']:.3g}",
+               help=f"{details['noise_kind']}, the smallest meeting ε over "
+               f"{details['queries']} queries")  # fmt: skip
+cols[3].metric("Queries answered", f"{details['answered']} / {details['queries']}")
+cols[4].metric(
+    "Student test accuracy", f"{result.test_accuracy:.3f}",
+    f"{result.test_accuracy - details['student_clean_labels_accuracy']:+.3f} vs true labels",
+)  # fmt: skip
+split = details["split"]
+st.caption(
+    f"Split (seed {result.seed}): {split['private']:,} private examples in {details['teachers']} "
+    f"shards of {split['shard_size_min']}–{split['shard_size_max']}, a public part of "
+    f"{split['public']:,} of which the first {details['queries']} are queried, and "
+    f"{split['test']:,} test examples for the student. " + PRIVACY_STATEMENT
+)
+st.warning(
+    "The data-dependent ε is computed from the private votes, so publishing it would leak; "
+    "releasing it needs smooth sensitivity (Papernot et al. 2018). The data-independent ε is the "
+    "one safe to publish as is. The diagnostics below (teacher accuracies, agreement, the "
+    "noise's effect) are computed without noise and are not private either: they explain the "
+    "mechanism.",
+    icon="⚠️",
+)
+
+left, right = st.columns(2)
+left.plotly_chart(
+    plots.teacher_accuracy_strip(
+        details["teacher_accuracy"], details["plurality_accuracy"], chance=1 / num_classes
+    ),
+    key="teachers_strip",
+)
+left.caption(
+    "Each dot is one teacher scored on the public queries' true labels. With more teachers each "
+    "one sees less data and gets worse, yet their plurality vote (dashed) is usually better than "
+    "almost every single teacher."
+)
+right.plotly_chart(
+    plots.agreement_histograms(details["top_votes"], details["top_two_gap"], details["teachers"]),
+    key="agreement",
+)
+right.caption(
+    "Left: how many teachers back the winning class on each query; right: its lead over the "
+    "runner-up. Queries with a lead far above the noise keep their answer and, in the "
+    "data-dependent analysis, cost almost nothing."
+)
+
+left, right = st.columns(2)
+left.plotly_chart(
+    plots.label_accuracy_by_agreement(
+        details["top_votes"], details["teachers"], details["plurality"], details["released"],
+        details["true_labels"],
+    ),
+    key="by_agreement",
+)  # fmt: skip
+left.caption(
+    f"The noise changed {details['changed_by_noise']:.1%} of the answered queries' labels; "
+    f"released labels are right on {result.label_accuracy or 0:.1%} of them, against "
+    f"{details['plurality_accuracy']:.1%} for the noiseless plurality. Where the teachers agree, "
+    "the noise rarely changes anything; where they split, it decides."
+)
+right.plotly_chart(
+    plots.epsilon_vs_queries(details["epsilon_curve"], target_epsilon=result.epsilon),
+    key="epsilon_queries",
+)
+right.caption(
+    f"At the noise calibrated for {details['queries']} queries, the data-independent ε grows "
+    "with every query whatever the votes; the data-dependent bound charges agreed queries less. "
+    "Fewer queries or more teachers (a wider margin for the same noise) are the levers."
+)
+
+st.subheader("Student test accuracy vs ε")
+with reported_errors():
+    configs = configs_for("pate", controls.dataset, SWEEP_EPSILONS, [controls.seed],
+                          controls.epochs, settings)  # fmt: skip
+    found, absent = stored_many(configs)
+    if absent and st.button(f"Run sweep ({len(absent)} missing points)", key="run_sweep"):
+        run_with_progress(absent, "Sweep")
+        st.rerun()
+st.plotly_chart(
+    plots.student_accuracy_vs_epsilon(
+        [*found, result] if result.epsilon not in SWEEP_EPSILONS else found,
+        result.baseline_test_accuracy, details["student_clean_labels_accuracy"],
+        chance=1 / num_classes, marked_epsilon=epsilon,
+    ),
+    key="student_curve",
+)  # fmt: skip
+st.caption(
+    "Each point is a student trained on the labels released at that ε and scored on the test "
+    "split. The dash-dotted line is the same student trained on the true labels of the same "
+    "queries, the dashed one the same model on the whole clean training split. At small ε with "
+    "few teachers the labels are close to random and so is the student: that is the price. "
+    + (f"{len(absent)} points are not computed yet; the button computes and caches each one "
+       "(the teachers' votes are reused)." if absent else "Every point of this curve is cached.")
+)  # fmt: skip
