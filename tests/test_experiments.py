@@ -73,3 +73,13 @@ def test_sweep_resumes_from_finished_points(cache, monkeypatch):
     results = sweep("rr", "digits", [1.0, 4.0], epochs=2, cache=cache)
     assert calls == [1.0, 4.0]
     assert [r.cached for r in results] == [True, False]
+
+
+def test_a_label_dp_run_reports_the_label_inference_attack_on_its_model(cache):
+    result = run(make_config("rr", "digits", 8.0, epochs=4), cache)
+    attack = result.details["attack"]
+    # The attack figures are the model's accuracy on training and test examples.
+    assert attack["test_accuracy"] == pytest.approx(result.test_accuracy, abs=1e-6)
+    assert 0.0 <= attack["train_accuracy"] <= 1.0
+    # The clean model memorises its training labels at least as well as it generalises.
+    assert attack["clean_model_train_accuracy"] >= result.baseline_test_accuracy - 0.02

@@ -1,15 +1,23 @@
 """What a mechanism's runner gets to work with: data, randomness, training and the cache."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any
 
 import numpy as np
+from torch import nn
 
 from labeldp_core.cache import ResultCache
 from labeldp_core.data import Dataset, load_dataset
 from labeldp_core.experiments.progress import Progress, within
 from labeldp_core.experiments.spec import RunConfig, Task
-from labeldp_core.training import TrainOutcome, TrainSettings, train_classifier, train_regressor
+from labeldp_core.training import (
+    TrainOutcome,
+    TrainSettings,
+    predict_proba,
+    train_classifier,
+    train_regressor,
+)
 
 __all__ = ["RunContext", "label_statistics"]
 
@@ -22,6 +30,8 @@ class RunContext:
     task: Task
     cache: ResultCache
     progress: Progress
+    #: What the run noticed on the way, for the engine (e.g. the label-inference attack figures).
+    notes: dict[str, Any] = field(default_factory=dict, compare=False)
 
     @cached_property
     def dataset(self) -> Dataset:
@@ -54,7 +64,9 @@ class RunContext:
     ) -> TrainOutcome:
         """Train the run's model on ``targets`` (labels, soft labels or values) and score it.
 
-        ``images`` defaults to the training images; progress is reported on ``start..end``.
+        ``images`` defaults to the training images; progress is reported on ``start..end``. A
+        classifier trained on the whole private training set is the one the label-inference attack
+        of the run looks at (see :meth:`note_attack_model`).
         """
         data = self.dataset
         images = data.x_train if images is None else images
@@ -68,10 +80,31 @@ class RunContext:
                 images, targets, data.x_test, data.y_test.astype(np.float64),
                 self.train_settings, self.config.seed, on_epoch,
             )  # fmt: skip
-        return train_classifier(
+        outcome = train_classifier(
             images, targets, data.x_test, data.y_test, data.num_classes,
             self.train_settings, self.config.seed, on_epoch,
         )  # fmt: skip
+        if images is data.x_train:
+            self.note_attack_model(outcome.model)
+        return outcome
+
+    def _accuracies(self, model: nn.Module) -> dict[str, float]:
+        data, settings = self.dataset, self.train_settings
+        on_train = predict_proba(model, data.x_train, settings).argmax(axis=1)
+        on_test = predict_proba(model, data.x_test, settings).argmax(axis=1)
+        return {
+            "train_accuracy": float(np.mean(on_train == data.y_train)),
+            "test_accuracy": float(np.mean(on_test == data.y_test)),
+        }
+
+    def note_attack_model(self, model: nn.Module) -> None:
+        """Record how often ``model`` predicts the true label of the private training examples.
+
+        An adversary who guesses a training example's label from the released model's prediction
+        succeeds this often; compared with the same model on unseen test examples, the gap is
+        what the model learned about those particular labels.
+        """
+        self.notes["attack"] = self._accuracies(model)
 
     def _baseline_payload(self) -> dict[str, object]:
         settings = self.train_settings
@@ -89,18 +122,28 @@ class RunContext:
         """Whether :meth:`baseline_score` will answer from the cache."""
         return self.cache.get_json(self.cache.key("baseline", self._baseline_payload())) is not None
 
-    def baseline_score(self) -> float:
-        """Test accuracy (or MSE) of the same model trained on clean labels; cached per setting."""
+    def baseline(self) -> dict[str, Any]:
+        """The same model trained on clean labels, cached per setting.
 
-        def compute() -> dict[str, float | list[float]]:
+        Holds its test ``score`` (accuracy, or MSE for regression) and ``curve``, and for
+        classification its accuracy on the training examples (``train_accuracy``).
+        """
+
+        def compute() -> dict[str, Any]:
             targets = self.dataset.y_train
             if self.task == "regression":
                 targets = targets.astype(np.float64)
             outcome = self.train(targets, message="clean baseline")
-            return {"score": outcome.final, "curve": list(outcome.test_curve)}
+            record = {"score": outcome.final, "curve": list(outcome.test_curve)}
+            if "attack" in self.notes:
+                record["train_accuracy"] = self.notes["attack"]["train_accuracy"]
+            return record
 
-        payload = self._baseline_payload()
-        return float(self.cache.json_or_compute("baseline", payload, compute)["score"])
+        return self.cache.json_or_compute("baseline", self._baseline_payload(), compute)
+
+    def baseline_score(self) -> float:
+        """Test accuracy (or MSE) of the same model trained on clean labels; cached per setting."""
+        return float(self.baseline()["score"])
 
 
 def label_statistics(

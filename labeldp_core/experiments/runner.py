@@ -102,16 +102,24 @@ def run(
 
     spec = mechanism_spec(config.mechanism)
     data = load_dataset(config.dataset)
-    baseline = None
+    baseline, clean = None, {}
     share = 0.0
     if spec.trains_model:
         baseline_ctx = RunContext(config, spec.task, cache, silent)
         share = 0.0 if baseline_ctx.baseline_is_cached() else _BASELINE_SHARE
-        baseline_ctx = replace(baseline_ctx, progress=within(progress, 0.0, share))
-        baseline = baseline_ctx.baseline_score()
-    outcome = spec.runner(config, RunContext(config, spec.task, cache, within(progress, share, 1)))
+        clean = replace(baseline_ctx, progress=within(progress, 0.0, share)).baseline()
+        baseline = float(clean["score"])
+    ctx = RunContext(config, spec.task, cache, within(progress, share, 1))
+    outcome = spec.runner(config, ctx)
     if outcome.baseline_score is not None:
         baseline = outcome.baseline_score
+    details = dict(outcome.details)
+    if "attack" in ctx.notes:
+        # How often the released model predicts the true label of a private training example
+        # (train_accuracy) and of an unseen test example; the clean model's for comparison.
+        details["attack"] = ctx.notes["attack"] | {
+            "clean_model_train_accuracy": clean.get("train_accuracy")
+        }
     regression = spec.task == "regression"
     result = RunResult(
         mechanism=config.mechanism,
@@ -128,7 +136,7 @@ def run(
         cached=False,
         epochs=int(config.epochs or 0),
         settings=dict(config.settings),
-        details=dict(outcome.details),
+        details=details,
         flip_rate=outcome.flip_rate,
         label_accuracy=outcome.label_accuracy,
         test_accuracy=None if regression else outcome.test_score,
