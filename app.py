@@ -41,6 +41,8 @@ PAGE_TABLE = [
     ("laplace_labels.py", "Laplace on labels", "label"),
     ("noisy_outputs.py", "Noisy model outputs (local DP)", "output"),
     ("pate.py", "PATE", "school"),
+    ("compare.py", "Compare mechanisms", "compare_arrows"),
+    ("epsilon_meaning.py", "What ε means", "psychology"),
     ("dppl.py", "DP prototypes", "hub"),
 ]
 MECHANISM_PAGES = [

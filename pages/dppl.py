@@ -6,12 +6,14 @@ import streamlit as st
 from labeldp_core import plots
 from labeldp_core.data import DATASETS, load_dataset
 from labeldp_core.experiments import make_config
+from labeldp_core.experiments.demo import demo_epsilons
 from labeldp_core.plots.dppl import MECHANISM_NAMES
 from ui.controls import current_controls, epsilon_control
 from ui.dppl import DPPL_MECHANISMS, dpsgd_comparison, encoder_model, unique
 from ui.results import configs_for, reported_errors, run_with_progress, stored, stored_many
 
-SWEEP_EPSILONS = [0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0]
+#: The demo grid, so that `python -m labeldp_core warm` fills this page's curves.
+SWEEP_EPSILONS = list(demo_epsilons("dppl-public"))
 IMBALANCES = ["1", "10", "100"]
 AUTO_COMPUTE_MAX_IMAGES = 5000
 

@@ -6,6 +6,7 @@ import streamlit as st
 from labeldp_core import plots
 from labeldp_core.accounting import split_budget_by_share
 from labeldp_core.data import load_dataset
+from labeldp_core.experiments.demo import demo_epsilons
 from labeldp_core.mechanisms import (
     alibi_posterior,
     argmax_accuracy,
@@ -18,7 +19,8 @@ from ui.controls import current_controls, epsilon_control
 from ui.results import configs_for, reported_errors, stored_many
 from ui.sweeps import compute_button, status_sentence
 
-SWEEP_EPSILONS = [0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0]
+#: The demo grid, so that `python -m labeldp_core warm` fills this page's curves.
+SWEEP_EPSILONS = list(demo_epsilons("laplace"))
 EXAMPLES = 5
 CLASSIFIERS = {
     "Laplace, argmax": ("laplace", {"post": "argmax"}),

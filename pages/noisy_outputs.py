@@ -6,6 +6,7 @@ import streamlit as st
 
 from labeldp_core import plots
 from labeldp_core.data import DATASETS, load_dataset
+from labeldp_core.experiments.demo import demo_epsilons
 from labeldp_core.mechanisms import (
     PROBABILITY_SENSITIVITY,
     actual_epsilon,
@@ -15,7 +16,8 @@ from ui.controls import current_controls, epsilon_control
 from ui.results import configs_for, reported_errors, run_with_progress, stored_many
 from ui.sweeps import compute_button, status_sentence
 
-SWEEP_EPSILONS = [0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0]
+#: The demo grid, so that `python -m labeldp_core warm` fills this page's curves.
+SWEEP_EPSILONS = list(demo_epsilons("softmax-laplace"))
 AUTO_COMPUTE_MAX_IMAGES = 5000
 
 controls = current_controls()

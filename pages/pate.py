@@ -6,11 +6,13 @@ from labeldp_core import plots
 from labeldp_core.accounting import AGGREGATORS
 from labeldp_core.data import DATASETS
 from labeldp_core.experiments import make_config
+from labeldp_core.experiments.demo import demo_epsilons
 from labeldp_core.experiments.pate import PRIVACY_STATEMENT
 from ui.controls import current_controls, epsilon_control
 from ui.results import configs_for, reported_errors, run_with_progress, stored, stored_many
 
-SWEEP_EPSILONS = [0.5, 1.0, 2.0, 4.0, 8.0, 16.0]
+#: The demo grid, so that `python -m labeldp_core warm` fills this page's curves.
+SWEEP_EPSILONS = list(demo_epsilons("pate"))
 #: Teachers are trained without asking only on small datasets; larger ones wait for a button.
 AUTO_COMPUTE_MAX_IMAGES = 2000
 TEACHER_CHOICES = [5, 10, 25, 50, 100, 250]

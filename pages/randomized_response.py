@@ -5,11 +5,14 @@ import streamlit as st
 from labeldp_core import plots
 from labeldp_core.data import DATASETS, load_dataset
 from labeldp_core.experiments import make_config
+from labeldp_core.experiments.demo import demo_epsilons
 from labeldp_core.mechanisms import expected_flip_rate
 from ui.controls import current_controls, epsilon_control
 from ui.results import configs_for, reported_errors, run_with_progress, stored, stored_many
+from ui.sweeps import compute_button, status_sentence
 
-SWEEP_EPSILONS = [0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0]
+#: The demo grid, so that `python -m labeldp_core warm` fills this page's curves.
+SWEEP_EPSILONS = list(demo_epsilons("rr"))
 AUTO_COMPUTE_MAX_IMAGES = 5000
 
 controls = current_controls()
@@ -78,9 +81,7 @@ with reported_errors():
     configs = configs_for("rr", controls.dataset, SWEEP_EPSILONS, [controls.seed],
                           controls.epochs, controls.settings)  # fmt: skip
     found, absent = stored_many(configs)
-    if absent and st.button(f"Run sweep ({len(absent)} missing points)", key="run_sweep"):
-        run_with_progress(absent, "Sweep")
-        st.rerun()
+    compute_button(absent, "Run sweep", key="run_sweep")
 baseline = next((r.baseline_test_accuracy for r in found), None)
 if result is not None:
     baseline = result.baseline_test_accuracy
@@ -91,7 +92,5 @@ st.plotly_chart(
 )  # fmt: skip
 st.caption(
     "Each point is a model trained on labels released at that ε and scored on clean test labels; "
-    "the dashed line is the same model trained on the true labels. "
-    + (f"{len(absent)} points are not computed yet; the button trains them and caches each one."
-       if absent else "Every point of this curve is cached.")
-)  # fmt: skip
+    "the dashed line is the same model trained on the true labels. " + status_sentence(absent)
+)

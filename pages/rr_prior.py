@@ -6,11 +6,13 @@ from labeldp_core import plots
 from labeldp_core.accounting import split_budget_by_share
 from labeldp_core.data import DATASETS
 from labeldp_core.experiments import make_config
+from labeldp_core.experiments.demo import demo_epsilons
 from labeldp_core.mechanisms import expected_flip_rate
 from ui.controls import current_controls, epsilon_control
 from ui.results import configs_for, reported_errors, run_with_progress, stored, stored_many
 
-SWEEP_EPSILONS = [0.25, 0.5, 1.0, 2.0, 4.0, 8.0]
+#: The demo grid, so that `python -m labeldp_core warm` fills this page's curves.
+SWEEP_EPSILONS = list(demo_epsilons("rr-prior"))
 AUTO_COMPUTE_MAX_IMAGES = 5000
 CLUSTER_CHOICES = (5, 10, 20, 50, 100, 200)
 BUDGET_COLUMNS = ("mechanism", "step", "labels read", "ε")

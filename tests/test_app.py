@@ -28,7 +28,7 @@ def test_rr_page_computes_changes_epsilon_and_runs_a_sweep():
     sweep.click().run()
     assert_no_errors(app)
     assert not [b for b in app.button if b.key == "run_sweep"]
-    assert any("Every point of this curve is cached" in c.value for c in app.caption)
+    assert any("Every point of this figure is cached" in c.value for c in app.caption)
 
 
 def test_a_copied_link_restores_the_view():

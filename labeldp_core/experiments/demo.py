@@ -16,6 +16,8 @@ DEMO_EPSILONS: tuple[float, ...] = (0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0)
 DEMO_SEEDS: tuple[int, ...] = (0, 1, 2)
 #: Mechanisms whose interesting range differs from the standard grid.
 _EPSILONS_BY_MECHANISM: dict[str, tuple[float, ...]] = {
+    "pate": (0.5, 1.0, 2.0, 4.0, 8.0, 16.0),
+    "softmax-laplace": (0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0),
     "dppl-mean": (0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0),
     "dppl-public": (0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0),
     "dppl-topk": (0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0),
@@ -28,14 +30,26 @@ def demo_epsilons(mechanism: str) -> tuple[float, ...]:
 
 
 def demo_configs(
-    dataset: str, mechanisms: Iterable[str] | None = None, seeds: Iterable[int] = DEMO_SEEDS
+    dataset: str,
+    mechanisms: Iterable[str] | None = None,
+    seeds: Iterable[int] = DEMO_SEEDS,
+    epochs: int | None = None,
+    model: str | None = None,
 ) -> list[RunConfig]:
-    """Every demo point of ``dataset``: mechanism x epsilon grid x seeds, default settings."""
+    """Every demo point of ``dataset``: mechanism x epsilon grid x seeds, default settings.
+
+    ``model`` replaces the default model of the mechanisms that accept it.
+    """
     chosen = list(MECHANISMS) if mechanisms is None else list(mechanisms)
     seeds = list(seeds)
-    return [
-        make_config(mechanism, dataset, epsilon, seed)
-        for mechanism in chosen
-        for epsilon in demo_epsilons(mechanism)
-        for seed in seeds
-    ]
+    configs = []
+    for mechanism in chosen:
+        model_setting = MECHANISMS[mechanism].all_settings().get("model")
+        accepts = model_setting is not None and model in model_setting.choices
+        settings = {"model": model} if accepts else {}
+        configs += [
+            make_config(mechanism, dataset, epsilon, seed, epochs, settings)
+            for epsilon in demo_epsilons(mechanism)
+            for seed in seeds
+        ]
+    return configs

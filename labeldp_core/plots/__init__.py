@@ -4,12 +4,14 @@ One module per page; every figure says on its axes what it shows, so a screensho
 without the page.
 """
 
+from labeldp_core.plots.attack import ATTACKS, attack_bars, guess_bound, guess_bound_figure
 from labeldp_core.plots.common import (
     EPSILON_AXIS,
     LAYOUT,
     mark_epsilon,
     score_vs_epsilon,
 )
+from labeldp_core.plots.compare import UNIT_DASH, comparison_figure, summary_rows
 from labeldp_core.plots.dppl import (
     dppl_accuracy_curves,
     per_class_accuracy_bars,
@@ -49,14 +51,20 @@ from labeldp_core.plots.rr_prior import (
 )
 
 __all__ = [
+    "ATTACKS",
     "EPSILON_AXIS",
     "LAYOUT",
+    "UNIT_DASH",
     "agreement_histograms",
+    "attack_bars",
     "cluster_metrics_vs_epsilon",
+    "comparison_figure",
     "dppl_accuracy_curves",
     "epsilon_vs_queries",
     "expected_label_mse_figure",
     "flip_rate_comparison",
+    "guess_bound",
+    "guess_bound_figure",
     "keep_flip_curve",
     "label_accuracy_by_agreement",
     "label_heatmap",
@@ -74,6 +82,7 @@ __all__ = [
     "score_vs_epsilon",
     "set_size_histogram",
     "student_accuracy_vs_epsilon",
+    "summary_rows",
     "tail_probability_figure",
     "teacher_accuracy_strip",
 ]

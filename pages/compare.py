@@ -1,0 +1,84 @@
+"""Compare every mechanism on one dataset: score vs epsilon over three seeds, units marked."""
+
+import streamlit as st
+
+from labeldp_core import plots
+from labeldp_core.experiments import MECHANISMS
+from labeldp_core.experiments.demo import DEMO_SEEDS, demo_configs
+from labeldp_core.reports import PRIVACY_UNITS, html_report
+from ui.controls import current_controls, epsilon_control
+from ui.export import csv_button, html_button
+from ui.results import reported_errors, stored_many
+from ui.sweeps import compute_button, status_sentence
+
+DEFAULT = ["rr", "rr-prior", "lp-2st", "laplace", "alibi", "pate", "dpsgd", "dppl-mean"]
+
+controls = current_controls()
+epsilon = epsilon_control()
+st.title("Compare mechanisms")
+st.markdown(
+    "Every mechanism on the same dataset and model, over the same grid of ε, averaged over "
+    f"{len(DEMO_SEEDS)} seeds (the band is the range). Label-DP mechanisms protect one training "
+    "label (replace-one); DP-SGD and DP prototypes protect a whole example (add/remove), a "
+    "stronger promise, so at the same ε their curves are not directly comparable: they are drawn "
+    "dashed."
+)
+chosen = st.multiselect(
+    "Mechanisms", list(MECHANISMS), default=[m for m in DEFAULT if m in MECHANISMS],
+    key="mechanisms", bind="query-params",
+    help="\n".join(f"- {s.id}: {s.summary} [{s.privacy_unit}]" for s in MECHANISMS.values()),
+)  # fmt: skip
+
+with reported_errors():
+    configs = demo_configs(controls.dataset, chosen, DEMO_SEEDS, controls.epochs, controls.model)
+    found, absent = stored_many(configs)
+    compute_button(absent, "Compute the missing points", key="compute_missing")
+if absent:
+    with st.expander(f"{len(absent)} points not computed yet"):
+        st.write(sorted({f"{c.mechanism} ε={c.epsilon:g}" for c in absent}))
+
+units = {spec.title: spec.privacy_unit for spec in MECHANISMS.values()}
+clean = [r.baseline_test_accuracy for r in found if r.mechanism == "rr"]
+figures = []
+for task, metric in (("classification", "test accuracy"), ("regression", "test MSE")):
+    series = {
+        MECHANISMS[m].title: [r for r in found if r.mechanism == m]
+        for m in chosen
+        if MECHANISMS[m].task == task
+    }
+    if not series:
+        continue
+    baseline = sum(clean) / len(clean) if clean and task == "classification" else None
+    figure = plots.comparison_figure(series, units, baseline, metric, marked_epsilon=epsilon)
+    figures.append((figure, f"{metric} vs ε"))
+    st.plotly_chart(figure, key=f"compare_{task}")
+st.caption(
+    "Each line is the mean over seeds; the shaded band spans the lowest to the highest seed. "
+    "The green dashed line is the same model trained on the true labels. " + status_sentence(absent)
+)
+
+st.subheader(f"The numbers at every ε ({controls.dataset})")
+rows = plots.summary_rows(found)
+st.dataframe(rows, hide_index=True)
+st.caption(
+    "ε spent is what the accounting computed (it can be below what was asked, e.g. when a noise "
+    "scale is rounded up); δ is 0 for pure DP. "
+    + " ".join(f"{unit}: {text}." for unit, text in PRIVACY_UNITS.items())
+)
+left, right = st.columns(2)
+with left:
+    csv_button(rows, f"compare-{controls.dataset}.csv", key="csv")
+with right:
+    settings = {
+        "dataset": controls.dataset,
+        "model": controls.model,
+        "epochs": controls.epochs,
+        "seeds": ", ".join(map(str, DEMO_SEEDS)),
+        "mechanisms": ", ".join(chosen),
+    }
+    title = f"Label DP mechanisms on {controls.dataset}"
+    html_button(
+        lambda: html_report(title, figures, found, settings),
+        f"compare-{controls.dataset}.html",
+        key="html",
+    )

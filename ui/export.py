@@ -1,0 +1,37 @@
+"""Download buttons: a chart's numbers as CSV, a standalone HTML report."""
+
+import csv
+import io
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import streamlit as st
+
+__all__ = ["csv_button", "csv_text", "html_button"]
+
+
+def csv_text(rows: Sequence[dict[str, Any]]) -> str:
+    """Rows of dicts as CSV text, columns in order of first appearance."""
+    columns = list(dict.fromkeys(key for row in rows for key in row))
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, columns)
+    writer.writeheader()
+    writer.writerows(rows)
+    return buffer.getvalue()
+
+
+def csv_button(rows: Sequence[dict[str, Any]], file_name: str, key: str) -> None:
+    """A button that downloads ``rows`` as ``file_name``; hidden when there is nothing to save."""
+    if rows:
+        st.download_button(
+            "Download these numbers (CSV)", csv_text(rows), file_name=file_name,
+            mime="text/csv", key=key,
+        )  # fmt: skip
+
+
+def html_button(make_report: Callable[[], str], file_name: str, key: str) -> None:
+    """A button that builds a standalone HTML report only when clicked."""
+    st.download_button(
+        "Download a standalone HTML report", make_report, file_name=file_name,
+        mime="text/html", key=key,
+    )  # fmt: skip
