@@ -42,6 +42,7 @@ PAGE_TABLE = [
     ("noisy_outputs.py", "Noisy model outputs (local DP)", "output"),
     ("pate.py", "PATE", "school"),
     ("dppl.py", "DP prototypes", "hub"),
+    ("audit.py", "Privacy audit", "fact_check"),
 ]
 MECHANISM_PAGES = [
     st.Page(f"pages/{file}", title=title, icon=f":material/{icon}:")

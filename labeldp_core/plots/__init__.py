@@ -4,6 +4,9 @@ One module per page; every figure says on its axes what it shows, so a screensho
 without the page.
 """
 
+from labeldp_core.plots.audit import (
+    audit_figure,
+)
 from labeldp_core.plots.common import (
     EPSILON_AXIS,
     LAYOUT,
@@ -52,6 +55,7 @@ __all__ = [
     "EPSILON_AXIS",
     "LAYOUT",
     "agreement_histograms",
+    "audit_figure",
     "cluster_metrics_vs_epsilon",
     "dppl_accuracy_curves",
     "epsilon_vs_queries",
