@@ -10,7 +10,7 @@ cases' events have p between 1/16 and 3/4, so their bound lands within a few hun
 claim (hence the fractions checked below), and every control leaks at least 1.5 times its
 claim (2 times for most), far above it. Eight seeds at epsilon 0.5, 1 and 2 gave real cases at
 most 0.99 of their claim and controls at least 1.39 times theirs. The whole file takes about
-20 seconds on a shared 2-core machine.
+30 seconds on a shared 2-core machine (most of it importing and sampling).
 """
 
 import json

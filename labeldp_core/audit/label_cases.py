@@ -188,7 +188,7 @@ def alibi_case(epsilon: float) -> AuditCase:
     )
 
 
-def _regression_case(name: str, release_epsilon: float, claimed: float, control: bool):
+def _regression_case(name: str, release_epsilon: float, claimed: float, control: bool) -> AuditCase:
     high = float(AUDIT_CLASSES - 1)
 
     def sample(which: int, trials: int, rng: np.random.Generator) -> np.ndarray:
