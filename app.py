@@ -41,9 +41,10 @@ PAGE_TABLE = [
     ("laplace_labels.py", "Laplace on labels", "label"),
     ("noisy_outputs.py", "Noisy model outputs (local DP)", "output"),
     ("pate.py", "PATE", "school"),
+    ("dppl.py", "DP prototypes", "hub"),
     ("compare.py", "Compare mechanisms", "compare_arrows"),
     ("epsilon_meaning.py", "What ε means", "psychology"),
-    ("dppl.py", "DP prototypes", "hub"),
+    ("audit.py", "Privacy audit", "fact_check"),
 ]
 MECHANISM_PAGES = [
     st.Page(f"pages/{file}", title=title, icon=f":material/{icon}:")

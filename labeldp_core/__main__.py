@@ -12,10 +12,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
-import numpy as np
-
 from labeldp_core import plots
-from labeldp_core.audit import audit_cases, run_audit
+from labeldp_core.audit import audit_mechanism
 from labeldp_core.cache import ResultCache
 from labeldp_core.data import DATASETS
 from labeldp_core.errors import LabelDPError
@@ -179,10 +177,7 @@ def _cmd_warm(args: argparse.Namespace) -> None:
 
 
 def _cmd_audit(args: argparse.Namespace) -> int:
-    rng = np.random.default_rng(args.seed)
-    results = [
-        run_audit(case, args.trials, rng) for case in audit_cases(args.mechanism, args.epsilon)
-    ]
+    results = audit_mechanism(args.mechanism, args.epsilon, args.trials, args.seed)
     if args.json:
         report = {"mechanism": args.mechanism, "epsilon": args.epsilon, "trials": args.trials,
                   "results": [result.to_dict() for result in results]}  # fmt: skip

@@ -10,7 +10,7 @@ import math
 
 from scipy import stats
 
-__all__ = ["clopper_pearson", "epsilon_lower_bound"]
+__all__ = ["clopper_pearson", "epsilon_lower_bound", "largest_provable_epsilon"]
 
 
 def clopper_pearson(successes: int, trials: int, alpha: float) -> tuple[float, float]:
@@ -42,3 +42,16 @@ def epsilon_lower_bound(
     if p0_low - delta <= 0 or p1_high <= 0:
         return 0.0
     return max(0.0, math.log((p0_low - delta) / p1_high))
+
+
+def largest_provable_epsilon(trials: int, alpha: float) -> float:
+    """The largest lower bound ``trials`` draws per neighbour can give (delta 0): the ceiling.
+
+    It is reached when every draw on one neighbour and none on the other hits the event, about
+    ln(trials / ln(2 / alpha)): an audit cannot tell apart two claims above it, so a control
+    that leaks more than this is flagged only with more trials.
+
+    >>> round(largest_provable_epsilon(100_000, 0.05), 2)
+    10.21
+    """
+    return epsilon_lower_bound(trials, trials, 0, trials, 0.0, alpha)

@@ -1,63 +1,80 @@
-"""Audit cases: each mechanism's release step on neighbouring inputs, and negative controls.
+"""The registry of audit cases: each mechanism's release step on neighbouring inputs, and controls.
 
-A case builder takes the claimed epsilon and returns an :class:`AuditCase`. Controls are
-deliberately broken versions that must be flagged as violating their claim.
+A case builder takes the claimed epsilon and returns an :class:`AuditCase`. ``CASES`` holds one
+per mechanism id, ``VARIANTS`` further real cases of the same mechanism (PATE's GNMax next to
+LNMax), and ``CONTROLS`` a deliberately broken version that must be flagged as violating its
+claim. The cases themselves live in :mod:`label_cases` (one label or output vector changes)
+and :mod:`dataset_cases` (one teacher or one example changes).
 """
 
 from collections.abc import Callable
 
-import numpy as np
-
+from labeldp_core.audit.dataset_cases import (
+    dppl_public_case,
+    dppl_public_replace_one_control,
+    dpsgd_case,
+    dpsgd_clip_norm_control,
+    gnmax_case,
+    lnmax_case,
+    lnmax_sensitivity_one_control,
+)
 from labeldp_core.audit.engine import AuditCase
+from labeldp_core.audit.label_cases import (
+    alibi_case,
+    laplace_case,
+    laplace_regression_case,
+    laplace_regression_sensitivity_one_control,
+    laplace_sensitivity_one_control,
+    rr_bins_case,
+    rr_case,
+    rr_overspending_control,
+    rr_prior_case,
+    rr_prior_overspending_control,
+    softmax_laplace_case,
+    softmax_sensitivity_one_control,
+)
 from labeldp_core.errors import InvalidInputError
-from labeldp_core.mechanisms import randomized_response
 from labeldp_core.validation import check_epsilon
 
-__all__ = ["CASES", "CONTROLS", "audit_cases"]
+__all__ = ["CASES", "CONTROLS", "VARIANTS", "CaseBuilder", "audit_cases"]
 
-AUDIT_CLASSES = 10
-
-
-def _labels_case(name: str, release, claimed: float, is_control: bool = False) -> AuditCase:
-    """Neighbours: one label equal to 0 vs equal to 1; the score is 'released label is 0'."""
-
-    def sample(which: int, trials: int, rng: np.random.Generator) -> np.ndarray:
-        released = release(np.full(trials, which), rng)
-        return (released == 0).astype(np.float64)
-
-    return AuditCase(name, claimed, 0.0, "one label: 0 vs 1 (replace-one)", sample, is_control)
-
-
-def rr_case(epsilon: float) -> AuditCase:
-    """K-ary randomized response at the claimed epsilon."""
-    return _labels_case(
-        "rr", lambda labels, rng: randomized_response(labels, epsilon, AUDIT_CLASSES, rng), epsilon
-    )
-
-
-def rr_overspending_control(epsilon: float) -> AuditCase:
-    """Randomized response that runs at 2 epsilon while claiming epsilon: must be flagged."""
-    return _labels_case(
-        "rr (control: runs at 2ε, claims ε)",
-        lambda labels, rng: randomized_response(labels, 2 * epsilon, AUDIT_CLASSES, rng),
-        epsilon,
-        is_control=True,
-    )
-
+CaseBuilder = Callable[[float], AuditCase]
 
 #: Audit case builders by mechanism id.
-CASES: dict[str, Callable[[float], AuditCase]] = {"rr": rr_case}
+CASES: dict[str, CaseBuilder] = {
+    "rr": rr_case,
+    "rr-prior": rr_prior_case,
+    "laplace": laplace_case,
+    "laplace-regression": laplace_regression_case,
+    "rr-bins": rr_bins_case,
+    "alibi": alibi_case,
+    "softmax-laplace": softmax_laplace_case,
+    "pate": lnmax_case,
+    "dppl-public": dppl_public_case,
+    "dpsgd": dpsgd_case,
+}
+#: Further real cases audited with a mechanism, by mechanism id.
+VARIANTS: dict[str, tuple[CaseBuilder, ...]] = {"pate": (gnmax_case,)}
 #: Negative controls by the mechanism id they accompany.
-CONTROLS: dict[str, Callable[[float], AuditCase]] = {"rr": rr_overspending_control}
+CONTROLS: dict[str, CaseBuilder] = {
+    "rr": rr_overspending_control,
+    "rr-prior": rr_prior_overspending_control,
+    "laplace": laplace_sensitivity_one_control,
+    "laplace-regression": laplace_regression_sensitivity_one_control,
+    "softmax-laplace": softmax_sensitivity_one_control,
+    "pate": lnmax_sensitivity_one_control,
+    "dppl-public": dppl_public_replace_one_control,
+    "dpsgd": dpsgd_clip_norm_control,
+}
 
 
 def audit_cases(mechanism: str, epsilon: float) -> list[AuditCase]:
-    """The case of ``mechanism`` followed by its negative control, if it has one."""
+    """The cases of ``mechanism`` (its case, then any variants) followed by its control, if any."""
     epsilon = check_epsilon(epsilon)
     if mechanism not in CASES:
         known = ", ".join(CASES)
         raise InvalidInputError(f"no audit for mechanism '{mechanism}'; audits exist for: {known}")
-    cases = [CASES[mechanism](epsilon)]
+    builders = [CASES[mechanism], *VARIANTS.get(mechanism, ())]
     if mechanism in CONTROLS:
-        cases.append(CONTROLS[mechanism](epsilon))
-    return cases
+        builders.append(CONTROLS[mechanism])
+    return [build(epsilon) for build in builders]

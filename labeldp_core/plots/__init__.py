@@ -4,14 +4,26 @@ One module per page; every figure says on its axes what it shows, so a screensho
 without the page.
 """
 
-from labeldp_core.plots.attack import ATTACKS, attack_bars, guess_bound, guess_bound_figure
+from labeldp_core.plots.attack import (
+    ATTACKS,
+    attack_bars,
+    guess_bound,
+    guess_bound_figure,
+)
+from labeldp_core.plots.audit import (
+    audit_figure,
+)
 from labeldp_core.plots.common import (
     EPSILON_AXIS,
     LAYOUT,
     mark_epsilon,
     score_vs_epsilon,
 )
-from labeldp_core.plots.compare import UNIT_DASH, comparison_figure, summary_rows
+from labeldp_core.plots.compare import (
+    UNIT_DASH,
+    comparison_figure,
+    summary_rows,
+)
 from labeldp_core.plots.dppl import (
     dppl_accuracy_curves,
     per_class_accuracy_bars,
@@ -57,6 +69,7 @@ __all__ = [
     "UNIT_DASH",
     "agreement_histograms",
     "attack_bars",
+    "audit_figure",
     "cluster_metrics_vs_epsilon",
     "comparison_figure",
     "dppl_accuracy_curves",

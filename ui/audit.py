@@ -1,0 +1,39 @@
+"""Audits for the privacy audit page: each case cached on its own, run under a progress bar."""
+
+import streamlit as st
+
+from labeldp_core.audit import AuditResult, audit_case, audit_cases
+
+__all__ = ["audit_with_progress", "verdict"]
+
+
+@st.cache_data(show_spinner=False, max_entries=1024)
+def _cached_case(mechanism: str, epsilon: float, index: int, trials: int, seed: int) -> AuditResult:
+    return audit_case(mechanism, epsilon, index, trials, seed)
+
+
+def audit_with_progress(
+    mechanism: str, epsilon: float, trials: int, seed: int
+) -> list[AuditResult]:
+    """Every case of ``mechanism`` (then its control), each computed once and then remembered."""
+    cases = audit_cases(mechanism, epsilon)
+    bar = st.progress(0.0, text="Auditing")
+    results = []
+    for index, case in enumerate(cases):
+        bar.progress(
+            index / len(cases),
+            text=f"Auditing {case.name} ({index + 1}/{len(cases)}): {trials:,} draws per "
+            "neighbour to pick the event, as many again to bound it",
+        )
+        results.append(_cached_case(mechanism, epsilon, index, trials, seed))
+    bar.empty()
+    return results
+
+
+def verdict(result: AuditResult) -> str:
+    """A coloured one-line verdict in Streamlit markdown."""
+    if result.violates:
+        return ":red[**violates its claim**]: the audit proves more leakage than claimed"
+    if result.is_control:
+        return ":orange[**not caught**]: too few trials or too small an ε to expose this control"
+    return ":green[**consistent with its claim**]: no event leaks more than claimed"
