@@ -24,6 +24,7 @@ from labeldp_core.plots.laplace_labels import (
     rr_bins_figure,
 )
 from labeldp_core.plots.laplace_noise import (
+    discrete_laplace_figure,
     laplace_density_figure,
     tail_probability_figure,
 )
@@ -53,6 +54,7 @@ __all__ = [
     "LAYOUT",
     "agreement_histograms",
     "cluster_metrics_vs_epsilon",
+    "discrete_laplace_figure",
     "dppl_accuracy_curves",
     "epsilon_vs_queries",
     "expected_label_mse_figure",
