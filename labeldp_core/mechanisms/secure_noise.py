@@ -191,20 +191,35 @@ def uniform_below(bounds: np.ndarray, source: Source) -> np.ndarray:
     return flat_out.reshape(bounds.shape).astype(np.int64)
 
 
+def _uniform_below_one_bound(bound: int, count: int, source: Source) -> np.ndarray:
+    # uniform_below for one bound m shared by ``count`` draws: a mask of the low bits when m is
+    # a power of two (exactly uniform, nothing rejected), else the general rejection.
+    if bound & (bound - 1) == 0:
+        return (source.words(count) & np.uint64(bound - 1)).astype(np.int64)
+    return uniform_below(np.full(count, bound, dtype=np.int64), source)
+
+
 def _bernoulli_ratio(
     numerator: np.ndarray, denominator: np.ndarray, k: np.ndarray, source: Source
 ) -> np.ndarray:
-    # Bernoulli(n / (d k)): one uniform below d k where that product fits, else the product of
-    # two independent events "uniform below d is below n" and "uniform below k is 0".
-    fits = k <= _INT_LIMIT // denominator
-    success = np.empty(numerator.shape, dtype=bool)
-    if fits.any():
-        bound = denominator[fits] * k[fits]
-        success[fits] = uniform_below(bound, source) < numerator[fits]
-    if not fits.all():
-        rest = ~fits
-        first = uniform_below(denominator[rest], source) < numerator[rest]
-        success[rest] = first & (uniform_below(k[rest], source) == 0)
+    # Bernoulli(n / (d k)) for n <= d. Certain when n >= d k (gamma = 1 at k = 1, as in every
+    # step of the geometric draw): nothing is drawn. Else one uniform below d k where that
+    # product fits int64, or else the two independent events "uniform below d is below n" and
+    # "uniform below k is 0".
+    big = k > _INT_LIMIT // denominator
+    product = denominator * np.where(big, 1, k)
+    drawn = ~big & (numerator < product)
+    success = np.ones(numerator.shape, dtype=bool)
+    if drawn.any():
+        bounds = product[drawn]
+        if np.all(bounds == bounds[0]):
+            uniform = _uniform_below_one_bound(int(bounds[0]), bounds.size, source)
+        else:
+            uniform = uniform_below(bounds, source)
+        success[drawn] = uniform < numerator[drawn]
+    if big.any():
+        first = uniform_below(denominator[big], source) < numerator[big]
+        success[big] = first & (uniform_below(k[big], source) == 0)
     return success
 
 
@@ -265,11 +280,11 @@ def _geometric_exp_minus_one(count: int, source: Source) -> np.ndarray:
 def _discrete_laplace_batch(scale: Fraction, count: int, source: Source) -> np.ndarray:
     # One round of CKS Algorithm 2 for scale t/s; returns the accepted draws (fewer than count).
     s, t = scale.denominator, scale.numerator
-    u = uniform_below(np.full(count, t, dtype=np.int64), source)
+    u = _uniform_below_one_bound(t, count, source)
     u = u[bernoulli_exp(u, np.int64(t), source)]
     v = _geometric_exp_minus_one(u.size, source)
     magnitude = (u + t * v) // s
-    negative = uniform_below(np.full(u.size, 2, dtype=np.int64), source) == 1
+    negative = _uniform_below_one_bound(2, u.size, source) == 1
     accept = ~(negative & (magnitude == 0))
     return np.where(negative, -magnitude, magnitude)[accept]
 
