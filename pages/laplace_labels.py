@@ -10,11 +10,18 @@ from labeldp_core.experiments.demo import demo_epsilons
 from labeldp_core.mechanisms import (
     alibi_posterior,
     argmax_accuracy,
+    discrete_argmax_accuracy,
     laplace_one_hot,
     optimal_bins,
     post_process,
 )
 from labeldp_core.mechanisms.rr_bins import RRBins
+from labeldp_core.mechanisms.secure_noise import (
+    NOISE_KINDS,
+    SeededSource,
+    guaranteed_epsilon,
+    rational_scale,
+)
 from ui.controls import current_controls, epsilon_control
 from ui.results import configs_for, reported_errors, stored_many
 from ui.sweeps import compute_button, status_sentence
@@ -43,35 +50,61 @@ st.markdown(
     f"noise of scale (K−1)/ε = {k - 1}/ε and is clamped; RR-on-bins instead releases one of a "
     "few output values chosen to minimise the expected squared error."
 )
-left, right = st.columns(2)
+left, middle, right = st.columns(3)
 prior_kind = left.selectbox(
     "Prior for ALIBI and RR-on-bins", ["uniform", "histogram"], key="prior", bind="query-params",
     help="uniform is free; histogram is a noisy histogram of the training labels, paid from ε",
 )  # fmt: skip
-prior_share = right.number_input(
+prior_share = middle.number_input(
     "Share of ε spent on the histogram", min_value=0.01, max_value=0.9, value=0.1, step=0.05,
     key="prior_share", bind="query-params", disabled=prior_kind == "uniform",
 )  # fmt: skip
+noise = right.selectbox(
+    "Noise", NOISE_KINDS, key="noise", bind="query-params",
+    help="float: NumPy's floating-point Laplace noise (seeded); secure: exact discrete Laplace "
+    "noise on the integer labels, vectors and counts, drawn from os.urandom (see the Laplace "
+    "noise page)",
+)  # fmt: skip
 prior_settings = {"prior": prior_kind, "prior_share": float(prior_share)}
+noise_settings = {"noise": noise}
 epsilons = sorted(set(SWEEP_EPSILONS) | {epsilon})
 
 st.subheader("What the model is trained on")
 examples = data.y_train[:EXAMPLES]
-noisy = laplace_one_hot(examples, epsilon, k, np.random.default_rng(controls.seed))
+rng = np.random.default_rng(controls.seed)
+with reported_errors():
+    if noise == "secure":
+        exact = rational_scale(2, epsilon)
+        scale, spent = float(exact), guaranteed_epsilon(2, exact)
+        accuracy = discrete_argmax_accuracy(scale, k)
+        scale_text = f"exact discrete scale {exact}"
+    else:
+        scale, spent = 2 / epsilon, epsilon
+        accuracy = argmax_accuracy(epsilon, k)
+        scale_text = f"noise scale {scale:.3g}"
+# An illustration: secure noise here is seeded (SeededSource) so the panels follow the seed.
+noisy = laplace_one_hot(examples, epsilon, k, rng, noise=noise, source=SeededSource(controls.seed))
+tie_breaker = rng if noise == "secure" else None
 panels = {
     "noisy vector": noisy,
-    "argmax": np.eye(k)[post_process(noisy, "argmax")],
+    "argmax": np.eye(k)[post_process(noisy, "argmax", tie_breaker)],
     "clamp + renormalise": post_process(noisy, "soft"),
     "clamp + round": post_process(noisy, "round"),
-    "ALIBI posterior": alibi_posterior(noisy, epsilon),
+    "ALIBI posterior": alibi_posterior(noisy, spent),
 }
 st.plotly_chart(plots.noisy_vectors_figure(examples, panels, data.class_names), key="vectors")
 st.caption(
-    f"The first {EXAMPLES} training labels at ε = {epsilon:g} (noise scale {2 / epsilon:.3g}); "
+    f"The first {EXAMPLES} training labels at ε = {epsilon:g} ({scale_text}); "
     "each panel is one way to turn the noisy vector into a training target, the ALIBI panel with "
     "a uniform prior. At small ε the true class is rarely the largest coordinate, so argmax "
-    f"labels are right with probability {argmax_accuracy(epsilon, k):.2f} (1/K = {1 / k:.2f}); "
+    f"labels are right with probability {accuracy:.2f} (1/K = {1 / k:.2f}); "
     "soft targets keep some of the evidence that argmax throws away."
+    + (
+        " With secure noise the vectors are integers: clamping keeps only the coordinates that "
+        "reached 1, and argmax breaks ties at random."
+        if noise == "secure"
+        else ""
+    )
 )
 
 st.subheader("Classification: test accuracy vs ε")
@@ -80,7 +113,8 @@ with reported_errors():
     for name, (mechanism, settings) in CLASSIFIERS.items():
         extra = prior_settings if mechanism == "alibi" else {}
         configs = configs_for(mechanism, controls.dataset, epsilons, [controls.seed],
-                              controls.epochs, controls.settings | settings | extra)  # fmt: skip
+                              controls.epochs,
+                              controls.settings | settings | extra | noise_settings)  # fmt: skip
         series[name], absent = stored_many(configs)
         missing += absent
     compute_button(missing, "Run classification sweep", "run_classification")
@@ -113,7 +147,8 @@ with reported_errors():
     for name, (mechanism, settings) in REGRESSORS.items():
         extra = prior_settings if mechanism == "rr-bins" else {}
         configs = configs_for(mechanism, controls.dataset, epsilons, [controls.seed],
-                              controls.epochs, controls.settings | settings | extra)  # fmt: skip
+                              controls.epochs,
+                              controls.settings | settings | extra | noise_settings)  # fmt: skip
         regression[name], absent = stored_many(configs)
         missing += absent
     compute_button(missing, "Run regression sweep", "run_regression")

@@ -1,4 +1,4 @@
-"""Laplace noise: density for the chosen epsilon, drawn noise, tails and the epsilon calculator."""
+"""Laplace noise: density for the chosen epsilon, drawn noise, tails, calculator, secure mode."""
 
 import math
 
@@ -7,6 +7,11 @@ import streamlit as st
 
 from labeldp_core import plots
 from labeldp_core.mechanisms import epsilon_for_noise, laplace_cdf, laplace_scale, tail_probability
+from labeldp_core.mechanisms.secure_noise import (
+    discrete_laplace,
+    guaranteed_epsilon,
+    rational_scale,
+)
 from ui.controls import current_controls, epsilon_control
 from ui.results import reported_errors
 
@@ -92,3 +97,29 @@ Asking for smaller noise (smaller t) or more certainty (p closer to 1) costs a l
 """
 )
 st.metric("ε for this noise level", f"{needed:.4g}")
+
+st.subheader("Secure mode: exact integer noise")
+st.markdown(
+    "NumPy's Laplace noise is a floating-point number whose low-order bits depend on the value "
+    "it was added to, so a released number can give the input away exactly (Mironov 2012). "
+    "Secure mode (`--set noise=secure`, or the *Noise* selector of the label and PATE pages) "
+    "instead adds *discrete* Laplace noise to data that is already integer (one-hot labels, "
+    "label values, label and vote counts), drawn by an exact sampler (Canonne, Kamath, Steinke "
+    "2020) that uses integer arithmetic only and the operating system's cryptographic generator. "
+    "Its scale is rounded *up* to a fraction, so the ε it guarantees is never above the one "
+    "asked for."
+)
+with reported_errors():
+    exact = rational_scale(sensitivity, epsilon)
+secure_draws = discrete_laplace(exact, DRAWS)
+st.plotly_chart(plots.discrete_laplace_figure(float(exact), secure_draws), key="secure")
+cols = st.columns(3)
+cols[0].metric("Exact scale b", f"{exact}", help="a fraction: Δ/ε rounded up to 1/1000")
+cols[1].metric("ε guaranteed = Δ/b", f"{guaranteed_epsilon(sensitivity, exact):.6g}")
+cols[2].metric(f"Measured std of {DRAWS:,} secure draws", f"{secure_draws.std():.4g}")
+st.caption(
+    f"{DRAWS:,} fresh draws from os.urandom (they change on every rerun) at ε = {epsilon:g} "
+    "and Δ above, against the exact probabilities (red) and the continuous density (dotted). "
+    "Each integer carries about the mass the continuous density puts around it: the noise "
+    "is as large, it only lives on the integers, so the data it is added to must be integers too."
+)

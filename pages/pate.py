@@ -8,6 +8,7 @@ from labeldp_core.data import DATASETS
 from labeldp_core.experiments import make_config
 from labeldp_core.experiments.demo import demo_epsilons
 from labeldp_core.experiments.pate import PRIVACY_STATEMENT
+from labeldp_core.mechanisms.secure_noise import NOISE_KINDS
 from ui.controls import current_controls, epsilon_control
 from ui.results import configs_for, reported_errors, run_with_progress, stored, stored_many
 
@@ -45,9 +46,15 @@ teacher_model = sidebar.selectbox(
 teacher_epochs = sidebar.selectbox(
     "Teacher epochs", TEACHER_EPOCH_CHOICES, index=4, key="teacher_epochs", bind="query-params"
 )
+noise_mode = sidebar.selectbox(
+    "Noise", NOISE_KINDS, key="noise", bind="query-params",
+    help="float: NumPy's floating-point noise (seeded); secure: exact discrete Laplace / "
+    "discrete Gaussian noise on the integer vote counts, from os.urandom (see the Laplace noise "
+    "page). The teachers' votes are shared, so switching only re-aggregates and retrains.",
+)  # fmt: skip
 settings = controls.settings | {
     "aggregator": aggregator, "teachers": teachers, "queries": queries,
-    "teacher_model": teacher_model, "teacher_epochs": int(teacher_epochs),
+    "teacher_model": teacher_model, "teacher_epochs": int(teacher_epochs), "noise": noise_mode,
 }  # fmt: skip
 if aggregator == "confident-gnmax":
     settings["threshold"] = sidebar.slider(
@@ -103,6 +110,11 @@ cols[4].metric(
     "Student test accuracy", f"{result.test_accuracy:.3f}",
     f"{result.test_accuracy - details['student_clean_labels_accuracy']:+.3f} vs true labels",
 )  # fmt: skip
+if details["noise_mode"] == "secure":
+    st.caption(
+        f"Secure noise: {details['noise_distribution']}, drawn from os.urandom and rounded up "
+        f"from the calibrated {details['noise_calibrated']:.6g}. " + details["secure_accounting"]
+    )
 split = details["split"]
 st.caption(
     f"Split (seed {result.seed}): {split['private']:,} private examples in {details['teachers']} "

@@ -10,6 +10,11 @@ For Confident-GNMax the threshold check is paid on every query; the GNMax step i
 queries in ``answered`` when that mask is given (the paper's accounting, where the set of
 answered queries is part of the output) and on every query otherwise (a bound that holds before
 anything is answered).
+
+With ``discrete=True`` the noise is the secure mode's integer noise (discrete Laplace for
+LNMax, discrete Gaussian for GNMax and the threshold check). Their RDP is at most that of the
+continuous noise of the same scale (Canonne, Kamath, Steinke 2020), so the data-independent
+bound is unchanged; the data-dependent bound uses the discrete noise's own q.
 """
 
 import math
@@ -19,8 +24,11 @@ import numpy as np
 
 from labeldp_core.accounting.pate_bounds import (
     log_pr_answered,
+    log_pr_answered_discrete,
     log_q_gnmax,
+    log_q_gnmax_discrete,
     log_q_lnmax,
+    log_q_lnmax_discrete,
     rdp_gaussian_data_dependent,
     rdp_gnmax,
     rdp_pure_dp,
@@ -110,6 +118,7 @@ def pate_rdp(
     data_dependent: bool = True,
     answered: np.ndarray | None = None,
     orders: np.ndarray = ORDERS,
+    discrete: bool = False,
 ) -> np.ndarray:
     """Rényi DP of every query, one row per query and one column per order.
 
@@ -124,17 +133,20 @@ def pate_rdp(
     if aggregator == "lnmax":
         epsilon = 2.0 / noise
         if data_dependent:
-            return rdp_pure_dp_data_dependent(log_q_lnmax(counts, noise), epsilon, orders)
+            log_q = (log_q_lnmax_discrete if discrete else log_q_lnmax)(counts, noise)
+            return rdp_pure_dp_data_dependent(log_q, epsilon, orders)
         return np.broadcast_to(rdp_pure_dp(epsilon, orders), shape).copy()
     if data_dependent:
-        gnmax = rdp_gaussian_data_dependent(log_q_gnmax(counts, noise), noise, orders)
+        log_q = (log_q_gnmax_discrete if discrete else log_q_gnmax)(counts, noise)
+        gnmax = rdp_gaussian_data_dependent(log_q, noise, orders)
     else:
         gnmax = np.broadcast_to(rdp_gnmax(noise, orders), shape).copy()
     if aggregator == "gnmax":
         return gnmax
     sigma1 = float(threshold_sigma)  # type: ignore[arg-type]
     if data_dependent:
-        log_pr = log_pr_answered(counts, float(threshold), sigma1)  # type: ignore[arg-type]
+        answer_chance = log_pr_answered_discrete if discrete else log_pr_answered
+        log_pr = answer_chance(counts, float(threshold), sigma1)  # type: ignore[arg-type]
         check = rdp_threshold_data_dependent(log_pr, sigma1, orders)
     else:
         check = np.broadcast_to(rdp_threshold(sigma1, orders), shape)
@@ -153,6 +165,7 @@ def pate_epsilon(
     threshold_sigma: float | None = None,
     data_dependent: bool = True,
     answered: np.ndarray | None = None,
+    discrete: bool = False,
 ) -> float:
     """(epsilon, delta) guarantee of answering every query in ``vote_counts`` with PATE.
 
@@ -173,6 +186,9 @@ def pate_epsilon(
             the data-independent bound, which may be published as is.
         answered: Confident-GNMax only: which queries passed the threshold; their GNMax step is
             paid and the others' is not. Left out, every query pays both steps.
+        discrete: the noise is the secure mode's integer noise of the same scale (discrete
+            Laplace or discrete Gaussian, ties broken at random); changes only the
+            data-dependent bound.
 
     Returns:
         epsilon for neighbouring inputs that differ in one teacher's votes.
@@ -181,6 +197,7 @@ def pate_epsilon(
     rdp = pate_rdp(
         vote_counts, aggregator=aggregator, noise=noise, threshold=threshold,
         threshold_sigma=threshold_sigma, data_dependent=data_dependent, answered=answered,
+        discrete=discrete,
     )  # fmt: skip
     epsilon, _ = epsilon_from_rdp(rdp.sum(axis=0), delta)
     return float(epsilon)
@@ -197,6 +214,7 @@ def epsilon_as_queries_grow(
     threshold_sigma: float | None = None,
     data_dependent: bool = True,
     answered: np.ndarray | None = None,
+    discrete: bool = False,
 ) -> np.ndarray:
     """Epsilon spent after the first n queries, for every n in ``checkpoints``.
 
@@ -206,6 +224,7 @@ def epsilon_as_queries_grow(
     rdp = pate_rdp(
         vote_counts, aggregator=aggregator, noise=noise, threshold=threshold,
         threshold_sigma=threshold_sigma, data_dependent=data_dependent, answered=answered,
+        discrete=discrete,
     )  # fmt: skip
     points = np.asarray(checkpoints, dtype=np.int64)
     if points.ndim != 1 or points.size == 0 or points.min() < 1 or points.max() > rdp.shape[0]:

@@ -12,6 +12,11 @@ Sources:
   whose sensitivity is 1 (half of GNMax's squared sensitivity 2), with the same Theorem 6.
 - LNMax (Papernot et al. 2017, "Semi-supervised Knowledge Transfer..."): each query is
   (2/b)-DP for Laplace scale b; Lemma 4 bounds q and Theorem 3 gives the data-dependent bound.
+- Secure (integer) noise: discrete Laplace of scale b is (2/b)-DP on the counts just as the
+  continuous one, and discrete Gaussian noise has RDP at most alpha Δ₂²/(2 sigma^2), the
+  continuous Gaussian's (Canonne, Kamath, Steinke 2020, Proposition 5 and Theorem 15), so every
+  data-independent bound and Theorems 3 and 6 hold unchanged. Only q differs: the ``_discrete``
+  functions compute it from the integer noise's exact tails, counting ties against the plurality.
 
 Every function returns RDP values with one row per query and one column per order.
 """
@@ -21,12 +26,20 @@ import math
 import numpy as np
 from scipy.special import log_ndtr, logsumexp
 
+from labeldp_core.accounting.discrete_tails import (
+    log_gaussian_difference_tail,
+    log_gaussian_survival,
+    log_laplace_difference_tail,
+)
 from labeldp_core.accounting.rdp import log1mexp
 
 __all__ = [
     "log_pr_answered",
+    "log_pr_answered_discrete",
     "log_q_gnmax",
+    "log_q_gnmax_discrete",
     "log_q_lnmax",
+    "log_q_lnmax_discrete",
     "rdp_gaussian_data_dependent",
     "rdp_gnmax",
     "rdp_pure_dp",
@@ -69,6 +82,41 @@ def log_q_lnmax(vote_counts: np.ndarray, laplace_scale: float) -> np.ndarray:
     terms = np.where(is_winner, -np.inf, np.log(2.0 + scaled) - math.log(4.0) - scaled)
     cap = math.log1p(-1.0 / gaps.shape[1])
     return np.minimum(logsumexp(terms, axis=1), cap)
+
+
+def _union_of_tails(vote_counts: np.ndarray, log_tail) -> np.ndarray:
+    # log of sum over j != i* of P(noisy n_j >= noisy n_i*), capped at 1 - 1/K.
+    gaps, is_winner = _gaps_to_plurality(vote_counts)
+    terms = np.where(is_winner, -np.inf, log_tail(gaps.ravel()).reshape(gaps.shape))
+    cap = math.log1p(-1.0 / gaps.shape[1])
+    return np.minimum(logsumexp(terms, axis=1), cap)
+
+
+def log_q_lnmax_discrete(vote_counts: np.ndarray, laplace_scale: float) -> np.ndarray:
+    """Upper bound on log Pr[LNMax with discrete Laplace noise answers a non-plurality class].
+
+    A union bound over the other classes of P(Z_j - Z_i* >= n_i* - n_j), ties included (integer
+    noise ties with positive probability), capped at 1 - 1/K: with ties broken uniformly at
+    random the plurality is still the most likely answer.
+    """
+    return _union_of_tails(vote_counts, lambda g: log_laplace_difference_tail(g, laplace_scale))
+
+
+def log_q_gnmax_discrete(vote_counts: np.ndarray, sigma: float) -> np.ndarray:
+    """Upper bound on log Pr[GNMax with discrete Gaussian noise answers a non-plurality class].
+
+    As :func:`log_q_lnmax_discrete`, with the exact tail of the difference of two discrete
+    Gaussians in place of Prop. 7's N(0, 2 sigma^2) tail.
+    """
+    return _union_of_tails(vote_counts, lambda g: log_gaussian_difference_tail(g, sigma))
+
+
+def log_pr_answered_discrete(
+    vote_counts: np.ndarray, threshold: float, threshold_sigma: float
+) -> np.ndarray:
+    """Natural log of Pr[max count + Z >= T] for discrete Gaussian Z, i.e. Z >= ceil(T - max)."""
+    top = np.asarray(vote_counts, dtype=np.float64).max(axis=1)
+    return log_gaussian_survival(threshold - top, threshold_sigma)
 
 
 def log_pr_answered(

@@ -4,36 +4,42 @@ import numpy as np
 
 from labeldp_core.experiments.context import RunContext
 from labeldp_core.experiments.label_prior import PRIOR_SETTINGS, budget_table, estimate_prior
-from labeldp_core.experiments.laplace import mass_on_true_label
+from labeldp_core.experiments.laplace import mass_on_true_label, one_hot_noise
+from labeldp_core.experiments.noise import NOISE_SETTING
 from labeldp_core.experiments.spec import MechanismSpec, Outcome, RunConfig
-from labeldp_core.mechanisms import (
-    ONE_HOT_SENSITIVITY,
-    alibi_posterior,
-    laplace_epsilon,
-    laplace_one_hot,
-    laplace_scale,
-)
+from labeldp_core.mechanisms import alibi_posterior, laplace_one_hot
 
 __all__ = ["SPEC", "run_alibi"]
 
 
 def run_alibi(config: RunConfig, ctx: RunContext) -> Outcome:
-    """Prior (free or paid), noisy one-hot at what is left, posterior (free), train on it."""
+    """Prior (free or paid), noisy one-hot at what is left, posterior (free), train on it.
+
+    With ``noise=secure`` both the histogram and the one-hot vectors get exact discrete Laplace
+    noise; the posterior is then the discrete likelihood's, which has the same form with the
+    exact scale (see :mod:`labeldp_core.mechanisms.alibi`).
+    """
     data = ctx.dataset
+    noise = config.setting("noise")
     estimate = estimate_prior(
         data.y_train, data.num_classes, config.epsilon, config.setting("prior"),
-        config.setting("prior_share"), ctx.rng,
+        config.setting("prior_share"), ctx.rng, noise=noise,
     )  # fmt: skip
     release = estimate.split.release_epsilon
-    scale = laplace_scale(ONE_HOT_SENSITIVITY, release)
-    noisy = laplace_one_hot(data.y_train, release, data.num_classes, ctx.rng)
-    posterior = alibi_posterior(noisy, release, estimate.prior)
+    facts = one_hot_noise(config, release, data.num_classes)
+    scale = facts["scale"]
+    noisy = laplace_one_hot(data.y_train, release, data.num_classes, ctx.rng, noise=noise)
+    # The likelihood's scale is the one drawn with: 2 / epsilon_spent = b (exactly, up to a ulp).
+    posterior = alibi_posterior(noisy, facts["epsilon_spent"], estimate.prior)
     kept = mass_on_true_label(posterior, data.y_train)
     trained = ctx.train(posterior, message="training on ALIBI soft labels")
-    table = budget_table(
-        estimate, f"Laplace on one-hot labels, scale 2/{release:.4g}",
-        laplace_epsilon(ONE_HOT_SENSITIVITY, scale),
-    )  # fmt: skip
+    described = facts["details"]["noise_distribution"]
+    table = budget_table(estimate, f"one-hot labels: {described}", facts["epsilon_spent"])
+    noise_facts = dict(facts["details"])
+    if estimate.histogram_noise:
+        noise_facts["histogram_noise"] = estimate.histogram_noise
+    if estimate.histogram_scale is not None:
+        noise_facts["histogram_noise_scale_exact"] = str(estimate.histogram_scale)
     return Outcome(
         epsilon_spent=table[-1]["epsilon"],
         test_score=trained.final,
@@ -42,6 +48,7 @@ def run_alibi(config: RunConfig, ctx: RunContext) -> Outcome:
         label_accuracy=float(kept.mean()),
         details={
             "prior_kind": config.setting("prior"),
+            **noise_facts,
             "prior": estimate.prior.tolist(),
             "noisy_counts": list(estimate.noisy_counts),
             "budget": table,
@@ -62,6 +69,6 @@ SPEC = MechanismSpec(
     summary="Laplace on one-hot labels, then the exact posterior over classes as soft labels",
     privacy_unit="label",
     task="classification",
-    settings=PRIOR_SETTINGS,
+    settings=PRIOR_SETTINGS | {"noise": NOISE_SETTING},
     runner=run_alibi,
 )

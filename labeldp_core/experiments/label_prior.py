@@ -3,9 +3,12 @@
 A histogram of the training labels is private data, so it is released with discrete Laplace
 noise and paid for from the run's budget: ``prior_share`` of epsilon goes to the histogram and
 exactly what is left to the release (sequential composition). The split is reported as a table.
+With secure noise the histogram's scale is rounded up to a fraction; the table shows the epsilon
+that exact scale guarantees, and the release gets what is left after it.
 """
 
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -16,6 +19,7 @@ from labeldp_core.accounting import (
     split_budget,
     split_budget_by_share,
 )
+from labeldp_core.experiments.noise import histogram_split
 from labeldp_core.experiments.spec import Setting
 from labeldp_core.mechanisms import noisy_label_counts, prior_from_counts
 
@@ -37,11 +41,17 @@ PRIOR_SETTINGS: dict[str, Setting] = {
 
 @dataclass(frozen=True)
 class PriorEstimate:
-    """The prior, how the budget was split, and the noisy counts it came from (if any)."""
+    """The prior, how the budget was split, and the noisy counts it came from (if any).
+
+    ``histogram_noise`` names the noise of the counts (empty for a uniform prior) and
+    ``histogram_scale`` is its exact scale when the noise was secure.
+    """
 
     prior: np.ndarray
     split: BudgetSplit
     noisy_counts: tuple[int, ...] = ()
+    histogram_noise: str = ""
+    histogram_scale: Fraction | None = None
 
 
 def estimate_prior(
@@ -51,16 +61,29 @@ def estimate_prior(
     kind: str,
     share: float,
     rng: np.random.Generator,
+    *,
+    noise: str = "float",
 ) -> PriorEstimate:
-    """A uniform prior for free, or a histogram prior bought with ``share`` of ``epsilon``."""
+    """A uniform prior for free, or a histogram prior bought with ``share`` of ``epsilon``.
+
+    ``noise`` is the run's noise setting (``float`` or ``secure``) for the histogram.
+    """
     if kind == "uniform":
         return PriorEstimate(np.full(num_values, 1.0 / num_values), split_budget(epsilon, 0.0))
-    split = split_budget_by_share(epsilon, share)
+    planned = split_budget_by_share(epsilon, share)
     # One group holding every example: a single noisy label histogram (L1 sensitivity 2).
     one_group = np.zeros(len(labels), dtype=np.int64)
-    counts = noisy_label_counts(one_group, labels, 1, num_values, split.prior_epsilon, rng)
+    counts = noisy_label_counts(
+        one_group, labels, 1, num_values, planned.prior_epsilon, rng, noise=noise
+    )
+    split, exact = histogram_split(planned, noise)
+    described = (
+        f"exact discrete Laplace (secure), scale {exact} per count"
+        if exact is not None
+        else f"discrete Laplace, scale 2/{planned.prior_epsilon:.4g} per count"
+    )
     prior = prior_from_counts(counts)[0]
-    return PriorEstimate(prior, split, tuple(int(c) for c in counts[0]))
+    return PriorEstimate(prior, split, tuple(int(c) for c in counts[0]), described, exact)
 
 
 def budget_table(
@@ -71,7 +94,7 @@ def budget_table(
     if estimate.split.prior_epsilon > 0:
         rows.append({
             "step": "prior: noisy label histogram",
-            "mechanism": f"discrete Laplace, scale 2/{estimate.split.prior_epsilon:.4g} per count",
+            "mechanism": estimate.histogram_noise,
             "epsilon": estimate.split.prior_epsilon,
         })  # fmt: skip
     rows.append({"step": "release", "mechanism": release, "epsilon": release_spent})

@@ -1,8 +1,11 @@
 """Laplace on one-hot labels: noisy vectors, post-processed into training targets; train, score."""
 
+from typing import Any
+
 import numpy as np
 
 from labeldp_core.experiments.context import RunContext
+from labeldp_core.experiments.noise import NOISE_SETTING, noise_details
 from labeldp_core.experiments.spec import MechanismSpec, Outcome, RunConfig, Setting
 from labeldp_core.mechanisms import (
     ONE_HOT_SENSITIVITY,
@@ -13,8 +16,13 @@ from labeldp_core.mechanisms import (
     laplace_scale,
     post_process,
 )
+from labeldp_core.mechanisms.laplace_labels import (
+    DISCRETE_ARGMAX_MAX_SCALE,
+    discrete_argmax_accuracy,
+)
+from labeldp_core.mechanisms.secure_noise import guaranteed_epsilon, rational_scale
 
-__all__ = ["SPEC", "mass_on_true_label", "run_laplace"]
+__all__ = ["SPEC", "mass_on_true_label", "one_hot_noise", "run_laplace"]
 
 
 def mass_on_true_label(targets: np.ndarray, labels: np.ndarray) -> np.ndarray:
@@ -27,18 +35,56 @@ def mass_on_true_label(targets: np.ndarray, labels: np.ndarray) -> np.ndarray:
     return targets[np.arange(labels.shape[0]), labels]
 
 
+def one_hot_noise(config: RunConfig, epsilon: float, num_classes: int) -> dict[str, Any]:
+    """The noise of a one-hot release at ``epsilon`` under the run's ``noise`` setting.
+
+    Keys: ``scale`` (float), ``epsilon_spent`` (what that exact scale guarantees),
+    ``expected_argmax_accuracy`` (closed form, random tie-breaking for secure noise, None
+    beyond the discrete series' range) and ``details`` (:func:`noise_details`).
+    """
+    if config.setting("noise") == "secure":
+        exact = rational_scale(ONE_HOT_SENSITIVITY, epsilon)
+        scale = float(exact)
+        expected = (
+            discrete_argmax_accuracy(scale, num_classes)
+            if scale <= DISCRETE_ARGMAX_MAX_SCALE
+            else None
+        )
+        return {
+            "scale": scale,
+            "epsilon_spent": guaranteed_epsilon(ONE_HOT_SENSITIVITY, exact),
+            "expected_argmax_accuracy": expected,
+            "details": noise_details(
+                "secure", f"discrete Laplace, scale {exact} per coordinate", exact
+            ),
+        }
+    scale = laplace_scale(ONE_HOT_SENSITIVITY, epsilon)
+    return {
+        "scale": scale,
+        "epsilon_spent": laplace_epsilon(ONE_HOT_SENSITIVITY, scale),
+        "expected_argmax_accuracy": argmax_accuracy(epsilon, num_classes),
+        "details": noise_details("float", f"Laplace, scale {scale:.6g} per coordinate", None),
+    }
+
+
 def run_laplace(config: RunConfig, ctx: RunContext) -> Outcome:
-    """Each label is released once, as a noisy vector at scale 2/ε; post-processing is free."""
+    """Each label is released once, as a noisy vector at scale 2/ε; post-processing is free.
+
+    With ``noise=secure`` the noise is exact discrete Laplace (integer vectors) and argmax
+    breaks ties at random; ``epsilon_spent`` is what the rounded-up rational scale guarantees.
+    """
     data = ctx.dataset
     post = config.setting("post")
-    scale = laplace_scale(ONE_HOT_SENSITIVITY, config.epsilon)
-    noisy = laplace_one_hot(data.y_train, config.epsilon, data.num_classes, ctx.rng)
-    targets = post_process(noisy, post)
+    noise = config.setting("noise")
+    facts = one_hot_noise(config, config.epsilon, data.num_classes)
+    noisy = laplace_one_hot(data.y_train, config.epsilon, data.num_classes, ctx.rng, noise=noise)
+    tie_breaker = ctx.rng if noise == "secure" else None
+    targets = post_process(noisy, post, tie_breaker)
     kept = mass_on_true_label(targets, data.y_train)
     trained = ctx.train(targets, message=f"training on {post} targets")
-    hard = noisy.argmax(axis=1)
+    hard = post_process(noisy, "argmax", tie_breaker)
     return Outcome(
-        epsilon_spent=laplace_epsilon(ONE_HOT_SENSITIVITY, scale),
+        epsilon_spent=facts["epsilon_spent"],
         test_score=trained.final,
         n_train=data.n_train,
         flip_rate=float(1.0 - kept.mean()),
@@ -46,14 +92,16 @@ def run_laplace(config: RunConfig, ctx: RunContext) -> Outcome:
         details={
             "post": post,
             "post_meaning": POST_PROCESSING[post],
-            "noise_scale": scale,
+            "noise_scale": facts["scale"],
+            **facts["details"],
             "argmax_accuracy": float(np.mean(hard == data.y_train)),
-            "expected_argmax_accuracy": argmax_accuracy(config.epsilon, data.num_classes),
+            "expected_argmax_accuracy": facts["expected_argmax_accuracy"],
             "uniform_rows": _uniform_rows(targets),
             "label_accuracy_meaning": "mean probability the training target gives the true label",
             "test_curve": list(trained.test_curve),
             "composition": "each label released once as a noisy one-hot vector (L1 sensitivity "
-            "2, Laplace scale 2/epsilon): epsilon-label-DP (replace-one); post-processing is free",
+            "2, noise scale b, so epsilon_spent = 2/b): epsilon-label-DP (replace-one); "
+            "post-processing is free",
         },
     )
 
@@ -76,7 +124,8 @@ SPEC = MechanismSpec(
             "argmax",
             "post-processing of the noisy vector into a training target",
             tuple(POST_PROCESSING),
-        )
+        ),
+        "noise": NOISE_SETTING,
     },
     runner=run_laplace,
 )

@@ -3,6 +3,7 @@
 import numpy as np
 
 from labeldp_core.experiments.context import RunContext
+from labeldp_core.experiments.noise import NOISE_SETTING, noise_details
 from labeldp_core.experiments.spec import MechanismSpec, Outcome, RunConfig
 from labeldp_core.mechanisms import (
     expected_regression_mse,
@@ -10,20 +11,36 @@ from labeldp_core.mechanisms import (
     laplace_regression,
     laplace_scale,
 )
+from labeldp_core.mechanisms.laplace_labels import expected_discrete_regression_mse
+from labeldp_core.mechanisms.secure_noise import guaranteed_epsilon, rational_scale
 
 __all__ = ["SPEC", "run_laplace_regression"]
 
 
 def run_laplace_regression(config: RunConfig, ctx: RunContext) -> Outcome:
-    """Each value in [0, K-1] gets Lap(0, (K-1)/ε) noise and is clamped: ε-label-DP."""
+    """Each value in [0, K-1] gets Lap(0, (K-1)/ε) noise and is clamped: ε-label-DP.
+
+    With ``noise=secure`` the labels are integers and the noise exact discrete Laplace;
+    ``epsilon_spent`` is (K-1)/b for the rounded-up rational scale b.
+    """
     data = ctx.dataset
     low, high = 0.0, float(data.num_classes - 1)
     values = data.y_train.astype(np.float64)
-    scale = laplace_scale(high - low, config.epsilon)
-    released = laplace_regression(values, config.epsilon, low, high, ctx.rng)
+    noise = config.setting("noise")
+    if noise == "secure":
+        exact = rational_scale(int(high - low), config.epsilon)
+        scale, spent = float(exact), guaranteed_epsilon(int(high - low), exact)
+        expected = expected_discrete_regression_mse(values, scale, int(low), int(high))
+        used = noise_details("secure", f"discrete Laplace, scale {exact}", exact)
+    else:
+        scale = laplace_scale(high - low, config.epsilon)
+        spent = laplace_epsilon(high - low, scale)
+        expected = expected_regression_mse(values, config.epsilon, low, high)
+        used = noise_details("float", f"Laplace, scale {scale:.6g}", None)
+    released = laplace_regression(values, config.epsilon, low, high, ctx.rng, noise=noise)
     trained = ctx.train(released, message="training a regression head on noisy values")
     return Outcome(
-        epsilon_spent=laplace_epsilon(high - low, scale),
+        epsilon_spent=spent,
         test_score=trained.final,
         n_train=data.n_train,
         details={
@@ -31,14 +48,14 @@ def run_laplace_regression(config: RunConfig, ctx: RunContext) -> Outcome:
             "high": high,
             "sensitivity": high - low,
             "noise_scale": scale,
+            **used,
             "label_mse": float(np.mean((released - values) ** 2)),
-            "expected_label_mse": float(
-                expected_regression_mse(values, config.epsilon, low, high).mean()
-            ),
+            "expected_label_mse": float(expected.mean()),
             "clamped_share": float(np.mean((released == low) | (released == high))),
             "test_curve": list(trained.test_curve),
-            "composition": "each value released once with Laplace noise of scale (high-low)/"
-            "epsilon, clamped (post-processing): epsilon-label-DP (replace-one)",
+            "composition": "each value released once with Laplace noise of scale b, so "
+            "epsilon_spent = (high-low)/b, clamped (post-processing): epsilon-label-DP "
+            "(replace-one)",
         },
     )
 
@@ -49,6 +66,6 @@ SPEC = MechanismSpec(
     summary="label value 0..K-1 + Laplace noise of scale (K-1)/eps, clamped; regression head, MSE",
     privacy_unit="label",
     task="regression",
-    settings={},
+    settings={"noise": NOISE_SETTING},
     runner=run_laplace_regression,
 )

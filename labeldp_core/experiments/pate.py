@@ -20,6 +20,7 @@ from labeldp_core.accounting import (
 )
 from labeldp_core.data.splits import PUBLIC_MAX, TeacherSplit, teacher_split
 from labeldp_core.experiments.context import RunContext
+from labeldp_core.experiments.noise import NOISE_SETTING, noise_details
 from labeldp_core.experiments.progress import within
 from labeldp_core.experiments.spec import (
     COMMON_SETTINGS,
@@ -35,14 +36,17 @@ from labeldp_core.mechanisms import (
     top_two_gap,
     vote_counts,
 )
+from labeldp_core.mechanisms.secure_noise import rational_at_least, rational_variance
 from labeldp_core.training import TrainOutcome, TrainSettings, train_classifier
 from labeldp_core.training.ensemble import ensemble_votes, single_thread
 
 __all__ = [
     "MIN_STEPS",
     "PRIVACY_STATEMENT",
+    "SECURE_ACCOUNTING",
     "SPEC",
     "epochs_for",
+    "noise_drawn",
     "run_pate",
     "teacher_votes",
     "votes_payload",
@@ -76,6 +80,16 @@ DATA_DEPENDENT_NOTE = (
     "The data-dependent epsilon is computed from the private votes, so it is itself private: "
     "publishing it needs the smooth-sensitivity release of Papernot et al. 2018 (Section 4.3). "
     "The data-independent epsilon is the one safe to publish as is."
+)
+SECURE_ACCOUNTING = (
+    "Secure noise: the vote counts are integers and get exact integer noise from os.urandom. "
+    "Discrete Laplace of scale b on the counts is (2/b)-DP exactly as the continuous one, and "
+    "the discrete Gaussian's Rényi DP is at most the continuous Gaussian's, alpha/sigma^2 for "
+    "GNMax and alpha/(2 sigma1^2) for the threshold check (Canonne, Kamath, Steinke 2020, "
+    "Proposition 5 and Theorem 15), so the data-independent accounting is unchanged; it uses "
+    "the noise actually drawn (b or sigma^2 rounded up to a fraction), which is never below the "
+    "calibrated noise, so epsilon_spent <= epsilon. The data-dependent bound uses the discrete "
+    "noise's exact tails, counting ties (broken at random) against the plurality."
 )
 DIAGNOSTICS_NOTE = (
     "Teacher accuracies, agreement and the noise's effect are computed from the votes without "
@@ -150,16 +164,51 @@ def teacher_votes(ctx: RunContext, split: TeacherSplit, end: float = 1.0) -> np.
 
 
 def _release(config: RunConfig, counts: np.ndarray, noise: float, ctx: RunContext) -> np.ndarray:
-    aggregator = config.setting("aggregator")
+    aggregator, mode = config.setting("aggregator"), config.setting("noise")
     if aggregator == "lnmax":
-        return noisy_argmax(counts, ctx.rng, laplace_scale=noise)
+        return noisy_argmax(counts, ctx.rng, laplace_scale=noise, noise=mode)
     if aggregator == "gnmax":
-        return noisy_argmax(counts, ctx.rng, gaussian_sigma=noise)
+        return noisy_argmax(counts, ctx.rng, gaussian_sigma=noise, noise=mode)
     teachers = config.setting("teachers")
     return confident_gnmax(
         counts, ctx.rng, threshold=config.setting("threshold") * teachers,
         threshold_sigma=config.setting("threshold_noise_ratio") * noise, gaussian_sigma=noise,
+        noise=mode,
     )  # fmt: skip
+
+
+def noise_drawn(config: RunConfig, noise: float) -> tuple[float, float | None, dict[str, object]]:
+    """The noise the aggregator actually draws for the calibrated ``noise``, and its details.
+
+    Float noise is the calibrated noise itself. Secure noise rounds it up: the Laplace scale to
+    a fraction, sigma^2 (and sigma1^2 of the threshold check) by ``rational_variance``; the
+    accounting uses these, which are never below the calibrated values.
+
+    Returns:
+        The noise b or sigma (sigma2), sigma1 for confident-gnmax (else None), and details.
+    """
+    aggregator = config.setting("aggregator")
+    ratio = config.setting("threshold_noise_ratio")
+    confident = aggregator == "confident-gnmax"
+    if config.setting("noise") == "float":
+        name = "Laplace, scale b" if aggregator == "lnmax" else "Gaussian, sigma"
+        details = noise_details("float", f"{name} = {noise:.6g} votes per count", None)
+        return noise, ratio * noise if confident else None, details
+    if aggregator == "lnmax":
+        exact = rational_at_least(noise)
+        return float(exact), None, noise_details(
+            "secure", f"discrete Laplace, scale b = {exact} votes per count", exact
+        )  # fmt: skip
+    variance = rational_variance(noise)
+    used = math.sqrt(float(variance))
+    described = f"sigma^2 = {variance}"
+    sigma1 = None
+    if confident:
+        variance1 = rational_variance(ratio * noise)
+        sigma1 = math.sqrt(float(variance1))
+        described += f" (answers), sigma1^2 = {variance1} (threshold check)"
+    details = noise_details("secure", f"discrete Gaussian, {described}", described)
+    return used, sigma1, details
 
 
 def _checkpoints(queries: int) -> list[int]:
@@ -216,26 +265,28 @@ def run_pate(config: RunConfig, ctx: RunContext) -> Outcome:
     aggregator = config.setting("aggregator")
     delta = config.setting("delta")
     split = teacher_split(data.n_train, config.setting("teachers"), config.seed)
+    queries = min(config.setting("queries"), split.public.size)
+    # Calibrated (and, for secure noise, checked) before any teacher trains.
+    noise = calibrate_noise(
+        config.epsilon, queries, delta, aggregator=aggregator,
+        threshold_noise_ratio=config.setting("threshold_noise_ratio"),
+    )  # fmt: skip
+    used, sigma1, noise_facts = noise_drawn(config, noise)
     votes_cached = ctx.cache.key("pate-votes", votes_payload(config, split)) in ctx.cache
     teacher_end = 0.0 if votes_cached else _TEACHER_SHARE
     votes = teacher_votes(ctx, split, teacher_end)
 
-    queries = min(config.setting("queries"), split.public.size)
     counts = vote_counts(votes[:, :queries], data.num_classes)
     query_index = split.public[:queries]
     truth = data.y_train[query_index]
-    ratio = config.setting("threshold_noise_ratio")
-    noise = calibrate_noise(
-        config.epsilon, queries, delta, aggregator=aggregator, threshold_noise_ratio=ratio
-    )
     released = _release(config, counts, noise, ctx)
     answered = released != UNANSWERED
     confident = aggregator == "confident-gnmax"
     threshold = config.setting("threshold") * config.setting("teachers") if confident else None
-    sigma1 = ratio * noise if confident else None
+    secure = config.setting("noise") == "secure"
     accounting = {
-        "aggregator": aggregator, "noise": noise, "threshold": threshold,
-        "threshold_sigma": sigma1,
+        "aggregator": aggregator, "noise": used, "threshold": threshold,
+        "threshold_sigma": sigma1, "discrete": secure,
     }  # fmt: skip
     epsilon_spent = pate_epsilon(counts, delta, data_dependent=False, **accounting)
     mask = answered if confident else None
@@ -277,8 +328,12 @@ def run_pate(config: RunConfig, ctx: RunContext) -> Outcome:
         "epsilon_data_dependent": epsilon_dd,
         **extra,
         "delta": delta,
-        "noise": noise,
-        "noise_kind": "Laplace scale b" if aggregator == "lnmax" else "Gaussian sigma",
+        "noise": used,
+        "noise_calibrated": noise,
+        "noise_kind": ("discrete " if secure else "")
+        + ("Laplace scale b" if aggregator == "lnmax" else "Gaussian sigma"),
+        **noise_facts,
+        **({"secure_accounting": SECURE_ACCOUNTING} if secure else {}),
         "threshold_votes": threshold,
         "threshold_sigma": sigma1,
         "queries_requested": config.setting("queries"),
@@ -379,6 +434,7 @@ SPEC = MechanismSpec(
             minimum=0.1,
             maximum=100.0,
         ),
+        "noise": NOISE_SETTING,
     },
     runner=run_pate,
 )

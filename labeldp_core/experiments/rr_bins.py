@@ -3,7 +3,13 @@
 import numpy as np
 
 from labeldp_core.experiments.context import RunContext
-from labeldp_core.experiments.label_prior import PRIOR_SETTINGS, budget_table, estimate_prior
+from labeldp_core.experiments.label_prior import (
+    PRIOR_SETTINGS,
+    PriorEstimate,
+    budget_table,
+    estimate_prior,
+)
+from labeldp_core.experiments.noise import NOISE_SETTING, noise_details
 from labeldp_core.experiments.spec import MechanismSpec, Outcome, RunConfig
 from labeldp_core.mechanisms import (
     best_constant_mse,
@@ -21,13 +27,16 @@ def run_rr_bins(config: RunConfig, ctx: RunContext) -> Outcome:
     """Prior (free or paid), bins for what is left of the budget, release, train, score.
 
     epsilon_spent is the prior's share plus the exact loss of the RR step (0 with a single bin).
+    The ``noise`` setting applies to the histogram prior; randomized response over the bins
+    adds no noise (it draws its choices from the run's generator either way).
     """
     data = ctx.dataset
     support = np.arange(data.num_classes, dtype=np.float64)
     values = data.y_train.astype(np.float64)
+    noise = config.setting("noise")
     estimate = estimate_prior(
         data.y_train, data.num_classes, config.epsilon, config.setting("prior"),
-        config.setting("prior_share"), ctx.rng,
+        config.setting("prior_share"), ctx.rng, noise=noise,
     )  # fmt: skip
     bins = optimal_bins(support, estimate.prior, estimate.split.release_epsilon)
     released = rr_on_bins(values, bins, ctx.rng)
@@ -41,6 +50,7 @@ def run_rr_bins(config: RunConfig, ctx: RunContext) -> Outcome:
         n_train=data.n_train,
         details={
             "prior_kind": config.setting("prior"),
+            **_noise_facts(noise, estimate),
             "prior": estimate.prior.tolist(),
             "noisy_counts": list(estimate.noisy_counts),
             "budget": table,
@@ -62,12 +72,19 @@ def run_rr_bins(config: RunConfig, ctx: RunContext) -> Outcome:
     )
 
 
+def _noise_facts(noise: str, estimate: PriorEstimate) -> dict[str, object]:
+    if not estimate.histogram_noise:
+        return noise_details(noise, "none: a uniform prior reads no labels", None)
+    described = f"label histogram: {estimate.histogram_noise}"
+    return noise_details(noise, described, estimate.histogram_scale)
+
+
 SPEC = MechanismSpec(
     id="rr-bins",
     title="RR-on-bins (regression)",
     summary="randomized response over output values chosen to minimise expected squared error",
     privacy_unit="label",
     task="regression",
-    settings=PRIOR_SETTINGS,
+    settings=PRIOR_SETTINGS | {"noise": NOISE_SETTING},
     runner=run_rr_bins,
 )

@@ -5,6 +5,8 @@ clusters). Each cluster's label histogram is released with discrete Laplace nois
 ``prior_epsilon``; the normalised histogram of an example's cluster is its prior, and its label is
 released by RR-with-prior at ``rr_epsilon``. Both steps read the same labels, so the budgets add
 (sequential composition): the user sets the total and the split, and RR gets exactly the rest.
+With ``noise=secure`` the histograms get exact discrete Laplace noise from os.urandom; its scale
+is rounded up, so the prior spends a little less than planned and RR gets exactly what is left.
 """
 
 import numpy as np
@@ -12,6 +14,7 @@ import numpy as np
 from labeldp_core.accounting import BudgetSplit, split_budget, split_budget_by_share
 from labeldp_core.data.clusters import PCA_COMPONENTS, cluster_images
 from labeldp_core.experiments.context import RunContext, label_statistics
+from labeldp_core.experiments.noise import NOISE_SETTING, histogram_split, noise_details
 from labeldp_core.experiments.spec import MechanismSpec, Outcome, RunConfig, Setting
 from labeldp_core.mechanisms import (
     HISTOGRAM_SENSITIVITY,
@@ -90,24 +93,34 @@ def prior_summary(priors: np.ndarray, labels: np.ndarray, epsilon: float) -> dic
 
 
 def _cluster_priors(
-    ctx: RunContext, labels: np.ndarray, split: BudgetSplit
-) -> tuple[np.ndarray, dict[str, object]]:
+    ctx: RunContext, labels: np.ndarray, planned: BudgetSplit
+) -> tuple[np.ndarray, BudgetSplit, dict[str, object]]:
+    """Priors per example, the budget split actually spent, and facts for the details."""
     data = ctx.dataset
+    noise = ctx.config.setting("noise")
     if ctx.config.setting("prior") == "uniform":
         uniform = np.full((labels.shape[0], data.num_classes), 1.0 / data.num_classes)
-        return uniform, {
-            "prior": "uniform: reads no labels, so RR-with-prior is plain RR",
-            "composition": "one release: epsilon_spent = rr_epsilon (label-DP, replace-one)",
-        }
+        return (
+            uniform,
+            planned,
+            {
+                "prior": "uniform: reads no labels, so RR-with-prior is plain RR",
+                **noise_details(noise, "none: a uniform prior reads no labels", None),
+                "composition": "one release: epsilon_spent = rr_epsilon (label-DP, replace-one)",
+            },
+        )
     clusters = ctx.config.setting("clusters")
     ids = image_clusters(ctx, clusters)
     counts = noisy_label_counts(
-        ids, labels, clusters, data.num_classes, split.prior_epsilon, ctx.rng
+        ids, labels, clusters, data.num_classes, planned.prior_epsilon, ctx.rng, noise=noise
     )
+    split, exact = histogram_split(planned, noise)
+    scale = f"{exact}" if exact is not None else f"2/{planned.prior_epsilon:.4g}"
     facts = {
         "prior": "clusters: PCA + k-means on the images, noisy label histogram per cluster",
         "clusters": clusters,
         "pca_components": PCA_COMPONENTS,
+        **noise_details(noise, f"cluster histograms: discrete Laplace, scale {scale}", exact),
         "histogram_noise": "discrete Laplace, L1 sensitivity 2, clipped at 0 and normalised",
         "histogram_sensitivity": HISTOGRAM_SENSITIVITY,
         "empty_clusters_after_noise": int(np.sum(np.clip(counts, 0, None).sum(axis=1) == 0)),
@@ -116,7 +129,7 @@ def _cluster_priors(
             "epsilon_spent = prior_epsilon + rr_epsilon (label-DP, replace-one)"
         ),
     }
-    return prior_from_counts(counts)[ids], facts
+    return prior_from_counts(counts)[ids], split, facts
 
 
 def run_rr_prior(config: RunConfig, ctx: RunContext) -> Outcome:
@@ -125,8 +138,7 @@ def run_rr_prior(config: RunConfig, ctx: RunContext) -> Outcome:
     ``epsilon_spent`` is the sequential composition of the prior's and RR's budgets.
     """
     data = ctx.dataset
-    split = budget_split(config)
-    priors, prior_facts = _cluster_priors(ctx, data.y_train, split)
+    priors, split, prior_facts = _cluster_priors(ctx, data.y_train, budget_split(config))
     released = rr_with_prior(data.y_train, priors, split.release_epsilon, ctx.rng)
     stats = label_statistics(data.y_train, released, data.num_classes)
     trained = ctx.train(released, message="training on released labels")
@@ -176,6 +188,7 @@ SPEC = MechanismSpec(
             "and must stay below epsilon",
             minimum=0.0,
         ),
+        "noise": NOISE_SETTING,
     },
     runner=run_rr_prior,
     check=budget_split,

@@ -11,6 +11,14 @@ than k is the same for every k, so
     log P(k | o) = log prior_k + (|o_k| - |o_k - 1|) / b + constant,
 
 normalised with a log-sum-exp so that no vector underflows, however small b is.
+
+Secure noise: the released vector is then an integer vector with discrete Laplace noise,
+P(o | k) = prod_j c a^|o_j - e_k,j| with a = e^(-1/b) and c = (1 - a)/(1 + a). The constant c^K
+is the same for every class and a^|x| = exp(-|x|/b) is the continuous kernel, so the posterior
+is the same formula with b the exact (rational) scale used: pass ``epsilon = 2/b``, which
+:func:`~labeldp_core.mechanisms.secure_noise.guaranteed_epsilon` gives. For an integer o_k the
+term |o_k| - |o_k - 1| is +1 if o_k >= 1 and -1 otherwise, so the posterior only depends on which
+coordinates reached 1.
 """
 
 import numpy as np

@@ -4,12 +4,22 @@ The groups (for example k-means clusters of the images) must not depend on the l
 labels per group is a query of L1 sensitivity 2: replacing one label takes one count down and
 another up. Discrete Laplace noise calibrated to that sensitivity makes the whole table
 epsilon-label-DP; clipping at 0 and normalising each row into a prior is post-processing.
+
+The default noise comes from the run's NumPy generator (a difference of two geometric draws);
+``noise="secure"`` draws it with the exact sampler from os.urandom instead, at the scale
+``rational_scale(2, epsilon)`` (rounded up, so it guarantees ``guaranteed_epsilon(2, scale)``).
 """
 
 import numpy as np
 
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.mechanisms.discrete_laplace import discrete_laplace_noise
+from labeldp_core.mechanisms.secure_noise import (
+    Source,
+    check_noise,
+    discrete_laplace,
+    rational_scale,
+)
 from labeldp_core.validation import check_labels, check_num_classes, check_positive
 
 __all__ = ["HISTOGRAM_SENSITIVITY", "label_counts", "noisy_label_counts", "prior_from_counts"]
@@ -52,12 +62,21 @@ def noisy_label_counts(
     num_classes: int,
     epsilon: float,
     rng: np.random.Generator,
+    *,
+    noise: str = "float",
+    source: Source | None = None,
 ) -> np.ndarray:
     """Label counts per group plus discrete Laplace noise for L1 sensitivity 2 (epsilon-label-DP).
+
+    ``noise="secure"`` uses the exact sampler (bits from ``source``, os.urandom if None) at
+    scale ``rational_scale(2, epsilon)``; ``float`` the run's generator ``rng``.
 
     Returns an int64 (num_groups, K) table; entries can be negative (clip before using them).
     """
     counts = label_counts(groups, labels, num_groups, num_classes)
+    if check_noise(noise) == "secure":
+        scale = rational_scale(HISTOGRAM_SENSITIVITY, epsilon)
+        return counts + discrete_laplace(scale, counts.size, source).reshape(counts.shape)
     return counts + discrete_laplace_noise(counts.shape, epsilon, HISTOGRAM_SENSITIVITY, rng)
 
 

@@ -9,6 +9,12 @@ adding it would change its distribution and the privacy proof with it.
 
 Whatever is computed from a released vector alone (its argmax, a clamped and renormalised soft
 label, a rounded 0/1 vector) is post-processing and costs no extra privacy.
+
+Secure mode (``noise="secure"``): one-hot vectors and integer labels are integers, so they can
+take exact discrete Laplace noise of the same scale instead, drawn from os.urandom by
+:mod:`labeldp_core.mechanisms.secure_noise`. Adding an integer to an integer involves no
+rounding, and the discrete noise's pmf ratio at distance Δ is e^(Δ/b) exactly as the density's;
+the scale is rounded up to a fraction, so the guaranteed epsilon is Δ/b <= the one asked for.
 """
 
 from typing import Literal
@@ -18,9 +24,17 @@ from scipy import integrate, special
 
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.mechanisms.laplace import laplace_cdf, laplace_density, laplace_scale
-from labeldp_core.validation import check_labels, check_num_classes
+from labeldp_core.mechanisms.secure_noise import (
+    Source,
+    argmax_random_ties,
+    check_noise,
+    discrete_laplace,
+    rational_scale,
+)
+from labeldp_core.validation import check_labels, check_num_classes, check_positive
 
 __all__ = [
+    "DISCRETE_ARGMAX_MAX_SCALE",
     "ONE_HOT_SENSITIVITY",
     "POST_PROCESSING",
     "PostProcessing",
@@ -28,6 +42,9 @@ __all__ = [
     "check_values",
     "clamp_normalise",
     "clamp_round",
+    "discrete_argmax_accuracy",
+    "discrete_one_hot_log_pmf",
+    "expected_discrete_regression_mse",
     "expected_regression_mse",
     "laplace_one_hot",
     "laplace_regression",
@@ -116,11 +133,87 @@ def regression_log_likelihood(
     return np.where(outputs == low, at_low, np.where(outputs == high, at_high, inside))
 
 
+def _decay(scale: float) -> tuple[float, float]:
+    # a = e^(-1/b) of discrete Laplace noise with scale b, and 1 - a without cancellation.
+    scale = float(check_positive(scale, "scale"))
+    one_minus = -float(np.expm1(-1.0 / scale))
+    return 1.0 - one_minus, one_minus
+
+
+#: Largest scale for which :func:`discrete_argmax_accuracy` sums its series (40 scales each way).
+DISCRETE_ARGMAX_MAX_SCALE = 1e5
+
+
+def discrete_argmax_accuracy(scale: float, num_classes: int) -> float:
+    """Probability that the argmax, ties broken at random, of a secure noisy one-hot is right.
+
+    Every coordinate gets discrete Laplace noise Z with P(z) = c a^|z|, a = e^(-1/b). The true
+    coordinate is 1 + Z_0; it wins against K-1 others with T of them tied at its value with
+    probability 1/(T+1), and summing the binomial over T gives
+    P = (1/K) sum_x P(Z = x-1)/P(Z = x) (F(x)^K - F(x-1)^K), with F the CDF of Z and the ratio
+    1/a for x >= 1 and a for x <= 0. The series is summed 40 scales each way (what is left is
+    below e^-40), for scales up to DISCRETE_ARGMAX_MAX_SCALE.
+    """
+    num_classes = check_num_classes(num_classes)
+    a, _ = _decay(scale)
+    if scale > DISCRETE_ARGMAX_MAX_SCALE:
+        raise InvalidInputError(
+            f"discrete_argmax_accuracy sums 40 scales each way; scale {scale:g} is above "
+            f"{DISCRETE_ARGMAX_MAX_SCALE:g}, where the argmax is right about 1/K of the time"
+        )
+    reach = int(np.ceil(40.0 * float(scale))) + 2
+    x = np.arange(-reach, reach + 1, dtype=np.float64)
+    # F(x) = a^(-x) / (1 + a) below zero and 1 - a^(x+1) / (1 + a) from zero up.
+    cdf = np.where(x < 0, a ** (-x) / (1.0 + a), 1.0 - a ** (x + 1.0) / (1.0 + a))
+    below = np.concatenate([[0.0], cdf[:-1]])
+    ratio = np.where(x >= 1, 1.0 / a, a)
+    return float(min(1.0, np.sum(ratio * (cdf**num_classes - below**num_classes)) / num_classes))
+
+
+def discrete_one_hot_log_pmf(outputs: np.ndarray, label: int, scale: float) -> np.ndarray:
+    """Log probability that the secure :func:`laplace_one_hot` at ``scale`` releases each row.
+
+    log P(o | a) = K log c - ||o - e_a||_1 / b for integer rows o, with c = (1 - e^(-1/b)) /
+    (1 + e^(-1/b)); the log ratio between two labels is at most ||e_a - e_b||_1 / b = 2/b.
+    """
+    outputs = np.atleast_2d(np.asarray(outputs, dtype=np.float64))
+    num_classes = outputs.shape[1]
+    a, one_minus = _decay(scale)
+    one_hot = np.eye(num_classes)[check_labels([label], num_classes)[0]]
+    distance = np.abs(outputs - one_hot).sum(axis=1)
+    return num_classes * (np.log(one_minus) - np.log1p(a)) - distance / float(scale)
+
+
+def expected_discrete_regression_mse(
+    values: np.ndarray | float, scale: float, low: int, high: int
+) -> np.ndarray:
+    """E[(clamp(y + Z) - y)^2] for discrete Laplace Z of scale b, clamped to [low, high], per y.
+
+    With u = high - y and d = y - low, the noise the clamp leaves alone contributes
+    c (W(u) + W(d)) with W(n) = sum_(z=1..n) z^2 a^z, and each clamped side its squared distance
+    times P(Z > u) = a^(u+1) / (1 + a) (the same at the low end).
+    """
+    values = _check_integer_values(values, low, high)
+    a, one_minus = _decay(scale)
+    span = np.arange(0, int(high) - int(low) + 1, dtype=np.float64)
+    weighted = np.cumsum(span**2 * a**span)  # W(n) for n = 0..high-low
+    up, down = (int(high) - values).astype(np.int64), (values - int(low)).astype(np.int64)
+    inside = one_minus / (1.0 + a) * (weighted[up] + weighted[down])
+    clamped = (up**2 * a ** (up + 1.0) + down**2 * a ** (down + 1.0)) / (1.0 + a)
+    return inside + clamped
+
+
 # --- release functions ------------------------------------------------------------------------
 
 
 def laplace_one_hot(
-    labels: np.ndarray, epsilon: float, num_classes: int, rng: np.random.Generator
+    labels: np.ndarray,
+    epsilon: float,
+    num_classes: int,
+    rng: np.random.Generator,
+    *,
+    noise: str = "float",
+    source: Source | None = None,
 ) -> np.ndarray:
     """Release every label as its one-hot vector plus Lap(0, 2/ε) noise on each coordinate.
 
@@ -128,21 +221,38 @@ def laplace_one_hot(
         labels: 1-D integer class indices in 0..K-1.
         epsilon: the label-DP budget; each label is released once with this budget.
         num_classes: K, the number of classes.
-        rng: the source of randomness.
+        rng: the source of randomness (of the float noise).
+        noise: ``float`` for NumPy's Laplace noise, ``secure`` for exact discrete Laplace
+            noise of scale ``rational_scale(2, epsilon)`` (then the vectors hold integers and
+            guarantee ``guaranteed_epsilon(2, scale)`` <= ``epsilon``).
+        source: where secure noise draws its bits; os.urandom if None. A ``SeededSource`` is
+            for tests and illustrations only.
 
     Returns:
         A float64 array ``(n, K)`` of noisy vectors.
     """
     num_classes = check_num_classes(num_classes)
     labels = check_labels(labels, num_classes)
-    scale = laplace_scale(ONE_HOT_SENSITIVITY, epsilon)
-    noisy = rng.laplace(0.0, scale, size=(labels.shape[0], num_classes))
+    shape = (labels.shape[0], num_classes)
+    if check_noise(noise) == "secure":
+        scale = rational_scale(ONE_HOT_SENSITIVITY, epsilon)
+        noisy = discrete_laplace(scale, shape[0] * shape[1], source).reshape(shape)
+        noisy = noisy.astype(np.float64)  # integers, exactly representable
+    else:
+        noisy = rng.laplace(0.0, laplace_scale(ONE_HOT_SENSITIVITY, epsilon), size=shape)
     noisy[np.arange(labels.shape[0]), labels] += 1.0
     return noisy
 
 
 def laplace_regression(
-    values: np.ndarray, epsilon: float, low: float, high: float, rng: np.random.Generator
+    values: np.ndarray,
+    epsilon: float,
+    low: float,
+    high: float,
+    rng: np.random.Generator,
+    *,
+    noise: str = "float",
+    source: Source | None = None,
 ) -> np.ndarray:
     """Release every value plus Lap(0, (high-low)/ε) noise, clamped to [low, high].
 
@@ -151,14 +261,23 @@ def laplace_regression(
         epsilon: the label-DP budget; each value is released once with this budget.
         low: smallest possible value; the clamp's lower end.
         high: largest possible value; high - low is the sensitivity.
-        rng: the source of randomness.
+        rng: the source of randomness (of the float noise).
+        noise: ``float`` for NumPy's Laplace noise, ``secure`` for exact discrete Laplace noise
+            of scale ``rational_scale(high - low, epsilon)``; secure needs integer values and
+            integer ends.
+        source: where secure noise draws its bits; os.urandom if None (SeededSource: tests).
 
     Returns:
         A float64 array of released values in [low, high], same shape as ``values``.
     """
-    values = check_values(values, low, high)
-    scale = laplace_scale(float(high) - float(low), epsilon)
-    noisy = values + rng.laplace(0.0, scale, size=values.shape)
+    if check_noise(noise) == "secure":
+        values = _check_integer_values(values, low, high)
+        scale = rational_scale(int(high) - int(low), epsilon)
+        noisy = values + discrete_laplace(scale, values.size, source).reshape(values.shape)
+    else:
+        values = check_values(values, low, high)
+        scale = laplace_scale(float(high) - float(low), epsilon)
+        noisy = values + rng.laplace(0.0, scale, size=values.shape)
     return np.clip(noisy, low, high)
 
 
@@ -181,13 +300,19 @@ def clamp_round(noisy: np.ndarray) -> np.ndarray:
     return np.rint(np.clip(_check_vectors(noisy), 0.0, 1.0))
 
 
-def post_process(noisy: np.ndarray, post: PostProcessing) -> np.ndarray:
+def post_process(
+    noisy: np.ndarray, post: PostProcessing, rng: np.random.Generator | None = None
+) -> np.ndarray:
     """Training targets from noisy one-hot vectors, see :data:`POST_PROCESSING`.
 
     Returns int64 labels ``(n,)`` for ``argmax`` and probability rows ``(n, K)`` otherwise; a
     rounded row with several ones splits its mass among them and one with none is uniform.
+    Given ``rng``, argmax breaks ties uniformly at random (secure noise is integer, so ties are
+    common; without it every tie goes to the smallest class index).
     """
     if post == "argmax":
+        if rng is not None:
+            return argmax_random_ties(_check_vectors(noisy), rng)
         return _check_vectors(noisy).argmax(axis=1)
     if post == "soft":
         return clamp_normalise(noisy)
@@ -217,6 +342,21 @@ def check_values(values: object, low: float, high: float) -> np.ndarray:
         raise InvalidInputError(
             f"values must lie in [{low:g}, {high:g}] (the sensitivity is high - low), found "
             f"{array.min():g} to {array.max():g}; widen the range or clip the values first"
+        )
+    return array
+
+
+def _check_integer_values(values: object, low: float, high: float) -> np.ndarray:
+    """:func:`check_values`, and the values and both ends must be whole numbers (secure noise)."""
+    array = check_values(values, low, high)
+    if not (float(low).is_integer() and float(high).is_integer()):
+        raise InvalidInputError(
+            f"secure noise needs whole-number ends, got low={low}, high={high}; use noise=float"
+        )
+    if not np.all(array == np.round(array)):
+        raise InvalidInputError(
+            "secure noise is integer noise for integer values; these values have fractional "
+            "parts, so use noise=float (or scale them to integers first)"
         )
     return array
 

@@ -8,6 +8,12 @@ the counts as floating point; it is never rounded, since rounding would change i
 
 Privacy comes from the counts' low sensitivity: changing one teacher moves one vote from one class
 to another, so each count changes by at most 1 (see :mod:`labeldp_core.accounting.pate`).
+
+Secure mode (``noise="secure"``): vote counts are integers, so they take exact integer noise from
+os.urandom instead: discrete Laplace (scale rounded up to a fraction) for LNMax, discrete Gaussian
+(sigma^2 rounded up, :func:`~labeldp_core.mechanisms.secure_noise.rational_variance`) for GNMax
+and the threshold check. Noisy counts then tie with positive probability; ties are broken
+uniformly at random, which keeps the plurality the most likely answer.
 """
 
 import math
@@ -15,6 +21,14 @@ import math
 import numpy as np
 
 from labeldp_core.errors import InvalidInputError
+from labeldp_core.mechanisms.secure_noise import (
+    Source,
+    argmax_random_ties,
+    check_noise,
+    discrete_gaussian,
+    discrete_laplace,
+    rational_at_least,
+)
 from labeldp_core.validation import check_num_classes
 
 __all__ = [
@@ -78,6 +92,28 @@ def _check_counts(vote_counts: np.ndarray) -> np.ndarray:
     return counts.astype(np.float64)
 
 
+def _check_integer_counts(counts: np.ndarray) -> None:
+    if not np.all(counts == np.round(counts)):
+        raise InvalidInputError(
+            "secure noise is integer noise for integer vote counts; these counts have "
+            "fractional parts, so use noise=float"
+        )
+
+
+def _secure_noise(
+    kind: str, scale: float, shape: tuple[int, ...], source: Source | None
+) -> np.ndarray:
+    """Exact integer noise: discrete Laplace of scale b or discrete Gaussian of sigma; 0 if 0."""
+    size = int(np.prod(shape))
+    if scale == 0:
+        draws = np.zeros(size, dtype=np.int64)
+    elif kind == "laplace":
+        draws = discrete_laplace(rational_at_least(scale), size, source)
+    else:
+        draws = discrete_gaussian(scale, size, source)
+    return draws.reshape(shape)
+
+
 def _check_scale(value: object, name: str) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float | np.floating | np.integer):
         raise InvalidInputError(f"{name} must be a number, got {value!r}")
@@ -108,6 +144,8 @@ def noisy_argmax(
     *,
     laplace_scale: float | None = None,
     gaussian_sigma: float | None = None,
+    noise: str = "float",
+    source: Source | None = None,
 ) -> np.ndarray:
     """LNMax or GNMax: the argmax of the vote counts after adding noise to every count.
 
@@ -117,9 +155,13 @@ def noisy_argmax(
 
     Args:
         vote_counts: ``(queries, K)`` vote counts, e.g. from :func:`vote_counts`.
-        rng: the source of randomness.
+        rng: the source of randomness (of float noise, and of tie-breaking in secure mode).
         laplace_scale: scale b of the Laplace noise, for LNMax.
         gaussian_sigma: standard deviation of the Gaussian noise, for GNMax.
+        noise: ``float`` or ``secure`` (exact discrete Laplace of scale
+            ``rational_at_least(b)``, or discrete Gaussian of variance
+            ``rational_variance(sigma)``, on integer counts; ties broken at random).
+        source: where secure noise draws its bits; os.urandom if None (SeededSource: tests).
 
     Returns:
         An int64 array with the released class of every query.
@@ -130,6 +172,13 @@ def noisy_argmax(
             f"got laplace_scale={laplace_scale!r}, gaussian_sigma={gaussian_sigma!r}"
         )
     counts = _check_counts(vote_counts)
+    if check_noise(noise) == "secure":
+        _check_integer_counts(counts)
+        if laplace_scale is not None:
+            kind, scale = "laplace", _check_scale(laplace_scale, "laplace_scale")
+        else:
+            kind, scale = "gaussian", _check_scale(gaussian_sigma, "gaussian_sigma")
+        return argmax_random_ties(counts + _secure_noise(kind, scale, counts.shape, source), rng)
     if laplace_scale is not None:
         noise = rng.laplace(0.0, _check_scale(laplace_scale, "laplace_scale"), counts.shape)
     else:
@@ -144,6 +193,8 @@ def confident_gnmax(
     threshold: float,
     threshold_sigma: float,
     gaussian_sigma: float,
+    noise: str = "float",
+    source: Source | None = None,
 ) -> np.ndarray:
     """Confident-GNMax: answer a query only if its noisy top count reaches ``threshold``.
 
@@ -157,6 +208,9 @@ def confident_gnmax(
         threshold: T, in votes; typically a large share of the number of teachers.
         threshold_sigma: sigma1, the noise of the threshold check.
         gaussian_sigma: sigma2, the noise of GNMax on the answered queries.
+        noise: ``float`` or ``secure`` (discrete Gaussian noise on integer counts for both
+            steps, see :func:`noisy_argmax`).
+        source: where secure noise draws its bits; os.urandom if None (SeededSource: tests).
 
     Returns:
         An int64 array with the released class per query, :data:`UNANSWERED` (-1) where the
@@ -169,9 +223,17 @@ def confident_gnmax(
         raise InvalidInputError(f"threshold must be finite, got {threshold}")
     sigma1 = _check_scale(threshold_sigma, "threshold_sigma")
     sigma2 = _check_scale(gaussian_sigma, "gaussian_sigma")
-    noisy_top = counts.max(axis=1) + rng.normal(0.0, sigma1, counts.shape[0])
+    if check_noise(noise) == "secure":
+        _check_integer_counts(counts)
+        noisy_top = counts.max(axis=1) + _secure_noise(
+            "gaussian", sigma1, (counts.shape[0],), source
+        )
+    else:
+        noisy_top = counts.max(axis=1) + rng.normal(0.0, sigma1, counts.shape[0])
     answered = noisy_top >= float(threshold)
     labels = np.full(counts.shape[0], UNANSWERED, dtype=np.int64)
     if answered.any():
-        labels[answered] = noisy_argmax(counts[answered], rng, gaussian_sigma=sigma2)
+        labels[answered] = noisy_argmax(
+            counts[answered], rng, gaussian_sigma=sigma2, noise=noise, source=source
+        )
     return labels

@@ -38,6 +38,7 @@ from labeldp_core.plots.laplace_labels import (
     rr_bins_figure,
 )
 from labeldp_core.plots.laplace_noise import (
+    discrete_laplace_figure,
     laplace_density_figure,
     tail_probability_figure,
 )
@@ -72,6 +73,7 @@ __all__ = [
     "audit_figure",
     "cluster_metrics_vs_epsilon",
     "comparison_figure",
+    "discrete_laplace_figure",
     "dppl_accuracy_curves",
     "epsilon_vs_queries",
     "expected_label_mse_figure",

@@ -1,14 +1,23 @@
-"""Figures of the Laplace noise page: the density for several epsilons and its tails."""
+"""Figures of the Laplace noise page: the density for several epsilons, its tails, secure noise."""
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
 import plotly.graph_objects as go
 
-from labeldp_core.mechanisms import laplace_density, laplace_scale, tail_probability
+from labeldp_core.mechanisms import (
+    discrete_laplace_pmf,
+    laplace_density,
+    laplace_scale,
+    tail_probability,
+)
 from labeldp_core.plots.common import LAYOUT
 
-__all__ = ["laplace_density_figure", "tail_probability_figure"]
+__all__ = ["discrete_laplace_figure", "laplace_density_figure", "tail_probability_figure"]
+
+#: At most about this many bars in the secure-noise histogram; wider noise gets wider bins.
+_MAX_BARS = 101
 
 
 def laplace_density_figure(
@@ -73,5 +82,43 @@ def tail_probability_figure(
         title="Tail probability P(|noise| > t)",
         xaxis={"title": "noise magnitude t"}, yaxis={"title": "probability", "range": [0, 1]},
         **LAYOUT,
+    )  # fmt: skip
+    return figure
+
+
+def discrete_laplace_figure(scale: float, draws: np.ndarray) -> go.Figure:
+    """Secure discrete Laplace draws (bars) against their exact pmf and the continuous density.
+
+    Bars are the share of draws per integer (pooled into equal bins of whole integers when the
+    noise spans more than about 100 of them, divided by the bin width); the markers are the
+    exact pmf e^(-|y|/b) (1 - e^(-1/b)) / (1 + e^(-1/b)), drawn when every integer has its bar.
+    The x range covers the central 99.9% (±b ln 1000, at least ±3).
+    """
+    draws = np.asarray(draws)
+    reach = max(3, math.ceil(scale * math.log(1000.0)))
+    width = max(1, math.ceil((2 * reach + 1) / _MAX_BARS))
+    edges = np.arange(-reach - 0.5, reach + 0.5 + width, width)
+    counts, _ = np.histogram(draws, edges)
+    centres = (edges[:-1] + edges[1:]) / 2
+    figure = go.Figure()
+    figure.add_bar(
+        x=centres, y=counts / max(draws.size, 1) / width, width=0.9 * width,
+        name=f"{draws.size:,} secure draws", marker_color="lightsteelblue",
+    )  # fmt: skip
+    if width == 1:
+        integers = np.arange(-reach, reach + 1)
+        figure.add_scatter(
+            x=integers, y=discrete_laplace_pmf(integers, 1.0 / scale), mode="markers",
+            marker={"color": "crimson", "size": 7}, name="exact discrete pmf",
+        )  # fmt: skip
+    grid = np.linspace(-reach, reach, 801)
+    figure.add_scatter(
+        x=grid, y=laplace_density(grid, scale), mode="lines",
+        line={"width": 2, "color": "black", "dash": "dot"}, name="continuous Laplace density",
+    )  # fmt: skip
+    figure.update_layout(
+        title=f"Secure discrete Laplace noise, scale b = {scale:.4g}",
+        xaxis={"title": "noise value (an integer)", "range": [-reach - 0.5, reach + 0.5]},
+        yaxis={"title": "probability per integer"}, bargap=0, **LAYOUT,
     )  # fmt: skip
     return figure
