@@ -30,7 +30,9 @@ chosen = st.multiselect(
 )  # fmt: skip
 
 with reported_errors():
-    configs = demo_configs(controls.dataset, chosen, DEMO_SEEDS, controls.epochs, controls.model)
+    configs = demo_configs(
+        controls.dataset, chosen, DEMO_SEEDS, controls.epochs, controls.model, variants=False
+    )
     found, absent = stored_many(configs)
     compute_button(absent, "Compute the missing points", key="compute_missing")
 if absent:

@@ -29,3 +29,14 @@ def assert_no_errors(app: AppTest) -> None:
     """No exception and no ``st.error`` on the page."""
     assert not app.exception, [e.value for e in app.exception]
     assert not app.error, [e.value for e in app.error]
+
+
+def page_files() -> list[str]:
+    """The page files listed in app.py's PAGE_TABLE (read, not imported: app.py runs Streamlit)."""
+    import ast
+
+    tree = ast.parse((Path(APP)).read_text())
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "PAGE_TABLE":
+            return [f"pages/{row.elts[0].value}" for row in node.value.elts]
+    raise AssertionError("PAGE_TABLE not found in app.py")

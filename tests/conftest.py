@@ -1,11 +1,13 @@
 """Every test gets its own empty result cache and no network downloads."""
 
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from labeldp_core.cache import ResultCache
+from labeldp_core.training import loop
 
 
 @pytest.fixture(autouse=True)
@@ -30,3 +32,21 @@ def fresh_streamlit_caches() -> None:
 
     st.cache_data.clear()
     st.cache_resource.clear()
+
+
+@pytest.fixture
+def instant_training(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every model trains one epoch on 64 examples: this test is about URLs, not accuracy.
+
+    Reopening a page with a changed control recomputes its results; with real training the PATE
+    page alone (50 teachers, 200 steps each, for every changed setting) would take minutes.
+    """
+    original = loop._fit
+
+    def tiny(x_train, targets, outputs, loss_fn, evaluate, settings, seed, progress):
+        small = replace(settings, epochs=1)
+        return original(
+            x_train[:64], targets[:64], outputs, loss_fn, evaluate, small, seed, progress
+        )
+
+    monkeypatch.setattr(loop, "_fit", tiny)

@@ -1,30 +1,14 @@
 """Shareable links: every control of every page is restored from the URL's query parameters."""
 
-import ast
-from dataclasses import replace
-from pathlib import Path
-
 import pytest
-from app_helpers import assert_no_errors, open_page
+from app_helpers import assert_no_errors, open_page, page_files
 
-from labeldp_core.training import loop
-
-ROOT = Path(__file__).resolve().parents[1]
 #: Widgets that mirror another bound control instead of being in the URL themselves.
 MIRRORS = {"epsilon_slider"}
 #: Query values that keep every page quick: one epoch on the bundled digits.
 FAST = {"dataset": "digits", "epochs": "1"}
 #: Controls of the shared sidebar: checked on the first page only, they are the same everywhere.
 SHARED = {"model", "seed", "epsilon"}
-
-
-def _pages() -> list[str]:
-    """The page files listed in app.py's PAGE_TABLE (read, not imported: app.py runs Streamlit)."""
-    tree = ast.parse((ROOT / "app.py").read_text())
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "PAGE_TABLE":
-            return [f"pages/{row.elts[0].value}" for row in node.value.elts]
-    raise AssertionError("PAGE_TABLE not found in app.py")
 
 
 def _widgets(app):
@@ -65,28 +49,10 @@ def _other_value(widget) -> tuple[object, str] | None:
     return None
 
 
-@pytest.fixture
-def instant_training(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every model trains one epoch on 64 examples: this test is about URLs, not accuracy.
-
-    Reopening a page with a changed control recomputes its results; with real training the PATE
-    page alone (50 teachers, 200 steps each, for every changed setting) would take minutes.
-    """
-    original = loop._fit
-
-    def tiny(x_train, targets, outputs, loss_fn, evaluate, settings, seed, progress):
-        small = replace(settings, epochs=1)
-        return original(
-            x_train[:64], targets[:64], outputs, loss_fn, evaluate, small, seed, progress
-        )
-
-    monkeypatch.setattr(loop, "_fit", tiny)
-
-
 @pytest.mark.usefixtures("instant_training")
-@pytest.mark.parametrize("page", _pages())
+@pytest.mark.parametrize("page", page_files())
 def test_every_control_is_restored_from_a_copied_link(page):
-    skip = MIRRORS | set(FAST) | (set() if page == _pages()[0] else SHARED)
+    skip = MIRRORS | set(FAST) | (set() if page == page_files()[0] else SHARED)
     app = open_page(page, **FAST)
     assert_no_errors(app)
     checked = []
@@ -107,5 +73,5 @@ def test_every_control_is_restored_from_a_copied_link(page):
             got, value = [str(g) for g in got], [str(v) for v in value]
         assert got == value or str(got) == str(value), (page, key, value, got)
         checked.append(key)
-    if page == _pages()[0]:
+    if page == page_files()[0]:
         assert set(checked) >= SHARED, checked

@@ -24,6 +24,15 @@ _EPSILONS_BY_MECHANISM: dict[str, tuple[float, ...]] = {
 }
 
 
+#: Settings the pages show side by side for one mechanism, beyond its defaults.
+_VARIANTS: dict[str, tuple[dict[str, object], ...]] = {
+    "laplace": ({"post": "soft"}, {"post": "round"}),
+    "dppl-mean": ({"imbalance": 10.0},),
+    "dppl-public": ({"imbalance": 10.0},),
+    "dppl-topk": ({"imbalance": 10.0},),
+}
+
+
 def demo_epsilons(mechanism: str) -> tuple[float, ...]:
     """The epsilon grid a mechanism's curves are drawn on."""
     return _EPSILONS_BY_MECHANISM.get(mechanism, DEMO_EPSILONS)
@@ -35,10 +44,13 @@ def demo_configs(
     seeds: Iterable[int] = DEMO_SEEDS,
     epochs: int | None = None,
     model: str | None = None,
+    variants: bool = True,
 ) -> list[RunConfig]:
-    """Every demo point of ``dataset``: mechanism x epsilon grid x seeds, default settings.
+    """Every demo point of ``dataset``: mechanism x settings variant x epsilon grid x seeds.
 
-    ``model`` replaces the default model of the mechanisms that accept it.
+    The variants are the defaults plus the settings the pages put side by side (Laplace's
+    post-processings, an imbalanced DPPL set). ``model`` replaces the default model of the
+    mechanisms that accept it; ``variants=False`` keeps the default settings only.
     """
     chosen = list(MECHANISMS) if mechanisms is None else list(mechanisms)
     seeds = list(seeds)
@@ -46,9 +58,10 @@ def demo_configs(
     for mechanism in chosen:
         model_setting = MECHANISMS[mechanism].all_settings().get("model")
         accepts = model_setting is not None and model in model_setting.choices
-        settings = {"model": model} if accepts else {}
+        base = {"model": model} if accepts else {}
         configs += [
-            make_config(mechanism, dataset, epsilon, seed, epochs, settings)
+            make_config(mechanism, dataset, epsilon, seed, epochs, base | variant)
+            for variant in ({}, *(_VARIANTS.get(mechanism, ()) if variants else ()))
             for epsilon in demo_epsilons(mechanism)
             for seed in seeds
         ]

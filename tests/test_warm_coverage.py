@@ -1,0 +1,30 @@
+"""`warm` fills exactly what the pages show first: every result a page looks up when it opens
+with its default controls is part of the demo set, so after `warm` no page waits."""
+
+import pytest
+from app_helpers import assert_no_errors, open_page, page_files
+
+from labeldp_core.experiments.demo import demo_configs
+from ui import results
+
+#: Pages whose first view needs no stored run result at all.
+NO_RESULTS = {"pages/laplace_noise.py", "pages/audit.py"}
+
+
+@pytest.mark.usefixtures("instant_training")
+@pytest.mark.parametrize("page", page_files())
+def test_a_page_opened_with_defaults_only_asks_for_demo_points(page, monkeypatch):
+    asked = []
+    original = results.stored
+
+    def spy(config):
+        asked.append(config)
+        return original(config)
+
+    monkeypatch.setattr(results, "stored", spy)
+    app = open_page(page)
+    assert_no_errors(app)
+    demo = set(demo_configs("digits"))
+    outside = {(c.mechanism, c.epsilon, c.seed, c.settings) for c in asked if c not in demo}
+    assert not outside, outside
+    assert asked or page in NO_RESULTS
