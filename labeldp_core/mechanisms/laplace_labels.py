@@ -11,6 +11,7 @@ Whatever is computed from a released vector alone (its argmax, a clamped and ren
 label, a rounded 0/1 vector) is post-processing and costs no extra privacy.
 """
 
+from numbers import Real
 from typing import Literal
 
 import numpy as np
@@ -18,7 +19,7 @@ from scipy import integrate, special
 
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.mechanisms.laplace import laplace_cdf, laplace_density, laplace_scale
-from labeldp_core.validation import check_labels, check_num_classes
+from labeldp_core.validation import check_labels, check_num_classes, check_real_array, check_rng
 
 __all__ = [
     "ONE_HOT_SENSITIVITY",
@@ -74,7 +75,7 @@ def one_hot_log_density(outputs: np.ndarray, label: int, epsilon: float) -> np.n
     log p(o | a) = -K log(2b) - ||o - e_a||_1 / b, so for labels a, b the log ratio is
     (||o - e_b||_1 - ||o - e_a||_1) / b, at most ||e_a - e_b||_1 / b = 2/b = ε.
     """
-    outputs = np.atleast_2d(np.asarray(outputs, dtype=np.float64))
+    outputs = _check_vectors(np.atleast_2d(check_real_array(outputs, "outputs")))
     num_classes = outputs.shape[1]
     scale = laplace_scale(ONE_HOT_SENSITIVITY, epsilon)
     one_hot = np.eye(num_classes)[check_labels([label], num_classes)[0]]
@@ -136,6 +137,7 @@ def laplace_one_hot(
     num_classes = check_num_classes(num_classes)
     labels = check_labels(labels, num_classes)
     scale = laplace_scale(ONE_HOT_SENSITIVITY, epsilon)
+    check_rng(rng)
     noisy = rng.laplace(0.0, scale, size=(labels.shape[0], num_classes))
     noisy[np.arange(labels.shape[0]), labels] += 1.0
     return noisy
@@ -158,6 +160,7 @@ def laplace_regression(
     """
     values = check_values(values, low, high)
     scale = laplace_scale(float(high) - float(low), epsilon)
+    check_rng(rng)
     noisy = values + rng.laplace(0.0, scale, size=values.shape)
     return np.clip(noisy, low, high)
 
@@ -203,6 +206,8 @@ def post_process(noisy: np.ndarray, post: PostProcessing) -> np.ndarray:
 
 def check_values(values: object, low: float, high: float) -> np.ndarray:
     """Return ``values`` as finite float64 in [low, high], after checking the range itself."""
+    if any(isinstance(end, bool) or not isinstance(end, Real) for end in (low, high)):
+        raise InvalidInputError(f"low and high must be numbers, got low={low!r}, high={high!r}")
     if not (np.isfinite(low) and np.isfinite(high)) or not low < high:
         raise InvalidInputError(
             f"the value range needs finite low < high, got low={low}, high={high}"
@@ -222,7 +227,7 @@ def check_values(values: object, low: float, high: float) -> np.ndarray:
 
 
 def _check_vectors(noisy: object) -> np.ndarray:
-    array = np.asarray(noisy, dtype=np.float64)
+    array = check_real_array(noisy, "noisy vectors")
     if array.ndim != 2 or array.shape[0] == 0 or array.shape[1] < 2:
         raise InvalidInputError(f"expected noisy vectors of shape (n, K >= 2), got {array.shape}")
     if not np.all(np.isfinite(array)):

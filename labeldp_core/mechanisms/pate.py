@@ -15,7 +15,7 @@ import math
 import numpy as np
 
 from labeldp_core.errors import InvalidInputError
-from labeldp_core.validation import check_num_classes
+from labeldp_core.validation import check_num_classes, check_rng
 
 __all__ = [
     "UNANSWERED",
@@ -130,6 +130,7 @@ def noisy_argmax(
             f"got laplace_scale={laplace_scale!r}, gaussian_sigma={gaussian_sigma!r}"
         )
     counts = _check_counts(vote_counts)
+    check_rng(rng)
     if laplace_scale is not None:
         noise = rng.laplace(0.0, _check_scale(laplace_scale, "laplace_scale"), counts.shape)
     else:
