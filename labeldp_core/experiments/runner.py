@@ -89,7 +89,7 @@ def _normalise(config: RunConfig) -> RunConfig:
 def lookup(config: RunConfig, cache: ResultCache | None = None) -> RunResult | None:
     """The cached result of ``config``, or None; never computes."""
     config = _normalise(config)
-    cache = cache or ResultCache()
+    cache = ResultCache() if cache is None else cache  # an empty cache is falsy (__len__)
     found = cache.get_json(cache.key("result", config.to_dict()))
     return None if found is None else RunResult.from_dict(found, cached=True)
 
@@ -100,7 +100,7 @@ def run(
     """Compute one point, or return it from the cache (``cached=True``) without training."""
     started = time.perf_counter()
     config = _normalise(config)
-    cache = cache or ResultCache()
+    cache = ResultCache() if cache is None else cache
     key = cache.key("result", config.to_dict())
     found = cache.get_json(key)
     if found is not None:
@@ -168,7 +168,7 @@ def sweep(
         for epsilon in epsilons
         for seed in seeds
     ]
-    cache = cache or ResultCache()
+    cache = ResultCache() if cache is None else cache
     results = []
     for index, config in enumerate(configs):
         label = f"epsilon={config.epsilon:g} seed={config.seed} ({index + 1}/{len(configs)})"
