@@ -26,6 +26,7 @@ from app_sessions import (  # noqa: E402
     LOAD_EPSILONS,
     Render,
     browse_concurrently,
+    first_visit,
     streamlit_server,
     warm_load_page,
 )
@@ -73,7 +74,7 @@ def main() -> None:
         warm_load_page(cache)
         print(f"cache warmed in {time.perf_counter() - started:.1f} s ({cache})")
         with streamlit_server(cache) as port:
-            browse_concurrently(port, 1, ())  # the first run imports the libraries
+            first_visit(port)
             alone = browse_concurrently(port, 1, epsilons)
             together = browse_concurrently(port, args.sessions, epsilons)
     _check(alone, epsilons)

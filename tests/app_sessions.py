@@ -18,6 +18,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from streamlit.proto.Alert_pb2 import Alert
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.Element_pb2 import Element
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
@@ -33,6 +34,7 @@ __all__ = [
     "Session",
     "browse",
     "browse_concurrently",
+    "first_visit",
     "streamlit_server",
     "warm_load_page",
 ]
@@ -98,6 +100,16 @@ class Render:
     def exceptions(self) -> list[str]:
         """Messages of exceptions the page showed (none on a healthy page)."""
         return [e.message for e in self.of_type("exception")]
+
+    @property
+    def errors(self) -> list[str]:
+        """Texts of the ``st.error`` boxes on the page."""
+        return [a.body for a in self.of_type("alert") if a.format == Alert.ERROR]
+
+    @property
+    def headings(self) -> list[str]:
+        """Texts of titles, headers and subheaders."""
+        return [h.body for h in self.of_type("heading")]
 
     def widget_id(self, kind: str, key: str) -> str:
         """The id of the ``kind`` widget bound to the query parameter ``key``."""
@@ -176,6 +188,19 @@ async def browse(port: int, epsilons: tuple[float, ...]) -> list[Render]:
         for epsilon in epsilons:
             renders.append(await session.set_number(widget, epsilon))
     return renders
+
+
+def first_visit(port: int) -> Render:
+    """The server's first visitor opens the home page: app.py runs, the libraries are imported.
+
+    Until app.py has run once, Streamlit serves a page's link by running that page's file alone.
+    """
+
+    async def visit() -> Render:
+        async with Session(port, "", "") as session:
+            return await session.render()
+
+    return asyncio.run(visit())
 
 
 def browse_concurrently(
