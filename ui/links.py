@@ -87,7 +87,7 @@ def report_refused() -> None:
 
 
 def _message(key: str, text: list[str], shown: object) -> str:
-    given = ",".join(text) or "(nothing)"
+    given = ",".join(text)
     reason = "this control does not offer it"
     if key in _REASONS:
         try:
@@ -95,7 +95,7 @@ def _message(key: str, text: list[str], shown: object) -> str:
         except LabelDPError as exc:
             reason = str(exc)
     return (
-        f"The link sets {key}={given}, which cannot be used: {reason}. Showing "
+        f"The link sets {key}={given or '(nothing)'}, which cannot be used: {reason}. Showing "
         f"{key}={_display(shown)} instead; choose another value with the control to fix the link."
     )
 
