@@ -21,6 +21,7 @@ from labeldp_core.experiments import MECHANISMS, RunResult, make_config, run, sw
 from labeldp_core.experiments.demo import demo_configs
 from labeldp_core.experiments.progress import Progress, silent, within
 from labeldp_core.reports import html_report
+from labeldp_core.validation import check_output_path, check_seed
 
 EXIT_BAD_INPUT = 2
 EXIT_AUDIT_VIOLATION = 1
@@ -134,6 +135,10 @@ def _cmd_run(args: argparse.Namespace) -> None:
 
 
 def _cmd_sweep(args: argparse.Namespace) -> None:
+    # Checked before the sweep, so a mistyped folder does not surface after an hour of training.
+    for option, path in (("--csv", args.csv), ("--html", args.html)):
+        if path:
+            check_output_path(path, option)
     results = sweep(
         args.mechanism, args.dataset, args.epsilons, args.seeds,
         epochs=args.epochs, settings=_settings(args.set), progress=_stderr_bar(),
@@ -177,7 +182,7 @@ def _cmd_warm(args: argparse.Namespace) -> None:
 
 
 def _cmd_audit(args: argparse.Namespace) -> int:
-    results = audit_mechanism(args.mechanism, args.epsilon, args.trials, args.seed)
+    results = audit_mechanism(args.mechanism, args.epsilon, args.trials, check_seed(args.seed))
     if args.json:
         report = {"mechanism": args.mechanism, "epsilon": args.epsilon, "trials": args.trials,
                   "results": [result.to_dict() for result in results]}  # fmt: skip

@@ -1,7 +1,9 @@
 """Checks shared by every public entry point, raising :class:`InvalidInputError` with the fix."""
 
 import math
+from collections.abc import Iterable
 from numbers import Integral, Real
+from pathlib import Path
 
 import numpy as np
 
@@ -11,9 +13,14 @@ __all__ = [
     "MAX_EPSILON",
     "check_epsilon",
     "check_labels",
+    "check_list",
     "check_num_classes",
+    "check_output_path",
     "check_positive",
     "check_probability",
+    "check_real_array",
+    "check_rng",
+    "check_seed",
 ]
 
 #: Beyond this an epsilon promises nothing a reader could use (e^100 is about 10^43).
@@ -93,3 +100,60 @@ def check_labels(labels: object, num_classes: int) -> np.ndarray:
             f"found values from {low:g} to {high:g}; map them to class indices first"
         )
     return array.astype(np.int64, copy=False)
+
+
+def check_real_array(values: object, name: str, *, finite: bool = False) -> np.ndarray:
+    """Return ``values`` as float64 after checking it holds real numbers (finite ones if asked).
+
+    Strings, booleans, complex numbers and objects are refused: NumPy would fail on them with an
+    unrelated message, or silently turn booleans into 0 and 1.
+    """
+    array = np.asarray(values)
+    if array.size and not (
+        np.issubdtype(array.dtype, np.integer) or np.issubdtype(array.dtype, np.floating)
+    ):
+        raise InvalidInputError(f"{name} must hold real numbers, got dtype {array.dtype}")
+    array = array.astype(np.float64, copy=False)
+    if finite and not np.all(np.isfinite(array)):
+        raise InvalidInputError(f"{name} must be finite numbers (found NaN or infinity)")
+    return array
+
+
+def check_list(values: object, name: str, example: str) -> list:
+    """Return ``values`` (any iterable but a string) as a list after checking it is non-empty."""
+    if isinstance(values, str | bytes) or not isinstance(values, Iterable):
+        raise InvalidInputError(f"{name} must be a list, e.g. {example}, got {values!r}")
+    items = list(values)
+    if not items:
+        raise InvalidInputError(f"{name} must not be empty; give at least one, e.g. {example}")
+    return items
+
+
+def check_seed(seed: object) -> int:
+    """Return ``seed`` after checking it is a whole number in 0..2^32-1 (what NumPy accepts)."""
+    if isinstance(seed, bool) or not isinstance(seed, Integral) or not 0 <= seed < 2**32:
+        raise InvalidInputError(f"seed must be a whole number in 0..2^32-1, got {seed!r}")
+    return int(seed)
+
+
+def check_rng(rng: object) -> np.random.Generator:
+    """Return ``rng`` after checking it is a NumPy Generator (a seed is not one)."""
+    if not isinstance(rng, np.random.Generator):
+        raise InvalidInputError(
+            f"rng must be a numpy.random.Generator, got {type(rng).__name__}; "
+            f"pass numpy.random.default_rng(seed)"
+        )
+    return rng
+
+
+def check_output_path(path: str, option: str) -> Path:
+    """Return ``path`` after checking a file can be written there (its folder exists)."""
+    target = Path(path)
+    if target.is_dir():
+        raise InvalidInputError(f"{option} {path} is a folder; give the path of a file to write")
+    if not target.parent.is_dir():
+        raise InvalidInputError(
+            f"{option} {path}: the folder {target.parent} does not exist; create it first "
+            f"or write to an existing folder"
+        )
+    return target

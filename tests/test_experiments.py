@@ -31,7 +31,7 @@ def test_make_config_fills_defaults_so_equal_runs_are_equal():
         ({"epochs": 0}, "epochs"),
         ({"settings": {"colour": "red"}}, "unknown setting"),
         ({"settings": {"model": "resnet"}}, "choose one of"),
-        ({"settings": {"batch_size": "many"}}, "must be a int"),
+        ({"settings": {"batch_size": "many"}}, "must be a whole number"),
         ({"settings": {"learning_rate": "nan"}}, "finite"),
     ],
 )

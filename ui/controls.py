@@ -7,6 +7,7 @@ import streamlit as st
 
 from labeldp_core.data import DATASETS, dataset_info
 from labeldp_core.experiments.spec import COMMON_SETTINGS
+from ui.links import note_link, report_refused
 from ui.results import dataset_problem
 
 __all__ = [
@@ -45,6 +46,7 @@ class Controls:
 
 def shared_controls() -> Controls:
     """Dataset, seed, model and epochs in the sidebar; a missing dataset falls back to digits."""
+    note_link()
     sidebar = st.sidebar
     sidebar.header("Data and model")
     # Bound selectboxes put the displayed option in the URL, so options are shown as they are.
@@ -70,6 +72,7 @@ def shared_controls() -> Controls:
     controls = Controls(dataset=dataset, seed=int(seed), model=model, epochs=int(epochs))
     st.session_state[_CONTROLS] = controls
     st.session_state[_DRAWN] = True
+    report_refused()
     return controls
 
 
@@ -78,15 +81,22 @@ def current_controls() -> Controls:
 
     Streamlit runs a file of ``pages/`` by itself, without ``app.py``, on the first visit of a
     freshly started server to that page's link (and in ``AppTest``), so a page must be able to
-    draw the shared sidebar itself.
+    draw the shared sidebar itself. Such a session keeps running the page alone, and no
+    ``end_of_run`` follows, so the mark is cleared here: the next run draws the sidebar again.
     """
     if st.session_state.get(_DRAWN):
         return st.session_state[_CONTROLS]
-    return shared_controls()
+    controls = shared_controls()
+    st.session_state.pop(_DRAWN, None)
+    return controls
 
 
 def end_of_run() -> None:
-    """Forget that the shared controls were drawn; ``app.py`` calls it when a run ends."""
+    """End a run of ``app.py``: report refused link values, forget the shared controls were drawn.
+
+    The page's own controls are drawn by now, so link values they refused are reported here.
+    """
+    report_refused()
     st.session_state.pop(_DRAWN, None)
 
 
@@ -117,4 +127,5 @@ def epsilon_control(default: float = 1.0, label: str = "Privacy budget ε") -> f
         f"{label} (log scale)", options=EPSILON_GRID, key="epsilon_slider",
         on_change=_slider_moved, help="Smaller ε means more privacy and noisier labels.",
     )  # fmt: skip
+    report_refused()
     return float(epsilon)

@@ -10,6 +10,7 @@ from labeldp_core.cache import ResultCache
 from labeldp_core.data import load_dataset
 from labeldp_core.errors import DatasetUnavailableError, LabelDPError
 from labeldp_core.experiments import RunConfig, RunResult, lookup, make_config, run
+from ui.links import report_refused
 
 __all__ = [
     "compute",
@@ -113,7 +114,12 @@ def configs_for(
 
 @contextmanager
 def reported_errors() -> Iterator[None]:
-    """Show a core error as ``st.error`` with its fix and stop the page, instead of a traceback."""
+    """Show a core error as ``st.error`` with its fix and stop the page, instead of a traceback.
+
+    Every page enters it after drawing its controls, so link values those controls refused are
+    reported here too (see :mod:`ui.links`): even when Streamlit runs the page without ``app.py``.
+    """
+    report_refused()
     try:
         yield
     except LabelDPError as exc:

@@ -7,11 +7,12 @@ because one changed label is seen by only one of them.
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from numbers import Real
 
 import numpy as np
 
 from labeldp_core.errors import InvalidInputError
-from labeldp_core.validation import check_epsilon, check_probability
+from labeldp_core.validation import check_epsilon, check_list, check_probability
 
 __all__ = [
     "BudgetSplit",
@@ -23,13 +24,13 @@ __all__ = [
 
 
 def _budgets(epsilons: Iterable[float]) -> list[float]:
-    values = [float(e) for e in epsilons]
-    if not values:
-        raise InvalidInputError("composition needs at least one epsilon")
+    values = check_list(epsilons, "composition's epsilons", "[0.5, 0.25]")
     for value in values:
+        if isinstance(value, bool) or not isinstance(value, Real):
+            raise InvalidInputError(f"every epsilon must be a number, got {value!r}")
         if not np.isfinite(value) or value < 0:
             raise InvalidInputError(f"every epsilon must be finite and >= 0, got {value}")
-    return values
+    return [float(value) for value in values]
 
 
 def sequential_composition(epsilons: Iterable[float]) -> float:
@@ -79,6 +80,10 @@ def split_budget(total: float, prior_epsilon: float) -> BudgetSplit:
         InvalidInputError: if the prior budget is negative or leaves nothing for the release.
     """
     total = check_epsilon(total)
+    if isinstance(prior_epsilon, bool) or not isinstance(prior_epsilon, Real):
+        raise InvalidInputError(
+            f"prior_epsilon must be a finite number >= 0, got {prior_epsilon!r}"
+        )
     prior_epsilon = float(prior_epsilon)
     if not np.isfinite(prior_epsilon) or prior_epsilon < 0:
         raise InvalidInputError(f"prior_epsilon must be a finite number >= 0, got {prior_epsilon}")

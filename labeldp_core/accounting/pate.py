@@ -226,10 +226,17 @@ def epsilon_as_queries_grow(
         threshold_sigma=threshold_sigma, data_dependent=data_dependent, answered=answered,
         discrete=discrete,
     )  # fmt: skip
-    points = np.asarray(checkpoints, dtype=np.int64)
-    if points.ndim != 1 or points.size == 0 or points.min() < 1 or points.max() > rdp.shape[0]:
+    points = np.asarray(checkpoints)
+    if (
+        points.ndim != 1
+        or points.size == 0
+        or not np.issubdtype(points.dtype, np.integer)
+        or points.min() < 1
+        or points.max() > rdp.shape[0]
+    ):
         raise InvalidInputError(
-            f"checkpoints must be query counts in 1..{rdp.shape[0]}, got {list(checkpoints)}"
+            f"checkpoints must be query counts in 1..{rdp.shape[0]} (whole numbers), "
+            f"got {list(points.ravel())}"
         )
     cumulative = np.cumsum(rdp, axis=0)[points - 1]
     return epsilon_from_rdp(cumulative, delta)[0]

@@ -7,6 +7,9 @@ which is why per-query costs are summed here before converting once at the end.
 
 import numpy as np
 
+from labeldp_core.errors import InvalidInputError
+from labeldp_core.validation import check_probability, check_real_array
+
 __all__ = ["ORDERS", "epsilon_from_rdp", "log1mexp"]
 
 #: Rényi orders alpha > 1, log-spaced in alpha - 1 from 1e-3 to 1e6: dense enough that the
@@ -48,8 +51,18 @@ def epsilon_from_rdp(
     >>> round(float(eps), 4)
     0.897
     """
-    rdp = np.asarray(rdp, dtype=np.float64)
-    orders = np.asarray(orders, dtype=np.float64)
+    delta = check_probability(delta, "delta")
+    rdp = check_real_array(rdp, "rdp")
+    orders = check_real_array(orders, "orders")
+    if orders.ndim != 1 or orders.size == 0 or not np.all(orders > 1) or np.isinf(orders).any():
+        raise InvalidInputError("orders must be a non-empty 1-D array of finite Rényi orders > 1")
+    if rdp.ndim == 0 or rdp.shape[-1] != orders.size:
+        raise InvalidInputError(
+            f"rdp needs one value per order along its last axis ({orders.size}), "
+            f"got shape {rdp.shape}"
+        )
+    if np.isnan(rdp).any() or (rdp < 0).any():
+        raise InvalidInputError("rdp must not be NaN or negative (Rényi divergences are >= 0)")
     conversion = np.log1p(-1.0 / orders) - (np.log(delta) + np.log(orders)) / (orders - 1.0)
     epsilons = rdp + conversion
     best = np.argmin(epsilons, axis=-1)

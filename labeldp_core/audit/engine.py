@@ -13,14 +13,17 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from labeldp_core.audit.bounds import epsilon_lower_bound
+from labeldp_core.errors import InvalidInputError
 from labeldp_core.validation import check_positive, check_probability
 
-__all__ = ["AuditCase", "AuditResult", "run_audit"]
+__all__ = ["MAX_TRIALS", "AuditCase", "AuditResult", "run_audit"]
 
 #: Draws ``trials`` scores of the mechanism's output on neighbour 0 or 1.
 Sampler = Callable[[int, int, np.random.Generator], np.ndarray]
 
 _THRESHOLDS = 256
+#: Every draw is held in memory (tens of bytes each), so more than this would exhaust it.
+MAX_TRIALS = 20_000_000
 
 
 @dataclass(frozen=True)
@@ -105,6 +108,11 @@ def run_audit(
     Returns a lower bound on epsilon that holds with confidence ``1 - alpha``.
     """
     check_positive(trials, "trials", integer=True)
+    if trials > MAX_TRIALS:
+        raise InvalidInputError(
+            f"trials must be at most {MAX_TRIALS:,} (every draw is kept in memory), got "
+            f"{trials:,}; use fewer, e.g. 500,000 (the command line's default)"
+        )
     check_probability(alpha, "alpha")
     selection = (case.sample(0, trials, rng), case.sample(1, trials, rng))
     event = _choose_event(selection, case.claimed_delta, alpha)

@@ -44,7 +44,7 @@ def dataset_info(name: str) -> DatasetInfo:
     """Return the registry entry of ``name`` or raise a clear error listing the known ids."""
     try:
         return DATASETS[name]
-    except KeyError:
+    except (KeyError, TypeError):  # TypeError: not even hashable, e.g. a list
         known = ", ".join(DATASETS)
         raise InvalidInputError(f"unknown dataset '{name}'; choose one of: {known}") from None
 

@@ -28,6 +28,7 @@ from labeldp_core.experiments.public_encoder import (
 )
 from labeldp_core.experiments.spec import MechanismSpec, Outcome, RunConfig, Setting
 from labeldp_core.mechanisms.prototypes import (
+    check_score_range,
     class_utilities,
     nearest_prototype,
     normalise_rows,
@@ -41,6 +42,7 @@ __all__ = [
     "NEIGHBOURS",
     "PUBLIC_SPEC",
     "TOPK_SPEC",
+    "check_scores",
     "run_dppl_mean",
     "run_dppl_public",
     "run_dppl_topk",
@@ -280,6 +282,11 @@ def run_dppl_public(config: RunConfig, ctx: RunContext) -> Outcome:
     return _run_public(config, ctx, 1)
 
 
+def check_scores(config: RunConfig) -> tuple[float, float]:
+    """Refuse an empty clipping window when the config is made, before the encoder trains."""
+    return check_score_range(config.setting("min_score"), config.setting("max_score"))
+
+
 def run_dppl_topk(config: RunConfig, ctx: RunContext) -> Outcome:
     """DPPL-Public Top-K: K public prototypes per class in one joint draw; their mean is used."""
     return _run_public(config, ctx, config.setting("k"))
@@ -313,6 +320,7 @@ PUBLIC_SPEC = MechanismSpec(
     settings=_SHARED | _SCORES,
     runner=run_dppl_public,
     trains_model=False,
+    check=check_scores,
 )
 
 TOPK_SPEC = MechanismSpec(
@@ -326,4 +334,5 @@ TOPK_SPEC = MechanismSpec(
     },
     runner=run_dppl_topk,
     trains_model=False,
+    check=check_scores,
 )  # fmt: skip

@@ -40,7 +40,7 @@ def mechanism_spec(mechanism: str) -> MechanismSpec:
     """The spec of ``mechanism`` or a clear error listing the known ids."""
     try:
         return MECHANISMS[mechanism]
-    except KeyError:
+    except (KeyError, TypeError):  # TypeError: not even hashable, e.g. a list
         known = ", ".join(MECHANISMS)
         raise InvalidInputError(
             f"unknown mechanism '{mechanism}'; choose one of: {known}"

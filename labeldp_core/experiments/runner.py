@@ -12,7 +12,7 @@ from labeldp_core.experiments.context import RunContext
 from labeldp_core.experiments.progress import Progress, silent, within
 from labeldp_core.experiments.registry import mechanism_spec
 from labeldp_core.experiments.spec import RunConfig, RunResult
-from labeldp_core.validation import check_epsilon
+from labeldp_core.validation import check_epsilon, check_list, check_seed
 
 __all__ = ["lookup", "make_config", "run", "sweep"]
 
@@ -33,8 +33,7 @@ def make_config(
     spec = mechanism_spec(mechanism)
     info = dataset_info(dataset)
     epsilon = check_epsilon(epsilon)
-    if isinstance(seed, bool) or not isinstance(seed, Integral) or not 0 <= seed < 2**32:
-        raise InvalidInputError(f"seed must be a whole number in 0..2^32-1, got {seed!r}")
+    seed = check_seed(seed)
     if epochs is None:
         epochs = info.default_epochs
     if (
@@ -46,6 +45,11 @@ def make_config(
             f"epochs must be a whole number in 1..{_MAX_EPOCHS}, got {epochs!r}"
         )
     known = spec.all_settings()
+    if settings is not None and not isinstance(settings, Mapping):
+        raise InvalidInputError(
+            f"settings must be a mapping of names to values, e.g. {{'model': 'mlp'}}, "
+            f"got {settings!r}"
+        )
     given = dict(settings or {})
     unknown = sorted(set(given) - set(known))
     if unknown:
@@ -72,6 +76,10 @@ def make_config(
 
 
 def _normalise(config: RunConfig) -> RunConfig:
+    if not isinstance(config, RunConfig):
+        raise InvalidInputError(
+            f"expected a RunConfig (build one with make_config), got {type(config).__name__}"
+        )
     return make_config(
         config.mechanism, config.dataset, config.epsilon, config.seed, config.epochs,
         dict(config.settings),
@@ -81,7 +89,7 @@ def _normalise(config: RunConfig) -> RunConfig:
 def lookup(config: RunConfig, cache: ResultCache | None = None) -> RunResult | None:
     """The cached result of ``config``, or None; never computes."""
     config = _normalise(config)
-    cache = cache or ResultCache()
+    cache = ResultCache() if cache is None else cache  # an empty cache is falsy (__len__)
     found = cache.get_json(cache.key("result", config.to_dict()))
     return None if found is None else RunResult.from_dict(found, cached=True)
 
@@ -92,7 +100,7 @@ def run(
     """Compute one point, or return it from the cache (``cached=True``) without training."""
     started = time.perf_counter()
     config = _normalise(config)
-    cache = cache or ResultCache()
+    cache = ResultCache() if cache is None else cache
     key = cache.key("result", config.to_dict())
     found = cache.get_json(key)
     if found is not None:
@@ -161,14 +169,14 @@ def sweep(
     progress: Progress = silent,
 ) -> list[RunResult]:
     """Run every (epsilon, seed) point; each is cached as it finishes, so a rerun resumes."""
-    if len(epsilons) == 0:
-        raise InvalidInputError("a sweep needs at least one epsilon, e.g. --epsilons 0.5 1 2")
+    epsilons = check_list(epsilons, "a sweep's epsilons", "[0.5, 1, 2]")
+    seeds = check_list(seeds, "a sweep's seeds", "[0, 1, 2]")
     configs = [
         make_config(mechanism, dataset, epsilon, seed, epochs, settings)
         for epsilon in epsilons
         for seed in seeds
     ]
-    cache = cache or ResultCache()
+    cache = ResultCache() if cache is None else cache
     results = []
     for index, config in enumerate(configs):
         label = f"epsilon={config.epsilon:g} seed={config.seed} ({index + 1}/{len(configs)})"

@@ -60,7 +60,7 @@ class Setting:
                 raise ValueError
         except ValueError:
             raise InvalidInputError(
-                f"setting {name} must be a {kind.__name__}, got {value!r}"
+                f"setting {name} must be {_KIND_NAMES[kind]}, got {value!r}"
             ) from None
         if self.choices and parsed not in self.choices:
             raise InvalidInputError(
@@ -73,6 +73,9 @@ class Setting:
         if self.maximum is not None and parsed > self.maximum:  # type: ignore[operator]
             raise InvalidInputError(f"setting {name} must be at most {self.maximum}, got {parsed}")
         return parsed
+
+
+_KIND_NAMES = {bool: "true or false", int: "a whole number", float: "a number", str: "text"}
 
 
 def _parse_bool(value: object) -> bool:

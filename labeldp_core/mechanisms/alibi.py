@@ -26,6 +26,7 @@ import numpy as np
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.mechanisms.laplace import laplace_scale
 from labeldp_core.mechanisms.laplace_labels import ONE_HOT_SENSITIVITY
+from labeldp_core.validation import check_real_array
 
 __all__ = ["alibi_posterior"]
 
@@ -44,7 +45,7 @@ def alibi_posterior(
     Returns:
         ``(n, K)`` posterior probabilities; every row sums to one.
     """
-    noisy = np.asarray(noisy, dtype=np.float64)
+    noisy = check_real_array(noisy, "noisy vectors")
     if noisy.ndim != 2 or noisy.shape[0] == 0 or noisy.shape[1] < 2:
         raise InvalidInputError(f"expected noisy vectors of shape (n, K >= 2), got {noisy.shape}")
     if not np.all(np.isfinite(noisy)):
@@ -60,7 +61,7 @@ def alibi_posterior(
 def _log_prior(prior: np.ndarray | None, shape: tuple[int, ...]) -> np.ndarray:
     if prior is None:
         return np.zeros(shape[1])
-    array = np.asarray(prior, dtype=np.float64)
+    array = check_real_array(prior, "the prior")
     if array.shape not in ((shape[1],), shape):
         raise InvalidInputError(
             f"the prior must have shape ({shape[1]},) or {shape}, got {array.shape}"

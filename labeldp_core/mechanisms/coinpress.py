@@ -23,7 +23,7 @@ import numpy as np
 
 from labeldp_core.accounting.zcdp import gaussian_sigma
 from labeldp_core.errors import InvalidInputError
-from labeldp_core.validation import check_positive, check_probability
+from labeldp_core.validation import check_list, check_positive, check_probability, check_real_array
 
 __all__ = ["CoinPressTrace", "clip_to_ball", "coinpress_mean", "gaussian_norm_bound"]
 
@@ -93,14 +93,15 @@ def coinpress_mean(
     Returns:
         The final estimate and the per-step clipping radii, noise and confidence radii.
     """
-    data = np.asarray(points, dtype=np.float64)
+    data = check_real_array(points, "points")
     if data.ndim != 2 or data.shape[1] == 0:
         raise InvalidInputError(f"points must be an (n, d) array with d >= 1, got {data.shape}")
     if not np.all(np.isfinite(data)):
         raise InvalidInputError("points must be finite numbers (found NaN or infinity)")
-    if len(step_rhos) == 0:
-        raise InvalidInputError("step_rhos is empty; give the budget of at least one step")
-    rhos = [check_positive(rho, "each step's rho") for rho in step_rhos]
+    rhos = [
+        check_positive(rho, "each step's rho")
+        for rho in check_list(step_rhos, "step_rhos", "[0.1, 0.4] (one zCDP budget per step)")
+    ]
     count = check_positive(count, "count")
     bound = check_positive(bound, "bound")
     spread = check_positive(spread, "spread")

@@ -10,7 +10,8 @@ P(G = g) = (1 - alpha) alpha^g has exactly this distribution.
 
 import numpy as np
 
-from labeldp_core.validation import check_epsilon, check_positive
+from labeldp_core.errors import InvalidInputError
+from labeldp_core.validation import check_epsilon, check_positive, check_real_array
 
 __all__ = [
     "discrete_laplace_noise",
@@ -36,7 +37,10 @@ def discrete_laplace_pmf(
 ) -> np.ndarray:
     """P(noise = x) = (1 - alpha) / (1 + alpha) * alpha^|x| for integers ``values``."""
     alpha = discrete_laplace_parameter(epsilon, sensitivity)
-    magnitude = np.abs(np.asarray(values, dtype=np.float64))
+    values = check_real_array(values, "values")
+    if not np.all(values == np.round(values)):
+        raise InvalidInputError("values must be whole numbers: the noise takes integer values only")
+    magnitude = np.abs(values)
     return (1.0 - alpha) / (1.0 + alpha) * alpha**magnitude
 
 
@@ -65,6 +69,13 @@ def discrete_laplace_noise(
         An int64 array of the given shape.
     """
     discrete_laplace_parameter(epsilon, sensitivity)  # checks both
+    dimensions = (shape,) if isinstance(shape, int | np.integer) else shape
+    if not isinstance(dimensions, tuple) or not all(
+        isinstance(d, int | np.integer) and not isinstance(d, bool) and d >= 0 for d in dimensions
+    ):
+        raise InvalidInputError(
+            f"shape must be a whole number >= 0 or a tuple of them, e.g. (3, 10), got {shape!r}"
+        )
     # -expm1(-x) is 1 - alpha without cancellation when epsilon / sensitivity is tiny.
     success = float(-np.expm1(-float(epsilon) / float(sensitivity)))
     # numpy counts trials up to the first success (>= 1); the shift cancels in the difference.

@@ -23,7 +23,7 @@ import numpy as np
 from scipy.special import gammaln
 
 from labeldp_core.errors import InvalidInputError
-from labeldp_core.validation import check_epsilon, check_positive
+from labeldp_core.validation import check_epsilon, check_positive, check_real_array
 
 __all__ = [
     "exponential_mechanism",
@@ -48,7 +48,7 @@ def exponential_scale(epsilon: float, sensitivity: float, *, monotone: bool = Fa
 
 
 def _check_utilities(utilities: object) -> np.ndarray:
-    array = np.asarray(utilities, dtype=np.float64)
+    array = check_real_array(utilities, "utilities")
     if array.ndim not in (1, 2) or array.shape[-1] == 0:
         raise InvalidInputError(
             f"utilities must be a non-empty 1-D array (one instance) or 2-D array (one row per "

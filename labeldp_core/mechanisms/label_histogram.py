@@ -20,7 +20,12 @@ from labeldp_core.mechanisms.secure_noise import (
     discrete_laplace,
     rational_scale,
 )
-from labeldp_core.validation import check_labels, check_num_classes, check_positive
+from labeldp_core.validation import (
+    check_labels,
+    check_num_classes,
+    check_positive,
+    check_real_array,
+)
 
 __all__ = ["HISTOGRAM_SENSITIVITY", "label_counts", "noisy_label_counts", "prior_from_counts"]
 
@@ -82,7 +87,15 @@ def noisy_label_counts(
 
 def prior_from_counts(counts: np.ndarray) -> np.ndarray:
     """Rows of (noisy) counts clipped at 0 and normalised; a row with nothing left is uniform."""
-    clipped = np.clip(np.asarray(counts, dtype=np.float64), 0.0, None)
+    array = check_real_array(counts, "counts")
+    if array.ndim != 2 or array.shape[0] == 0 or array.shape[1] < 2:
+        raise InvalidInputError(
+            f"counts must be a (groups, K) array with K >= 2 and at least one group, "
+            f"got shape {array.shape}"
+        )
+    if not np.all(np.isfinite(array)):
+        raise InvalidInputError("counts must be finite (found NaN or infinity)")
+    clipped = np.clip(array, 0.0, None)
     totals = clipped.sum(axis=1, keepdims=True)
     uniform = np.full_like(clipped, 1.0 / clipped.shape[1])
     return np.divide(clipped, totals, out=uniform, where=totals > 0)

@@ -10,7 +10,12 @@ import math
 import numpy as np
 
 from labeldp_core.errors import InvalidInputError
-from labeldp_core.validation import check_epsilon, check_positive, check_probability
+from labeldp_core.validation import (
+    check_epsilon,
+    check_positive,
+    check_probability,
+    check_real_array,
+)
 
 __all__ = [
     "epsilon_for_noise",
@@ -51,13 +56,13 @@ def laplace_variance(scale: float) -> float:
 def laplace_density(x: np.ndarray | float, scale: float) -> np.ndarray:
     """Density exp(-|x|/b) / (2b) of Lap(0, b) at ``x``."""
     scale = float(check_positive(scale, "scale"))
-    return np.exp(-np.abs(np.asarray(x, dtype=np.float64)) / scale) / (2.0 * scale)
+    return np.exp(-np.abs(check_real_array(x, "x")) / scale) / (2.0 * scale)
 
 
 def laplace_cdf(x: np.ndarray | float, scale: float) -> np.ndarray:
     """P(N <= x) for N ~ Lap(0, b): e^(x/b)/2 below zero, 1 - e^(-x/b)/2 above."""
     scale = float(check_positive(scale, "scale"))
-    x = np.asarray(x, dtype=np.float64)
+    x = check_real_array(x, "x")
     half_tail = 0.5 * np.exp(-np.abs(x) / scale)
     return np.where(x < 0, half_tail, 1.0 - half_tail)
 
@@ -65,7 +70,7 @@ def laplace_cdf(x: np.ndarray | float, scale: float) -> np.ndarray:
 def tail_probability(threshold: np.ndarray | float, scale: float) -> np.ndarray:
     """P(|N| > t) = e^(-t/b) for N ~ Lap(0, b) and t >= 0."""
     scale = float(check_positive(scale, "scale"))
-    threshold = np.asarray(threshold, dtype=np.float64)
+    threshold = check_real_array(threshold, "the noise magnitude t")
     if np.any(threshold < 0) or not np.all(np.isfinite(threshold)):
         raise InvalidInputError("the noise magnitude t must be a finite number >= 0")
     return np.exp(-threshold / scale)

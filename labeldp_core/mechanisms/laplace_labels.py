@@ -17,6 +17,7 @@ rounding, and the discrete noise's pmf ratio at distance Δ is e^(Δ/b) exactly 
 the scale is rounded up to a fraction, so the guaranteed epsilon is Δ/b <= the one asked for.
 """
 
+from numbers import Real
 from typing import Literal
 
 import numpy as np
@@ -31,7 +32,13 @@ from labeldp_core.mechanisms.secure_noise import (
     discrete_laplace,
     rational_scale,
 )
-from labeldp_core.validation import check_labels, check_num_classes, check_positive
+from labeldp_core.validation import (
+    check_labels,
+    check_num_classes,
+    check_positive,
+    check_real_array,
+    check_rng,
+)
 
 __all__ = [
     "DISCRETE_ARGMAX_MAX_SCALE",
@@ -91,7 +98,7 @@ def one_hot_log_density(outputs: np.ndarray, label: int, epsilon: float) -> np.n
     log p(o | a) = -K log(2b) - ||o - e_a||_1 / b, so for labels a, b the log ratio is
     (||o - e_b||_1 - ||o - e_a||_1) / b, at most ||e_a - e_b||_1 / b = 2/b = ε.
     """
-    outputs = np.atleast_2d(np.asarray(outputs, dtype=np.float64))
+    outputs = _check_vectors(np.atleast_2d(check_real_array(outputs, "outputs")))
     num_classes = outputs.shape[1]
     scale = laplace_scale(ONE_HOT_SENSITIVITY, epsilon)
     one_hot = np.eye(num_classes)[check_labels([label], num_classes)[0]]
@@ -239,6 +246,7 @@ def laplace_one_hot(
         noisy = discrete_laplace(scale, shape[0] * shape[1], source).reshape(shape)
         noisy = noisy.astype(np.float64)  # integers, exactly representable
     else:
+        check_rng(rng)
         noisy = rng.laplace(0.0, laplace_scale(ONE_HOT_SENSITIVITY, epsilon), size=shape)
     noisy[np.arange(labels.shape[0]), labels] += 1.0
     return noisy
@@ -275,6 +283,7 @@ def laplace_regression(
         scale = rational_scale(int(high) - int(low), epsilon)
         noisy = values + discrete_laplace(scale, values.size, source).reshape(values.shape)
     else:
+        check_rng(rng)
         values = check_values(values, low, high)
         scale = laplace_scale(float(high) - float(low), epsilon)
         noisy = values + rng.laplace(0.0, scale, size=values.shape)
@@ -328,6 +337,8 @@ def post_process(
 
 def check_values(values: object, low: float, high: float) -> np.ndarray:
     """Return ``values`` as finite float64 in [low, high], after checking the range itself."""
+    if any(isinstance(end, bool) or not isinstance(end, Real) for end in (low, high)):
+        raise InvalidInputError(f"low and high must be numbers, got low={low!r}, high={high!r}")
     if not (np.isfinite(low) and np.isfinite(high)) or not low < high:
         raise InvalidInputError(
             f"the value range needs finite low < high, got low={low}, high={high}"
@@ -362,7 +373,7 @@ def _check_integer_values(values: object, low: float, high: float) -> np.ndarray
 
 
 def _check_vectors(noisy: object) -> np.ndarray:
-    array = np.asarray(noisy, dtype=np.float64)
+    array = check_real_array(noisy, "noisy vectors")
     if array.ndim != 2 or array.shape[0] == 0 or array.shape[1] < 2:
         raise InvalidInputError(f"expected noisy vectors of shape (n, K >= 2), got {array.shape}")
     if not np.all(np.isfinite(array)):

@@ -29,7 +29,7 @@ from labeldp_core.mechanisms.secure_noise import (
     discrete_laplace,
     rational_at_least,
 )
-from labeldp_core.validation import check_num_classes
+from labeldp_core.validation import check_num_classes, check_rng
 
 __all__ = [
     "UNANSWERED",
@@ -172,6 +172,7 @@ def noisy_argmax(
             f"got laplace_scale={laplace_scale!r}, gaussian_sigma={gaussian_sigma!r}"
         )
     counts = _check_counts(vote_counts)
+    check_rng(rng)
     if check_noise(noise) == "secure":
         _check_integer_counts(counts)
         if laplace_scale is not None:

@@ -26,11 +26,13 @@ from labeldp_core.validation import (
     check_num_classes,
     check_positive,
     check_probability,
+    check_real_array,
 )
 
 __all__ = [
     "SCORE_SENSITIVITY",
     "MeanRelease",
+    "check_score_range",
     "class_utilities",
     "cosine_scores",
     "mean_budget_split",
@@ -53,7 +55,8 @@ def normalise_rows(vectors: np.ndarray) -> np.ndarray:
     return array / np.where(norms > 0, norms, 1.0)
 
 
-def _check_score_range(min_score: float, max_score: float) -> tuple[float, float]:
+def check_score_range(min_score: float, max_score: float) -> tuple[float, float]:
+    """The clipping window [min_score, max_score] of 1 + cosine similarity, checked non-empty."""
     if not (0.0 <= min_score < max_score <= 2.0):
         raise InvalidInputError(
             f"need 0 <= min_score < max_score <= 2 (scores are 1 + cosine similarity), got "
@@ -73,7 +76,7 @@ def cosine_scores(
     Returns:
         float32 ``(candidates, private)`` scores.
     """
-    low, high = _check_score_range(min_score, max_score)
+    low, high = check_score_range(min_score, max_score)
     cand = normalise_rows(candidates).astype(np.float32)
     priv = normalise_rows(private).astype(np.float32)
     scores = cand @ priv.T
@@ -111,8 +114,8 @@ def class_utilities(
     """
     num_classes = check_num_classes(num_classes)
     labels = check_labels(labels, num_classes)
-    candidates = np.asarray(candidates)
-    private = np.asarray(private)
+    candidates = check_real_array(candidates, "candidates", finite=True)
+    private = check_real_array(private, "private", finite=True)
     if candidates.ndim != 2 or private.ndim != 2 or candidates.shape[1] != private.shape[1]:
         raise InvalidInputError(
             f"candidates (P, d) and private (N, d) must share d, got {candidates.shape} "
@@ -218,7 +221,7 @@ def private_class_means(
     """
     num_classes = check_num_classes(num_classes)
     labels = check_labels(labels, num_classes)
-    data = np.asarray(embeddings, dtype=np.float64)
+    data = check_real_array(embeddings, "embeddings", finite=True)
     if data.ndim != 2 or data.shape[0] != labels.shape[0]:
         raise InvalidInputError(
             f"embeddings must be (n, d) with one row per label, got {data.shape} for "
@@ -250,5 +253,17 @@ def nearest_prototype(embeddings: np.ndarray, prototypes: np.ndarray) -> np.ndar
     Returns:
         int64 ``(n,)`` predicted classes.
     """
+    embeddings = check_real_array(embeddings, "embeddings", finite=True)
+    prototypes = check_real_array(prototypes, "prototypes", finite=True)
+    for name, array in (("embeddings", embeddings), ("prototypes", prototypes)):
+        if array.ndim != 2:
+            raise InvalidInputError(f"{name} must be an (n, d) array, got shape {array.shape}")
+    if prototypes.shape[0] == 0:
+        raise InvalidInputError("at least one prototype is needed to classify anything")
+    if embeddings.shape[1] != prototypes.shape[1]:
+        raise InvalidInputError(
+            f"embeddings (n, d) and prototypes (K, d) must share d, got {embeddings.shape} and "
+            f"{prototypes.shape}"
+        )
     similarity = normalise_rows(embeddings) @ normalise_rows(prototypes).T
     return similarity.argmax(axis=1).astype(np.int64)

@@ -6,7 +6,7 @@ every output o, P(o | a) <= e^epsilon P(o | b), which is exactly epsilon-label-D
 
 import numpy as np
 
-from labeldp_core.validation import check_epsilon, check_labels, check_num_classes
+from labeldp_core.validation import check_epsilon, check_labels, check_num_classes, check_rng
 
 __all__ = [
     "expected_flip_rate",
@@ -59,6 +59,7 @@ def randomized_response(
     """
     num_classes = check_num_classes(num_classes)
     labels = check_labels(labels, num_classes)
+    check_rng(rng)
     keep = rng.random(labels.shape[0]) < keep_probability(epsilon, num_classes)
     # A uniform draw from the K-1 other labels: draw from 0..K-2 and skip over the true label.
     other = rng.integers(0, num_classes - 1, size=labels.shape[0])

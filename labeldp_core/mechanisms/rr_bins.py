@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from labeldp_core.errors import InvalidInputError
-from labeldp_core.validation import check_epsilon
+from labeldp_core.validation import check_epsilon, check_positive, check_real_array
 
 __all__ = [
     "RRBins",
@@ -64,7 +64,8 @@ class RRBins:
 
 def rr_bins_epsilon(num_bins: int, epsilon: float) -> float:
     """Exact privacy loss of RR over ``num_bins`` indices at ``epsilon``: ε, or 0 for one bin."""
-    return check_epsilon(epsilon) if num_bins >= 2 else 0.0
+    epsilon = check_epsilon(epsilon)
+    return epsilon if check_positive(num_bins, "num_bins", integer=True) >= 2 else 0.0
 
 
 def transition_probabilities(bins: RRBins) -> np.ndarray:
@@ -80,7 +81,7 @@ def transition_probabilities(bins: RRBins) -> np.ndarray:
 
 def expected_squared_error(bins: RRBins, prior: np.ndarray) -> float:
     """E[(released - y)^2] with y drawn from ``prior`` over ``bins.values``, in closed form."""
-    prior = _check_prior(prior, bins.values.shape[0])
+    prior = _check_prior(prior, _check_bins(bins).values.shape[0])
     squared = (bins.outputs[None, :] - bins.values[:, None]) ** 2
     return float(prior @ (transition_probabilities(bins) * squared).sum(axis=1))
 
@@ -175,7 +176,8 @@ def rr_on_bins(values: np.ndarray, bins: RRBins, rng: np.random.Generator) -> np
     Returns:
         A float64 array of released output values, same shape as ``values``.
     """
-    array = np.asarray(values, dtype=np.float64)
+    bins = _check_bins(bins)
+    array = check_real_array(values, "values")
     if array.ndim != 1 or array.size == 0:
         raise InvalidInputError(f"values must be a non-empty 1-D array, got shape {array.shape}")
     position = np.searchsorted(bins.values, array)
@@ -198,8 +200,16 @@ def rr_on_bins(values: np.ndarray, bins: RRBins, rng: np.random.Generator) -> np
 # --- input checks -----------------------------------------------------------------------------
 
 
+def _check_bins(bins: object) -> RRBins:
+    if not isinstance(bins, RRBins):
+        raise InvalidInputError(
+            f"bins must be an RRBins (build one with optimal_bins), got {type(bins).__name__}"
+        )
+    return bins
+
+
 def _check_support(values: object) -> np.ndarray:
-    array = np.asarray(values, dtype=np.float64)
+    array = check_real_array(values, "the label values")
     if array.ndim != 1 or array.size == 0 or not np.all(np.isfinite(array)):
         raise InvalidInputError("the label values must be a non-empty 1-D array of finite numbers")
     if np.any(np.diff(array) <= 0):
@@ -208,7 +218,7 @@ def _check_support(values: object) -> np.ndarray:
 
 
 def _check_prior(prior: object, size: int) -> np.ndarray:
-    array = np.asarray(prior, dtype=np.float64)
+    array = check_real_array(prior, "the prior")
     if array.shape != (size,):
         raise InvalidInputError(
             f"the prior must have one probability per value ({size}), got {array.shape}"

@@ -18,7 +18,7 @@ With a uniform prior k* = K and this is plain K-ary randomized response.
 import numpy as np
 
 from labeldp_core.errors import InvalidInputError
-from labeldp_core.validation import check_epsilon, check_labels
+from labeldp_core.validation import check_epsilon, check_labels, check_rng
 
 __all__ = [
     "PRIOR_SUM_TOLERANCE",
@@ -79,7 +79,15 @@ def set_keep_probability(set_size: np.ndarray | int, epsilon: float) -> np.ndarr
     1.0
     """
     epsilon = check_epsilon(epsilon)
-    return 1.0 / (1.0 + (np.asarray(set_size, dtype=np.float64) - 1.0) * np.exp(-epsilon))
+    sizes = np.asarray(set_size)
+    if not (
+        np.issubdtype(sizes.dtype, np.integer)
+        or (np.issubdtype(sizes.dtype, np.floating) and np.all(sizes == np.round(sizes)))
+    ) or np.any(sizes < 1):
+        raise InvalidInputError(
+            f"set sizes must be whole numbers >= 1 (the number of labels kept), got {set_size!r}"
+        )
+    return 1.0 / (1.0 + (sizes.astype(np.float64) - 1.0) * np.exp(-epsilon))
 
 
 def _best_sizes(rows: np.ndarray, epsilon: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -188,6 +196,7 @@ def rr_with_prior(
         An int64 array of released labels, same shape as ``labels``.
     """
     labels, rows = _check_inputs(labels, priors)
+    check_rng(rng)
     sizes, in_set = _top_sets(rows, epsilon)
     examples = np.arange(labels.shape[0])
     # Becomes members[j, i]: the set members among labels 0..j (the smallest dtype holding K).

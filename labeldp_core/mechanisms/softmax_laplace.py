@@ -13,7 +13,7 @@ import numpy as np
 
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.mechanisms.laplace import epsilon_for_noise, laplace_scale
-from labeldp_core.validation import check_epsilon
+from labeldp_core.validation import check_epsilon, check_real_array
 
 __all__ = [
     "PROBABILITY_SENSITIVITY",
@@ -57,7 +57,7 @@ def laplace_outputs(
     Returns:
         ``(n, K)`` float64 noisy vectors (not clamped: post-process them as needed, for free).
     """
-    array = np.asarray(probabilities, dtype=np.float64)
+    array = check_real_array(probabilities, "probabilities")
     if array.ndim != 2 or array.shape[0] == 0 or array.shape[1] < 2:
         raise InvalidInputError(f"expected probabilities of shape (n, K >= 2), got {array.shape}")
     if not np.all(np.isfinite(array)) or np.any(array < 0):

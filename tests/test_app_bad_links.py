@@ -1,0 +1,137 @@
+"""Bad values in a link, on every page of ``app.py``'s ``PAGE_TABLE``: an error with the fix, never
+an exception, and the rest of the page drawn with every value of the link that was valid.
+
+Streamlit itself refuses a URL value a widget cannot take (out of range, NaN, not an option) and
+falls back to the widget's default; ``ui.links`` makes that visible as one ``st.error`` per value,
+naming it, saying why (with the core's own message where there is one) and what is shown instead.
+The pages share one cache (module scope), so each result is computed once for all the links.
+"""
+
+import ast
+from pathlib import Path
+
+import pytest
+from app_helpers import APP, open_page
+
+#: Refused by every page: a negative epsilon, a negative seed, an unknown dataset.
+SHARED_BAD = {"epsilon": "-1", "seed": "-5", "dataset": "cifar"}
+#: Valid values the page must keep: the model, one epoch (and, for PATE, a small ensemble).
+KEPT = {"model": "mlp", "epochs": "1"}
+#: Per page: bad values for its own controls, and valid ones it must keep.
+PAGE_LINKS: dict[str, tuple[dict[str, str], dict[str, str]]] = {
+    "randomized_response.py": ({}, {}),
+    "rr_prior.py": ({"clusters": "3"}, {}),
+    "laplace_noise.py": ({"sensitivity": "-3"}, {}),
+    "laplace_labels.py": ({"prior": "median"}, {}),
+    "noisy_outputs.py": ({"output_p": "2"}, {}),
+    "pate.py": ({"aggregator": "magic"}, {"teachers": "5", "teacher_epochs": "1"}),
+    "dppl.py": ({"dppl_mechanism": "magic", "dppl_imbalance": "7"}, {}),
+    "compare.py": ({"mechanisms": "magic"}, {}),
+    "epsilon_meaning.py": ({}, {}),
+    "audit.py": ({"mechanism": "magic"}, {}),
+}
+REASONS = {
+    "epsilon": "epsilon must be greater than 0",
+    "seed": "seed must be a whole number",
+    "dataset": "unknown dataset 'cifar'; choose one of: digits",
+}
+
+
+def _page_table() -> list[tuple[str, str, str]]:
+    """``PAGE_TABLE`` read from app.py's source (importing app.py would run the app)."""
+    for node in ast.parse(Path(APP).read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "PAGE_TABLE":
+            return ast.literal_eval(node.value)
+    raise AssertionError("app.py has no PAGE_TABLE")
+
+
+PAGES = _page_table()
+
+
+@pytest.fixture(scope="module")
+def shared_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("links-cache")
+
+
+@pytest.fixture(autouse=True)
+def use_shared_cache(isolated_cache, shared_cache, monkeypatch):
+    monkeypatch.setenv("LABELDP_CACHE_DIR", str(shared_cache))
+
+
+def _errors(app) -> list[str]:
+    return [element.value for element in app.error]
+
+
+def test_every_page_of_the_table_has_a_link_here():
+    assert {file for file, _, _ in PAGES} == set(PAGE_LINKS)
+
+
+@pytest.mark.parametrize(("file", "title"), [page[:2] for page in PAGES], ids=[p[0] for p in PAGES])
+def test_bad_link_values_are_reported_and_the_rest_of_the_page_is_kept(file, title):
+    bad, kept = PAGE_LINKS[file]
+    app = open_page(f"pages/{file}", **SHARED_BAD, **KEPT, **bad, **kept)
+    assert not app.exception, [e.value for e in app.exception]
+    assert [t.value for t in app.title] == [title]
+    refused = set(SHARED_BAD) | set(bad)
+    errors = _errors(app)
+    assert len(errors) == len(refused), errors
+    for key in refused:
+        (message,) = [e for e in errors if e.startswith(f"The link sets {key}=")]
+        assert REASONS.get(key, "cannot be used") in message
+        assert "instead; choose another value with the control" in message
+    sidebar = app.sidebar
+    assert sidebar.number_input(key="epsilon").value == 1.0
+    assert sidebar.number_input(key="seed").value == 0
+    assert sidebar.selectbox(key="dataset").value == "digits"
+    assert sidebar.selectbox(key="model").value == "mlp"
+    if "teachers" in kept:
+        assert sidebar.select_slider(key="teachers").value == int(kept["teachers"])
+
+
+@pytest.mark.parametrize(
+    ("value", "reason"),
+    [
+        ("nan", "epsilon must be a finite number"),
+        ("inf", "epsilon must be a finite number"),
+        ("-inf", "epsilon must be a finite number"),
+        ("0", "epsilon must be greater than 0"),
+        ("1e9", "is too large to mean anything"),
+        ("abc", "epsilon must be a number, got 'abc'"),
+        ("0.0001", "this control does not offer it"),
+    ],
+)
+def test_bad_epsilons_in_a_link_name_the_problem(value, reason):
+    app = open_page("pages/laplace_noise.py", epsilon=value)
+    assert not app.exception
+    (message,) = _errors(app)
+    assert message.startswith(f"The link sets epsilon={value},") and reason in message
+    assert app.sidebar.number_input(key="epsilon").value == 1.0
+    assert app.title[0].value == "Laplace noise"
+
+
+def test_valid_link_values_raise_no_error():
+    app = open_page("pages/laplace_noise.py", epsilon="2", seed="3", sensitivity="9",
+                    compare=["0.5", "4.0"])  # fmt: skip
+    assert not app.exception and not app.error
+    assert app.number_input(key="sensitivity").value == 9.0
+    assert app.multiselect(key="compare").value == [0.5, 4.0]
+
+
+def test_an_out_of_range_widget_value_never_reaches_the_core():
+    # The browser keeps a number input within its range; a forged value outside it is replaced
+    # by Streamlit with the widget's default before the page sees it.
+    app = open_page("pages/laplace_noise.py", epsilon="2")
+    app.sidebar.number_input(key="epsilon").set_value(-1.0).run()
+    assert not app.exception and not app.error
+    assert app.sidebar.number_input(key="epsilon").value == 1.0
+
+
+def test_refused_values_stay_reported_until_their_control_is_moved():
+    app = open_page("pages/laplace_noise.py", epsilon="-1", seed="-5")
+    app.sidebar.number_input(key="epsilon").set_value(2.0).run()
+    assert not app.exception
+    assert [e.split(",")[0] for e in _errors(app)] == ["The link sets seed=-5"]
+    # The page runs without app.py here (as on a fresh server): the shared sidebar stays.
+    assert app.sidebar.selectbox(key="dataset").value == "digits"
+    app.sidebar.number_input(key="seed").set_value(4).run()
+    assert not app.exception and not app.error

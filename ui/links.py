@@ -1,0 +1,123 @@
+"""Link values a control refused: reported with the reason and the fix, never dropped in silence.
+
+A widget bound to the URL (``bind="query-params"``) takes its first value from the link. Streamlit
+drops a value the widget cannot take (out of range, not a number, not one of its options) and
+shows the widget's default without a word, so a link with a typo would show another view than
+its sender meant. :func:`note_link` remembers the link's values before the widgets read them;
+:func:`report_refused` then compares each with what its widget shows and puts an ``st.error``
+at the top of the page for every value that was not taken, until the control is moved. The rest
+of the page is drawn as usual, with every value of the link that was valid.
+"""
+
+import math
+from collections.abc import Callable
+
+import streamlit as st
+
+from labeldp_core.data import dataset_info
+from labeldp_core.errors import LabelDPError
+from labeldp_core.experiments.spec import COMMON_SETTINGS
+from labeldp_core.validation import check_epsilon, check_seed
+
+__all__ = ["note_link", "report_refused"]
+
+_PENDING = "_link_pending"
+_REFUSED = "_link_refused"
+_SLOT = "_link_slot"
+_SHOWN = "_link_shown"
+
+
+def _number(text: str, name: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise LabelDPError(f"{name} must be a number, got {text!r}") from None
+
+
+def _whole(text: str, name: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise LabelDPError(f"{name} must be a whole number, got {text!r}") from None
+
+
+#: Why the core refuses a link value of a shared control (raises LabelDPError with the fix).
+_REASONS: dict[str, Callable[[str], object]] = {
+    "epsilon": lambda text: check_epsilon(_number(text, "epsilon")),
+    "seed": lambda text: check_seed(_whole(text, "seed")),
+    "dataset": dataset_info,
+    "model": lambda text: COMMON_SETTINGS["model"].parse("model", text),
+}
+
+
+def note_link() -> None:
+    """Remember the link's values that no widget has read yet; keep a place for the errors.
+
+    Call before any widget is drawn, at the top of the main area.
+    """
+    params = st.query_params
+    st.session_state[_PENDING] = {
+        key: params.get_all(key) for key in params if key not in st.session_state
+    }
+    st.session_state[_SLOT] = st.container()
+    st.session_state[_SHOWN] = set()
+
+
+def report_refused() -> None:
+    """Show an error for every remembered link value whose widget now shows something else.
+
+    Call after widgets are drawn (as often as wanted: each error is shown once per run). An error
+    stays on every page until its control is moved away from the value shown instead.
+    """
+    pending = st.session_state.get(_PENDING, {})
+    refused = st.session_state.setdefault(_REFUSED, {})
+    for key in [key for key in pending if key in st.session_state]:
+        text, shown = pending.pop(key), st.session_state[key]
+        if not _same(text, shown):
+            refused[key] = (_message(key, text, shown), shown)
+    slot, shown_now = st.session_state.get(_SLOT), st.session_state.get(_SHOWN, set())
+    for key, (message, shown) in list(refused.items()):
+        if slot is None or key not in st.session_state or key in shown_now:
+            continue
+        if st.session_state[key] != shown:
+            del refused[key]  # the control was moved: the link's value no longer matters
+            continue
+        slot.error(message, icon=":material/link_off:")
+        shown_now.add(key)
+
+
+def _message(key: str, text: list[str], shown: object) -> str:
+    given = ",".join(text)
+    reason = "this control does not offer it"
+    if key in _REASONS:
+        try:
+            _REASONS[key](given)
+        except LabelDPError as exc:
+            reason = str(exc)
+    return (
+        f"The link sets {key}={given or '(nothing)'}, which cannot be used: {reason}. Showing "
+        f"{key}={_display(shown)} instead; choose another value with the control to fix the link."
+    )
+
+
+def _display(value: object) -> str:
+    if isinstance(value, list | tuple):
+        return ",".join(map(str, value)) or "(none)"
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def _same(text: list[str], value: object) -> bool:
+    """Whether the link's text spells the value the widget shows."""
+    values = list(value) if isinstance(value, list | tuple) else [value]
+    return len(text) == len(values) and all(map(_same_scalar, text, values))
+
+
+def _same_scalar(text: str, value: object) -> bool:
+    if isinstance(value, bool):
+        return text.strip().lower() == str(value).lower()
+    if isinstance(value, int | float):
+        try:
+            return math.isclose(float(text), float(value), rel_tol=1e-9)
+        except ValueError:
+            return False
+    return text == str(value)
