@@ -58,7 +58,7 @@ def make_config(
         name: setting.parse(name, given[name]) if name in given else setting.default
         for name, setting in sorted(known.items())
     }
-    return RunConfig(
+    config = RunConfig(
         mechanism=mechanism,
         dataset=dataset,
         epsilon=epsilon,
@@ -66,6 +66,9 @@ def make_config(
         epochs=int(epochs),
         settings=tuple(resolved.items()),
     )
+    if spec.validate is not None:
+        spec.validate(config)
+    return config
 
 
 def _normalise(config: RunConfig) -> RunConfig:

@@ -152,6 +152,10 @@ class MechanismSpec:
     settings: Mapping[str, Setting]
     runner: Callable[[RunConfig, "RunContext"], Outcome]
     trains_model: bool = True
+    #: Optional check of a filled config (settings against each other and the dataset), run by
+    #: ``make_config`` so that a bad combination fails before any training; raises
+    #: ``InvalidInputError`` naming the fix.
+    validate: Callable[[RunConfig], None] | None = None
 
     def all_settings(self) -> dict[str, Setting]:
         """Common training settings (if it trains a model) followed by its own."""

@@ -5,6 +5,20 @@ without the page.
 """
 
 from labeldp_core.plots.common import EPSILON_AXIS, LAYOUT, score_vs_epsilon
+from labeldp_core.plots.dpsgd import (
+    accountant_comparison,
+    accuracy_by_privacy_unit,
+    epsilon_vs_epochs,
+)
 from labeldp_core.plots.randomized_response import keep_flip_curve, label_heatmap
 
-__all__ = ["EPSILON_AXIS", "LAYOUT", "keep_flip_curve", "label_heatmap", "score_vs_epsilon"]
+__all__ = [
+    "EPSILON_AXIS",
+    "LAYOUT",
+    "accountant_comparison",
+    "accuracy_by_privacy_unit",
+    "epsilon_vs_epochs",
+    "keep_flip_curve",
+    "label_heatmap",
+    "score_vs_epsilon",
+]
