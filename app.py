@@ -34,7 +34,7 @@ from a cache, so a result computed once comes back at once. Copy the address bar
 MECHANISM_PAGES = [
     st.Page("pages/randomized_response.py", title="Randomized response", icon="🎲",
             url_path="randomized-response"),
-    st.Page("pages/dpsgd.py", title="DP-SGD baseline", icon="🧮", url_path="dpsgd"),
+    st.Page("pages/dpsgd.py", title="DP-SGD baseline", icon="🧮", url_path="dp-sgd"),
 ]  # fmt: skip
 
 navigation = st.navigation([st.Page(home, title="Home", icon="🏠", default=True), *MECHANISM_PAGES])

@@ -28,9 +28,13 @@ def implied_noise(epsilon: float, delta: float, q: float, steps: int, accountant
 
 @st.cache_data(show_spinner=False)
 def budget_curves(
-    sigmas: tuple[float, ...], q: float, steps_per_epoch: int, epochs: int, delta: float
+    sigmas: tuple[float, ...],
+    q: float,
+    steps_per_epoch: int,
+    epochs: tuple[int, ...],
+    delta: float,
 ) -> dict[float, list[float]]:
-    steps = [steps_per_epoch * e for e in range(1, epochs + 1)]
+    steps = [steps_per_epoch * e for e in epochs]
     return {sigma: dpsgd_epsilon_curve(sigma, q, steps, delta) for sigma in sigmas}
 
 
@@ -77,26 +81,33 @@ cols[0].metric("Noise multiplier σ implied by ε", f"{sigma:.3g}")
 cols[1].metric("Sample rate q", f"{q:.3g}")
 cols[2].metric("Noisy steps", f"{steps:,}")
 cols[3].metric("δ", f"{delta:g}")
+epochs_text = f"{controls.epochs} epoch{'s' * (controls.epochs != 1)}"
 st.caption(
-    f"To spend at most ε = {epsilon:g} (δ = {delta:g}) over {controls.epochs} epochs of "
+    f"To spend at most ε = {epsilon:g} (δ = {delta:g}) over {epochs_text} of "
     f"{steps // controls.epochs} steps with a batch of about {batch} out of {n_train:,} examples, "
-    f"every step needs noise of σ = {sigma:.3g} times the clipping norm ({accountant} accountant)."
+    f"every step needs noise of σ = {sigma:.3g} times the clipping norm "
+    f"({accountant.upper()} accountant)."
 )
 
 st.subheader("The budget a longer run costs")
-sigmas = tuple(sorted({*NOISE_MULTIPLIERS, round(sigma, 4)}))
+# The fixed noise levels for reference, without any that would hide the implied one.
+reference = {s for s in NOISE_MULTIPLIERS if abs(s / sigma - 1) > 0.1}
+sigmas = tuple(sorted(reference | {round(sigma, 4)}))
+# Twice the run's length (at least 10 epochs): what training on would cost.
+horizon = tuple(range(1, max(2 * controls.epochs, 10) + 1))
 with st.spinner("Accounting"):
-    curves = budget_curves(sigmas, q, steps // controls.epochs, controls.epochs, delta)
+    curves = budget_curves(sigmas, q, steps // controls.epochs, horizon, delta)
 st.plotly_chart(
-    plots.epsilon_vs_epochs(list(range(1, controls.epochs + 1)), curves, target_epsilon=epsilon,
-                            chosen=round(sigma, 4), delta=delta),
+    plots.epsilon_vs_epochs(horizon, curves, target_epsilon=epsilon, chosen=round(sigma, 4),
+                            planned_epochs=controls.epochs, delta=delta),
     key="budget_curve",
 )  # fmt: skip
 st.caption(
     "Each line is the ε spent after that many epochs at a fixed noise multiplier, for this "
-    "dataset and batch size. The budget keeps growing with every step, roughly like the square "
-    "root of the number of steps, and less noise costs far more. The thick line is the σ that "
-    f"lands on ε = {epsilon:g} at the last epoch."
+    "dataset and batch size (RDP accountant). The budget keeps growing with every step, roughly "
+    "like the square root of the number of steps, and less noise costs far more. The thick line "
+    f"is the σ that lands on ε = {epsilon:g} after {epochs_text}; past the dashed line it shows "
+    "what training on would spend."
 )
 
 st.subheader("One run")

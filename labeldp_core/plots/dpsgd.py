@@ -26,6 +26,7 @@ def epsilon_vs_epochs(
     *,
     target_epsilon: float | None = None,
     chosen: float | None = None,
+    planned_epochs: int | None = None,
     delta: float,
 ) -> go.Figure:
     """Epsilon spent after each epoch, one line per noise multiplier.
@@ -35,13 +36,14 @@ def epsilon_vs_epochs(
         curves: epsilon after each epoch, by noise multiplier sigma.
         target_epsilon: the budget chosen on the page, drawn as a dashed line.
         chosen: the sigma that the target implies, drawn thicker.
+        planned_epochs: the run's length, drawn as a dashed vertical line.
         delta: the delta every curve is for (shown in the title).
     """
     figure = go.Figure()
     for sigma, epsilons in sorted(curves.items()):
         is_chosen = chosen is not None and sigma == chosen
         figure.add_scatter(
-            x=list(epochs), y=list(epsilons), mode="lines",
+            x=list(epochs), y=list(epsilons), mode="lines+markers",
             name=f"σ = {sigma:.3g}" + (" (implied by ε)" if is_chosen else ""),
             line={"width": 4 if is_chosen else 2, "dash": "solid" if is_chosen else "dot"},
             hovertemplate="after %{x} epochs: ε = %{y:.3g}<extra>σ = " + f"{sigma:.3g}</extra>",
@@ -50,6 +52,11 @@ def epsilon_vs_epochs(
         figure.add_hline(
             y=target_epsilon, line_dash="dash", line_color="grey",
             annotation_text=f"target ε = {target_epsilon:g}",
+        )  # fmt: skip
+    if planned_epochs is not None:
+        figure.add_vline(
+            x=planned_epochs, line_dash="dash", line_color="grey",
+            annotation_text=f"this run: {planned_epochs} epoch{'s' * (planned_epochs != 1)}",
         )  # fmt: skip
     figure.update_layout(
         title=f"Budget spent as training goes on (RDP accountant, δ = {delta:g})",
@@ -102,12 +109,13 @@ def accuracy_by_privacy_unit(
     """
     figure = score_vs_epsilon(series, baseline, chance=chance, marked_epsilon=marked_epsilon)
     figure.add_annotation(
-        text=UNITS_NOTE, xref="paper", yref="paper", x=0.01, y=0.99, xanchor="left",
-        yanchor="top", showarrow=False, align="left", bgcolor="rgba(255, 243, 205, 0.9)",
-        bordercolor="#d4a017", borderwidth=1, font={"size": 11},
+        text=UNITS_NOTE, xref="paper", yref="paper", x=0, y=1.02, xanchor="left",
+        yanchor="bottom", showarrow=False, align="left", bgcolor="rgba(255, 243, 205, 0.9)",
+        bordercolor="#d4a017", borderwidth=1, font={"size": 12},
     )  # fmt: skip
     figure.update_layout(
-        title="Test accuracy vs ε: example-level DP-SGD next to label-level DP",
+        title={"text": "Test accuracy vs ε: example-level DP-SGD and label-level DP", "y": 0.97},
         legend={"orientation": "h", "y": -0.2},
+        margin={**LAYOUT["margin"], "t": 120},
     )
     return figure
