@@ -72,11 +72,11 @@ def main() -> None:
             best[mode] = min(best.get(mode, float("inf")), private_epoch(data, settings, mode))
 
     reference = best["non-private"]
-    print(f"{'non-private loop':<34} {reference:7.2f} s/epoch")
+    print(f"{'non-private loop':<44} {reference:7.2f} s/epoch")
     for mode in modes:
         marker = " (default)" if mode == default_mode else ""
         print(
-            f"{'DP-SGD, grad_sample_mode=' + mode + marker:<34} {best[mode]:7.2f} s/epoch  "
+            f"{'DP-SGD, grad_sample_mode=' + mode + marker:<44} {best[mode]:7.2f} s/epoch  "
             f"{best[mode] / reference:5.2f}x the non-private epoch"
         )
     print(f"DP-SGD / non-private epoch: {best[default_mode] / reference:.2f}x (target <= 2.5x)")
