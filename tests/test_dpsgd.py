@@ -15,6 +15,7 @@ from labeldp_core.accounting.dpsgd import CALIBRATION_RTOL
 from labeldp_core.data import load_dataset
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.experiments import make_config, run
+from labeldp_core.experiments.dpsgd import epsilon_checkpoints
 from labeldp_core.experiments.spec import RunResult
 from labeldp_core.models import build_model
 from labeldp_core.training import TrainSettings
@@ -97,6 +98,18 @@ def _check_run(result: RunResult, epsilon: float) -> None:
     assert all(a < b for a, b in zip(by_epoch["rdp"], by_epoch["rdp"][1:], strict=False))
 
 
+@pytest.mark.parametrize(
+    ("epochs", "expected"),
+    [(1, [1]), (3, [1, 2, 3]), (5, [1, 2, 3, 4, 5]), (9, [1, 2, 3, 4, 6, 7, 8, 9]), (40, None)],
+)
+def test_epsilon_checkpoints_end_at_the_last_epoch(epochs, expected):
+    points = epsilon_checkpoints(epochs)
+    assert points[-1] == epochs and len(points) == min(epochs, 8)
+    assert points == sorted(set(points)) and points[0] >= 1
+    if expected is not None:
+        assert points == expected
+
+
 def test_tiny_dpsgd_run_on_digits_learns_and_spends_its_calibrated_epsilon(cache):
     config = make_config("dpsgd", "digits", 4.0, seed=0, epochs=10, settings=FAST)
     result = run(config, cache)
@@ -126,6 +139,9 @@ def test_cli_reports_noise_steps_sample_rate_delta_and_unit(capsys):
     assert details["clip"] == 0.5 and details["accountant"] == "prv"
     assert details["noise_multiplier"] > 0
     assert 2 * (1 - CALIBRATION_RTOL) <= result["epsilon_spent"] <= 2
+    # The last checkpoint is the run's end, so the PRV figure there is the epsilon spent.
+    assert details["epsilon_by_epoch"]["epochs"] == [1, 2]
+    assert details["epsilon_prv"] == result["epsilon_spent"]
     assert "add/remove" in details["neighbouring_relation"]
 
 

@@ -41,10 +41,11 @@ def validate_dpsgd(config: RunConfig) -> None:
 def epsilon_checkpoints(epochs: int, count: int = _CHECKPOINTS) -> list[int]:
     """Up to ``count`` epochs spread evenly over 1..epochs, always including the last.
 
-    >>> epsilon_checkpoints(40, 4)
-    [10, 20, 30, 40]
+    >>> epsilon_checkpoints(40, 4), epsilon_checkpoints(5, 8), epsilon_checkpoints(1, 8)
+    ([10, 20, 30, 40], [1, 2, 3, 4, 5], [1])
     """
-    return sorted({max(1, round(epochs * (i + 1) / count)) for i in range(min(count, epochs))})
+    points = min(count, epochs)
+    return sorted({max(1, round(epochs * (i + 1) / points)) for i in range(points)})
 
 
 def _epsilon_or_none(
