@@ -41,6 +41,7 @@ PAGE_TABLE = [
     ("laplace_labels.py", "Laplace on labels", "label"),
     ("noisy_outputs.py", "Noisy model outputs (local DP)", "output"),
     ("pate.py", "PATE", "school"),
+    ("dpsgd.py", "DP-SGD baseline", "calculate"),
     ("dppl.py", "DP prototypes", "hub"),
     ("compare.py", "Compare mechanisms", "compare_arrows"),
     ("epsilon_meaning.py", "What ε means", "psychology"),

@@ -26,6 +26,7 @@ PAGE_LINKS: dict[str, tuple[dict[str, str], dict[str, str]]] = {
     "noisy_outputs.py": ({"output_p": "2"}, {}),
     "pate.py": ({"aggregator": "magic"}, {"teachers": "5", "teacher_epochs": "1"}),
     "dppl.py": ({"dppl_mechanism": "magic", "dppl_imbalance": "7"}, {}),
+    "dpsgd.py": ({"clip": "-1"}, {}),
     "compare.py": ({"mechanisms": "magic"}, {}),
     "epsilon_meaning.py": ({}, {}),
     "audit.py": ({"mechanism": "magic"}, {}),

@@ -836,6 +836,36 @@ if hasattr(accounting, "dpsgd_epsilon"):
         *[Bad("delta", b.value, "delta", b.label) for b in probabilities("x")],
         Bad("accountant", "magic", "accountant", "unknown-accountant"),
     ]
+    ENTRY_POINTS["dpsgd_epsilon_curve"] = Entry(
+        accounting.dpsgd_epsilon_curve,
+        {"noise_multiplier": 1.0, "sample_rate": 0.01, "steps": [10, 100], "delta": 1e-5},
+    )
+    CASES["dpsgd_epsilon_curve"] = [
+        *[Bad("noise_multiplier", b.value, "noise_multiplier", b.label) for b in positives("x")],
+        *[Bad("sample_rate", v, "sample_rate", f"rate-{v}") for v in (0.0, 1.5, NAN)],
+        *[Bad("delta", b.value, "delta", b.label) for b in probabilities("x")],
+        Bad("steps", [10, 0], "steps", "zero-steps"),
+    ]
+    ENTRY_POINTS["sampling_schedule"] = Entry(
+        accounting.sampling_schedule, {"n_examples": 1000, "batch_size": 100, "epochs": 2}
+    )
+    CASES["sampling_schedule"] = [
+        Bad("batch_size", 2000, "larger than the 1000 training examples", "batch-too-large"),
+        Bad("batch_size", 0, "at least 1", "zero-batch"),
+        Bad("epochs", 1.5, "whole number", "fractional-epochs"),
+        Bad("n_examples", -3, "at least 1", "negative-examples"),
+    ]
+    ENTRY_POINTS["calibrate_noise_multiplier"] = Entry(
+        accounting.calibrate_noise_multiplier,
+        {"target_epsilon": 1.0, "delta": 1e-5, "sample_rate": 0.01, "steps": 100},
+    )
+    CASES["calibrate_noise_multiplier"] = [
+        *epsilons("target_epsilon"),
+        *[Bad("delta", b.value, "delta", b.label) for b in probabilities("x")],
+        *[Bad("sample_rate", v, "sample_rate", f"rate-{v}") for v in (0.0, 1.5, NAN)],
+        Bad("steps", 0, "steps", "zero-steps"),
+        Bad("accountant", "magic", "accountant", "unknown-accountant"),
+    ]
 
 
 def _matrix() -> list:

@@ -7,6 +7,13 @@ from labeldp_core.accounting.composition import (
     split_budget,
     split_budget_by_share,
 )
+from labeldp_core.accounting.dpsgd import (
+    ACCOUNTANTS,
+    calibrate_noise_multiplier,
+    dpsgd_epsilon,
+    dpsgd_epsilon_curve,
+    sampling_schedule,
+)
 from labeldp_core.accounting.pate import (
     AGGREGATORS,
     calibrate_noise,
@@ -28,11 +35,15 @@ from labeldp_core.accounting.zcdp import (
 )
 
 __all__ = [
+    "ACCOUNTANTS",
     "AGGREGATORS",
     "ORDERS",
     "BudgetSplit",
     "calibrate_noise",
+    "calibrate_noise_multiplier",
     "data_independent_epsilon",
+    "dpsgd_epsilon",
+    "dpsgd_epsilon_curve",
     "epsilon_as_queries_grow",
     "epsilon_from_rdp",
     "gaussian_sigma",
@@ -41,6 +52,7 @@ __all__ = [
     "parallel_composition",
     "pate_epsilon",
     "pate_rdp",
+    "sampling_schedule",
     "sequential_composition",
     "split_budget",
     "split_budget_by_share",

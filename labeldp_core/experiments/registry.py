@@ -4,6 +4,7 @@ from labeldp_core.errors import InvalidInputError
 from labeldp_core.experiments import (
     alibi,
     dppl,
+    dpsgd,
     laplace,
     laplace_regression,
     lp_2st,
@@ -29,6 +30,7 @@ MECHANISMS: dict[str, MechanismSpec] = {
         alibi.SPEC,
         softmax_laplace.SPEC,
         pate.SPEC,
+        dpsgd.SPEC,
         dppl.MEAN_SPEC,
         dppl.PUBLIC_SPEC,
         dppl.TOPK_SPEC,

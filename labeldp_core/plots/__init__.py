@@ -30,6 +30,11 @@ from labeldp_core.plots.dppl import (
     per_class_accuracy_curves,
     prototype_mosaic,
 )
+from labeldp_core.plots.dpsgd import (
+    accountant_comparison,
+    accuracy_by_privacy_unit,
+    epsilon_vs_epochs,
+)
 from labeldp_core.plots.laplace_labels import (
     expected_label_mse_figure,
     mse_vs_epsilon,
@@ -68,6 +73,8 @@ __all__ = [
     "EPSILON_AXIS",
     "LAYOUT",
     "UNIT_DASH",
+    "accountant_comparison",
+    "accuracy_by_privacy_unit",
     "agreement_histograms",
     "attack_bars",
     "audit_figure",
@@ -75,6 +82,7 @@ __all__ = [
     "comparison_figure",
     "discrete_laplace_figure",
     "dppl_accuracy_curves",
+    "epsilon_vs_epochs",
     "epsilon_vs_queries",
     "expected_label_mse_figure",
     "flip_rate_comparison",

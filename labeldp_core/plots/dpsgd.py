@@ -1,0 +1,121 @@
+"""Figures of the DP-SGD page.
+
+The budget a longer run costs, two accountants on the same run, and DP-SGD's accuracy next to
+label-DP mechanisms with their different privacy units written on the chart.
+"""
+
+from collections.abc import Mapping, Sequence
+
+import plotly.graph_objects as go
+
+from labeldp_core.experiments.spec import RunResult
+from labeldp_core.plots.common import LAYOUT, score_vs_epsilon
+
+__all__ = ["UNITS_NOTE", "accountant_comparison", "accuracy_by_privacy_unit", "epsilon_vs_epochs"]
+
+#: The warning every chart that puts DP-SGD next to label DP carries on its face.
+UNITS_NOTE = (
+    "Different privacy units: DP-SGD's ε covers a whole example (image + label, add/remove);<br>"
+    "label DP's ε covers only a label (replace-one). Not directly comparable."
+)
+
+
+def epsilon_vs_epochs(
+    epochs: Sequence[int],
+    curves: Mapping[float, Sequence[float]],
+    *,
+    target_epsilon: float | None = None,
+    chosen: float | None = None,
+    planned_epochs: int | None = None,
+    delta: float,
+) -> go.Figure:
+    """Epsilon spent after each epoch, one line per noise multiplier.
+
+    Args:
+        epochs: the x positions (epochs done).
+        curves: epsilon after each epoch, by noise multiplier sigma.
+        target_epsilon: the budget chosen on the page, drawn as a dashed line.
+        chosen: the sigma that the target implies, drawn thicker.
+        planned_epochs: the run's length, drawn as a dashed vertical line.
+        delta: the delta every curve is for (shown in the title).
+    """
+    figure = go.Figure()
+    for sigma, epsilons in sorted(curves.items()):
+        is_chosen = chosen is not None and sigma == chosen
+        figure.add_scatter(
+            x=list(epochs), y=list(epsilons), mode="lines+markers",
+            name=f"σ = {sigma:.3g}" + (" (implied by ε)" if is_chosen else ""),
+            line={"width": 4 if is_chosen else 2, "dash": "solid" if is_chosen else "dot"},
+            hovertemplate="after %{x} epochs: ε = %{y:.3g}<extra>σ = " + f"{sigma:.3g}</extra>",
+        )  # fmt: skip
+    if target_epsilon is not None:
+        figure.add_hline(
+            y=target_epsilon, line_dash="dash", line_color="grey",
+            annotation_text=f"target ε = {target_epsilon:g}",
+        )  # fmt: skip
+    if planned_epochs is not None:
+        figure.add_vline(
+            x=planned_epochs, line_dash="dash", line_color="grey",
+            annotation_text=f"this run: {planned_epochs} epoch{'s' * (planned_epochs != 1)}",
+        )  # fmt: skip
+    figure.update_layout(
+        title=f"Budget spent as training goes on (RDP accountant, δ = {delta:g})",
+        xaxis={"title": "epochs"}, yaxis={"title": "ε spent (example-level)", "type": "log"},
+        **LAYOUT,
+    )  # fmt: skip
+    return figure
+
+
+def accountant_comparison(
+    epochs: Sequence[int],
+    by_accountant: Mapping[str, Sequence[float | None]],
+    *,
+    used: str,
+    delta: float,
+) -> go.Figure:
+    """Epsilon of one run after each epoch as each accountant computes it (same noise, same steps).
+
+    Missing values (an accountant that could not reach this delta) are left out.
+    """
+    names = {"rdp": "RDP (Rényi DP)", "prv": "PRV (numerical composition)"}
+    figure = go.Figure()
+    for accountant, epsilons in by_accountant.items():
+        points = [(e, v) for e, v in zip(epochs, epsilons, strict=True) if v is not None]
+        label = names.get(accountant, accountant)
+        figure.add_scatter(
+            x=[e for e, _ in points], y=[v for _, v in points], mode="lines+markers",
+            name=label + (" (used for this run)" if accountant == used else ""),
+            hovertemplate="after %{x} epochs: ε = %{y:.4g}<extra>" + label + "</extra>",
+        )  # fmt: skip
+    figure.update_layout(
+        title=f"The same run, two accountants (δ = {delta:g})",
+        xaxis={"title": "epochs"},
+        yaxis={"title": "ε spent (example-level)", "rangemode": "tozero"}, **LAYOUT,
+    )  # fmt: skip
+    return figure
+
+
+def accuracy_by_privacy_unit(
+    series: Mapping[str, Sequence[RunResult]],
+    baseline: float | None = None,
+    *,
+    chance: float | None = None,
+    marked_epsilon: float | None = None,
+) -> go.Figure:
+    """Test accuracy vs epsilon of mechanisms with different privacy units, the units on the chart.
+
+    Legend names should carry each series' unit (``score_vs_epsilon`` draws them); this adds a
+    boxed note that the epsilons measure different things.
+    """
+    figure = score_vs_epsilon(series, baseline, chance=chance, marked_epsilon=marked_epsilon)
+    figure.add_annotation(
+        text=UNITS_NOTE, xref="paper", yref="paper", x=0, y=1.02, xanchor="left",
+        yanchor="bottom", showarrow=False, align="left", bgcolor="rgba(255, 243, 205, 0.9)",
+        bordercolor="#d4a017", borderwidth=1, font={"size": 12},
+    )  # fmt: skip
+    figure.update_layout(
+        title={"text": "Test accuracy vs ε: example-level DP-SGD and label-level DP", "y": 0.97},
+        legend={"orientation": "h", "y": -0.2},
+        margin={**LAYOUT["margin"], "t": 120},
+    )
+    return figure

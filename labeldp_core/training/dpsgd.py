@@ -1,0 +1,191 @@
+"""DP-SGD training with Opacus: Poisson-sampled batches of in-memory tensors, per-example clipping.
+
+Every step draws each training example independently with probability q = batch_size / n
+(Poisson sampling, which the accountants assume), computes each sampled example's gradient,
+clips it to L2 norm ``clip``, sums, adds Gaussian noise of standard deviation
+``noise_multiplier * clip`` and divides by the expected batch size; Adam then takes the step.
+An empty draw still takes a step of pure noise, so the number of noisy releases is exactly
+``epochs * ceil(n / batch_size)``, the figure the accounting is told.
+
+As in :mod:`labeldp_core.training.loop` the tensors stay in memory (no DataLoader, whose per-item
+collation costs more than the small models' arithmetic on 2 cores) and the CNN runs channels_last.
+
+Per-example gradients: Opacus 1.6 offers ``hooks`` (hand-written per-layer rules run from
+backward hooks), ``functorch`` (vmap over the layers), ``ew`` (PyTorch's ExpandedWeights) and
+``ghost`` (fast gradient clipping, which never forms per-example gradients and needs a second
+backward pass). With channels_last two of them break: Opacus's convolution rule unfolds its input
+with strides that assume NCHW memory, so ``hooks`` returns wrong per-example gradients without any
+error, and ExpandedWeights' convolution rule fails on batches under 32 examples (which Poisson
+sampling draws sooner or later). This module therefore gives ``hooks`` a convolution rule that
+hands Opacus an NCHW copy of the layer input (the default; ``bench/dpsgd_speed.py --modes``
+times it against ``functorch``), and does not offer ``ew``. ``tests/test_dpsgd.py`` checks every
+offered mode against autograd run one example at a time.
+"""
+
+import warnings
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+import torch
+from opacus.grad_sample import GradSampleModule
+from opacus.grad_sample.conv import compute_conv_grad_sample
+from opacus.optimizers import DPOptimizer
+from torch import nn
+from torch.nn import functional
+
+from labeldp_core.accounting.dpsgd import check_clip, check_noise_multiplier, sampling_schedule
+from labeldp_core.errors import InvalidInputError
+from labeldp_core.models import build_model
+from labeldp_core.training.loop import (
+    ProgressFn,
+    TrainOutcome,
+    TrainSettings,
+    _as_input,
+    _memory_format,
+    _outputs,
+)
+
+__all__ = ["GRAD_SAMPLE_MODES", "DPSGDOutcome", "DPSGDSettings", "train_dpsgd_classifier"]
+
+#: Opacus's ways of computing per-example gradients that this loop offers (see the module notes).
+GRAD_SAMPLE_MODES = ("hooks", "functorch")
+
+
+@dataclass(frozen=True)
+class DPSGDSettings:
+    """The privacy knobs of DP-SGD; the expected batch size is ``TrainSettings.batch_size``."""
+
+    noise_multiplier: float
+    clip: float = 1.0
+    grad_sample_mode: str = "hooks"
+
+
+@dataclass(frozen=True)
+class DPSGDOutcome(TrainOutcome):
+    """The trained model and test curve, plus the sampling that the accounting must be told."""
+
+    sample_rate: float
+    steps: int
+    mean_batch: float
+    empty_steps: int
+
+
+def _conv_grad_sample_any_layout(
+    layer: nn.Conv2d, activations: list[torch.Tensor], backprops: torch.Tensor
+) -> dict[nn.Parameter, torch.Tensor]:
+    """Opacus's per-example convolution gradients, on an NCHW copy of a channels_last input."""
+    return compute_conv_grad_sample(layer, [a.contiguous() for a in activations], backprops)
+
+
+class _LayoutSafeGradSampleModule(GradSampleModule):
+    """Opacus's hook-based per-example gradients with a convolution rule safe for channels_last.
+
+    A class of its own (not ``register_grad_sampler``) so that Opacus elsewhere is untouched.
+    """
+
+    GRAD_SAMPLERS: ClassVar[dict] = {
+        **GradSampleModule.GRAD_SAMPLERS,
+        nn.Conv2d: _conv_grad_sample_any_layout,
+    }
+
+
+def _wrap(model: nn.Module, mode: str) -> GradSampleModule:
+    if mode not in GRAD_SAMPLE_MODES:
+        raise InvalidInputError(
+            f"unknown grad_sample_mode {mode!r}; choose one of: {', '.join(GRAD_SAMPLE_MODES)}"
+        )
+    return _LayoutSafeGradSampleModule(
+        model, batch_first=True, loss_reduction="mean", force_functorch=mode == "functorch"
+    )
+
+
+def _noisy_step(
+    private: GradSampleModule, optimiser: DPOptimizer, images: torch.Tensor, labels: torch.Tensor
+) -> None:
+    """One step: per-example gradients of the drawn batch, clipped, summed, noised, applied.
+
+    An empty draw still takes the step (pure noise), as the accounting assumes.
+    """
+    optimiser.zero_grad(set_to_none=True)
+    if images.shape[0] == 0:
+        for parameter in private.parameters():
+            if parameter.requires_grad:
+                parameter.grad_sample = parameter.new_zeros((0, *parameter.shape))
+    else:
+        functional.cross_entropy(private(images), labels).backward()
+    optimiser.step()
+
+
+def train_dpsgd_classifier(
+    x_train: np.ndarray,
+    y_train: np.ndarray,
+    x_test: np.ndarray,
+    y_test: np.ndarray,
+    num_classes: int,
+    settings: TrainSettings,
+    privacy: DPSGDSettings,
+    seed: int,
+    progress: ProgressFn | None = None,
+) -> DPSGDOutcome:
+    """Train a classifier on hard labels with DP-SGD (DP-Adam) and score it after every epoch.
+
+    Args:
+        x_train: training images ``(n, C, H, W)``.
+        y_train: training labels ``(n,)``.
+        x_test: test images, scored after every epoch.
+        y_test: clean test labels.
+        num_classes: K, the number of outputs.
+        settings: model, epochs, learning rate, and ``batch_size`` as the expected batch size.
+        privacy: noise multiplier, clipping norm and Opacus's per-example gradient mode.
+        seed: seeds the initial weights, the Poisson draws and the noise.
+        progress: called after every epoch with (epochs done, epochs in all).
+
+    Returns:
+        The model, its test accuracy after every epoch, the sample rate and the steps taken.
+    """
+    noise_multiplier = check_noise_multiplier(privacy.noise_multiplier)
+    clip = check_clip(privacy.clip)
+    n = int(x_train.shape[0])
+    sample_rate, steps = sampling_schedule(n, settings.batch_size, settings.epochs)
+    steps_per_epoch = steps // settings.epochs
+
+    torch.manual_seed(seed)
+    sampler = torch.Generator().manual_seed(seed)
+    noise = torch.Generator().manual_seed(seed + 0x5EED)
+    inputs = _as_input(x_train, settings)
+    labels = torch.tensor(y_train)
+    test_inputs = _as_input(x_test, settings)
+    test_labels = torch.tensor(y_test)
+
+    model = build_model(settings.model, tuple(x_train.shape[1:]), num_classes)
+    model = model.to(memory_format=_memory_format(settings))
+    private = _wrap(model, privacy.grad_sample_mode)
+    optimiser = DPOptimizer(
+        torch.optim.Adam(model.parameters(), lr=settings.learning_rate),
+        noise_multiplier=noise_multiplier,
+        max_grad_norm=clip,
+        expected_batch_size=settings.batch_size,
+        loss_reduction="mean",
+        generator=noise,
+    )
+    curve, drawn, empty = [], 0, 0
+    with warnings.catch_warnings():
+        # Opacus's backward hooks fire on module outputs because the images need no gradient.
+        warnings.filterwarnings("ignore", message="Full backward hook is firing")
+        for epoch in range(settings.epochs):
+            private.train()
+            for _ in range(steps_per_epoch):
+                batch = torch.nonzero(torch.rand(n, generator=sampler) < sample_rate).squeeze(1)
+                drawn += int(batch.numel())
+                empty += int(batch.numel() == 0)
+                _noisy_step(private, optimiser, inputs[batch], labels[batch])
+            predicted = _outputs(model, test_inputs).argmax(dim=1)
+            curve.append(float((predicted == test_labels).to(torch.float32).mean()))
+            if progress is not None:
+                progress(epoch + 1, settings.epochs)
+    model.eval()
+    return DPSGDOutcome(
+        model, tuple(curve), sample_rate=sample_rate, steps=steps, mean_batch=drawn / steps,
+        empty_steps=empty,
+    )  # fmt: skip

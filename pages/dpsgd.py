@@ -1,0 +1,195 @@
+"""DP-SGD baseline: the noise a budget implies, the budget a run spends, and label DP alongside."""
+
+import streamlit as st
+
+from labeldp_core import plots
+from labeldp_core.accounting import calibrate_noise_multiplier, dpsgd_epsilon_curve
+from labeldp_core.accounting.dpsgd import sampling_schedule
+from labeldp_core.data import DATASETS, load_dataset
+from labeldp_core.errors import LabelDPError
+from labeldp_core.experiments import MECHANISMS, make_config
+from labeldp_core.experiments.demo import demo_epsilons
+from ui.controls import current_controls, epsilon_control
+from ui.results import configs_for, reported_errors, run_with_progress, stored, stored_many
+from ui.sweeps import compute_button
+
+#: The demo grid, so that `python -m labeldp_core warm` fills this page's curves.
+SWEEP_EPSILONS = list(demo_epsilons("dpsgd"))
+NOISE_MULTIPLIERS = (0.7, 1.0, 1.5, 2.5)
+AUTO_COMPUTE_MAX_IMAGES = 5000
+UNITS_SENTENCE = (
+    "DP-SGD protects whole examples (image and label; add/remove one example) while label DP "
+    "protects only labels (replace-one label), so the numbers are not directly comparable: "
+    "at the same ε, DP-SGD promises more."
+)
+
+
+@st.cache_data(show_spinner=False)
+def implied_noise(epsilon: float, delta: float, q: float, steps: int, accountant: str) -> float:
+    return calibrate_noise_multiplier(epsilon, delta, q, steps, accountant)
+
+
+@st.cache_data(show_spinner=False)
+def budget_curves(
+    sigmas: tuple[float, ...],
+    q: float,
+    steps_per_epoch: int,
+    epochs: tuple[int, ...],
+    delta: float,
+) -> dict[float, list[float]]:
+    steps = [steps_per_epoch * e for e in epochs]
+    return {sigma: dpsgd_epsilon_curve(sigma, q, steps, delta) for sigma in sigmas}
+
+
+controls = current_controls()
+epsilon = epsilon_control()
+st.title("DP-SGD baseline")
+st.markdown(
+    "DP-SGD trains on the true labels but hides every example: each step samples every training "
+    "example with probability q, clips each sampled example's gradient to norm C, and adds "
+    "Gaussian noise of standard deviation σ·C to their sum. An accountant turns σ, q and the "
+    "number of steps into (ε, δ)-DP for **adding or removing one whole example**, image and "
+    "label together. That is a stronger promise than label DP, which only hides labels."
+)
+
+left, middle, right, last = st.columns(4)
+clip = left.selectbox("Clipping norm C", (0.5, 1.0, 2.0, 5.0), index=1, key="clip",
+                      bind="query-params")  # fmt: skip
+batch = middle.selectbox("Expected batch size", (64, 128, 256, 512, 1024), index=2, key="batch",
+                         bind="query-params")  # fmt: skip
+accountant = right.selectbox(
+    "Accountant", ("rdp", "prv"), key="accountant", bind="query-params",
+    help="rdp: Rényi DP, fast and a little loose. prv: numerical composition of privacy loss "
+    "random variables, tighter and slower.",
+)  # fmt: skip
+delta = last.selectbox("δ", (1e-5, 1e-6, 1e-4), key="delta", bind="query-params",
+                       help="Chance that the ε promise fails; keep it well below 1/n.")  # fmt: skip
+settings = controls.settings | {"clip": clip, "batch": batch, "accountant": accountant,
+                                "delta": delta}  # fmt: skip
+
+with reported_errors():
+    config = make_config("dpsgd", controls.dataset, epsilon, controls.seed, controls.epochs,
+                         settings)  # fmt: skip
+    n_train = load_dataset(controls.dataset).n_train
+    q, steps = sampling_schedule(n_train, batch, controls.epochs)
+    result = stored(config)
+    if result is not None:
+        sigma = result.details["noise_multiplier"]
+    else:
+        with st.spinner(f"Finding the noise multiplier for ε = {epsilon:g} ({accountant})"):
+            sigma = implied_noise(epsilon, delta, q, steps, accountant)
+
+cols = st.columns(4)
+cols[0].metric("Noise multiplier σ implied by ε", f"{sigma:.3g}")
+cols[1].metric("Sample rate q", f"{q:.3g}")
+cols[2].metric("Noisy steps", f"{steps:,}")
+cols[3].metric("δ", f"{delta:g}")
+epochs_text = f"{controls.epochs} epoch{'s' * (controls.epochs != 1)}"
+st.caption(
+    f"To spend at most ε = {epsilon:g} (δ = {delta:g}) over {epochs_text} of "
+    f"{steps // controls.epochs} steps with a batch of about {batch} out of {n_train:,} examples, "
+    f"every step needs noise of σ = {sigma:.3g} times the clipping norm "
+    f"({accountant.upper()} accountant)."
+)
+
+st.subheader("The budget a longer run costs")
+# The fixed noise levels for reference, without any that would hide the implied one.
+reference = {s for s in NOISE_MULTIPLIERS if abs(s / sigma - 1) > 0.1}
+sigmas = tuple(sorted(reference | {round(sigma, 4)}))
+# Twice the run's length (at least 10 epochs): what training on would cost.
+horizon = tuple(range(1, max(2 * controls.epochs, 10) + 1))
+with st.spinner("Accounting"):
+    curves = budget_curves(sigmas, q, steps // controls.epochs, horizon, delta)
+st.plotly_chart(
+    plots.epsilon_vs_epochs(horizon, curves, target_epsilon=epsilon, chosen=round(sigma, 4),
+                            planned_epochs=controls.epochs, delta=delta),
+    key="budget_curve",
+)  # fmt: skip
+st.caption(
+    "Each line is the ε spent after that many epochs at a fixed noise multiplier, for this "
+    "dataset and batch size (RDP accountant). The budget keeps growing with every step, roughly "
+    "like the square root of the number of steps, and less noise costs far more. The thick line "
+    f"is the σ that lands on ε = {epsilon:g} after {epochs_text}; past the dashed line it shows "
+    "what training on would spend."
+)
+
+st.subheader("One run")
+with reported_errors():
+    if result is None and (
+        DATASETS[controls.dataset].size <= AUTO_COMPUTE_MAX_IMAGES
+        or st.button(f"Train with DP-SGD at ε = {epsilon:g} on {controls.dataset}", type="primary")
+    ):
+        result = run_with_progress([config], "Training with DP-SGD")[0]
+if result is None:
+    st.info("Press the button to train on this dataset; the result is then cached.")
+else:
+    details = result.details
+    cols = st.columns(4)
+    cols[0].metric(
+        "Test accuracy",
+        f"{result.test_accuracy:.3f}",
+        f"{result.test_accuracy - result.baseline_test_accuracy:+.3f} vs non-private",
+    )
+    cols[1].metric("ε spent (example, add/remove)", f"{result.epsilon_spent:.3g}")
+    for col, name in zip(cols[2:], ("rdp", "prv"), strict=True):
+        value = details[f"epsilon_{name}"]
+        col.metric(f"ε by {name.upper()}", "n/a" if value is None else f"{value:.3g}")
+    by_epoch = details["epsilon_by_epoch"]
+    st.plotly_chart(
+        plots.accountant_comparison(
+            by_epoch["epochs"], {k: by_epoch[k] for k in ("rdp", "prv")},
+            used=details["accountant"], delta=result.delta,
+        ),
+        key="accountants",
+    )  # fmt: skip
+    st.caption(
+        "Both lines account for exactly the same noisy steps of this run. PRV composes the "
+        "privacy loss numerically and is tighter; RDP is cheaper and a little pessimistic. The run "
+        f"was calibrated with {details['accountant'].upper()}, so that line ends at or just under "
+        f"ε = {epsilon:g}; the other accountant would have allowed "
+        + ("less" if details["accountant"] == "rdp" else "more")
+        + " noise for the same promise."
+    )
+
+st.subheader("Test accuracy vs ε, next to label DP")
+num_classes = DATASETS[controls.dataset].num_classes
+with reported_errors():
+    dpsgd_configs = configs_for("dpsgd", controls.dataset, SWEEP_EPSILONS, [controls.seed],
+                                controls.epochs, settings)  # fmt: skip
+    rr_configs = configs_for("rr", controls.dataset, SWEEP_EPSILONS, [controls.seed],
+                             controls.epochs, controls.settings)  # fmt: skip
+    dpsgd_found, dpsgd_absent = stored_many(dpsgd_configs)
+    rr_found, rr_absent = stored_many(rr_configs)
+    absent = dpsgd_absent + rr_absent
+    compute_button(absent, "Run sweep", key="run_sweep")
+series = {
+    f"DP-SGD: ε per example (add/remove), δ = {delta:g}": dpsgd_found,
+    "Randomized response: ε per label (replace-one)": rr_found,
+}
+# Other label-DP mechanisms appear when their points for this dataset and model are cached.
+for spec in MECHANISMS.values():
+    if (spec.privacy_unit, spec.task, spec.trains_model) != ("label", "classification", True):
+        continue
+    if spec.id == "rr":
+        continue
+    try:
+        others = configs_for(spec.id, controls.dataset, list(demo_epsilons(spec.id)),
+                             [controls.seed], controls.epochs, controls.settings)  # fmt: skip
+    except LabelDPError:  # its defaults do not fit this dataset; nothing of it to show
+        continue
+    found, _ = stored_many(others)
+    if found:
+        series[f"{spec.title}: ε per label (replace-one)"] = found
+baseline = next((r.baseline_test_accuracy for r in dpsgd_found + rr_found), None)
+st.plotly_chart(
+    plots.accuracy_by_privacy_unit(series, baseline, chance=1 / num_classes,
+                                   marked_epsilon=epsilon),
+    key="accuracy_by_unit",
+)  # fmt: skip
+st.caption(
+    UNITS_SENTENCE
+    + " Every point is the same model, dataset, seed and epochs, scored on the clean test set; "
+    "the dashed line is that model trained without any privacy. "
+    + (f"{len(absent)} points are not computed yet; the button trains them and caches each one."
+       if absent else "Every DP-SGD and randomized-response point of this chart is cached.")
+)  # fmt: skip

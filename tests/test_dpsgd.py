@@ -1,0 +1,221 @@
+"""DP-SGD: per-example gradients, a tiny private run that learns, the CLI, the page, the figures."""
+
+import json
+import re
+
+import pytest
+import torch
+from app_helpers import assert_no_errors, open_page
+from torch.nn import functional
+
+from labeldp_core import plots
+from labeldp_core.__main__ import main
+from labeldp_core.accounting import dpsgd_epsilon
+from labeldp_core.accounting.dpsgd import CALIBRATION_RTOL
+from labeldp_core.data import load_dataset
+from labeldp_core.errors import InvalidInputError
+from labeldp_core.experiments import make_config, run
+from labeldp_core.experiments.dpsgd import epsilon_checkpoints
+from labeldp_core.experiments.spec import RunResult
+from labeldp_core.models import build_model
+from labeldp_core.training import TrainSettings
+from labeldp_core.training.dpsgd import (
+    GRAD_SAMPLE_MODES,
+    DPSGDSettings,
+    _wrap,
+    train_dpsgd_classifier,
+)
+
+PAGE = "pages/dpsgd.py"
+CHANCE = 0.1
+# Logistic regression keeps the default suite quick; the CNN run is marked slow.
+FAST = {"model": "logistic", "learning_rate": 0.01, "batch": 128}
+
+
+@pytest.mark.filterwarnings("ignore:Full backward hook is firing")
+@pytest.mark.parametrize("mode", GRAD_SAMPLE_MODES)
+def test_per_example_gradients_match_autograd_one_example_at_a_time(mode):
+    data = load_dataset("digits")
+    torch.manual_seed(0)
+    model = build_model("cnn", data.image_shape, 10).to(memory_format=torch.channels_last)
+    images = torch.tensor(data.x_train[:5]).contiguous(memory_format=torch.channels_last)
+    labels = torch.tensor(data.y_train[:5])
+    expected = []
+    for i in range(5):
+        model.zero_grad()
+        functional.cross_entropy(model(images[i : i + 1]), labels[i : i + 1]).backward()
+        expected.append([p.grad.clone() for p in model.parameters()])
+    model.zero_grad()
+    wrapped = _wrap(model, mode)
+    functional.cross_entropy(wrapped(images), labels).backward()
+    for index, parameter in enumerate(model.parameters()):
+        per_example = torch.stack([grads[index] for grads in expected])
+        torch.testing.assert_close(parameter.grad_sample, per_example, atol=1e-5, rtol=1e-4)
+
+
+def test_unknown_grad_sample_mode_is_a_clear_error():
+    with pytest.raises(InvalidInputError, match="choose one of: hooks, functorch"):
+        _wrap(torch.nn.Linear(2, 2), "ew")
+
+
+def test_empty_poisson_draws_still_take_a_noisy_step():
+    data = load_dataset("digits")
+    # 20 examples, expected batch 1: about a third of the draws are empty.
+    outcome = train_dpsgd_classifier(
+        data.x_train[:20], data.y_train[:20], data.x_test, data.y_test, 10,
+        TrainSettings("logistic", epochs=2, batch_size=1), DPSGDSettings(1.0), seed=0,
+    )  # fmt: skip
+    assert outcome.steps == 40
+    assert outcome.empty_steps > 0  # some steps drew nobody and still counted
+    assert outcome.sample_rate == pytest.approx(1 / 20)
+
+
+@pytest.mark.parametrize(("clip", "sigma", "match"), [(0.0, 1.0, "clip"), (1.0, 0.0, "noise")])
+def test_training_rejects_bad_privacy_knobs(clip, sigma, match):
+    data = load_dataset("digits")
+    with pytest.raises(InvalidInputError, match=f"{match}.*greater than 0"):
+        train_dpsgd_classifier(
+            data.x_train, data.y_train, data.x_test, data.y_test, 10,
+            TrainSettings("logistic", epochs=1), DPSGDSettings(sigma, clip), seed=0,
+        )  # fmt: skip
+
+
+def _check_run(result: RunResult, epsilon: float) -> None:
+    details = result.details
+    assert result.privacy_unit == "example" and result.delta == 1e-5
+    # Learning happened: far above chance (0.1) ...
+    assert result.test_accuracy > 5 * CHANCE
+    assert details["test_curve"][-1] > details["test_curve"][0] or details["test_curve"][0] > 0.5
+    # ... and the run spent what it was calibrated for, never more.
+    assert epsilon * (1 - CALIBRATION_RTOL) <= result.epsilon_spent <= epsilon
+    again = dpsgd_epsilon(
+        details["noise_multiplier"], details["sample_rate"], details["steps"], 1e-5,
+        details["accountant"],
+    )  # fmt: skip
+    assert result.epsilon_spent == pytest.approx(again, rel=1e-12)
+    by_epoch = details["epsilon_by_epoch"]
+    assert by_epoch[details["accountant"]][-1] == pytest.approx(result.epsilon_spent, rel=1e-12)
+    assert all(a < b for a, b in zip(by_epoch["rdp"], by_epoch["rdp"][1:], strict=False))
+
+
+@pytest.mark.parametrize(
+    ("epochs", "expected"),
+    [(1, [1]), (3, [1, 2, 3]), (5, [1, 2, 3, 4, 5]), (9, [1, 2, 3, 4, 6, 7, 8, 9]), (40, None)],
+)
+def test_epsilon_checkpoints_end_at_the_last_epoch(epochs, expected):
+    points = epsilon_checkpoints(epochs)
+    assert points[-1] == epochs and len(points) == min(epochs, 8)
+    assert points == sorted(set(points)) and points[0] >= 1
+    if expected is not None:
+        assert points == expected
+
+
+def test_tiny_dpsgd_run_on_digits_learns_and_spends_its_calibrated_epsilon(cache):
+    config = make_config("dpsgd", "digits", 4.0, seed=0, epochs=10, settings=FAST)
+    result = run(config, cache)
+    _check_run(result, 4.0)
+    details = result.details
+    assert details["steps"] == 10 * 12 and details["sample_rate"] == pytest.approx(128 / 1437)
+    assert details["epsilon_prv"] <= details["epsilon_rdp"]
+    assert run(config, cache).cached
+
+
+@pytest.mark.slow
+def test_cnn_dpsgd_run_on_digits_learns(cache):
+    config = make_config("dpsgd", "digits", 8.0, seed=0, epochs=40, settings={"model": "cnn"})
+    _check_run(run(config, cache), 8.0)
+
+
+def test_cli_reports_noise_steps_sample_rate_delta_and_unit(capsys):
+    args = ["run", "dpsgd", "--dataset", "digits", "--epsilon", "2", "--epochs", "2",
+            "--set", "clip=0.5", "--set", "batch=256", "--set", "accountant=prv",
+            "--set", "model=logistic", "--set", "delta=1e-6", "--json"]  # fmt: skip
+    assert main(args) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["mechanism"] == "dpsgd" and result["privacy_unit"] == "example"
+    assert result["delta"] == 1e-6
+    details = result["details"]
+    assert details["steps"] == 2 * 6 and details["sample_rate"] == pytest.approx(256 / 1437)
+    assert details["clip"] == 0.5 and details["accountant"] == "prv"
+    assert details["noise_multiplier"] > 0
+    assert 2 * (1 - CALIBRATION_RTOL) <= result["epsilon_spent"] <= 2
+    # The last checkpoint is the run's end, so the PRV figure there is the epsilon spent.
+    assert details["epsilon_by_epoch"]["epochs"] == [1, 2]
+    assert details["epsilon_prv"] == result["epsilon_spent"]
+    assert "add/remove" in details["neighbouring_relation"]
+
+
+@pytest.mark.parametrize(
+    ("setting", "match"),
+    [
+        ("batch=5000", "larger than the 1437 training examples, so the sample rate would exceed 1"),
+        ("clip=0", "clip .* must be greater than 0"),
+        ("clip=-1", "clip .* must be greater than 0"),
+        ("delta=1", r"delta must lie in \(0, 1\)"),
+        ("delta=0", r"delta must lie in \(0, 1\)"),
+        ("accountant=gdp", "choose one of: rdp, prv"),
+    ],
+)
+def test_bad_settings_fail_before_any_training(setting, match, capsys, monkeypatch):
+    def no_training(*args, **kwargs):
+        raise AssertionError("trained before checking the settings")
+
+    monkeypatch.setattr("labeldp_core.experiments.context.train_classifier", no_training)
+    args = ["run", "dpsgd", "--dataset", "digits", "--epsilon", "1", "--set", setting]
+    assert main(args) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error: ")
+    assert re.search(match, err[0]), err[0]
+
+
+def test_units_are_written_on_the_comparison_chart():
+    result = RunResult.from_dict(
+        {
+            "mechanism": "dpsgd", "dataset": "digits", "seed": 0, "epsilon": 1.0,
+            "epsilon_spent": 0.99, "delta": 1e-5, "privacy_unit": "example", "n_train": 10,
+            "n_test": 10, "num_classes": 10, "elapsed_s": 0.0, "cached": False, "epochs": 1,
+            "settings": {}, "details": {}, "test_accuracy": 0.5,
+        }
+    )  # fmt: skip
+    figure = plots.accuracy_by_privacy_unit({"DP-SGD: ε per example": [result]}, 0.9)
+    notes = " ".join(a.text for a in figure.layout.annotations)
+    assert "add/remove" in notes and "replace-one" in notes and "Not directly comparable" in notes
+
+
+def test_budget_and_accountant_figures():
+    figure = plots.epsilon_vs_epochs([1, 2], {1.0: [0.5, 0.7], 2.0: [0.2, 0.3]}, chosen=2.0,
+                                     target_epsilon=0.3, delta=1e-5)  # fmt: skip
+    assert [t.name for t in figure.data] == ["σ = 1", "σ = 2 (implied by ε)"]
+    figure = plots.accountant_comparison(
+        [1, 2], {"rdp": [0.5, 0.8], "prv": [None, 0.6]}, used="rdp", delta=1e-5
+    )
+    assert list(figure.data[1].x) == [2]  # the missing PRV value is left out, not drawn as 0
+
+
+def test_page_shows_noise_budget_accountants_and_the_units_sentence():
+    app = open_page(PAGE, epochs="1", model="logistic")
+    assert_no_errors(app)
+    metrics = {m.label: m.value for m in app.metric}
+    sigma_at_1 = metrics["Noise multiplier σ implied by ε"]
+    assert metrics["ε spent (example, add/remove)"] != ""
+    assert float(metrics["ε by RDP"]) >= float(metrics["ε by PRV"])
+    captions = " ".join(c.value for c in app.caption)
+    assert "DP-SGD protects whole examples" in captions and "not directly comparable" in captions
+    # A larger budget needs less noise.
+    app.sidebar.number_input(key="epsilon").set_value(4.0).run()
+    assert_no_errors(app)
+    sigma_at_4 = {m.label: m.value for m in app.metric}["Noise multiplier σ implied by ε"]
+    assert float(sigma_at_4) < float(sigma_at_1)
+    # PRV is tighter than RDP: the same promise with less noise.
+    app.selectbox(key="accountant").set_value("prv").run()
+    assert_no_errors(app)
+    sigma_prv = {m.label: m.value for m in app.metric}["Noise multiplier σ implied by ε"]
+    assert float(sigma_prv) < float(sigma_at_4)
+    # The sweep fills DP-SGD and RR points; the chart then says they are all cached.
+    app.button(key="run_sweep").click().run()
+    assert_no_errors(app)
+    assert any("Every DP-SGD and randomized-response point" in c.value for c in app.caption)
+    chart = json.loads(app.get("plotly_chart")[-1].proto.spec)
+    legend = [trace.get("name", "") for trace in chart["data"]]
+    assert any("DP-SGD: ε per example (add/remove)" in name for name in legend)
+    assert any("Randomized response: ε per label (replace-one)" in name for name in legend)
