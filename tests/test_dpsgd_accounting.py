@@ -19,8 +19,8 @@ from labeldp_core.accounting.dpsgd import CALIBRATION_RTOL
 from labeldp_core.accounting.sampled_gaussian import (
     PRV_EPSILON_ERROR,
     RDP_ORDERS,
-    epsilon_from_rdp,
     rdp_per_step,
+    rdp_to_epsilon,
 )
 from labeldp_core.errors import InvalidInputError
 
@@ -76,7 +76,7 @@ def test_orders_are_dp_accountings_default_grid():
 
 @pytest.mark.parametrize(("q", "sigma", "steps", "delta"), DPSGD_POINTS + LARGE_Q_POINTS)
 def test_rdp_agrees_with_dp_accounting_on_the_same_integer_orders(q, sigma, steps, delta):
-    ours = epsilon_from_rdp(steps * rdp_per_step(q, sigma, INTEGER_ORDERS), delta, INTEGER_ORDERS)
+    ours = rdp_to_epsilon(steps * rdp_per_step(q, sigma, INTEGER_ORDERS), delta, INTEGER_ORDERS)
     assert ours == pytest.approx(_google_rdp(q, sigma, steps, delta, INTEGER_ORDERS), abs=1e-3)
 
 
@@ -129,7 +129,7 @@ def test_full_batch_matches_the_exact_gaussian_privacy_profile(sigma, steps, del
     # RDP is a valid but loose bound; its q = 1 RDP is exactly alpha T / (2 sigma^2).
     rdp = dpsgd_epsilon(sigma, 1.0, steps, delta, accountant="rdp")
     orders = np.asarray(RDP_ORDERS)
-    closed = epsilon_from_rdp(orders * steps / (2 * sigma**2), delta)
+    closed = rdp_to_epsilon(orders * steps / (2 * sigma**2), delta)
     assert rdp == pytest.approx(closed, rel=1e-12)
     assert rdp > exact
 

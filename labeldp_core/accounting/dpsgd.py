@@ -15,10 +15,10 @@ from numbers import Integral, Real
 from scipy import optimize
 
 from labeldp_core.accounting.sampled_gaussian import (
-    epsilon_from_rdp,
     prv_epsilon,
     rdp_epsilon,
     rdp_per_step,
+    rdp_to_epsilon,
 )
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.validation import check_epsilon
@@ -171,7 +171,7 @@ def dpsgd_epsilon_curve(
     q = check_sample_rate(sample_rate)
     delta = check_delta(delta)
     per_step = rdp_per_step(q, sigma)
-    return [epsilon_from_rdp(check_steps(count) * per_step, delta) for count in steps]
+    return [rdp_to_epsilon(check_steps(count) * per_step, delta) for count in steps]
 
 
 def sampling_schedule(n_examples: int, batch_size: int, epochs: int) -> tuple[float, int]:

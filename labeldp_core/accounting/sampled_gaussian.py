@@ -23,13 +23,15 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from labeldp_core.accounting.rdp import epsilon_from_rdp
+
 __all__ = [
     "PRV_EPSILON_ERROR",
     "RDP_ORDERS",
-    "epsilon_from_rdp",
     "prv_epsilon",
     "rdp_epsilon",
     "rdp_per_step",
+    "rdp_to_epsilon",
 ]
 
 #: Renyi orders searched for the best conversion; the same grid as ``dp_accounting``'s default,
@@ -61,24 +63,18 @@ def rdp_per_step(q: float, sigma: float, orders: Sequence[float] = RDP_ORDERS) -
     )
 
 
-def epsilon_from_rdp(rdp: np.ndarray, delta: float, orders: Sequence[float] = RDP_ORDERS) -> float:
-    """The smallest epsilon over the orders at which ``rdp`` gives (epsilon, delta)-DP.
+def rdp_to_epsilon(rdp: np.ndarray, delta: float, orders: Sequence[float] = RDP_ORDERS) -> float:
+    """The smallest epsilon over ``orders`` at which ``rdp`` gives (epsilon, delta)-DP.
 
-    Opacus's conversion (Balle et al. 2020, Proposition 12), floored at 0. Opacus warns when the
-    best order is at the end of the grid; the grid reaches order 1024, where that only happens
-    for epsilons far below anything shown, so the warning is silenced.
+    The project's one RDP conversion (:func:`labeldp_core.accounting.rdp.epsilon_from_rdp`, the
+    bound Opacus and dp_accounting use) on this module's grid of orders.
     """
-    from opacus.accountants.analysis import rdp as opacus_rdp
-
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message="Optimal order is the")
-        epsilon, _ = opacus_rdp.get_privacy_spent(orders=list(orders), rdp=rdp, delta=delta)
-    return max(float(epsilon), 0.0)
+    return float(epsilon_from_rdp(rdp, delta, np.asarray(orders, dtype=np.float64))[0])
 
 
 def rdp_epsilon(q: float, sigma: float, steps: int, delta: float) -> float:
     """Epsilon of ``steps`` subsampled Gaussian steps by the RDP accountant."""
-    return epsilon_from_rdp(steps * rdp_per_step(q, sigma), delta)
+    return rdp_to_epsilon(steps * rdp_per_step(q, sigma), delta)
 
 
 def prv_epsilon(q: float, sigma: float, steps: int, delta: float) -> float:
