@@ -21,6 +21,7 @@ __all__ = [
     "check_real_array",
     "check_rng",
     "check_seed",
+    "check_vote_counts",
 ]
 
 #: Beyond this an epsilon promises nothing a reader could use (e^100 is about 10^43).
@@ -157,3 +158,18 @@ def check_output_path(path: str, option: str) -> Path:
             f"or write to an existing folder"
         )
     return target
+
+
+def check_vote_counts(vote_counts: object) -> np.ndarray:
+    """Return vote counts as a float (queries, K) array after checking shape, finiteness, sign."""
+    counts = np.asarray(vote_counts)
+    if counts.ndim != 2 or counts.shape[0] == 0 or counts.shape[1] < 2:
+        raise InvalidInputError(
+            f"vote_counts must be a (queries, K) array with K >= 2 and at least one query, "
+            f"got shape {counts.shape}"
+        )
+    if not np.issubdtype(counts.dtype, np.number) or not np.all(np.isfinite(counts)):
+        raise InvalidInputError("vote_counts must hold finite numbers")
+    if counts.min() < 0:
+        raise InvalidInputError("vote_counts must be non-negative (they count votes)")
+    return counts.astype(np.float64)

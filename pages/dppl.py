@@ -4,18 +4,17 @@ import numpy as np
 import streamlit as st
 
 from labeldp_core import plots
-from labeldp_core.data import DATASETS, load_dataset
+from labeldp_core.data import load_dataset
 from labeldp_core.experiments import make_config
 from labeldp_core.experiments.demo import demo_epsilons
 from labeldp_core.plots.dppl import MECHANISM_NAMES
 from ui.controls import current_controls, epsilon_control
 from ui.dppl import DPPL_MECHANISMS, dpsgd_comparison, encoder_model, unique
-from ui.results import configs_for, reported_errors, run_with_progress, stored, stored_many
+from ui.results import configs_for, point, reported_errors, run_with_progress, stored_many
 
 #: The demo grid, so that `python -m labeldp_core warm` fills this page's curves.
 SWEEP_EPSILONS = list(demo_epsilons("dppl-public"))
 IMBALANCES = ["1", "10", "100"]
-AUTO_COMPUTE_MAX_IMAGES = 5000
 
 controls = current_controls()
 epsilon = epsilon_control()
@@ -44,12 +43,8 @@ data = load_dataset(controls.dataset)
 with reported_errors():
     config = make_config(mechanism, controls.dataset, epsilon, controls.seed, controls.epochs,
                          settings)  # fmt: skip
-    result = stored(config)
-    if result is None and (
-        DATASETS[controls.dataset].size <= AUTO_COMPUTE_MAX_IMAGES
-        or st.button(f"Compute {MECHANISM_NAMES[mechanism]} at ε = {epsilon:g}", type="primary")
-    ):
-        result = run_with_progress([config], "Public encoder and DP prototypes")[0]
+    result = point(config, f"Compute {MECHANISM_NAMES[mechanism]} at ε = {epsilon:g}",
+                   "Public encoder and DP prototypes")  # fmt: skip
 
 dpsgd = dpsgd_comparison(controls.dataset, [*SWEEP_EPSILONS, epsilon], controls.seed,
                          controls.epochs, model, float(imbalance))  # fmt: skip

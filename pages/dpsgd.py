@@ -10,13 +10,12 @@ from labeldp_core.errors import LabelDPError
 from labeldp_core.experiments import MECHANISMS, make_config
 from labeldp_core.experiments.demo import demo_epsilons
 from ui.controls import current_controls, epsilon_control
-from ui.results import configs_for, reported_errors, run_with_progress, stored, stored_many
+from ui.results import configs_for, point, reported_errors, stored, stored_many
 from ui.sweeps import compute_button
 
 #: The demo grid, so that `python -m labeldp_core warm` fills this page's curves.
 SWEEP_EPSILONS = list(demo_epsilons("dpsgd"))
 NOISE_MULTIPLIERS = (0.7, 1.0, 1.5, 2.5)
-AUTO_COMPUTE_MAX_IMAGES = 5000
 UNITS_SENTENCE = (
     "DP-SGD protects whole examples (image and label; add/remove one example) while label DP "
     "protects only labels (replace-one label), so the numbers are not directly comparable: "
@@ -115,11 +114,8 @@ st.caption(
 
 st.subheader("One run")
 with reported_errors():
-    if result is None and (
-        DATASETS[controls.dataset].size <= AUTO_COMPUTE_MAX_IMAGES
-        or st.button(f"Train with DP-SGD at ε = {epsilon:g} on {controls.dataset}", type="primary")
-    ):
-        result = run_with_progress([config], "Training with DP-SGD")[0]
+    label = f"Train with DP-SGD at ε = {epsilon:g} on {controls.dataset}"
+    result = point(config, label, "Training with DP-SGD")
 if result is None:
     st.info("Press the button to train on this dataset; the result is then cached.")
 else:

@@ -4,13 +4,12 @@ import streamlit as st
 
 from labeldp_core import plots
 from labeldp_core.accounting import AGGREGATORS
-from labeldp_core.data import DATASETS
 from labeldp_core.experiments import make_config
 from labeldp_core.experiments.demo import demo_epsilons
 from labeldp_core.experiments.pate import PRIVACY_STATEMENT
 from labeldp_core.mechanisms.secure_noise import NOISE_KINDS
 from ui.controls import current_controls, epsilon_control
-from ui.results import configs_for, reported_errors, run_with_progress, stored, stored_many
+from ui.results import configs_for, point, reported_errors, run_with_progress, stored_many
 
 #: The demo grid, so that `python -m labeldp_core warm` fills this page's curves.
 SWEEP_EPSILONS = list(demo_epsilons("pate"))
@@ -79,13 +78,12 @@ st.markdown(
 with reported_errors():
     config = make_config("pate", controls.dataset, epsilon, controls.seed, controls.epochs,
                          settings)  # fmt: skip
-    result = stored(config)
-    label = f"Train {teachers} teachers and the student on {controls.dataset}"
-    if result is None and (
-        DATASETS[controls.dataset].size <= AUTO_COMPUTE_MAX_IMAGES
-        or st.button(label, type="primary", key="compute")
-    ):
-        result = run_with_progress([config], "PATE")[0]
+    result = point(
+        config,
+        f"Train {teachers} teachers and the student on {controls.dataset}",
+        "PATE",
+        auto_max_images=AUTO_COMPUTE_MAX_IMAGES,
+    )
 
 if result is None:
     st.info(

@@ -8,12 +8,11 @@ from labeldp_core.experiments import make_config
 from labeldp_core.experiments.demo import demo_epsilons
 from labeldp_core.mechanisms import expected_flip_rate
 from ui.controls import current_controls, epsilon_control
-from ui.results import configs_for, reported_errors, run_with_progress, stored, stored_many
+from ui.results import configs_for, point, reported_errors, stored_many
 from ui.sweeps import compute_button, status_sentence
 
 #: The demo grid, so that `python -m labeldp_core warm` fills this page's curves.
 SWEEP_EPSILONS = list(demo_epsilons("rr"))
-AUTO_COMPUTE_MAX_IMAGES = 5000
 
 controls = current_controls()
 epsilon = epsilon_control()
@@ -28,12 +27,9 @@ st.markdown(
 with reported_errors():
     config = make_config("rr", controls.dataset, epsilon, controls.seed, controls.epochs,
                          controls.settings)  # fmt: skip
-    result = stored(config)
-    if result is None and (
-        DATASETS[controls.dataset].size <= AUTO_COMPUTE_MAX_IMAGES
-        or st.button(f"Compute ε = {epsilon:g} on {controls.dataset}", type="primary")
-    ):
-        result = run_with_progress([config], "Training on released labels")[0]
+    result = point(
+        config, f"Compute ε = {epsilon:g} on {controls.dataset}", "Training on released labels"
+    )
 
 num_classes = DATASETS[controls.dataset].num_classes
 left, right = st.columns(2)

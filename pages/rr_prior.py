@@ -9,11 +9,10 @@ from labeldp_core.experiments import make_config
 from labeldp_core.experiments.demo import demo_epsilons
 from labeldp_core.mechanisms import expected_flip_rate
 from ui.controls import current_controls, epsilon_control
-from ui.results import configs_for, reported_errors, run_with_progress, stored, stored_many
+from ui.results import configs_for, point, reported_errors, run_with_progress, stored, stored_many
 
 #: The demo grid, so that `python -m labeldp_core warm` fills this page's curves.
 SWEEP_EPSILONS = list(demo_epsilons("rr-prior"))
-AUTO_COMPUTE_MAX_IMAGES = 5000
 CLUSTER_CHOICES = (5, 10, 20, 50, 100, 200)
 BUDGET_COLUMNS = ("mechanism", "step", "labels read", "ε")
 NAMES = {"rr": "RR", "rr-prior": "RR with prior", "lp-2st": "LP-2ST"}
@@ -68,12 +67,11 @@ st.caption(
 )
 
 with reported_errors():
-    result = stored(config)
-    if result is None and (
-        DATASETS[controls.dataset].size <= AUTO_COMPUTE_MAX_IMAGES
-        or st.button(f"Compute ε = {epsilon:g} on {controls.dataset}", type="primary")
-    ):
-        result = run_with_progress([config], "Clustering, releasing labels, training")[0]
+    result = point(
+        config,
+        f"Compute ε = {epsilon:g} on {controls.dataset}",
+        "Clustering, releasing labels, training",
+    )
 
 num_classes = DATASETS[controls.dataset].num_classes
 if result is None:

@@ -7,7 +7,7 @@ from contextlib import contextmanager
 import streamlit as st
 
 from labeldp_core.cache import ResultCache
-from labeldp_core.data import load_dataset
+from labeldp_core.data import dataset_info, load_dataset
 from labeldp_core.errors import DatasetUnavailableError, LabelDPError
 from labeldp_core.experiments import RunConfig, RunResult, lookup, make_config, run
 from ui.links import report_refused
@@ -16,6 +16,7 @@ __all__ = [
     "compute",
     "configs_for",
     "dataset_problem",
+    "point",
     "reported_errors",
     "result_cache",
     "run_with_progress",
@@ -95,6 +96,29 @@ def run_with_progress(configs: list[RunConfig], label: str) -> list[RunResult]:
         results.append(run(config, result_cache(), progress=show))
     bar.empty()
     return results
+
+
+#: Datasets up to this size are computed as soon as a page opens; larger ones wait for a button.
+AUTO_COMPUTE_MAX_IMAGES = 5000
+
+
+def point(
+    config: RunConfig,
+    button: str,
+    progress_label: str,
+    auto_max_images: int = AUTO_COMPUTE_MAX_IMAGES,
+) -> RunResult | None:
+    """The result of ``config``: cached, computed at once on a small dataset, else on a button.
+
+    Returns None while a large dataset's point waits for the button labelled ``button``.
+    """
+    result = stored(config)
+    if result is None and (
+        dataset_info(config.dataset).size <= auto_max_images
+        or st.button(button, type="primary", key="compute_point")
+    ):
+        result = run_with_progress([config], progress_label)[0]
+    return result
 
 
 def compute(config: RunConfig, label: str = "Computing") -> RunResult:

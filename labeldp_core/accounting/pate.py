@@ -38,7 +38,12 @@ from labeldp_core.accounting.pate_bounds import (
 )
 from labeldp_core.accounting.rdp import ORDERS, epsilon_from_rdp
 from labeldp_core.errors import InvalidInputError
-from labeldp_core.validation import check_epsilon, check_positive, check_probability
+from labeldp_core.validation import (
+    check_epsilon,
+    check_positive,
+    check_probability,
+    check_vote_counts,
+)
 
 __all__ = [
     "AGGREGATORS",
@@ -82,20 +87,6 @@ def _check_threshold_args(
         )
 
 
-def _check_counts(vote_counts: object) -> np.ndarray:
-    counts = np.asarray(vote_counts)
-    if counts.ndim != 2 or counts.shape[0] == 0 or counts.shape[1] < 2:
-        raise InvalidInputError(
-            f"vote_counts must be a (queries, K) array with K >= 2 and at least one query, "
-            f"got shape {counts.shape}"
-        )
-    if not np.issubdtype(counts.dtype, np.number) or not np.all(np.isfinite(counts)):
-        raise InvalidInputError("vote_counts must hold finite numbers")
-    if counts.min() < 0:
-        raise InvalidInputError("vote_counts must be non-negative (they count votes)")
-    return counts.astype(np.float64)
-
-
 def _check_answered(answered: object, queries: int) -> np.ndarray | None:
     if answered is None:
         return None
@@ -126,7 +117,7 @@ def pate_rdp(
     """
     _check_aggregator(aggregator)
     _check_threshold_args(aggregator, threshold, threshold_sigma, answered)
-    counts = _check_counts(vote_counts)
+    counts = check_vote_counts(vote_counts)
     noise = float(check_positive(noise, "noise"))
     mask = _check_answered(answered, counts.shape[0])
     shape = (counts.shape[0], len(orders))

@@ -29,7 +29,7 @@ from labeldp_core.mechanisms.secure_noise import (
     discrete_laplace,
     rational_at_least,
 )
-from labeldp_core.validation import check_num_classes, check_rng
+from labeldp_core.validation import check_num_classes, check_rng, check_vote_counts
 
 __all__ = [
     "UNANSWERED",
@@ -78,20 +78,6 @@ def vote_counts(votes: np.ndarray, num_classes: int) -> np.ndarray:
     return counts.reshape(queries, num_classes)
 
 
-def _check_counts(vote_counts: np.ndarray) -> np.ndarray:
-    counts = np.asarray(vote_counts)
-    if counts.ndim != 2 or counts.shape[0] == 0 or counts.shape[1] < 2:
-        raise InvalidInputError(
-            f"vote_counts must be a (queries, K) array with K >= 2 and at least one query, "
-            f"got shape {counts.shape}"
-        )
-    if not np.issubdtype(counts.dtype, np.number) or not np.all(np.isfinite(counts)):
-        raise InvalidInputError("vote_counts must hold finite numbers")
-    if counts.min() < 0:
-        raise InvalidInputError("vote_counts must be non-negative (they count votes)")
-    return counts.astype(np.float64)
-
-
 def _check_integer_counts(counts: np.ndarray) -> None:
     if not np.all(counts == np.round(counts)):
         raise InvalidInputError(
@@ -125,7 +111,7 @@ def _check_scale(value: object, name: str) -> float:
 
 def plurality(vote_counts: np.ndarray) -> np.ndarray:
     """The class with the most votes per query (ties go to the smallest class index)."""
-    return np.argmax(_check_counts(vote_counts), axis=1)
+    return np.argmax(check_vote_counts(vote_counts), axis=1)
 
 
 def top_two_gap(vote_counts: np.ndarray) -> np.ndarray:
@@ -134,7 +120,7 @@ def top_two_gap(vote_counts: np.ndarray) -> np.ndarray:
     The larger the gap, the less likely noise changes the answer and the less the query costs
     under the data-dependent analysis.
     """
-    counts = np.sort(_check_counts(vote_counts), axis=1)
+    counts = np.sort(check_vote_counts(vote_counts), axis=1)
     return counts[:, -1] - counts[:, -2]
 
 
@@ -171,7 +157,7 @@ def noisy_argmax(
             "give exactly one of laplace_scale (LNMax) and gaussian_sigma (GNMax), "
             f"got laplace_scale={laplace_scale!r}, gaussian_sigma={gaussian_sigma!r}"
         )
-    counts = _check_counts(vote_counts)
+    counts = check_vote_counts(vote_counts)
     check_rng(rng)
     if check_noise(noise) == "secure":
         _check_integer_counts(counts)
@@ -217,7 +203,7 @@ def confident_gnmax(
         An int64 array with the released class per query, :data:`UNANSWERED` (-1) where the
         query did not pass the threshold.
     """
-    counts = _check_counts(vote_counts)
+    counts = check_vote_counts(vote_counts)
     if isinstance(threshold, bool) or not isinstance(threshold, int | float | np.number):
         raise InvalidInputError(f"threshold must be a number of votes, got {threshold!r}")
     if not math.isfinite(float(threshold)):
