@@ -7,16 +7,14 @@ epsilon control and checks that the chart followed. Screenshots go to `screensho
 
 import os
 import shutil
-import socket
 import subprocess
-import sys
 import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
+from app_sessions import streamlit_server
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = "/usr/bin/chromium"
@@ -42,38 +40,11 @@ def _ensure_chromium() -> None:
         subprocess.run(sudo + command, check=True, env=env, capture_output=True)
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     _ensure_chromium()
-    port = _free_port()
-    env = dict(os.environ, LABELDP_CACHE_DIR=str(tmp_path_factory.mktemp("cache")))
-    process = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-         "--server.port", str(port), "--server.address", "127.0.0.1"],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + STARTUP_WAIT_S
-    try:
-        while True:
-            try:
-                with urllib.request.urlopen(f"{url}/_stcore/health") as answer:
-                    if answer.read() == b"ok":
-                        break
-            except OSError:
-                if process.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError("the Streamlit server did not come up") from None
-                time.sleep(0.5)
-        yield url
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
+    with streamlit_server(tmp_path_factory.mktemp("cache")) as port:
+        yield f"http://127.0.0.1:{port}"
 
 
 @pytest.fixture(scope="module")
