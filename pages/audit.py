@@ -7,6 +7,7 @@ from labeldp_core import plots
 from labeldp_core.audit import CASES, largest_provable_epsilon
 from ui.audit import audit_with_progress, verdict
 from ui.controls import current_controls, epsilon_control
+from ui.export import chart
 from ui.results import reported_errors
 
 TRIAL_CHOICES = (20_000, 50_000, 100_000, 200_000, 500_000, 1_000_000)
@@ -57,7 +58,7 @@ for result in results:
         "Share of the claim proved", f"{result.epsilon_lower_bound / result.claimed_epsilon:.0%}"
     )
 
-st.plotly_chart(plots.audit_figure(results, ceiling), key="audit_chart")
+chart(st, plots.audit_figure(results, ceiling), key="audit_chart")
 st.caption(
     "Grey bars are the claimed ε, diamonds the lower bound the audit proved with "
     f"{int(trials):,} draws per neighbour. A green diamond inside its bar is consistent with the "

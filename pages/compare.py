@@ -7,7 +7,7 @@ from labeldp_core.experiments import MECHANISMS
 from labeldp_core.experiments.demo import DEMO_SEEDS, demo_configs
 from labeldp_core.reports import PRIVACY_UNITS, html_report
 from ui.controls import current_controls, epsilon_control
-from ui.export import csv_button, html_button
+from ui.export import chart, csv_button, html_button
 from ui.results import reported_errors, stored_many
 from ui.sweeps import compute_button, status_sentence
 
@@ -53,7 +53,7 @@ for task, metric in (("classification", "test accuracy"), ("regression", "test M
     baseline = sum(clean) / len(clean) if clean and task == "classification" else None
     figure = plots.comparison_figure(series, units, baseline, metric, marked_epsilon=epsilon)
     figures.append((figure, f"{metric} vs ε"))
-    st.plotly_chart(figure, key=f"compare_{task}")
+    chart(st, figure, key=f"compare_{task}")
 st.caption(
     "Each line is the mean over seeds; the shaded band spans the lowest to the highest seed. "
     "The green dashed line is the same model trained on the true labels. " + status_sentence(absent)

@@ -10,6 +10,7 @@ from labeldp_core.experiments.demo import demo_epsilons
 from labeldp_core.plots.dppl import MECHANISM_NAMES
 from ui.controls import current_controls, epsilon_control
 from ui.dppl import DPPL_MECHANISMS, dpsgd_comparison, encoder_model, unique
+from ui.export import chart
 from ui.results import configs_for, point, reported_errors, run_with_progress, stored_many
 
 #: The demo grid, so that `python -m labeldp_core warm` fills this page's curves.
@@ -75,14 +76,18 @@ else:
         if "epsilon_meaning" in details:
             st.write(details["epsilon_meaning"])
         st.caption(details["diagnostics_note"])
-    st.plotly_chart(
+    chart(
+        st,
         plots.per_class_accuracy_bars(
-            details["per_class_accuracy"], details["baseline_per_class_accuracy"],
-            details["class_counts"], data.class_names, details["minority_classes"],
+            details["per_class_accuracy"],
+            details["baseline_per_class_accuracy"],
+            details["class_counts"],
+            data.class_names,
+            details["minority_classes"],
             dpsgd.per_class_at(epsilon),
         ),
         key="per_class_bars",
-    )  # fmt: skip
+    )
     st.caption(
         "Each class's test accuracy with the DP prototypes (blue) and with the same prototypes "
         "computed without privacy (grey); the classes run from the largest private class to the "
@@ -101,7 +106,7 @@ else:
         k = chosen.shape[1]
         images = data.x_train[np.concatenate([chosen, best], axis=1)][:, :, 0]
         titles = [f"DP pick {i + 1}" for i in range(k)] + [f"best {i + 1}" for i in range(k)]
-        st.plotly_chart(plots.prototype_mosaic(images, data.class_names, titles), key="mosaic")
+        chart(st, plots.prototype_mosaic(images, data.class_names, titles), key="mosaic")
         st.caption(
             f"Left: the public image{'s' if k > 1 else ''} the exponential mechanism picked for "
             f"each class at ε = {epsilon:g}; right: the highest-utility candidate"
@@ -113,9 +118,12 @@ else:
 st.subheader("Accuracy vs ε")
 left, right = st.columns(2)
 ratios = left.multiselect(
-    "Imbalance ratios in the curves", IMBALANCES, default=["1", "10"], key="dppl_ratios",
+    "Imbalance ratios in the curves",
+    IMBALANCES,
+    default=["1", "10"],
+    key="dppl_ratios",
     bind="query-params",
-)  # fmt: skip
+)
 view = right.radio(
     "Accuracy of", ["all test images", "minority classes"], key="dppl_view",
     bind="query-params", horizontal=True,
@@ -146,13 +154,18 @@ if dpsgd.results:
     points = dpsgd.minority(classes) if minority else dpsgd.overall()
     if points:
         dpsgd_series["DP-SGD"] = points
-st.plotly_chart(
+chart(
+    st,
     plots.dppl_accuracy_curves(
-        curves, minority=minority, spent=x_axis == "ε spent", dpsgd=dpsgd_series,
-        reference=None if minority else reference, marked_epsilon=epsilon,
+        curves,
+        minority=minority,
+        spent=x_axis == "ε spent",
+        dpsgd=dpsgd_series,
+        reference=None if minority else reference,
+        marked_epsilon=epsilon,
     ),
     key="dppl_curves",
-)  # fmt: skip
+)
 st.caption(
     "A line per mechanism (colour) and imbalance ratio (dash); the dotted line is the encoder's "
     "own classifier, trained on the public part alone, which spends no privacy at all. "
@@ -166,11 +179,11 @@ st.caption(dpsgd.note + " DP-SGD's ε is (ε, δ)-DP.")
 st.subheader(f"Per-class accuracy vs ε: {MECHANISM_NAMES[mechanism]}, imbalance {imbalance}")
 detail_found, _ = stored_many(detail_configs)
 minority_points = dpsgd.minority(result.details["minority_classes"]) if result else []
-st.plotly_chart(
-    plots.per_class_accuracy_curves(detail_found, data.class_names,
-                                    dpsgd_minority=minority_points),
+chart(
+    st,
+    plots.per_class_accuracy_curves(detail_found, data.class_names, dpsgd_minority=minority_points),
     key="per_class_curves",
-)  # fmt: skip
+)
 st.caption(
     "A line per class; the bold ones are the smallest private classes. Majority classes tend to "
     "reach their clean accuracy at a smaller ε than minority classes, because a prototype's noise "

@@ -10,6 +10,7 @@ from labeldp_core.errors import LabelDPError
 from labeldp_core.experiments import MECHANISMS, make_config
 from labeldp_core.experiments.demo import demo_epsilons
 from ui.controls import current_controls, epsilon_control
+from ui.export import chart
 from ui.results import configs_for, point, reported_errors, stored, stored_many
 from ui.sweeps import compute_button
 
@@ -99,11 +100,18 @@ sigmas = tuple(sorted(reference | {round(sigma, 4)}))
 horizon = tuple(range(1, max(2 * controls.epochs, 10) + 1))
 with st.spinner("Accounting"):
     curves = budget_curves(sigmas, q, steps // controls.epochs, horizon, delta)
-st.plotly_chart(
-    plots.epsilon_vs_epochs(horizon, curves, target_epsilon=epsilon, chosen=round(sigma, 4),
-                            planned_epochs=controls.epochs, delta=delta),
+chart(
+    st,
+    plots.epsilon_vs_epochs(
+        horizon,
+        curves,
+        target_epsilon=epsilon,
+        chosen=round(sigma, 4),
+        planned_epochs=controls.epochs,
+        delta=delta,
+    ),
     key="budget_curve",
-)  # fmt: skip
+)
 st.caption(
     "Each line is the ε spent after that many epochs at a fixed noise multiplier, for this "
     "dataset and batch size (RDP accountant). The budget keeps growing with every step, roughly "
@@ -131,13 +139,16 @@ else:
         value = details[f"epsilon_{name}"]
         col.metric(f"ε by {name.upper()}", "n/a" if value is None else f"{value:.3g}")
     by_epoch = details["epsilon_by_epoch"]
-    st.plotly_chart(
+    chart(
+        st,
         plots.accountant_comparison(
-            by_epoch["epochs"], {k: by_epoch[k] for k in ("rdp", "prv")},
-            used=details["accountant"], delta=result.delta,
+            by_epoch["epochs"],
+            {k: by_epoch[k] for k in ("rdp", "prv")},
+            used=details["accountant"],
+            delta=result.delta,
         ),
         key="accountants",
-    )  # fmt: skip
+    )
     st.caption(
         "Both lines account for exactly the same noisy steps of this run. PRV composes the "
         "privacy loss numerically and is tighter; RDP is cheaper and a little pessimistic. The run "
@@ -177,11 +188,13 @@ for spec in MECHANISMS.values():
     if found:
         series[f"{spec.title}: ε per label (replace-one)"] = found
 baseline = next((r.baseline_test_accuracy for r in dpsgd_found + rr_found), None)
-st.plotly_chart(
-    plots.accuracy_by_privacy_unit(series, baseline, chance=1 / num_classes,
-                                   marked_epsilon=epsilon),
+chart(
+    st,
+    plots.accuracy_by_privacy_unit(
+        series, baseline, chance=1 / num_classes, marked_epsilon=epsilon
+    ),
     key="accuracy_by_unit",
-)  # fmt: skip
+)
 st.caption(
     UNITS_SENTENCE
     + " Every point is the same model, dataset, seed and epochs, scored on the clean test set; "

@@ -6,7 +6,7 @@ from labeldp_core import plots
 from labeldp_core.data import DATASETS
 from labeldp_core.experiments import MECHANISMS
 from ui.controls import current_controls, epsilon_control
-from ui.export import csv_button
+from ui.export import chart, csv_button
 from ui.results import configs_for, reported_errors, stored_many
 from ui.sweeps import compute_button, status_sentence
 
@@ -27,7 +27,7 @@ st.markdown(
     "believes a label with probability π, it ends at most at πe^ε/(πe^ε+1−π): ε bounds what the "
     "release adds to what was already known, not what can be known."
 )
-st.plotly_chart(plots.guess_bound_figure(num_classes, epsilon), key="bound")
+chart(st, plots.guess_bound_figure(num_classes, epsilon), key="bound")
 st.caption(
     "Each curve is the worst case over every possible adversary and mechanism with this ε. "
     "Small ε keeps a guesser close to where it started; at ε = 5 or more the promise is weak."
@@ -38,9 +38,13 @@ with reported_errors():
     configs = []
     for mechanism in ATTACKED:
         configs += configs_for(
-            mechanism, controls.dataset, [epsilon], [controls.seed], controls.epochs,
+            mechanism,
+            controls.dataset,
+            [epsilon],
+            [controls.seed],
+            controls.epochs,
             controls.settings,
-        )  # fmt: skip
+        )
     found, absent = stored_many(configs)
     compute_button(absent, "Train the models", key="compute_attacks")
 
@@ -61,7 +65,7 @@ if found:
         "model_on_training_example": attack.get("clean_model_train_accuracy"),
         "model_on_test_example": found[0].baseline_test_accuracy,
     })  # fmt: skip
-st.plotly_chart(plots.attack_bars(rows, plots.guess_bound(epsilon, 1 / num_classes)), key="bars")
+chart(st, plots.attack_bars(rows, plots.guess_bound(epsilon, 1 / num_classes)), key="bars")
 st.caption(
     "Three guesses of a training example's true label: the label that was released for it, the "
     "released model's prediction on it, and (for comparison) the same model's accuracy on test "

@@ -23,6 +23,7 @@ from labeldp_core.mechanisms.secure_noise import (
     rational_scale,
 )
 from ui.controls import current_controls, epsilon_control
+from ui.export import chart
 from ui.results import configs_for, reported_errors, stored_many
 from ui.sweeps import compute_button, status_sentence
 
@@ -92,7 +93,7 @@ panels = {
     "clamp + round": post_process(noisy, "round"),
     "ALIBI posterior": alibi_posterior(noisy, spent),
 }
-st.plotly_chart(plots.noisy_vectors_figure(examples, panels, data.class_names), key="vectors")
+chart(st, plots.noisy_vectors_figure(examples, panels, data.class_names), key="vectors")
 st.caption(
     f"The first {EXAMPLES} training labels at ε = {epsilon:g} ({scale_text}); "
     "each panel is one way to turn the noisy vector into a training target, the ALIBI panel with "
@@ -119,11 +120,16 @@ with reported_errors():
         missing += absent
     compute_button(missing, "Run classification sweep", "run_classification")
 found = [r for results in series.values() for r in results]
-st.plotly_chart(
-    plots.score_vs_epsilon(series, found[0].baseline_test_accuracy if found else None,
-                           chance=1 / k, marked_epsilon=epsilon),
+chart(
+    st,
+    plots.score_vs_epsilon(
+        series,
+        found[0].baseline_test_accuracy if found else None,
+        chance=1 / k,
+        marked_epsilon=epsilon,
+    ),
     key="accuracy",
-)  # fmt: skip
+)
 st.caption(
     "Each point is a model trained on targets released at that ε and scored on clean test "
     "labels; the dashed line is the same model trained on the true labels. All four use the same "
@@ -154,7 +160,7 @@ with reported_errors():
     compute_button(missing, "Run regression sweep", "run_regression")
 done = [r for results in regression.values() for r in results]
 baselines = {"clean labels": done[0].baseline_test_mse} if done else {}
-st.plotly_chart(plots.mse_vs_epsilon(regression, baselines, epsilon), key="mse")
+chart(st, plots.mse_vs_epsilon(regression, baselines, epsilon), key="mse")
 st.caption(
     "Test MSE of a regression head predicting the label value, on log-log axes; the dashed lines "
     "are least-squares power laws MSE ≈ c·ε^s, with the slope s in the legend. The dotted line is "
@@ -163,7 +169,7 @@ st.caption(
 
 empirical = np.bincount(data.y_train, minlength=k) / data.n_train
 left, right = st.columns(2)
-left.plotly_chart(plots.expected_label_mse_figure(empirical, epsilon), key="label_mse")
+chart(left, plots.expected_label_mse_figure(empirical, epsilon), key="label_mse")
 left.caption(
     "The error of the released training labels themselves, in closed form, for this dataset's "
     "label frequencies. Laplace noise of scale (K−1)/ε is far too wide at small ε and is mostly "
@@ -179,7 +185,7 @@ if rr_run is not None:
 else:
     bins = optimal_bins(np.arange(k, dtype=float), np.full(k, 1.0 / k), split.release_epsilon)
     source = "bins for a uniform prior (run this ε to see the prior the run estimated)"
-right.plotly_chart(plots.rr_bins_figure(bins), key="bins")
+chart(right, plots.rr_bins_figure(bins), key="bins")
 right.caption(
     f"RR-on-bins at ε = {epsilon:g}, {source}: a label is sent to its bin's output value with "
     f"probability e^ε/(e^ε+m−1) and to another bin's otherwise. With few bins the output is "

@@ -13,6 +13,7 @@ from labeldp_core.mechanisms.secure_noise import (
     rational_scale,
 )
 from ui.controls import current_controls, epsilon_control
+from ui.export import chart
 from ui.results import reported_errors
 
 COMPARE_CHOICES = [0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0]
@@ -47,7 +48,7 @@ with reported_errors():
 others = [e for e in compare if not math.isclose(e, epsilon)]
 draws = np.random.default_rng(controls.seed).laplace(0.0, scale, DRAWS)
 
-st.plotly_chart(plots.laplace_density_figure(sensitivity, epsilon, others, draws), key="density")
+chart(st, plots.laplace_density_figure(sensitivity, epsilon, others, draws), key="density")
 cols = st.columns(4)
 cols[0].metric("Scale b = Δ/ε", f"{scale:.4g}")
 cols[1].metric("Standard deviation √2·b", f"{math.sqrt(2) * scale:.4g}")
@@ -60,7 +61,7 @@ st.caption(
 )
 
 st.subheader("How far can the noise go?")
-st.plotly_chart(plots.tail_probability_figure(sensitivity, epsilon, magnitude, others), key="tails")
+chart(st, plots.tail_probability_figure(sensitivity, epsilon, magnitude, others), key="tails")
 beyond = float(tail_probability(magnitude, scale))
 st.caption(
     f"P(|noise| > t) = e^(−t/b) = e^(−{magnitude:g}/{scale:.4g}) = {beyond:.4g} at "
@@ -73,9 +74,15 @@ st.caption(
 
 st.subheader("Calculator: which ε keeps the noise within ±t?")
 probability = st.number_input(
-    "Probability p that |noise| ≤ t", min_value=0.01, max_value=0.999, value=0.9, step=0.05,
-    format="%.3f", key="probability", bind="query-params",
-)  # fmt: skip
+    "Probability p that |noise| ≤ t",
+    min_value=0.01,
+    max_value=0.999,
+    value=0.9,
+    step=0.05,
+    format="%.3f",
+    key="probability",
+    bind="query-params",
+)
 with reported_errors():
     needed = epsilon_for_noise(magnitude, probability, sensitivity)
 check = float(
@@ -112,7 +119,7 @@ st.markdown(
 with reported_errors():
     exact = rational_scale(sensitivity, epsilon)
 secure_draws = discrete_laplace(exact, DRAWS)
-st.plotly_chart(plots.discrete_laplace_figure(float(exact), secure_draws), key="secure")
+chart(st, plots.discrete_laplace_figure(float(exact), secure_draws), key="secure")
 cols = st.columns(3)
 cols[0].metric("Exact scale b", f"{exact}", help="a fraction: Δ/ε rounded up to 1/1000")
 cols[1].metric("ε guaranteed = Δ/b", f"{guaranteed_epsilon(sensitivity, exact):.6g}")

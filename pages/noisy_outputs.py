@@ -13,6 +13,7 @@ from labeldp_core.mechanisms import (
     epsilon_for_output_noise,
 )
 from ui.controls import current_controls, epsilon_control
+from ui.export import chart
 from ui.results import configs_for, reported_errors, run_with_progress, stored_many
 from ui.sweeps import compute_button, status_sentence
 
@@ -53,7 +54,7 @@ if current is not None:
                    f"{ch - d['calinski_harabasz_clean']:+.1f} vs clean")  # fmt: skip
     cols[3].metric("ε spent (per output vector)", f"{current.epsilon_spent:g}")
 
-st.plotly_chart(plots.cluster_metrics_vs_epsilon(found, epsilon), key="metrics")
+chart(st, plots.cluster_metrics_vs_epsilon(found, epsilon), key="metrics")
 st.caption(
     "k-means with K clusters on the clean and on the noisy test outputs; silhouette (on a sample "
     "of up to 2,000 points) and Calinski-Harabasz say how compact and separated the clusters are, "
@@ -63,11 +64,13 @@ st.caption(
 )
 
 if current is not None:
-    st.plotly_chart(
-        plots.output_projection(current.details["projection"],
-                                load_dataset(controls.dataset).class_names, epsilon),
+    chart(
+        st,
+        plots.output_projection(
+            current.details["projection"], load_dataset(controls.dataset).class_names, epsilon
+        ),
         key="projection",
-    )  # fmt: skip
+    )
     st.caption(
         "A sample of test outputs on the two principal axes of the clean outputs, coloured by true "
         "class; mind the axes, each panel has its own scale. Clean outputs sit near the corners of "

@@ -9,6 +9,7 @@ from labeldp_core.experiments.demo import demo_epsilons
 from labeldp_core.experiments.pate import PRIVACY_STATEMENT
 from labeldp_core.mechanisms.secure_noise import NOISE_KINDS
 from ui.controls import current_controls, epsilon_control
+from ui.export import chart
 from ui.results import configs_for, point, reported_errors, run_with_progress, stored_many
 
 #: The demo grid, so that `python -m labeldp_core warm` fills this page's curves.
@@ -130,7 +131,8 @@ st.warning(
 )
 
 left, right = st.columns(2)
-left.plotly_chart(
+chart(
+    left,
     plots.teacher_accuracy_strip(
         details["teacher_accuracy"], details["plurality_accuracy"], chance=1 / num_classes
     ),
@@ -141,7 +143,8 @@ left.caption(
     "one sees less data and gets worse, yet their plurality vote (dashed) is usually better than "
     "almost every single teacher."
 )
-right.plotly_chart(
+chart(
+    right,
     plots.agreement_histograms(details["top_votes"], details["top_two_gap"], details["teachers"]),
     key="agreement",
 )
@@ -152,20 +155,25 @@ right.caption(
 )
 
 left, right = st.columns(2)
-left.plotly_chart(
+chart(
+    left,
     plots.label_accuracy_by_agreement(
-        details["top_votes"], details["teachers"], details["plurality"], details["released"],
+        details["top_votes"],
+        details["teachers"],
+        details["plurality"],
+        details["released"],
         details["true_labels"],
     ),
     key="by_agreement",
-)  # fmt: skip
+)
 left.caption(
     f"The noise changed {details['changed_by_noise']:.1%} of the answered queries' labels; "
     f"released labels are right on {result.label_accuracy or 0:.1%} of them, against "
     f"{details['plurality_accuracy']:.1%} for the noiseless plurality. Where the teachers agree, "
     "the noise rarely changes anything; where they split, it decides."
 )
-right.plotly_chart(
+chart(
+    right,
     plots.epsilon_vs_queries(details["epsilon_curve"], target_epsilon=result.epsilon),
     key="epsilon_queries",
 )
@@ -183,14 +191,17 @@ with reported_errors():
     if absent and st.button(f"Run sweep ({len(absent)} missing points)", key="run_sweep"):
         run_with_progress(absent, "Sweep")
         st.rerun()
-st.plotly_chart(
+chart(
+    st,
     plots.student_accuracy_vs_epsilon(
         [*found, result] if result.epsilon not in SWEEP_EPSILONS else found,
-        result.baseline_test_accuracy, details["student_clean_labels_accuracy"],
-        chance=1 / num_classes, marked_epsilon=epsilon,
+        result.baseline_test_accuracy,
+        details["student_clean_labels_accuracy"],
+        chance=1 / num_classes,
+        marked_epsilon=epsilon,
     ),
     key="student_curve",
-)  # fmt: skip
+)
 st.caption(
     "Each point is a student trained on the labels released at that ε and scored on the test "
     "split. The dash-dotted line is the same student trained on the true labels of the same "

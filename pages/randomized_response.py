@@ -8,6 +8,7 @@ from labeldp_core.experiments import make_config
 from labeldp_core.experiments.demo import demo_epsilons
 from labeldp_core.mechanisms import expected_flip_rate
 from ui.controls import current_controls, epsilon_control
+from ui.export import chart
 from ui.results import configs_for, point, reported_errors, stored_many
 from ui.sweeps import compute_button, status_sentence
 
@@ -33,7 +34,8 @@ with reported_errors():
 
 num_classes = DATASETS[controls.dataset].num_classes
 left, right = st.columns(2)
-left.plotly_chart(
+chart(
+    left,
     plots.keep_flip_curve(num_classes, epsilon, result.flip_rate if result else None),
     key="keep_flip",
 )
@@ -46,7 +48,8 @@ left.caption(
 if result is None:
     right.info("Press the button to train on this dataset; the result is then cached.")
 else:
-    right.plotly_chart(
+    chart(
+        right,
         plots.label_heatmap(
             result.details["confusion"], load_dataset(controls.dataset).class_names
         ),
@@ -81,11 +84,13 @@ with reported_errors():
 baseline = next((r.baseline_test_accuracy for r in found), None)
 if result is not None:
     baseline = result.baseline_test_accuracy
-st.plotly_chart(
-    plots.score_vs_epsilon({"randomized response": found}, baseline, chance=1 / num_classes,
-                           marked_epsilon=epsilon),
+chart(
+    st,
+    plots.score_vs_epsilon(
+        {"randomized response": found}, baseline, chance=1 / num_classes, marked_epsilon=epsilon
+    ),
     key="accuracy_curve",
-)  # fmt: skip
+)
 st.caption(
     "Each point is a model trained on labels released at that ε and scored on clean test labels; "
     "the dashed line is the same model trained on the true labels. " + status_sentence(absent)

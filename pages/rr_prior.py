@@ -9,6 +9,7 @@ from labeldp_core.experiments import make_config
 from labeldp_core.experiments.demo import demo_epsilons
 from labeldp_core.mechanisms import expected_flip_rate
 from ui.controls import current_controls, epsilon_control
+from ui.export import chart
 from ui.results import configs_for, point, reported_errors, run_with_progress, stored, stored_many
 
 #: The demo grid, so that `python -m labeldp_core warm` fills this page's curves.
@@ -91,7 +92,8 @@ else:
     cols[2].metric("ε spent (label, replace-one)", f"{result.epsilon_spent:.4g}")
     cols[3].metric("Mean k*", f"{details['mean_set_size']:.2f} of {num_classes}")
     left, right = st.columns(2)
-    left.plotly_chart(
+    chart(
+        left,
         plots.prior_mass_histogram(
             details["prior_true_mass_counts"], details["prior_true_mass_edges"]
         ),
@@ -103,7 +105,7 @@ else:
         f"1/K = {1 / num_classes:.2f}. The true label is in the chosen set for "
         f"{details['true_in_set_rate']:.1%} of examples."
     )
-    right.plotly_chart(plots.set_size_histogram(details["set_size_counts"]), key="set_size")
+    chart(right, plots.set_size_histogram(details["set_size_counts"]), key="set_size")
     right.caption(
         "The number of labels RR chooses among. k* = 1 reports the prior's favourite outright; "
         f"k* = K = {num_classes} is plain RR. Smaller sets keep more labels, as long as the true "
@@ -128,7 +130,8 @@ with reported_errors():
         run_with_progress(absent, "Sweep")
         st.rerun()
 
-st.plotly_chart(
+chart(
+    st,
     plots.flip_rate_comparison(
         num_classes,
         found,
@@ -145,7 +148,8 @@ st.caption(
 )
 baseline = result.baseline_test_accuracy if result is not None else None
 baseline = baseline or next((r.baseline_test_accuracy for rs in found.values() for r in rs), None)
-st.plotly_chart(
+chart(
+    st,
     plots.score_vs_epsilon(found, baseline, chance=1 / num_classes, marked_epsilon=epsilon),
     key="accuracy_curve",
 )
@@ -153,9 +157,12 @@ st.caption(
     "Each point is a model trained on labels released at that total ε and scored on clean test "
     "labels. Fewer flipped labels usually means a better model, but a confident wrong prior "
     "flips labels towards plausible mistakes, which hurt more than random ones. "
-    + (f"{len(absent)} points are not computed yet; the button trains them and caches each one."
-       if absent else "Every point of these curves is cached.")
-)  # fmt: skip
+    + (
+        f"{len(absent)} points are not computed yet; the button trains them and caches each one."
+        if absent
+        else "Every point of these curves is cached."
+    )
+)
 
 with reported_errors():
     stages = stored(make_config("lp-2st", controls.dataset, epsilon, controls.seed, controls.epochs,

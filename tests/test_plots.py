@@ -44,3 +44,15 @@ def test_score_vs_epsilon_averages_seeds_and_draws_a_band():
 
 def test_score_vs_epsilon_with_no_points_is_an_empty_chart():
     assert plots.score_vs_epsilon({"rr": []}).data == ()
+
+
+def test_figure_table_lists_every_drawn_point():
+    results = [_result(1.0, 0, 0.5), _result(2.0, 0, 0.8)]
+    figure = plots.score_vs_epsilon({"rr": results}, baseline=0.9)
+    rows = plots.figure_table(figure)
+    assert rows == [{"series": "rr", "x": 1.0, "y": 0.5}, {"series": "rr", "x": 2.0, "y": 0.8}]
+    heat = plots.figure_table(plots.label_heatmap([[3, 1], [0, 4]], ["a", "b"]))
+    assert {"series": "trace 1", "x": "b", "y": "a", "value": 0.25} in [
+        r | {"series": "trace 1"} for r in heat
+    ]
+    assert len(heat) == 4

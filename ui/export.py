@@ -5,9 +5,13 @@ import io
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import plotly.graph_objects as go
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
-__all__ = ["csv_button", "csv_text", "html_button"]
+from labeldp_core.plots import figure_table
+
+__all__ = ["chart", "csv_button", "csv_text", "html_button"]
 
 
 def csv_text(rows: Sequence[dict[str, Any]]) -> str:
@@ -34,4 +38,16 @@ def html_button(make_report: Callable[[], str], file_name: str, key: str) -> Non
     st.download_button(
         "Download a standalone HTML report", make_report, file_name=file_name,
         mime="text/html", key=key,
+    )  # fmt: skip
+
+
+def chart(where: DeltaGenerator, figure: go.Figure, *, key: str) -> None:
+    """Draw ``figure`` in ``where`` (``st``, a column, ...) with a download of its numbers as CSV.
+
+    The CSV is built only when the button is clicked.
+    """
+    where.plotly_chart(figure, key=key)
+    where.download_button(
+        "Download this chart's numbers (CSV)", lambda: csv_text(figure_table(figure)),
+        file_name=f"{key}.csv", mime="text/csv", key=f"{key}_csv", type="tertiary",
     )  # fmt: skip

@@ -16,6 +16,7 @@ from labeldp_core.plots.audit import (
 from labeldp_core.plots.common import (
     EPSILON_AXIS,
     LAYOUT,
+    figure_table,
     mark_epsilon,
     score_vs_epsilon,
 )
@@ -85,6 +86,7 @@ __all__ = [
     "epsilon_vs_epochs",
     "epsilon_vs_queries",
     "expected_label_mse_figure",
+    "figure_table",
     "flip_rate_comparison",
     "guess_bound",
     "guess_bound_figure",

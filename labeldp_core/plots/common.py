@@ -2,13 +2,14 @@
 
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import plotly.graph_objects as go
 
 from labeldp_core.experiments.spec import RunResult
 
-__all__ = ["EPSILON_AXIS", "LAYOUT", "mark_epsilon", "score_vs_epsilon"]
+__all__ = ["EPSILON_AXIS", "LAYOUT", "figure_table", "mark_epsilon", "score_vs_epsilon"]
 
 EPSILON_AXIS = {"type": "log", "title": "epsilon (log scale)"}
 LAYOUT = {"template": "plotly_white", "margin": {"l": 60, "r": 20, "t": 50, "b": 50}}
@@ -83,3 +84,34 @@ def score_vs_epsilon(
         yaxis={"title": metric}, **LAYOUT,
     )  # fmt: skip
     return figure
+
+
+def figure_table(figure: go.Figure) -> list[dict[str, Any]]:
+    """The numbers a figure draws, one row per point: series, x, y (and value for heatmaps).
+
+    What a reader downloads to redo the chart elsewhere; traces without data are skipped.
+    """
+    rows: list[dict[str, Any]] = []
+    for index, trace in enumerate(figure.data):
+        series = trace.name or f"{trace.type} {index + 1}"
+        if trace.type == "heatmap":
+            values = np.asarray(trace.z)
+            xs = list(trace.x) if trace.x is not None else list(range(values.shape[1]))
+            ys = list(trace.y) if trace.y is not None else list(range(values.shape[0]))
+            rows += [
+                {"series": series, "x": x, "y": y, "value": values[i][j]}
+                for i, y in enumerate(ys)
+                for j, x in enumerate(xs)
+            ]
+            continue
+        xs = getattr(trace, "x", None)
+        ys = getattr(trace, "y", None)
+        if xs is None and ys is None:
+            continue
+        if ys is None:
+            rows += [{"series": series, "x": x} for x in xs]
+        elif xs is None:
+            rows += [{"series": series, "y": y} for y in ys]
+        else:
+            rows += [{"series": series, "x": x, "y": y} for x, y in zip(xs, ys, strict=False)]
+    return rows
