@@ -108,16 +108,23 @@ st.caption(
     )
 )
 
-st.subheader("Classification: test accuracy vs ε")
-with reported_errors():
-    series, missing = {}, []
-    for name, (mechanism, settings) in CLASSIFIERS.items():
-        extra = prior_settings if mechanism == "alibi" else {}
+
+def sweep_series(table: dict, prior_mechanism: str) -> tuple[dict, list]:
+    """Cached results per legend name of ``table``, and the configs still missing."""
+    found, absent = {}, []
+    for name, (mechanism, settings) in table.items():
+        extra = prior_settings if mechanism == prior_mechanism else {}
         configs = configs_for(mechanism, controls.dataset, epsilons, [controls.seed],
                               controls.epochs,
                               controls.settings | settings | extra | noise_settings)  # fmt: skip
-        series[name], absent = stored_many(configs)
-        missing += absent
+        found[name], missing_here = stored_many(configs)
+        absent += missing_here
+    return found, absent
+
+
+st.subheader("Classification: test accuracy vs ε")
+with reported_errors():
+    series, missing = sweep_series(CLASSIFIERS, "alibi")
     compute_button(missing, "Run classification sweep", "run_classification")
 found = [r for results in series.values() for r in results]
 chart(
@@ -149,14 +156,7 @@ if at_epsilon:
 
 st.subheader("Regression: test MSE vs ε")
 with reported_errors():
-    regression, missing = {}, []
-    for name, (mechanism, settings) in REGRESSORS.items():
-        extra = prior_settings if mechanism == "rr-bins" else {}
-        configs = configs_for(mechanism, controls.dataset, epsilons, [controls.seed],
-                              controls.epochs,
-                              controls.settings | settings | extra | noise_settings)  # fmt: skip
-        regression[name], absent = stored_many(configs)
-        missing += absent
+    regression, missing = sweep_series(REGRESSORS, "rr-bins")
     compute_button(missing, "Run regression sweep", "run_regression")
 done = [r for results in regression.values() for r in results]
 baselines = {"clean labels": done[0].baseline_test_mse} if done else {}
