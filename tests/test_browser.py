@@ -72,6 +72,11 @@ def _open(browser, url: str):
 
 
 def _screenshot(page, name: str) -> None:
+    # Charts draw after the script has finished; wait until every one has its SVG.
+    page.wait_for_function(
+        "() => [...document.querySelectorAll(\"[data-testid='stPlotlyChart']\")]"
+        ".every(chart => chart.querySelector('.main-svg'))"
+    )
     SHOTS.mkdir(exist_ok=True)
     page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
 
