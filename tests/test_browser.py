@@ -58,7 +58,7 @@ def browser(server: str):
 
 
 def _open(browser, url: str):
-    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page = browser.new_page(viewport={"width": 1400, "height": 2400})
     page.set_default_timeout(STARTUP_WAIT_S * 1000)
     page.goto(url)
     # Watch for Streamlit's "Page not found" dialog while the page loads, not only at the end.
@@ -72,9 +72,11 @@ def _open(browser, url: str):
 
 
 def _screenshot(page, name: str) -> None:
-    # Charts draw after the script has finished; wait until every one has its SVG.
+    # Plotly charts draw after the script has finished (their bundle loads lazily behind a
+    # skeleton); wait until no skeleton is left and every chart has its SVG.
     page.wait_for_function(
-        "() => [...document.querySelectorAll(\"[data-testid='stPlotlyChart']\")]"
+        "() => !document.querySelector(\"[data-testid='stSkeleton']\") && "
+        "[...document.querySelectorAll(\"[data-testid='stPlotlyChart']\")]"
         ".every(chart => chart.querySelector('.main-svg'))"
     )
     SHOTS.mkdir(exist_ok=True)

@@ -53,8 +53,8 @@ def agreement_histograms(
 ) -> go.Figure:
     """Histograms per query of the top vote share and of the gap between the top two counts."""
     figure = make_subplots(
-        rows=1, cols=2,
-        subplot_titles=("share of teachers voting for the top class", "top count minus runner-up"),
+        rows=1, cols=2, horizontal_spacing=0.15,
+        subplot_titles=("vote share of the top class", "lead over the runner-up"),
     )  # fmt: skip
     share = np.asarray(top_votes, dtype=float) / teachers
     figure.add_histogram(
@@ -65,8 +65,10 @@ def agreement_histograms(
         x=list(top_two_gap), nbinsx=min(teachers + 1, 40), name="gap",
         hovertemplate="gap %{x}: %{y} queries<extra></extra>", row=1, col=2,
     )  # fmt: skip
-    figure.update_xaxes(title_text="top votes / teachers", range=[0, 1.02], row=1, col=1)
-    figure.update_xaxes(title_text="votes", range=[0, teachers + 1], row=1, col=2)
+    figure.update_xaxes(title_text="top count / teachers", range=[0, 1.02], row=1, col=1)
+    figure.update_xaxes(
+        title_text="top count minus runner-up (votes)", range=[0, teachers + 1], row=1, col=2
+    )
     figure.update_yaxes(title_text="queries", row=1, col=1)
     figure.update_layout(title="How much the teachers agree", showlegend=False, **LAYOUT)
     return figure
