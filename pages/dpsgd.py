@@ -3,12 +3,13 @@
 import streamlit as st
 
 from labeldp_core import plots
-from labeldp_core.accounting import calibrate_noise_multiplier, dpsgd_epsilon_curve
+from labeldp_core.accounting import calibrate_noise_multiplier
 from labeldp_core.accounting.dpsgd import sampling_schedule
 from labeldp_core.data import DATASETS, load_dataset
 from labeldp_core.errors import LabelDPError
 from labeldp_core.experiments import MECHANISMS, make_config
 from labeldp_core.experiments.demo import demo_epsilons
+from labeldp_core.experiments.dpsgd import budget_outlook
 from ui.controls import current_controls, epsilon_control
 from ui.export import chart
 from ui.results import configs_for, point, reported_errors, stored, stored_many
@@ -16,7 +17,6 @@ from ui.sweeps import compute_button
 
 #: The demo grid, so that `python -m labeldp_core warm` fills this page's curves.
 SWEEP_EPSILONS = list(demo_epsilons("dpsgd"))
-NOISE_MULTIPLIERS = (0.7, 1.0, 1.5, 2.5)
 UNITS_SENTENCE = (
     "DP-SGD protects whole examples (image and label; add/remove one example) while label DP "
     "protects only labels (replace-one label), so the numbers are not directly comparable: "
@@ -30,15 +30,8 @@ def implied_noise(epsilon: float, delta: float, q: float, steps: int, accountant
 
 
 @st.cache_data(show_spinner=False)
-def budget_curves(
-    sigmas: tuple[float, ...],
-    q: float,
-    steps_per_epoch: int,
-    epochs: tuple[int, ...],
-    delta: float,
-) -> dict[float, list[float]]:
-    steps = [steps_per_epoch * e for e in epochs]
-    return {sigma: dpsgd_epsilon_curve(sigma, q, steps, delta) for sigma in sigmas}
+def outlook(sigma: float, q: float, steps_per_epoch: int, epochs: int, delta: float) -> dict:
+    return budget_outlook(sigma, q, steps_per_epoch, epochs, delta)
 
 
 controls = current_controls()
@@ -93,18 +86,17 @@ st.caption(
 )
 
 st.subheader("The budget a longer run costs")
-# The fixed noise levels for reference, without any that would hide the implied one.
-reference = {s for s in NOISE_MULTIPLIERS if abs(s / sigma - 1) > 0.1}
-sigmas = tuple(sorted(reference | {round(sigma, 4)}))
-# Twice the run's length (at least 10 epochs): what training on would cost.
-horizon = tuple(range(1, max(2 * controls.epochs, 10) + 1))
-with st.spinner("Accounting"):
-    curves = budget_curves(sigmas, q, steps // controls.epochs, horizon, delta)
+# A cached run carries its outlook; otherwise the accountant computes it here.
+if result is not None:
+    curves = result.details["budget_outlook"]
+else:
+    with st.spinner("Accounting"):
+        curves = outlook(sigma, q, steps // controls.epochs, controls.epochs, delta)
 chart(
     st,
     plots.epsilon_vs_epochs(
-        horizon,
-        curves,
+        curves["epochs"],
+        dict(zip(curves["noise_multipliers"], curves["epsilons"], strict=True)),
         target_epsilon=epsilon,
         chosen=round(sigma, 4),
         planned_epochs=controls.epochs,

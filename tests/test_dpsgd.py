@@ -96,6 +96,18 @@ def _check_run(result: RunResult, epsilon: float) -> None:
     by_epoch = details["epsilon_by_epoch"]
     assert by_epoch[details["accountant"]][-1] == pytest.approx(result.epsilon_spent, rel=1e-12)
     assert all(a < b for a, b in zip(by_epoch["rdp"], by_epoch["rdp"][1:], strict=False))
+    # The outlook continues the run to twice its length: at the run's own end, on its own
+    # (4-digit rounded) sigma, it is the RDP figure of the run; more noise always costs less.
+    outlook = details["budget_outlook"]
+    epochs = by_epoch["epochs"][-1]
+    assert outlook["epochs"] == list(range(1, max(2 * epochs, 10) + 1))
+    own = outlook["epsilons"][
+        outlook["noise_multipliers"].index(round(details["noise_multiplier"], 4))
+    ]
+    assert own[epochs - 1] == pytest.approx(by_epoch["rdp"][-1], rel=1e-3)
+    at_end = [curve[-1] for curve in outlook["epsilons"]]
+    assert sorted(outlook["noise_multipliers"]) == outlook["noise_multipliers"]
+    assert at_end == sorted(at_end, reverse=True)
 
 
 @pytest.mark.parametrize(

@@ -15,6 +15,7 @@ from labeldp_core.accounting.dpsgd import (
     check_clip,
     check_delta,
     dpsgd_epsilon,
+    dpsgd_epsilon_curve,
     sampling_schedule,
 )
 from labeldp_core.data import load_dataset
@@ -23,11 +24,20 @@ from labeldp_core.experiments.context import RunContext
 from labeldp_core.experiments.progress import within
 from labeldp_core.experiments.spec import MechanismSpec, Outcome, RunConfig, Setting
 
-__all__ = ["SPEC", "epsilon_checkpoints", "run_dpsgd", "validate_dpsgd"]
+__all__ = [
+    "REFERENCE_NOISE_MULTIPLIERS",
+    "SPEC",
+    "budget_outlook",
+    "epsilon_checkpoints",
+    "run_dpsgd",
+    "validate_dpsgd",
+]
 
 NEIGHBOURS = "add/remove one training example (its image and label together)"
 #: Epochs at which the run's epsilon is reported by both accountants (PRV costs ~0.1-1 s each).
 _CHECKPOINTS = 8
+#: Fixed noise levels drawn next to a run's own in the budget outlook.
+REFERENCE_NOISE_MULTIPLIERS: tuple[float, ...] = (0.7, 1.0, 1.5, 2.5)
 
 
 def validate_dpsgd(config: RunConfig) -> None:
@@ -46,6 +56,31 @@ def epsilon_checkpoints(epochs: int, count: int = _CHECKPOINTS) -> list[int]:
     """
     points = min(count, epochs)
     return sorted({max(1, round(epochs * (i + 1) / points)) for i in range(points)})
+
+
+def budget_outlook(
+    sigma: float, sample_rate: float, steps_per_epoch: int, epochs: int, delta: float
+) -> dict[str, list]:
+    """RDP epsilon after each epoch of a run trained on to twice its length (at least 10 epochs).
+
+    One curve for the run's noise multiplier ``sigma`` (rounded to 4 digits) and one for each
+    reference level not within 10% of it, so that a reader sees what training on would spend
+    and what less or more noise would have cost. Returns JSON-ready lists: ``epochs``,
+    ``noise_multipliers`` and ``epsilons`` (one list per noise multiplier).
+
+    >>> outlook = budget_outlook(1.0, 256 / 60000, 235, 2, 1e-5)
+    >>> outlook["epochs"][-1], outlook["noise_multipliers"]
+    (10, [0.7, 1.0, 1.5, 2.5])
+    """
+    reference = {s for s in REFERENCE_NOISE_MULTIPLIERS if abs(s / sigma - 1) > 0.1}
+    sigmas = sorted(reference | {round(sigma, 4)})
+    horizon = list(range(1, max(2 * epochs, 10) + 1))
+    steps = [steps_per_epoch * epoch for epoch in horizon]
+    return {
+        "epochs": horizon,
+        "noise_multipliers": sigmas,
+        "epsilons": [dpsgd_epsilon_curve(s, sample_rate, steps, delta) for s in sigmas],
+    }
 
 
 def _epsilon_or_none(
@@ -107,6 +142,9 @@ def run_dpsgd(config: RunConfig, ctx: RunContext) -> Outcome:
             "epsilon_rdp": by_accountant["rdp"][-1],
             "epsilon_prv": by_accountant["prv"][-1],
             "epsilon_by_epoch": {"epochs": checkpoints, **by_accountant},
+            "budget_outlook": budget_outlook(
+                sigma, trained.sample_rate, steps_per_epoch, settings.epochs, delta
+            ),
             "test_curve": list(trained.test_curve),
             "neighbouring_relation": NEIGHBOURS,
             "composition": (
