@@ -7,6 +7,8 @@ from labeldp_core import plots
 from labeldp_core.accounting import split_budget_by_share
 from labeldp_core.data import load_dataset
 from labeldp_core.experiments.demo import demo_epsilons
+from labeldp_core.experiments.label_prior import PRIOR_STEP, split_from_table
+from labeldp_core.experiments.noise import histogram_split
 from labeldp_core.mechanisms import (
     alibi_posterior,
     argmax_accuracy,
@@ -14,6 +16,7 @@ from labeldp_core.mechanisms import (
     laplace_one_hot,
     optimal_bins,
     post_process,
+    set_keep_probability,
 )
 from labeldp_core.mechanisms.rr_bins import RRBins
 from labeldp_core.mechanisms.secure_noise import (
@@ -176,27 +179,37 @@ left.caption(
     "clamped to the ends; RR-on-bins never does worse than always releasing the mean."
 )
 
-split = split_budget_by_share(epsilon, prior_share if prior_kind == "histogram" else 0.0)
 rr_run = next((r for r in regression["RR-on-bins"] if r.epsilon == epsilon), None)
 if rr_run is not None:
+    # The release had exactly what the histogram left of ε (more than planned with secure noise).
+    split = split_from_table(rr_run.epsilon, rr_run.details["budget"])
     bins = RRBins(np.arange(k, dtype=float), np.asarray(rr_run.details["bin_of_value"]),
                   np.asarray(rr_run.details["bin_outputs"]), split.release_epsilon)  # fmt: skip
     source = "the bins of the computed run (its prior)"
 else:
+    share = prior_share if prior_kind == "histogram" else 0.0
+    split, _ = histogram_split(split_budget_by_share(epsilon, share), noise)
     bins = optimal_bins(np.arange(k, dtype=float), np.full(k, 1.0 / k), split.release_epsilon)
     source = "bins for a uniform prior (run this ε to see the prior the run estimated)"
 chart(right, plots.rr_bins_figure(bins), key="bins")
+keep = float(set_keep_probability(bins.num_bins, split.release_epsilon))
+paid = f", after the histogram's {split.prior_epsilon:.6g}" if split.prior_epsilon else ""
 right.caption(
-    f"RR-on-bins at ε = {epsilon:g}, {source}: a label is sent to its bin's output value with "
-    f"probability e^ε/(e^ε+m−1) and to another bin's otherwise. With few bins the output is "
-    "coarse but rarely far off; as ε grows the bins split until every value is its own bin."
+    f"RR-on-bins at ε_release = {split.release_epsilon:.6g} (of ε = {epsilon:g}{paid}), "
+    f"{source}: a label is sent to its bin's output value with probability "
+    f"e^ε_release/(e^ε_release+m−1) = {keep:.3f} for m = {bins.num_bins} bins, and to another "
+    "bin's otherwise. With few bins the output is coarse but rarely far off; as ε grows the bins "
+    "split until every value is its own bin."
 )
-st.markdown("**RR-on-bins budget at this ε** (sequential composition: the steps add up)")
-planned = [
-    {"step": "prior: noisy label histogram", "epsilon": split.prior_epsilon},
-    {"step": "release: randomized response over bins", "epsilon": split.release_epsilon},
-    {"step": "total (sequential composition)", "epsilon": split.spent},
-]
-st.table(
-    rr_run.details["budget"] if rr_run is not None else planned[0 if split.prior_epsilon else 1 :]
-)
+if rr_run is not None:
+    budget, spent_by = rr_run.details["budget"], "as the computed run spent it"
+else:
+    planned = [
+        {"step": PRIOR_STEP, "epsilon": split.prior_epsilon},
+        {"step": "release: randomized response over bins", "epsilon": split.release_epsilon},
+        {"step": "total (sequential composition)", "epsilon": split.spent},
+    ]
+    budget, spent_by = planned[0 if split.prior_epsilon else 1 :], "planned (not computed yet)"
+st.markdown(f"**RR-on-bins budget at this ε, {spent_by}** (sequential composition: the steps "
+            "add up)")  # fmt: skip
+st.table(budget)

@@ -3,10 +3,11 @@
 import streamlit as st
 
 from labeldp_core import plots
-from labeldp_core.accounting import split_budget_by_share
 from labeldp_core.data import DATASETS
 from labeldp_core.experiments import make_config
 from labeldp_core.experiments.demo import demo_epsilons
+from labeldp_core.experiments.noise import histogram_split
+from labeldp_core.experiments.rr_prior import budget_split
 from labeldp_core.mechanisms import expected_flip_rate
 from ui.controls import current_controls, epsilon_control
 from ui.export import chart
@@ -15,7 +16,8 @@ from ui.results import configs_for, point, reported_errors, run_with_progress, s
 #: The demo grid, so that `python -m labeldp_core warm` fills this page's curves.
 SWEEP_EPSILONS = list(demo_epsilons("rr-prior"))
 CLUSTER_CHOICES = (5, 10, 20, 50, 100, 200)
-BUDGET_COLUMNS = ("mechanism", "step", "labels read", "ε")
+BUDGET_COLUMNS = ("mechanism", "step", "labels read", "ε", "from")
+PLANNED = "planned (not computed yet)"
 NAMES = {"rr": "RR", "rr-prior": "RR with prior", "lp-2st": "LP-2ST"}
 
 controls = current_controls()
@@ -43,36 +45,53 @@ st.markdown(
 )
 
 with reported_errors():
-    split = split_budget_by_share(epsilon, share)
     config = make_config("rr-prior", controls.dataset, epsilon, controls.seed, controls.epochs,
                          prior_settings)  # fmt: skip
+    lp_config = make_config("lp-2st", controls.dataset, epsilon, controls.seed, controls.epochs,
+                            controls.settings)  # fmt: skip
 
 st.subheader("Where the budget goes")
-budget_rows = [
-    ("RR with prior", "noisy label histogram per cluster (discrete Laplace, L1 sensitivity 2)",
-     "all", f"{split.prior_epsilon:.4g}"),
-    ("RR with prior", "RR over each example's top-k* labels", "all",
-     f"{split.release_epsilon:.4g}"),
-    ("RR with prior", "total: sequential composition (both steps read the same labels, so ε adds)",
-     "all", f"{split.spent:.4g}"),
-    ("LP-2ST", "stage 1: RR on half A; stage 2: RR with the stage-1 model's prior on half B",
-     "each half once", f"{epsilon:.4g} per stage"),
-    ("LP-2ST", "total: parallel composition (disjoint halves, so ε does not add)",
-     "each half once", f"{epsilon:.4g}"),
-]  # fmt: skip
-st.table([dict(zip(BUDGET_COLUMNS, row, strict=True)) for row in budget_rows])
-st.caption(
-    f"Both mechanisms spend exactly ε = {epsilon:g} (label-DP, replace-one). Moving the split "
-    "towards the prior makes the histograms sharper but leaves RR less to spend: at the extremes "
-    "either the prior is noise or RR is."
-)
-
+budget_area = st.container()  # filled below, once the run (if any) says what it spent
 with reported_errors():
     result = point(
         config,
         f"Compute ε = {epsilon:g} on {controls.dataset}",
         "Clustering, releasing labels, training",
     )
+    stages = stored(lp_config)
+
+if result is not None:
+    rr_budget, rr_from = result.details["budget"], "this run"
+else:
+    split, _ = histogram_split(budget_split(config), config.setting("noise"))
+    rr_budget = {"prior_epsilon": split.prior_epsilon, "rr_epsilon": split.release_epsilon,
+                 "spent": split.spent}  # fmt: skip
+    rr_from = PLANNED
+lp_budget, lp_from = (
+    (stages.details["budget"], "this run")
+    if stages is not None
+    else ({"stage1_epsilon": epsilon, "spent": epsilon}, PLANNED)
+)
+budget_rows = [
+    ("RR with prior", "noisy label histogram per cluster (discrete Laplace, L1 sensitivity 2)",
+     "all", f"{rr_budget['prior_epsilon']:.6g}", rr_from),
+    ("RR with prior", "RR over each example's top-k* labels", "all",
+     f"{rr_budget['rr_epsilon']:.6g}", rr_from),
+    ("RR with prior", "total: sequential composition (both steps read the same labels, so ε adds)",
+     "all", f"{rr_budget['spent']:.6g}", rr_from),
+    ("LP-2ST", "stage 1: RR on half A; stage 2: RR with the stage-1 model's prior on half B",
+     "each half once", f"{lp_budget['stage1_epsilon']:.6g} per stage", lp_from),
+    ("LP-2ST", "total: parallel composition (disjoint halves, so ε does not add)",
+     "each half once", f"{lp_budget['spent']:.6g}", lp_from),
+]  # fmt: skip
+budget_area.table([dict(zip(BUDGET_COLUMNS, row, strict=True)) for row in budget_rows])
+budget_area.caption(
+    f"Of ε = {epsilon:g}, RR with prior spends {rr_budget['spent']:.6g} and LP-2ST "
+    f"{lp_budget['spent']:.6g} (label-DP, replace-one); the last column says whether a number is "
+    "what a computed run spent or what this setting plans. Moving the split towards the prior "
+    "makes the histograms sharper but leaves RR less to spend: at the extremes either the prior "
+    "is noise or RR is."
+)
 
 num_classes = DATASETS[controls.dataset].num_classes
 if result is None:
@@ -164,9 +183,6 @@ st.caption(
     )
 )
 
-with reported_errors():
-    stages = stored(make_config("lp-2st", controls.dataset, epsilon, controls.seed, controls.epochs,
-                                controls.settings))  # fmt: skip
 if stages is not None:
     st.subheader(f"LP-2ST at ε = {epsilon:g}, stage by stage")
     stage = stages.details

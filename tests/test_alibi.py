@@ -6,8 +6,10 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from labeldp_core.data import load_dataset
 from labeldp_core.errors import InvalidInputError
-from labeldp_core.mechanisms import alibi_posterior, laplace_one_hot
+from labeldp_core.experiments.label_prior import PRIOR_SETTINGS, estimate_prior
+from labeldp_core.mechanisms import alibi_posterior, laplace_one_hot, prior_from_counts
 
 Z = stats.norm.ppf(1 - 1e-3 / 2)
 
@@ -65,6 +67,50 @@ def test_posterior_averages_back_to_the_prior():
     posterior = alibi_posterior(laplace_one_hot(labels, 1.0, 3, rng), 1.0, prior)
     sigma = posterior.std(axis=0) / math.sqrt(labels.size)
     assert np.all(np.abs(posterior.mean(axis=0) - prior) < Z * sigma)
+
+
+def test_pseudo_count_is_added_to_the_clipped_counts():
+    prior = prior_from_counts(np.array([[3, -2, 1], [-1, -4, 0]]), pseudo_count=1.0)
+    np.testing.assert_allclose(prior, [[4 / 7, 1 / 7, 2 / 7], [1 / 3, 1 / 3, 1 / 3]])
+    with pytest.raises(InvalidInputError, match="pseudo_count"):
+        prior_from_counts(np.array([[3, 1]]), pseudo_count=-1.0)
+
+
+# Digits at epsilon 0.1 with the default share: the histogram gets epsilon 0.01, noise of scale
+# 200 per count against about 144 labels per class, so clipping alone zeroes classes often.
+EPSILON, SHARE = 0.1, PRIOR_SETTINGS["prior_share"].default
+SEEDS = range(20)
+
+
+def _histogram_prior(seed: int):
+    labels = load_dataset("digits").y_train
+    rng = np.random.default_rng(seed)
+    return estimate_prior(labels, 10, EPSILON, "histogram", SHARE, rng), labels, rng
+
+
+def test_a_noisy_histogram_prior_gives_every_class_some_probability():
+    clipped_zeros = 0
+    for seed in SEEDS:
+        estimate, _, _ = _histogram_prior(seed)
+        assert estimate.pseudo_count == pytest.approx(2 / (EPSILON * SHARE))  # the noise scale
+        assert estimate.prior.min() > 0, (seed, estimate.noisy_counts)
+        assert estimate.prior.sum() == pytest.approx(1.0, rel=1e-12)
+        clipped_zeros += np.sum(prior_from_counts(np.array([estimate.noisy_counts]))[0] == 0)
+    # Without the pseudo-count the same counts would rule classes out (about 2.5 per draw).
+    assert clipped_zeros > len(SEEDS)
+
+
+def test_alibi_soft_labels_put_mass_on_every_class_under_a_histogram_prior():
+    for seed in SEEDS[:5]:
+        estimate, labels, rng = _histogram_prior(seed)
+        release = estimate.split.release_epsilon
+        noisy = laplace_one_hot(labels, release, 10, rng)
+        posterior = alibi_posterior(noisy, release, estimate.prior)
+        assert posterior.min() > 0, seed  # every example, every class
+        # What clipping alone would have done to the same vectors: classes never labelled.
+        clipped = prior_from_counts(np.array([estimate.noisy_counts]))[0]
+        never = alibi_posterior(noisy, release, clipped).max(axis=0) == 0
+        np.testing.assert_array_equal(never, clipped == 0)
 
 
 @pytest.mark.parametrize(

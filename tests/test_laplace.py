@@ -38,6 +38,40 @@ def _variance_within_tolerance(noise: np.ndarray, scale: float) -> bool:
     return abs(np.mean(noise**2) - 2 * scale**2) < Z * sigma
 
 
+def _follows_laplace(noise: np.ndarray, scale: float) -> bool:
+    """Kolmogorov-Smirnov: ``noise`` is Lap(0, scale), rejected at level ALPHA."""
+    return stats.kstest(noise, "laplace", args=(0.0, scale)).pvalue > ALPHA
+
+
+def _privacy_loss_within(noise: np.ndarray, sensitivity: float, epsilon: float) -> bool:
+    """The loss Δ/b̂ of the fitted scale b̂ is at most ε, up to sampling error.
+
+    b̂ = mean |noise| is the maximum-likelihood scale of Lap(0, b); |noise| ~ Exp(b), so b̂ has
+    relative standard deviation 1/sqrt(n) and Δ/b̂ exceeds Δ/b by more than Z/sqrt(n) of it with
+    probability below ALPHA (delta method). The density ratio of neighbouring outputs at scale b̂
+    reaches exactly e^(Δ/b̂) (see the exact-ratio tests below).
+    """
+    fitted = float(np.mean(np.abs(noise)))
+    return sensitivity / fitted <= epsilon * (1.0 + Z / math.sqrt(noise.size))
+
+
+def _one_hot_noise(release, labels: np.ndarray, epsilon: float, k: int, seed: int) -> np.ndarray:
+    """The noise ``release`` (laplace_one_hot or a stand-in) adds to the one-hot ``labels``."""
+    noisy = release(labels, epsilon, k, np.random.default_rng(seed))
+    return (noisy - np.eye(k)[labels]).ravel()
+
+
+def _sensitivity_one_one_hot(labels, epsilon, k, rng):
+    """A mis-scaled release: noise calibrated for L1 sensitivity 1, scale 1/ε instead of 2/ε."""
+    return laplace_one_hot(labels, 2.0 * epsilon, k, rng)
+
+
+def _rounded_noise_one_hot(labels, epsilon, k, rng):
+    """A broken release: the right scale, but the noise cast to int before it is added."""
+    noise = np.trunc(rng.laplace(0.0, 2.0 / epsilon, size=(labels.shape[0], k)))
+    return np.eye(k)[labels] + noise
+
+
 # --- closed forms -----------------------------------------------------------------------------
 
 
@@ -110,16 +144,44 @@ def test_one_hot_noise_variance_is_two_b_squared(epsilon):
 
 
 def test_variance_check_catches_a_mis_scaled_release():
-    rng = np.random.default_rng(11)
-    noise = rng.laplace(0.0, 1.0, size=200_000)  # calibrated for sensitivity 1, not 2
+    noise = _one_hot_noise(_sensitivity_one_one_hot, np.zeros(20_000, dtype=int), 1.0, 10, 11)
     assert not _variance_within_tolerance(noise, 2.0)
 
 
-def test_one_hot_noise_is_laplace_by_ks_test():
-    rng = np.random.default_rng(5)
-    labels = np.full(20_000, 3)
-    noise = (laplace_one_hot(labels, 1.0, 5, rng) - np.eye(5)[3]).ravel()
-    assert stats.kstest(noise, "laplace", args=(0.0, 2.0)).pvalue > ALPHA
+# The privacy checks are tied to laplace_one_hot itself: its noise, drawn with a fixed seed, must
+# be Lap(0, 2/ε) for either of two neighbouring labels (KS test), and the scale fitted to it must
+# give a privacy loss within ε. one_hot_log_density is the product of those marginals (checked
+# against scipy), and its exact ratio for neighbouring labels stays within e^ε. Stand-ins that
+# are mis-scaled or round the noise must fail the same checks.
+
+
+@pytest.mark.parametrize("epsilon", [0.3, 1.0, 5.0])
+@pytest.mark.parametrize("label", [0, 3])
+def test_one_hot_noise_is_laplace_with_scale_two_over_epsilon(epsilon, label):
+    noise = _one_hot_noise(laplace_one_hot, np.full(20_000, label), epsilon, 5, seed=5 + label)
+    assert _follows_laplace(noise, 2.0 / epsilon)
+    assert _privacy_loss_within(noise, 2.0, epsilon)
+
+
+@pytest.mark.parametrize("release", [_sensitivity_one_one_hot, _rounded_noise_one_hot])
+def test_laplace_checks_catch_a_broken_one_hot_release(release):
+    noise = _one_hot_noise(release, np.full(20_000, 3), 1.0, 5, seed=5)
+    assert not _follows_laplace(noise, 2.0)
+
+
+def test_privacy_loss_check_catches_noise_for_sensitivity_one():
+    noise = _one_hot_noise(_sensitivity_one_one_hot, np.full(20_000, 3), 1.0, 5, seed=5)
+    assert not _privacy_loss_within(noise, 2.0, 1.0)  # the fitted loss is about 2ε
+
+
+@pytest.mark.parametrize("epsilon", [0.3, 1.0, 5.0])
+def test_one_hot_density_is_the_product_of_laplace_marginals(epsilon):
+    outputs = np.random.default_rng(0).normal(0.5, 3.0, size=(200, 4))
+    for label in range(4):
+        marginals = stats.laplace.logpdf(outputs - np.eye(4)[label], scale=2.0 / epsilon)
+        np.testing.assert_allclose(
+            one_hot_log_density(outputs, label, epsilon), marginals.sum(axis=1), rtol=1e-12
+        )
 
 
 @pytest.mark.parametrize("epsilon", [0.3, 1.0, 5.0])
@@ -141,14 +203,6 @@ def test_one_hot_density_ratio_never_exceeds_e_epsilon(epsilon):
     assert worst <= epsilon + 1e-12
     # ... and the bound is attained: o = e_a is e^eps times likelier under a than under b.
     assert worst == pytest.approx(epsilon, rel=1e-12)
-
-
-def test_density_ratio_check_catches_half_the_noise():
-    # Noise calibrated to sensitivity 1 (scale 1/eps) is the density of this function at 2*eps.
-    epsilon = 1.0
-    o = np.eye(3)[[0]]
-    ratio = one_hot_log_density(o, 0, 2 * epsilon) - one_hot_log_density(o, 1, 2 * epsilon)
-    assert ratio.max() > epsilon
 
 
 def test_post_processing_outputs_stay_in_range():
@@ -188,12 +242,65 @@ def test_regression_outputs_are_clamped_and_float(epsilon):
     assert not np.any(inside == np.round(inside))
 
 
+def _sensitivity_one_regression(values, epsilon, low, high, rng):
+    """A mis-scaled release: noise for sensitivity 1, scale 1/ε instead of (high-low)/ε."""
+    return np.clip(values + rng.laplace(0.0, 1.0 / epsilon, size=values.shape), low, high)
+
+
+def _unclamped_regression_noise(release, epsilon: float, seed: int) -> np.ndarray:
+    """The noise ``release`` adds to 500 in [0, 1000]: the clamp is 25 scales away at ε = 50."""
+    values = np.full(50_000, 500.0)
+    return release(values, epsilon, 0.0, 1000.0, np.random.default_rng(seed)) - values
+
+
 def test_regression_noise_variance_before_the_clamp():
     # A wide range so the clamp is never reached: the noise itself has variance 2b^2.
-    rng = np.random.default_rng(4)
-    values = np.full(50_000, 500.0)
-    released = laplace_regression(values, 50.0, 0.0, 1000.0, rng)
-    assert _variance_within_tolerance(released - values, 1000.0 / 50.0)
+    noise = _unclamped_regression_noise(laplace_regression, 50.0, seed=4)
+    assert _variance_within_tolerance(noise, 1000.0 / 50.0)
+
+
+@pytest.mark.parametrize("seed", [4, 9])
+def test_regression_noise_before_the_clamp_is_laplace_with_scale_range_over_epsilon(seed):
+    noise = _unclamped_regression_noise(laplace_regression, 50.0, seed)
+    assert _follows_laplace(noise, 1000.0 / 50.0)
+    assert _privacy_loss_within(noise, 1000.0, 50.0)
+
+
+def test_regression_checks_catch_noise_for_sensitivity_one():
+    noise = _unclamped_regression_noise(_sensitivity_one_regression, 50.0, seed=4)
+    assert not _follows_laplace(noise, 1000.0 / 50.0)
+    assert not _privacy_loss_within(noise, 1000.0, 50.0)
+
+
+def _inside_follows_truncated_laplace(released: np.ndarray, value: float, scale: float) -> bool:
+    """KS on the releases strictly inside (0, 9): Lap(value, scale) truncated to that interval."""
+    inside = released[(released > 0.0) & (released < 9.0)]
+    low, high = stats.laplace.cdf([0.0, 9.0], loc=value, scale=scale)
+
+    def truncated_cdf(x: np.ndarray) -> np.ndarray:
+        return (stats.laplace.cdf(x, loc=value, scale=scale) - low) / (high - low)
+
+    return stats.kstest(inside, truncated_cdf).pvalue > ALPHA
+
+
+@pytest.mark.parametrize("epsilon", [0.5, 2.0, 8.0])
+@pytest.mark.parametrize("value", [0.0, 4.0])
+def test_regression_releases_inside_the_range_follow_the_laplace_density(epsilon, value):
+    # The part the clamp leaves alone is the density regression_log_likelihood uses inside.
+    released = laplace_regression(np.full(40_000, value), epsilon, 0, 9, np.random.default_rng(12))
+    assert _inside_follows_truncated_laplace(released, value, 9.0 / epsilon)
+    inside = np.array([0.5, 3.0, 8.5])
+    np.testing.assert_allclose(
+        regression_log_likelihood(inside, value, epsilon, 0, 9),
+        stats.laplace.logpdf(inside, loc=value, scale=9.0 / epsilon),
+        rtol=1e-12,
+    )
+
+
+def test_truncated_laplace_check_catches_noise_for_sensitivity_one():
+    rng = np.random.default_rng(12)
+    released = _sensitivity_one_regression(np.full(40_000, 4.0), 2.0, 0, 9, rng)
+    assert not _inside_follows_truncated_laplace(released, 4.0, 9.0 / 2.0)
 
 
 @pytest.mark.parametrize("epsilon", [0.3, 1.0, 4.0])

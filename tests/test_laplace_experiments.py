@@ -5,8 +5,10 @@ import json
 import numpy as np
 import pytest
 
+from labeldp_core.data import load_dataset
 from labeldp_core.experiments import make_config, run
 from labeldp_core.experiments.context import RunContext
+from labeldp_core.experiments.label_prior import budget_table, estimate_prior, split_from_table
 
 FAST = {"model": "mlp"}
 
@@ -52,6 +54,21 @@ def test_histogram_prior_is_paid_from_the_budget_and_the_split_adds_up(cache, me
     assert budget[-1]["epsilon"] == pytest.approx(2.0) == result.epsilon_spent
     assert len(result.details["noisy_counts"]) == 10
     assert sum(result.details["prior"]) == pytest.approx(1.0)
+    assert min(result.details["prior"]) > 0  # clipped counts plus a pseudo-count, never 0
+
+
+@pytest.mark.parametrize(
+    ("kind", "noise"), [("histogram", "float"), ("histogram", "secure"), ("uniform", "float")]
+)
+@pytest.mark.parametrize("release_spent", ["all", "nothing"])
+def test_the_split_read_back_from_a_budget_table_is_the_one_used(kind, noise, release_spent):
+    labels = load_dataset("digits").y_train
+    estimate = estimate_prior(labels, 10, 2.0, kind, 0.15, np.random.default_rng(0), noise=noise)
+    # RR-on-bins with a single bin spends nothing of its release budget; the split is unchanged.
+    spent = estimate.split.release_epsilon if release_spent == "all" else 0.0
+    assert split_from_table(2.0, budget_table(estimate, "release", spent)) == estimate.split
+    if noise == "secure":  # the rounded-up histogram scale leaves the release more than planned
+        assert estimate.split.release_epsilon > 2.0 * (1 - 0.15)
 
 
 def test_alibi_learns_from_soft_labels(cache):

@@ -2,6 +2,9 @@
 
 from app_helpers import assert_no_errors, open_page
 
+from labeldp_core.experiments import make_config, run
+from labeldp_core.mechanisms.secure_noise import guaranteed_epsilon, rational_scale
+
 NOISE_PAGE = "pages/laplace_noise.py"
 LABELS_PAGE = "pages/laplace_labels.py"
 OUTPUTS_PAGE = "pages/noisy_outputs.py"
@@ -47,6 +50,22 @@ def test_labels_page_shows_vectors_runs_a_sweep_and_the_budget_split():
     assert budget["step"].iloc[0] == "prior: noisy label histogram"
     assert budget["epsilon"].iloc[-1] == 1.0
     assert any("computed run" in c.value for c in app.caption)
+
+
+def test_rr_bins_panel_quotes_the_release_epsilon_the_run_had(cache):
+    # Secure noise rounds the histogram's scale up to a fraction: the histogram spends less than
+    # its share 0.15 * 2 = 0.3 and the RR step gets the rest, a little more than the planned 1.7.
+    settings = {"model": "logistic", "prior": "histogram", "prior_share": 0.15, "noise": "secure"}
+    result = run(make_config("rr-bins", "digits", 2.0, 0, 1, settings), cache)
+    release = 2.0 - guaranteed_epsilon(2, rational_scale(2, 0.3))
+    assert f"{release:.6g}" == "1.70001"
+    app = open_page(LABELS_PAGE, epochs="1", model="logistic", prior="histogram",
+                    prior_share="0.15", noise="secure", epsilon="2.0")  # fmt: skip
+    assert_no_errors(app)
+    caption = next(c.value for c in app.caption if "RR-on-bins at" in c.value)
+    assert "ε_release = 1.70001 (of ε = 2, after the histogram's 0.299985)" in caption
+    assert f"m = {result.details['num_bins']} bins" in caption
+    assert any("as the computed run spent it" in m.value for m in app.markdown)
 
 
 def test_outputs_page_computes_on_digits_and_reacts_to_epsilon():

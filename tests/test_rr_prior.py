@@ -179,6 +179,30 @@ def test_output_distribution_matches_the_closed_form(true_label, epsilon):
     assert p_value > ALPHA / 9, (observed, expected)
 
 
+# FIXED_PRIOR at eps = 1, by hand. Keep chances e/(e + k - 1) for k = 1, 2, 3: 1, 0.7311, 0.5761;
+# times the top-k mass 0.4, 0.65, 0.8: 0.4, 0.4752, 0.4609 (k = 4 gives 0.9 * 0.4754 = 0.4278,
+# and more labels add less mass than the keep chance loses), so k* = 2 and the set is {0, 1}.
+# A true label in the set is kept with e/(e+1) and becomes the other member with 1/(e+1); a true
+# label outside the set becomes either member with 1/2. Nothing else is ever released.
+_E = math.e
+HAND_ROWS = {
+    0: [_E / (_E + 1), 1 / (_E + 1)] + [0.0] * 8,
+    1: [1 / (_E + 1), _E / (_E + 1)] + [0.0] * 8,
+    6: [0.5, 0.5] + [0.0] * 8,
+}
+
+
+@pytest.mark.parametrize("true_label", sorted(HAND_ROWS))
+def test_output_distribution_matches_rows_derived_by_hand(true_label):
+    expected_row = np.array(HAND_ROWS[true_label])
+    np.testing.assert_allclose(exact_matrix(FIXED_PRIOR, 1.0)[true_label], expected_row, rtol=1e-13)
+    n = 30_000
+    observed = _observed(FIXED_PRIOR, true_label, 1.0, n, seed=200 + true_label)
+    assert observed[2:].sum() == 0
+    _, p_value = stats.chisquare(observed[:2], n * expected_row[:2])
+    assert p_value > ALPHA / len(HAND_ROWS), observed
+
+
 def test_the_distribution_check_catches_a_wrong_epsilon():
     n = 30_000
     observed = _observed(FIXED_PRIOR, 1, 1.2, n, seed=101)

@@ -1,3 +1,4 @@
+import dataclasses
 import json
 import math
 import sys
@@ -78,6 +79,39 @@ def test_uniform_prior_run_is_plain_rr(cache):
     assert abs(result.flip_rate - expected) < 5 * math.sqrt(expected * (1 - expected) / n)
 
 
+def _stored_set_sizes(result, cache) -> tuple[np.ndarray, np.ndarray]:
+    """k* per example and their training indices, checked against the run's histogram."""
+    key = result.details["set_sizes_artifact"]
+    assert isinstance(key, str)  # the details name the artefact; the arrays stay out of the JSON
+    arrays = rr_prior_experiment.load_set_sizes(result, cache)
+    sizes, examples = arrays["set_sizes"], arrays["examples"]
+    assert sizes.shape == examples.shape
+    counts = np.bincount(sizes, minlength=result.num_classes + 1)
+    assert counts[0] == 0 and counts[1:].tolist() == result.details["set_size_counts"]
+    assert sizes.mean() == pytest.approx(result.details["mean_set_size"], rel=1e-12)
+    return sizes, examples
+
+
+def test_rr_prior_stores_k_star_of_every_training_example(cache):
+    config = make_config("rr-prior", "digits", 1.0, epochs=1, settings=FAST | {"clusters": 10})
+    result = run(config, cache)
+    sizes, examples = _stored_set_sizes(result, cache)
+    np.testing.assert_array_equal(examples, np.arange(result.n_train))
+    # The prior is per cluster, so k* is too: one set size per cluster of the images.
+    ids = rr_prior_experiment.cluster_images(load_dataset("digits").x_train, 10, 0)
+    assert all(np.unique(sizes[ids == c]).size == 1 for c in np.unique(ids))
+    assert len(set(sizes.tolist())) > 1  # the clusters differ, so the check above can fail
+    again = run(config, cache)
+    assert again.cached
+    np.testing.assert_array_equal(_stored_set_sizes(again, cache)[0], sizes)
+
+
+def test_loading_k_star_of_a_run_without_it_names_the_problem(cache):
+    result = run(make_config("rr-prior", "digits", 1.0, epochs=1, settings=FAST), cache)
+    with pytest.raises(InvalidInputError, match="no per-example k"):
+        rr_prior_experiment.load_set_sizes(dataclasses.replace(result, details={}), cache)
+
+
 def test_clusters_are_computed_once_per_dataset_seed_and_count(cache, monkeypatch):
     calls = []
     real = rr_prior_experiment.cluster_images
@@ -107,6 +141,10 @@ def test_lp_2st_releases_each_half_once_and_spends_epsilon(cache, monkeypatch):
     assert details["stage1_examples"] + details["stage2_examples"] == result.n_train
     assert sum(details["set_size_counts"]) == details["stage2_examples"]
     json.dumps(result.to_dict(), allow_nan=False)
+    # k* exists for the second half only (the first is plain RR): one per stage-2 example.
+    sizes, examples = _stored_set_sizes(result, cache)
+    assert sizes.shape == (details["stage2_examples"],)
+    np.testing.assert_array_equal(examples, lp_2st.split_halves(result.n_train, 0)[1])
 
 
 def test_lp_2st_halves_are_disjoint_label_free_and_seeded():

@@ -3,6 +3,8 @@ import pytest
 from app_helpers import assert_no_errors, open_page
 
 from labeldp_core import plots
+from labeldp_core.experiments import make_config, run
+from labeldp_core.experiments.demo import demo_epsilons
 from labeldp_core.experiments.spec import RunResult
 from labeldp_core.mechanisms import expected_flip_rate
 
@@ -50,24 +52,47 @@ def _budget(app) -> list[list[str]]:
     return table.astype(str).values.tolist()
 
 
+EPSILON_COLUMN, FROM_COLUMN = 3, 4
+
+
 def test_page_shows_the_split_and_reacts_to_the_slider():
     app = open_page(PAGE, epochs="1", model="logistic")
     assert_no_errors(app)
     rows = _budget(app)
-    assert [row[-1] for row in rows[:3]] == ["0.2", "0.8", "1"]
+    assert [row[EPSILON_COLUMN] for row in rows[:3]] == ["0.2", "0.8", "1"]
     assert "sequential" in rows[2][1] and "parallel" in rows[4][1]
+    # digits is computed at once, so RR with prior shows the run; LP-2ST is not computed yet.
+    planned = "planned (not computed yet)"
+    assert [row[FROM_COLUMN] for row in rows] == ["this run"] * 3 + [planned] * 2
     metrics = {m.label: m.value for m in app.metric}
     assert metrics["ε spent (label, replace-one)"] == "1"
     before = metrics["Measured flip rate"]
 
     app.sidebar.slider(key="prior_share").set_value(0.5).run()
     assert_no_errors(app)
-    assert [row[-1] for row in _budget(app)[:3]] == ["0.5", "0.5", "1"]
+    assert [row[EPSILON_COLUMN] for row in _budget(app)[:3]] == ["0.5", "0.5", "1"]
     metrics = {m.label: m.value for m in app.metric}
     assert metrics["ε spent (label, replace-one)"] == "1"
     assert metrics["Measured flip rate"] != before
     assert len(app.get("plotly_chart")) == 4
     assert not any("stage by stage" in header.value for header in app.subheader)  # not cached
+
+
+def test_budget_table_shows_what_the_run_spent_not_the_slider(cache):
+    settings = {"model": "logistic", "prior_share": 0.2, "clusters": 20}
+    config = make_config("rr-prior", "digits", 1.0, 0, 1, settings)
+    run(config, cache)
+    key = cache.key("result", config.to_dict())
+    stored = cache.get_json(key)
+    # A budget other than the slider's plan (secure noise, say, spends a little less on the
+    # prior): the page must show the run's own numbers.
+    stored["details"]["budget"] |= {"prior_epsilon": 0.15, "rr_epsilon": 0.85}
+    cache.put_json(key, stored)
+    app = open_page(PAGE, epochs="1", model="logistic")
+    assert_no_errors(app)
+    rows = _budget(app)
+    assert [row[EPSILON_COLUMN] for row in rows[:3]] == ["0.15", "0.85", "1"]
+    assert {row[FROM_COLUMN] for row in rows[:3]} == {"this run"}
 
 
 def test_page_link_restores_the_split_and_clusters():
@@ -77,14 +102,15 @@ def test_page_link_restores_the_split_and_clusters():
     assert_no_errors(app)
     assert app.sidebar.slider(key="prior_share").value == pytest.approx(0.3)
     assert app.sidebar.selectbox(key="clusters").value == 50
-    assert [row[-1] for row in _budget(app)[:3]] == ["0.6", "1.4", "2"]
+    assert [row[EPSILON_COLUMN] for row in _budget(app)[:3]] == ["0.6", "1.4", "2"]
 
 
 @pytest.mark.slow
 def test_page_sweep_fills_all_three_curves():
     app = open_page(PAGE, epochs="1", model="logistic")
     sweep = app.button(key="run_sweep")
-    assert "17 missing points" in sweep.label  # the page computed RR with prior at ε = 1
+    # Three mechanisms on the demo grid, less RR with prior at ε = 1, which the page computed.
+    assert f"{3 * len(demo_epsilons('rr-prior')) - 1} missing points" in sweep.label
     sweep.click().run()
     assert_no_errors(app)
     assert not [b for b in app.button if b.key == "run_sweep"]

@@ -53,6 +53,34 @@ def test_epsilon_from_a_target_noise_level_round_trips(magnitude, probability):
     assert laplace_cdf(magnitude, b) - laplace_cdf(-magnitude, b) == pytest.approx(probability)
 
 
+class _RecordingGenerator(np.random.Generator):
+    """A seeded generator that keeps every Laplace draw, so a test can take the noise back off."""
+
+    def __init__(self, seed: int) -> None:
+        super().__init__(np.random.PCG64(seed))
+        self.drawn: list[np.ndarray] = []
+
+    def laplace(self, *args, **kwargs):
+        noise = super().laplace(*args, **kwargs)
+        self.drawn.append(noise)
+        return noise
+
+
+def test_rows_are_renormalised_to_exact_probability_vectors_before_the_noise():
+    # Accepted rows may sum to 1 ± 1e-4; these two are 2.00018 apart in L1, more than the
+    # sensitivity 2 that the scale 2/ε covers, unless the mechanism divides by the sums first.
+    rows = np.array([[1.00009, 0.0, 0.0], [0.0, 0.99991 + 1.8e-4, 0.0], [0.3, 0.3, 0.40009]])
+    assert np.abs(rows[0] - rows[1]).sum() > 2.0 + 1e-4
+    rng = _RecordingGenerator(3)
+    released = laplace_outputs(rows, 1.0, rng)
+    (noise,) = rng.drawn
+    inputs = released - noise  # what the noise was added to (exact up to rounding of ~1e-16)
+    np.testing.assert_allclose(inputs.sum(axis=1), 1.0, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(inputs, rows / rows.sum(axis=1, keepdims=True), rtol=0, atol=1e-12)
+    assert np.abs(inputs[0] - inputs[1]).sum() <= 2.0 + 1e-12
+    assert noise.shape == rows.shape and np.all(noise != 0)  # the noise was really there
+
+
 def test_outputs_must_be_probability_vectors():
     rng = np.random.default_rng(0)
     with pytest.raises(InvalidInputError, match="sum to one"):

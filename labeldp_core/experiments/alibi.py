@@ -51,6 +51,7 @@ def run_alibi(config: RunConfig, ctx: RunContext) -> Outcome:
             **noise_facts,
             "prior": estimate.prior.tolist(),
             "noisy_counts": list(estimate.noisy_counts),
+            "prior_pseudo_count": estimate.pseudo_count,
             "budget": table,
             "noise_scale": scale,
             "posterior_argmax_accuracy": float(np.mean(posterior.argmax(axis=1) == data.y_train)),

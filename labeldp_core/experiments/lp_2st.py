@@ -8,13 +8,16 @@ the second half's labels. The final model trains on both halves' released labels
 Every label is released once, at the full epsilon, and the two halves are disjoint, so by parallel
 composition the whole run is epsilon-label-DP: the stage-2 prior depends on the first half only
 through its already-private released labels (post-processing).
+
+k* of every second-half example is stored in the result cache (see
+:func:`labeldp_core.experiments.rr_prior.load_set_sizes`); the first half has none (plain RR).
 """
 
 import numpy as np
 
 from labeldp_core.accounting import parallel_composition
 from labeldp_core.experiments.context import RunContext, label_statistics
-from labeldp_core.experiments.rr_prior import prior_summary
+from labeldp_core.experiments.rr_prior import prior_summary, set_size_details
 from labeldp_core.experiments.spec import MechanismSpec, Outcome, RunConfig
 from labeldp_core.mechanisms import expected_flip_rate, randomized_response, rr_with_prior
 from labeldp_core.training import predict_proba
@@ -77,6 +80,7 @@ def run_lp_2st(config: RunConfig, ctx: RunContext) -> Outcome:
             "expected_flip_rate": float(expected),
             "rr_expected_flip_rate": rr_expected,
             **stage2,
+            **set_size_details(ctx, priors, epsilon, second),
             "confusion": stats["confusion"],
             "test_curve": list(final.test_curve),
         },

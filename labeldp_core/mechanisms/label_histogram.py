@@ -3,7 +3,9 @@
 The groups (for example k-means clusters of the images) must not depend on the labels. Counting
 labels per group is a query of L1 sensitivity 2: replacing one label takes one count down and
 another up. Discrete Laplace noise calibrated to that sensitivity makes the whole table
-epsilon-label-DP; clipping at 0 and normalising each row into a prior is post-processing.
+epsilon-label-DP; clipping at 0 and normalising each row into a prior is post-processing, and so
+is adding a pseudo-count to every entry first, which keeps a class whose noisy count fell below 0
+from getting prior probability exactly 0 (a Bayesian posterior can never recover from that).
 
 The default noise comes from the run's NumPy generator (a difference of two geometric draws);
 ``noise="secure"`` draws it with the exact sampler from os.urandom instead, at the scale
@@ -85,8 +87,18 @@ def noisy_label_counts(
     return counts + discrete_laplace_noise(counts.shape, epsilon, HISTOGRAM_SENSITIVITY, rng)
 
 
-def prior_from_counts(counts: np.ndarray) -> np.ndarray:
-    """Rows of (noisy) counts clipped at 0 and normalised; a row with nothing left is uniform."""
+def prior_from_counts(counts: np.ndarray, pseudo_count: float = 0.0) -> np.ndarray:
+    """Rows of (noisy) counts clipped at 0, plus ``pseudo_count`` each, normalised.
+
+    Args:
+        counts: ``(groups, K)`` noisy counts.
+        pseudo_count: added to every clipped count before normalising (0 or a positive number).
+            With 0 a class whose count was clipped gets probability 0 and a row with nothing
+            left is uniform; with a positive value every class keeps some probability.
+
+    Returns:
+        ``(groups, K)`` rows of probabilities.
+    """
     array = check_real_array(counts, "counts")
     if array.ndim != 2 or array.shape[0] == 0 or array.shape[1] < 2:
         raise InvalidInputError(
@@ -95,7 +107,9 @@ def prior_from_counts(counts: np.ndarray) -> np.ndarray:
         )
     if not np.all(np.isfinite(array)):
         raise InvalidInputError("counts must be finite (found NaN or infinity)")
-    clipped = np.clip(array, 0.0, None)
+    if pseudo_count != 0:
+        check_positive(pseudo_count, "pseudo_count")
+    clipped = np.clip(array, 0.0, None) + pseudo_count
     totals = clipped.sum(axis=1, keepdims=True)
     uniform = np.full_like(clipped, 1.0 / clipped.shape[1])
     return np.divide(clipped, totals, out=uniform, where=totals > 0)

@@ -49,6 +49,10 @@ def laplace_outputs(
 ) -> np.ndarray:
     """Release every probability vector plus Lap(0, 2/ε) noise on each coordinate.
 
+    Rows are accepted if they sum to one within 1e-4 (float32 softmax outputs) and divided by
+    their sums before the noise: two rows summing to 1 + 1e-4 could be 2 + 2e-4 apart in L1,
+    two exact probability vectors at most 2, which is what the 2/ε scale covers.
+
     Args:
         probabilities: ``(n, K)`` rows of non-negative numbers summing to one (softmax outputs).
         epsilon: the local budget of each released vector.
@@ -62,9 +66,10 @@ def laplace_outputs(
         raise InvalidInputError(f"expected probabilities of shape (n, K >= 2), got {array.shape}")
     if not np.all(np.isfinite(array)) or np.any(array < 0):
         raise InvalidInputError("probabilities must be finite and non-negative")
-    if not np.allclose(array.sum(axis=1), 1.0, atol=1e-4):
+    sums = array.sum(axis=1, keepdims=True)
+    if not np.allclose(sums, 1.0, atol=1e-4):
         raise InvalidInputError(
             "each row must sum to one (the 2/ε scale relies on it); apply a softmax first"
         )
     scale = laplace_scale(PROBABILITY_SENSITIVITY, check_epsilon(epsilon))
-    return array + rng.laplace(0.0, scale, size=array.shape)
+    return array / sums + rng.laplace(0.0, scale, size=array.shape)

@@ -153,7 +153,7 @@ def rr_bins_figure(bins: RRBins) -> go.Figure:
         hovertemplate="label %{x:g} -> bin %{customdata}, released %{y:.3f}<extra></extra>",
     )  # fmt: skip
     figure.update_layout(
-        title=f"RR-on-bins at ε = {bins.epsilon:.3g}: {bins.num_bins} bins",
+        title=f"RR-on-bins, ε_release = {bins.epsilon:.3g}: {bins.num_bins} bins",
         xaxis={"title": "true label value"}, yaxis={"title": "released value"}, **LAYOUT,
     )  # fmt: skip
     return figure
