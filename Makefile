@@ -33,10 +33,24 @@ lint: $(VENV)/.requirements-dev
 bench: $(VENV)/.requirements-dev
 	for b in bench/*.py; do echo "== $$b"; $(PY) $$b || exit 1; done
 
-# Debian's Fashion-MNIST package; the loader links its files where torchvision looks.
+# Loads Fashion-MNIST once from local files only (no download), so its files are unpacked where
+# torchvision reads them and checked; a problem is one line that names the fix.
+define DATA_CHECK
+import sys
+from labeldp_core.data import load_dataset
+from labeldp_core.errors import DatasetUnavailableError
+try:
+    data = load_dataset("fashion-mnist")
+except DatasetUnavailableError as exc:
+    sys.exit(f"error: {exc}")
+print(f"fashion-mnist ready: {data.n_train} training + {data.n_test} test images")
+endef
+export DATA_CHECK
+
+# Debian's Fashion-MNIST package; the loader unpacks its files where torchvision looks.
 data: $(VENV)/.requirements
 	$(SUDO) apt-get install -y dataset-fashion-mnist
-	$(PY) -m labeldp_core list
+	LABELDP_OFFLINE=1 $(PY) -c "$$DATA_CHECK"
 
 # Precompute the demo set for digits and Fashion-MNIST (resumable: rerun after an interruption).
 warm: data

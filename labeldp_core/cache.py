@@ -15,10 +15,11 @@ import sqlite3
 import time
 import warnings
 import zipfile
+import zlib
 from collections.abc import Callable, Mapping
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import diskcache
 import numpy as np
@@ -103,14 +104,46 @@ def _encode_arrays(arrays: Mapping[str, np.ndarray]) -> bytes:
     return _NPZ_TAG + buffer.getvalue()
 
 
-def _decode(blob: bytes, tag: bytes) -> Any:
+def _refuse_constant(name: str) -> NoReturn:
+    raise ValueError(f"non-finite number {name} (values are stored with allow_nan=False)")
+
+
+def _decode_json(body: bytes) -> dict[str, Any]:
+    value = json.loads(body, parse_constant=_refuse_constant)
+    if not isinstance(value, dict):
+        raise CorruptEntryError(f"cache value is a JSON {type(value).__name__}, not an object")
+    return value
+
+
+def _decode_arrays(body: bytes) -> dict[str, np.ndarray]:
+    loaded = np.load(io.BytesIO(body), allow_pickle=False)
+    if not isinstance(loaded, np.lib.npyio.NpzFile):
+        raise CorruptEntryError(f"cache value is a {type(loaded).__name__}, not an .npz archive")
+    with loaded as archive:
+        arrays = {name: archive[name] for name in archive.files}
+    if not all(isinstance(array, np.ndarray) for array in arrays.values()):
+        raise CorruptEntryError("cache value holds a member that is not an array")
+    return arrays
+
+
+#: What reading damaged bytes can raise: bad JSON, text or array headers (ValueError), a truncated
+#: or foreign file (EOFError, OSError), a broken archive (zipfile, zlib, an unknown compression
+#: method), absurdly nested JSON, and NumPy's own TypeError/KeyError on malformed members.
+_DAMAGE = (
+    ValueError, TypeError, KeyError, EOFError, OSError, RecursionError, NotImplementedError,
+    zipfile.BadZipFile, zlib.error,
+)  # fmt: skip
+
+
+def _decode(blob: bytes, tag: bytes) -> dict[str, Any]:
+    """The JSON object or the named arrays in ``blob``; CorruptEntryError for anything else."""
     if blob[:1] != tag:
         raise CorruptEntryError(f"cache value tagged {blob[:1]!r}, expected {tag!r}")
     body = blob[1:]
-    if tag == _JSON_TAG:
-        return json.loads(body)
-    with np.load(io.BytesIO(body), allow_pickle=False) as archive:
-        return {name: archive[name] for name in archive.files}
+    try:
+        return _decode_json(body) if tag == _JSON_TAG else _decode_arrays(body)
+    except _DAMAGE as exc:
+        raise CorruptEntryError(f"unreadable cache value: {type(exc).__name__}: {exc}") from exc
 
 
 class ResultCache:
@@ -149,9 +182,13 @@ class ResultCache:
         try:
             blob = self._store.get(key)
             return None if blob is None else _decode(blob, tag)
-        except (CorruptEntryError, ValueError, OSError, zipfile.BadZipFile, sqlite3.DatabaseError):
-            self._store.delete(key)
+        except (CorruptEntryError, OSError, sqlite3.DatabaseError):
+            self.discard(key)
             return None
+
+    def discard(self, key: str) -> None:
+        """Drop the entry under ``key`` (if any), so the next request recomputes it."""
+        self._store.delete(key)
 
     def get_json(self, key: str) -> dict[str, Any] | None:
         """The JSON object stored under ``key``, or None if absent or unreadable."""

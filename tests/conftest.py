@@ -1,13 +1,20 @@
-"""Every test gets its own empty result cache and no network downloads."""
+"""Every test gets its own empty result cache and no network downloads; property tests are fixed."""
 
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from labeldp_core.cache import ResultCache
+from labeldp_core.data import load_dataset, loaders
 from labeldp_core.training import loop
+
+# Hypothesis draws its examples from a hash of each test (not the clock, not a saved database, so
+# every run and every machine tries the same ones) and never fails an example for being slow.
+settings.register_profile("labeldp", derandomize=True, deadline=None)
+settings.load_profile("labeldp")
 
 
 @pytest.fixture(autouse=True)
@@ -16,6 +23,19 @@ def isolated_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("LABELDP_CACHE_DIR", str(directory))
     monkeypatch.setenv("LABELDP_OFFLINE", "1")
     return directory
+
+
+@pytest.fixture
+def no_local_mnist(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """MNIST is absent whatever this machine holds.
+
+    An empty data folder, no system package, downloads off, and no copy loaded earlier in this
+    process (``load_dataset`` keeps one per process).
+    """
+    monkeypatch.setenv("LABELDP_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("LABELDP_OFFLINE", "1")
+    monkeypatch.delitem(loaders.SYSTEM_DATA_DIRS, "MNIST", raising=False)
+    load_dataset.cache_clear()
 
 
 @pytest.fixture

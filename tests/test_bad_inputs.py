@@ -1110,12 +1110,6 @@ CLI_CASES = [
 ]
 
 
-@pytest.fixture
-def no_local_mnist(tmp_path, monkeypatch):
-    """MNIST is not on this machine (and downloads are off, see conftest)."""
-    monkeypatch.setenv("LABELDP_DATA_DIR", str(tmp_path / "data"))
-
-
 def _exit_status(argv: list[str]) -> int:
     try:
         return main(argv)

@@ -1,6 +1,8 @@
+import io
 import os
 import sqlite3
 import stat
+import zipfile
 
 import diskcache
 import numpy as np
@@ -93,3 +95,48 @@ def test_default_directory_follows_environment(isolated_cache):
     store = ResultCache()
     assert store.directory == isolated_cache
     store.close()
+
+
+def _npy_bytes() -> bytes:
+    buffer = io.BytesIO()
+    np.save(buffer, np.arange(3))
+    return buffer.getvalue()
+
+
+def _zip_without_arrays() -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("notes.txt", "not an array")
+    return buffer.getvalue()
+
+
+#: Blobs that are not a JSON object: empty, not JSON, JSON of another type, a non-finite number,
+#: an arrays entry.
+NOT_A_JSON_OBJECT = [
+    b"J", b"J{not json", b"J\xff\xfe", b"J[1,2]", b'J"text"', b'J{"a": NaN}', b"N",
+]  # fmt: skip
+#: Blobs that are not an .npz of arrays: empty, a bare .npy, a truncated or foreign zip, JSON.
+NOT_AN_NPZ = [b"N", b"N" + _npy_bytes(), b"NPK\x03\x04broken", b"N" + _zip_without_arrays(), b"J{}"]
+
+
+@pytest.mark.parametrize("blob", NOT_A_JSON_OBJECT, ids=lambda blob: repr(blob[:16]))
+def test_a_blob_that_is_not_a_json_object_is_dropped_and_recomputed(cache, blob):
+    key = cache.key("result", {"epsilon": 3.0})
+    cache._store.set(key, blob)
+    assert cache.get_json(key) is None
+    assert key not in cache
+    cache._store.set(key, blob)
+    assert cache.json_or_compute("result", {"epsilon": 3.0}, lambda: {"v": 1}) == {"v": 1}
+    assert cache.get_json(key) == {"v": 1}
+
+
+@pytest.mark.parametrize("blob", NOT_AN_NPZ, ids=lambda blob: repr(blob[:16]))
+def test_a_blob_that_is_not_an_npz_of_arrays_is_dropped_and_recomputed(cache, blob):
+    key = cache.key("votes", {"teachers": 3})
+    cache._store.set(key, blob)
+    assert cache.get_arrays(key) is None
+    assert key not in cache
+    cache._store.set(key, blob)
+    found = cache.arrays_or_compute("votes", {"teachers": 3}, lambda: {"x": np.arange(4)})
+    np.testing.assert_array_equal(found["x"], np.arange(4))
+    np.testing.assert_array_equal(cache.get_arrays(key)["x"], np.arange(4))

@@ -1,5 +1,6 @@
 """The cache survives what users and machines do: damage, concurrent writers, killed processes."""
 
+import io
 import os
 import signal
 import subprocess
@@ -7,20 +8,51 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from labeldp_core.cache import ResultCache
-from labeldp_core.experiments import lookup, make_config, sweep
+from labeldp_core.experiments import lookup, make_config, run, sweep
+from ui import results
 
 ROOT = Path(__file__).resolve().parents[1]
 EPOCHS = "1"
 WAIT_S = 600  # an upper bound for a loaded machine, not a speed check
+POLL_S = 0.05
+MAX_POLLS = int(WAIT_S / POLL_S)  # guards against a hung sweep only
 
 
-def _sweep_process(cache_dir: Path, epsilons: list[str]) -> subprocess.Popen:
+#: The command line's sweep, paused for good before its third point, where the test kills it: a
+#: 1-epoch digits point takes ~50 ms, so a loaded machine's poller could miss an unpaused sweep.
+_SWEEP_PAUSED_AFTER_TWO = """
+import sys
+import threading
+
+from labeldp_core.__main__ import main
+from labeldp_core.experiments import runner
+
+done = []
+compute = runner.run
+
+
+def run_then_pause(*args, **kwargs):
+    if len(done) == 2:
+        threading.Event().wait()
+    done.append(compute(*args, **kwargs))
+    return done[-1]
+
+
+runner.run = run_then_pause
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def _sweep_process(
+    cache_dir: Path, epsilons: list[str], entry: tuple[str, str] = ("-m", "labeldp_core")
+) -> subprocess.Popen:
     env = dict(os.environ, LABELDP_CACHE_DIR=str(cache_dir))
     return subprocess.Popen(
-        [sys.executable, "-m", "labeldp_core", "sweep", "rr", "--dataset", "digits",
+        [sys.executable, *entry, "sweep", "rr", "--dataset", "digits",
          "--epochs", EPOCHS, "--epsilons", *epsilons],
         cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
@@ -61,18 +93,56 @@ def test_two_processes_sweeping_into_one_cache_lose_and_corrupt_nothing(isolated
 def test_a_killed_sweep_keeps_every_finished_point_and_resumes(isolated_cache):
     epsilons = ["0.5", "1", "2", "4", "8", "16"]
     configs = _configs(epsilons)
-    process = _sweep_process(isolated_cache, epsilons)
+    process = _sweep_process(isolated_cache, epsilons, entry=("-c", _SWEEP_PAUSED_AFTER_TWO))
     cache = ResultCache(isolated_cache)
-    deadline = time.monotonic() + WAIT_S
-    while sum(lookup(c, cache) is not None for c in configs) < 2:
-        assert process.poll() is None, "the sweep ended before it could be interrupted"
-        assert time.monotonic() < deadline
-        time.sleep(0.05)
+    for _ in range(MAX_POLLS):
+        if sum(lookup(c, cache) is not None for c in configs) >= 2:
+            break
+        assert process.poll() is None, f"the sweep ended early: {process.communicate()[1]}"
+        time.sleep(POLL_S)
+    else:
+        process.kill()
+        process.wait()
+        pytest.fail(f"the sweep seems to hang: fewer than 2 points stored after {MAX_POLLS} polls")
     process.send_signal(signal.SIGKILL)
     process.wait()
     finished = [c for c in configs if lookup(c, cache) is not None]
-    assert 2 <= len(finished) < len(configs)
+    assert finished == configs[:2]
     resumed = sweep("rr", "digits", [float(e) for e in epsilons], epochs=int(EPOCHS), cache=cache)
     assert [r.cached for r in resumed] == [c in finished for c in configs]
     assert all(lookup(c, cache) is not None for c in configs)
     cache.close()
+
+
+def _npy_bytes() -> bytes:
+    buffer = io.BytesIO()
+    np.save(buffer, np.arange(3))
+    return buffer.getvalue()
+
+
+#: What a damaged or foreign entry under a real run's key can hold: an empty or bare-array value,
+#: JSON that is not an object, and an object that is not a whole result.
+DAMAGED_RESULTS = [b"N", b"N" + _npy_bytes(), b"J[1,2]", b'J{"mechanism": "rr"}']
+
+
+@pytest.mark.parametrize("blob", DAMAGED_RESULTS, ids=lambda blob: repr(blob[:16]))
+def test_a_damaged_result_is_absent_and_recomputed(cache, blob):
+    config = make_config("rr", "digits", 1.0, epochs=1, settings={"model": "logistic"})
+    key = cache.key("result", config.to_dict())
+    cache._store.set(key, blob)
+    assert lookup(config, cache) is None
+    assert key not in cache
+    cache._store.set(key, blob)
+    result = run(config, cache)
+    assert result.cached is False
+    assert result.epsilon == 1.0 and 0.0 <= result.test_accuracy <= 1.0
+    assert lookup(config, cache).test_accuracy == result.test_accuracy
+
+
+@pytest.mark.parametrize("blob", DAMAGED_RESULTS, ids=lambda blob: repr(blob[:16]))
+def test_the_app_reports_a_damaged_result_as_not_stored(blob):
+    config = make_config("rr", "digits", 1.0, epochs=1)
+    key = results.result_cache().key("result", config.to_dict())
+    results.result_cache()._store.set(key, blob)
+    assert results.stored(config) is None
+    assert key not in results.result_cache()

@@ -49,7 +49,7 @@ def test_run_prints_json_then_answers_from_the_cache():
         (["frobnicate"], "invalid choice"),
     ],
 )
-def test_bad_input_exits_2_with_one_error_line(args, match, capsys):
+def test_bad_input_exits_2_with_one_error_line(args, match, capsys, no_local_mnist):
     with pytest.raises(SystemExit) as stopped:
         sys.exit(main(args))
     assert stopped.value.code == 2

@@ -58,13 +58,17 @@ def _write_idx(path: Path, array: np.ndarray) -> None:
         handle.write(header + array.astype(np.uint8).tobytes())
 
 
-def test_system_package_files_are_unpacked_where_torchvision_reads(tmp_path, monkeypatch):
-    package = tmp_path / "package"
-    package.mkdir()
+def _package_with_idx_files(folder: Path) -> Path:
+    folder.mkdir()
     rng = np.random.default_rng(0)
     for prefix, n in (("train", 12), ("t10k", 5)):
-        _write_idx(package / f"{prefix}-images-idx3-ubyte.gz", rng.integers(0, 256, (n, 28, 28)))
-        _write_idx(package / f"{prefix}-labels-idx1-ubyte.gz", np.arange(n) % 10)
+        _write_idx(folder / f"{prefix}-images-idx3-ubyte.gz", rng.integers(0, 256, (n, 28, 28)))
+        _write_idx(folder / f"{prefix}-labels-idx1-ubyte.gz", np.arange(n) % 10)
+    return folder
+
+
+def test_system_package_files_are_unpacked_where_torchvision_reads(tmp_path, monkeypatch):
+    package = _package_with_idx_files(tmp_path / "package")
     monkeypatch.setenv("LABELDP_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.setitem(loaders.SYSTEM_DATA_DIRS, "FashionMNIST", package)
     data = loaders.load_fashion_mnist()
@@ -72,3 +76,24 @@ def test_system_package_files_are_unpacked_where_torchvision_reads(tmp_path, mon
     assert data.x_train.shape == (12, 1, 28, 28) and data.x_train.dtype == np.float32
     np.testing.assert_array_equal(data.y_test, np.arange(5))
     assert data.class_names[0] == "T-shirt/top"
+
+
+def test_a_data_folder_that_cannot_be_written_names_the_fix(tmp_path, monkeypatch):
+    package = _package_with_idx_files(tmp_path / "package")
+    blocker = tmp_path / "a-file"
+    blocker.write_text("a file where the data folder should be")  # unwritable even for root
+    monkeypatch.setenv("LABELDP_DATA_DIR", str(blocker / "data"))
+    monkeypatch.setitem(loaders.SYSTEM_DATA_DIRS, "FashionMNIST", package)
+    with pytest.raises(DatasetUnavailableError, match="could not be unpacked") as caught:
+        loaders.load_fashion_mnist()
+    assert "LABELDP_DATA_DIR" in str(caught.value) and "--dataset digits" in str(caught.value)
+
+
+def test_a_damaged_system_archive_is_reported_not_raised(tmp_path, monkeypatch):
+    package = _package_with_idx_files(tmp_path / "package")
+    archive = package / "train-images-idx3-ubyte.gz"
+    archive.write_bytes(archive.read_bytes()[:40])  # truncated mid-stream
+    monkeypatch.setenv("LABELDP_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setitem(loaders.SYSTEM_DATA_DIRS, "FashionMNIST", package)
+    with pytest.raises(DatasetUnavailableError, match="could not be unpacked"):
+        loaders.load_fashion_mnist()

@@ -84,7 +84,15 @@ def _load_torchvision(name: str, folder_name: str, how_to_get: str) -> Dataset:
 
     cls = getattr(datasets, folder_name)
     root = data_dir()
-    _unpack_system_files(folder_name, root / folder_name / "raw")
+    raw = root / folder_name / "raw"
+    try:
+        _unpack_system_files(folder_name, raw)
+    except (OSError, EOFError) as exc:  # an unwritable folder, a full disk, a damaged archive
+        raise DatasetUnavailableError(
+            f"dataset '{name}' could not be unpacked from {SYSTEM_DATA_DIRS[folder_name]} into "
+            f"{raw} ({exc}); set LABELDP_DATA_DIR to a folder you can write to, "
+            "or use a bundled dataset: --dataset digits or mnist-5k"
+        ) from exc
     allow_download = os.environ.get("LABELDP_OFFLINE", "") in ("", "0")
     try:
         train = cls(str(root), train=True, download=allow_download)

@@ -90,8 +90,23 @@ def lookup(config: RunConfig, cache: ResultCache | None = None) -> RunResult | N
     """The cached result of ``config``, or None; never computes."""
     config = _normalise(config)
     cache = ResultCache() if cache is None else cache  # an empty cache is falsy (__len__)
-    found = cache.get_json(cache.key("result", config.to_dict()))
-    return None if found is None else RunResult.from_dict(found, cached=True)
+    return _stored(cache, cache.key("result", config.to_dict()))
+
+
+def _stored(cache: ResultCache, key: str) -> RunResult | None:
+    """The result stored under ``key`` (``cached=True``), or None if absent or not a whole result.
+
+    An entry that does not rebuild into a :class:`RunResult` (keys missing, say) is dropped, so
+    it counts as a miss and the next run recomputes and replaces it.
+    """
+    found = cache.get_json(key)
+    if found is None:
+        return None
+    try:
+        return RunResult.from_dict(found, cached=True)
+    except TypeError:  # keys missing: not a result this code wrote
+        cache.discard(key)
+        return None
 
 
 def run(
@@ -102,11 +117,9 @@ def run(
     config = _normalise(config)
     cache = ResultCache() if cache is None else cache
     key = cache.key("result", config.to_dict())
-    found = cache.get_json(key)
+    found = _stored(cache, key)
     if found is not None:
-        return RunResult.from_dict(
-            found, cached=True, elapsed_s=round(time.perf_counter() - started, 4)
-        )
+        return replace(found, elapsed_s=round(time.perf_counter() - started, 4))
 
     spec = mechanism_spec(config.mechanism)
     data = load_dataset(config.dataset)
