@@ -131,6 +131,8 @@ def _cmd_run(args: argparse.Namespace) -> None:
         args.mechanism, args.dataset, args.epsilon, args.seed, args.epochs, _settings(args.set)
     )
     result = run(config, progress=_stderr_bar())
+    for warning in result.details.get("warnings", ()):
+        print(f"warning: {warning}", file=sys.stderr)
     print(json.dumps(result.to_dict(), indent=2) if args.json else _summary(result))
 
 

@@ -5,6 +5,7 @@ import streamlit as st
 from labeldp_core import plots
 from labeldp_core.experiments import MECHANISMS
 from labeldp_core.experiments.demo import DEMO_SEEDS, demo_configs
+from labeldp_core.plots.common import UNIT_SCALE_NOTE
 from labeldp_core.reports import PRIVACY_UNITS, html_report
 from ui.controls import current_controls, epsilon_control
 from ui.export import chart, csv_button, html_button
@@ -19,9 +20,8 @@ st.title("Compare mechanisms")
 st.markdown(
     "Every mechanism on the same dataset and model, over the same grid of ε, averaged over "
     f"{len(DEMO_SEEDS)} seeds (the band is the range). Label-DP mechanisms protect one training "
-    "label (replace-one); DP-SGD and DP prototypes protect a whole example (add/remove), a "
-    "stronger promise, so at the same ε their curves are not directly comparable: they are drawn "
-    "dashed."
+    "label (replace-one) and are drawn solid; DP-SGD and DP prototypes protect a whole example "
+    "(add/remove) and are drawn dashed. " + UNIT_SCALE_NOTE
 )
 chosen = st.multiselect(
     "Mechanisms", list(MECHANISMS), default=[m for m in DEFAULT if m in MECHANISMS],
@@ -40,7 +40,8 @@ if absent:
         st.write(sorted({f"{c.mechanism} ε={c.epsilon:g}" for c in absent}))
 
 units = {spec.title: spec.privacy_unit for spec in MECHANISMS.values()}
-clean = [r.baseline_test_accuracy for r in found if r.mechanism == "rr"]
+# Runs that train the page's model record it trained on clean labels (DP prototypes train none).
+trained = [r for r in found if MECHANISMS[r.mechanism].trains_model]
 figures = []
 for task, metric in (("classification", "test accuracy"), ("regression", "test MSE")):
     series = {
@@ -50,13 +51,17 @@ for task, metric in (("classification", "test accuracy"), ("regression", "test M
     }
     if not series:
         continue
-    baseline = sum(clean) / len(clean) if clean and task == "classification" else None
+    baseline = plots.clean_baseline(trained, metric)
     figure = plots.comparison_figure(series, units, baseline, metric, marked_epsilon=epsilon)
-    figures.append((figure, f"{metric} vs ε"))
+    figures.append((figure, f"{metric} vs ε spent"))
     chart(st, figure, key=f"compare_{task}")
 st.caption(
-    "Each line is the mean over seeds; the shaded band spans the lowest to the highest seed. "
-    "The green dashed line is the same model trained on the true labels. " + status_sentence(absent)
+    "Each line is the mean over seeds at the ε its accounting computed (ε spent, under the "
+    "mechanism's own neighbouring relation); the shaded band spans the lowest to the highest "
+    "seed. The legend says which guarantees carry a δ: DP-SGD, PATE and DPPL-Mean are (ε, δ)-DP. "
+    "DPPL-Mean turns the ε asked into ρ = ε²/2 zCDP and is drawn at the (ε, δ) that ρ converts "
+    "to (ρ + 2√(ρ ln(1/δ))), well to the right of the ε asked. The green dashed line is the same "
+    "model trained on the true labels. " + status_sentence(absent)
 )
 
 st.subheader(f"The numbers at every ε ({controls.dataset})")
@@ -64,7 +69,8 @@ rows = plots.summary_rows(found)
 st.dataframe(rows, hide_index=True)
 st.caption(
     "ε spent is what the accounting computed (it can be below what was asked, e.g. when a noise "
-    "scale is rounded up); δ is 0 for pure DP. "
+    "scale is rounded up, and above it for DPPL-Mean, whose ε asked only sets ρ); δ is 0 for "
+    "pure DP; the guarantee column states it with its neighbouring relation. "
     + " ".join(f"{unit}: {text}." for unit, text in PRIVACY_UNITS.items())
 )
 left, right = st.columns(2)

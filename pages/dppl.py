@@ -7,6 +7,7 @@ from labeldp_core import plots
 from labeldp_core.data import load_dataset
 from labeldp_core.experiments import make_config
 from labeldp_core.experiments.demo import demo_epsilons
+from labeldp_core.plots.common import UNIT_SCALE_NOTE
 from labeldp_core.plots.dppl import MECHANISM_NAMES
 from ui.controls import current_controls, epsilon_control
 from ui.dppl import DPPL_MECHANISMS, dpsgd_comparison, encoder_model, unique
@@ -26,7 +27,7 @@ st.markdown(
     "image is classified by the prototype it is most similar to (cosine similarity). No model is "
     "trained on private data, so very small ε and imbalanced classes hurt far less than with "
     "DP-SGD (Wahdany et al. 2024). **Privacy unit: the whole private example**, image and label "
-    "together, add/remove neighbours: this is example-level DP, stronger than label DP."
+    "together, add/remove neighbours. " + UNIT_SCALE_NOTE
 )
 mechanism = st.selectbox(
     "Mechanism", DPPL_MECHANISMS, key="dppl_mechanism", bind="query-params",
@@ -146,12 +147,13 @@ with reported_errors():
         run_with_progress(absent, "DP prototypes sweep")
         st.rerun()
 minority = view == "minority classes"
+at_spent = x_axis == "ε spent"
 curves = [r for r in found if str(int(r.settings["imbalance"])) in ratios]
 reference = next((r.details["public_encoder_test_accuracy"] for r in found), None)
 dpsgd_series = {}
 if dpsgd.results:
     classes = result.details["minority_classes"] if result else []
-    points = dpsgd.minority(classes) if minority else dpsgd.overall()
+    points = dpsgd.minority(classes, at_spent) if minority else dpsgd.overall(at_spent)
     if points:
         dpsgd_series["DP-SGD"] = points
 chart(
@@ -159,7 +161,7 @@ chart(
     plots.dppl_accuracy_curves(
         curves,
         minority=minority,
-        spent=x_axis == "ε spent",
+        spent=at_spent,
         dpsgd=dpsgd_series,
         reference=None if minority else reference,
         marked_epsilon=epsilon,

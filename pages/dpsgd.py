@@ -9,10 +9,11 @@ from labeldp_core.data import DATASETS, load_dataset
 from labeldp_core.errors import LabelDPError
 from labeldp_core.experiments import MECHANISMS, make_config
 from labeldp_core.experiments.demo import demo_epsilons
-from labeldp_core.experiments.dpsgd import budget_outlook
+from labeldp_core.experiments.dpsgd import budget_outlook, delta_warning
+from labeldp_core.plots.common import UNIT_SCALE_NOTE
 from ui.controls import current_controls, epsilon_control
 from ui.export import chart
-from ui.results import configs_for, point, reported_errors, stored, stored_many
+from ui.results import configs_for, point, reported_errors, stored_many
 from ui.sweeps import compute_button
 
 #: The demo grid, so that `python -m labeldp_core warm` fills this page's curves.
@@ -20,7 +21,7 @@ SWEEP_EPSILONS = list(demo_epsilons("dpsgd"))
 UNITS_SENTENCE = (
     "DP-SGD protects whole examples (image and label; add/remove one example) while label DP "
     "protects only labels (replace-one label), so the numbers are not directly comparable: "
-    "at the same ε, DP-SGD promises more."
+    "DP-SGD's ε also covers the image, but for a changed label it only promises 2ε."
 )
 
 
@@ -42,7 +43,7 @@ st.markdown(
     "example with probability q, clips each sampled example's gradient to norm C, and adds "
     "Gaussian noise of standard deviation σ·C to their sum. An accountant turns σ, q and the "
     "number of steps into (ε, δ)-DP for **adding or removing one whole example**, image and "
-    "label together. That is a stronger promise than label DP, which only hides labels."
+    "label together. " + UNIT_SCALE_NOTE
 )
 
 left, middle, right, last = st.columns(4)
@@ -55,7 +56,7 @@ accountant = right.selectbox(
     help="rdp: Rényi DP, fast and a little loose. prv: numerical composition of privacy loss "
     "random variables, tighter and slower.",
 )  # fmt: skip
-delta = last.selectbox("δ", (1e-5, 1e-6, 1e-4), key="delta", bind="query-params",
+delta = last.selectbox("δ", (1e-5, 1e-6, 1e-4, 1e-3), key="delta", bind="query-params",
                        help="Chance that the ε promise fails; keep it well below 1/n.")  # fmt: skip
 settings = controls.settings | {"clip": clip, "batch": batch, "accountant": accountant,
                                 "delta": delta}  # fmt: skip
@@ -65,13 +66,17 @@ with reported_errors():
                          settings)  # fmt: skip
     n_train = load_dataset(controls.dataset).n_train
     q, steps = sampling_schedule(n_train, batch, controls.epochs)
-    result = stored(config)
+    # Before the charts, so that a run trained now draws its own budget line at once.
+    result = point(config, f"Train with DP-SGD at ε = {epsilon:g} on {controls.dataset}",
+                   "Training with DP-SGD")  # fmt: skip
     if result is not None:
         sigma = result.details["noise_multiplier"]
     else:
         with st.spinner(f"Finding the noise multiplier for ε = {epsilon:g} ({accountant})"):
             sigma = implied_noise(epsilon, delta, q, steps, accountant)
 
+if (weak := delta_warning(delta, n_train)) is not None:
+    st.warning(f"Weak guarantee: {weak}.", icon="⚠️")
 cols = st.columns(4)
 cols[0].metric("Noise multiplier σ implied by ε", f"{sigma:.3g}")
 cols[1].metric("Sample rate q", f"{q:.3g}")
@@ -86,12 +91,13 @@ st.caption(
 )
 
 st.subheader("The budget a longer run costs")
-# A cached run carries its outlook; otherwise the accountant computes it here.
+# A run carries its outlook; otherwise the accountant computes it here.
 if result is not None:
     curves = result.details["budget_outlook"]
 else:
     with st.spinner("Accounting"):
         curves = outlook(sigma, q, steps // controls.epochs, controls.epochs, delta)
+by_epoch = None if result is None else result.details["epsilon_by_epoch"]
 chart(
     st,
     plots.epsilon_vs_epochs(
@@ -101,23 +107,38 @@ chart(
         chosen=round(sigma, 4),
         planned_epochs=controls.epochs,
         delta=delta,
+        accountant=accountant,
+        run_epsilons=None if by_epoch is None else (by_epoch["epochs"], by_epoch[accountant]),
     ),
     key="budget_curve",
 )
+if accountant == "rdp":
+    own_line = (
+        f"The thick line is the σ that lands on ε = {epsilon:g} after {epochs_text}; past the "
+        "dashed line it shows what training on would spend."
+    )
+else:
+    own = accountant.upper()
+    own_line = (
+        f"This run's σ was calibrated with {own}, which is usually tighter, so the RDP line at "
+        f"its σ is only a bound and ends away from (usually above) ε = {epsilon:g}; "
+        + (
+            f"the thick line is the run's own {own} ε, which lands on the target after "
+            f"{epochs_text}."
+            if by_epoch is not None
+            else f"the run's own {own} line is drawn once the run is trained."
+        )
+    )
 st.caption(
     "Each line is the ε spent after that many epochs at a fixed noise multiplier, for this "
-    "dataset and batch size (RDP accountant). The budget keeps growing with every step, roughly "
-    "like the square root of the number of steps, and less noise costs far more. The thick line "
-    f"is the σ that lands on ε = {epsilon:g} after {epochs_text}; past the dashed line it shows "
-    "what training on would spend."
+    "dataset and batch size, by the RDP accountant (fast, an upper bound). The budget keeps "
+    "growing with every step, roughly like the square root of the number of steps, and less "
+    "noise costs far more. " + own_line
 )
 
 st.subheader("One run")
-with reported_errors():
-    label = f"Train with DP-SGD at ε = {epsilon:g} on {controls.dataset}"
-    result = point(config, label, "Training with DP-SGD")
 if result is None:
-    st.info("Press the button to train on this dataset; the result is then cached.")
+    st.info("Press the button above to train on this dataset; the result is then cached.")
 else:
     details = result.details
     cols = st.columns(4)
@@ -130,7 +151,6 @@ else:
     for col, name in zip(cols[2:], ("rdp", "prv"), strict=True):
         value = details[f"epsilon_{name}"]
         col.metric(f"ε by {name.upper()}", "n/a" if value is None else f"{value:.3g}")
-    by_epoch = details["epsilon_by_epoch"]
     chart(
         st,
         plots.accountant_comparison(

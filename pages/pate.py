@@ -95,7 +95,7 @@ if result is None:
 
 details = result.details
 num_classes = result.num_classes
-noise_name = "b" if details["aggregator"] == "lnmax" else "σ"
+noise_name = {"lnmax": "b", "gnmax": "σ"}.get(details["aggregator"], "σ2")
 cols = st.columns(5)
 cols[0].metric("ε spent (data-independent)", f"{result.epsilon_spent:.3g}",
                help=f"δ = {result.delta:g}. " + details["composition"])  # fmt: skip
@@ -104,6 +104,12 @@ cols[1].metric("Data-dependent ε", f"{details['epsilon_data_dependent']:.3g}",
 cols[2].metric(f"Noise {noise_name} (votes)", f"{details['noise']:.3g}",
                help=f"{details['noise_kind']}, the smallest meeting ε over "
                f"{details['queries']} queries")  # fmt: skip
+if details["aggregator"] == "confident-gnmax":
+    cols[2].metric("Threshold noise σ1 (votes)", f"{details['threshold_sigma']:.3g}",
+                   help="Gaussian sigma of the threshold check on the top vote count")  # fmt: skip
+    cols[2].metric("Threshold T (votes)", f"{details['threshold_votes']:g}",
+                   help=f"A query is answered if its noisy top vote reaches T, out of "
+                   f"{details['teachers']} teachers")  # fmt: skip
 cols[3].metric("Queries answered", f"{details['answered']} / {details['queries']}")
 cols[4].metric(
     "Student test accuracy", f"{result.test_accuracy:.3f}",

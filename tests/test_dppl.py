@@ -16,9 +16,9 @@ from labeldp_core.data import imbalance, public_private
 from labeldp_core.data.imbalance import imbalanced_counts, imbalanced_subset
 from labeldp_core.data.public_private import public_private_split
 from labeldp_core.errors import InvalidInputError
-from labeldp_core.experiments import MECHANISMS, make_config, run
+from labeldp_core.experiments import make_config, run
 from labeldp_core.experiments.context import RunContext
-from labeldp_core.experiments.spec import MechanismSpec, Outcome, RunResult, Setting
+from labeldp_core.experiments.spec import RunResult
 from labeldp_core.mechanisms import coinpress, exponential, prototypes
 from labeldp_core.mechanisms.coinpress import coinpress_mean
 from labeldp_core.mechanisms.exponential import (
@@ -481,23 +481,31 @@ def test_page_computes_switches_mechanism_and_runs_the_sweep(fresh_app_cache):
     assert app.get("plotly_chart")[2].proto.spec != before
 
 
-def test_page_shows_dpsgd_results_next_to_the_prototypes(monkeypatch, cache, fresh_app_cache):
+def test_page_shows_dpsgd_minority_accuracy_next_to_the_prototypes(cache, fresh_app_cache):
     from app_helpers import assert_no_errors, open_page
 
-    def fake_dpsgd(config, ctx):
-        return Outcome(epsilon_spent=config.epsilon, test_score=0.42, n_train=1, delta=1e-5,
-                       baseline_score=0.9,
-                       details={"per_class_accuracy": [0.25] * 10})  # fmt: skip
-
-    spec = MechanismSpec(
-        id="dpsgd", title="DP-SGD", summary="stand-in", privacy_unit="example",
-        task="classification", settings={"model": Setting("cnn", "model")},
-        runner=fake_dpsgd, trains_model=False,
-    )  # fmt: skip
-    monkeypatch.setitem(MECHANISMS, "dpsgd", spec)
-    run(make_config("dpsgd", "digits", 1.0, epochs=1), cache)
-    app = open_page(PAGE, epochs="1", dppl_imbalance="1", dppl_mechanism="dppl-public")
+    # A real DP-SGD run at the page's default view: imbalance 10, seed 0, epsilon 1, the CNN.
+    config = make_config("dpsgd", "digits", 1.0, epochs=1, settings={"imbalance": 10.0})
+    dpsgd = run(config, cache)
+    app = open_page(PAGE, epochs="1", dppl_mechanism="dppl-public")
     assert_no_errors(app)
-    assert any("DP-SGD points (1 cached)" in c.value for c in app.caption)
-    bars = app.get("plotly_chart")[0].proto.spec
-    assert "DP-SGD" in bars
+    note = next(c.value for c in app.caption if "DP-SGD points (1 cached)" in c.value)
+    assert "private set at imbalance 10" in note
+    dppl = run(make_config("dppl-public", "digits", 1.0, epochs=1,
+                           settings={"imbalance": 10.0}), cache)  # fmt: skip
+    assert dppl.cached and dpsgd.details["class_counts"] == dppl.details["class_counts"]
+    minority = dppl.details["minority_classes"]
+    expected = np.mean([dpsgd.details["per_class_accuracy"][c] for c in minority])
+    charts = [json.loads(c.proto.spec) for c in app.get("plotly_chart")]
+    bars = next(t for t in charts[0]["data"] if t.get("name") == "DP-SGD")
+    assert bars["y"] == pytest.approx(
+        [dpsgd.details["per_class_accuracy"][c] for c in np.argsort(
+            -np.asarray(dppl.details["class_counts"]), kind="stable")]
+    )  # fmt: skip
+    (line,) = [t for t in charts[-1]["data"] if t.get("name") == "DP-SGD, minority classes"]
+    assert line["x"] == [1.0] and line["y"] == pytest.approx([expected])
+    app.radio(key="dppl_view").set_value("minority classes").run()
+    assert_no_errors(app)
+    curves = json.loads(app.get("plotly_chart")[2].proto.spec)
+    (line,) = [t for t in curves["data"] if t.get("name") == "DP-SGD"]
+    assert line["y"] == pytest.approx([expected])

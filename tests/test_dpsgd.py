@@ -1,8 +1,11 @@
 """DP-SGD: per-example gradients, a tiny private run that learns, the CLI, the page, the figures."""
 
+import doctest
 import json
+import math
 import re
 
+import numpy as np
 import pytest
 import torch
 from app_helpers import assert_no_errors, open_page
@@ -14,8 +17,9 @@ from labeldp_core.accounting import dpsgd_epsilon
 from labeldp_core.accounting.dpsgd import CALIBRATION_RTOL
 from labeldp_core.data import load_dataset
 from labeldp_core.errors import InvalidInputError
+from labeldp_core.experiments import dpsgd as dpsgd_experiment
 from labeldp_core.experiments import make_config, run
-from labeldp_core.experiments.dpsgd import epsilon_checkpoints
+from labeldp_core.experiments.dpsgd import delta_warning, epsilon_checkpoints
 from labeldp_core.experiments.spec import RunResult
 from labeldp_core.models import build_model
 from labeldp_core.training import TrainSettings
@@ -122,6 +126,15 @@ def test_epsilon_checkpoints_end_at_the_last_epoch(epochs, expected):
         assert points == expected
 
 
+def _check_per_class(result: RunResult) -> None:
+    """Per-class test accuracy, weighted by the test split's class sizes, is the test accuracy."""
+    test_labels = load_dataset("digits").y_test
+    per_class = np.asarray(result.details["per_class_accuracy"])
+    sizes = np.bincount(test_labels, minlength=10)
+    assert per_class.shape == (10,) and ((per_class >= 0) & (per_class <= 1)).all()
+    assert per_class @ sizes / sizes.sum() == pytest.approx(result.test_accuracy, abs=1e-6)
+
+
 def test_tiny_dpsgd_run_on_digits_learns_and_spends_its_calibrated_epsilon(cache):
     config = make_config("dpsgd", "digits", 4.0, seed=0, epochs=10, settings=FAST)
     result = run(config, cache)
@@ -129,7 +142,35 @@ def test_tiny_dpsgd_run_on_digits_learns_and_spends_its_calibrated_epsilon(cache
     details = result.details
     assert details["steps"] == 10 * 12 and details["sample_rate"] == pytest.approx(128 / 1437)
     assert details["epsilon_prv"] <= details["epsilon_rdp"]
+    # Imbalance 1 (the default) trains on the whole training split; delta 1e-5 is below 1/n.
+    train_labels = load_dataset("digits").y_train
+    assert result.n_train == 1437 and details["class_order"] is None
+    assert details["class_counts"] == np.bincount(train_labels).tolist()
+    assert details["warnings"] == []
+    _check_per_class(result)
     assert run(config, cache).cached
+
+
+def test_imbalanced_dpsgd_run_trains_on_the_prototypes_private_set(cache):
+    ratio = 10.0
+    settings = FAST | {"imbalance": ratio, "batch": 64}
+    result = run(make_config("dpsgd", "digits", 4.0, seed=3, epochs=3, settings=settings), cache)
+    details = result.details
+    counts = np.asarray(details["class_counts"])
+    # The class counts requested: largest / smallest = the ratio (up to rounding), largest first in
+    # the seed's class order, and the run's training set is exactly these examples.
+    assert counts.max() / counts.min() == pytest.approx(ratio, rel=0.1)
+    assert counts[details["class_order"]].tolist() == sorted(counts, reverse=True)
+    assert result.n_train == counts.sum() < 0.8 * 1437
+    assert details["steps"] == 3 * math.ceil(counts.sum() / 64)
+    _check_per_class(result)
+    # DPPL draws its private set from the same seed: the same class counts, class for class.
+    dppl_settings = {"imbalance": ratio, "model": "mlp"}
+    dppl = run(make_config("dppl-public", "digits", 1.0, seed=3, epochs=1, settings=dppl_settings),
+               cache)  # fmt: skip
+    assert details["class_counts"] == dppl.details["class_counts"]
+    assert details["class_order"] == dppl.details["class_order"]
+    assert "private set at imbalance 10" in details["training_set"]
 
 
 @pytest.mark.slow
@@ -155,6 +196,25 @@ def test_cli_reports_noise_steps_sample_rate_delta_and_unit(capsys):
     assert details["epsilon_by_epoch"]["epochs"] == [1, 2]
     assert details["epsilon_prv"] == result["epsilon_spent"]
     assert "add/remove" in details["neighbouring_relation"]
+    assert details["warnings"] == [] and capsys.readouterr().err == ""
+
+
+def test_doctests():
+    assert doctest.testmod(dpsgd_experiment).failed == 0
+
+
+def test_delta_of_one_over_n_or_more_runs_with_a_warning(capsys):
+    assert delta_warning(1 / 1438, 1437) is None
+    assert "1/1,437" in delta_warning(1 / 1437, 1437)
+    args = ["run", "dpsgd", "--dataset", "digits", "--epsilon", "2", "--epochs", "1",
+            "--set", "model=logistic", "--set", "delta=1e-3", "--json"]  # fmt: skip
+    assert main(args) == 0
+    captured = capsys.readouterr()
+    result = json.loads(captured.out)
+    assert result["delta"] == 1e-3  # run as asked: the user may want to explore
+    (line,) = captured.err.strip().splitlines()
+    assert line == f"warning: {delta_warning(1e-3, 1437)}"
+    assert result["details"]["warnings"] == [delta_warning(1e-3, 1437)]
 
 
 @pytest.mark.parametrize(
@@ -223,6 +283,19 @@ def test_page_shows_noise_budget_accountants_and_the_units_sentence():
     assert_no_errors(app)
     sigma_prv = {m.label: m.value for m in app.metric}["Noise multiplier σ implied by ε"]
     assert float(sigma_prv) < float(sigma_at_4)
+    # With PRV the budget chart draws the run's own PRV line, which lands on the target; the RDP
+    # line of the same sigma is labelled as the bound it is.
+    budget = json.loads(app.get("plotly_chart")[0].proto.spec)
+    names = [trace.get("name", "") for trace in budget["data"]]
+    assert any(n.endswith("(implied by ε under PRV): RDP bound") for n in names)
+    (own,) = [t for t in budget["data"] if "this run, PRV" in t.get("name", "")]
+    assert own["y"][-1] == pytest.approx(4.0, rel=CALIBRATION_RTOL)
+    assert any("the thick line is the run's own PRV ε" in c.value for c in app.caption)
+    assert not app.warning
+    # A delta of 1/n or more is allowed, with a warning.
+    app.selectbox(key="delta").set_value(1e-3).run()
+    assert_no_errors(app)
+    assert any("1/1,437" in w.value for w in app.warning)
     # The sweep fills DP-SGD and RR points; the chart then says they are all cached.
     app.button(key="run_sweep").click().run()
     assert_no_errors(app)

@@ -1,9 +1,13 @@
 """The comparison and "what epsilon means" pages compute what they miss and show it."""
 
+import json
+
 import pytest
 from app_helpers import assert_no_errors, open_page
 
 from labeldp_core import plots
+from labeldp_core.experiments import MECHANISMS, RunConfig, RunResult
+from labeldp_core.experiments.demo import DEMO_SEEDS, demo_configs, demo_epsilons
 from labeldp_core.mechanisms import keep_probability
 
 
@@ -36,3 +40,49 @@ def test_compare_page_lists_missing_points_and_fills_them():
     assert not [b for b in app.button if b.key == "compute_missing"]
     table = app.dataframe[0].value
     assert len(table) == 14 and set(table["seeds"]) == {3}
+
+
+def _stand_in(config: RunConfig) -> RunResult:
+    """A stored result for ``config``: a score and clean baseline per seed, DPPL-Mean at its rho."""
+    spec = MECHANISMS[config.mechanism]
+    seed, epsilon = config.seed, config.epsilon
+    if config.mechanism == "dppl-mean":  # its own reference: non-private prototypes, not a model
+        accounting = {"epsilon_spent": 5 * epsilon, "delta": 1e-5, "details": {"rho": 0.5}}
+        scores = {"test_accuracy": 0.6, "baseline_test_accuracy": 0.5}
+    elif spec.task == "regression":
+        accounting = {"epsilon_spent": epsilon, "delta": 0.0, "details": {}}
+        scores = {"test_mse": 4.0 / epsilon, "baseline_test_mse": 1.0 + seed / 5}
+    else:
+        accounting = {"epsilon_spent": epsilon, "delta": 0.0, "details": {}}
+        scores = {"test_accuracy": 0.7, "baseline_test_accuracy": 0.9 + seed / 50}
+    return RunResult(
+        mechanism=config.mechanism, dataset=config.dataset, seed=seed, epsilon=epsilon,
+        privacy_unit=spec.privacy_unit, n_train=1437, n_test=360, num_classes=10, elapsed_s=0.0,
+        cached=False, epochs=1, settings=dict(config.settings), **accounting, **scores,
+    )  # fmt: skip
+
+
+def _baselines(spec: dict) -> list[float]:
+    return [shape["y0"] for shape in spec["layout"].get("shapes", ()) if shape["y0"] == shape["y1"]]
+
+
+def test_compare_page_draws_the_clean_baseline_without_rr_and_dppl_mean_at_epsilon_spent(cache):
+    chosen = ["laplace", "dppl-mean", "rr-bins"]
+    for config in demo_configs("digits", chosen, DEMO_SEEDS, 1, "cnn", variants=False):
+        cache.put_json(cache.key("result", config.to_dict()), _stand_in(config).to_dict())
+    app = open_page("pages/compare.py", epochs="1", mechanisms=chosen)
+    assert_no_errors(app)
+    assert not [b for b in app.button if b.key == "compute_missing"]
+    accuracy, mse = (json.loads(c.proto.spec) for c in app.get("plotly_chart")[:2])
+    # The clean baseline comes from any run that trains the model (here Laplace, seeds 0-2), not
+    # from rr alone, and not from DPPL-Mean's non-private prototypes; the MSE chart gets one too.
+    assert _baselines(accuracy) == [pytest.approx(0.92)]
+    assert _baselines(mse) == [pytest.approx(1.2)]
+    lines = {t["name"]: t for t in accuracy["data"] if t.get("mode") == "lines+markers"}
+    dppl = lines["DPPL-Mean [example; ρ-zCDP as (ε, δ=1e-05)]"]
+    assert dppl["x"] == [5 * e for e in demo_epsilons("dppl-mean")]
+    assert "Laplace" in " ".join(lines) and "[label; pure ε]" in " ".join(lines)
+    text = " ".join(m.value for m in app.markdown)
+    assert "2ε for a changed label" in text and "stronger promise" not in text
+    table = app.dataframe[0].value
+    assert table["guarantee"].str.contains("ρ = 0.5 zCDP").sum() == 7

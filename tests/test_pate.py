@@ -266,8 +266,13 @@ def test_page_shows_the_run_and_moves_with_its_levers():
 
     app.sidebar.selectbox(key="aggregator").set_value("confident-gnmax").run()
     assert_no_errors(app)
-    answered = {m.label: m.value for m in app.metric}["Queries answered"]
+    metrics = {m.label: m.value for m in app.metric}
+    answered = metrics["Queries answered"]
     assert answered != "50 / 50" and answered.endswith("/ 50")
+    # The threshold check's noise sigma1 (3 sigma2 by default) and T = 0.7 of 5 teachers.
+    sigma1 = float(metrics["Threshold noise σ1 (votes)"])
+    assert sigma1 == pytest.approx(3 * float(metrics["Noise σ2 (votes)"]), rel=1e-2)
+    assert metrics["Threshold T (votes)"] == "3.5"
 
     app.sidebar.select_slider(key="queries").set_value(25).run()
     assert_no_errors(app)

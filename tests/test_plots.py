@@ -56,3 +56,76 @@ def test_figure_table_lists_every_drawn_point():
         r | {"series": "trace 1"} for r in heat
     ]
     assert len(heat) == 4
+
+
+def _run(mechanism, epsilon, spent, seed, score, *, unit="example", delta=0.0, details=None,
+         regression=False, baseline=0.9):  # fmt: skip
+    scores = {"test_mse": score, "baseline_test_mse": baseline} if regression else {
+        "test_accuracy": score, "baseline_test_accuracy": baseline}  # fmt: skip
+    return RunResult(
+        mechanism=mechanism, dataset="digits", seed=seed, epsilon=epsilon, epsilon_spent=spent,
+        delta=delta, privacy_unit=unit, n_train=10, n_test=5, num_classes=10, elapsed_s=0.0,
+        cached=True, epochs=1, settings={}, details=details or {}, **scores,
+    )  # fmt: skip
+
+
+def test_comparison_puts_every_point_at_the_epsilon_spent_and_names_the_guarantee():
+    # DPPL-Mean at eps 1 runs at rho = 0.5 zCDP, which is (5.3, 1e-5)-DP: drawn at 5.3, not at 1.
+    mean = [_run("dppl-mean", 1.0, 5.3, s, 0.6 + s / 10, delta=1e-5, details={"rho": 0.5})
+            for s in range(3)]  # fmt: skip
+    dpsgd = [_run("dpsgd", 1.0, 0.99, 0, 0.5, delta=1e-5)]
+    rr = [_run("rr", 1.0, 1.0, 0, 0.7, unit="label"), _run("rr", 2.0, 2.0, 0, 0.8, unit="label")]
+    units = {"DPPL-Mean": "example", "DP-SGD": "example", "RR": "label"}
+    figure = plots.comparison_figure(
+        {"DPPL-Mean": mean, "DP-SGD": dpsgd, "RR": rr}, units, 0.9, "test accuracy"
+    )
+    lines = {t.name: t for t in figure.data if t.mode == "lines+markers"}
+    assert set(lines) == {
+        "DPPL-Mean [example; ρ-zCDP as (ε, δ=1e-05)]",
+        "DP-SGD [example; (ε, δ=1e-05)]",
+        "RR [label; pure ε]",
+    }
+    dppl = lines["DPPL-Mean [example; ρ-zCDP as (ε, δ=1e-05)]"]
+    assert list(dppl.x) == [5.3] and list(dppl.y) == pytest.approx([0.7])
+    assert [list(c) for c in dppl.customdata] == [[3, 1.0]]  # 3 seeds, epsilon asked 1
+    assert "asked" in dppl.hovertemplate and dppl.line.dash == "dash"
+    assert list(lines["DP-SGD [example; (ε, δ=1e-05)]"].x) == [0.99]
+    assert list(lines["RR [label; pure ε]"].x) == [1.0, 2.0]
+    assert lines["RR [label; pure ε]"].line.dash == "solid"
+    assert figure.layout.xaxis.title.text == "epsilon spent (log scale)"
+    rows = {(r["mechanism"], r["epsilon asked"]): r for r in plots.summary_rows(mean + dpsgd + rr)}
+    assert rows[("dppl-mean", 1.0)]["guarantee"] == (
+        "ρ = 0.5 zCDP, so (5.3, 1e-05)-DP, add/remove one example"
+    )
+    assert rows[("dpsgd", 1.0)]["guarantee"] == "(0.99, 1e-05)-DP, add/remove one example"
+    assert rows[("rr", 2.0)]["guarantee"] == "2-DP, replace-one label"
+
+
+def test_clean_baseline_comes_from_any_run_and_counts_each_seed_once():
+    runs = [_run("laplace", e, e, s, 0.5, unit="label", baseline=0.8 + s / 100)
+            for e in (1.0, 2.0, 4.0) for s in (0, 1)]  # fmt: skip
+    assert plots.clean_baseline(runs, "test accuracy") == pytest.approx(0.805)
+    regression = [_run("rr-bins", 1.0, 1.0, s, 3.0, unit="label", regression=True, baseline=b)
+                  for s, b in ((0, 1.0), (1, 2.0))]  # fmt: skip
+    assert plots.clean_baseline(regression, "test MSE") == pytest.approx(1.5)
+    assert plots.clean_baseline(regression, "test accuracy") is None
+    assert plots.clean_baseline([], "test MSE") is None
+    figure = plots.comparison_figure({"RR-bins": regression}, {"RR-bins": "label"}, 1.5, "test MSE")
+    assert [shape.y0 for shape in figure.layout.shapes] == [1.5]
+
+
+def test_budget_chart_draws_a_prv_run_on_its_own_accountant():
+    rdp = {1.0: [0.8, 1.2], 2.0: [0.3, 0.5]}
+    figure = plots.epsilon_vs_epochs(
+        [1, 2], rdp, target_epsilon=1.0, chosen=1.0, delta=1e-5, accountant="prv",
+        run_epsilons=([1, 2], [0.7, 1.0]),
+    )  # fmt: skip
+    names = [t.name for t in figure.data]
+    assert names == ["σ = 1 (implied by ε under PRV): RDP bound", "σ = 2",
+                     "σ = 1: this run, PRV (its accountant)"]  # fmt: skip
+    own = figure.data[-1]
+    assert list(own.y) == [0.7, 1.0] and own.line.width == 4  # lands on the target
+    assert figure.data[0].line.width == 2  # the RDP bound of the same sigma ends above it
+    assert "RDP upper bounds; this run by PRV" in figure.layout.title.text
+    rdp_only = plots.epsilon_vs_epochs([1, 2], rdp, chosen=1.0, delta=1e-5)
+    assert len(rdp_only.data) == 2 and rdp_only.data[0].line.width == 4

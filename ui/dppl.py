@@ -6,10 +6,10 @@ import numpy as np
 import streamlit as st
 
 from labeldp_core.errors import LabelDPError
-from labeldp_core.experiments import MECHANISMS, RunConfig, RunResult, make_config
+from labeldp_core.experiments import RunConfig, RunResult, make_config
 from labeldp_core.experiments.public_encoder import ENCODER_MODELS
 from ui.controls import Controls
-from ui.results import stored
+from ui.results import stored_many
 
 __all__ = ["DPPL_MECHANISMS", "DpsgdComparison", "dpsgd_comparison", "encoder_model", "unique"]
 
@@ -39,14 +39,17 @@ class DpsgdComparison:
         self.results = results
         self.note = note
 
-    def overall(self) -> list[tuple[float, float]]:
-        """(epsilon, test accuracy) points."""
-        return [(r.epsilon, r.score) for r in self.results]
+    def overall(self, spent: bool = False) -> list[tuple[float, float]]:
+        """(epsilon, test accuracy) points; the epsilon spent instead of asked if ``spent``."""
+        return [(r.epsilon_spent if spent else r.epsilon, r.score) for r in self.results]
 
-    def minority(self, classes: Sequence[int]) -> list[tuple[float, float]]:
+    def minority(self, classes: Sequence[int], spent: bool = False) -> list[tuple[float, float]]:
         """(epsilon, mean accuracy over ``classes``) where DP-SGD recorded per-class accuracy."""
         return [
-            (r.epsilon, float(np.mean([r.details["per_class_accuracy"][c] for c in classes])))
+            (
+                r.epsilon_spent if spent else r.epsilon,
+                float(np.mean([r.details["per_class_accuracy"][c] for c in classes])),
+            )
             for r in self.results
             if len(r.details.get("per_class_accuracy", ())) > max(classes, default=0)
         ]
@@ -62,35 +65,25 @@ class DpsgdComparison:
 def dpsgd_comparison(
     dataset: str, epsilons: Sequence[float], seed: int, epochs: int, model: str, imbalance: float
 ) -> DpsgdComparison:
-    """Look up (never compute) DP-SGD (``dpsgd``) at these points in the cache."""
-    spec = MECHANISMS.get("dpsgd")
-    if spec is None:
-        return DpsgdComparison([], "DP-SGD (`dpsgd`) is not available in this version.")
-    known = spec.all_settings()
-    settings: dict[str, object] = {"model": model} if "model" in known else {}
-    if "imbalance" in known:
-        settings["imbalance"] = imbalance
-        trained_on = f"an imbalanced training set (ratio {imbalance:g}) of its own"
-    elif imbalance == 1:
-        trained_on = "the whole balanced training set (public and private parts together)"
-    else:
-        return DpsgdComparison(
-            [], "DP-SGD has no imbalance setting, so it is only shown at imbalance 1."
-        )
+    """Look up (never compute) DP-SGD (``dpsgd``) at these points in the cache.
+
+    Above imbalance 1 DP-SGD trains on the prototypes' own private set (same seed, same examples).
+    """
+    settings = {"model": model, "imbalance": imbalance}
     try:
         configs = [
             make_config("dpsgd", dataset, e, seed, epochs, settings) for e in sorted(set(epsilons))
         ]
     except LabelDPError as exc:
         return DpsgdComparison([], f"DP-SGD cannot be looked up here: {exc}")
-    found = [result for config in configs if (result := stored(config)) is not None]
+    found, _ = stored_many(configs)
     if not found:
         return DpsgdComparison(
             [], f"No DP-SGD results for these settings in the cache yet (run `dpsgd` with "
-            f"--epochs {epochs} to add them)."
+            f"--epochs {epochs} --set imbalance={imbalance:g} to add them)."
         )  # fmt: skip
     return DpsgdComparison(
         found,
-        f"DP-SGD points ({len(found)} cached) trained a {model} on {trained_on}, with "
-        f"example-level add/remove DP-SGD accounting.",
+        f"DP-SGD points ({len(found)} cached) trained a {model} on "
+        f"{found[0].details['training_set']}, with example-level add/remove DP-SGD accounting.",
     )

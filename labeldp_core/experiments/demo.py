@@ -14,13 +14,14 @@ __all__ = ["DEMO_EPSILONS", "DEMO_SEEDS", "demo_configs", "demo_epsilons"]
 
 DEMO_EPSILONS: tuple[float, ...] = (0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0)
 DEMO_SEEDS: tuple[int, ...] = (0, 1, 2)
+_DPPL_EPSILONS: tuple[float, ...] = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0)
 #: Mechanisms whose interesting range differs from the standard grid.
 _EPSILONS_BY_MECHANISM: dict[str, tuple[float, ...]] = {
     "pate": (0.5, 1.0, 2.0, 4.0, 8.0, 16.0),
     "softmax-laplace": (0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0),
-    "dppl-mean": (0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0),
-    "dppl-public": (0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0),
-    "dppl-topk": (0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0),
+    "dppl-mean": _DPPL_EPSILONS,
+    "dppl-public": _DPPL_EPSILONS,
+    "dppl-topk": _DPPL_EPSILONS,
 }
 
 
@@ -30,6 +31,13 @@ _VARIANTS: dict[str, tuple[dict[str, object], ...]] = {
     "dppl-mean": ({"imbalance": 10.0},),
     "dppl-public": ({"imbalance": 10.0},),
     "dppl-topk": ({"imbalance": 10.0},),
+}
+
+
+#: Settings another page draws on its own grid and one seed: DP-SGD on the DP prototypes'
+#: imbalanced private set, next to them on their page (about 15 s a point on digits).
+_GUESTS: dict[str, tuple[dict[str, object], tuple[float, ...]]] = {
+    "dpsgd": ({"imbalance": 10.0}, _DPPL_EPSILONS),
 }
 
 
@@ -49,8 +57,9 @@ def demo_configs(
     """Every demo point of ``dataset``: mechanism x settings variant x epsilon grid x seeds.
 
     The variants are the defaults plus the settings the pages put side by side (Laplace's
-    post-processings, an imbalanced DPPL set). ``model`` replaces the default model of the
-    mechanisms that accept it; ``variants=False`` keeps the default settings only.
+    post-processings, an imbalanced DPPL set), and, for the first seed only, DP-SGD on the DPPL
+    page's grid and imbalance. ``model`` replaces the default model of the mechanisms that accept
+    it; ``variants=False`` keeps the default settings only.
     """
     chosen = list(MECHANISMS) if mechanisms is None else list(mechanisms)
     seeds = list(seeds)
@@ -65,4 +74,10 @@ def demo_configs(
             for epsilon in demo_epsilons(mechanism)
             for seed in seeds
         ]
+        if variants and mechanism in _GUESTS and seeds:
+            guest, epsilons = _GUESTS[mechanism]
+            configs += [
+                make_config(mechanism, dataset, epsilon, seeds[0], epochs, base | guest)
+                for epsilon in epsilons
+            ]
     return configs

@@ -40,9 +40,11 @@ __all__ = [
     "MEAN_SPEC",
     "MINORITY_SHARE",
     "NEIGHBOURS",
+    "PUBLIC_FRACTION",
     "PUBLIC_SPEC",
     "TOPK_SPEC",
     "check_scores",
+    "imbalanced_private_set",
     "run_dppl_mean",
     "run_dppl_public",
     "run_dppl_topk",
@@ -51,6 +53,8 @@ __all__ = [
 #: The share of classes (the smallest ones) reported as the minority.
 MINORITY_SHARE = 0.3
 NEIGHBOURS = "add/remove one private example (its image and its label together)"
+#: The default share of the training split made public.
+PUBLIC_FRACTION = 0.2
 _ENCODER_END = 0.9
 
 _SHARED = {
@@ -60,7 +64,8 @@ _SHARED = {
     "batch_size": Setting(128, "encoder training batch size", minimum=1, maximum=65536),
     "learning_rate": Setting(2e-3, "encoder Adam learning rate", minimum=1e-6, maximum=1.0),
     "public_fraction": Setting(
-        0.2, "share of the training split made public (encoder training data and candidates)",
+        PUBLIC_FRACTION,
+        "share of the training split made public (encoder training data and candidates)",
         minimum=0.05, maximum=0.5,
     ),
     "imbalance": Setting(
@@ -95,13 +100,32 @@ class _PrivateSet:
         return sorted(int(c) for c in self.subset.order[-size:])
 
 
+def imbalanced_private_set(
+    pool: np.ndarray, labels: np.ndarray, num_classes: int, ratio: float, seed: int
+) -> tuple[np.ndarray, ImbalancedSubset]:
+    """The private examples kept at imbalance ``ratio``: their training indices and the draw.
+
+    Fixed by the seed alone (not by epsilon or the mechanism), so a run that takes the same
+    private ``pool`` (the split :func:`public_embeddings` makes with the same seed and public
+    share) and the same ratio gets the very same examples; DP-SGD's ``imbalance`` setting does.
+
+    Args:
+        pool: training indices of the private part.
+        labels: the training labels.
+        num_classes: K.
+        ratio: largest / smallest class size, >= 1.
+        seed: the run's seed.
+    """
+    subset = imbalanced_subset(labels[pool], num_classes, ratio, split_rng(seed, 2))
+    return pool[subset.indices], subset
+
+
 def _private_set(config: RunConfig, data: Dataset, emb: PublicEmbeddings) -> _PrivateSet:
-    pool_labels = data.y_train[emb.private_index]
-    subset = imbalanced_subset(
-        pool_labels, data.num_classes, config.setting("imbalance"), split_rng(config.seed, 2)
-    )
-    kept = emb.private_index[subset.indices]
-    return _PrivateSet(emb.train[kept], data.y_train[kept], subset, len(pool_labels))
+    kept, subset = imbalanced_private_set(
+        emb.private_index, data.y_train, data.num_classes, config.setting("imbalance"),
+        config.seed,
+    )  # fmt: skip
+    return _PrivateSet(emb.train[kept], data.y_train[kept], subset, len(emb.private_index))
 
 
 def _scores(prototypes: np.ndarray, emb: PublicEmbeddings, data: Dataset) -> dict[str, object]:

@@ -4,9 +4,15 @@ Unlike the label-DP mechanisms, DP-SGD protects whole examples (image and label 
 add/remove neighbours, and pays for it with noise on every gradient step. The runner picks the
 noise multiplier at which the chosen accountant's epsilon just meets the target for this many
 steps, trains, and reports what the accountant computes for the steps actually taken.
+
+With ``imbalance`` above 1 it trains on the imbalanced private set of the DP prototypes
+(:mod:`labeldp_core.experiments.dppl`) at their default public share: the same seed gives the
+same examples, so the two are compared on the same class counts. The public part is not used.
 """
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
+
+import numpy as np
 
 from labeldp_core.accounting.dpsgd import (
     ACCOUNTANTS,
@@ -18,18 +24,25 @@ from labeldp_core.accounting.dpsgd import (
     dpsgd_epsilon_curve,
     sampling_schedule,
 )
-from labeldp_core.data import load_dataset
+from labeldp_core.data import Dataset, load_dataset
+from labeldp_core.data.public_private import public_private_split
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.experiments.context import RunContext
+from labeldp_core.experiments.dppl import PUBLIC_FRACTION, imbalanced_private_set
 from labeldp_core.experiments.progress import within
+from labeldp_core.experiments.public_encoder import split_rng
 from labeldp_core.experiments.spec import MechanismSpec, Outcome, RunConfig, Setting
+from labeldp_core.training import predict_proba
 
 __all__ = [
     "REFERENCE_NOISE_MULTIPLIERS",
     "SPEC",
+    "TrainingSet",
     "budget_outlook",
+    "delta_warning",
     "epsilon_checkpoints",
     "run_dpsgd",
+    "training_set",
     "validate_dpsgd",
 ]
 
@@ -40,11 +53,64 @@ _CHECKPOINTS = 8
 REFERENCE_NOISE_MULTIPLIERS: tuple[float, ...] = (0.7, 1.0, 1.5, 2.5)
 
 
+@dataclass(frozen=True)
+class TrainingSet:
+    """The training examples DP-SGD trains on (``indices`` None: all) and where they come from."""
+
+    indices: np.ndarray | None
+    description: str
+    #: ``order[r]`` is the class at rank r of the imbalance (rank 0 the largest); None if balanced.
+    class_order: list[int] | None = None
+
+    def select(self, values: np.ndarray) -> np.ndarray:
+        """The rows of ``values`` (indexed like the training split) in this set."""
+        return values if self.indices is None else values[self.indices]
+
+
+def training_set(config: RunConfig, data: Dataset) -> TrainingSet:
+    """The whole training split at ``imbalance`` 1, else the DP prototypes' imbalanced private set.
+
+    The private set is the one DPPL draws with the same seed, ratio and its default public share,
+    so the class counts (and the examples) are the same as a DPPL run's.
+    """
+    ratio = config.setting("imbalance")
+    if ratio == 1:
+        return TrainingSet(None, f"the whole training split ({data.n_train:,} images)")
+    _, pool = public_private_split(data.n_train, PUBLIC_FRACTION, split_rng(config.seed, 1))
+    kept, subset = imbalanced_private_set(pool, data.y_train, data.num_classes, ratio, config.seed)
+    return TrainingSet(
+        kept,
+        f"the DP prototypes' private set at imbalance {ratio:g} (seed {config.seed}): {len(kept):,}"
+        f" of the {len(pool):,} training images outside their {PUBLIC_FRACTION:.0%} public part "
+        "(which DP-SGD does not use)",
+        subset.order.tolist(),
+    )  # fmt: skip
+
+
+def delta_warning(delta: float, n_train: int) -> str | None:
+    """A one-line warning when delta is not below 1/n, else None.
+
+    >>> delta_warning(1e-5, 1000) is None
+    True
+    >>> delta_warning(1e-3, 1000).split(":")[0]
+    'delta = 0.001 >= 1/1,000 (one over the training examples)'
+    """
+    if delta * n_train < 1:
+        return None
+    return (
+        f"delta = {delta:g} >= 1/{n_train:,} (one over the training examples): publishing each "
+        f"example in the clear with probability delta is (0, delta)-DP and would publish about "
+        f"{delta * n_train:.3g} of them, so this guarantee is weak; use a delta well below "
+        f"{1 / n_train:.1g}"
+    )
+
+
 def validate_dpsgd(config: RunConfig) -> None:
     """Check clip, delta and that the expected batch fits in the training set, before training."""
     check_clip(config.setting("clip"))
     check_delta(config.setting("delta"))
-    n_train = load_dataset(config.dataset).n_train
+    data = load_dataset(config.dataset)
+    n_train = len(training_set(config, data).select(data.y_train))
     sampling_schedule(n_train, config.setting("batch"), int(config.epochs or 1))
 
 
@@ -98,9 +164,12 @@ def run_dpsgd(config: RunConfig, ctx: RunContext) -> Outcome:
     from labeldp_core.training.dpsgd import DPSGDSettings, train_dpsgd_classifier
 
     data = ctx.dataset
+    train = training_set(config, data)
+    labels = train.select(data.y_train)
+    n_train = len(labels)
     delta, clip, accountant = (config.setting(k) for k in ("delta", "clip", "accountant"))
     settings = replace(ctx.train_settings, batch_size=config.setting("batch"))
-    q, steps = sampling_schedule(data.n_train, settings.batch_size, settings.epochs)
+    q, steps = sampling_schedule(n_train, settings.batch_size, settings.epochs)
     ctx.progress(0.0, f"calibrating the noise multiplier ({accountant} accountant)")
     sigma = calibrate_noise_multiplier(config.epsilon, delta, q, steps, accountant)
     report = within(ctx.progress, 0.05, 0.9)
@@ -109,10 +178,13 @@ def run_dpsgd(config: RunConfig, ctx: RunContext) -> Outcome:
         report(done / total, f"DP-SGD with noise multiplier {sigma:.3g}: epoch {done}/{total}")
 
     trained = train_dpsgd_classifier(
-        data.x_train, data.y_train, data.x_test, data.y_test, data.num_classes,
+        train.select(data.x_train), labels, data.x_test, data.y_test, data.num_classes,
         settings, DPSGDSettings(noise_multiplier=sigma, clip=clip), config.seed, on_epoch,
     )  # fmt: skip
     spent = dpsgd_epsilon(sigma, trained.sample_rate, trained.steps, delta, accountant)
+    predicted = predict_proba(trained.model, data.x_test, settings).argmax(axis=1)
+    correct = predicted == data.y_test
+    warning = delta_warning(delta, n_train)
 
     ctx.progress(0.9, "epsilon by epoch with both accountants")
     steps_per_epoch = trained.steps // settings.epochs
@@ -128,8 +200,15 @@ def run_dpsgd(config: RunConfig, ctx: RunContext) -> Outcome:
         epsilon_spent=spent,
         delta=delta,
         test_score=trained.final,
-        n_train=data.n_train,
+        n_train=n_train,
         details={
+            "training_set": train.description,
+            "class_counts": np.bincount(labels, minlength=data.num_classes).tolist(),
+            "class_order": train.class_order,
+            "per_class_accuracy": [
+                float(correct[data.y_test == c].mean()) for c in range(data.num_classes)
+            ],
+            "warnings": [] if warning is None else [warning],
             "noise_multiplier": sigma,
             "sample_rate": trained.sample_rate,
             "steps": trained.steps,
@@ -168,7 +247,15 @@ SPEC = MechanismSpec(
             "clean baseline's batch)", minimum=1, maximum=65536,
         ),
         "clip": Setting(1.0, "bound C on each example's gradient norm, > 0"),
-        "delta": Setting(1e-5, "delta of the (epsilon, delta) guarantee, in (0, 1), below 1/n"),
+        "delta": Setting(
+            1e-5, "delta of the (epsilon, delta) guarantee, in (0, 1), well below 1/n (a delta "
+            "of 1/n or more is run, with a warning)",
+        ),
+        "imbalance": Setting(
+            1.0, "1: the whole training split; above 1: the DP prototypes' private set at this "
+            "largest / smallest class ratio (same seed, same examples)", minimum=1.0,
+            maximum=1000.0,
+        ),
         "accountant": Setting("rdp", "privacy accountant", choices=tuple(ACCOUNTANTS)),
     },
     runner=run_dpsgd,

@@ -22,6 +22,7 @@ from labeldp_core.plots.common import (
 )
 from labeldp_core.plots.compare import (
     UNIT_DASH,
+    clean_baseline,
     comparison_figure,
     summary_rows,
 )
@@ -79,6 +80,7 @@ __all__ = [
     "agreement_histograms",
     "attack_bars",
     "audit_figure",
+    "clean_baseline",
     "cluster_metrics_vs_epsilon",
     "comparison_figure",
     "discrete_laplace_figure",

@@ -9,10 +9,25 @@ import plotly.graph_objects as go
 
 from labeldp_core.experiments.spec import RunResult
 
-__all__ = ["EPSILON_AXIS", "LAYOUT", "figure_table", "mark_epsilon", "score_vs_epsilon"]
+__all__ = [
+    "EPSILON_AXIS",
+    "LAYOUT",
+    "UNIT_SCALE_NOTE",
+    "figure_table",
+    "mark_epsilon",
+    "score_vs_epsilon",
+]
 
 EPSILON_AXIS = {"type": "log", "title": "epsilon (log scale)"}
 LAYOUT = {"template": "plotly_white", "margin": {"l": 60, "r": 20, "t": 50, "b": 50}}
+#: Why an example-level epsilon and a label-level epsilon are not on one scale (for the pages).
+UNIT_SCALE_NOTE = (
+    "Example-level DP (add/remove one training example) hides the image as well as the label, "
+    "but its ε is not on the same scale as label DP's (replace-one label): changing one label is "
+    "removing the example and adding it back with the new label, two add/remove steps, so ε-DP "
+    "for examples only promises 2ε for a changed label ((2ε, (1 + e^ε)δ) for (ε, δ)-DP). "
+    "At the same ε neither promise is simply the stronger one."
+)
 
 
 def mark_epsilon(figure: go.Figure, epsilon: float, label: str | None = None) -> None:
@@ -28,6 +43,24 @@ def mark_epsilon(figure: go.Figure, epsilon: float, label: str | None = None) ->
     )  # fmt: skip
 
 
+def _points(results: Sequence[RunResult], at_spent: bool) -> list[tuple[float, float, np.ndarray]]:
+    """(x, epsilon asked, scores over seeds) per epsilon asked, in the order of epsilon asked.
+
+    x is the epsilon asked, or with ``at_spent`` the largest epsilon spent over the seeds.
+    """
+    groups: dict[float, list[RunResult]] = defaultdict(list)
+    for result in results:
+        groups[result.epsilon].append(result)
+    return [
+        (
+            max(r.epsilon_spent for r in group) if at_spent else asked,
+            asked,
+            np.array([r.score for r in group]),
+        )
+        for asked, group in sorted(groups.items())
+    ]
+
+
 def score_vs_epsilon(
     series: Mapping[str, Sequence[RunResult]],
     baseline: float | None = None,
@@ -35,6 +68,7 @@ def score_vs_epsilon(
     metric: str = "test accuracy",
     chance: float | None = None,
     marked_epsilon: float | None = None,
+    at_spent: bool = False,
 ) -> go.Figure:
     """Mean test score vs epsilon per named series, with a min-max band over seeds.
 
@@ -45,28 +79,28 @@ def score_vs_epsilon(
         metric: the y-axis title ("test accuracy" or "test MSE").
         chance: the score of random guessing, drawn as a dotted line.
         marked_epsilon: the epsilon chosen on the page, drawn as a dashed line.
+        at_spent: put each point at the epsilon its accounting computed (the largest over its
+            seeds) instead of the epsilon asked for; the hover shows both.
     """
     figure = go.Figure()
     for name, results in series.items():
-        by_epsilon: dict[float, list[float]] = defaultdict(list)
-        for result in results:
-            by_epsilon[result.epsilon].append(result.score)
-        if not by_epsilon:
+        points = _points(results, at_spent)
+        if not points:
             continue
-        epsilons = sorted(by_epsilon)
-        scores = [np.asarray(by_epsilon[e]) for e in epsilons]
-        means = [float(s.mean()) for s in scores]
-        seeds = [len(s) for s in scores]
-        if max(seeds) > 1:
+        xs = [x for x, _, _ in points]
+        scores = [s for _, _, s in points]
+        if max(len(s) for s in scores) > 1:
             figure.add_scatter(
-                x=epsilons + epsilons[::-1],
+                x=xs + xs[::-1],
                 y=[float(s.max()) for s in scores] + [float(s.min()) for s in scores][::-1],
                 fill="toself", opacity=0.2, line={"width": 0}, showlegend=False,
                 hoverinfo="skip", name=f"{name} range over seeds",
             )  # fmt: skip
+        where = "ε spent %{x:.3g} (asked %{customdata[1]:g})" if at_spent else "ε=%{x:g}"
         figure.add_scatter(
-            x=epsilons, y=means, mode="lines+markers", name=name, customdata=seeds,
-            hovertemplate="ε=%{x:g}: %{y:.3f} (mean of %{customdata} seeds)",
+            x=xs, y=[float(s.mean()) for s in scores], mode="lines+markers", name=name,
+            customdata=[[len(s), asked] for _, asked, s in points],
+            hovertemplate=where + ": %{y:.3f} (mean of %{customdata[0]} seeds)",
         )  # fmt: skip
     if baseline is not None:
         figure.add_hline(
@@ -79,9 +113,9 @@ def score_vs_epsilon(
         )
     if marked_epsilon is not None:
         mark_epsilon(figure, marked_epsilon)
+    axis = EPSILON_AXIS | {"title": "epsilon spent (log scale)"} if at_spent else EPSILON_AXIS
     figure.update_layout(
-        title=f"{metric.capitalize()} vs epsilon", xaxis=EPSILON_AXIS,
-        yaxis={"title": metric}, **LAYOUT,
+        title=f"{metric.capitalize()} vs epsilon", xaxis=axis, yaxis={"title": metric}, **LAYOUT,
     )  # fmt: skip
     return figure
 

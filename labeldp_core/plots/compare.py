@@ -1,4 +1,10 @@
-"""Figures of the comparison page: every mechanism's score vs epsilon, privacy units marked."""
+"""Figures of the comparison page: every mechanism's score vs epsilon, privacy units marked.
+
+Each point sits at the epsilon its accounting computed (``epsilon_spent``), under the mechanism's
+own neighbouring relation, so no curve is drawn at an epsilon that was not computed: DPPL-Mean,
+which turns the epsilon asked into rho = epsilon^2 / 2 zCDP, is drawn at the (epsilon, delta)
+that rho converts to. The legend and the table say which guarantees carry a delta.
+"""
 
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
@@ -10,10 +16,25 @@ import plotly.graph_objects as go
 from labeldp_core.experiments.spec import RunResult
 from labeldp_core.plots.common import score_vs_epsilon
 
-__all__ = ["UNIT_DASH", "comparison_figure", "summary_rows"]
+__all__ = ["NEIGHBOURS", "UNIT_DASH", "clean_baseline", "comparison_figure", "summary_rows"]
 
 #: Line style per privacy unit, so label-DP and example-DP curves are told apart at a glance.
 UNIT_DASH = {"label": "solid", "example": "dash", "output": "dot"}
+#: The neighbouring relation each privacy unit's epsilon is for.
+NEIGHBOURS = {
+    "label": "replace-one label",
+    "example": "add/remove one example",
+    "output": "one output vector (local DP)",
+}
+
+
+def _guarantee(results: Sequence[RunResult]) -> str:
+    """What kind of epsilon a series has: pure, with a delta, or converted from zCDP."""
+    delta = max((r.delta for r in results), default=0.0)
+    kind = f"(ε, δ={delta:g})" if delta else "pure ε"
+    if any("rho" in r.details for r in results):
+        return f"ρ-zCDP as {kind}"
+    return kind
 
 
 def comparison_figure(
@@ -23,7 +44,7 @@ def comparison_figure(
     metric: str,
     marked_epsilon: float | None = None,
 ) -> go.Figure:
-    """Mean score vs epsilon per mechanism (band over seeds), dashed for example-level DP.
+    """Mean score vs the epsilon each mechanism spent (band over seeds), dashed for example DP.
 
     Args:
         results: results by legend name.
@@ -31,17 +52,45 @@ def comparison_figure(
         baseline: the clean-label score of the common model, drawn as a line.
         metric: "test accuracy" or "test MSE".
         marked_epsilon: the epsilon chosen on the page.
+
+    Each legend entry reads "name [unit; guarantee]", e.g. "DP-SGD [example; (ε, δ=1e-05)]"; the
+    hover gives the epsilon spent and the epsilon asked.
     """
-    named = {f"{name} [{units[name]}]": rows for name, rows in results.items()}
-    figure = score_vs_epsilon(named, baseline, metric=metric, marked_epsilon=marked_epsilon)
+    named = {f"{name} [{units[name]}; {_guarantee(rows)}]": rows for name, rows in results.items()}
+    dashes = {
+        legend: UNIT_DASH.get(units[name], "solid")
+        for legend, name in zip(named, results, strict=True)
+    }
+    figure = score_vs_epsilon(
+        named, baseline, metric=metric, marked_epsilon=marked_epsilon, at_spent=True
+    )
     for trace in figure.data:
-        unit = trace.name.rsplit("[", 1)[-1].rstrip("]") if trace.name else ""
-        if unit in UNIT_DASH and trace.mode == "lines+markers":
-            trace.line.dash = UNIT_DASH[unit]
+        if trace.name in dashes:
+            trace.line.dash = dashes[trace.name]
     if metric == "test MSE":
         figure.update_yaxes(type="log")
-    figure.update_layout(legend_title_text="mechanism [privacy unit]")
+    figure.update_layout(legend_title_text="mechanism [privacy unit; guarantee]")
     return figure
+
+
+def clean_baseline(results: Sequence[RunResult], metric: str) -> float | None:
+    """The mean clean-label score on ``metric`` over the seeds of ``results``, or None.
+
+    Every run records its model trained on clean labels; the runs of one seed share that model,
+    so each seed counts once.
+    """
+    field = "baseline_test_accuracy" if metric == "test accuracy" else "baseline_test_mse"
+    by_seed = {r.seed: getattr(r, field) for r in results if getattr(r, field) is not None}
+    return float(np.mean(list(by_seed.values()))) if by_seed else None
+
+
+def _guarantee_text(group: Sequence[RunResult]) -> str:
+    spent, delta = max(r.epsilon_spent for r in group), group[0].delta
+    text = f"({spent:.3g}, {delta:g})-DP" if delta else f"{spent:.3g}-DP"
+    rho = group[0].details.get("rho")
+    if rho is not None:
+        text = f"ρ = {rho:.3g} zCDP, so {text}"
+    return f"{text}, {NEIGHBOURS.get(group[0].privacy_unit, group[0].privacy_unit)}"
 
 
 def summary_rows(results: Sequence[RunResult]) -> list[dict[str, Any]]:
@@ -59,6 +108,7 @@ def summary_rows(results: Sequence[RunResult]) -> list[dict[str, Any]]:
             "epsilon asked": epsilon,
             "epsilon spent (max over seeds)": float(spent.max()),
             "delta": group[0].delta,
+            "guarantee": _guarantee_text(group),
             "metric": "test accuracy" if group[0].test_accuracy is not None else "test MSE",
             "mean": float(scores.mean()),
             "std": float(scores.std(ddof=1)) if len(scores) > 1 else 0.0,
