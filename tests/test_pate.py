@@ -50,6 +50,16 @@ def test_vote_counts_equal_a_naive_count():
     assert vote_counts(votes.astype(np.int16), 7).dtype == np.int64
 
 
+@pytest.mark.parametrize(("teachers", "classes"), [(255, 3), (256, 3), (300, 2), (5, 300)])
+def test_vote_counts_do_not_overflow_their_narrow_types(teachers, classes):
+    # 255 unanimous votes fill uint8 exactly; 256 and more need uint16; 300 classes need uint16.
+    votes = np.zeros((teachers, 4), dtype=np.int64)
+    votes[:, 1] = classes - 1
+    counts = vote_counts(votes, classes)
+    assert counts[0, 0] == counts[1, classes - 1] == teachers
+    assert counts.sum(axis=1).tolist() == [teachers] * 4
+
+
 @pytest.mark.parametrize("kind", ["laplace_scale", "gaussian_sigma"])
 def test_zero_noise_gives_the_plurality(kind):
     rng = np.random.default_rng(1)

@@ -15,6 +15,8 @@ labels a, b and any output o, P(o | a) <= e^eps P(o | b), so every release is ep
 With a uniform prior k* = K and this is plain K-ary randomized response.
 """
 
+from functools import cache
+
 import numpy as np
 
 from labeldp_core.errors import InvalidInputError
@@ -32,14 +34,50 @@ __all__ = [
 #: How far a prior row's sum may be from 1 (softmax outputs in float32 are off by ~1e-7).
 PRIOR_SUM_TOLERANCE = 1e-6
 
-# Implementation note: after sorting, arrays are held class-major, (K, n), and the loops run over
-# the K classes, each step one whole-array operation over all n examples. NumPy's reductions along
-# a short last axis (K = 10) pay a per-row overhead that costs more than the arithmetic; K column
-# operations do not.
+# Implementation note: arrays are held class-major, (K, n), and every loop runs over the K
+# classes (or over the comparators of a sorting network on them), each step one whole-array
+# operation over all n examples. NumPy's reductions and sorts along a short last axis (K = 10)
+# pay a per-row overhead that costs more than the arithmetic; K-row operations do not.
+
+#: Above this many classes the sorting network's comparator count outgrows NumPy's sort.
+_NETWORK_MAX_CLASSES = 64
+
+
+@cache
+def _sorting_network(size: int) -> tuple[tuple[int, int], ...]:
+    """Batcher's odd-even merge sort comparators (i, j), i < j, for ``size`` inputs.
+
+    Built for the next power of two and pruned to the pairs inside ``size``: the missing inputs
+    would be padding at the far end, which such a comparator never moves.
+    """
+    width = 1 << max(size - 1, 0).bit_length()
+    pairs = []
+    block = 1
+    while block < width:
+        step = block
+        while step >= 1:
+            for first in range(step % block, width - step, 2 * step):
+                for offset in range(min(step, width - first - step)):
+                    low, high = first + offset, first + offset + step
+                    if low // (2 * block) == high // (2 * block) and high < size:
+                        pairs.append((low, high))
+            step //= 2
+        block *= 2
+    return tuple(pairs)
+
+
+def _sorted_descending(columns: np.ndarray) -> list[np.ndarray]:
+    """Each example's prior values sorted from largest to smallest, as K rows of length n."""
+    if columns.shape[0] > _NETWORK_MAX_CLASSES:
+        return list(np.sort(columns, axis=0)[::-1])
+    rows = list(columns)
+    for i, j in _sorting_network(columns.shape[0]):
+        rows[i], rows[j] = np.maximum(rows[i], rows[j]), np.minimum(rows[i], rows[j])
+    return rows
 
 
 def _check_priors(priors: object) -> np.ndarray:
-    """Return ``priors`` as C-contiguous (n, K) float64 rows, each normalised to sum to one."""
+    """Return ``priors`` class-major: a C-contiguous (K, n) float64 array, columns summing to 1."""
     array = np.asarray(priors)
     if array.ndim != 2:
         raise InvalidInputError(
@@ -51,23 +89,25 @@ def _check_priors(priors: object) -> np.ndarray:
         raise InvalidInputError(f"priors must have at least 2 columns (classes), got {array.shape}")
     if not np.issubdtype(array.dtype, np.number) or np.issubdtype(array.dtype, np.complexfloating):
         raise InvalidInputError(f"priors must be real numbers, got dtype {array.dtype}")
-    rows = np.ascontiguousarray(array, dtype=np.float64)
+    columns = np.array(array.T, dtype=np.float64, order="C")  # a copy: normalised in place
     # Two reductions rule out NaN, infinities and negatives: valid entries lie in [0, 1 + tol].
-    if not (rows.min() >= 0 and rows.max() <= 1.0 + PRIOR_SUM_TOLERANCE):
-        if not np.all(np.isfinite(rows)):
+    if not (columns.min() >= 0 and columns.max() <= 1.0 + PRIOR_SUM_TOLERANCE):
+        if not np.all(np.isfinite(columns)):
             raise InvalidInputError("priors must be finite; replace NaN or infinite entries")
-        if rows.min() < 0:
+        if columns.min() < 0:
             raise InvalidInputError(
-                f"priors must be non-negative, found {rows.min():g}; clip them at 0 and normalise"
+                f"priors must be non-negative, found {columns.min():g}; clip them at 0 and "
+                "normalise"
             )
-    sums = rows.sum(axis=1)
+    sums = columns.sum(axis=0)
     worst = int(np.argmax(np.abs(sums - 1.0)))
     if abs(sums[worst] - 1.0) > PRIOR_SUM_TOLERANCE:
         raise InvalidInputError(
             f"each prior row must sum to 1 (within {PRIOR_SUM_TOLERANCE:g}); row {worst} sums to "
             f"{sums[worst]:.6g}; divide each row by its sum"
         )
-    return rows / sums[:, None]
+    columns /= sums
+    return columns
 
 
 def set_keep_probability(set_size: np.ndarray | int, epsilon: float) -> np.ndarray:
@@ -90,36 +130,38 @@ def set_keep_probability(set_size: np.ndarray | int, epsilon: float) -> np.ndarr
     return 1.0 / (1.0 + (sizes.astype(np.float64) - 1.0) * np.exp(-epsilon))
 
 
-def _best_sizes(rows: np.ndarray, epsilon: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """k* per example, the keep chance it achieves, and the priors sorted (K, n) descending.
+def _best_sizes(
+    columns: np.ndarray, epsilon: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """k* per example, the keep chance it achieves, and the k*-th largest prior value.
 
     k* maximises (top-k prior mass) * e^eps / (e^eps + k - 1) over the set sizes k = 1..K (sizes,
-    not indices 0..K-1); ties go to the smallest set.
+    not indices 0..K-1); ties go to the smallest set. ``columns`` is class-major (K, n).
     """
-    num_classes = rows.shape[1]
-    descending = np.ascontiguousarray(np.sort(rows, axis=1)[:, ::-1].T)  # (K, n)
+    num_classes = columns.shape[0]
+    descending = _sorted_descending(columns)
     keep = set_keep_probability(np.arange(1, num_classes + 1), epsilon)
     mass = descending[0].copy()
     best = mass * keep[0]
-    sizes = np.ones(rows.shape[0], dtype=np.int64)
+    threshold = descending[0].copy()
+    sizes = np.ones(columns.shape[1], dtype=np.int64)
     for size in range(2, num_classes + 1):
         mass += descending[size - 1]
         value = mass * keep[size - 1]
         better = value > best
         np.copyto(best, value, where=better)
-        sizes[better] = size
-    return sizes, best, descending
+        np.copyto(threshold, descending[size - 1], where=better)
+        np.copyto(sizes, size, where=better)
+    return sizes, best, threshold
 
 
-def _top_sets(rows: np.ndarray, epsilon: float) -> tuple[np.ndarray, np.ndarray]:
+def _top_sets(columns: np.ndarray, epsilon: float) -> tuple[np.ndarray, np.ndarray]:
     """k* per example and the (K, n) mask of its top-k* labels, ties broken towards small labels.
 
     The set depends on the prior only, never on the true label: a label is in it if its prior is
     above the k*-th largest value, or equal to it and among the first tied labels needed.
     """
-    sizes, _, descending = _best_sizes(rows, epsilon)
-    columns = np.ascontiguousarray(rows.T)  # (K, n)
-    threshold = descending[sizes - 1, np.arange(rows.shape[0])]
+    sizes, _, threshold = _best_sizes(columns, epsilon)
     above = columns > threshold
     tied = columns == threshold
     needed = sizes - above.sum(axis=0)
@@ -152,14 +194,15 @@ def expected_keep_probability(priors: np.ndarray, epsilon: float) -> np.ndarray:
 
 
 def _check_inputs(labels: object, priors: object) -> tuple[np.ndarray, np.ndarray]:
-    rows = _check_priors(priors)
-    labels = check_labels(labels, rows.shape[1])
-    if labels.shape[0] != rows.shape[0]:
+    """Checked labels and the priors class-major (K, n)."""
+    columns = _check_priors(priors)
+    labels = check_labels(labels, columns.shape[0])
+    if labels.shape[0] != columns.shape[1]:
         raise InvalidInputError(
             f"labels and priors must have one row per example: got {labels.shape[0]} labels and "
-            f"{rows.shape[0]} prior rows"
+            f"{columns.shape[1]} prior rows"
         )
-    return labels, rows
+    return labels, columns
 
 
 def output_probabilities(priors: np.ndarray, labels: np.ndarray, epsilon: float) -> np.ndarray:
@@ -168,8 +211,8 @@ def output_probabilities(priors: np.ndarray, labels: np.ndarray, epsilon: float)
     Row i holds P(output = o | prior_i, true label labels_i) for every o; it is what
     :func:`rr_with_prior` samples from, in closed form.
     """
-    labels, rows = _check_inputs(labels, priors)
-    sizes, in_set = _top_sets(rows, epsilon)
+    labels, columns = _check_inputs(labels, priors)
+    sizes, in_set = _top_sets(columns, epsilon)
     examples = np.arange(labels.shape[0])
     keep = set_keep_probability(sizes, epsilon)
     # (1 - keep) / (k - 1) = e^-eps keep, written so that the ratio is e^eps to the last bit.
@@ -195,9 +238,9 @@ def rr_with_prior(
     Returns:
         An int64 array of released labels, same shape as ``labels``.
     """
-    labels, rows = _check_inputs(labels, priors)
+    labels, columns = _check_inputs(labels, priors)
     check_rng(rng)
-    sizes, in_set = _top_sets(rows, epsilon)
+    sizes, in_set = _top_sets(columns, epsilon)
     examples = np.arange(labels.shape[0])
     # Becomes members[j, i]: the set members among labels 0..j (the smallest dtype holding K).
     members = in_set.astype(np.min_scalar_type(in_set.shape[0]))
@@ -206,11 +249,11 @@ def rr_with_prior(
     true_in_set = in_set[labels, examples]
     true_member = members[labels, examples].astype(np.int64) - 1  # its index among the members
     keep = rng.random(labels.shape[0]) < set_keep_probability(sizes, epsilon)
-    # Another member: a uniform index among the k*-1 others, skipping the true label's index.
-    other = rng.integers(0, np.maximum(sizes - 1, 1))
-    other += other >= true_member
-    anywhere = rng.integers(0, sizes)  # true label outside the set: any member, uniformly
-    chosen = np.where(true_in_set, np.where(keep, true_member, other), anywhere)
+    # One uniform draw per example: for a true label in the set, an index among the k*-1 other
+    # members (the true label's index skipped), used if it is not kept; else any of the k*.
+    chosen = rng.integers(0, np.where(true_in_set, np.maximum(sizes - 1, 1), sizes))
+    chosen += true_in_set & (chosen >= true_member)
+    np.copyto(chosen, true_member, where=true_in_set & keep)
     # The released label is the first whose running member count exceeds the chosen index,
     # that is the number of labels whose count does not.
     return np.sum(members <= chosen, axis=0, dtype=np.int64)
