@@ -44,6 +44,7 @@ from labeldp_core.training.loop import (
     _as_input,
     _memory_format,
     _outputs,
+    adam,
 )
 
 __all__ = ["GRAD_SAMPLE_MODES", "DPSGDOutcome", "DPSGDSettings", "train_dpsgd_classifier"]
@@ -162,7 +163,7 @@ def train_dpsgd_classifier(
     model = model.to(memory_format=_memory_format(settings))
     private = _wrap(model, privacy.grad_sample_mode)
     optimiser = DPOptimizer(
-        torch.optim.Adam(model.parameters(), lr=settings.learning_rate),
+        adam(model, settings.learning_rate),
         noise_multiplier=noise_multiplier,
         max_grad_norm=clip,
         expected_batch_size=settings.batch_size,
