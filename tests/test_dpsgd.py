@@ -171,6 +171,10 @@ def test_imbalanced_dpsgd_run_trains_on_the_prototypes_private_set(cache):
     assert details["class_counts"] == dppl.details["class_counts"]
     assert details["class_order"] == dppl.details["class_order"]
     assert "private set at imbalance 10" in details["training_set"]
+    # Its clean reference trains the same model on the same imbalanced examples, not all of them.
+    balanced = run(make_config("dpsgd", "digits", 4.0, seed=3, epochs=3, settings=FAST), cache)
+    assert result.baseline_test_accuracy != balanced.baseline_test_accuracy
+    assert 0.1 < result.baseline_test_accuracy <= 1.0
 
 
 @pytest.mark.slow

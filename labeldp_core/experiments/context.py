@@ -145,6 +145,25 @@ class RunContext:
         """Test accuracy (or MSE) of the same model trained on clean labels; cached per setting."""
         return float(self.baseline()["score"])
 
+    def subset_baseline_score(self, rows: np.ndarray, subset: dict[str, object]) -> float:
+        """Test score of the same model trained on the clean labels of training ``rows`` only.
+
+        For runs that train on part of the training split, so that their clean reference sees
+        the same examples. ``subset`` names the rows (how they were drawn) in the cache key.
+        """
+
+        def compute() -> dict[str, Any]:
+            targets = self.dataset.y_train[rows]
+            if self.task == "regression":
+                targets = targets.astype(np.float64)
+            outcome = self.train(
+                targets, images=self.dataset.x_train[rows], message="clean baseline, same examples"
+            )
+            return {"score": outcome.final, "curve": list(outcome.test_curve)}
+
+        payload = self._baseline_payload() | {"subset": subset}
+        return float(self.cache.json_or_compute("baseline", payload, compute)["score"])
+
 
 def label_statistics(
     true_labels: np.ndarray, released: np.ndarray, num_classes: int
