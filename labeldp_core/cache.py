@@ -16,7 +16,7 @@ import time
 import warnings
 import zipfile
 import zlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from functools import cache
 from pathlib import Path
 from typing import Any, NoReturn
@@ -207,12 +207,21 @@ class ResultCache:
         self._store.set(key, _encode_arrays(arrays))
 
     def json_or_compute(
-        self, kind: str, payload: Mapping[str, Any], compute: Callable[[], dict[str, Any]]
+        self,
+        kind: str,
+        payload: Mapping[str, Any],
+        compute: Callable[[], dict[str, Any]],
+        *,
+        required: Collection[str],
     ) -> dict[str, Any]:
-        """Return the stored JSON for ``(kind, payload)`` or compute, store and return it."""
+        """Return the stored JSON for ``(kind, payload)`` or compute, store and return it.
+
+        A stored object without every key in ``required`` (the keys the caller reads) counts as
+        damaged: it is recomputed and replaced rather than failing the caller with a KeyError.
+        """
         key = self.key(kind, payload)
         found = self.get_json(key)
-        if found is None:
+        if found is None or not found.keys() >= set(required):
             found = compute()
             self.put_json(key, found)
         return found
@@ -222,11 +231,16 @@ class ResultCache:
         kind: str,
         payload: Mapping[str, Any],
         compute: Callable[[], dict[str, np.ndarray]],
+        *,
+        required: Collection[str],
     ) -> dict[str, np.ndarray]:
-        """Return the stored arrays for ``(kind, payload)`` or compute, store and return them."""
+        """Return the stored arrays for ``(kind, payload)`` or compute, store and return them.
+
+        Stored arrays without every name in ``required`` are recomputed, as for JSON.
+        """
         key = self.key(kind, payload)
         found = self.get_arrays(key)
-        if found is None:
+        if found is None or not found.keys() >= set(required):
             found = compute()
             self.put_arrays(key, found)
         return found

@@ -71,17 +71,34 @@ def test_a_planted_pickle_is_refused_not_executed(cache, tmp_path):
     assert not marker.exists()
     # The refused row is gone, so the next computation can store its result.
     assert key not in cache
-    assert cache.json_or_compute("result", {"epsilon": 1.0}, lambda: {"ok": True}) == {"ok": True}
+    found = cache.json_or_compute("result", {"epsilon": 1.0}, lambda: {"ok": True}, required=["ok"])
+    assert found == {"ok": True}
 
 
 def test_corrupt_entry_is_recomputed(cache):
     key = cache.key("result", {"epsilon": 2.0})
     cache._store.set(key, b"J{not json")
     calls = []
-    value = cache.json_or_compute("result", {"epsilon": 2.0}, lambda: calls.append(1) or {"v": 1})
+    value = cache.json_or_compute(
+        "result", {"epsilon": 2.0}, lambda: calls.append(1) or {"v": 1}, required=["v"]
+    )
     assert value == {"v": 1} and calls == [1]
-    assert cache.json_or_compute("result", {"epsilon": 2.0}, lambda: calls.append(1)) == {"v": 1}
-    assert calls == [1]
+    again = cache.json_or_compute("result", {"epsilon": 2.0}, calls.append, required=["v"])
+    assert again == {"v": 1} and calls == [1]
+
+
+def test_a_stored_object_without_the_keys_the_caller_reads_is_recomputed(cache):
+    cache.put_json(cache.key("baseline", {"seed": 0}), {"curve": [0.5]})
+    value = cache.json_or_compute(
+        "baseline", {"seed": 0}, lambda: {"score": 0.9, "curve": [0.9]}, required=["score"]
+    )
+    assert value["score"] == 0.9
+    assert cache.get_json(cache.key("baseline", {"seed": 0}))["score"] == 0.9
+    cache.put_arrays(cache.key("votes", {"seed": 0}), {"other": np.zeros(2)})
+    arrays = cache.arrays_or_compute(
+        "votes", {"seed": 0}, lambda: {"votes": np.ones(2)}, required=["votes"]
+    )
+    np.testing.assert_array_equal(arrays["votes"], np.ones(2))
 
 
 def test_only_bytes_and_str_keys_are_accepted(cache):
@@ -126,7 +143,9 @@ def test_a_blob_that_is_not_a_json_object_is_dropped_and_recomputed(cache, blob)
     assert cache.get_json(key) is None
     assert key not in cache
     cache._store.set(key, blob)
-    assert cache.json_or_compute("result", {"epsilon": 3.0}, lambda: {"v": 1}) == {"v": 1}
+    assert cache.json_or_compute("result", {"epsilon": 3.0}, lambda: {"v": 1}, required=["v"]) == {
+        "v": 1
+    }
     assert cache.get_json(key) == {"v": 1}
 
 
@@ -137,6 +156,8 @@ def test_a_blob_that_is_not_an_npz_of_arrays_is_dropped_and_recomputed(cache, bl
     assert cache.get_arrays(key) is None
     assert key not in cache
     cache._store.set(key, blob)
-    found = cache.arrays_or_compute("votes", {"teachers": 3}, lambda: {"x": np.arange(4)})
+    found = cache.arrays_or_compute(
+        "votes", {"teachers": 3}, lambda: {"x": np.arange(4)}, required=["x"]
+    )
     np.testing.assert_array_equal(found["x"], np.arange(4))
     np.testing.assert_array_equal(cache.get_arrays(key)["x"], np.arange(4))

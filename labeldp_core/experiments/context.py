@@ -139,7 +139,9 @@ class RunContext:
                 record["train_accuracy"] = self.notes["attack"]["train_accuracy"]
             return record
 
-        return self.cache.json_or_compute("baseline", self._baseline_payload(), compute)
+        return self.cache.json_or_compute(
+            "baseline", self._baseline_payload(), compute, required=["score", "curve"]
+        )
 
     def baseline_score(self) -> float:
         """Test accuracy (or MSE) of the same model trained on clean labels; cached per setting."""
@@ -162,7 +164,9 @@ class RunContext:
             return {"score": outcome.final, "curve": list(outcome.test_curve)}
 
         payload = self._baseline_payload() | {"subset": subset}
-        return float(self.cache.json_or_compute("baseline", payload, compute)["score"])
+        return float(
+            self.cache.json_or_compute("baseline", payload, compute, required=["score"])["score"]
+        )
 
 
 def label_statistics(

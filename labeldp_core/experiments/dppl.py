@@ -255,7 +255,9 @@ def _utilities(ctx: RunContext, emb: PublicEmbeddings, private: _PrivateSet) -> 
         )  # fmt: skip
         return {"utilities": utilities}
 
-    return ctx.cache.arrays_or_compute("dppl-utilities", payload, compute)["utilities"]
+    return ctx.cache.arrays_or_compute(
+        "dppl-utilities", payload, compute, required=["utilities"]
+    )["utilities"]
 
 
 def _run_public(config: RunConfig, ctx: RunContext, k: int) -> Outcome:

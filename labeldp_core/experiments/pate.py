@@ -160,7 +160,7 @@ def teacher_votes(ctx: RunContext, split: TeacherSplit, end: float = 1.0) -> np.
         return {"votes": votes}
 
     payload = votes_payload(config, split)
-    return ctx.cache.arrays_or_compute("pate-votes", payload, compute)["votes"]
+    return ctx.cache.arrays_or_compute("pate-votes", payload, compute, required=["votes"])["votes"]
 
 
 def _release(config: RunConfig, counts: np.ndarray, noise: float, ctx: RunContext) -> np.ndarray:
@@ -252,7 +252,9 @@ def _clean_student(
         message = "student on the true labels (reference)"
         return {"score": _train_student(ctx, images, labels, start, end, message).final}
 
-    return float(ctx.cache.json_or_compute("pate-student-clean", payload, compute)["score"])
+    return float(ctx.cache.json_or_compute(
+        "pate-student-clean", payload, compute, required=["score"]
+    )["score"])
 
 
 def run_pate(config: RunConfig, ctx: RunContext) -> Outcome:

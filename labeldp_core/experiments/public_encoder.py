@@ -11,7 +11,7 @@ and centring spreads the directions of ReLU features, which would otherwise all 
 same orthant.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import numpy as np
 import torch
@@ -126,6 +126,7 @@ def public_embeddings(
         }
 
     arrays = ctx.cache.arrays_or_compute(
-        "dppl-embeddings", encoder_payload(ctx, public_fraction), compute
-    )
+        "dppl-embeddings", encoder_payload(ctx, public_fraction), compute,
+        required=[f.name for f in fields(PublicEmbeddings)],
+    )  # fmt: skip
     return PublicEmbeddings(**arrays)

@@ -76,7 +76,7 @@ def image_clusters(ctx: RunContext, clusters: int) -> np.ndarray:
         ctx.progress(0.0, f"clustering the images (PCA + k-means, {clusters} clusters)")
         return {"ids": cluster_images(ctx.dataset.x_train, clusters, ctx.config.seed)}
 
-    return ctx.cache.arrays_or_compute("image-clusters", payload, compute)["ids"]
+    return ctx.cache.arrays_or_compute("image-clusters", payload, compute, required=["ids"])["ids"]
 
 
 def prior_summary(priors: np.ndarray, labels: np.ndarray, epsilon: float) -> dict[str, object]:

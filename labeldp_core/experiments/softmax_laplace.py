@@ -66,7 +66,9 @@ def _clean_outputs(ctx: RunContext) -> np.ndarray:
         trained = ctx.train(ctx.dataset.y_train, end=0.8, message="training on clean labels")
         return {"probabilities": predict_proba(trained.model, ctx.dataset.x_test, settings)}
 
-    return ctx.cache.arrays_or_compute("clean-softmax", payload, compute)["probabilities"]
+    return ctx.cache.arrays_or_compute(
+        "clean-softmax", payload, compute, required=["probabilities"]
+    )["probabilities"]
 
 
 def run_softmax_laplace(config: RunConfig, ctx: RunContext) -> Outcome:
