@@ -136,28 +136,20 @@ NOT_A_JSON_OBJECT = [
 NOT_AN_NPZ = [b"N", b"N" + _npy_bytes(), b"NPK\x03\x04broken", b"N" + _zip_without_arrays(), b"J{}"]
 
 
-@pytest.mark.parametrize("blob", NOT_A_JSON_OBJECT, ids=lambda blob: repr(blob[:16]))
-def test_a_blob_that_is_not_a_json_object_is_dropped_and_recomputed(cache, blob):
-    key = cache.key("result", {"epsilon": 3.0})
-    cache._store.set(key, blob)
-    assert cache.get_json(key) is None
-    assert key not in cache
-    cache._store.set(key, blob)
-    assert cache.json_or_compute("result", {"epsilon": 3.0}, lambda: {"v": 1}, required=["v"]) == {
-        "v": 1
-    }
-    assert cache.get_json(key) == {"v": 1}
+DAMAGED = [("json", blob) for blob in NOT_A_JSON_OBJECT] + [("arrays", blob) for blob in NOT_AN_NPZ]
 
 
-@pytest.mark.parametrize("blob", NOT_AN_NPZ, ids=lambda blob: repr(blob[:16]))
-def test_a_blob_that_is_not_an_npz_of_arrays_is_dropped_and_recomputed(cache, blob):
-    key = cache.key("votes", {"teachers": 3})
+@pytest.mark.parametrize(("kind", "blob"), DAMAGED, ids=lambda case: repr(case)[:24])
+def test_a_damaged_blob_is_dropped_and_recomputed(cache, kind, blob):
+    get, or_compute, value = {
+        "json": (cache.get_json, cache.json_or_compute, {"v": 1}),
+        "arrays": (cache.get_arrays, cache.arrays_or_compute, {"v": np.arange(4)}),
+    }[kind]
+    key = cache.key(kind, {"epsilon": 3.0})
     cache._store.set(key, blob)
-    assert cache.get_arrays(key) is None
+    assert get(key) is None
     assert key not in cache
     cache._store.set(key, blob)
-    found = cache.arrays_or_compute(
-        "votes", {"teachers": 3}, lambda: {"x": np.arange(4)}, required=["x"]
-    )
-    np.testing.assert_array_equal(found["x"], np.arange(4))
-    np.testing.assert_array_equal(cache.get_arrays(key)["x"], np.arange(4))
+    found = or_compute(kind, {"epsilon": 3.0}, lambda: value, required=["v"])
+    np.testing.assert_equal(found, value)
+    np.testing.assert_equal(get(key), value)
