@@ -55,6 +55,8 @@ def test_histogram_prior_is_paid_from_the_budget_and_the_split_adds_up(cache, me
     assert len(result.details["noisy_counts"]) == 10
     assert sum(result.details["prior"]) == pytest.approx(1.0)
     assert min(result.details["prior"]) > 0  # clipped counts plus a pseudo-count, never 0
+    # The pseudo-count is the histogram's Laplace scale: L1 sensitivity 2 over the prior's 0.5.
+    assert result.details["prior_pseudo_count"] == pytest.approx(2 / 0.5)
 
 
 @pytest.mark.parametrize(

@@ -53,6 +53,7 @@ def run_rr_bins(config: RunConfig, ctx: RunContext) -> Outcome:
             **_noise_facts(noise, estimate),
             "prior": estimate.prior.tolist(),
             "noisy_counts": list(estimate.noisy_counts),
+            "prior_pseudo_count": estimate.pseudo_count,
             "budget": table,
             "num_bins": bins.num_bins,
             "bin_of_value": bins.bin_of_value.tolist(),
