@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from labeldp_core import plots
-from labeldp_core.audit import audit_mechanism
+from labeldp_core.audit import app_audit_points, audit_mechanism, stored_audit_case
 from labeldp_core.cache import ResultCache
 from labeldp_core.data import DATASETS
 from labeldp_core.errors import LabelDPError
@@ -179,8 +179,14 @@ def _cmd_warm(args: argparse.Namespace) -> None:
         point = within(progress, index / len(configs), (index + 1) / len(configs))
         result = run(config, cache, lambda f, m, p=point, s=label: p(f, f"{s}: {m}"))
         computed += not result.cached
-    progress(1.0, "done")
+    progress(1.0, "demo points done")
     print(f"{len(configs)} demo points for {args.dataset} are cached ({computed} computed now)")
+    points = app_audit_points()
+    for index, point in enumerate(points):
+        progress(index / len(points), f"audit {point[0]} case {point[2] + 1}")
+        stored_audit_case(*point, cache=cache)
+    progress(1.0, "audits done")
+    print(f"{len(points)} audit cases of the audit page's first view are cached")
 
 
 def _cmd_audit(args: argparse.Namespace) -> int:

@@ -78,12 +78,16 @@ def default_dir() -> Path:
 
 
 @cache
-def code_fingerprint() -> str:
-    """A digest of the source of every module that computes results (see _COMPUTES_RESULTS)."""
+def code_fingerprint(parts: tuple[str, ...] = _COMPUTES_RESULTS) -> str:
+    """A digest of the source of the package's modules under ``parts`` (paths or prefixes).
+
+    By default the modules that compute results (see _COMPUTES_RESULTS), which every key
+    includes; results of other code (the audit) add the fingerprint of their own part.
+    """
     digest = hashlib.sha256()
     for path in sorted(_PACKAGE_DIR.rglob("*.py")):
         relative = path.relative_to(_PACKAGE_DIR).as_posix()
-        if not relative.startswith(_COMPUTES_RESULTS):
+        if not relative.startswith(parts):
             continue
         digest.update(relative.encode())
         digest.update(path.read_bytes())

@@ -4,7 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from labeldp_core import plots
-from labeldp_core.audit import CASES, largest_provable_epsilon
+from labeldp_core.audit import APP_EPSILON, APP_TRIALS, CASES, largest_provable_epsilon
 from ui.audit import audit_with_progress, verdict
 from ui.controls import current_controls, epsilon_control
 from ui.export import chart
@@ -14,7 +14,7 @@ TRIAL_CHOICES = (20_000, 50_000, 100_000, 200_000, 500_000, 1_000_000)
 ALPHA = 0.05  # the audit's default: 95% confidence
 
 controls = current_controls()
-epsilon = epsilon_control(label="Claimed ε")
+epsilon = epsilon_control(default=APP_EPSILON, label="Claimed ε")
 st.title("Privacy audit")
 st.markdown(
     "A privacy claim can be tested. The audit runs the mechanism's own release function many "
@@ -32,7 +32,7 @@ mechanism = left.selectbox(
     bind="query-params", help="Its release step is audited next to a deliberately broken control.",
 )  # fmt: skip
 trials = right.selectbox(
-    "Draws per neighbour", TRIAL_CHOICES, index=TRIAL_CHOICES.index(200_000), key="trials",
+    "Draws per neighbour", TRIAL_CHOICES, index=TRIAL_CHOICES.index(APP_TRIALS), key="trials",
     bind="query-params",
     help="Each neighbour is sampled this many times to pick the event, and as many again to "
     "bound it. More draws give a tighter bound and catch smaller leaks.",

@@ -6,7 +6,18 @@ import pytest
 from scipy import stats
 
 from labeldp_core.__main__ import main
-from labeldp_core.audit import audit_cases, clopper_pearson, epsilon_lower_bound, run_audit
+from labeldp_core.audit import (
+    APP_EPSILON,
+    APP_TRIALS,
+    CASES,
+    app_audit_points,
+    audit_case,
+    audit_cases,
+    clopper_pearson,
+    epsilon_lower_bound,
+    run_audit,
+    stored_audit_case,
+)
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.mechanisms import keep_probability
 
@@ -55,3 +66,26 @@ def test_unknown_mechanism_and_bad_epsilon_are_clear_errors():
         audit_cases("nope", 1.0)
     with pytest.raises(InvalidInputError, match="greater than 0"):
         audit_cases("rr", -1.0)
+
+
+def test_a_stored_audit_case_is_computed_once_then_read_from_the_cache(cache, monkeypatch):
+    from labeldp_core.audit import suite
+
+    first = stored_audit_case("rr", 1.0, 0, 20_000, seed=3, cache=cache)
+    assert first == audit_case("rr", 1.0, 0, 20_000, seed=3)
+    monkeypatch.setattr(suite, "audit_case", lambda *args: pytest.fail("recomputed"))
+    assert stored_audit_case("rr", 1.0, 0, 20_000, seed=3, cache=cache) == first
+    # Another seed is another audit.
+    with pytest.raises(pytest.fail.Exception, match="recomputed"):
+        stored_audit_case("rr", 1.0, 0, 20_000, seed=4, cache=cache)
+
+
+def test_the_app_audit_points_cover_every_case_of_every_audited_mechanism():
+    points = app_audit_points()
+    assert {mechanism for mechanism, *_ in points} == set(CASES)
+    for mechanism in CASES:
+        indices = [index for m, _, index, _, _ in points if m == mechanism]
+        assert indices == list(range(len(audit_cases(mechanism, APP_EPSILON))))
+    assert {(epsilon, trials, seed) for _, epsilon, _, trials, seed in points} == {
+        (APP_EPSILON, APP_TRIALS, 0)
+    }

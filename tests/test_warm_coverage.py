@@ -4,7 +4,9 @@ with its default controls is part of the demo set, so after `warm` no page waits
 import pytest
 from app_helpers import assert_no_errors, open_page, page_files
 
+from labeldp_core.audit import app_audit_points
 from labeldp_core.experiments.demo import demo_configs
+from ui import audit as audit_ui
 from ui import results
 
 #: Pages whose first view needs no stored run result at all.
@@ -28,3 +30,17 @@ def test_a_page_opened_with_defaults_only_asks_for_demo_points(page, monkeypatch
     outside = {(c.mechanism, c.epsilon, c.seed, c.settings) for c in asked if c not in demo}
     assert not outside, outside
     assert asked or page in NO_RESULTS
+
+
+def test_the_audit_page_opened_with_defaults_only_asks_for_warmed_audits(monkeypatch):
+    asked = []
+    original = audit_ui.stored_audit_case
+
+    def spy(*point):
+        asked.append(point)
+        return original(*point)
+
+    monkeypatch.setattr(audit_ui, "stored_audit_case", spy)
+    app = open_page("pages/audit.py")
+    assert_no_errors(app)
+    assert asked and set(asked) <= set(app_audit_points())

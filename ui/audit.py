@@ -2,14 +2,14 @@
 
 import streamlit as st
 
-from labeldp_core.audit import AuditResult, audit_case, audit_cases
+from labeldp_core.audit import AuditResult, audit_cases, stored_audit_case
 
 __all__ = ["audit_with_progress", "verdict"]
 
 
 @st.cache_data(show_spinner=False, max_entries=1024)
 def _cached_case(mechanism: str, epsilon: float, index: int, trials: int, seed: int) -> AuditResult:
-    return audit_case(mechanism, epsilon, index, trials, seed)
+    return stored_audit_case(mechanism, epsilon, index, trials, seed)
 
 
 def audit_with_progress(

@@ -7,8 +7,8 @@ thresholds on the score, in either direction and for either neighbour first, as 
 valid.
 """
 
-from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass, fields
 
 import numpy as np
 
@@ -62,6 +62,11 @@ class AuditResult:
     def to_dict(self) -> dict[str, object]:
         """JSON-ready form, including ``violates``."""
         return asdict(self) | {"violates": self.violates}
+
+    @classmethod
+    def from_dict(cls, stored: Mapping[str, object]) -> "AuditResult":
+        """Rebuild a result from :meth:`to_dict` (``violates`` is recomputed, not read)."""
+        return cls(**{field.name: stored[field.name] for field in fields(cls)})
 
 
 @dataclass(frozen=True)

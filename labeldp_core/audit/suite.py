@@ -2,16 +2,32 @@
 
 Case ``i`` of a mechanism draws from ``numpy.random.default_rng([seed, i])``: the command line,
 which audits every case in turn, and the app, which caches each case on its own, find the same
-bounds for the same seed.
+bounds for the same seed. :func:`stored_audit_case` keeps each case's result in the result cache,
+so the app's first view after ``warm`` (or after a server restart) does not wait for it.
 """
+
+from dataclasses import fields
 
 import numpy as np
 
-from labeldp_core.audit.cases import audit_cases
+from labeldp_core.audit.cases import CASES, audit_cases
 from labeldp_core.audit.engine import AuditResult, run_audit
+from labeldp_core.cache import ResultCache, code_fingerprint
 from labeldp_core.errors import InvalidInputError
 
-__all__ = ["audit_case", "audit_mechanism"]
+__all__ = [
+    "APP_EPSILON",
+    "APP_TRIALS",
+    "app_audit_points",
+    "audit_case",
+    "audit_mechanism",
+    "stored_audit_case",
+]
+
+#: What the audit page opens with (its draws per neighbour; ε is the app's default), which
+#: ``warm`` computes for every audited mechanism.
+APP_TRIALS = 200_000
+APP_EPSILON = 1.0
 
 
 def audit_case(
@@ -32,3 +48,38 @@ def audit_mechanism(
     """Audit every case of ``mechanism`` (its cases, then its negative control)."""
     count = len(audit_cases(mechanism, epsilon))
     return [audit_case(mechanism, epsilon, i, trials, seed, alpha) for i in range(count)]
+
+
+def stored_audit_case(
+    mechanism: str,
+    epsilon: float,
+    index: int,
+    trials: int,
+    seed: int = 0,
+    cache: ResultCache | None = None,
+) -> AuditResult:
+    """:func:`audit_case` at 95% confidence, computed once and then read from the result cache.
+
+    The key holds the arguments and a fingerprint of the audit's own code (the cache adds that
+    of the mechanisms), so a changed audit or mechanism never serves a stale bound.
+    """
+    cache = ResultCache() if cache is None else cache
+    payload = {
+        "mechanism": mechanism, "epsilon": float(epsilon), "index": int(index),
+        "trials": int(trials), "seed": int(seed), "audit_code": code_fingerprint(("audit/",)),
+    }  # fmt: skip
+    stored = cache.json_or_compute(
+        "audit", payload, lambda: audit_case(mechanism, epsilon, index, trials, seed).to_dict(),
+        required=[field.name for field in fields(AuditResult)],
+    )  # fmt: skip
+    return AuditResult.from_dict(stored)
+
+
+def app_audit_points() -> list[tuple[str, float, int, int, int]]:
+    """(mechanism, epsilon, case index, trials, seed) of every case the audit page first shows."""
+    return [
+        (mechanism, APP_EPSILON, index, APP_TRIALS, 0)
+        for mechanism in CASES
+        for index in range(len(audit_cases(mechanism, APP_EPSILON)))
+    ]
+
