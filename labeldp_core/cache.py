@@ -210,6 +210,22 @@ class ResultCache:
         """Store named arrays as a compressed ``.npz`` (no object arrays)."""
         self._store.set(key, _encode_arrays(arrays))
 
+    def _or_compute(
+        self,
+        kind: str,
+        payload: Mapping[str, Any],
+        compute: Callable[[], dict[str, Any]],
+        required: Collection[str],
+        get: Callable[[str], dict[str, Any] | None],
+        put: Callable[[str, dict[str, Any]], None],
+    ) -> dict[str, Any]:
+        key = self.key(kind, payload)
+        found = get(key)
+        if found is None or not found.keys() >= set(required):
+            found = compute()
+            put(key, found)
+        return found
+
     def json_or_compute(
         self,
         kind: str,
@@ -223,12 +239,7 @@ class ResultCache:
         A stored object without every key in ``required`` (the keys the caller reads) counts as
         damaged: it is recomputed and replaced rather than failing the caller with a KeyError.
         """
-        key = self.key(kind, payload)
-        found = self.get_json(key)
-        if found is None or not found.keys() >= set(required):
-            found = compute()
-            self.put_json(key, found)
-        return found
+        return self._or_compute(kind, payload, compute, required, self.get_json, self.put_json)
 
     def arrays_or_compute(
         self,
@@ -242,12 +253,7 @@ class ResultCache:
 
         Stored arrays without every name in ``required`` are recomputed, as for JSON.
         """
-        key = self.key(kind, payload)
-        found = self.get_arrays(key)
-        if found is None or not found.keys() >= set(required):
-            found = compute()
-            self.put_arrays(key, found)
-        return found
+        return self._or_compute(kind, payload, compute, required, self.get_arrays, self.put_arrays)
 
     def __contains__(self, key: str) -> bool:
         return key in self._store

@@ -82,4 +82,3 @@ def app_audit_points() -> list[tuple[str, float, int, int, int]]:
         for mechanism in CASES
         for index in range(len(audit_cases(mechanism, APP_EPSILON)))
     ]
-

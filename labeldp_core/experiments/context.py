@@ -122,26 +122,29 @@ class RunContext:
         """Whether :meth:`baseline_score` will answer from the cache."""
         return self.cache.get_json(self.cache.key("baseline", self._baseline_payload())) is not None
 
+    def _clean_record(self, rows: np.ndarray | None, message: str) -> dict[str, Any]:
+        """Train the run's model on the clean labels of training ``rows`` (None: all), score it."""
+        data = self.dataset
+        targets = data.y_train if rows is None else data.y_train[rows]
+        if self.task == "regression":
+            targets = targets.astype(np.float64)
+        images = None if rows is None else data.x_train[rows]
+        outcome = self.train(targets, images=images, message=message)
+        record = {"score": outcome.final, "curve": list(outcome.test_curve)}
+        if rows is None and "attack" in self.notes:
+            record["train_accuracy"] = self.notes["attack"]["train_accuracy"]
+        return record
+
     def baseline(self) -> dict[str, Any]:
         """The same model trained on clean labels, cached per setting.
 
         Holds its test ``score`` (accuracy, or MSE for regression) and ``curve``, and for
         classification its accuracy on the training examples (``train_accuracy``).
         """
-
-        def compute() -> dict[str, Any]:
-            targets = self.dataset.y_train
-            if self.task == "regression":
-                targets = targets.astype(np.float64)
-            outcome = self.train(targets, message="clean baseline")
-            record = {"score": outcome.final, "curve": list(outcome.test_curve)}
-            if "attack" in self.notes:
-                record["train_accuracy"] = self.notes["attack"]["train_accuracy"]
-            return record
-
         return self.cache.json_or_compute(
-            "baseline", self._baseline_payload(), compute, required=["score", "curve"]
-        )
+            "baseline", self._baseline_payload(),
+            lambda: self._clean_record(None, "clean baseline"), required=["score", "curve"],
+        )  # fmt: skip
 
     def baseline_score(self) -> float:
         """Test accuracy (or MSE) of the same model trained on clean labels; cached per setting."""
@@ -153,20 +156,12 @@ class RunContext:
         For runs that train on part of the training split, so that their clean reference sees
         the same examples. ``subset`` names the rows (how they were drawn) in the cache key.
         """
-
-        def compute() -> dict[str, Any]:
-            targets = self.dataset.y_train[rows]
-            if self.task == "regression":
-                targets = targets.astype(np.float64)
-            outcome = self.train(
-                targets, images=self.dataset.x_train[rows], message="clean baseline, same examples"
-            )
-            return {"score": outcome.final, "curve": list(outcome.test_curve)}
-
-        payload = self._baseline_payload() | {"subset": subset}
-        return float(
-            self.cache.json_or_compute("baseline", payload, compute, required=["score"])["score"]
-        )
+        stored = self.cache.json_or_compute(
+            "baseline", self._baseline_payload() | {"subset": subset},
+            lambda: self._clean_record(rows, "clean baseline, same examples"),
+            required=["score", "curve"],
+        )  # fmt: skip
+        return float(stored["score"])
 
 
 def label_statistics(

@@ -25,12 +25,11 @@ from labeldp_core.accounting.dpsgd import (
     sampling_schedule,
 )
 from labeldp_core.data import Dataset, load_dataset
-from labeldp_core.data.public_private import public_private_split
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.experiments.context import RunContext
 from labeldp_core.experiments.dppl import PUBLIC_FRACTION, imbalanced_private_set
 from labeldp_core.experiments.progress import within
-from labeldp_core.experiments.public_encoder import split_rng
+from labeldp_core.experiments.public_encoder import public_private_indices
 from labeldp_core.experiments.spec import MechanismSpec, Outcome, RunConfig, Setting
 from labeldp_core.training import predict_proba
 
@@ -76,7 +75,7 @@ def training_set(config: RunConfig, data: Dataset) -> TrainingSet:
     ratio = config.setting("imbalance")
     if ratio == 1:
         return TrainingSet(None, f"the whole training split ({data.n_train:,} images)")
-    _, pool = public_private_split(data.n_train, PUBLIC_FRACTION, split_rng(config.seed, 1))
+    _, pool = public_private_indices(data.n_train, PUBLIC_FRACTION, config.seed)
     kept, subset = imbalanced_private_set(pool, data.y_train, data.num_classes, ratio, config.seed)
     return TrainingSet(
         kept,

@@ -27,6 +27,7 @@ __all__ = [
     "embed",
     "encoder_payload",
     "public_embeddings",
+    "public_private_indices",
     "split_rng",
 ]
 
@@ -39,6 +40,13 @@ _SPREAD_QUANTILE = 0.9
 def split_rng(seed: int, purpose: int) -> np.random.Generator:
     """A generator for the run's data choices, fixed by the seed and independent of epsilon."""
     return np.random.default_rng([seed, 0xD991, purpose])
+
+
+def public_private_indices(
+    n_train: int, public_fraction: float, seed: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """The public and the private training indices of a run, fixed by its seed and share."""
+    return public_private_split(n_train, public_fraction, split_rng(seed, 1))
 
 
 def embed(model: nn.Sequential, images: np.ndarray) -> np.ndarray:
@@ -108,8 +116,7 @@ def public_embeddings(
     data = ctx.dataset
 
     def compute() -> dict[str, np.ndarray]:
-        rng = split_rng(ctx.config.seed, 1)
-        public, private = public_private_split(data.n_train, public_fraction, rng)
+        public, private = public_private_indices(data.n_train, public_fraction, ctx.config.seed)
         trained = ctx.train(
             data.y_train[public], images=data.x_train[public], start=start, end=end,
             message="training the public encoder on the public part",
