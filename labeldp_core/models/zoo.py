@@ -7,7 +7,19 @@ from torch import nn
 
 from labeldp_core.errors import InvalidInputError
 
-__all__ = ["MODELS", "build_model", "cnn", "logistic", "mlp"]
+__all__ = ["MODELS", "ChannelsLastFlatten", "build_model", "cnn", "logistic", "mlp"]
+
+
+class ChannelsLastFlatten(nn.Module):
+    """Flatten each example in (height, width, channel) order, as Keras's ``Flatten`` does.
+
+    In channels_last memory this order is the one the numbers are already stored in, so the
+    flatten is a view; ``nn.Flatten``'s (channel, height, width) order would copy the batch.
+    """
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """``(n, C, H, W)`` to ``(n, H * W * C)``."""
+        return x.permute(0, 2, 3, 1).flatten(1)
 
 
 def cnn(image_shape: tuple[int, int, int], outputs: int) -> nn.Module:
@@ -16,6 +28,11 @@ def cnn(image_shape: tuple[int, int, int], outputs: int) -> nn.Module:
     On 28x28: Conv 16@8x8 stride 2 'same' -> MaxPool 2 stride 1 -> Conv 32@4x4 stride 2 ->
     MaxPool 2 stride 1 -> Dense 32 -> Dense K. On 8x8 digits the same stack with 3x3 kernels and a
     stride-1 first convolution, so the second convolution still sees a 7x7 map.
+
+    Each ReLU comes after its max-pool rather than before it. Both are monotone, so the outputs
+    and the gradients are the same either way, but the ReLU then runs in place on the smaller
+    pooled map. With :class:`ChannelsLastFlatten` the median training step at batch 128 was
+    9-16% shorter in interleaved timings on the 2-core machine (an ad-hoc script).
     """
     channels, side, _ = image_shape
     small = side < 16
@@ -23,12 +40,12 @@ def cnn(image_shape: tuple[int, int, int], outputs: int) -> nn.Module:
     second_kernel = 3 if small else 4
     features = nn.Sequential(
         nn.Conv2d(channels, 16, first_kernel, stride=first_stride, padding=(first_kernel - 1) // 2),
-        nn.ReLU(),
         nn.MaxPool2d(2, stride=1),
+        nn.ReLU(inplace=True),
         nn.Conv2d(16, 32, second_kernel, stride=2),
-        nn.ReLU(),
         nn.MaxPool2d(2, stride=1),
-        nn.Flatten(),
+        nn.ReLU(inplace=True),
+        ChannelsLastFlatten(),
     )
     with torch.no_grad():
         flat = features(torch.zeros(1, *image_shape)).shape[1]

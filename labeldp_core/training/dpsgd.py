@@ -37,6 +37,7 @@ from torch.nn import functional
 from labeldp_core.accounting.dpsgd import check_clip, check_noise_multiplier, sampling_schedule
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.models import build_model
+from labeldp_core.training.allocator import keep_freed_memory
 from labeldp_core.training.loop import (
     ProgressFn,
     TrainOutcome,
@@ -151,6 +152,7 @@ def train_dpsgd_classifier(
     sample_rate, steps = sampling_schedule(n, settings.batch_size, settings.epochs)
     steps_per_epoch = steps // settings.epochs
 
+    keep_freed_memory()
     torch.manual_seed(seed)
     sampler = torch.Generator().manual_seed(seed)
     noise = torch.Generator().manual_seed(seed + 0x5EED)

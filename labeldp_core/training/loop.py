@@ -4,6 +4,7 @@ No per-item DataLoader: on a 2-core CPU the per-item collation of a DataLoader c
 small models' arithmetic. The CNN runs in channels_last layout, which oneDNN's convolutions prefer.
 """
 
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -13,6 +14,7 @@ from torch import nn
 from torch.nn import functional
 
 from labeldp_core.models import build_model
+from labeldp_core.training.allocator import keep_freed_memory
 
 __all__ = [
     "ProgressFn",
@@ -60,8 +62,19 @@ def _memory_format(settings: TrainSettings) -> torch.memory_format:
 
 
 def _as_input(images: np.ndarray, settings: TrainSettings) -> torch.Tensor:
-    # A copy: the dataset's arrays are read-only and shared by every run in the process.
-    tensor = torch.tensor(images, dtype=torch.float32)
+    """The images as float32 in the model's memory layout, sharing a float32 array's memory.
+
+    The datasets' arrays are read-only and shared by every run in the process. Training only
+    reads its inputs (a batch is a gathered copy), so wrapping them instead of copying saves a
+    copy of the whole split per run (45 ms and 188 MB for Fashion-MNIST's training images).
+    """
+    if images.dtype != np.float32:
+        return torch.tensor(images, dtype=torch.float32).contiguous(
+            memory_format=_memory_format(settings)
+        )
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="The given NumPy array is not writable")
+        tensor = torch.from_numpy(np.ascontiguousarray(images))
     return tensor.contiguous(memory_format=_memory_format(settings))
 
 
@@ -91,6 +104,7 @@ def _fit(
     seed: int,
     progress: ProgressFn | None,
 ) -> TrainOutcome:
+    keep_freed_memory()
     torch.manual_seed(seed)
     shuffler = torch.Generator().manual_seed(seed)
     inputs = _as_input(x_train, settings)
@@ -105,7 +119,7 @@ def _fit(
         for start in range(0, n, settings.batch_size):
             batch = order[start : start + settings.batch_size]
             optimiser.zero_grad(set_to_none=True)
-            loss_fn(model(inputs[batch]), targets[batch]).backward()
+            loss_fn(model(inputs.index_select(0, batch)), targets.index_select(0, batch)).backward()
             optimiser.step()
         if evaluate is not None:
             curve.append(evaluate(model))
