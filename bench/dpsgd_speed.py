@@ -1,12 +1,13 @@
 """DP-SGD speed: one private epoch vs one non-private epoch of the same model, side by side.
 
-Run: ``.venv/bin/python bench/dpsgd_speed.py`` (``--modes`` also times every Opacus per-example
-gradient mode; ``--rounds N`` repeats each measurement and keeps the fastest, which is the
-least disturbed by other work on a shared machine).
+Run: ``.venv/bin/python bench/dpsgd_speed.py`` (``--modes`` also times every clipping mode of
+:mod:`labeldp_core.training.dpsgd`; ``--rounds N`` repeats each measurement and keeps the
+fastest, which is the least disturbed by other work on a shared machine).
 
 Both loops train the project's CNN on in-memory tensors in channels_last layout with the same
-expected batch size; the private one Poisson-samples, computes per-example gradients with Opacus,
-clips, adds noise and accounts. Prints seconds per epoch and the ratio (target: at most 2.5x).
+expected batch size; the private one Poisson-samples, clips each example's gradient (by default
+Opacus's ghost norms with book-keeping), adds noise and accounts. Prints seconds per epoch and
+the ratio (target: at most 2.5x).
 """
 
 import argparse
@@ -46,7 +47,7 @@ def private_epoch(data, settings: TrainSettings, mode: str) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--modes", action="store_true", help="time every grad-sample mode")
+    parser.add_argument("--modes", action="store_true", help="time every clipping mode")
     parser.add_argument("--rounds", type=int, default=2, help="repeats; the fastest is kept")
     parser.add_argument("--batch", type=int, default=256, help="expected batch size")
     parser.add_argument("--dataset", default=None, help="default: fashion-mnist if present")

@@ -26,6 +26,8 @@ from labeldp_core.training import TrainSettings
 from labeldp_core.training.dpsgd import (
     GRAD_SAMPLE_MODES,
     DPSGDSettings,
+    _dp_adam,
+    _noisy_step,
     _wrap,
     train_dpsgd_classifier,
 )
@@ -36,38 +38,83 @@ CHANCE = 0.1
 FAST = {"model": "logistic", "learning_rate": 0.01, "batch": 128}
 
 
-@pytest.mark.filterwarnings("ignore:Full backward hook is firing")
-@pytest.mark.parametrize("mode", GRAD_SAMPLE_MODES)
-def test_per_example_gradients_match_autograd_one_example_at_a_time(mode):
-    data = load_dataset("digits")
-    torch.manual_seed(0)
-    model = build_model("cnn", data.image_shape, 10).to(memory_format=torch.channels_last)
-    images = torch.tensor(data.x_train[:5]).contiguous(memory_format=torch.channels_last)
-    labels = torch.tensor(data.y_train[:5])
+def per_example_gradients(model, images, labels):
+    """Each example's parameter gradients, by autograd run one example at a time."""
     expected = []
-    for i in range(5):
+    for i in range(images.shape[0]):
         model.zero_grad()
         functional.cross_entropy(model(images[i : i + 1]), labels[i : i + 1]).backward()
         expected.append([p.grad.clone() for p in model.parameters()])
     model.zero_grad()
+    return [torch.stack([grads[index] for grads in expected]) for index in range(len(expected[0]))]
+
+
+def cnn_batch(image_shape, n):
+    torch.manual_seed(0)
+    model = build_model("cnn", image_shape, 10).to(memory_format=torch.channels_last)
+    images = torch.rand(n, *image_shape).contiguous(memory_format=torch.channels_last)
+    return model, images, torch.randint(0, 10, (n,))
+
+
+@pytest.mark.filterwarnings("ignore:Full backward hook is firing")
+@pytest.mark.parametrize("image_shape", [(1, 8, 8), (1, 28, 28)])
+@pytest.mark.parametrize("mode", ["hooks", "functorch"])
+def test_per_example_gradients_match_autograd_one_example_at_a_time(mode, image_shape):
+    # The first convolution has one input channel (Opacus's unfold rule on an NCHW copy), the
+    # second 16 (the grouped weight-gradient kernel): both rules are checked.
+    model, images, labels = cnn_batch(image_shape, 5)
+    expected = per_example_gradients(model, images, labels)
     wrapped = _wrap(model, mode)
     functional.cross_entropy(wrapped(images), labels).backward()
-    for index, parameter in enumerate(model.parameters()):
-        per_example = torch.stack([grads[index] for grads in expected])
+    for parameter, per_example in zip(model.parameters(), expected, strict=True):
         torch.testing.assert_close(parameter.grad_sample, per_example, atol=1e-5, rtol=1e-4)
 
 
+@pytest.mark.filterwarnings("ignore:Full backward hook is firing")
+@pytest.mark.parametrize("image_shape", [(1, 8, 8), (1, 28, 28)])
+def test_bookkeeping_gives_the_sum_of_the_clipped_per_example_gradients(image_shape):
+    model, images, labels = cnn_batch(image_shape, 12)
+    expected = per_example_gradients(model, images, labels)
+    norms = torch.sqrt(sum(g.flatten(1).pow(2).sum(dim=1) for g in expected))
+    clip = float(norms.median())  # about half the examples are clipped, half are not
+    factors = (clip / (norms + 1e-6)).clamp(max=1.0)
+    assert 0 < int((factors < 1).sum()) < 12
+
+    wrapped = _wrap(model, "ghost-bk", clip)
+    wrapped.backward_clipped(functional.cross_entropy(wrapped(images), labels), images.shape[0])
+    for parameter, per_example in zip(model.parameters(), expected, strict=True):
+        clipped_sum = torch.einsum("n,n...->...", factors, per_example)
+        torch.testing.assert_close(parameter.grad, clipped_sum, atol=1e-6, rtol=1e-4)
+
+
+@pytest.mark.filterwarnings("ignore:Full backward hook is firing")
+def test_bookkeeping_and_per_example_clipping_take_the_same_noisy_steps():
+    data = load_dataset("digits")
+    settings = TrainSettings("cnn", epochs=1, batch_size=64)
+    models = [
+        train_dpsgd_classifier(
+            data.x_train[:300], data.y_train[:300], data.x_test[:10], data.y_test[:10], 10,
+            settings, DPSGDSettings(1.0, clip=0.5, grad_sample_mode=mode), seed=0,
+        ).model
+        for mode in ("ghost-bk", "hooks")
+    ]  # fmt: skip
+    for ours, opacus in zip(*(m.parameters() for m in models), strict=True):
+        torch.testing.assert_close(ours, opacus, atol=1e-5, rtol=1e-4)
+
+
 def test_unknown_grad_sample_mode_is_a_clear_error():
-    with pytest.raises(InvalidInputError, match="choose one of: hooks, functorch"):
+    with pytest.raises(InvalidInputError, match="choose one of: ghost-bk, hooks, functorch"):
         _wrap(torch.nn.Linear(2, 2), "ew")
 
 
-def test_empty_poisson_draws_still_take_a_noisy_step():
+@pytest.mark.parametrize("mode", GRAD_SAMPLE_MODES)
+def test_empty_poisson_draws_still_take_a_noisy_step(mode):
     data = load_dataset("digits")
     # 20 examples, expected batch 1: about a third of the draws are empty.
     outcome = train_dpsgd_classifier(
         data.x_train[:20], data.y_train[:20], data.x_test, data.y_test, 10,
-        TrainSettings("logistic", epochs=2, batch_size=1), DPSGDSettings(1.0), seed=0,
+        TrainSettings("logistic", epochs=2, batch_size=1),
+        DPSGDSettings(1.0, grad_sample_mode=mode), seed=0,
     )  # fmt: skip
     assert outcome.steps == 40
     assert outcome.empty_steps > 0  # some steps drew nobody and still counted
@@ -308,3 +355,21 @@ def test_page_shows_noise_budget_accountants_and_the_units_sentence():
     legend = [trace.get("name", "") for trace in chart["data"]]
     assert any("DP-SGD: ε per example (add/remove)" in name for name in legend)
     assert any("Randomized response: ε per label (replace-one)" in name for name in legend)
+
+
+@pytest.mark.filterwarnings("ignore:Full backward hook is firing")
+@pytest.mark.parametrize("mode", GRAD_SAMPLE_MODES)
+def test_first_adam_step_moves_every_weight_against_its_own_noisy_gradient(mode):
+    # Adam's first step is -lr * g / (|g| + eps), so each weight moves against the sign of its own
+    # gradient entry. Opacus hands channels_last convolution weights NCHW gradients; an optimiser
+    # that paired them by memory position (fused Adam does) moves half the weights the wrong way.
+    model, images, labels = cnn_batch((1, 28, 28), 32)
+    private = _wrap(model, mode, clip=1.0)
+    optimiser = _dp_adam(
+        model, private, TrainSettings("cnn", batch_size=32), 1.0, 1.0, torch.Generator()
+    )
+    before = [p.detach().clone() for p in model.parameters()]
+    _noisy_step(private, optimiser, images, labels)
+    for old, parameter in zip(before, model.parameters(), strict=True):
+        moved = parameter.detach() - old
+        assert torch.equal(torch.sign(moved), -torch.sign(parameter.grad))

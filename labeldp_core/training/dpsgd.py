@@ -12,14 +12,21 @@ collation costs more than the small models' arithmetic on 2 cores) and the CNN r
 
 Per-example gradients: Opacus 1.6 offers ``hooks`` (hand-written per-layer rules run from
 backward hooks), ``functorch`` (vmap over the layers), ``ew`` (PyTorch's ExpandedWeights) and
-``ghost`` (fast gradient clipping, which never forms per-example gradients and needs a second
-backward pass). With channels_last two of them break: Opacus's convolution rule unfolds its input
-with strides that assume NCHW memory, so ``hooks`` returns wrong per-example gradients without any
+``ghost`` (fast gradient clipping, which never forms a dense layer's per-example gradients but
+needs a second backward pass). This module offers three modes:
+
+- ``ghost-bk`` (the default): Opacus's ghost-clipping norms, with the clipped sum taken straight
+  from the layers' inputs and output gradients instead of a second backward pass
+  (:mod:`labeldp_core.training.bookkeeping`). The fastest in ``bench/dpsgd_speed.py --modes``;
+- ``hooks`` and ``functorch``: Opacus's per-example gradients, then its clipping.
+
+With channels_last two of Opacus's own choices break: its convolution rule unfolds its input with
+strides that assume NCHW memory, so ``hooks`` returns wrong per-example gradients without any
 error, and ExpandedWeights' convolution rule fails on batches under 32 examples (which Poisson
-sampling draws sooner or later). This module therefore gives ``hooks`` a convolution rule that
-hands Opacus an NCHW copy of the layer input (the default; ``bench/dpsgd_speed.py --modes``
-times it against ``functorch``), and does not offer ``ew``. ``tests/test_dpsgd.py`` checks every
-offered mode against autograd run one example at a time.
+sampling draws sooner or later). Every mode here therefore uses the layout-safe convolution rule
+of :mod:`labeldp_core.training.per_example`, and ``ew`` is not offered. ``tests/test_dpsgd.py``
+checks ``hooks`` and ``functorch`` against autograd run one example at a time, and ``ghost-bk``'s
+clipped sums against the same per-example gradients clipped by hand.
 """
 
 import warnings
@@ -29,8 +36,7 @@ from typing import ClassVar
 import numpy as np
 import torch
 from opacus.grad_sample import GradSampleModule
-from opacus.grad_sample.conv import compute_conv_grad_sample
-from opacus.optimizers import DPOptimizer
+from opacus.optimizers import DPOptimizer, DPOptimizerFastGradientClipping
 from torch import nn
 from torch.nn import functional
 
@@ -38,6 +44,7 @@ from labeldp_core.accounting.dpsgd import check_clip, check_noise_multiplier, sa
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.models import build_model
 from labeldp_core.training.allocator import keep_freed_memory
+from labeldp_core.training.bookkeeping import BookkeepingModule
 from labeldp_core.training.loop import (
     ProgressFn,
     TrainOutcome,
@@ -47,11 +54,12 @@ from labeldp_core.training.loop import (
     _outputs,
     adam,
 )
+from labeldp_core.training.per_example import conv_per_example_gradients
 
 __all__ = ["GRAD_SAMPLE_MODES", "DPSGDOutcome", "DPSGDSettings", "train_dpsgd_classifier"]
 
-#: Opacus's ways of computing per-example gradients that this loop offers (see the module notes).
-GRAD_SAMPLE_MODES = ("hooks", "functorch")
+#: The ways of clipping per-example gradients that this loop offers (see the module notes).
+GRAD_SAMPLE_MODES = ("ghost-bk", "hooks", "functorch")
 
 
 @dataclass(frozen=True)
@@ -60,7 +68,7 @@ class DPSGDSettings:
 
     noise_multiplier: float
     clip: float = 1.0
-    grad_sample_mode: str = "hooks"
+    grad_sample_mode: str = "ghost-bk"
 
 
 @dataclass(frozen=True)
@@ -73,13 +81,6 @@ class DPSGDOutcome(TrainOutcome):
     empty_steps: int
 
 
-def _conv_grad_sample_any_layout(
-    layer: nn.Conv2d, activations: list[torch.Tensor], backprops: torch.Tensor
-) -> dict[nn.Parameter, torch.Tensor]:
-    """Opacus's per-example convolution gradients, on an NCHW copy of a channels_last input."""
-    return compute_conv_grad_sample(layer, [a.contiguous() for a in activations], backprops)
-
-
 class _LayoutSafeGradSampleModule(GradSampleModule):
     """Opacus's hook-based per-example gradients with a convolution rule safe for channels_last.
 
@@ -88,34 +89,71 @@ class _LayoutSafeGradSampleModule(GradSampleModule):
 
     GRAD_SAMPLERS: ClassVar[dict] = {
         **GradSampleModule.GRAD_SAMPLERS,
-        nn.Conv2d: _conv_grad_sample_any_layout,
+        nn.Conv2d: conv_per_example_gradients,
     }
 
 
-def _wrap(model: nn.Module, mode: str) -> GradSampleModule:
+def _wrap(model: nn.Module, mode: str, clip: float = 1.0) -> GradSampleModule:
     if mode not in GRAD_SAMPLE_MODES:
         raise InvalidInputError(
             f"unknown grad_sample_mode {mode!r}; choose one of: {', '.join(GRAD_SAMPLE_MODES)}"
         )
+    if mode == "ghost-bk":
+        return BookkeepingModule(model, clip)
     return _LayoutSafeGradSampleModule(
         model, batch_first=True, loss_reduction="mean", force_functorch=mode == "functorch"
+    )
+
+
+def _dp_adam(
+    model: nn.Module,
+    private: GradSampleModule,
+    settings: TrainSettings,
+    noise_multiplier: float,
+    clip: float,
+    generator: torch.Generator,
+) -> DPOptimizer:
+    """Opacus's DP optimiser for ``private`` (wrapping ``model``) around Adam.
+
+    Adam's default (unfused) kernel: Opacus sets NCHW gradients on channels_last weights, which the
+    fused kernel would pair with the wrong weights (see :func:`adam`).
+    """
+    optimiser_class = (
+        DPOptimizerFastGradientClipping if isinstance(private, BookkeepingModule) else DPOptimizer
+    )
+    return optimiser_class(
+        adam(model, settings.learning_rate, fused=False),
+        noise_multiplier=noise_multiplier,
+        max_grad_norm=clip,
+        expected_batch_size=settings.batch_size,
+        loss_reduction="mean",
+        generator=generator,
     )
 
 
 def _noisy_step(
     private: GradSampleModule, optimiser: DPOptimizer, images: torch.Tensor, labels: torch.Tensor
 ) -> None:
-    """One step: per-example gradients of the drawn batch, clipped, summed, noised, applied.
+    """One step: the drawn batch's per-example gradients, clipped, summed, noised, applied.
 
     An empty draw still takes the step (pure noise), as the accounting assumes.
     """
     optimiser.zero_grad(set_to_none=True)
+    bookkeeping = isinstance(private, BookkeepingModule)
     if images.shape[0] == 0:
         for parameter in private.parameters():
-            if parameter.requires_grad:
+            if not parameter.requires_grad:
+                continue
+            if bookkeeping:
+                parameter.grad = torch.zeros_like(parameter)
+            else:
                 parameter.grad_sample = parameter.new_zeros((0, *parameter.shape))
     else:
-        functional.cross_entropy(private(images), labels).backward()
+        loss = functional.cross_entropy(private(images), labels)
+        if bookkeeping:
+            private.backward_clipped(loss, images.shape[0])
+        else:
+            loss.backward()
     optimiser.step()
 
 
@@ -163,15 +201,8 @@ def train_dpsgd_classifier(
 
     model = build_model(settings.model, tuple(x_train.shape[1:]), num_classes)
     model = model.to(memory_format=_memory_format(settings))
-    private = _wrap(model, privacy.grad_sample_mode)
-    optimiser = DPOptimizer(
-        adam(model, settings.learning_rate),
-        noise_multiplier=noise_multiplier,
-        max_grad_norm=clip,
-        expected_batch_size=settings.batch_size,
-        loss_reduction="mean",
-        generator=noise,
-    )
+    private = _wrap(model, privacy.grad_sample_mode, clip)
+    optimiser = _dp_adam(model, private, settings, noise_multiplier, clip, noise)
     curve, drawn, empty = [], 0, 0
     with warnings.catch_warnings():
         # Opacus's backward hooks fire on module outputs because the images need no gradient.
@@ -182,7 +213,9 @@ def train_dpsgd_classifier(
                 batch = torch.nonzero(torch.rand(n, generator=sampler) < sample_rate).squeeze(1)
                 drawn += int(batch.numel())
                 empty += int(batch.numel() == 0)
-                _noisy_step(private, optimiser, inputs[batch], labels[batch])
+                _noisy_step(
+                    private, optimiser, inputs.index_select(0, batch), labels.index_select(0, batch)
+                )
             predicted = _outputs(model, test_inputs).argmax(dim=1)
             curve.append(float((predicted == test_labels).to(torch.float32).mean()))
             if progress is not None:
