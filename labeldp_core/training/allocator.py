@@ -4,7 +4,8 @@ Every training step allocates and frees the same few megabytes of activations an
 glibc's malloc, left to itself, serves blocks above its (adaptive) mmap threshold with fresh
 ``mmap`` calls and hands the top of its heaps back to the kernel once more than its trim
 threshold is free, so each step page-faults its buffers in again. On the 2-core machine this
-cost thousands of page faults per CNN step at batch 256 and made the step up to 1.7x slower.
+cost 800 to 5,000 page faults per CNN step at batch 256, and the step took 1.6-1.8x as long as
+with the setting below (interleaved timings, an ad-hoc script).
 Fixing both thresholds keeps those buffers mapped: the process holds up to
 :data:`TRIM_THRESHOLD` of freed memory instead of returning it at once.
 
