@@ -31,6 +31,7 @@ from labeldp_core.training.dpsgd import (
     _wrap,
     train_dpsgd_classifier,
 )
+from labeldp_core.training.per_example import conv_per_example_gradients
 
 PAGE = "pages/dpsgd.py"
 CHANCE = 0.1
@@ -60,8 +61,9 @@ def cnn_batch(image_shape, n):
 @pytest.mark.parametrize("image_shape", [(1, 8, 8), (1, 28, 28)])
 @pytest.mark.parametrize("mode", ["hooks", "functorch"])
 def test_per_example_gradients_match_autograd_one_example_at_a_time(mode, image_shape):
-    # The first convolution has one input channel (Opacus's unfold rule on an NCHW copy), the
-    # second 16 (the grouped weight-gradient kernel): both rules are checked.
+    # With hooks the first convolution has one input channel (Opacus's unfold rule on an NCHW
+    # copy), the second 16 (the grouped weight-gradient kernel): both paths are checked.
+    # functorch differentiates every layer itself.
     model, images, labels = cnn_batch(image_shape, 5)
     expected = per_example_gradients(model, images, labels)
     wrapped = _wrap(model, mode)
@@ -373,3 +375,71 @@ def test_first_adam_step_moves_every_weight_against_its_own_noisy_gradient(mode)
     for old, parameter in zip(before, model.parameters(), strict=True):
         moved = parameter.detach() - old
         assert torch.equal(torch.sign(moved), -torch.sign(parameter.grad))
+
+
+class _UnusedLayer(torch.nn.Module):
+    """A dense model with a trainable layer that the forward pass never reaches."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.used = torch.nn.Linear(64, 10)
+        self.unused = torch.nn.Linear(64, 10)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.used(x.flatten(1))
+
+
+class _ConvTwice(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.conv = torch.nn.Conv2d(1, 1, 3, padding=1)
+        self.head = torch.nn.Linear(64, 10)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.head(self.conv(self.conv(x)).flatten(1))
+
+
+def _digits_batch(n: int = 8) -> tuple[torch.Tensor, torch.Tensor]:
+    data = load_dataset("digits")
+    return torch.tensor(data.x_train[:n]), torch.tensor(data.y_train[:n])
+
+
+@pytest.mark.filterwarnings("ignore:Full backward hook is firing")
+def test_bookkeeping_leaves_a_frozen_weight_alone():
+    torch.manual_seed(0)
+    model = build_model("mlp", (1, 8, 8), 10)
+    frozen = model[1].weight
+    frozen.requires_grad_(False)
+    before = frozen.detach().clone()
+    private = _wrap(model, "ghost-bk", clip=1.0)
+    optimiser = _dp_adam(model, private, TrainSettings("mlp", batch_size=8), 1.0, 1.0,
+                         torch.Generator())  # fmt: skip
+    _noisy_step(private, optimiser, *_digits_batch())
+    assert frozen.grad is None and torch.equal(frozen, before)
+    assert not torch.equal(model[1].bias.detach(), torch.zeros_like(model[1].bias))
+
+
+@pytest.mark.filterwarnings("ignore:Full backward hook is firing")
+def test_bookkeeping_refuses_a_convolution_used_twice():
+    private = _wrap(_ConvTwice(), "ghost-bk", clip=1.0)
+    images, labels = _digits_batch()
+    with pytest.raises(NotImplementedError, match="twice"):
+        private.backward_clipped(functional.cross_entropy(private(images), labels), 8)
+
+
+@pytest.mark.filterwarnings("ignore:Full backward hook is firing")
+def test_bookkeeping_clears_every_gradient_when_a_parameter_gets_no_clipped_sum():
+    model = _UnusedLayer()
+    private = _wrap(model, "ghost-bk", clip=1.0)
+    images, labels = _digits_batch()
+    with pytest.raises(RuntimeError, match="no clipped gradient"):
+        private.backward_clipped(functional.cross_entropy(private(images), labels), 8)
+    # Autograd's unclipped bias gradients must not survive the error.
+    assert all(p.grad is None for p in model.parameters())
+
+
+def test_reflect_padded_convolutions_are_refused_not_misclipped():
+    layer = torch.nn.Conv2d(2, 3, 3, padding=1, padding_mode="reflect")
+    images = torch.rand(4, 2, 6, 6)
+    with pytest.raises(NotImplementedError, match="reflect"):
+        conv_per_example_gradients(layer, [images], torch.rand(4, 3, 6, 6))

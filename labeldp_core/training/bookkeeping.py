@@ -40,8 +40,10 @@ def _dense_clipped_sum(
     weighted = (output_grad * factors.view(-1, *(1,) * (output_grad.dim() - 1))).reshape(
         -1, layer.out_features
     )
-    sums = {layer.weight: weighted.T @ layer_input.reshape(-1, layer.in_features)}
-    if layer.bias is not None:
+    sums = {}
+    if layer.weight.requires_grad:  # a frozen weight gets no gradient, so the optimiser skips it
+        sums[layer.weight] = weighted.T @ layer_input.reshape(-1, layer.in_features)
+    if layer.bias is not None and layer.bias.requires_grad:
         sums[layer.bias] = weighted.sum(dim=0)
     return sums
 
@@ -82,6 +84,10 @@ class BookkeepingModule(GradSampleModuleFastGradientClipping):
     def _kept_conv_gradients(
         self, layer: nn.Conv2d, activations: list[torch.Tensor], backprops: torch.Tensor
     ) -> Gradients:
+        if layer in self._conv_gradients:  # Opacus would add both calls' gradients for the norm
+            raise NotImplementedError(
+                "book-keeping clipping cannot use a convolution twice in one forward pass"
+            )
         gradients = conv_per_example_gradients(layer, activations, backprops)
         self._conv_gradients[layer] = gradients
         return gradients
@@ -116,10 +122,22 @@ class BookkeepingModule(GradSampleModuleFastGradientClipping):
 
         ``loss`` is the batch's mean loss, so a dense layer's output gradients are (example loss
         gradient) / batch_size, hence that factor; the kept convolution gradients are per
-        example already. Raises if a trainable parameter got no clipped sum, so that an
-        unclipped gradient can never reach the optimiser.
+        example already. If a trainable parameter would get no clipped sum, every ``.grad``
+        is cleared before the error, so that no unclipped gradient is left for an optimiser.
         """
         loss.backward(inputs=self._backward_inputs)
+        covered = {
+            id(p)
+            for layer in (*self._dense_output_grads, *self._conv_gradients)
+            for p in layer.parameters()
+            if p.requires_grad
+        }
+        missed = [p for p in self.trainable_parameters if id(p) not in covered]
+        if missed:
+            for parameter in self.trainable_parameters:
+                parameter.grad = None
+            self._forget_step()
+            raise RuntimeError(f"{len(missed)} parameters got no clipped gradient this step")
         factors = self.get_clipping_coef()
         sums: Gradients = {}
         for layer, output_grad in self._dense_output_grads.items():
@@ -127,10 +145,10 @@ class BookkeepingModule(GradSampleModuleFastGradientClipping):
             sums |= _dense_clipped_sum(layer, layer_input, output_grad, factors * batch_size)
         for per_example in self._conv_gradients.values():
             sums |= {p: torch.einsum("n,n...->...", factors, g) for p, g in per_example.items()}
-        for container in (self._dense_inputs, self._dense_output_grads, self._conv_gradients):
-            container.clear()
-        missed = [p for p in self.trainable_parameters if p not in sums]
-        if missed:
-            raise RuntimeError(f"{len(missed)} parameters got no clipped gradient this step")
+        self._forget_step()
         for parameter, gradient in sums.items():
             parameter.grad = gradient
+
+    def _forget_step(self) -> None:
+        for container in (self._dense_inputs, self._dense_output_grads, self._conv_gradients):
+            container.clear()

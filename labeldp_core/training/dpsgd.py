@@ -23,8 +23,9 @@ needs a second backward pass). This module offers three modes:
 With channels_last two of Opacus's own choices break: its convolution rule unfolds its input with
 strides that assume NCHW memory, so ``hooks`` returns wrong per-example gradients without any
 error, and ExpandedWeights' convolution rule fails on batches under 32 examples (which Poisson
-sampling draws sooner or later). Every mode here therefore uses the layout-safe convolution rule
-of :mod:`labeldp_core.training.per_example`, and ``ew`` is not offered. ``tests/test_dpsgd.py``
+sampling draws sooner or later). ``hooks`` and ``ghost-bk`` therefore use the layout-safe
+convolution rule of :mod:`labeldp_core.training.per_example` (``functorch`` differentiates the
+layer itself and is right in either layout), and ``ew`` is not offered. ``tests/test_dpsgd.py``
 checks ``hooks`` and ``functorch`` against autograd run one example at a time, and ``ghost-bk``'s
 clipped sums against the same per-example gradients clipped by hand.
 """

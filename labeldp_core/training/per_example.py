@@ -39,7 +39,15 @@ def _grouped_weight_gradients(
 def conv_per_example_gradients(
     layer: nn.Conv2d, activations: list[torch.Tensor], backprops: torch.Tensor
 ) -> dict[nn.Parameter, torch.Tensor]:
-    """Opacus grad-sampler signature: each parameter's gradients, one per example."""
+    """Opacus grad-sampler signature: each parameter's gradients, one per example.
+
+    Raises for padding other than zeros, which neither way handles.
+    """
+    if layer.padding_mode != "zeros":
+        raise NotImplementedError(
+            f"per-example gradients of a {layer.padding_mode!r}-padded convolution are not "
+            "supported; use padding_mode='zeros'"
+        )
     layer_input = activations[0]
     grouped = layer.in_channels > 1 and layer.groups == 1 and not isinstance(layer.padding, str)
     if not grouped:
