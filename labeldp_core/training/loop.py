@@ -68,13 +68,12 @@ def _as_input(images: np.ndarray, settings: TrainSettings) -> torch.Tensor:
     reads its inputs (a batch is a gathered copy), so wrapping them instead of copying saves a
     copy of the whole split per run (45 ms and 188 MB for Fashion-MNIST's training images).
     """
-    if images.dtype != np.float32:
-        return torch.tensor(images, dtype=torch.float32).contiguous(
-            memory_format=_memory_format(settings)
-        )
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message="The given NumPy array is not writable")
-        tensor = torch.from_numpy(np.ascontiguousarray(images))
+    if images.dtype == np.float32:
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message="The given NumPy array is not writable")
+            tensor = torch.from_numpy(np.ascontiguousarray(images))
+    else:
+        tensor = torch.tensor(images, dtype=torch.float32)
     return tensor.contiguous(memory_format=_memory_format(settings))
 
 
