@@ -7,6 +7,7 @@ import re
 
 import numpy as np
 import pytest
+import scipy.stats
 import torch
 from app_helpers import assert_no_errors, open_page
 from torch.nn import functional
@@ -375,6 +376,43 @@ def test_first_adam_step_moves_every_weight_against_its_own_noisy_gradient(mode)
     for old, parameter in zip(before, model.parameters(), strict=True):
         moved = parameter.detach() - old
         assert torch.equal(torch.sign(moved), -torch.sign(parameter.grad))
+
+
+@pytest.mark.filterwarnings("ignore:Full backward hook is firing")
+@pytest.mark.parametrize("mode", GRAD_SAMPLE_MODES)
+def test_each_step_releases_the_clipped_sum_plus_gaussian_noise_over_the_expected_batch(mode):
+    # The audit's DP-SGD case checks the Gaussian mechanism N(clipped sum, (sigma C)^2 I) in NumPy;
+    # this checks that the project's own step releases exactly that to the optimiser, divided
+    # by the expected batch size: a wrong noise scale (sigma without C) or a division by the
+    # drawn batch (5 examples, not the expected 8) fails here.
+    model, images, labels = cnn_batch((1, 8, 8), 5)
+    expected = per_example_gradients(model, images, labels)
+    norms = torch.sqrt(sum(g.flatten(1).pow(2).sum(dim=1) for g in expected))
+    clip = float(norms.median())  # clipping is active for some examples, not all
+    factors = (clip / (norms + 1e-6)).clamp(max=1.0)
+    clipped_sum = torch.cat([torch.einsum("n,n...->...", factors, g).flatten() for g in expected])
+    sigma, expected_batch, trials = 1.3, 8, 200
+    private = _wrap(model, mode, clip)
+    optimiser = _dp_adam(
+        model, private, TrainSettings("cnn", batch_size=expected_batch), sigma, clip,
+        torch.Generator().manual_seed(0),
+    )  # fmt: skip
+    optimiser.original_optimizer.step = lambda *args, **kwargs: None  # keep the weights fixed
+
+    released = []
+    for _ in range(trials):
+        _noisy_step(private, optimiser, images, labels)
+        released.append(torch.cat([p.grad.flatten() for p in model.parameters()]))
+    # Standard normal entries if the step is right: (trials, parameters).
+    noise = (torch.stack(released).double() * expected_batch - clipped_sum.double()) / (
+        sigma * clip
+    )
+    # Each parameter's mean over the trials is N(0, 1/trials); a Bonferroni bound over all of
+    # them at 1e-4. The pooled variance of n standard normals has standard error sqrt(2/n).
+    parameters = noise.shape[1]
+    bound = float(scipy.stats.norm.isf(1e-4 / (2 * parameters)))
+    assert float(noise.mean(dim=0).abs().max()) * math.sqrt(trials) < bound
+    assert abs(float(noise.pow(2).mean()) - 1.0) < 5 * math.sqrt(2 / noise.numel())
 
 
 class _UnusedLayer(torch.nn.Module):
