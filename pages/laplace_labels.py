@@ -8,23 +8,19 @@ from labeldp_core.accounting import split_budget_by_share
 from labeldp_core.data import load_dataset
 from labeldp_core.experiments.demo import demo_epsilons
 from labeldp_core.experiments.label_prior import PRIOR_STEP, split_from_table
+from labeldp_core.experiments.laplace import expected_argmax_accuracy
 from labeldp_core.experiments.noise import histogram_split
 from labeldp_core.mechanisms import (
+    ONE_HOT_SENSITIVITY,
     alibi_posterior,
-    argmax_accuracy,
-    discrete_argmax_accuracy,
     laplace_one_hot,
     optimal_bins,
     post_process,
     set_keep_probability,
 )
+from labeldp_core.mechanisms.noise_plans import laplace_plan
 from labeldp_core.mechanisms.rr_bins import RRBins
-from labeldp_core.mechanisms.secure_noise import (
-    NOISE_KINDS,
-    SeededSource,
-    guaranteed_epsilon,
-    rational_scale,
-)
+from labeldp_core.mechanisms.secure_noise import NOISE_KINDS, SeededSource
 from ui.controls import current_controls, epsilon_control
 from ui.export import chart
 from ui.results import configs_for, reported_errors, stored_many
@@ -77,15 +73,10 @@ st.subheader("What the model is trained on")
 examples = data.y_train[:EXAMPLES]
 rng = np.random.default_rng(controls.seed)
 with reported_errors():
-    if noise == "secure":
-        exact = rational_scale(2, epsilon)
-        scale, spent = float(exact), guaranteed_epsilon(2, exact)
-        accuracy = discrete_argmax_accuracy(scale, k)
-        scale_text = f"exact discrete scale {exact}"
-    else:
-        scale, spent = 2 / epsilon, epsilon
-        accuracy = argmax_accuracy(epsilon, k)
-        scale_text = f"noise scale {scale:.3g}"
+    plan = laplace_plan(ONE_HOT_SENSITIVITY, epsilon, noise)
+    accuracy = expected_argmax_accuracy(plan, k) or 1 / k
+    exact = f"exact discrete scale {plan.exact_scale}"
+    scale_text = exact if plan.secure else f"noise scale {plan.scale:.3g}"
 # An illustration: secure noise here is seeded (SeededSource) so the panels follow the seed.
 noisy = laplace_one_hot(examples, epsilon, k, rng, noise=noise, source=SeededSource(controls.seed))
 tie_breaker = rng if noise == "secure" else None
@@ -94,7 +85,7 @@ panels = {
     "argmax": np.eye(k)[post_process(noisy, "argmax", tie_breaker)],
     "clamp + renormalise": post_process(noisy, "soft"),
     "clamp + round": post_process(noisy, "round"),
-    "ALIBI posterior": alibi_posterior(noisy, spent),
+    "ALIBI posterior": alibi_posterior(noisy, plan.epsilon_spent, scale=plan.scale),
 }
 chart(st, plots.noisy_vectors_figure(examples, panels, data.class_names), key="vectors")
 st.caption(

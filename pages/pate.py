@@ -117,8 +117,8 @@ cols[4].metric(
 )  # fmt: skip
 if details["noise_mode"] == "secure":
     st.caption(
-        f"Secure noise: {details['noise_distribution']}, drawn from os.urandom and rounded up "
-        f"from the calibrated {details['noise_calibrated']:.6g}. " + details["secure_accounting"]
+        f"Secure noise: {details['noise_distribution']}, rounded up from the calibrated "
+        f"{details['noise_calibrated']:.6g}. " + details["secure_accounting"]
     )
 split = details["split"]
 st.caption(

@@ -59,7 +59,7 @@ TIGHT = {
 def test_every_audited_id_is_a_mechanism_and_the_required_controls_exist():
     assert set(CASES) <= set(MECHANISMS) | {"dpsgd"}
     expected = {"rr", "rr-prior", "laplace", "laplace-regression", "rr-bins", "alibi",
-                "softmax-laplace", "pate", "dppl-public", "dpsgd"}  # fmt: skip
+                "softmax-laplace", "pate", "dppl-public", "dppl-topk", "dpsgd"}  # fmt: skip
     assert set(CASES) == expected
     assert {"rr", "rr-prior", "laplace"} <= set(CONTROLS)
 
@@ -73,7 +73,8 @@ def test_real_mechanism_passes_and_its_control_is_flagged(mechanism, epsilon):
     assert real and len(controls) == (mechanism in CONTROLS)
     for result in real:
         assert not result.violates, result
-        assert result.epsilon_lower_bound > 0.3 * result.claimed_epsilon, result  # it has power
+        if "order" not in result.name:  # it has power (the order case's is its control)
+            assert result.epsilon_lower_bound > 0.3 * result.claimed_epsilon, result
     for result in controls:
         assert result.violates, result
 

@@ -39,7 +39,7 @@ def test_labels_page_runs_the_sweep_with_secure_noise():
     app.button(key="run_regression").click().run()
     assert_no_errors(app)
     budget = app.table[0].value
-    assert "exact discrete Laplace (secure)" in budget["mechanism"].iloc[0]
+    assert "exact discrete Laplace (secure, os.urandom)" in budget["mechanism"].iloc[0]
     assert budget["epsilon"].iloc[-1] <= 1.0
 
 
@@ -51,5 +51,5 @@ def test_pate_page_switches_to_secure_noise():
     app.sidebar.selectbox(key="noise").set_value("secure").run()
     assert_no_errors(app)
     secure = [c.value for c in app.caption if c.value.startswith("Secure noise")]
-    assert secure and "discrete Laplace, scale b = " in secure[0]
+    assert secure and "exact discrete Laplace (secure, os.urandom), scale " in secure[0]
     assert float(_metrics(app)["ε spent (data-independent)"]) <= 1.0

@@ -162,7 +162,10 @@ def test_guaranteed_epsilon_is_exact_and_never_above_the_request():
             scale = rational_scale(sensitivity, epsilon)
             spent = guaranteed_epsilon(sensitivity, scale)
             assert spent <= epsilon
-            assert spent == float(Fraction(sensitivity) / scale)
+            # The exact loss rounded up: never below it, and less than one unit in the last
+            # place above it.
+            exact = Fraction(sensitivity) / scale
+            assert Fraction(spent) >= exact > Fraction(math.nextafter(spent, 0.0))
     assert guaranteed_epsilon(2, rational_scale(2, 0.5)) == 0.5  # 4 is exact: nothing lost
 
 

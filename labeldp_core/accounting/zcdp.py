@@ -19,6 +19,7 @@ __all__ = [
     "gaussian_sigma",
     "gaussian_zcdp",
     "group_zcdp",
+    "rho_for_approx_dp",
     "zcdp_of_pure_dp",
     "zcdp_to_approx_dp",
 ]
@@ -79,3 +80,24 @@ def zcdp_to_approx_dp(rho: float, delta: float) -> float:
     rho = check_positive(rho, "rho")
     delta = check_probability(delta, "delta")
     return float(rho) + 2 * math.sqrt(float(rho) * math.log(1 / delta))
+
+
+def rho_for_approx_dp(epsilon: float, delta: float) -> float:
+    """The largest rho whose :func:`zcdp_to_approx_dp` at ``delta`` is at most ``epsilon``.
+
+    Solving rho + 2 sqrt(rho L) = epsilon (L = ln(1/delta)) for sqrt(rho) gives
+    rho = (sqrt(L + epsilon) - sqrt(L))^2, written as epsilon^2 / (sqrt(L + epsilon) + sqrt(L))^2
+    so that a small epsilon does not cancel; rho is then lowered one unit in the last place at a
+    time until the conversion, as computed, is at most ``epsilon``.
+
+    >>> rho = rho_for_approx_dp(1.0, 1e-5)
+    >>> zcdp_to_approx_dp(rho, 1e-5) <= 1.0, round(rho, 5)
+    (True, 0.02082)
+    """
+    epsilon = check_positive(epsilon, "epsilon")
+    delta = check_probability(delta, "delta")
+    log_term = math.log(1 / delta)
+    rho = float(epsilon) ** 2 / (math.sqrt(log_term + epsilon) + math.sqrt(log_term)) ** 2
+    while zcdp_to_approx_dp(rho, delta) > epsilon:
+        rho = math.nextafter(rho, 0.0)
+    return rho

@@ -12,6 +12,9 @@ from collections.abc import Callable
 from labeldp_core.audit.dataset_cases import (
     dppl_public_case,
     dppl_public_replace_one_control,
+    dppl_topk_case,
+    dppl_topk_order_case,
+    dppl_topk_utility_order_control,
     dpsgd_case,
     dpsgd_clip_norm_control,
     gnmax_case,
@@ -51,10 +54,14 @@ CASES: dict[str, CaseBuilder] = {
     "softmax-laplace": softmax_laplace_case,
     "pate": lnmax_case,
     "dppl-public": dppl_public_case,
+    "dppl-topk": dppl_topk_case,
     "dpsgd": dpsgd_case,
 }
 #: Further real cases audited with a mechanism, by mechanism id.
-VARIANTS: dict[str, tuple[CaseBuilder, ...]] = {"pate": (gnmax_case,)}
+VARIANTS: dict[str, tuple[CaseBuilder, ...]] = {
+    "pate": (gnmax_case,),
+    "dppl-topk": (dppl_topk_order_case,),
+}
 #: Negative controls by the mechanism id they accompany.
 CONTROLS: dict[str, CaseBuilder] = {
     "rr": rr_overspending_control,
@@ -64,6 +71,7 @@ CONTROLS: dict[str, CaseBuilder] = {
     "softmax-laplace": softmax_sensitivity_one_control,
     "pate": lnmax_sensitivity_one_control,
     "dppl-public": dppl_public_replace_one_control,
+    "dppl-topk": dppl_topk_utility_order_control,
     "dpsgd": dpsgd_clip_norm_control,
 }
 

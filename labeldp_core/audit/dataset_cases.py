@@ -3,7 +3,8 @@
 - PATE's noisy argmax on one query whose vote histograms differ by one teacher's vote, for LNMax
   (Laplace, claimed pure ε per query) and GNMax (Gaussian, claimed (ε, δ) from the project's
   PATE accounting of one query).
-- DPPL-Public's exponential mechanism on the utilities of a class with and without one example.
+- DPPL-Public's exponential mechanism on the utilities of a class with and without one example,
+  and the order in which Top-K releases its picks.
 - The DP-SGD noise step on a fixed clipped gradient sum with and without one example's clipped
   gradient, claimed with ``dp_accounting`` for one full-batch step.
 
@@ -24,8 +25,12 @@ __all__ = [
     "AUDIT_DELTA",
     "DPPL_CANDIDATES",
     "DPSGD_DIMENSION",
+    "TOPK_ORDER_PAIR",
     "dppl_public_case",
     "dppl_public_replace_one_control",
+    "dppl_topk_case",
+    "dppl_topk_order_case",
+    "dppl_topk_utility_order_control",
     "dpsgd_case",
     "dpsgd_clip_norm_control",
     "dpsgd_noise_multiplier",
@@ -138,6 +143,70 @@ def dppl_public_case(epsilon: float) -> AuditCase:
 def dppl_public_replace_one_control(epsilon: float) -> AuditCase:
     """DPPL-Public's ε claimed under replace-one, where it is 2ε: must be flagged."""
     return _dppl_case("dppl-public (control: ε claimed under replace-one)", epsilon, replace=True)
+
+
+def dppl_topk_case(epsilon: float) -> AuditCase:
+    """DPPL-Public Top-K's joint selection (k = 2) with and without one example (add/remove).
+
+    All :data:`DPPL_CANDIDATES` candidates tie at 10 without the example; it scores 1 on
+    candidates 0 and 1, so only the set {0, 1} gains (its worst member's utility rises by 1).
+    The score is whether that set was released: with C(20, 2) = 190 sets its probability ratio
+    is 190 e^ε / (e^ε + 189), close to e^ε.
+    """
+    epsilon = check_epsilon(epsilon)
+    base = np.full(DPPL_CANDIDATES, 10.0)
+    added = np.zeros(DPPL_CANDIDATES)
+    added[:2] = 1.0
+    pair = (base + added, base)
+
+    def sample(which: int, trials: int, rng: np.random.Generator) -> np.ndarray:
+        utilities = np.broadcast_to(pair[which], (trials, DPPL_CANDIDATES))
+        chosen = public_prototype_indices(utilities, epsilon, rng, k=2)
+        return np.all(chosen == [0, 1], axis=1).astype(np.float64)
+
+    neighbours = (
+        f"one class, {DPPL_CANDIDATES} tied candidates, k = 2: with and without one private "
+        "example scoring 1 on candidates 0 and 1 (add/remove)"
+    )
+    return AuditCase("dppl-topk (the released set)", epsilon, 0.0, neighbours, sample)
+
+
+#: One class's utilities of four candidates, without and with an example scoring 1 on
+#: candidate 1: ordered by utility, the picks {0, 1} come out as [0, 1] and [1, 0].
+TOPK_ORDER_PAIR = (np.array([10.0, 9.5, 0.0, 0.0]), np.array([10.0, 10.5, 0.0, 0.0]))
+
+
+def _topk_order_case(name: str, epsilon: float, by_utility: bool) -> AuditCase:
+    """DPPL-Public Top-K (k = 2) on :data:`TOPK_ORDER_PAIR`; score: the candidate listed first.
+
+    With ``by_utility`` the release lists the picks best first (the release before the fix,
+    which the exponential mechanism's guarantee does not cover): the control.
+    """
+    epsilon = check_epsilon(epsilon)
+
+    def sample(which: int, trials: int, rng: np.random.Generator) -> np.ndarray:
+        utilities = np.broadcast_to(TOPK_ORDER_PAIR[which], (trials, TOPK_ORDER_PAIR[0].size))
+        chosen = public_prototype_indices(utilities, epsilon, rng, k=2)
+        if by_utility:
+            best_first = np.argsort(-np.take_along_axis(utilities, chosen, axis=1), axis=1)
+            chosen = np.take_along_axis(chosen, best_first, axis=1)
+        return chosen[:, 0].astype(np.float64)
+
+    neighbours = (
+        "one class, 4 candidates, k = 2: with and without one example scoring 1 on candidate 1 "
+        "(add/remove); the event is on the order of the released picks"
+    )
+    return AuditCase(name, epsilon, 0.0, neighbours, sample, is_control=by_utility)
+
+
+def dppl_topk_order_case(epsilon: float) -> AuditCase:
+    """DPPL-Public Top-K's release, sorted by candidate index: the order must cost nothing."""
+    return _topk_order_case("dppl-topk (order of the released set)", epsilon, by_utility=False)
+
+
+def dppl_topk_utility_order_control(epsilon: float) -> AuditCase:
+    """The same picks listed best first, as released before the fix: must be flagged."""
+    return _topk_order_case("dppl-topk (control: picks listed best first)", epsilon, True)
 
 
 def _rdp_accountant() -> dp_accounting.PrivacyAccountant:

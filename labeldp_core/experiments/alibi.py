@@ -4,10 +4,11 @@ import numpy as np
 
 from labeldp_core.experiments.context import RunContext
 from labeldp_core.experiments.label_prior import PRIOR_SETTINGS, budget_table, estimate_prior
-from labeldp_core.experiments.laplace import mass_on_true_label, one_hot_noise
-from labeldp_core.experiments.noise import NOISE_SETTING
+from labeldp_core.experiments.laplace import mass_on_true_label
+from labeldp_core.experiments.noise import NOISE_SETTING, TRAINING_DRAW, draw_sources
 from labeldp_core.experiments.spec import MechanismSpec, Outcome, RunConfig
-from labeldp_core.mechanisms import alibi_posterior, laplace_one_hot
+from labeldp_core.mechanisms import ONE_HOT_SENSITIVITY, alibi_posterior, laplace_one_hot
+from labeldp_core.mechanisms.noise_plans import laplace_plan
 
 __all__ = ["SPEC", "run_alibi"]
 
@@ -26,20 +27,15 @@ def run_alibi(config: RunConfig, ctx: RunContext) -> Outcome:
         config.setting("prior_share"), ctx.rng, noise=noise,
     )  # fmt: skip
     release = estimate.split.release_epsilon
-    facts = one_hot_noise(config, release, data.num_classes)
-    scale = facts["scale"]
+    plan = laplace_plan(ONE_HOT_SENSITIVITY, release, noise)
     noisy = laplace_one_hot(data.y_train, release, data.num_classes, ctx.rng, noise=noise)
-    # The likelihood's scale is the one drawn with: 2 / epsilon_spent = b (exactly, up to a ulp).
-    posterior = alibi_posterior(noisy, facts["epsilon_spent"], estimate.prior)
+    # The likelihood's scale is exactly the one the plan drew with.
+    posterior = alibi_posterior(noisy, plan.epsilon_spent, estimate.prior, scale=plan.scale)
     kept = mass_on_true_label(posterior, data.y_train)
     trained = ctx.train(posterior, message="training on ALIBI soft labels")
-    described = facts["details"]["noise_distribution"]
-    table = budget_table(estimate, f"one-hot labels: {described}", facts["epsilon_spent"])
-    noise_facts = dict(facts["details"])
-    if estimate.histogram_noise:
-        noise_facts["histogram_noise"] = estimate.histogram_noise
-    if estimate.histogram_scale is not None:
-        noise_facts["histogram_noise_scale_exact"] = str(estimate.histogram_scale)
+    one_hot = plan.describe("one-hot labels, each coordinate")
+    table = budget_table(estimate, one_hot["noise_distribution"], plan.epsilon_spent)
+    released = ["one-hot noise"] + (["label histogram noise"] if estimate.plan else [])
     return Outcome(
         epsilon_spent=table[-1]["epsilon"],
         test_score=trained.final,
@@ -48,12 +44,14 @@ def run_alibi(config: RunConfig, ctx: RunContext) -> Outcome:
         label_accuracy=float(kept.mean()),
         details={
             "prior_kind": config.setting("prior"),
-            **noise_facts,
+            **one_hot,
+            **estimate.details(),
+            "random_draws": draw_sources(noise, released, {"training": TRAINING_DRAW}),
             "prior": estimate.prior.tolist(),
             "noisy_counts": list(estimate.noisy_counts),
             "prior_pseudo_count": estimate.pseudo_count,
             "budget": table,
-            "noise_scale": scale,
+            "noise_scale": plan.scale,
             "posterior_argmax_accuracy": float(np.mean(posterior.argmax(axis=1) == data.y_train)),
             "label_accuracy_meaning": "mean posterior probability of the true label",
             "test_curve": list(trained.test_curve),
@@ -61,6 +59,7 @@ def run_alibi(config: RunConfig, ctx: RunContext) -> Outcome:
             "vectors each see every label once; the posterior is post-processing. "
             "epsilon-label-DP (replace-one) with epsilon the sum in the budget table",
         },
+        diagnostics=("details.posterior_argmax_accuracy",),
     )
 
 

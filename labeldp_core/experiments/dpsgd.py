@@ -239,6 +239,7 @@ def run_dpsgd(config: RunConfig, ctx: RunContext) -> Outcome:
                 "accountant; the model and its test curve are post-processing"
             ),
         },
+        diagnostics=("details.class_counts", "details.mean_batch", "details.empty_steps"),
     )
 
 
@@ -268,4 +269,6 @@ SPEC = MechanismSpec(
     },
     runner=run_dpsgd,
     check=validate_dpsgd,
+    no_secure_noise="Opacus draws DP-SGD's Gaussian noise with torch's generator, and its secure "
+    "mode needs the torchcsprng package, which has no release for this version of torch",
 )  # fmt: skip

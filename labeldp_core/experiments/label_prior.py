@@ -15,7 +15,6 @@ counts are large next to b (large epsilon), the pseudo-count changes the prior v
 """
 
 from dataclasses import dataclass
-from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -28,7 +27,8 @@ from labeldp_core.accounting import (
 )
 from labeldp_core.experiments.noise import histogram_split
 from labeldp_core.experiments.spec import Setting
-from labeldp_core.mechanisms import HISTOGRAM_SENSITIVITY, noisy_label_counts, prior_from_counts
+from labeldp_core.mechanisms import noisy_label_counts, prior_from_counts
+from labeldp_core.mechanisms.noise_plans import LaplacePlan
 
 __all__ = [
     "PRIOR_SETTINGS",
@@ -60,17 +60,32 @@ PRIOR_STEP = "prior: noisy label histogram"
 class PriorEstimate:
     """The prior, how the budget was split, and the noisy counts it came from (if any).
 
-    ``histogram_noise`` names the noise of the counts (empty for a uniform prior),
-    ``histogram_scale`` is its exact scale when the noise was secure, and ``pseudo_count`` is what
-    was added to every clipped count before normalising (the noise scale; 0 for a uniform prior).
+    ``plan`` is the noise plan of the counts (None for a uniform prior) and ``pseudo_count`` is
+    what was added to every clipped count before normalising (the noise scale; 0 for a uniform
+    prior).
     """
 
     prior: np.ndarray
     split: BudgetSplit
     noisy_counts: tuple[int, ...] = ()
-    histogram_noise: str = ""
-    histogram_scale: Fraction | None = None
+    plan: LaplacePlan | None = None
     pseudo_count: float = 0.0
+
+    @property
+    def histogram_noise(self) -> str:
+        """The counts' noise in words (empty for a uniform prior)."""
+        if self.plan is None:
+            return ""
+        return self.plan.describe("per count", discrete=True)["noise_distribution"]
+
+    def details(self) -> dict[str, Any]:
+        """Details entries of the prior: its noise and exact scale, if it read any label."""
+        if self.plan is None:
+            return {}
+        entries: dict[str, Any] = {"histogram_noise": self.histogram_noise}
+        if self.plan.secure:
+            entries["histogram_noise_scale_exact"] = str(self.plan.exact_scale)
+        return entries
 
 
 def estimate_prior(
@@ -95,15 +110,9 @@ def estimate_prior(
     counts = noisy_label_counts(
         one_group, labels, 1, num_values, planned.prior_epsilon, rng, noise=noise
     )
-    split, exact = histogram_split(planned, noise)
-    described = (
-        f"exact discrete Laplace (secure), scale {exact} per count"
-        if exact is not None
-        else f"discrete Laplace, scale 2/{planned.prior_epsilon:.4g} per count"
-    )
-    scale = float(exact) if exact is not None else HISTOGRAM_SENSITIVITY / planned.prior_epsilon
-    prior = prior_from_counts(counts, pseudo_count=scale)[0]
-    return PriorEstimate(prior, split, tuple(int(c) for c in counts[0]), described, exact, scale)
+    split, plan = histogram_split(planned, noise)
+    prior = prior_from_counts(counts, pseudo_count=plan.scale)[0]
+    return PriorEstimate(prior, split, tuple(int(c) for c in counts[0]), plan, plan.scale)
 
 
 def budget_table(
@@ -114,7 +123,7 @@ def budget_table(
     if estimate.split.prior_epsilon > 0:
         rows.append({
             "step": PRIOR_STEP,
-            "mechanism": estimate.histogram_noise,
+            "mechanism": f"noisy label histogram, {estimate.histogram_noise}",
             "epsilon": estimate.split.prior_epsilon,
         })  # fmt: skip
     rows.append({"step": "release", "mechanism": release, "epsilon": release_spent})

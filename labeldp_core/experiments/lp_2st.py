@@ -17,15 +17,33 @@ import numpy as np
 
 from labeldp_core.accounting import parallel_composition
 from labeldp_core.experiments.context import RunContext, label_statistics
-from labeldp_core.experiments.rr_prior import prior_summary, set_size_details
+from labeldp_core.experiments.noise import NOISE_SETTING, TRAINING_DRAW, draw_sources
+from labeldp_core.experiments.rr_prior import (
+    PRIOR_SUMMARY_DIAGNOSTICS,
+    prior_summary,
+    set_size_details,
+)
 from labeldp_core.experiments.spec import MechanismSpec, Outcome, RunConfig
 from labeldp_core.mechanisms import expected_flip_rate, randomized_response, rr_with_prior
+from labeldp_core.mechanisms.noise_plans import rr_plan
 from labeldp_core.training import predict_proba
 
 __all__ = ["SPEC", "run_lp_2st", "split_halves"]
 
 #: Stream of the seeded generator that splits the indices (apart from the mechanism's draws).
 _SPLIT_STREAM = 0x2572
+_RELEASED_DRAWS = ["stage 1 RR coins", "stage 2 RR-with-prior coins"]
+_SEEDED_DRAWS = {
+    "split into halves": "seeded permutation of the indices: reads no label",
+    "training": TRAINING_DRAW,
+}
+_DIAGNOSTICS = (
+    *PRIOR_SUMMARY_DIAGNOSTICS,
+    "details.stage1_flip_rate",
+    "details.stage2_flip_rate",
+    "details.stage2_expected_flip_rate",
+    "details.confusion",
+)
 
 
 def split_halves(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -37,19 +55,22 @@ def split_halves(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
 def run_lp_2st(config: RunConfig, ctx: RunContext) -> Outcome:
     """Stage 1: RR on half 1 and a model; stage 2: RR-with-prior on half 2; train on both.
 
-    ``epsilon_spent`` is the parallel composition of the two stages' budgets (each is epsilon).
+    ``epsilon_spent`` is the parallel composition of the two stages' coins (each at epsilon).
     """
     data = ctx.dataset
-    epsilon = config.epsilon
+    epsilon, noise = config.epsilon, config.setting("noise")
+    plan = rr_plan(epsilon, data.num_classes, noise)
     first, second = split_halves(data.n_train, config.seed)
     released = np.empty_like(data.y_train)
-    released[first] = randomized_response(data.y_train[first], epsilon, data.num_classes, ctx.rng)
+    released[first] = randomized_response(
+        data.y_train[first], epsilon, data.num_classes, ctx.rng, noise=noise
+    )
     stage1 = ctx.train(
         released[first], images=data.x_train[first], start=0.0, end=0.45,
         message="stage 1: training on RR labels of half 1",
     )  # fmt: skip
     priors = predict_proba(stage1.model, data.x_train[second], ctx.train_settings)
-    released[second] = rr_with_prior(data.y_train[second], priors, epsilon, ctx.rng)
+    released[second] = rr_with_prior(data.y_train[second], priors, epsilon, ctx.rng, noise=noise)
     final = ctx.train(released, start=0.5, end=1.0, message="stage 2: training on both halves")
 
     stats = label_statistics(data.y_train, released, data.num_classes)
@@ -57,19 +78,22 @@ def run_lp_2st(config: RunConfig, ctx: RunContext) -> Outcome:
     stage2 = prior_summary(priors, data.y_train[second], epsilon)
     rr_expected = expected_flip_rate(epsilon, data.num_classes)
     expected = (len(first) * rr_expected + len(second) * stage2["expected_flip_rate"]) / len(flips)
+    spent = parallel_composition([plan.epsilon_spent, plan.epsilon_spent])
     return Outcome(
-        epsilon_spent=parallel_composition([epsilon, epsilon]),
+        epsilon_spent=spent,
         test_score=final.final,
         n_train=data.n_train,
         flip_rate=stats["flip_rate"],
         label_accuracy=stats["label_accuracy"],
         details={
-            "budget": {"stage1_epsilon": epsilon, "stage2_epsilon": epsilon, "spent": epsilon},
+            "budget": {"stage1_epsilon": spent, "stage2_epsilon": spent, "spent": spent},
             "composition": (
                 "parallel: stage 1 (RR) and stage 2 (RR-with-prior) release disjoint halves of "
                 "the labels, each once at epsilon, so the whole run is epsilon-label-DP "
                 "(replace-one); the stage-2 prior is post-processing of stage-1 releases"
             ),
+            **plan.describe("randomized response coins (both stages)"),
+            "random_draws": draw_sources(noise, _RELEASED_DRAWS, _SEEDED_DRAWS),
             "stage1_examples": len(first),
             "stage2_examples": len(second),
             "stage1_test_accuracy": stage1.final,
@@ -84,6 +108,7 @@ def run_lp_2st(config: RunConfig, ctx: RunContext) -> Outcome:
             "confusion": stats["confusion"],
             "test_curve": list(final.test_curve),
         },
+        diagnostics=_DIAGNOSTICS,
     )
 
 
@@ -94,6 +119,6 @@ SPEC = MechanismSpec(
     "parallel composition",
     privacy_unit="label",
     task="classification",
-    settings={},
+    settings={"noise": NOISE_SETTING},
     runner=run_lp_2st,
 )

@@ -1,73 +1,64 @@
-"""The ``noise`` setting shared by the mechanisms that add noise to integer data.
+"""The ``noise`` setting, the noisy histogram's share of a budget, and where every draw comes from.
 
-``float`` draws NumPy's floating-point noise from the run's seeded generator (reproducible by
-seed). ``secure`` adds exact discrete Laplace or discrete Gaussian noise to the integer data
-(one-hot vectors, integer labels, label counts, vote counts), drawn from os.urandom, so the
-noise is not reproducible from the seed; the scale is rounded up to a fraction and the epsilon
-reported is the one that exact scale guarantees (at most the one asked for).
+``float`` draws from the run's seeded generator (reproducible by seed). ``secure`` draws every
+random choice of the release from os.urandom: exact integer noise on integer data, exact rational
+coins for randomized response, random tie-breaks; nothing of it can be replayed from the seed.
+The noise itself, its exact scale and the epsilon it spends belong to the plans of
+:mod:`labeldp_core.mechanisms.noise_plans`; this module only wires them into experiments.
 """
-
-from fractions import Fraction
-from typing import Any
 
 from labeldp_core.accounting import BudgetSplit, split_budget
 from labeldp_core.experiments.spec import Setting
 from labeldp_core.mechanisms.label_histogram import HISTOGRAM_SENSITIVITY
-from labeldp_core.mechanisms.secure_noise import NOISE_KINDS, guaranteed_epsilon, rational_scale
+from labeldp_core.mechanisms.noise_plans import (
+    FLOAT_SOURCE,
+    SECURE_SOURCE,
+    LaplacePlan,
+    laplace_plan,
+)
+from labeldp_core.mechanisms.secure_noise import NOISE_KINDS
 
-__all__ = ["NOISE_SETTING", "SECURE_SOURCE", "histogram_split", "noise_details"]
+__all__ = ["NOISE_SETTING", "TRAINING_DRAW", "draw_sources", "histogram_split"]
 
 NOISE_SETTING = Setting(
     "float",
-    "noise sampler: float (NumPy's floating-point noise, seeded) or secure (exact discrete noise "
-    "on the integer data from os.urandom; not reproducible from the seed)",
+    "noise and coins: float (NumPy's generator, seeded: reproducible, for teaching) or secure "
+    "(every random draw of the release from os.urandom, exact integer noise on integer data; "
+    "not reproducible from the seed)",
     NOISE_KINDS,
 )
-#: Where secure noise comes from, as the details say it.
-SECURE_SOURCE = "os.urandom (the operating system's cryptographic generator)"
+
+#: Draws that stay seeded in every mode, and why the guarantee does not need them secret.
+TRAINING_DRAW = (
+    "model training (initialisation, batch order): seeded by the run, post-processing of the "
+    "released labels, so the guarantee does not rely on it being secret"
+)
 
 
-def noise_details(
-    mode: str, distribution: str, exact_scale: Fraction | str | None
-) -> dict[str, Any]:
-    """Details entries saying which noise a run used and, for secure noise, its exact scale.
+def draw_sources(mode: str, released: list[str], seeded: dict[str, str]) -> dict[str, str]:
+    """The source of every random draw of a run, by step, for ``details["random_draws"]``.
 
     Args:
-        mode: ``float`` or ``secure``.
-        distribution: what was added, e.g. "discrete Laplace, scale b per coordinate".
-        exact_scale: the rational scale the secure sampler used (or a sentence giving each
-            exact sigma^2); None for float.
+        mode: the run's noise mode; the ``released`` steps draw from its source.
+        released: the steps whose draws touch the private labels (noise, coins, tie-breaks).
+        seeded: steps that stay seeded in every mode, each with why that is safe.
     """
-    details: dict[str, Any] = {"noise_mode": mode, "noise_distribution": distribution}
-    if mode == "secure":
-        details["noise_source"] = SECURE_SOURCE
-        if exact_scale is not None:
-            details["noise_scale_exact"] = str(exact_scale)
-        details["noise_mode_meaning"] = (
-            "exact integer noise (Canonne, Kamath, Steinke 2020) on integer data: no "
-            "floating-point leak (Mironov 2012); the scale is rounded up to a fraction, so "
-            "epsilon_spent is what that exact scale guarantees, at most the epsilon asked for"
-        )
-    else:
-        details["noise_source"] = "NumPy generator seeded by the run's seed"
-        details["noise_mode_meaning"] = (
-            "floating-point noise: reproducible from the seed, but its low-order bits can leak "
-            "the input (Mironov 2012); use noise=secure for releases"
-        )
-    return details
+    source = SECURE_SOURCE if mode == "secure" else FLOAT_SOURCE
+    return {step: source for step in released} | dict(seeded)
 
 
-def histogram_split(planned: BudgetSplit, noise: str) -> tuple[BudgetSplit, Fraction | None]:
-    """The budget split after a noisy label histogram drawn at ``planned.prior_epsilon``.
+def histogram_split(planned: BudgetSplit, noise: str) -> tuple[BudgetSplit, LaplacePlan | None]:
+    """The budget split after a noisy label histogram at ``planned.prior_epsilon``.
 
-    Float noise spends exactly the planned prior budget. Secure noise rounds the histogram's
-    scale up to a fraction, which spends a little less; the release then gets exactly what is
-    left of the total (sequential composition), so the two steps still add up to the total.
+    The histogram spends its plan's ``epsilon_spent`` (secure: the scale rounded up to a
+    fraction spends a little less than planned; float: at most the plan); the release then gets
+    exactly what is left of the total (sequential composition), so the two steps add up to at
+    most the total.
 
     Returns:
-        The split actually spent and, for secure noise with a prior, the histogram's exact scale.
+        The split actually spent and the histogram's plan (None without a histogram).
     """
-    if noise != "secure" or planned.prior_epsilon == 0:
+    if planned.prior_epsilon == 0:
         return planned, None
-    exact = rational_scale(HISTOGRAM_SENSITIVITY, planned.prior_epsilon)
-    return split_budget(planned.total, guaranteed_epsilon(HISTOGRAM_SENSITIVITY, exact)), exact
+    plan = laplace_plan(HISTOGRAM_SENSITIVITY, planned.prior_epsilon, noise)
+    return split_budget(planned.total, plan.epsilon_spent), plan

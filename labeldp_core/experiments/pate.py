@@ -20,7 +20,7 @@ from labeldp_core.accounting import (
 )
 from labeldp_core.data.splits import PUBLIC_MAX, TeacherSplit, teacher_split
 from labeldp_core.experiments.context import RunContext
-from labeldp_core.experiments.noise import NOISE_SETTING, noise_details
+from labeldp_core.experiments.noise import NOISE_SETTING, draw_sources
 from labeldp_core.experiments.progress import within
 from labeldp_core.experiments.spec import (
     COMMON_SETTINGS,
@@ -36,7 +36,12 @@ from labeldp_core.mechanisms import (
     top_two_gap,
     vote_counts,
 )
-from labeldp_core.mechanisms.secure_noise import rational_at_least, rational_variance
+from labeldp_core.mechanisms.noise_plans import (
+    GaussianPlan,
+    LaplacePlan,
+    gaussian_plan,
+    laplace_plan_for_scale,
+)
 from labeldp_core.training import TrainOutcome, TrainSettings, train_classifier
 from labeldp_core.training.ensemble import ensemble_votes, single_thread
 
@@ -46,7 +51,7 @@ __all__ = [
     "SECURE_ACCOUNTING",
     "SPEC",
     "epochs_for",
-    "noise_drawn",
+    "noise_plans",
     "run_pate",
     "teacher_votes",
     "votes_payload",
@@ -90,6 +95,30 @@ SECURE_ACCOUNTING = (
     "the noise actually drawn (b or sigma^2 rounded up to a fraction), which is never below the "
     "calibrated noise, so epsilon_spent <= epsilon. The data-dependent bound uses the discrete "
     "noise's exact tails, counting ties (broken at random) against the plurality."
+)
+ANSWERED_ONLY_SCOPE = (
+    "Charging GNMax only for the answered queries is a valid guarantee only under a Rényi "
+    "filter whose budget is fixed before any query and that stops answering once it is spent "
+    "(Feldman & Zrnic 2021). This run answers every query that passes the threshold, so this "
+    "figure shows what such a filter would charge; the run's guarantee is epsilon_spent, which "
+    "charges every query."
+)
+_SEEDED_DRAWS = {
+    "teacher and student training": "seeded by the run: the guarantee holds for any fixed "
+    "teachers, and the student trains on the released labels (post-processing)",
+    "public/private split and shards": "seeded permutation of the indices: reads no label",
+}
+_DIAGNOSTICS = (
+    "details.epsilon_data_dependent",
+    "details.epsilon_curve.data_dependent",
+    "details.teacher_accuracy",
+    "details.plurality_accuracy",
+    "details.changed_by_noise",
+    "details.top_votes",
+    "details.top_two_gap",
+    "details.plurality",
+    "details.true_labels",
+    "details.student_clean_labels_accuracy",
 )
 DIAGNOSTICS_NOTE = (
     "Teacher accuracies, agreement and the noise's effect are computed from the votes without "
@@ -177,38 +206,31 @@ def _release(config: RunConfig, counts: np.ndarray, noise: float, ctx: RunContex
     )  # fmt: skip
 
 
-def noise_drawn(config: RunConfig, noise: float) -> tuple[float, float | None, dict[str, object]]:
-    """The noise the aggregator actually draws for the calibrated ``noise``, and its details.
+def noise_plans(
+    config: RunConfig, noise: float
+) -> tuple[LaplacePlan | GaussianPlan, GaussianPlan | None]:
+    """The plans of the noise the aggregator draws for the calibrated ``noise``.
 
-    Float noise is the calibrated noise itself. Secure noise rounds it up: the Laplace scale to
-    a fraction, sigma^2 (and sigma1^2 of the threshold check) by ``rational_variance``; the
-    accounting uses these, which are never below the calibrated values.
-
-    Returns:
-        The noise b or sigma (sigma2), sigma1 for confident-gnmax (else None), and details.
+    The answers' plan (LNMax: Laplace of scale b; GNMax: Gaussian of sigma, sigma2 for
+    confident-gnmax) and, for confident-gnmax, the threshold check's (sigma1). Float plans use
+    the calibrated noise itself; secure plans round it up (b to a fraction, sigma^2 by
+    ``rational_variance``) and the accounting uses what they draw, never less noise.
     """
-    aggregator = config.setting("aggregator")
-    ratio = config.setting("threshold_noise_ratio")
-    confident = aggregator == "confident-gnmax"
-    if config.setting("noise") == "float":
-        name = "Laplace, scale b" if aggregator == "lnmax" else "Gaussian, sigma"
-        details = noise_details("float", f"{name} = {noise:.6g} votes per count", None)
-        return noise, ratio * noise if confident else None, details
-    if aggregator == "lnmax":
-        exact = rational_at_least(noise)
-        return float(exact), None, noise_details(
-            "secure", f"discrete Laplace, scale b = {exact} votes per count", exact
-        )  # fmt: skip
-    variance = rational_variance(noise)
-    used = math.sqrt(float(variance))
-    described = f"sigma^2 = {variance}"
-    sigma1 = None
-    if confident:
-        variance1 = rational_variance(ratio * noise)
-        sigma1 = math.sqrt(float(variance1))
-        described += f" (answers), sigma1^2 = {variance1} (threshold check)"
-    details = noise_details("secure", f"discrete Gaussian, {described}", described)
-    return used, sigma1, details
+    mode = config.setting("noise")
+    if config.setting("aggregator") == "lnmax":
+        return laplace_plan_for_scale(noise, mode), None
+    check = None
+    if config.setting("aggregator") == "confident-gnmax":
+        check = gaussian_plan(config.setting("threshold_noise_ratio") * noise, mode)
+    return gaussian_plan(noise, mode), check
+
+
+def _plan_details(answer: LaplacePlan | GaussianPlan, check: GaussianPlan | None) -> dict:
+    details = answer.describe("answers, each vote count")
+    if check is not None:
+        threshold = check.describe("threshold check, the top count")["noise_distribution"]
+        details["noise_distribution"] += f"; {threshold}"
+    return details
 
 
 def _checkpoints(queries: int) -> list[int]:
@@ -273,7 +295,9 @@ def run_pate(config: RunConfig, ctx: RunContext) -> Outcome:
         config.epsilon, queries, delta, aggregator=aggregator,
         threshold_noise_ratio=config.setting("threshold_noise_ratio"),
     )  # fmt: skip
-    used, sigma1, noise_facts = noise_drawn(config, noise)
+    answer_plan, check_plan = noise_plans(config, noise)
+    used = answer_plan.scale if isinstance(answer_plan, LaplacePlan) else answer_plan.sigma
+    sigma1 = None if check_plan is None else check_plan.sigma
     votes_cached = ctx.cache.key("pate-votes", votes_payload(config, split)) in ctx.cache
     teacher_end = 0.0 if votes_cached else _TEACHER_SHARE
     votes = teacher_votes(ctx, split, teacher_end)
@@ -308,6 +332,7 @@ def run_pate(config: RunConfig, ctx: RunContext) -> Outcome:
         extra["epsilon_data_independent_answered_only"] = pate_epsilon(
             counts, delta, data_dependent=False, answered=answered, **accounting
         )
+        extra["answered_only_scope"] = ANSWERED_ONLY_SCOPE
         curve["data_independent_answered_only"] = epsilon_as_queries_grow(
             counts, delta, checkpoints, data_dependent=False, answered=answered, **accounting
         ).tolist()
@@ -334,7 +359,10 @@ def run_pate(config: RunConfig, ctx: RunContext) -> Outcome:
         "noise_calibrated": noise,
         "noise_kind": ("discrete " if secure else "")
         + ("Laplace scale b" if aggregator == "lnmax" else "Gaussian sigma"),
-        **noise_facts,
+        **_plan_details(answer_plan, check_plan),
+        "random_draws": draw_sources(
+            config.setting("noise"), _released_draws(aggregator, secure), _SEEDED_DRAWS
+        ),
         **({"secure_accounting": SECURE_ACCOUNTING} if secure else {}),
         "threshold_votes": threshold,
         "threshold_sigma": sigma1,
@@ -380,7 +408,15 @@ def run_pate(config: RunConfig, ctx: RunContext) -> Outcome:
         flip_rate=None if label_accuracy is None else 1.0 - label_accuracy,
         label_accuracy=label_accuracy,
         details=details,
+        diagnostics=_DIAGNOSTICS,
     )
+
+
+def _released_draws(aggregator: str, secure: bool) -> list[str]:
+    draws = ["vote-count noise"]
+    if aggregator == "confident-gnmax":
+        draws.insert(0, "threshold-check noise")
+    return draws + (["argmax tie-breaks"] if secure else [])
 
 
 SPEC = MechanismSpec(

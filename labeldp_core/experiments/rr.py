@@ -1,20 +1,26 @@
 """Randomized response experiment: release every training label by K-ary RR, train, score."""
 
 from labeldp_core.experiments.context import RunContext, label_statistics
+from labeldp_core.experiments.noise import NOISE_SETTING, TRAINING_DRAW, draw_sources
 from labeldp_core.experiments.spec import MechanismSpec, Outcome, RunConfig
 from labeldp_core.mechanisms import expected_flip_rate, keep_probability, randomized_response
+from labeldp_core.mechanisms.noise_plans import rr_plan
 
 __all__ = ["SPEC", "run_rr"]
 
 
 def run_rr(config: RunConfig, ctx: RunContext) -> Outcome:
-    """Each label is released once with the whole budget, so epsilon_spent equals epsilon."""
+    """Each label is released once: epsilon_spent is the RR coins' exact ratio, <= epsilon."""
     data = ctx.dataset
-    released = randomized_response(data.y_train, config.epsilon, data.num_classes, ctx.rng)
+    noise = config.setting("noise")
+    plan = rr_plan(config.epsilon, data.num_classes, noise)
+    released = randomized_response(
+        data.y_train, config.epsilon, data.num_classes, ctx.rng, noise=noise
+    )
     stats = label_statistics(data.y_train, released, data.num_classes)
     trained = ctx.train(released, message="training on released labels")
     return Outcome(
-        epsilon_spent=config.epsilon,
+        epsilon_spent=plan.epsilon_spent,
         test_score=trained.final,
         n_train=data.n_train,
         flip_rate=stats["flip_rate"],
@@ -22,10 +28,17 @@ def run_rr(config: RunConfig, ctx: RunContext) -> Outcome:
         details={
             "keep_probability": keep_probability(config.epsilon, data.num_classes),
             "expected_flip_rate": expected_flip_rate(config.epsilon, data.num_classes),
+            **plan.describe("randomized response coins"),
+            "random_draws": draw_sources(
+                noise, ["randomized response coins"], {"training": TRAINING_DRAW}
+            ),
             "confusion": stats["confusion"],
             "test_curve": list(trained.test_curve),
-            "composition": "each label released once: epsilon-label-DP (replace-one)",
+            "composition": "each label released once by K-ary randomized response, keep : each "
+            "other label = D : m <= e^epsilon exactly: epsilon_spent = ln(D/m) <= epsilon, "
+            "label-DP (replace-one)",
         },
+        diagnostics=("details.confusion",),
     )
 
 
@@ -35,6 +48,6 @@ SPEC = MechanismSpec(
     summary="K-ary randomized response: keep each label with probability e^eps/(e^eps+K-1)",
     privacy_unit="label",
     task="classification",
-    settings={},
+    settings={"noise": NOISE_SETTING},
     runner=run_rr,
 )

@@ -3,13 +3,8 @@
 import numpy as np
 
 from labeldp_core.experiments.context import RunContext
-from labeldp_core.experiments.label_prior import (
-    PRIOR_SETTINGS,
-    PriorEstimate,
-    budget_table,
-    estimate_prior,
-)
-from labeldp_core.experiments.noise import NOISE_SETTING, noise_details
+from labeldp_core.experiments.label_prior import PRIOR_SETTINGS, budget_table, estimate_prior
+from labeldp_core.experiments.noise import NOISE_SETTING, TRAINING_DRAW, draw_sources
 from labeldp_core.experiments.spec import MechanismSpec, Outcome, RunConfig
 from labeldp_core.mechanisms import (
     best_constant_mse,
@@ -19,6 +14,7 @@ from labeldp_core.mechanisms import (
     rr_bins_epsilon,
     rr_on_bins,
 )
+from labeldp_core.mechanisms.noise_plans import rr_plan
 
 __all__ = ["SPEC", "run_rr_bins"]
 
@@ -26,9 +22,9 @@ __all__ = ["SPEC", "run_rr_bins"]
 def run_rr_bins(config: RunConfig, ctx: RunContext) -> Outcome:
     """Prior (free or paid), bins for what is left of the budget, release, train, score.
 
-    epsilon_spent is the prior's share plus the exact loss of the RR step (0 with a single bin).
-    The ``noise`` setting applies to the histogram prior; randomized response over the bins
-    adds no noise (it draws its choices from the run's generator either way).
+    epsilon_spent is the prior's share plus the exact loss of the RR step's coins (0 with a
+    single bin). With ``noise=secure`` the histogram's noise and every RR coin come from
+    os.urandom.
     """
     data = ctx.dataset
     support = np.arange(data.num_classes, dtype=np.float64)
@@ -39,18 +35,22 @@ def run_rr_bins(config: RunConfig, ctx: RunContext) -> Outcome:
         config.setting("prior_share"), ctx.rng, noise=noise,
     )  # fmt: skip
     bins = optimal_bins(support, estimate.prior, estimate.split.release_epsilon)
-    released = rr_on_bins(values, bins, ctx.rng)
+    released = rr_on_bins(values, bins, ctx.rng, noise=noise)
     trained = ctx.train(released, message="training a regression head on RR-on-bins values")
     release_spent = rr_bins_epsilon(bins.num_bins, estimate.split.release_epsilon)
     table = budget_table(estimate, f"randomized response over {bins.num_bins} bins", release_spent)
     empirical = np.bincount(data.y_train, minlength=data.num_classes) / data.n_train
+    coins = rr_plan(estimate.split.release_epsilon, bins.num_bins, noise)
+    released_draws = ["RR-on-bins coins"] + (["label histogram noise"] if estimate.plan else [])
     return Outcome(
         epsilon_spent=table[-1]["epsilon"],
         test_score=trained.final,
         n_train=data.n_train,
         details={
             "prior_kind": config.setting("prior"),
-            **_noise_facts(noise, estimate),
+            **coins.describe("RR-on-bins coins"),
+            **estimate.details(),
+            "random_draws": draw_sources(noise, released_draws, {"training": TRAINING_DRAW}),
             "prior": estimate.prior.tolist(),
             "noisy_counts": list(estimate.noisy_counts),
             "prior_pseudo_count": estimate.pseudo_count,
@@ -70,14 +70,13 @@ def run_rr_bins(config: RunConfig, ctx: RunContext) -> Outcome:
             "response over bin indices each see every label once; epsilon-label-DP "
             "(replace-one) with epsilon the sum in the budget table",
         },
+        diagnostics=(
+            "details.expected_label_mse",
+            "details.best_constant_mse",
+            "details.laplace_expected_label_mse",
+            "details.label_mse",
+        ),
     )
-
-
-def _noise_facts(noise: str, estimate: PriorEstimate) -> dict[str, object]:
-    if not estimate.histogram_noise:
-        return noise_details(noise, "none: a uniform prior reads no labels", None)
-    described = f"label histogram: {estimate.histogram_noise}"
-    return noise_details(noise, described, estimate.histogram_scale)
 
 
 SPEC = MechanismSpec(

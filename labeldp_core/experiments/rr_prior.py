@@ -5,8 +5,9 @@ clusters). Each cluster's label histogram is released with discrete Laplace nois
 ``prior_epsilon``; the normalised histogram of an example's cluster is its prior, and its label is
 released by RR-with-prior at ``rr_epsilon``. Both steps read the same labels, so the budgets add
 (sequential composition): the user sets the total and the split, and RR gets exactly the rest.
-With ``noise=secure`` the histograms get exact discrete Laplace noise from os.urandom; its scale
-is rounded up, so the prior spends a little less than planned and RR gets exactly what is left.
+With ``noise=secure`` the histograms get exact discrete Laplace noise and the RR coins are drawn,
+both from os.urandom; the histogram's scale is rounded up, so the prior spends a little less than
+planned and RR gets exactly what is left.
 
 The chosen set size k* of every example is stored as an ``.npz`` artefact in the result cache,
 keyed by the run's config and named in ``details["set_sizes_artifact"]`` (the details keep only
@@ -15,12 +16,22 @@ its histogram); :func:`load_set_sizes` reads it back.
 
 import numpy as np
 
-from labeldp_core.accounting import BudgetSplit, split_budget, split_budget_by_share
+from labeldp_core.accounting import (
+    BudgetSplit,
+    sequential_composition,
+    split_budget,
+    split_budget_by_share,
+)
 from labeldp_core.cache import ResultCache
 from labeldp_core.data.clusters import PCA_COMPONENTS, cluster_images
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.experiments.context import RunContext, label_statistics
-from labeldp_core.experiments.noise import NOISE_SETTING, histogram_split, noise_details
+from labeldp_core.experiments.noise import (
+    NOISE_SETTING,
+    TRAINING_DRAW,
+    draw_sources,
+    histogram_split,
+)
 from labeldp_core.experiments.spec import MechanismSpec, Outcome, RunConfig, RunResult, Setting
 from labeldp_core.mechanisms import (
     HISTOGRAM_SENSITIVITY,
@@ -31,9 +42,11 @@ from labeldp_core.mechanisms import (
     prior_from_counts,
     rr_with_prior,
 )
+from labeldp_core.mechanisms.noise_plans import rr_plan
 
 __all__ = [
     "PRIOR_MASS_BINS",
+    "PRIOR_SUMMARY_DIAGNOSTICS",
     "SET_SIZES_KIND",
     "SPEC",
     "budget_split",
@@ -48,6 +61,13 @@ __all__ = [
 PRIOR_MASS_BINS = 20
 #: Cache kind of the per-example k* artefact of an rr-prior or lp-2st run.
 SET_SIZES_KIND = "rr-prior-set-sizes"
+#: The figures of :func:`prior_summary` that read the true labels: diagnostics, not private.
+PRIOR_SUMMARY_DIAGNOSTICS = (
+    "details.prior_true_mass_counts",
+    "details.mean_prior_true_mass",
+    "details.true_in_set_rate",
+    "details.expected_flip_rate",
+)
 
 
 def budget_split(config: RunConfig) -> BudgetSplit:
@@ -160,7 +180,6 @@ def _cluster_priors(
             planned,
             {
                 "prior": "uniform: reads no labels, so RR-with-prior is plain RR",
-                **noise_details(noise, "none: a uniform prior reads no labels", None),
                 "composition": "one release: epsilon_spent = rr_epsilon (label-DP, replace-one)",
             },
         )
@@ -169,14 +188,13 @@ def _cluster_priors(
     counts = noisy_label_counts(
         ids, labels, clusters, data.num_classes, planned.prior_epsilon, ctx.rng, noise=noise
     )
-    split, exact = histogram_split(planned, noise)
-    scale = f"{exact}" if exact is not None else f"2/{planned.prior_epsilon:.4g}"
+    split, plan = histogram_split(planned, noise)
     facts = {
         "prior": "clusters: PCA + k-means on the images, noisy label histogram per cluster",
         "clusters": clusters,
         "pca_components": PCA_COMPONENTS,
-        **noise_details(noise, f"cluster histograms: discrete Laplace, scale {scale}", exact),
-        "histogram_noise": "discrete Laplace, L1 sensitivity 2, clipped at 0 and normalised",
+        "histogram_noise": plan.describe("cluster histograms", discrete=True)["noise_distribution"],
+        **({"histogram_noise_scale_exact": str(plan.exact_scale)} if plan.secure else {}),
         "histogram_sensitivity": HISTOGRAM_SENSITIVITY,
         "empty_clusters_after_noise": int(np.sum(np.clip(counts, 0, None).sum(axis=1) == 0)),
         "composition": (
@@ -192,18 +210,31 @@ def _cluster_priors(
     return prior_from_counts(counts)[ids], split, facts
 
 
+def _random_draws(noise: str, prior: str) -> dict[str, str]:
+    released = ["RR-with-prior coins"]
+    seeded = {"training": TRAINING_DRAW}
+    if prior == "clusters":
+        released.insert(0, "cluster histogram noise")
+        seeded["clustering"] = "k-means of the images, seeded: reads no label"
+    return draw_sources(noise, released, seeded)
+
+
 def run_rr_prior(config: RunConfig, ctx: RunContext) -> Outcome:
     """Release labels by RR-with-prior under a cluster (or uniform) prior, train, score.
 
-    ``epsilon_spent`` is the sequential composition of the prior's and RR's budgets.
+    ``epsilon_spent`` is the sequential composition of what the prior's histogram and the RR
+    coins spend, each read off its noise plan.
     """
     data = ctx.dataset
+    noise = config.setting("noise")
     priors, split, prior_facts = _cluster_priors(ctx, data.y_train, budget_split(config))
-    released = rr_with_prior(data.y_train, priors, split.release_epsilon, ctx.rng)
+    plan = rr_plan(split.release_epsilon, data.num_classes, noise)
+    released = rr_with_prior(data.y_train, priors, split.release_epsilon, ctx.rng, noise=noise)
+    spent = sequential_composition([split.prior_epsilon, plan.epsilon_spent])
     stats = label_statistics(data.y_train, released, data.num_classes)
     trained = ctx.train(released, message="training on released labels")
     return Outcome(
-        epsilon_spent=split.spent,
+        epsilon_spent=spent,
         test_score=trained.final,
         n_train=data.n_train,
         flip_rate=stats["flip_rate"],
@@ -212,16 +243,19 @@ def run_rr_prior(config: RunConfig, ctx: RunContext) -> Outcome:
             "budget": {
                 "total": split.total,
                 "prior_epsilon": split.prior_epsilon,
-                "rr_epsilon": split.release_epsilon,
-                "spent": split.spent,
+                "rr_epsilon": plan.epsilon_spent,
+                "spent": spent,
             },
             **prior_facts,
+            **plan.describe("RR-with-prior coins"),
+            "random_draws": _random_draws(noise, config.setting("prior")),
             **prior_summary(priors, data.y_train, split.release_epsilon),
             **set_size_details(ctx, priors, split.release_epsilon, np.arange(data.n_train)),
             "rr_expected_flip_rate": expected_flip_rate(config.epsilon, data.num_classes),
             "confusion": stats["confusion"],
             "test_curve": list(trained.test_curve),
         },
+        diagnostics=(*PRIOR_SUMMARY_DIAGNOSTICS, "details.confusion"),
     )
 
 

@@ -9,6 +9,7 @@ from labeldp_core.cache import ResultCache
 from labeldp_core.data import DatasetInfo, dataset_info, load_dataset
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.experiments.context import RunContext
+from labeldp_core.experiments.diagnostics import diagnostics_entry
 from labeldp_core.experiments.progress import Progress, silent, within
 from labeldp_core.experiments.registry import mechanism_spec
 from labeldp_core.experiments.spec import (
@@ -56,7 +57,7 @@ def make_config(
             f"settings must be a mapping of names to values, e.g. {{'model': 'mlp'}}, "
             f"got {settings!r}"
         )
-    given = dict(settings or {})
+    given = _without_noise_default(spec, dict(settings or {}))
     unknown = sorted(set(given) - set(known))
     if unknown:
         allowed = ", ".join(known) or "none"
@@ -81,6 +82,22 @@ def make_config(
     if spec.check is not None:
         spec.check(config)
     return config
+
+
+def _without_noise_default(spec: MechanismSpec, given: dict[str, object]) -> dict[str, object]:
+    """``given`` without ``noise=float`` for a mechanism that has no noise setting.
+
+    Such a mechanism only ever draws its own (seeded, floating-point) noise, so ``float`` asks
+    for what it does anyway; ``secure`` is refused with the mechanism's reason.
+    """
+    if "noise" not in given or "noise" in spec.all_settings():
+        return given
+    if given["noise"] == "float":
+        return {name: value for name, value in given.items() if name != "noise"}
+    raise InvalidInputError(
+        f"mechanism '{spec.id}' cannot use noise={given['noise']}: {spec.no_secure_noise}; "
+        "leave the noise setting out (its noise is seeded floating-point noise)"
+    )
 
 
 def dataset_training_defaults(spec: MechanismSpec, info: DatasetInfo) -> dict[str, Scalar]:
@@ -163,6 +180,7 @@ def run(
             "clean_model_train_accuracy": clean.get("train_accuracy")
         }
     regression = spec.task == "regression"
+    declared = list(outcome.diagnostics)
     result = RunResult(
         mechanism=config.mechanism,
         dataset=config.dataset,
@@ -186,6 +204,7 @@ def run(
         baseline_test_accuracy=None if regression else baseline,
         baseline_test_mse=baseline if regression else None,
     )
+    result = replace(result, diagnostics=diagnostics_entry(result.to_dict(), declared))
     cache.put_json(key, result.to_dict())
     progress(1.0, "done")
     return result

@@ -18,10 +18,10 @@ from labeldp_core.experiments.spec import MechanismSpec, Outcome, RunConfig
 from labeldp_core.mechanisms import (
     PROBABILITY_SENSITIVITY,
     actual_epsilon,
-    laplace_epsilon,
     laplace_outputs,
     laplace_scale,
 )
+from labeldp_core.mechanisms.noise_plans import laplace_plan
 from labeldp_core.training import predict_proba
 
 __all__ = [
@@ -36,6 +36,16 @@ __all__ = [
 SILHOUETTE_SAMPLE = 2000
 #: Points of the 2-D projection kept in the result for the page's scatter plot.
 PROJECTION_POINTS = 300
+#: Figures that compare the noisy outputs with the clean ones or with the true labels.
+_DIAGNOSTICS = (
+    "test_accuracy",
+    "details.mean_abs_noise",
+    "details.argmax_agreement",
+    "details.silhouette_clean",
+    "details.calinski_harabasz_clean",
+    "details.cluster_agreement_ari",
+    "details.projection",
+)
 
 
 def cluster_scores(outputs: np.ndarray, num_clusters: int, seed: int) -> dict[str, Any]:
@@ -75,7 +85,7 @@ def run_softmax_laplace(config: RunConfig, ctx: RunContext) -> Outcome:
     """Each output vector is released once at scale 2/ε: ε-LDP per output vector."""
     data = ctx.dataset
     clean = _clean_outputs(ctx)
-    scale = laplace_scale(PROBABILITY_SENSITIVITY, config.epsilon)
+    plan = laplace_plan(PROBABILITY_SENSITIVITY, config.epsilon)
     noisy = laplace_outputs(clean, config.epsilon, ctx.rng)
     ctx.progress(0.85, "clustering clean and noisy outputs")
     k = data.num_classes
@@ -85,7 +95,7 @@ def run_softmax_laplace(config: RunConfig, ctx: RunContext) -> Outcome:
     projection = PCA(2, random_state=config.seed).fit(clean)
     shown = ctx.rng.choice(data.n_test, min(PROJECTION_POINTS, data.n_test), replace=False)
     return Outcome(
-        epsilon_spent=laplace_epsilon(PROBABILITY_SENSITIVITY, scale),
+        epsilon_spent=plan.epsilon_spent,
         test_score=float(np.mean(noisy_argmax == data.y_test)),
         baseline_score=float(np.mean(clean_argmax == data.y_test)),
         n_train=data.n_train,
@@ -93,7 +103,8 @@ def run_softmax_laplace(config: RunConfig, ctx: RunContext) -> Outcome:
             "protects": "each released output vector (local DP, any two probability vectors: "
             "L1 distance <= 2). Not the training labels or images: the model saw clean labels.",
             "n_outputs": data.n_test,
-            "noise_scale": scale,
+            "noise_scale": plan.scale,
+            **plan.describe("each output coordinate"),
             "mean_abs_noise": float(np.mean(np.abs(noisy - clean))),
             "argmax_agreement": float(np.mean(noisy_argmax == clean_argmax)),
             "silhouette_clean": clean_scores["silhouette"],
@@ -119,6 +130,7 @@ def run_softmax_laplace(config: RunConfig, ctx: RunContext) -> Outcome:
             "true label; the baseline is the same for the clean outputs",
             "composition": "each output vector released once: epsilon-LDP per output vector",
         },
+        diagnostics=_DIAGNOSTICS,
     )
 
 
@@ -130,4 +142,6 @@ SPEC = MechanismSpec(
     task="classification",
     settings={},
     runner=run_softmax_laplace,
+    no_secure_noise="its outputs are real-valued probability vectors and exact integer noise "
+    "needs integer data, so its Laplace noise is NumPy's floating-point noise",
 )

@@ -152,6 +152,9 @@ class Outcome:
     flip_rate: float | None = None
     label_accuracy: float | None = None
     details: Mapping[str, Any] = field(default_factory=dict)
+    #: Paths in the result (``"details.confusion"``, ``"test_accuracy"``) of figures computed
+    #: from the private data without privacy, for teaching; the engine adds the common ones.
+    diagnostics: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -169,6 +172,8 @@ class MechanismSpec:
     #: Checks settings against each other and epsilon when the config is made (before any
     #: training); raises InvalidInputError. Its return value is ignored.
     check: Callable[[RunConfig], object] | None = None
+    #: Why ``noise=secure`` is refused, for a mechanism without a ``noise`` setting.
+    no_secure_noise: str = ""
 
     def all_settings(self) -> dict[str, Setting]:
         """Common training settings (if it trains a model) followed by its own."""
@@ -201,12 +206,16 @@ class RunResult:
     test_mse: float | None = None
     baseline_test_accuracy: float | None = None
     baseline_test_mse: float | None = None
+    #: Which figures are non-private diagnostics: ``{"private": False, "keys": [...], "note"}``.
+    diagnostics: Mapping[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The result as a JSON-ready dict; optional figures that do not apply are left out."""
         data = {f.name: getattr(self, f.name) for f in fields(self)}
         data["settings"] = dict(self.settings)
         data["details"] = dict(self.details)
+        if self.diagnostics is not None:
+            data["diagnostics"] = dict(self.diagnostics)
         return {key: value for key, value in data.items() if value is not None}
 
     @classmethod

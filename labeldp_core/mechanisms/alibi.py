@@ -32,7 +32,11 @@ __all__ = ["alibi_posterior"]
 
 
 def alibi_posterior(
-    noisy: np.ndarray, epsilon: float, prior: np.ndarray | None = None
+    noisy: np.ndarray,
+    epsilon: float,
+    prior: np.ndarray | None = None,
+    *,
+    scale: float | None = None,
 ) -> np.ndarray:
     """The exact posterior over classes of each noisy one-hot vector (soft labels).
 
@@ -41,6 +45,8 @@ def alibi_posterior(
         epsilon: the budget the vectors were released with (it fixes the noise scale 2/ε).
         prior: class probabilities ``(K,)`` shared by all rows, or ``(n, K)`` per row; uniform if
             omitted. Zero entries rule a class out.
+        scale: the noise scale b the vectors were drawn with, if known exactly (a noise plan's
+            ``scale``); it then replaces 2/ε.
 
     Returns:
         ``(n, K)`` posterior probabilities; every row sums to one.
@@ -50,7 +56,7 @@ def alibi_posterior(
         raise InvalidInputError(f"expected noisy vectors of shape (n, K >= 2), got {noisy.shape}")
     if not np.all(np.isfinite(noisy)):
         raise InvalidInputError("noisy vectors must be finite numbers")
-    scale = laplace_scale(ONE_HOT_SENSITIVITY, epsilon)
+    scale = laplace_scale(ONE_HOT_SENSITIVITY, epsilon) if scale is None else scale
     log_likelihood = (np.abs(noisy) - np.abs(noisy - 1.0)) / scale
     log_posterior = log_likelihood + _log_prior(prior, noisy.shape)
     log_posterior -= log_posterior.max(axis=1, keepdims=True)

@@ -4,13 +4,16 @@ Adding it to an integer query of L1 sensitivity D gives epsilon-DP: moving the q
 the probability of any output by at most alpha^-D = e^epsilon. The noise stays an integer, so a
 noisy count needs no rounding (rounding continuous Laplace noise would change its distribution).
 
-Sampling is exact: the difference of two independent geometric variables with
-P(G = g) = (1 - alpha) alpha^g has exactly this distribution.
+Sampling: the difference of two independent geometric variables with P(G = g) = (1 - alpha)
+alpha^g has exactly this distribution; the draws are those of
+:meth:`~labeldp_core.mechanisms.noise_plans.LaplacePlan.discrete` in float mode, from a NumPy
+generator (exact integers from os.urandom need ``noise="secure"`` where a release offers it).
 """
 
 import numpy as np
 
 from labeldp_core.errors import InvalidInputError
+from labeldp_core.mechanisms.noise_plans import laplace_plan
 from labeldp_core.validation import check_epsilon, check_positive, check_real_array
 
 __all__ = [
@@ -76,9 +79,4 @@ def discrete_laplace_noise(
         raise InvalidInputError(
             f"shape must be a whole number >= 0 or a tuple of them, e.g. (3, 10), got {shape!r}"
         )
-    # -expm1(-x) is 1 - alpha without cancellation when epsilon / sensitivity is tiny.
-    success = float(-np.expm1(-float(epsilon) / float(sensitivity)))
-    # numpy counts trials up to the first success (>= 1); the shift cancels in the difference.
-    first = rng.geometric(success, size=shape)
-    second = rng.geometric(success, size=shape)
-    return (first - second).astype(np.int64)
+    return laplace_plan(sensitivity, epsilon).discrete(dimensions, rng)

@@ -169,10 +169,14 @@ def exponential_topk(
     """Pick an unordered set of ``k`` items per row, epsilon-DP per row (one joint selection).
 
     The set's utility is the utility of its worst member, so the whole set costs epsilon once,
-    not k times: no budget is split between the k members.
+    not k times: no budget is split between the k members. The guarantee covers the *set*
+    only: any order of its members that follows the utilities (best first, worst last) is a
+    deterministic function of the private data, and one neighbour can reverse it with
+    probability 1. So each row is returned sorted by item index, which carries nothing beyond
+    the set.
 
     Returns:
-        int64 item indices, shape ``(rows, k)``; the last column is the set's worst member.
+        int64 item indices, shape ``(rows, k)``, each row in increasing order.
     """
     values = _check_utilities(utilities)
     k = _check_k(k, values.shape[-1])
@@ -184,7 +188,7 @@ def exponential_topk(
     worst = _sample_rows(probabilities, rng)
     chosen = np.empty((values.shape[0], k), dtype=np.int64)
     for row, position in enumerate(worst):
-        better = np.sort(rng.choice(position, size=k - 1, replace=False))
+        better = rng.choice(position, size=k - 1, replace=False)
         chosen[row, : k - 1] = order[row, better]
         chosen[row, k - 1] = order[row, position]
-    return chosen
+    return np.sort(chosen, axis=1)

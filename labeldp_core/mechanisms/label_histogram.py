@@ -7,21 +7,16 @@ epsilon-label-DP; clipping at 0 and normalising each row into a prior is post-pr
 is adding a pseudo-count to every entry first, which keeps a class whose noisy count fell below 0
 from getting prior probability exactly 0 (a Bayesian posterior can never recover from that).
 
-The default noise comes from the run's NumPy generator (a difference of two geometric draws);
-``noise="secure"`` draws it with the exact sampler from os.urandom instead, at the scale
-``rational_scale(2, epsilon)`` (rounded up, so it guarantees ``guaranteed_epsilon(2, scale)``).
+The noise is :func:`~labeldp_core.mechanisms.noise_plans.laplace_plan`'s for sensitivity 2: by
+default from the run's NumPy generator (a difference of two geometric draws); with
+``noise="secure"`` from the exact sampler on os.urandom, at a scale rounded up to a fraction.
 """
 
 import numpy as np
 
 from labeldp_core.errors import InvalidInputError
-from labeldp_core.mechanisms.discrete_laplace import discrete_laplace_noise
-from labeldp_core.mechanisms.secure_noise import (
-    Source,
-    check_noise,
-    discrete_laplace,
-    rational_scale,
-)
+from labeldp_core.mechanisms.noise_plans import laplace_plan
+from labeldp_core.mechanisms.secure_noise import Source
 from labeldp_core.validation import (
     check_labels,
     check_num_classes,
@@ -75,16 +70,14 @@ def noisy_label_counts(
 ) -> np.ndarray:
     """Label counts per group plus discrete Laplace noise for L1 sensitivity 2 (epsilon-label-DP).
 
-    ``noise="secure"`` uses the exact sampler (bits from ``source``, os.urandom if None) at
-    scale ``rational_scale(2, epsilon)``; ``float`` the run's generator ``rng``.
+    The noise is ``laplace_plan(2, epsilon, noise)``'s: ``secure`` uses the exact sampler (bits
+    from ``source``, os.urandom if None), ``float`` the run's generator ``rng``.
 
     Returns an int64 (num_groups, K) table; entries can be negative (clip before using them).
     """
     counts = label_counts(groups, labels, num_groups, num_classes)
-    if check_noise(noise) == "secure":
-        scale = rational_scale(HISTOGRAM_SENSITIVITY, epsilon)
-        return counts + discrete_laplace(scale, counts.size, source).reshape(counts.shape)
-    return counts + discrete_laplace_noise(counts.shape, epsilon, HISTOGRAM_SENSITIVITY, rng)
+    plan = laplace_plan(HISTOGRAM_SENSITIVITY, epsilon, noise)
+    return counts + plan.discrete(counts.shape, rng, source)
 
 
 def prior_from_counts(counts: np.ndarray, pseudo_count: float = 0.0) -> np.ndarray:

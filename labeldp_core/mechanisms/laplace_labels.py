@@ -25,19 +25,13 @@ from scipy import integrate, special
 
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.mechanisms.laplace import laplace_cdf, laplace_density, laplace_scale
-from labeldp_core.mechanisms.secure_noise import (
-    Source,
-    argmax_random_ties,
-    check_noise,
-    discrete_laplace,
-    rational_scale,
-)
+from labeldp_core.mechanisms.noise_plans import laplace_plan
+from labeldp_core.mechanisms.secure_noise import Source, argmax_random_ties, check_noise
 from labeldp_core.validation import (
     check_labels,
     check_num_classes,
     check_positive,
     check_real_array,
-    check_rng,
 )
 
 __all__ = [
@@ -230,8 +224,8 @@ def laplace_one_hot(
         num_classes: K, the number of classes.
         rng: the source of randomness (of the float noise).
         noise: ``float`` for NumPy's Laplace noise, ``secure`` for exact discrete Laplace
-            noise of scale ``rational_scale(2, epsilon)`` (then the vectors hold integers and
-            guarantee ``guaranteed_epsilon(2, scale)`` <= ``epsilon``).
+            noise from os.urandom (then the vectors hold integers); either way the noise is
+            ``laplace_plan(2, epsilon, noise)``'s, which spends its ``epsilon_spent`` <= epsilon.
         source: where secure noise draws its bits; os.urandom if None. A ``SeededSource`` is
             for tests and illustrations only.
 
@@ -241,13 +235,9 @@ def laplace_one_hot(
     num_classes = check_num_classes(num_classes)
     labels = check_labels(labels, num_classes)
     shape = (labels.shape[0], num_classes)
-    if check_noise(noise) == "secure":
-        scale = rational_scale(ONE_HOT_SENSITIVITY, epsilon)
-        noisy = discrete_laplace(scale, shape[0] * shape[1], source).reshape(shape)
-        noisy = noisy.astype(np.float64)  # integers, exactly representable
-    else:
-        check_rng(rng)
-        noisy = rng.laplace(0.0, laplace_scale(ONE_HOT_SENSITIVITY, epsilon), size=shape)
+    # Secure noise is integer: exactly representable as float64.
+    noisy = laplace_plan(ONE_HOT_SENSITIVITY, epsilon, noise).draw(shape, rng, source)
+    noisy = noisy.astype(np.float64, copy=False)
     noisy[np.arange(labels.shape[0]), labels] += 1.0
     return noisy
 
@@ -271,23 +261,17 @@ def laplace_regression(
         high: largest possible value; high - low is the sensitivity.
         rng: the source of randomness (of the float noise).
         noise: ``float`` for NumPy's Laplace noise, ``secure`` for exact discrete Laplace noise
-            of scale ``rational_scale(high - low, epsilon)``; secure needs integer values and
-            integer ends.
+            from os.urandom (secure needs integer values and integer ends); either way the noise
+            is ``laplace_plan(high - low, epsilon, noise)``'s.
         source: where secure noise draws its bits; os.urandom if None (SeededSource: tests).
 
     Returns:
         A float64 array of released values in [low, high], same shape as ``values``.
     """
-    if check_noise(noise) == "secure":
-        values = _check_integer_values(values, low, high)
-        scale = rational_scale(int(high) - int(low), epsilon)
-        noisy = values + discrete_laplace(scale, values.size, source).reshape(values.shape)
-    else:
-        check_rng(rng)
-        values = check_values(values, low, high)
-        scale = laplace_scale(float(high) - float(low), epsilon)
-        noisy = values + rng.laplace(0.0, scale, size=values.shape)
-    return np.clip(noisy, low, high)
+    check = _check_integer_values if check_noise(noise) == "secure" else check_values
+    values = check(values, low, high)
+    plan = laplace_plan(float(high) - float(low), epsilon, noise)
+    return np.clip(values + plan.draw(values.shape, rng, source), low, high)
 
 
 # --- post-processing (free) -------------------------------------------------------------------
@@ -310,17 +294,22 @@ def clamp_round(noisy: np.ndarray) -> np.ndarray:
 
 
 def post_process(
-    noisy: np.ndarray, post: PostProcessing, rng: np.random.Generator | None = None
+    noisy: np.ndarray,
+    post: PostProcessing,
+    rng: np.random.Generator | None = None,
+    *,
+    secure_ties: bool = False,
 ) -> np.ndarray:
     """Training targets from noisy one-hot vectors, see :data:`POST_PROCESSING`.
 
     Returns int64 labels ``(n,)`` for ``argmax`` and probability rows ``(n, K)`` otherwise; a
     rounded row with several ones splits its mass among them and one with none is uniform.
-    Given ``rng``, argmax breaks ties uniformly at random (secure noise is integer, so ties are
-    common; without it every tie goes to the smallest class index).
+    Given ``rng``, or with ``secure_ties`` (coins from os.urandom), argmax breaks ties
+    uniformly at random (secure noise is integer, so ties are common; otherwise every tie goes
+    to the smallest class index).
     """
     if post == "argmax":
-        if rng is not None:
+        if rng is not None or secure_ties:
             return argmax_random_ties(_check_vectors(noisy), rng)
         return _check_vectors(noisy).argmax(axis=1)
     if post == "soft":

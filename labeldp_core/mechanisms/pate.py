@@ -21,14 +21,13 @@ import math
 import numpy as np
 
 from labeldp_core.errors import InvalidInputError
-from labeldp_core.mechanisms.secure_noise import (
-    Source,
-    argmax_random_ties,
-    check_noise,
-    discrete_gaussian,
-    discrete_laplace,
-    rational_at_least,
+from labeldp_core.mechanisms.noise_plans import (
+    GaussianPlan,
+    LaplacePlan,
+    gaussian_plan,
+    laplace_plan_for_scale,
 )
+from labeldp_core.mechanisms.secure_noise import Source, argmax_random_ties
 from labeldp_core.validation import check_num_classes, check_rng, check_vote_counts
 
 __all__ = [
@@ -91,20 +90,6 @@ def _check_integer_counts(counts: np.ndarray) -> None:
         )
 
 
-def _secure_noise(
-    kind: str, scale: float, shape: tuple[int, ...], source: Source | None
-) -> np.ndarray:
-    """Exact integer noise: discrete Laplace of scale b or discrete Gaussian of sigma; 0 if 0."""
-    size = int(np.prod(shape))
-    if scale == 0:
-        draws = np.zeros(size, dtype=np.int64)
-    elif kind == "laplace":
-        draws = discrete_laplace(rational_at_least(scale), size, source)
-    else:
-        draws = discrete_gaussian(scale, size, source)
-    return draws.reshape(shape)
-
-
 def _check_scale(value: object, name: str) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float | np.floating | np.integer):
         raise InvalidInputError(f"{name} must be a number, got {value!r}")
@@ -146,12 +131,12 @@ def noisy_argmax(
 
     Args:
         vote_counts: ``(queries, K)`` vote counts, e.g. from :func:`vote_counts`.
-        rng: the source of randomness (of float noise, and of tie-breaking in secure mode).
+        rng: the source of randomness in ``float`` mode.
         laplace_scale: scale b of the Laplace noise, for LNMax.
         gaussian_sigma: standard deviation of the Gaussian noise, for GNMax.
-        noise: ``float`` or ``secure`` (exact discrete Laplace of scale
-            ``rational_at_least(b)``, or discrete Gaussian of variance
-            ``rational_variance(sigma)``, on integer counts; ties broken at random).
+        noise: ``float`` or ``secure``: the noise of ``laplace_plan_for_scale(b, noise)`` or
+            ``gaussian_plan(sigma, noise)``; secure noise is exact integer noise on integer
+            counts from os.urandom, ties broken at random with coins from os.urandom too.
         source: where secure noise draws its bits; os.urandom if None (SeededSource: tests).
 
     Returns:
@@ -164,18 +149,29 @@ def noisy_argmax(
         )
     counts = check_vote_counts(vote_counts)
     check_rng(rng)
-    if check_noise(noise) == "secure":
-        _check_integer_counts(counts)
-        if laplace_scale is not None:
-            kind, scale = "laplace", _check_scale(laplace_scale, "laplace_scale")
-        else:
-            kind, scale = "gaussian", _check_scale(gaussian_sigma, "gaussian_sigma")
-        return argmax_random_ties(counts + _secure_noise(kind, scale, counts.shape, source), rng)
     if laplace_scale is not None:
-        noise = rng.laplace(0.0, _check_scale(laplace_scale, "laplace_scale"), counts.shape)
+        plan = _laplace_plan(_check_scale(laplace_scale, "laplace_scale"), noise)
     else:
-        noise = rng.normal(0.0, _check_scale(gaussian_sigma, "gaussian_sigma"), counts.shape)
-    return np.argmax(counts + noise, axis=1)
+        plan = gaussian_plan(_check_scale(gaussian_sigma, "gaussian_sigma"), noise)
+    return _noisy_argmax(counts, plan, rng, source)
+
+
+def _laplace_plan(scale: float, noise: str) -> LaplacePlan | GaussianPlan:
+    """LNMax's noise; a scale of 0 adds none (a zero Gaussian, whatever the mode)."""
+    return laplace_plan_for_scale(scale, noise) if scale > 0 else gaussian_plan(0.0, noise)
+
+
+def _noisy_argmax(
+    counts: np.ndarray,
+    plan: LaplacePlan | GaussianPlan,
+    rng: np.random.Generator,
+    source: Source | None,
+) -> np.ndarray:
+    """Argmax of counts plus the plan's noise; secure noise is integer, so ties go at random."""
+    if not plan.secure:
+        return np.argmax(counts + plan.draw(counts.shape, rng), axis=1)
+    _check_integer_counts(counts)
+    return argmax_random_ties(counts + plan.draw(counts.shape, rng, source), source=source)
 
 
 def confident_gnmax(
@@ -196,7 +192,7 @@ def confident_gnmax(
 
     Args:
         vote_counts: ``(queries, K)`` vote counts.
-        rng: the source of randomness.
+        rng: the source of randomness in ``float`` mode.
         threshold: T, in votes; typically a large share of the number of teachers.
         threshold_sigma: sigma1, the noise of the threshold check.
         gaussian_sigma: sigma2, the noise of GNMax on the answered queries.
@@ -215,17 +211,16 @@ def confident_gnmax(
         raise InvalidInputError(f"threshold must be finite, got {threshold}")
     sigma1 = _check_scale(threshold_sigma, "threshold_sigma")
     sigma2 = _check_scale(gaussian_sigma, "gaussian_sigma")
-    if check_noise(noise) == "secure":
+    check_plan = gaussian_plan(sigma1, noise)
+    if check_plan.secure:
         _check_integer_counts(counts)
-        noisy_top = counts.max(axis=1) + _secure_noise(
-            "gaussian", sigma1, (counts.shape[0],), source
-        )
     else:
-        noisy_top = counts.max(axis=1) + rng.normal(0.0, sigma1, counts.shape[0])
+        check_rng(rng)
+    noisy_top = counts.max(axis=1) + check_plan.draw((counts.shape[0],), rng, source)
     answered = noisy_top >= float(threshold)
     labels = np.full(counts.shape[0], UNANSWERED, dtype=np.int64)
     if answered.any():
-        labels[answered] = noisy_argmax(
-            counts[answered], rng, gaussian_sigma=sigma2, noise=noise, source=source
+        labels[answered] = _noisy_argmax(
+            counts[answered], gaussian_plan(sigma2, noise), rng, source
         )
     return labels

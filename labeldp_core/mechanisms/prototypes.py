@@ -10,9 +10,13 @@ the privacy unit and add/remove neighbours:
 - DPPL-Public: a public example picked by the exponential mechanism. A candidate's utility for a
   class is the sum over the class's private examples of a score in [0, 1], so adding an example
   raises the utilities of its own class only, each by at most 1: sensitivity 1, monotone, and
-  again parallel over classes. Top-K picks an unordered set of K candidates per class at once.
+  again parallel over classes (scores on a grid of 2^-20 keep the sums exact, so this holds to
+  the last bit). Top-K picks an unordered set of K candidates per class at once and releases it
+  sorted by candidate index: the order of the picks carries nothing beyond the set.
 """
 
+import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -30,6 +34,7 @@ from labeldp_core.validation import (
 )
 
 __all__ = [
+    "SCORE_GRID",
     "SCORE_SENSITIVITY",
     "MeanRelease",
     "check_score_range",
@@ -40,11 +45,16 @@ __all__ = [
     "normalise_rows",
     "private_class_means",
     "public_prototype_indices",
+    "total_rho",
 ]
 
 #: Largest change of any candidate's utility when one private example is added or removed.
 SCORE_SENSITIVITY = 1.0
-#: Elements of the candidates x private-examples score block computed at once (about 16 MB).
+#: Scores are whole multiples of this (2^-20), so their float64 sums are exact.
+SCORE_GRID = 2.0**-20
+#: Up to this many private examples, a sum of scores stays below 2^53 grid steps (exact).
+_MAX_EXACT_EXAMPLES = 2**32
+#: Elements of the candidates x private-examples score block computed at once (about 32 MB).
 _BLOCK_ELEMENTS = 4_000_000
 
 
@@ -71,19 +81,22 @@ def cosine_scores(
     """Scores in [0, 1]: (clip(1 + cos(candidate, private), min, max) - min) / (max - min).
 
     1 + cos is 2 minus the cosine distance, so it lies in [0, 2]; clipping to a narrower window
-    spends the score's range on the similarities that tell candidates apart.
+    spends the score's range on the similarities that tell candidates apart. Each score is
+    rounded down to a multiple of :data:`SCORE_GRID` (a function of its own pair only, still in
+    [0, 1]), so that sums of scores are exact in float64 whatever their order.
 
     Returns:
-        float32 ``(candidates, private)`` scores.
+        float64 ``(candidates, private)`` scores, multiples of :data:`SCORE_GRID`.
     """
     low, high = check_score_range(min_score, max_score)
-    cand = normalise_rows(candidates).astype(np.float32)
-    priv = normalise_rows(private).astype(np.float32)
-    scores = cand @ priv.T
+    scores = normalise_rows(candidates) @ normalise_rows(private).T
     scores += 1.0
     np.clip(scores, low, high, out=scores)
     scores -= low
-    scores /= high - low
+    scores *= 1.0 / SCORE_GRID / (high - low)
+    np.floor(scores, out=scores)
+    np.minimum(scores, 1.0 / SCORE_GRID, out=scores)
+    scores *= SCORE_GRID
     return scores
 
 
@@ -99,7 +112,11 @@ def class_utilities(
     """Utility of every candidate for every class: the class's sum of :func:`cosine_scores`.
 
     Computed block by block: a block of candidates' scores against all private examples, then one
-    matrix product with the one-hot labels sums them per class.
+    matrix product with the one-hot labels sums them per class. Every score is a whole multiple
+    of :data:`SCORE_GRID` and every partial sum stays below 2^53 grid steps, so the float64 sums
+    are exact: removing one example changes its own class's utilities by exactly its scores and
+    leaves every other class's utilities bit for bit as they were (sensitivity 1, parallel
+    composition over classes, with no rounding slack).
 
     Args:
         candidates: ``(P, d)`` public candidate embeddings.
@@ -125,7 +142,12 @@ def class_utilities(
         raise InvalidInputError(
             f"private has {private.shape[0]} rows but labels has {labels.shape[0]} entries"
         )
-    one_hot = np.zeros((labels.shape[0], num_classes), dtype=np.float32)
+    if private.shape[0] > _MAX_EXACT_EXAMPLES:
+        raise InvalidInputError(
+            f"at most {_MAX_EXACT_EXAMPLES:,} private examples keep the utilities' sums exact, "
+            f"got {private.shape[0]:,}"
+        )
+    one_hot = np.zeros((labels.shape[0], num_classes))
     one_hot[np.arange(labels.shape[0]), labels] = 1.0
     utilities = np.empty((candidates.shape[0], num_classes))
     block = max(1, _BLOCK_ELEMENTS // max(private.shape[0], 1))
@@ -158,12 +180,14 @@ def public_prototype_indices(
 
 
 def mean_budget_split(rho: float, steps: int, count_share: float) -> tuple[float, list[float]]:
-    """Split a class's zCDP budget: (count's rho, CoinPress steps' rhos); they sum to ``rho``.
+    """Split a class's zCDP budget: (count's rho, CoinPress steps' rhos) summing to <= ``rho``.
 
     One step needs no count (cosine similarity ignores the prototype's length, and with one step
     the direction of the noisy sum is the prototype), so it gets everything. With more steps the
     count gets ``count_share`` and the steps share the rest: the last (clipping closest to the
-    mean) three quarters, the earlier ones equal parts of the remaining quarter.
+    mean) three quarters, the earlier ones equal parts of the remaining quarter. The last part
+    is lowered by units in the last place where rounding would make :func:`total_rho` of the
+    parts exceed ``rho``.
 
     >>> mean_budget_split(1.0, 1, 0.1)
     (0.0, [1.0])
@@ -178,7 +202,19 @@ def mean_budget_split(rho: float, steps: int, count_share: float) -> tuple[float
     count_rho = count_share * rho
     rest = rho - count_rho
     early = [rest / (4 * (steps - 1))] * (steps - 1)
-    return count_rho, [*early, rest * 3 / 4]
+    last = rest * 3 / 4
+    while total_rho(count_rho, [*early, last]) > rho:
+        last = math.nextafter(last, 0.0)
+    return count_rho, [*early, last]
+
+
+def total_rho(count_rho: float, step_rhos: Sequence[float]) -> float:
+    """A class's zCDP: the sum of its count's and steps' rhos (zCDP composes by addition).
+
+    >>> total_rho(0.2, [0.1, 0.1, 0.6000000000000001])
+    1.0
+    """
+    return math.fsum([count_rho, *step_rhos])
 
 
 @dataclass(frozen=True)
@@ -198,7 +234,7 @@ class MeanRelease:
     @property
     def rho(self) -> float:
         """Each class's total zCDP budget (counts plus steps); parallel over classes."""
-        return self.count_rho + sum(self.step_rhos)
+        return total_rho(self.count_rho, self.step_rhos)
 
 
 def private_class_means(

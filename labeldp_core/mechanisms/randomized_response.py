@@ -6,6 +6,8 @@ every output o, P(o | a) <= e^epsilon P(o | b), which is exactly epsilon-label-D
 
 import numpy as np
 
+from labeldp_core.mechanisms.noise_plans import rr_plan
+from labeldp_core.mechanisms.secure_noise import Source
 from labeldp_core.validation import check_epsilon, check_labels, check_num_classes, check_rng
 
 __all__ = [
@@ -44,24 +46,39 @@ def transition_matrix(epsilon: float, num_classes: int) -> np.ndarray:
 
 
 def randomized_response(
-    labels: np.ndarray, epsilon: float, num_classes: int, rng: np.random.Generator
+    labels: np.ndarray,
+    epsilon: float,
+    num_classes: int,
+    rng: np.random.Generator,
+    *,
+    noise: str = "float",
+    source: Source | None = None,
 ) -> np.ndarray:
     """Release every label through K-ary randomized response, vectorised over the array.
+
+    The coins are the exact rational ones of :func:`~labeldp_core.mechanisms.noise_plans.rr_plan`
+    (keep : each other label = D : m <= e^epsilon), so the release spends that plan's
+    ``epsilon_spent``, at most ``epsilon``.
 
     Args:
         labels: 1-D integer class indices in 0..K-1.
         epsilon: the label-DP budget; each label is released once with this budget.
         num_classes: K, the number of classes.
-        rng: the source of randomness.
+        rng: the source of randomness in ``float`` mode.
+        noise: ``float`` (coins from ``rng``) or ``secure`` (coins from os.urandom).
+        source: where secure coins draw their bits; os.urandom if None (SeededSource: tests).
 
     Returns:
         An int64 array of released labels, same shape as ``labels``.
     """
     num_classes = check_num_classes(num_classes)
     labels = check_labels(labels, num_classes)
-    check_rng(rng)
-    keep = rng.random(labels.shape[0]) < keep_probability(epsilon, num_classes)
+    plan = rr_plan(epsilon, num_classes, noise)
+    if not plan.secure:
+        check_rng(rng)
+    size = labels.shape[0]
+    keep = plan.keep(np.full(size, num_classes), rng, source)
     # A uniform draw from the K-1 other labels: draw from 0..K-2 and skip over the true label.
-    other = rng.integers(0, num_classes - 1, size=labels.shape[0])
+    other = plan.below(np.full(size, num_classes - 1), rng, source)
     other += other >= labels
     return np.where(keep, labels, other)

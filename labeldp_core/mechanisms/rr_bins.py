@@ -24,6 +24,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from labeldp_core.errors import InvalidInputError
+from labeldp_core.mechanisms.noise_plans import rr_plan
+from labeldp_core.mechanisms.secure_noise import Source, check_noise
 from labeldp_core.validation import check_epsilon, check_positive, check_real_array
 
 __all__ = [
@@ -63,9 +65,15 @@ class RRBins:
 
 
 def rr_bins_epsilon(num_bins: int, epsilon: float) -> float:
-    """Exact privacy loss of RR over ``num_bins`` indices at ``epsilon``: ε, or 0 for one bin."""
+    """Privacy loss of RR over ``num_bins`` indices at ``epsilon``: its coins' ε, or 0 for one bin.
+
+    The coins are :func:`~labeldp_core.mechanisms.noise_plans.rr_plan`'s, whose exact ratio
+    D/m spends ``epsilon_spent`` <= ``epsilon``.
+    """
     epsilon = check_epsilon(epsilon)
-    return epsilon if check_positive(num_bins, "num_bins", integer=True) >= 2 else 0.0
+    if check_positive(num_bins, "num_bins", integer=True) < 2:
+        return 0.0
+    return rr_plan(epsilon, int(num_bins)).epsilon_spent
 
 
 def transition_probabilities(bins: RRBins) -> np.ndarray:
@@ -165,18 +173,28 @@ def _interval_costs(
 # --- release function -------------------------------------------------------------------------
 
 
-def rr_on_bins(values: np.ndarray, bins: RRBins, rng: np.random.Generator) -> np.ndarray:
+def rr_on_bins(
+    values: np.ndarray,
+    bins: RRBins,
+    rng: np.random.Generator,
+    *,
+    noise: str = "float",
+    source: Source | None = None,
+) -> np.ndarray:
     """Release every value through RR-on-bins at ``bins.epsilon``, vectorised.
 
     Args:
         values: 1-D label values, each one of ``bins.values``.
         bins: the map, usually from :func:`optimal_bins`.
-        rng: the source of randomness.
+        rng: the source of randomness in ``float`` mode.
+        noise: ``float`` (coins from ``rng``) or ``secure`` (every coin from os.urandom).
+        source: where secure coins draw their bits; os.urandom if None (SeededSource: tests).
 
     Returns:
         A float64 array of released output values, same shape as ``values``.
     """
     bins = _check_bins(bins)
+    check_noise(noise)
     array = check_real_array(values, "values")
     if array.ndim != 1 or array.size == 0:
         raise InvalidInputError(f"values must be a non-empty 1-D array, got shape {array.shape}")
@@ -190,8 +208,9 @@ def rr_on_bins(values: np.ndarray, bins: RRBins, rng: np.random.Generator) -> np
     index = bins.bin_of_value[position]
     m = bins.num_bins
     if m > 1:
-        keep = rng.random(array.shape[0]) < 1.0 / (1.0 + (m - 1) * np.exp(-bins.epsilon))
-        other = rng.integers(0, m - 1, size=array.shape[0])
+        plan = rr_plan(bins.epsilon, m, noise)
+        keep = plan.keep(np.full(array.shape[0], m), rng, source)
+        other = plan.below(np.full(array.shape[0], m - 1), rng, source)
         other += other >= index
         index = np.where(keep, index, other)
     return bins.outputs[index]

@@ -20,6 +20,8 @@ from functools import cache
 import numpy as np
 
 from labeldp_core.errors import InvalidInputError
+from labeldp_core.mechanisms.noise_plans import rr_plan
+from labeldp_core.mechanisms.secure_noise import Source
 from labeldp_core.validation import check_epsilon, check_labels, check_rng
 
 __all__ = [
@@ -223,23 +225,35 @@ def output_probabilities(priors: np.ndarray, labels: np.ndarray, epsilon: float)
 
 
 def rr_with_prior(
-    labels: np.ndarray, priors: np.ndarray, epsilon: float, rng: np.random.Generator
+    labels: np.ndarray,
+    priors: np.ndarray,
+    epsilon: float,
+    rng: np.random.Generator,
+    *,
+    noise: str = "float",
+    source: Source | None = None,
 ) -> np.ndarray:
     """Release every label by randomized response restricted to its prior's top-k* labels.
 
-    Vectorised over examples: no Python loop over the n rows.
+    Vectorised over examples: no Python loop over the n rows. The coins are the exact rational
+    ones of :func:`~labeldp_core.mechanisms.noise_plans.rr_plan`, so the release spends that
+    plan's ``epsilon_spent`` (at most ``epsilon``).
 
     Args:
         labels: 1-D integer class indices in 0..K-1.
         priors: (n, K) prior rows, each summing to 1; row i must not depend on label i.
         epsilon: the label-DP budget of this release.
-        rng: the source of randomness.
+        rng: the source of randomness in ``float`` mode.
+        noise: ``float`` (coins from ``rng``) or ``secure`` (every coin from os.urandom).
+        source: where secure coins draw their bits; os.urandom if None (SeededSource: tests).
 
     Returns:
         An int64 array of released labels, same shape as ``labels``.
     """
     labels, columns = _check_inputs(labels, priors)
-    check_rng(rng)
+    plan = rr_plan(epsilon, columns.shape[0], noise)
+    if not plan.secure:
+        check_rng(rng)
     sizes, in_set = _top_sets(columns, epsilon)
     examples = np.arange(labels.shape[0])
     # Becomes members[j, i]: the set members among labels 0..j (the smallest dtype holding K).
@@ -248,10 +262,10 @@ def rr_with_prior(
         members[label] += members[label - 1]
     true_in_set = in_set[labels, examples]
     true_member = members[labels, examples].astype(np.int64) - 1  # its index among the members
-    keep = rng.random(labels.shape[0]) < set_keep_probability(sizes, epsilon)
+    keep = plan.keep(sizes, rng, source)
     # One uniform draw per example: for a true label in the set, an index among the k*-1 other
     # members (the true label's index skipped), used if it is not kept; else any of the k*.
-    chosen = rng.integers(0, np.where(true_in_set, np.maximum(sizes - 1, 1), sizes))
+    chosen = plan.below(np.where(true_in_set, np.maximum(sizes - 1, 1), sizes), rng, source)
     chosen += true_in_set & (chosen >= true_member)
     np.copyto(chosen, true_member, where=true_in_set & keep)
     # The released label is the first whose running member count exceeds the chosen index,

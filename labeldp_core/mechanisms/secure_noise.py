@@ -19,6 +19,7 @@ the epsilon actually guaranteed, :func:`guaranteed_epsilon`, is at most the one 
 
 import math
 import os
+from decimal import Decimal
 from fractions import Fraction
 
 import numpy as np
@@ -38,13 +39,16 @@ __all__ = [
     "bernoulli_exp",
     "check_noise",
     "discrete_gaussian",
+    "discrete_gaussian_of_variance",
     "discrete_gaussian_pmf",
     "discrete_laplace",
+    "float_at_least",
     "guaranteed_epsilon",
     "rational_at_least",
     "rational_scale",
     "rational_variance",
     "uniform_below",
+    "uniform_doubles",
 ]
 
 #: Scales are rounded *up* to a fraction with at most this denominator (more noise, never less).
@@ -122,16 +126,29 @@ def rational_scale(sensitivity: float, epsilon: float) -> Fraction:
     return scale
 
 
+def float_at_least(value: Fraction | Decimal) -> float:
+    """The smallest double that is >= ``value``: an exact rational or decimal rounded *up*.
+
+    >>> float_at_least(Fraction(1, 3)) >= Fraction(1, 3) > float_at_least(Fraction(1, 3)) - 1e-16
+    True
+    """
+    nearest = float(value)
+    if Fraction(nearest) < Fraction(value):
+        nearest = math.nextafter(nearest, math.inf)
+    return nearest
+
+
 def guaranteed_epsilon(sensitivity: float, scale: Fraction) -> float:
     """The epsilon that discrete Laplace noise of ``scale`` guarantees for ``sensitivity``: Δ/scale.
 
-    Computed exactly as a fraction and rounded to the nearest double once, so for a scale from
-    :func:`rational_scale` it is never above the epsilon that was asked for.
+    Computed exactly as a fraction and rounded *up* to a double, so the figure is never below
+    the true loss, and for a scale from :func:`rational_scale` it is at most the epsilon asked
+    for (the scale was rounded up, which leaves room far beyond one unit in the last place).
 
     >>> guaranteed_epsilon(2, rational_scale(2, 0.3))
-    0.2999850007499625
+    0.29998500074996254
     """
-    return float(Fraction(sensitivity) / Fraction(scale))
+    return float_at_least(Fraction(sensitivity) / Fraction(scale))
 
 
 def rational_variance(sigma: float) -> Fraction:
@@ -341,9 +358,19 @@ def discrete_gaussian(sigma: float, size: int, source: Source | None = None) -> 
     ``sigma^2`` is rounded up by :func:`rational_variance`; that rounded variance is the one the
     draws have, and the one a privacy analysis should use.
     """
-    variance = rational_variance(sigma)
+    return discrete_gaussian_of_variance(rational_variance(sigma), size, source)
+
+
+def discrete_gaussian_of_variance(
+    variance: Fraction, size: int, source: Source | None = None
+) -> np.ndarray:
+    """``size`` exact draws of the discrete Gaussian whose sigma^2 is the fraction ``variance``.
+
+    ``variance`` must come from :func:`rational_variance`, which keeps the sampler's integers
+    inside int64.
+    """
     source = source or SecureSource()
-    return _collect(lambda n: _discrete_gaussian_batch(variance, n, source), size)
+    return _collect(lambda n: _discrete_gaussian_batch(Fraction(variance), n, source), size)
 
 
 def discrete_gaussian_pmf(values: np.ndarray, sigma: float, support: int = 10_000) -> np.ndarray:
@@ -356,12 +383,23 @@ def discrete_gaussian_pmf(values: np.ndarray, sigma: float, support: int = 10_00
 # --- post-processing of integer noisy values ---------------------------------------------------
 
 
-def argmax_random_ties(values: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+def argmax_random_ties(
+    values: np.ndarray, rng: np.random.Generator | None = None, source: Source | None = None
+) -> np.ndarray:
     """Index of each row's largest value, ties broken uniformly at random.
 
     Integer noise makes ties common, and ``np.argmax`` would hand every tie to the smallest
-    index. The random choice does not look at the data, so it is free post-processing.
+    index. The random choice does not look at the data, so it is free post-processing. Its
+    coins come from ``rng`` if given, else from ``source`` (os.urandom if None), so a secure
+    release draws nothing from a seeded generator.
     """
     values = np.asarray(values)
     tied = values == values.max(axis=1, keepdims=True)
-    return np.where(tied, rng.random(values.shape), -1.0).argmax(axis=1)
+    coins = rng.random(values.shape) if rng is not None else uniform_doubles(values.shape, source)
+    return np.where(tied, coins, -1.0).argmax(axis=1)
+
+
+def uniform_doubles(shape: tuple[int, ...], source: Source | None = None) -> np.ndarray:
+    """Uniform doubles in [0, 1) on the grid of 2^-53, from 53 bits of ``source`` (os.urandom)."""
+    words = (source or SecureSource()).words(int(np.prod(shape)))
+    return ((words >> np.uint64(11)).astype(np.float64) * 2.0**-53).reshape(shape)

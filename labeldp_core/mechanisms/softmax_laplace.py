@@ -13,7 +13,8 @@ import numpy as np
 
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.mechanisms.laplace import epsilon_for_noise, laplace_scale
-from labeldp_core.validation import check_epsilon, check_real_array
+from labeldp_core.mechanisms.noise_plans import laplace_plan
+from labeldp_core.validation import check_real_array
 
 __all__ = [
     "PROBABILITY_SENSITIVITY",
@@ -59,7 +60,8 @@ def laplace_outputs(
         rng: the source of randomness.
 
     Returns:
-        ``(n, K)`` float64 noisy vectors (not clamped: post-process them as needed, for free).
+        ``(n, K)`` float64 noisy vectors (not clamped: post-process them as needed, for free);
+        the noise is ``laplace_plan(2, epsilon)``'s, which spends its ``epsilon_spent``.
     """
     array = check_real_array(probabilities, "probabilities")
     if array.ndim != 2 or array.shape[0] == 0 or array.shape[1] < 2:
@@ -71,5 +73,5 @@ def laplace_outputs(
         raise InvalidInputError(
             "each row must sum to one (the 2/ε scale relies on it); apply a softmax first"
         )
-    scale = laplace_scale(PROBABILITY_SENSITIVITY, check_epsilon(epsilon))
-    return array / sums + rng.laplace(0.0, scale, size=array.shape)
+    plan = laplace_plan(PROBABILITY_SENSITIVITY, epsilon)
+    return array / sums + plan.continuous(array.shape, rng)

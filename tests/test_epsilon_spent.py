@@ -1,0 +1,165 @@
+"""Every run's reported epsilon, end to end: never above the ask, and what its report says.
+
+Training is replaced by a model that predicts nothing (uniform softmax): these tests are about the
+accounting and the release, so every mechanism runs in milliseconds at dozens of epsilons.
+"""
+
+from collections.abc import Iterator
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from torch import nn
+
+from labeldp_core.cache import ResultCache
+from labeldp_core.experiments import MECHANISMS, make_config, run
+from labeldp_core.experiments import context as context_module
+from labeldp_core.experiments import pate as pate_experiment
+from labeldp_core.experiments.diagnostics import DIAGNOSTICS_NOTE, lookup_path
+from labeldp_core.training import TrainOutcome
+
+pytestmark = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+
+#: The label- and output-level mechanisms: pure epsilon (PATE: the (epsilon, delta) it calibrates).
+UNITS = ("label", "output")
+PURE = [m for m, spec in MECHANISMS.items() if spec.privacy_unit in UNITS]
+SECURE = [m for m, spec in MECHANISMS.items() if "noise" in spec.settings]
+#: Epsilons of a 0.05 grid where sensitivity / (sensitivity / epsilon) is above epsilon.
+OVERSPENT = [e for e in (round(0.05 * i, 2) for i in range(1, 200)) if 2.0 / (2.0 / e) > e]
+SMALL = {
+    "pate": {"teachers": 5, "queries": 40},
+    "rr-prior": {"clusters": 5},
+}
+
+
+class _Blank(nn.Module):
+    """Predicts zero logits for every class (a uniform softmax), whatever the input."""
+
+    def __init__(self, outputs: int) -> None:
+        super().__init__()
+        self.outputs = outputs
+
+    def forward(self, images):
+        return images.new_zeros((images.shape[0], self.outputs))
+
+
+def _blank_outcome(outputs: int) -> TrainOutcome:
+    return TrainOutcome(_Blank(outputs), (0.5,))
+
+
+@pytest.fixture(scope="module")
+def fast_runs(tmp_path_factory) -> Iterator[ResultCache]:
+    """No training anywhere: runs release, account and report; one cache for the module."""
+    with pytest.MonkeyPatch.context() as patch:
+
+        def train(ctx, targets, **kwargs):
+            return _blank_outcome(1 if ctx.task == "regression" else ctx.dataset.num_classes)
+
+        def votes(x_train, y_train, shards, queries, num_classes, *args):
+            shifted = np.random.default_rng(0).integers(0, num_classes, (len(shards), len(queries)))
+            return shifted.astype(np.int64)
+
+        patch.setattr(context_module.RunContext, "train", train)
+        patch.setattr(pate_experiment, "ensemble_votes", votes)
+        patch.setattr(pate_experiment, "train_classifier",
+                      lambda *args, **kwargs: _blank_outcome(args[4]))  # fmt: skip
+        cache = ResultCache(tmp_path_factory.mktemp("fast-runs"))
+        yield cache
+        cache.close()
+
+
+def _run(cache: ResultCache, mechanism: str, epsilon: float, **extra):
+    settings = {"model": "logistic"} | SMALL.get(mechanism, {}) | extra
+    return run(make_config(mechanism, "digits", epsilon, epochs=1, settings=settings), cache)
+
+
+@pytest.mark.parametrize("mechanism", PURE)
+def test_no_run_spends_more_than_asked_on_the_grid_where_floats_overspent(fast_runs, mechanism):
+    for epsilon in OVERSPENT:
+        result = _run(fast_runs, mechanism, epsilon)
+        assert result.epsilon_spent <= epsilon, (mechanism, epsilon, result.epsilon_spent)
+
+
+@pytest.mark.parametrize("mechanism", PURE)
+@settings(max_examples=12)
+@given(epsilon=st.floats(min_value=0.05, max_value=30.0))
+def test_no_run_spends_more_than_asked_at_any_epsilon(fast_runs, mechanism, epsilon):
+    assert _run(fast_runs, mechanism, epsilon).epsilon_spent <= epsilon
+
+
+@pytest.mark.parametrize("mechanism", SECURE)
+def test_secure_runs_draw_nothing_from_the_seeded_generator(fast_runs, monkeypatch, mechanism):
+    # The run's seeded generator is the only seeded source a release could use; in secure mode
+    # its state must not move, and two runs with one seed must release different things.
+    generators = []
+
+    def rng(ctx):
+        generators.append(np.random.default_rng([ctx.config.seed, 0x1ABE1]))
+        return generators[-1]
+
+    monkeypatch.setattr(context_module.RunContext, "rng", property(rng))
+    histogram = mechanism in ("alibi", "rr-bins")
+    extra = {"noise": "secure"} | ({"prior": "histogram"} if histogram else {})
+    first = _run(fast_runs, mechanism, 0.5, **extra)
+    untouched = np.random.default_rng([0, 0x1ABE1]).bit_generator.state
+    assert all(g.bit_generator.state == untouched for g in generators), mechanism
+    sources = first.details["random_draws"]
+    released = [step for step, source in sources.items() if "os.urandom" in source]
+    assert released and first.details["noise_source"].startswith("os.urandom")
+
+
+def _released(result) -> object:
+    """What a run released, as far as its result shows it (for two-runs comparisons)."""
+    details = result.details
+    for key in ("released", "confusion", "noisy_counts"):
+        if details.get(key):
+            return details[key]
+    return (details.get("label_mse"), result.label_accuracy)
+
+
+@pytest.mark.parametrize("mechanism", ["rr", "rr-prior", "rr-bins", "laplace", "pate"])
+def test_two_secure_runs_with_one_seed_release_different_labels(tmp_path, fast_runs, mechanism):
+    results = [
+        _run(ResultCache(tmp_path / str(i)), mechanism, 1.0, noise="secure") for i in range(2)
+    ]
+    assert _released(results[0]) != _released(results[1])
+
+
+@pytest.mark.parametrize("mechanism", list(MECHANISMS))
+def test_noise_secure_is_refused_with_a_reason_where_it_cannot_be_met(mechanism):
+    spec = MECHANISMS[mechanism]
+    if "noise" in spec.settings:
+        assert make_config(mechanism, "digits", 1.0, settings={"noise": "secure"})
+        return
+    assert spec.no_secure_noise, f"{mechanism} needs a reason to refuse noise=secure"
+    with pytest.raises(ValueError, match=f"cannot use noise=secure: {spec.no_secure_noise}"):
+        make_config(mechanism, "digits", 1.0, settings={"noise": "secure"})
+    assert make_config(mechanism, "digits", 1.0, settings={"noise": "float"}) == make_config(
+        mechanism, "digits", 1.0
+    )
+
+
+#: Figures the review found shown without a warning, by mechanism: they must be diagnostics.
+NAMED_DIAGNOSTICS = {
+    "rr": ["flip_rate", "label_accuracy", "details.confusion"],
+    "rr-prior": ["flip_rate", "details.confusion", "details.prior_true_mass_counts"],
+    "lp-2st": ["flip_rate", "details.confusion", "details.prior_true_mass_counts"],
+    "laplace": ["flip_rate", "details.argmax_accuracy"],
+    "alibi": ["flip_rate", "details.posterior_argmax_accuracy"],
+    "rr-bins": ["details.label_mse", "details.expected_label_mse"],
+    "laplace-regression": ["details.label_mse"],
+    "softmax-laplace": ["test_accuracy", "details.argmax_agreement"],
+    "pate": ["details.epsilon_data_dependent", "details.teacher_accuracy", "details.true_labels"],
+}
+
+
+@pytest.mark.parametrize("mechanism", list(NAMED_DIAGNOSTICS))
+def test_statistics_of_private_labels_are_marked_as_diagnostics(fast_runs, mechanism):
+    data = _run(fast_runs, mechanism, 1.0).to_dict()
+    marker = data["diagnostics"]
+    assert marker["private"] is False and marker["note"] == DIAGNOSTICS_NOTE
+    assert set(NAMED_DIAGNOSTICS[mechanism]) <= set(marker["keys"])
+    assert all(lookup_path(data, path)[0] for path in marker["keys"])
+    # What the guarantee covers is never listed as a diagnostic.
+    assert not {"epsilon_spent", "details.released", "details.noisy_counts"} & set(marker["keys"])
