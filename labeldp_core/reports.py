@@ -8,6 +8,7 @@ from typing import Any
 import plotly.graph_objects as go
 
 from labeldp_core import __version__
+from labeldp_core.experiments.diagnostics import diagnostics_sentence
 from labeldp_core.experiments.spec import RunResult
 
 __all__ = ["PRIVACY_UNITS", "html_report", "result_rows"]
@@ -42,6 +43,14 @@ def result_rows(results: Sequence[RunResult]) -> list[dict[str, Any]]:
             row["flip_rate"] = result.flip_rate
         rows.append(row)
     return rows
+
+
+def _diagnostic_paths(results: Sequence[RunResult]) -> list[str]:
+    """The diagnostics of the results that a report's table shows (top-level figures)."""
+    shown = {"flip_rate", "baseline_test_accuracy", "baseline_test_mse", "test_accuracy"}
+    return [
+        path for r in results if r.diagnostics for path in r.diagnostics["keys"] if path in shown
+    ]
 
 
 def _table(rows: list[dict[str, Any]]) -> str:
@@ -102,6 +111,7 @@ figcaption {{ color: #555; margin-bottom: 2em; }}
 <p>epsilon_spent and delta are what the accounting computed for each run, not the budget asked
 for. Numbers for different privacy units are not directly comparable:</p><ul>{unit_text}</ul>
 {_table(result_rows(results))}
+<p>{html.escape(diagnostics_sentence(_diagnostic_paths(results)))}</p>
 <p><small>labeldp explorer {html.escape(__version__)}, {made}</small></p>
 </body></html>
 """

@@ -59,9 +59,9 @@ st.caption(
     "Each line is the mean over seeds at the ε its accounting computed (ε spent, under the "
     "mechanism's own neighbouring relation); the shaded band spans the lowest to the highest "
     "seed. The legend says which guarantees carry a δ: DP-SGD, PATE and DPPL-Mean are (ε, δ)-DP. "
-    "DPPL-Mean turns the ε asked into ρ = ε²/2 zCDP and is drawn at the (ε, δ) that ρ converts "
-    "to (ρ + 2√(ρ ln(1/δ))), well to the right of the ε asked. The green dashed line is the same "
-    "model trained on the true labels. " + status_sentence(absent)
+    "DPPL-Mean calibrates its zCDP ρ so that the (ε, δ) it converts to, ρ + 2√(ρ ln(1/δ)), is "
+    "at most the ε asked. The green dashed line is the same model trained on the true labels "
+    "(a diagnostic, not private). " + status_sentence(absent)
 )
 
 st.subheader(f"The numbers at every ε ({controls.dataset})")

@@ -12,7 +12,14 @@ from labeldp_core.plots.dppl import MECHANISM_NAMES
 from ui.controls import current_controls, epsilon_control
 from ui.dppl import DPPL_MECHANISMS, dpsgd_comparison, encoder_model, unique
 from ui.export import chart
-from ui.results import configs_for, point, reported_errors, run_with_progress, stored_many
+from ui.results import (
+    configs_for,
+    diagnostics_caption,
+    point,
+    reported_errors,
+    run_with_progress,
+    stored_many,
+)
 
 #: The demo grid, so that `python -m labeldp_core warm` fills this page's curves.
 SWEEP_EPSILONS = list(demo_epsilons("dppl-public"))
@@ -72,11 +79,12 @@ else:
     spent = f"{result.epsilon_spent:.3g}" + (f", δ={result.delta:g}" if result.delta else "")
     cols[2].metric("ε spent (example, add/remove)", spent)
     cols[3].metric("Private training examples", f"{result.n_train:,}")
+    st.caption(f"**What ε covers:** {details['guarantee_scope']}.")
     with st.expander("How the budget is spent"):
         st.write(details["composition"])
         if "epsilon_meaning" in details:
             st.write(details["epsilon_meaning"])
-        st.caption(details["diagnostics_note"])
+    diagnostics_caption(st, [result])
     chart(
         st,
         plots.per_class_accuracy_bars(
@@ -106,14 +114,16 @@ else:
         best = np.asarray(details["baseline_prototype_train_indices"])
         k = chosen.shape[1]
         images = data.x_train[np.concatenate([chosen, best], axis=1)][:, :, 0]
-        titles = [f"DP pick {i + 1}" for i in range(k)] + [f"best {i + 1}" for i in range(k)]
+        # The DP set is unordered (listed by candidate index); the best are ranked by utility.
+        titles = ["DP set"] * k + [f"best {i + 1}" for i in range(k)]
         chart(st, plots.prototype_mosaic(images, data.class_names, titles), key="mosaic")
         st.caption(
             f"Left: the public image{'s' if k > 1 else ''} the exponential mechanism picked for "
             f"each class at ε = {epsilon:g}; right: the highest-utility candidate"
-            f"{'s' if k > 1 else ''}, what it would pick without privacy. Releasing a public image "
-            "reveals nothing beyond which one was picked; at small ε the picks drift to images "
-            "that merely resemble the class."
+            f"{'s' if k > 1 else ''}, what it would pick without privacy (a diagnostic, not "
+            "private). Releasing a public image reveals nothing beyond which one was picked, and "
+            "a set of picks is shown in candidate order, which says nothing about which pick "
+            "scored best; at small ε the picks drift to images that merely resemble the class."
         )
 
 st.subheader("Accuracy vs ε")
@@ -130,7 +140,7 @@ view = right.radio(
     bind="query-params", horizontal=True,
 )  # fmt: skip
 x_axis = right.radio(
-    "x axis", ["ε asked for", "ε spent"], key="dppl_x", bind="query-params", horizontal=True
+    "x axis", ["ε spent", "ε asked for"], key="dppl_x", bind="query-params", horizontal=True
 )
 with reported_errors():
     configs = [
@@ -171,8 +181,8 @@ chart(
 st.caption(
     "A line per mechanism (colour) and imbalance ratio (dash); the dotted line is the encoder's "
     "own classifier, trained on the public part alone, which spends no privacy at all. "
-    "DPPL-Public and Top-K are pure ε-DP; DPPL-Mean runs at ρ = ε²/2 zCDP, which is only "
-    "(ε′, δ)-DP with a larger ε′: switch the x axis to 'ε spent' to see its curve move right. "
+    "DPPL-Public and Top-K are pure ε-DP; DPPL-Mean's zCDP ρ is calibrated so that its "
+    "(ε, δ)-DP guarantee at δ = 1e-5 is at most the ε asked for. "
     + (f"{len(absent)} points are not computed yet; the button computes and caches each one."
        if absent else "Every point of these curves is cached.")
 )  # fmt: skip

@@ -5,6 +5,7 @@ import streamlit as st
 from labeldp_core import plots
 from labeldp_core.accounting import calibrate_noise_multiplier
 from labeldp_core.accounting.dpsgd import sampling_schedule
+from labeldp_core.accounting.units import EXAMPLE_TO_LABEL
 from labeldp_core.data import DATASETS, load_dataset
 from labeldp_core.errors import LabelDPError
 from labeldp_core.experiments import MECHANISMS, make_config
@@ -21,7 +22,7 @@ SWEEP_EPSILONS = list(demo_epsilons("dpsgd"))
 UNITS_SENTENCE = (
     "DP-SGD protects whole examples (image and label; add/remove one example) while label DP "
     "protects only labels (replace-one label), so the numbers are not directly comparable: "
-    "DP-SGD's ε also covers the image, but for a changed label it only promises 2ε."
+    "DP-SGD's ε also covers the image. " + EXAMPLE_TO_LABEL
 )
 
 

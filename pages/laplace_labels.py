@@ -20,10 +20,10 @@ from labeldp_core.mechanisms import (
 )
 from labeldp_core.mechanisms.noise_plans import laplace_plan
 from labeldp_core.mechanisms.rr_bins import RRBins
-from labeldp_core.mechanisms.secure_noise import NOISE_KINDS, SeededSource
-from ui.controls import current_controls, epsilon_control
+from labeldp_core.mechanisms.secure_noise import SeededSource
+from ui.controls import current_controls, epsilon_control, noise_control
 from ui.export import chart
-from ui.results import configs_for, reported_errors, stored_many
+from ui.results import configs_for, diagnostics_caption, reported_errors, stored_many
 from ui.sweeps import compute_button, status_sentence
 
 #: The demo grid, so that `python -m labeldp_core warm` fills this page's curves.
@@ -59,12 +59,7 @@ prior_share = middle.number_input(
     "Share of ε spent on the histogram", min_value=0.01, max_value=0.9, value=0.1, step=0.05,
     key="prior_share", bind="query-params", disabled=prior_kind == "uniform",
 )  # fmt: skip
-noise = right.selectbox(
-    "Noise", NOISE_KINDS, key="noise", bind="query-params",
-    help="float: NumPy's floating-point Laplace noise (seeded); secure: exact discrete Laplace "
-    "noise on the integer labels, vectors and counts, drawn from os.urandom (see the Laplace "
-    "noise page)",
-)  # fmt: skip
+noise = noise_control(right)
 prior_settings = {"prior": prior_kind, "prior_share": float(prior_share)}
 noise_settings = {"noise": noise}
 epsilons = sorted(set(SWEEP_EPSILONS) | {epsilon})
@@ -147,6 +142,7 @@ if at_epsilon:
     st.markdown(f"**At ε = {epsilon:g}** (label accuracy: mean probability the target gives "
                 "the true label)")  # fmt: skip
     st.dataframe(at_epsilon, hide_index=True, key="accuracy_table")
+diagnostics_caption(st, found)
 
 st.subheader("Regression: test MSE vs ε")
 with reported_errors():

@@ -14,7 +14,13 @@ from labeldp_core.mechanisms import (
 )
 from ui.controls import current_controls, epsilon_control
 from ui.export import chart
-from ui.results import configs_for, reported_errors, run_with_progress, stored_many
+from ui.results import (
+    configs_for,
+    diagnostics_caption,
+    reported_errors,
+    run_with_progress,
+    stored_many,
+)
 from ui.sweeps import compute_button, status_sentence
 
 #: The demo grid, so that `python -m labeldp_core warm` fills this page's curves.
@@ -53,6 +59,7 @@ if current is not None:
     cols[2].metric("Calinski-Harabasz, noisy", f"{ch:.1f}",
                    f"{ch - d['calinski_harabasz_clean']:+.1f} vs clean")  # fmt: skip
     cols[3].metric("ε spent (per output vector)", f"{current.epsilon_spent:g}")
+    diagnostics_caption(st, [current])
 
 chart(st, plots.cluster_metrics_vs_epsilon(found, epsilon), key="metrics")
 st.caption(

@@ -7,8 +7,7 @@ from labeldp_core.accounting import AGGREGATORS
 from labeldp_core.experiments import make_config
 from labeldp_core.experiments.demo import demo_epsilons
 from labeldp_core.experiments.pate import PRIVACY_STATEMENT
-from labeldp_core.mechanisms.secure_noise import NOISE_KINDS
-from ui.controls import current_controls, epsilon_control
+from ui.controls import current_controls, epsilon_control, noise_control
 from ui.export import chart
 from ui.results import configs_for, point, reported_errors, run_with_progress, stored_many
 
@@ -46,12 +45,9 @@ teacher_model = sidebar.selectbox(
 teacher_epochs = sidebar.selectbox(
     "Teacher epochs", TEACHER_EPOCH_CHOICES, index=4, key="teacher_epochs", bind="query-params"
 )
-noise_mode = sidebar.selectbox(
-    "Noise", NOISE_KINDS, key="noise", bind="query-params",
-    help="float: NumPy's floating-point noise (seeded); secure: exact discrete Laplace / "
-    "discrete Gaussian noise on the integer vote counts, from os.urandom (see the Laplace noise "
-    "page). The teachers' votes are shared, so switching only re-aggregates and retrains.",
-)  # fmt: skip
+noise_mode = noise_control(
+    sidebar, "The teachers' votes are shared, so switching only re-aggregates and retrains."
+)
 settings = controls.settings | {
     "aggregator": aggregator, "teachers": teachers, "queries": queries,
     "teacher_model": teacher_model, "teacher_epochs": int(teacher_epochs), "noise": noise_mode,
@@ -187,6 +183,8 @@ right.caption(
     f"At the noise calibrated for {details['queries']} queries, the data-independent ε grows "
     "with every query whatever the votes; the data-dependent bound charges agreed queries less. "
     "Fewer queries or more teachers (a wider margin for the same noise) are the levers."
+    + (f" The dotted curve: {details['answered_only_scope']}" if "answered_only_scope" in details
+       else "")
 )
 
 st.subheader("Student test accuracy vs ε")

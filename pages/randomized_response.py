@@ -7,9 +7,9 @@ from labeldp_core.data import DATASETS, load_dataset
 from labeldp_core.experiments import make_config
 from labeldp_core.experiments.demo import demo_epsilons
 from labeldp_core.mechanisms import expected_flip_rate
-from ui.controls import current_controls, epsilon_control
+from ui.controls import current_controls, epsilon_control, noise_control
 from ui.export import chart
-from ui.results import configs_for, point, reported_errors, stored_many
+from ui.results import configs_for, diagnostics_caption, point, reported_errors, stored_many
 from ui.sweeps import compute_button, status_sentence
 
 #: The demo grid, so that `python -m labeldp_core warm` fills this page's curves.
@@ -25,9 +25,10 @@ st.markdown(
     "(replace-one neighbours), and so is any model trained on them."
 )
 
+settings = controls.settings | {"noise": noise_control()}
 with reported_errors():
     config = make_config("rr", controls.dataset, epsilon, controls.seed, controls.epochs,
-                         controls.settings)  # fmt: skip
+                         settings)  # fmt: skip
     result = point(
         config, f"Compute ε = {epsilon:g} on {controls.dataset}", "Training on released labels"
     )
@@ -74,11 +75,12 @@ else:
     )
     cols[2].metric("ε spent (label, replace-one)", f"{result.epsilon_spent:g}")
     cols[3].metric("Training labels", f"{result.n_train:,}")
+    diagnostics_caption(st, [result])
 
 st.subheader("Test accuracy vs ε")
 with reported_errors():
     configs = configs_for("rr", controls.dataset, SWEEP_EPSILONS, [controls.seed],
-                          controls.epochs, controls.settings)  # fmt: skip
+                          controls.epochs, settings)  # fmt: skip
     found, absent = stored_many(configs)
     compute_button(absent, "Run sweep", key="run_sweep")
 baseline = next((r.baseline_test_accuracy for r in found), None)

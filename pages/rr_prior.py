@@ -9,9 +9,17 @@ from labeldp_core.experiments.demo import demo_epsilons
 from labeldp_core.experiments.noise import histogram_split
 from labeldp_core.experiments.rr_prior import budget_split
 from labeldp_core.mechanisms import expected_flip_rate
-from ui.controls import current_controls, epsilon_control
+from ui.controls import current_controls, epsilon_control, noise_control
 from ui.export import chart
-from ui.results import configs_for, point, reported_errors, run_with_progress, stored, stored_many
+from ui.results import (
+    configs_for,
+    diagnostics_caption,
+    point,
+    reported_errors,
+    run_with_progress,
+    stored,
+    stored_many,
+)
 
 #: The demo grid, so that `python -m labeldp_core warm` fills this page's curves.
 SWEEP_EPSILONS = list(demo_epsilons("rr-prior"))
@@ -33,7 +41,8 @@ clusters = st.sidebar.selectbox(
     "Image clusters", CLUSTER_CHOICES, index=CLUSTER_CHOICES.index(20), key="clusters",
     bind="query-params", help="k-means clusters of the images (PCA first); no labels are read.",
 )  # fmt: skip
-prior_settings = controls.settings | {"prior_share": share, "clusters": int(clusters)}
+noise_settings = controls.settings | {"noise": noise_control()}
+prior_settings = noise_settings | {"prior_share": share, "clusters": int(clusters)}
 
 st.title("RR with prior")
 st.markdown(
@@ -48,7 +57,7 @@ with reported_errors():
     config = make_config("rr-prior", controls.dataset, epsilon, controls.seed, controls.epochs,
                          prior_settings)  # fmt: skip
     lp_config = make_config("lp-2st", controls.dataset, epsilon, controls.seed, controls.epochs,
-                            controls.settings)  # fmt: skip
+                            noise_settings)  # fmt: skip
 
 st.subheader("Where the budget goes")
 budget_area = st.container()  # filled below, once the run (if any) says what it spent
@@ -130,16 +139,17 @@ else:
         f"k* = K = {num_classes} is plain RR. Smaller sets keep more labels, as long as the true "
         "label is still inside."
     )
+    diagnostics_caption(st, [result])
 
 st.subheader("RR vs RR with prior vs LP-2ST")
 with reported_errors():
     configs = {
         "rr": configs_for("rr", controls.dataset, SWEEP_EPSILONS, [controls.seed],
-                          controls.epochs, controls.settings),
+                          controls.epochs, noise_settings),
         "rr-prior": configs_for("rr-prior", controls.dataset, SWEEP_EPSILONS, [controls.seed],
                                 controls.epochs, prior_settings),
         "lp-2st": configs_for("lp-2st", controls.dataset, SWEEP_EPSILONS, [controls.seed],
-                              controls.epochs, controls.settings),
+                              controls.epochs, noise_settings),
     }  # fmt: skip
     found, absent = {}, []
     for mechanism, mechanism_configs in configs.items():
@@ -196,6 +206,7 @@ if stages is not None:
         "Stage 2 flip rate (RR with the stage-1 prior)", f"{stage['stage2_flip_rate']:.3f}",
         f"{stage['stage2_examples']:,} labels", delta_color="off",
     )  # fmt: skip
+    diagnostics_caption(st, [stages])
     st.caption(
         "Stage 1 spends ε on the first half with plain RR and trains a model; that model's softmax "
         "is the prior for the second half. Each half's labels are released once at ε, so the run "

@@ -1,3 +1,4 @@
+import dataclasses
 import json
 import re
 
@@ -41,6 +42,17 @@ def test_html_report_is_standalone_and_names_the_privacy_units():
     # plotly.js is inlined, so no script is fetched from a server.
     assert not re.search(r"<script[^>]+src=", page)
     assert "Plotly.newPlot" in page
+    assert "Diagnostics, not private" in page  # the table's flip rates and baselines
+
+
+def test_html_report_names_the_diagnostics_it_shows():
+    result = dataclasses.replace(
+        _result("rr", "label", test_accuracy=0.5, baseline_test_accuracy=0.9),
+        flip_rate=0.3,
+        diagnostics={"private": False, "keys": ["flip_rate", "details.confusion"], "note": ""},
+    )
+    page = html_report("rr", [], [result], {})
+    assert "Diagnostics, not private: flip rate." in page
 
 
 def test_demo_set_covers_every_mechanism_grid_and_seed():

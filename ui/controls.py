@@ -7,6 +7,7 @@ import streamlit as st
 
 from labeldp_core.data import DATASETS, dataset_info
 from labeldp_core.experiments.spec import COMMON_SETTINGS
+from labeldp_core.mechanisms.secure_noise import NOISE_KINDS
 from ui.links import note_link, report_refused
 from ui.results import dataset_problem
 
@@ -16,6 +17,7 @@ __all__ = [
     "current_controls",
     "end_of_run",
     "epsilon_control",
+    "noise_control",
     "shared_controls",
 ]
 
@@ -129,3 +131,22 @@ def epsilon_control(default: float = 1.0, label: str = "Privacy budget ε") -> f
     )  # fmt: skip
     report_refused()
     return float(epsilon)
+
+
+NOISE_HELP = (
+    "float: NumPy's generator, seeded by the run (reproducible, for teaching and comparing). "
+    "secure: every random draw of the release (noise, randomized-response coins, tie-breaks) "
+    "from os.urandom, exact integer noise on integer data; not reproducible from the seed, and "
+    "what a real release should use."
+)
+
+
+def noise_control(container=None, note: str = "") -> str:
+    """The noise mode of a release, ``float`` or ``secure``, bound to the URL as ``noise``.
+
+    ``note`` is added to the help (what switching costs on this page).
+    """
+    box = container if container is not None else st.sidebar
+    return box.selectbox(
+        "Noise", NOISE_KINDS, key="noise", bind="query-params", help=f"{NOISE_HELP} {note}".strip()
+    )

@@ -10,12 +10,14 @@ from labeldp_core.cache import ResultCache
 from labeldp_core.data import dataset_info, load_dataset
 from labeldp_core.errors import DatasetUnavailableError, LabelDPError
 from labeldp_core.experiments import RunConfig, RunResult, lookup, make_config, run
+from labeldp_core.experiments.diagnostics import diagnostics_sentence
 from ui.links import report_refused
 
 __all__ = [
     "compute",
     "configs_for",
     "dataset_problem",
+    "diagnostics_caption",
     "point",
     "reported_errors",
     "result_cache",
@@ -149,3 +151,10 @@ def reported_errors() -> Iterator[None]:
     except LabelDPError as exc:
         st.error(str(exc))
         st.stop()
+
+
+def diagnostics_caption(container, results: list[RunResult]) -> None:
+    """Say on the page which of the shown figures are diagnostics computed without privacy."""
+    paths = [path for r in results if r.diagnostics for path in r.diagnostics["keys"]]
+    if results:
+        container.caption(diagnostics_sentence(paths))

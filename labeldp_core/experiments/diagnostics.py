@@ -11,7 +11,13 @@ they show what the mechanism does. A real release would not publish them. The re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-__all__ = ["COMMON_DIAGNOSTICS", "DIAGNOSTICS_NOTE", "diagnostics_entry", "lookup_path"]
+__all__ = [
+    "COMMON_DIAGNOSTICS",
+    "DIAGNOSTICS_NOTE",
+    "diagnostics_entry",
+    "diagnostics_sentence",
+    "lookup_path",
+]
 
 DIAGNOSTICS_NOTE = (
     "Diagnostics, not private: these figures are computed from the true private data without "
@@ -55,3 +61,16 @@ def diagnostics_entry(result: Mapping[str, Any], declared: Iterable[str]) -> dic
     common = [path for path in COMMON_DIAGNOSTICS if lookup_path(result, path)[0]]
     paths = list(dict.fromkeys(common + declared))
     return {"private": False, "keys": paths, "note": DIAGNOSTICS_NOTE}
+
+
+def diagnostics_sentence(paths: Iterable[str]) -> str:
+    """The note in plain words, naming the diagnostics of ``paths`` (for pages and reports).
+
+    >>> diagnostics_sentence(["flip_rate", "details.confusion"])[:60]
+    'Diagnostics, not private: flip rate, confusion. These figure'
+    """
+    names = list(dict.fromkeys(path.rsplit(".", 1)[-1].replace("_", " ") for path in paths))
+    listed = ", ".join(names) or "flip rates, confusion matrices, clean baselines"
+    return f"Diagnostics, not private: {listed}. These figures" + DIAGNOSTICS_NOTE.split(
+        "these figures", 1
+    )[1]

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 import plotly.graph_objects as go
 
+from labeldp_core.accounting.units import EXAMPLE_TO_LABEL
 from labeldp_core.experiments.spec import RunResult
 
 __all__ = [
@@ -23,10 +24,9 @@ LAYOUT = {"template": "plotly_white", "margin": {"l": 60, "r": 20, "t": 50, "b":
 #: Why an example-level epsilon and a label-level epsilon are not on one scale (for the pages).
 UNIT_SCALE_NOTE = (
     "Example-level DP (add/remove one training example) hides the image as well as the label, "
-    "but its ε is not on the same scale as label DP's (replace-one label): changing one label is "
-    "removing the example and adding it back with the new label, two add/remove steps, so ε-DP "
-    "for examples only promises 2ε for a changed label ((2ε, (1 + e^ε)δ) for (ε, δ)-DP). "
-    "At the same ε neither promise is simply the stronger one."
+    "but its ε is not on the same scale as label DP's (replace-one label). "
+    + EXAMPLE_TO_LABEL
+    + " At the same ε neither promise is simply the stronger one."
 )
 
 

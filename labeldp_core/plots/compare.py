@@ -2,8 +2,8 @@
 
 Each point sits at the epsilon its accounting computed (``epsilon_spent``), under the mechanism's
 own neighbouring relation, so no curve is drawn at an epsilon that was not computed: DPPL-Mean,
-which turns the epsilon asked into rho = epsilon^2 / 2 zCDP, is drawn at the (epsilon, delta)
-that rho converts to. The legend and the table say which guarantees carry a delta.
+which calibrates its zCDP rho to the epsilon asked, is drawn at the (epsilon, delta) that rho
+converts to. The legend and the table say which guarantees carry a delta.
 """
 
 from collections import defaultdict

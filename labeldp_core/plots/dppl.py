@@ -189,7 +189,7 @@ def prototype_mosaic(
     Args:
         images: ``(classes, columns, H, W)`` pixel values in [0, 1].
         class_names: row labels.
-        column_titles: a title per column (e.g. "DP pick 1", "best, no privacy").
+        column_titles: a title per column (e.g. "DP set", "best 1").
     """
     rows, columns, height, width = images.shape
     gap = 2

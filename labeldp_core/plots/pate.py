@@ -138,7 +138,9 @@ def epsilon_vs_queries(
     """Epsilon spent after the first n queries: data-independent and data-dependent bounds."""
     names = {
         "data_independent": "data-independent (publishable)",
-        "data_independent_answered_only": "data-independent, GNMax paid on answered queries only",
+        "data_independent_answered_only": (
+            "answered queries only: valid only under a budget filter fixed in advance"
+        ),
         "data_dependent": "data-dependent (itself private)",
     }
     dashes = {"data_independent": "solid", "data_independent_answered_only": "dot"}
