@@ -538,7 +538,7 @@ def test_page_computes_switches_mechanism_and_runs_the_sweep(fresh_app_cache):
     assert_no_errors(app)
     assert any("Every point of these curves is cached" in c.value for c in app.caption)
     before = app.get("plotly_chart")[2].proto.spec
-    app.radio(key="dppl_x").set_value("ε spent").run()
+    app.radio(key="dppl_x").set_value("ε asked for").run()  # the default is ε spent
     assert_no_errors(app)
     assert app.get("plotly_chart")[2].proto.spec != before
 

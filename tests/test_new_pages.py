@@ -83,6 +83,6 @@ def test_compare_page_draws_the_clean_baseline_without_rr_and_dppl_mean_at_epsil
     assert dppl["x"] == [5 * e for e in demo_epsilons("dppl-mean")]
     assert "Laplace" in " ".join(lines) and "[label; pure ε]" in " ".join(lines)
     text = " ".join(m.value for m in app.markdown)
-    assert "2ε for a changed label" in text and "stronger promise" not in text
+    assert "(2ε, (1 + e^ε)δ)-DP for changing one label" in text and "stronger promise" not in text
     table = app.dataframe[0].value
     assert table["guarantee"].str.contains("ρ = 0.5 zCDP").sum() == 7
