@@ -7,11 +7,7 @@ import streamlit as st
 
 from labeldp_core import plots
 from labeldp_core.mechanisms import epsilon_for_noise, laplace_cdf, laplace_scale, tail_probability
-from labeldp_core.mechanisms.secure_noise import (
-    discrete_laplace,
-    guaranteed_epsilon,
-    rational_scale,
-)
+from labeldp_core.mechanisms.noise_plans import laplace_plan
 from ui.controls import current_controls, epsilon_control
 from ui.export import chart
 from ui.results import reported_errors
@@ -117,12 +113,12 @@ st.markdown(
     "asked for."
 )
 with reported_errors():
-    exact = rational_scale(sensitivity, epsilon)
-secure_draws = discrete_laplace(exact, DRAWS)
-chart(st, plots.discrete_laplace_figure(float(exact), secure_draws), key="secure")
+    plan = laplace_plan(sensitivity, epsilon, "secure")
+secure_draws = plan.discrete((DRAWS,), np.random.default_rng())  # os.urandom: the rng is unused
+chart(st, plots.discrete_laplace_figure(plan.scale, secure_draws), key="secure")
 cols = st.columns(3)
-cols[0].metric("Exact scale b", f"{exact}", help="a fraction: Δ/ε rounded up to 1/1000")
-cols[1].metric("ε guaranteed = Δ/b", f"{guaranteed_epsilon(sensitivity, exact):.6g}")
+cols[0].metric("Exact scale b", f"{plan.exact_scale}", help="a fraction: Δ/ε rounded up to 1/1000")
+cols[1].metric("ε guaranteed = Δ/b", f"{plan.epsilon_spent:.6g}")
 cols[2].metric(f"Measured std of {DRAWS:,} secure draws", f"{secure_draws.std():.4g}")
 st.caption(
     f"{DRAWS:,} fresh draws from os.urandom (they change on every rerun) at ε = {epsilon:g} "
