@@ -205,11 +205,15 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     else:
         for result in results:
             verdict = "VIOLATES its claim" if result.violates else "consistent with its claim"
+            power = result.detectable_overspend
+            power_text = "" if result.violates or power is None else (
+                f" (would catch an overspend above {power:.1%})"
+            )
             print(
-                f"{result.name}: claimed epsilon {result.claimed_epsilon:g} "
-                f"(delta {result.claimed_delta:g}), lower bound {result.epsilon_lower_bound:.4f} "
-                f"at {100 * result.confidence:g}% confidence from {result.trials} trials per "
-                f"neighbour: {verdict}"
+                f"{result.name}: claimed epsilon {result.claimed_epsilon:.4g} "
+                f"(delta {result.claimed_delta:.3g}), lower bound "
+                f"{result.epsilon_lower_bound:.4f} at {100 * result.confidence:g}% confidence "
+                f"from {result.trials} trials per neighbour: {verdict}{power_text}"
             )
     real_violation = any(r.violates and not r.is_control for r in results)
     return EXIT_AUDIT_VIOLATION if real_violation else 0

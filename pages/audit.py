@@ -5,7 +5,7 @@ import streamlit as st
 
 from labeldp_core import plots
 from labeldp_core.audit import APP_EPSILON, APP_TRIALS, CASES, largest_provable_epsilon
-from ui.audit import audit_with_progress, verdict
+from ui.audit import audit_with_progress, power_metric, verdict
 from ui.controls import current_controls, epsilon_control
 from ui.export import chart
 from ui.results import reported_errors
@@ -54,9 +54,7 @@ for result in results:
         delta=f"{result.epsilon_lower_bound - result.claimed_epsilon:+.3f} vs claim",
         delta_color="inverse",
     )
-    cols[2].metric(
-        "Share of the claim proved", f"{result.epsilon_lower_bound / result.claimed_epsilon:.0%}"
-    )
+    cols[2].metric(*power_metric(result))
 
 chart(st, plots.audit_figure(results, ceiling), key="audit_chart")
 st.caption(

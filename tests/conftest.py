@@ -70,3 +70,46 @@ def instant_training(monkeypatch: pytest.MonkeyPatch) -> None:
         )
 
     monkeypatch.setattr(loop, "_fit", tiny)
+
+
+def _untrained(model: str, images, outputs: int):
+    """A model with its seeded initial weights, standing in for a trained one."""
+    import torch
+
+    from labeldp_core.models import build_model
+    from labeldp_core.training import TrainOutcome
+
+    torch.manual_seed(0)
+    return TrainOutcome(build_model(model, tuple(images.shape[1:]), outputs).eval(), (0.5,))
+
+
+@pytest.fixture(scope="module")
+def fast_runs(tmp_path_factory) -> Iterator[ResultCache]:
+    """No training anywhere: every model keeps its initial weights; one cache for the module.
+
+    Runs still split, release, account and report, so tests of the accounting run every
+    mechanism at dozens of epsilons in seconds (PATE's teachers vote at random).
+    """
+    import numpy as np
+
+    from labeldp_core.experiments import context
+    from labeldp_core.experiments import pate as pate_experiment
+
+    def train(ctx, targets, *, images=None, **kwargs):
+        outputs = 1 if ctx.task == "regression" else ctx.dataset.num_classes
+        images = ctx.dataset.x_train if images is None else images
+        return _untrained(ctx.train_settings.model, images, outputs)
+
+    def votes(x_train, y_train, shards, queries, num_classes, *args):
+        return np.random.default_rng(0).integers(0, num_classes, (len(shards), len(queries)))
+
+    def student(images, labels, x_test, y_test, num_classes, settings, *args):
+        return _untrained(settings.model, images, num_classes)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(context.RunContext, "train", train)
+        patch.setattr(pate_experiment, "ensemble_votes", votes)
+        patch.setattr(pate_experiment, "train_classifier", student)
+        store = ResultCache(tmp_path_factory.mktemp("fast-runs"))
+        yield store
+        store.close()

@@ -342,6 +342,34 @@ def test_dppl_mean_budget_parts_never_sum_above_rho(split):
     assert total_rho(count_rho, step_rhos) == pytest.approx(rho, rel=1e-14)
 
 
+def test_dppl_mean_count_noise_has_the_sd_its_rho_pays_for():
+    # With two steps each class's count is released with N(0, 1/(2 count_rho)) noise: counts of
+    # 200 are far from the floor of 1, so noisy - true is that noise exactly.
+    rng = np.random.default_rng(9)
+    classes, rho, share = 2_000, 0.02, 0.25
+    embeddings = rng.normal(size=(classes * 200, 2))
+    labels = np.repeat(np.arange(classes), 200)
+    release = private_class_means(embeddings, labels, classes, rho, rng, steps=2,
+                                  count_share=share)  # fmt: skip
+    noise = release.noisy_counts - 200
+    sd = 1.0 / math.sqrt(2 * release.count_rho)
+    assert release.count_rho == pytest.approx(share * rho)
+    # The sample variance of n normals has relative standard error sqrt(2/n); 4.5 of them.
+    assert abs(noise.var() / sd**2 - 1) < 4.5 * math.sqrt(2 / classes)
+    assert abs(noise.mean()) < 4.5 * sd / math.sqrt(classes)
+
+
+def test_class_means_at_once_equal_one_class_at_a_time():
+    # The release treats all classes in one pass; each class is still its own CoinPress run.
+    rng = np.random.default_rng(2)
+    embeddings, labels = rng.normal(size=(60, 3)), np.repeat(np.arange(3), 20)
+    huge = private_class_means(embeddings, labels, 3, 1e12, rng, steps=2)
+    for c in range(3):
+        alone = coinpress_mean(embeddings[labels == c], list(huge.step_rhos),
+                               float(huge.noisy_counts[c]), rng)  # fmt: skip
+        np.testing.assert_allclose(huge.prototypes[c], alone.mean, atol=1e-4)
+
+
 @pytest.mark.parametrize("steps", [1, 2, 3])
 def test_dppl_mean_spends_exactly_rho_per_class(steps):
     rng = np.random.default_rng(6)

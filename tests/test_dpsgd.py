@@ -24,6 +24,7 @@ from labeldp_core.experiments.dpsgd import delta_warning, epsilon_checkpoints
 from labeldp_core.experiments.spec import RunResult
 from labeldp_core.models import build_model
 from labeldp_core.training import TrainSettings
+from labeldp_core.training import dpsgd as dpsgd_training
 from labeldp_core.training.dpsgd import (
     GRAD_SAMPLE_MODES,
     DPSGDSettings,
@@ -435,6 +436,44 @@ class _ConvTwice(torch.nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.head(self.conv(self.conv(x)).flatten(1))
+
+
+@pytest.mark.filterwarnings("ignore:Full backward hook is firing")
+def test_the_loop_samples_at_its_rate_and_hands_the_optimiser_its_noise(monkeypatch):
+    # The accounting is told sample_rate = batch / n, epochs * ceil(n / batch) steps and the
+    # noise multiplier: the loop must draw each example with that probability on every step
+    # and build its optimiser with that noise, clip and expected batch.
+    data = load_dataset("digits")
+    n, batch, epochs = 300, 30, 6
+    settings = TrainSettings("logistic", epochs=epochs, batch_size=batch, learning_rate=1e-3)
+    privacy = DPSGDSettings(noise_multiplier=1.7, clip=0.8)
+    drawn, optimisers = [], []
+    real_step, real_adam = dpsgd_training._noisy_step, dpsgd_training._dp_adam
+
+    def counting_step(private, optimiser, images, labels):
+        drawn.append(images.shape[0])
+        return real_step(private, optimiser, images, labels)
+
+    def recording_adam(*args):
+        optimisers.append((args, real_adam(*args)))
+        return optimisers[-1][1]
+
+    monkeypatch.setattr(dpsgd_training, "_noisy_step", counting_step)
+    monkeypatch.setattr(dpsgd_training, "_dp_adam", recording_adam)
+    outcome = train_dpsgd_classifier(
+        data.x_train[:n], data.y_train[:n], data.x_test[:50], data.y_test[:50], 10, settings,
+        privacy, seed=3,
+    )  # fmt: skip
+    q = batch / n
+    assert outcome.sample_rate == q and outcome.steps == len(drawn) == epochs * 10
+    # Every step draws Binomial(n, q) examples: their total is Binomial(n * steps, q).
+    total, trials = sum(drawn), n * len(drawn)
+    assert abs(total - trials * q) < 4.5 * math.sqrt(trials * q * (1 - q))
+    assert outcome.mean_batch == total / len(drawn)
+    ((_, _, given, sigma, clip, _), optimiser), = optimisers
+    assert (sigma, clip, given.batch_size) == (1.7, 0.8, batch)
+    assert optimiser.noise_multiplier == 1.7 and optimiser.max_grad_norm == 0.8
+    assert optimiser.expected_batch_size == batch
 
 
 def _digits_batch(n: int = 8) -> tuple[torch.Tensor, torch.Tensor]:

@@ -1,23 +1,18 @@
 """Every run's reported epsilon, end to end: never above the ask, and what its report says.
 
-Training is replaced by a model that predicts nothing (uniform softmax): these tests are about the
-accounting and the release, so every mechanism runs in milliseconds at dozens of epsilons.
+Training is skipped (``fast_runs``: every model keeps its initial weights): these tests are about
+the accounting and the release, so every mechanism runs in milliseconds at dozens of epsilons.
 """
-
-from collections.abc import Iterator
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from torch import nn
 
 from labeldp_core.cache import ResultCache
 from labeldp_core.experiments import MECHANISMS, make_config, run
 from labeldp_core.experiments import context as context_module
-from labeldp_core.experiments import pate as pate_experiment
 from labeldp_core.experiments.diagnostics import DIAGNOSTICS_NOTE, lookup_path
-from labeldp_core.training import TrainOutcome
 
 pytestmark = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 
@@ -31,42 +26,6 @@ SMALL = {
     "pate": {"teachers": 5, "queries": 40},
     "rr-prior": {"clusters": 5},
 }
-
-
-class _Blank(nn.Module):
-    """Predicts zero logits for every class (a uniform softmax), whatever the input."""
-
-    def __init__(self, outputs: int) -> None:
-        super().__init__()
-        self.outputs = outputs
-
-    def forward(self, images):
-        return images.new_zeros((images.shape[0], self.outputs))
-
-
-def _blank_outcome(outputs: int) -> TrainOutcome:
-    return TrainOutcome(_Blank(outputs), (0.5,))
-
-
-@pytest.fixture(scope="module")
-def fast_runs(tmp_path_factory) -> Iterator[ResultCache]:
-    """No training anywhere: runs release, account and report; one cache for the module."""
-    with pytest.MonkeyPatch.context() as patch:
-
-        def train(ctx, targets, **kwargs):
-            return _blank_outcome(1 if ctx.task == "regression" else ctx.dataset.num_classes)
-
-        def votes(x_train, y_train, shards, queries, num_classes, *args):
-            shifted = np.random.default_rng(0).integers(0, num_classes, (len(shards), len(queries)))
-            return shifted.astype(np.int64)
-
-        patch.setattr(context_module.RunContext, "train", train)
-        patch.setattr(pate_experiment, "ensemble_votes", votes)
-        patch.setattr(pate_experiment, "train_classifier",
-                      lambda *args, **kwargs: _blank_outcome(args[4]))  # fmt: skip
-        cache = ResultCache(tmp_path_factory.mktemp("fast-runs"))
-        yield cache
-        cache.close()
 
 
 def _run(cache: ResultCache, mechanism: str, epsilon: float, **extra):

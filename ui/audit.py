@@ -4,7 +4,7 @@ import streamlit as st
 
 from labeldp_core.audit import AuditResult, audit_cases, stored_audit_case
 
-__all__ = ["audit_with_progress", "verdict"]
+__all__ = ["audit_with_progress", "power_metric", "verdict"]
 
 
 @st.cache_data(show_spinner=False, max_entries=1024)
@@ -37,3 +37,22 @@ def verdict(result: AuditResult) -> str:
     if result.is_control:
         return ":orange[**not caught**]: too few trials or too small an ε to expose this control"
     return ":green[**consistent with its claim**]: no event leaks more than claimed"
+
+
+def power_metric(result: AuditResult) -> tuple[str, str, str]:
+    """(label, value, help) of the metric that says what the case shows beyond its verdict."""
+    if result.violates:
+        share = result.epsilon_lower_bound / result.claimed_epsilon
+        return (
+            "Claim refuted",
+            f"leaks ≥ {share:.2f}× the claim",
+            "The audit proves at least this multiple of the claimed ε: the claim is false.",
+        )
+    overspend = result.detectable_overspend
+    value = "none" if overspend is None else f"above {overspend:.0%}"
+    return (
+        "Would catch an overspend",
+        value,
+        "A release spending this much more than it claims would have been refuted by these "
+        "draws: the audit's power (claim ÷ bound − 1).",
+    )

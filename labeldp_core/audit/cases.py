@@ -10,17 +10,20 @@ and :mod:`dataset_cases` (one teacher or one example changes).
 from collections.abc import Callable
 
 from labeldp_core.audit.dataset_cases import (
+    gnmax_case,
+    lnmax_case,
+    lnmax_sensitivity_one_control,
+)
+from labeldp_core.audit.dppl_cases import (
+    dppl_mean_case,
+    dppl_mean_old_calibration_control,
     dppl_public_case,
     dppl_public_replace_one_control,
     dppl_topk_case,
     dppl_topk_order_case,
     dppl_topk_utility_order_control,
-    dpsgd_case,
-    dpsgd_clip_norm_control,
-    gnmax_case,
-    lnmax_case,
-    lnmax_sensitivity_one_control,
 )
+from labeldp_core.audit.dpsgd_case import dpsgd_case, dpsgd_clip_norm_control
 from labeldp_core.audit.engine import AuditCase
 from labeldp_core.audit.label_cases import (
     alibi_case,
@@ -53,6 +56,7 @@ CASES: dict[str, CaseBuilder] = {
     "alibi": alibi_case,
     "softmax-laplace": softmax_laplace_case,
     "pate": lnmax_case,
+    "dppl-mean": dppl_mean_case,
     "dppl-public": dppl_public_case,
     "dppl-topk": dppl_topk_case,
     "dpsgd": dpsgd_case,
@@ -70,6 +74,7 @@ CONTROLS: dict[str, CaseBuilder] = {
     "laplace-regression": laplace_regression_sensitivity_one_control,
     "softmax-laplace": softmax_sensitivity_one_control,
     "pate": lnmax_sensitivity_one_control,
+    "dppl-mean": dppl_mean_old_calibration_control,
     "dppl-public": dppl_public_replace_one_control,
     "dppl-topk": dppl_topk_utility_order_control,
     "dpsgd": dpsgd_clip_norm_control,

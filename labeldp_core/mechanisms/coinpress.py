@@ -21,11 +21,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from labeldp_core.accounting.zcdp import gaussian_sigma
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.validation import check_list, check_positive, check_probability, check_real_array
 
-__all__ = ["CoinPressTrace", "clip_to_ball", "coinpress_mean", "gaussian_norm_bound"]
+__all__ = [
+    "CoinPressGroups",
+    "CoinPressTrace",
+    "clip_to_ball",
+    "coinpress_group_means",
+    "coinpress_mean",
+    "gaussian_norm_bound",
+]
 
 
 def gaussian_norm_bound(dimension: int, beta: float) -> float:
@@ -42,8 +48,13 @@ def gaussian_norm_bound(dimension: int, beta: float) -> float:
     return math.sqrt(dimension + 2 * math.sqrt(dimension * log_term) + 2 * log_term)
 
 
-def clip_to_ball(points: np.ndarray, center: np.ndarray, radius: float) -> np.ndarray:
-    """Project each row of ``points`` onto the ball of ``radius`` around ``center``."""
+def clip_to_ball(
+    points: np.ndarray, center: np.ndarray, radius: float | np.ndarray
+) -> np.ndarray:
+    """Project each row of ``points`` onto the ball of ``radius`` around ``center``.
+
+    ``center`` may be one point or one per row, ``radius`` a number or one per row ``(n, 1)``.
+    """
     offsets = points - center
     norms = np.linalg.norm(offsets, axis=-1, keepdims=True)
     factors = np.minimum(1.0, radius / np.maximum(norms, np.finfo(np.float64).tiny))
@@ -63,6 +74,30 @@ class CoinPressTrace:
     clip_radii: tuple[float, ...]
     noise_sds: tuple[float, ...]
     radii: tuple[float, ...]
+
+
+@dataclass(frozen=True)
+class CoinPressGroups:
+    """The estimates of many groups at once, and each step's figures per group.
+
+    ``means`` is ``(groups, d)``; ``clip_radii``, ``noise_sds`` and ``radii`` are ``(steps,
+    groups)``: each step's clipping radius (its L2 sensitivity), noise standard deviation and
+    confidence radius.
+    """
+
+    means: np.ndarray
+    clip_radii: np.ndarray
+    noise_sds: np.ndarray
+    radii: np.ndarray
+
+    def trace(self, group: int) -> CoinPressTrace:
+        """The :class:`CoinPressTrace` of one group."""
+        return CoinPressTrace(
+            self.means[group],
+            tuple(float(r) for r in self.clip_radii[:, group]),
+            tuple(float(r) for r in self.noise_sds[:, group]),
+            tuple(float(r) for r in self.radii[:, group]),
+        )
 
 
 def coinpress_mean(
@@ -94,6 +129,47 @@ def coinpress_mean(
         The final estimate and the per-step clipping radii, noise and confidence radii.
     """
     data = check_real_array(points, "points")
+    groups = np.zeros(data.shape[0] if data.ndim == 2 else 0, dtype=np.int64)
+    counts = np.array([check_positive(count, "count")], dtype=np.float64)
+    return coinpress_group_means(
+        data, groups, 1, step_rhos, counts, rng, bound=bound, spread=spread, beta=beta
+    ).trace(0)
+
+
+def coinpress_group_means(
+    points: np.ndarray,
+    groups: np.ndarray,
+    num_groups: int,
+    step_rhos: tuple[float, ...] | list[float],
+    counts: np.ndarray,
+    rng: np.random.Generator,
+    *,
+    bound: float = 1.0,
+    spread: float = 1.0,
+    beta: float = 0.01,
+) -> CoinPressGroups:
+    """:func:`coinpress_mean` of every group at once: each group's points are its own instance.
+
+    Every step treats all groups in whole-array operations (clip, sum per group, one noise draw
+    of shape ``(groups, d)``), so a thousand groups cost about what one does. Each group's
+    release reads only its own points, so under add/remove each group is sum(step_rhos)-zCDP on
+    its own.
+
+    Args:
+        points: ``(n, d)`` data of all groups.
+        groups: ``(n,)`` the group of each point, in 0..num_groups-1.
+        num_groups: the number of groups (a group without points gets pure noise).
+        step_rhos: the zCDP budget of each step, shared by all groups.
+        counts: ``(num_groups,)`` each group's public or privately released count, > 0.
+        rng: the source of noise.
+        bound: radius of the data ball.
+        spread: how far from its mean a group's points are expected to lie (public guess).
+        beta: failure probability of each step's confidence radius.
+
+    Returns:
+        Every group's estimate and per-step figures.
+    """
+    data = check_real_array(points, "points")
     if data.ndim != 2 or data.shape[1] == 0:
         raise InvalidInputError(f"points must be an (n, d) array with d >= 1, got {data.shape}")
     if not np.all(np.isfinite(data)):
@@ -102,29 +178,34 @@ def coinpress_mean(
         check_positive(rho, "each step's rho")
         for rho in check_list(step_rhos, "step_rhos", "[0.1, 0.4] (one zCDP budget per step)")
     ]
-    count = check_positive(count, "count")
     bound = check_positive(bound, "bound")
     spread = check_positive(spread, "spread")
     beta = check_probability(beta, "beta")
+    counts = np.asarray(counts, dtype=np.float64)
+    groups = np.asarray(groups, dtype=np.int64)
 
     dimension = data.shape[1]
     data = clip_to_ball(data, np.zeros(dimension), bound)
     tail = gaussian_norm_bound(dimension, beta)
-    center = np.zeros(dimension)
-    radius = float(bound)
+    center = np.zeros((num_groups, dimension))
+    radius = np.full(num_groups, float(bound))
     clip_radii, noise_sds, radii = [], [], []
     for rho in rhos:
         # While the ball around the centre is no smaller than the data ball, clipping to it
         # would cost more than it saves: sum the points themselves (sensitivity ``bound``).
-        anchor, clip_radius = center, radius + spread
-        if clip_radius >= bound:
-            anchor, clip_radius = np.zeros(dimension), float(bound)
-        sigma = gaussian_sigma(clip_radius, rho)
-        offsets = clip_to_ball(data, anchor, clip_radius) - anchor
-        noisy_sum = offsets.sum(axis=0) + rng.normal(0.0, sigma, size=dimension)
-        center = anchor + noisy_sum / count
-        radius = sigma / count * tail
+        clip_radius = radius + spread
+        at_origin = clip_radius >= bound
+        anchor = np.where(at_origin[:, None], 0.0, center)
+        clip_radius = np.where(at_origin, float(bound), clip_radius)
+        sigma = clip_radius / math.sqrt(2 * rho)  # Delta / sqrt(2 rho), one per group
+        offsets = clip_to_ball(data, anchor[groups], clip_radius[groups, None]) - anchor[groups]
+        sums = np.stack(
+            [np.bincount(groups, offsets[:, j], num_groups) for j in range(dimension)], axis=1
+        )
+        noisy_sum = sums + rng.standard_normal((num_groups, dimension)) * sigma[:, None]
+        center = anchor + noisy_sum / counts[:, None]
+        radius = sigma / counts * tail
         clip_radii.append(clip_radius)
         noise_sds.append(sigma)
         radii.append(radius)
-    return CoinPressTrace(center, tuple(clip_radii), tuple(noise_sds), tuple(radii))
+    return CoinPressGroups(center, np.array(clip_radii), np.array(noise_sds), np.array(radii))

@@ -186,9 +186,13 @@ def exponential_topk(
         sorted_values, k, epsilon, sensitivity, monotone=monotone
     )
     worst = _sample_rows(probabilities, rng)
-    chosen = np.empty((values.shape[0], k), dtype=np.int64)
-    for row, position in enumerate(worst):
-        better = rng.choice(position, size=k - 1, replace=False)
-        chosen[row, : k - 1] = order[row, better]
-        chosen[row, k - 1] = order[row, position]
-    return np.sort(chosen, axis=1)
+    # The other k-1 members: a uniform (k-1)-subset of the positions better than the worst,
+    # taken as the k-1 smallest of independent uniform keys (those at or after it set to inf).
+    keys = rng.random(values.shape)
+    keys[np.arange(values.shape[-1]) >= worst[:, None]] = np.inf
+    if k > 1:
+        better = np.argpartition(keys, k - 2, axis=1)[:, : k - 1]
+    else:
+        better = np.empty((values.shape[0], 0), dtype=np.int64)
+    positions = np.concatenate([better, worst[:, None]], axis=1)
+    return np.sort(np.take_along_axis(order, positions, axis=1), axis=1)

@@ -34,6 +34,7 @@ __all__ = [
     "UNANSWERED",
     "confident_gnmax",
     "noisy_argmax",
+    "noisy_vote_counts",
     "plurality",
     "top_two_gap",
     "vote_counts",
@@ -114,6 +115,62 @@ def top_two_gap(vote_counts: np.ndarray) -> np.ndarray:
     return counts[:, -1] - counts[:, -2]
 
 
+def noisy_vote_counts(
+    vote_counts: np.ndarray,
+    rng: np.random.Generator,
+    *,
+    laplace_scale: float | None = None,
+    gaussian_sigma: float | None = None,
+    noise: str = "float",
+    source: Source | None = None,
+) -> np.ndarray:
+    """The vote counts plus LNMax's Laplace or GNMax's Gaussian noise: the private release.
+
+    :func:`noisy_argmax` releases only the argmax of these (post-processing); the privacy
+    analysis, and the audit, are of the noisy counts themselves: one teacher moving its vote
+    changes two counts by one each (L1 distance 2, L2 distance sqrt(2)).
+
+    Args:
+        vote_counts: ``(queries, K)`` vote counts.
+        rng: the source of randomness in ``float`` mode.
+        laplace_scale: scale b of the Laplace noise (LNMax), or
+        gaussian_sigma: standard deviation of the Gaussian noise (GNMax); exactly one of them.
+        noise: ``float`` or ``secure``: the noise of ``laplace_plan_for_scale(b, noise)`` or
+            ``gaussian_plan(sigma, noise)``; secure noise is exact integer noise on integer
+            counts from os.urandom.
+        source: where secure noise draws its bits; os.urandom if None (SeededSource: tests).
+
+    Returns:
+        float64 ``(queries, K)`` noisy counts (integers in secure mode).
+    """
+    counts, plan = _checked(vote_counts, rng, laplace_scale, gaussian_sigma, noise)
+    return counts + plan.draw(counts.shape, rng, source)
+
+
+def _checked(
+    vote_counts: np.ndarray,
+    rng: np.random.Generator,
+    laplace_scale: float | None,
+    gaussian_sigma: float | None,
+    noise: str,
+) -> tuple[np.ndarray, LaplacePlan | GaussianPlan]:
+    """Checked counts and the noise plan of one of the two aggregators."""
+    if (laplace_scale is None) == (gaussian_sigma is None):
+        raise InvalidInputError(
+            "give exactly one of laplace_scale (LNMax) and gaussian_sigma (GNMax), "
+            f"got laplace_scale={laplace_scale!r}, gaussian_sigma={gaussian_sigma!r}"
+        )
+    counts = check_vote_counts(vote_counts)
+    check_rng(rng)
+    if laplace_scale is not None:
+        plan = _laplace_plan(_check_scale(laplace_scale, "laplace_scale"), noise)
+    else:
+        plan = gaussian_plan(_check_scale(gaussian_sigma, "gaussian_sigma"), noise)
+    if plan.secure:
+        _check_integer_counts(counts)
+    return counts, plan
+
+
 def noisy_argmax(
     vote_counts: np.ndarray,
     rng: np.random.Generator,
@@ -127,32 +184,22 @@ def noisy_argmax(
 
     Exactly one of ``laplace_scale`` (LNMax, Laplace noise of that scale b; each query is
     2/b-DP) and ``gaussian_sigma`` (GNMax, Gaussian noise of that standard deviation) must be
-    given. A scale of 0 adds no noise and returns the plurality (no privacy).
+    given. A scale of 0 adds no noise and returns the plurality (no privacy). The noisy counts
+    are :func:`noisy_vote_counts`'; secure counts are integers, so ties are broken at random
+    with coins from os.urandom too.
 
     Args:
         vote_counts: ``(queries, K)`` vote counts, e.g. from :func:`vote_counts`.
         rng: the source of randomness in ``float`` mode.
         laplace_scale: scale b of the Laplace noise, for LNMax.
         gaussian_sigma: standard deviation of the Gaussian noise, for GNMax.
-        noise: ``float`` or ``secure``: the noise of ``laplace_plan_for_scale(b, noise)`` or
-            ``gaussian_plan(sigma, noise)``; secure noise is exact integer noise on integer
-            counts from os.urandom, ties broken at random with coins from os.urandom too.
+        noise: ``float`` or ``secure`` (see :func:`noisy_vote_counts`).
         source: where secure noise draws its bits; os.urandom if None (SeededSource: tests).
 
     Returns:
         An int64 array with the released class of every query.
     """
-    if (laplace_scale is None) == (gaussian_sigma is None):
-        raise InvalidInputError(
-            "give exactly one of laplace_scale (LNMax) and gaussian_sigma (GNMax), "
-            f"got laplace_scale={laplace_scale!r}, gaussian_sigma={gaussian_sigma!r}"
-        )
-    counts = check_vote_counts(vote_counts)
-    check_rng(rng)
-    if laplace_scale is not None:
-        plan = _laplace_plan(_check_scale(laplace_scale, "laplace_scale"), noise)
-    else:
-        plan = gaussian_plan(_check_scale(gaussian_sigma, "gaussian_sigma"), noise)
+    counts, plan = _checked(vote_counts, rng, laplace_scale, gaussian_sigma, noise)
     return _noisy_argmax(counts, plan, rng, source)
 
 
@@ -168,10 +215,10 @@ def _noisy_argmax(
     source: Source | None,
 ) -> np.ndarray:
     """Argmax of counts plus the plan's noise; secure noise is integer, so ties go at random."""
+    noisy = counts + plan.draw(counts.shape, rng, source)
     if not plan.secure:
-        return np.argmax(counts + plan.draw(counts.shape, rng), axis=1)
-    _check_integer_counts(counts)
-    return argmax_random_ties(counts + plan.draw(counts.shape, rng, source), source=source)
+        return np.argmax(noisy, axis=1)
+    return argmax_random_ties(noisy, source=source)
 
 
 def confident_gnmax(

@@ -22,7 +22,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from labeldp_core.errors import InvalidInputError
-from labeldp_core.mechanisms.coinpress import CoinPressTrace, coinpress_mean
+from labeldp_core.mechanisms.coinpress import (
+    CoinPressGroups,
+    CoinPressTrace,
+    coinpress_group_means,
+)
 from labeldp_core.mechanisms.exponential import exponential_mechanism, exponential_topk
 from labeldp_core.validation import (
     check_epsilon,
@@ -227,9 +231,14 @@ class MeanRelease:
 
     prototypes: np.ndarray
     noisy_counts: np.ndarray | None
-    traces: tuple[CoinPressTrace, ...]
+    groups: CoinPressGroups
     count_rho: float
     step_rhos: tuple[float, ...]
+
+    @property
+    def traces(self) -> tuple[CoinPressTrace, ...]:
+        """Each class's CoinPress trace (clipping radii, noise, confidence radii per step)."""
+        return tuple(self.groups.trace(c) for c in range(self.prototypes.shape[0]))
 
     @property
     def rho(self) -> float:
@@ -269,14 +278,11 @@ def private_class_means(
     if count_rho > 0:
         sigma = 1.0 / np.sqrt(2 * count_rho)
         noisy_counts = np.maximum(counts + rng.normal(0.0, sigma, num_classes), 1.0)
-    traces = []
-    for cls in range(num_classes):
-        count = 1.0 if noisy_counts is None else float(noisy_counts[cls])
-        traces.append(
-            coinpress_mean(data[labels == cls], step_rhos, count, rng, bound=1.0, spread=spread)
-        )
-    prototypes = np.stack([trace.mean for trace in traces])
-    return MeanRelease(prototypes, noisy_counts, tuple(traces), count_rho, tuple(step_rhos))
+    release_counts = np.ones(num_classes) if noisy_counts is None else noisy_counts
+    groups = coinpress_group_means(
+        data, labels, num_classes, step_rhos, release_counts, rng, bound=1.0, spread=spread
+    )
+    return MeanRelease(groups.means, noisy_counts, groups, count_rho, tuple(step_rhos))
 
 
 def nearest_prototype(embeddings: np.ndarray, prototypes: np.ndarray) -> np.ndarray:

@@ -1,0 +1,291 @@
+"""What every mechanism's release actually received matches the epsilon its run reports.
+
+A spy at each release boundary records the arguments the experiment handed to the release
+function (the epsilon, noise scale or rho, the noise mode, how many labels); the epsilon those
+arguments imply, by the mechanism's closed form, must be the run's ``epsilon_spent``. A bug in
+the layer above the release (a budget doubled on its way down, a scale for the wrong
+sensitivity, a forgotten noise mode) then turns this test red, even when the run's report is
+consistent with itself. Every registered mechanism must have an entry: a new one cannot be
+registered without being covered here.
+"""
+
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import dp_accounting
+import numpy as np
+import pytest
+from dp_accounting import rdp
+
+from labeldp_core.accounting import pate_epsilon
+from labeldp_core.accounting.zcdp import zcdp_to_approx_dp
+from labeldp_core.experiments import MECHANISMS, label_prior, make_config, run
+from labeldp_core.experiments import alibi as alibi_experiment
+from labeldp_core.experiments import dppl as dppl_experiment
+from labeldp_core.experiments import laplace as laplace_experiment
+from labeldp_core.experiments import laplace_regression as laplace_regression_experiment
+from labeldp_core.experiments import lp_2st as lp_2st_experiment
+from labeldp_core.experiments import pate as pate_experiment
+from labeldp_core.experiments import rr as rr_experiment
+from labeldp_core.experiments import rr_bins as rr_bins_experiment
+from labeldp_core.experiments import rr_prior as rr_prior_experiment
+from labeldp_core.experiments import softmax_laplace as softmax_experiment
+from labeldp_core.mechanisms import ONE_HOT_SENSITIVITY, PROBABILITY_SENSITIVITY, rr_bins_epsilon
+from labeldp_core.mechanisms.label_histogram import HISTOGRAM_SENSITIVITY
+from labeldp_core.mechanisms.noise_plans import (
+    gaussian_plan,
+    laplace_plan,
+    laplace_plan_for_scale,
+    rr_plan,
+)
+from labeldp_core.training import dpsgd as dpsgd_training
+
+K = 10  # digits
+N = 1437  # digits' training labels
+
+
+@dataclass
+class Call:
+    """One call of a release function: its arguments by name, and what it returned."""
+
+    name: str
+    arguments: dict
+    returned: object
+
+
+def _spy(monkeypatch, module, name: str, calls: list[Call], fake: Callable | None = None) -> None:
+    real = getattr(module, name)
+    signature = inspect.signature(real)
+
+    def spy(*args, **kwargs):
+        bound = signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        returned = (fake or real)(*args, **kwargs)
+        calls.append(Call(name, dict(bound.arguments), returned))
+        return returned
+
+    monkeypatch.setattr(module, name, spy)
+
+
+def _only(calls: list[Call], name: str) -> list[Call]:
+    return [call for call in calls if call.name == name]
+
+
+def _mode(call: Call) -> str:
+    return call.arguments.get("noise", "float")
+
+
+def _prior_spent(calls: list[Call]) -> float:
+    """What the label histograms received cost (0 without a histogram), each call checked."""
+    spent = 0.0
+    for call in _only(calls, "noisy_label_counts"):
+        assert call.arguments["labels"].size == N  # the histogram reads every label
+        plan = laplace_plan(HISTOGRAM_SENSITIVITY, call.arguments["epsilon"], _mode(call))
+        spent += plan.epsilon_spent
+    return spent
+
+
+def _rr(calls, result) -> float:
+    (call,) = _only(calls, "randomized_response")
+    assert call.arguments["labels"].size == N and call.arguments["num_classes"] == K
+    return rr_plan(call.arguments["epsilon"], K).epsilon_spent
+
+
+def _rr_prior(calls, result) -> float:
+    (call,) = _only(calls, "rr_with_prior")
+    assert call.arguments["labels"].size == N
+    return _prior_spent(calls) + rr_plan(call.arguments["epsilon"], K).epsilon_spent
+
+
+def _lp_2st(calls, result) -> float:
+    (first,) = _only(calls, "randomized_response")
+    (second,) = _only(calls, "rr_with_prior")
+    # Parallel composition needs disjoint halves that together release every label once.
+    assert first.arguments["labels"].size + second.arguments["labels"].size == N
+    return max(
+        rr_plan(first.arguments["epsilon"], K).epsilon_spent,
+        rr_plan(second.arguments["epsilon"], K).epsilon_spent,
+    )
+
+
+def _laplace(calls, result) -> float:
+    (call,) = _only(calls, "laplace_one_hot")
+    assert call.arguments["labels"].size == N and call.arguments["num_classes"] == K
+    plan = laplace_plan(ONE_HOT_SENSITIVITY, call.arguments["epsilon"], _mode(call))
+    return _prior_spent(calls) + plan.epsilon_spent
+
+
+def _laplace_regression(calls, result) -> float:
+    (call,) = _only(calls, "laplace_regression")
+    low, high, values = (call.arguments[k] for k in ("low", "high", "values"))
+    assert values.size == N and (low, high) == (0, K - 1)  # the sensitivity is the label range
+    assert values.min() >= low and values.max() <= high
+    return laplace_plan(high - low, call.arguments["epsilon"], _mode(call)).epsilon_spent
+
+
+def _rr_bins(calls, result) -> float:
+    (call,) = _only(calls, "rr_on_bins")
+    bins = call.arguments["bins"]
+    assert call.arguments["values"].size == N
+    return _prior_spent(calls) + rr_bins_epsilon(bins.num_bins, bins.epsilon)
+
+
+def _softmax(calls, result) -> float:
+    (call,) = _only(calls, "laplace_outputs")
+    assert np.allclose(call.arguments["probabilities"].sum(axis=1), 1.0)
+    return laplace_plan(PROBABILITY_SENSITIVITY, call.arguments["epsilon"]).epsilon_spent
+
+
+def _pate(calls, result) -> float:
+    (call,) = _only(calls, "noisy_argmax") + _only(calls, "confident_gnmax")
+    arguments = call.arguments
+    mode = arguments["noise"]
+    if call.name == "confident_gnmax":
+        sigma, check = arguments["gaussian_sigma"], arguments["threshold_sigma"]
+        kind = {"aggregator": "confident-gnmax", "threshold": arguments["threshold"],
+                "threshold_sigma": gaussian_plan(check, mode).sigma}  # fmt: skip
+        noise = gaussian_plan(sigma, mode).sigma
+    elif arguments["laplace_scale"] is not None:
+        kind, noise = {"aggregator": "lnmax"}, laplace_plan_for_scale(
+            arguments["laplace_scale"], mode
+        ).scale
+    else:
+        sigma = arguments["gaussian_sigma"]
+        kind, noise = {"aggregator": "gnmax"}, gaussian_plan(sigma, mode).sigma
+    return pate_epsilon(
+        arguments["vote_counts"], result.delta, noise=noise, data_dependent=False,
+        discrete=mode == "secure", **kind,
+    )  # fmt: skip
+
+
+def _dppl_mean(calls, result) -> float:
+    (call,) = _only(calls, "private_class_means")
+    rho = call.returned.rho
+    assert rho <= call.arguments["rho"]  # the parts never sum above what was handed down
+    return zcdp_to_approx_dp(rho, result.delta)
+
+
+def _dppl_public(calls, result) -> float:
+    for utilities in _only(calls, "class_utilities"):  # cached across epsilons once computed
+        low, high = utilities.arguments["min_score"], utilities.arguments["max_score"]
+        assert 0 <= low < high <= 2  # scores in [0, 1]: sensitivity 1
+    (call,) = _only(calls, "public_prototype_indices")
+    return call.arguments["epsilon"]  # pure, parallel over classes
+
+
+def _fake_dpsgd(x_train, y_train, x_test, y_test, num_classes, settings, privacy, seed, progress):
+    from labeldp_core.accounting.dpsgd import sampling_schedule
+    from labeldp_core.models import build_model
+
+    rate, steps = sampling_schedule(x_train.shape[0], settings.batch_size, settings.epochs)
+    model = build_model(settings.model, tuple(x_train.shape[1:]), num_classes).eval()
+    return dpsgd_training.DPSGDOutcome(model, (0.5,), rate, steps, rate * x_train.shape[0], 0)
+
+
+def _dpsgd(calls, result) -> float:
+    (call,) = _only(calls, "train_dpsgd_classifier")
+    sigma = call.arguments["privacy"].noise_multiplier
+    outcome = call.returned
+    # dp_accounting's RDP accountant, independent of the project's adapter over Opacus.
+    accountant = rdp.RdpAccountant()
+    step = dp_accounting.PoissonSampledDpEvent(
+        outcome.sample_rate, dp_accounting.GaussianDpEvent(sigma)
+    )
+    accountant.compose(step, outcome.steps)
+    n = call.arguments["x_train"].shape[0]
+    assert outcome.sample_rate == call.arguments["settings"].batch_size / n
+    return pytest.approx(accountant.get_epsilon(result.delta), rel=1e-4)
+
+
+#: Per mechanism: the release functions to spy on (module, name, stand-in or None) and the
+#: epsilon that what they received implies.
+RELEASES = {
+    "rr": ([(rr_experiment, "randomized_response", None)], _rr),
+    "rr-prior": (
+        [(rr_prior_experiment, "noisy_label_counts", None),
+         (rr_prior_experiment, "rr_with_prior", None)],
+        _rr_prior,
+    ),
+    "lp-2st": (
+        [(lp_2st_experiment, "randomized_response", None),
+         (lp_2st_experiment, "rr_with_prior", None)],
+        _lp_2st,
+    ),
+    "laplace": ([(laplace_experiment, "laplace_one_hot", None)], _laplace),
+    "laplace-regression": (
+        [(laplace_regression_experiment, "laplace_regression", None)], _laplace_regression
+    ),
+    "rr-bins": (
+        [(label_prior, "noisy_label_counts", None), (rr_bins_experiment, "rr_on_bins", None)],
+        _rr_bins,
+    ),
+    "alibi": (
+        [(label_prior, "noisy_label_counts", None), (alibi_experiment, "laplace_one_hot", None)],
+        _laplace,
+    ),
+    "softmax-laplace": ([(softmax_experiment, "laplace_outputs", None)], _softmax),
+    "pate": (
+        [(pate_experiment, "noisy_argmax", None), (pate_experiment, "confident_gnmax", None)],
+        _pate,
+    ),
+    "dpsgd": ([(dpsgd_training, "train_dpsgd_classifier", _fake_dpsgd)], _dpsgd),
+    "dppl-mean": ([(dppl_experiment, "private_class_means", None)], _dppl_mean),
+    "dppl-public": (
+        [(dppl_experiment, "class_utilities", None),
+         (dppl_experiment, "public_prototype_indices", None)],
+        _dppl_public,
+    ),
+    "dppl-topk": (
+        [(dppl_experiment, "class_utilities", None),
+         (dppl_experiment, "public_prototype_indices", None)],
+        _dppl_public,
+    ),
+}  # fmt: skip
+
+#: Settings that make each run exercise its whole release (histograms, every aggregator).
+VARIANTS = {
+    "rr-prior": [{}, {"prior_epsilon": 0.3}],
+    "rr-bins": [{"prior": "histogram"}],
+    "alibi": [{"prior": "histogram", "prior_share": 0.3}],
+    "pate": [{"aggregator": a} for a in ("lnmax", "gnmax", "confident-gnmax")],
+    "dppl-mean": [{"steps": 1}, {"steps": 3}],
+}
+SMALL = {"pate": {"teachers": 5, "queries": 40}, "rr-prior": {"clusters": 5}}
+ENCODERS = ("dppl-mean", "dppl-public", "dppl-topk")
+
+
+def test_every_registered_mechanism_has_its_release_spied_on():
+    assert set(RELEASES) == set(MECHANISMS)
+
+
+def _cases() -> list[tuple[str, dict, str]]:
+    cases = []
+    for mechanism in MECHANISMS:
+        modes = ["float", "secure"] if "noise" in MECHANISMS[mechanism].settings else ["float"]
+        for extra in VARIANTS.get(mechanism, [{}]):
+            cases += [(mechanism, extra, mode) for mode in modes]
+    return cases
+
+
+@pytest.mark.parametrize(
+    ("mechanism", "extra", "mode"), _cases(), ids=lambda v: str(v).replace(" ", "")
+)
+@pytest.mark.parametrize("epsilon", [0.7, 3.7])
+def test_the_release_received_what_the_run_reports(
+    fast_runs, monkeypatch, mechanism, extra, mode, epsilon
+):
+    calls: list[Call] = []
+    spies, implied = RELEASES[mechanism]
+    for module, name, fake in spies:
+        _spy(monkeypatch, module, name, calls, fake)
+    settings = {"model": "mlp" if mechanism in ENCODERS else "logistic"}
+    settings |= SMALL.get(mechanism, {}) | extra
+    if mode == "secure":
+        settings["noise"] = "secure"
+    result = run(make_config(mechanism, "digits", epsilon, epochs=1, settings=settings), fast_runs)
+    assert calls, f"no release function of {mechanism} was called"
+    for call in calls:  # the noise mode asked for reached every release that takes one
+        assert call.arguments.get("noise", mode) == mode, call.name
+    assert result.epsilon_spent == implied(calls, result)
+    assert result.epsilon_spent <= epsilon
