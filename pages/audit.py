@@ -63,6 +63,17 @@ st.caption(
     "claim; a red one beyond its bar proves that the mechanism leaks more than it says, which "
     "is what every control should show."
 )
+if any(r.claimed_delta > 0 for r in results):
+    st.caption(
+        "A Gaussian case (PATE's GNMax, DP-SGD, DPPL-Mean) runs at the noise its accounting "
+        "calibrated for ε with δ = 1e-5, but claims a point of the Gaussian mechanism's exact "
+        "privacy curve at that noise: tighter than the accountant's figure, so that a release "
+        "with less noise than reported cannot hide in the accountant's slack."
+    )
+st.caption(
+    "'Would catch an overspend' is the audit's power: a release spending that much more than "
+    "its claim would have been refuted with these draws (claim ÷ bound − 1); more draws shrink it."
+)
 missed = [r for r in results if r.is_control and not r.violates]
 if missed:
     st.info(

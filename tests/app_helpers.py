@@ -40,3 +40,29 @@ def page_files() -> list[str]:
         if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "PAGE_TABLE":
             return [f"pages/{row.elts[0].value}" for row in node.value.elts]
     raise AssertionError("PAGE_TABLE not found in app.py")
+
+
+def chart_spec(app: AppTest, key: str) -> dict:
+    """The plotly figure (JSON) drawn under chart key ``key``, typed arrays decoded to lists."""
+    import json
+
+    for element in app.get("plotly_chart"):
+        if element.proto.id.endswith(f"-{key}"):
+            return _decoded(json.loads(element.proto.spec))
+    raise AssertionError(f"no chart with key {key!r} on the page")
+
+
+def _decoded(value):
+    """Plotly's base64 typed arrays ({"dtype", "bdata"}) as lists, everything else as is."""
+    import base64
+
+    import numpy as np
+
+    if isinstance(value, dict) and set(value) >= {"dtype", "bdata"}:
+        array = np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"])
+        return array.reshape(value["shape"]).tolist() if "shape" in value else array.tolist()
+    if isinstance(value, dict):
+        return {k: _decoded(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_decoded(v) for v in value]
+    return value

@@ -25,6 +25,7 @@ CDF is evaluated gives NaN there, as in NumPy; a noise scale of 0 in ``noisy_arg
 documented "no privacy" case.
 """
 
+import dataclasses
 import math
 import subprocess
 import sys
@@ -242,6 +243,9 @@ ENTRY_POINTS: dict[str, Entry] = {
         {"values": SUPPORT, "epsilon": 1.0, "low": 0.0, "high": 2.0, "rng": RNG},
     ),
     "noisy_argmax": Entry(M.noisy_argmax, {"vote_counts": VOTES, "rng": RNG, "laplace_scale": 1.0}),
+    "noisy_vote_counts": Entry(
+        M.noisy_vote_counts, {"vote_counts": VOTES, "rng": RNG, "gaussian_sigma": 1.0}
+    ),
     "pate_epsilon": Entry(
         A.pate_epsilon, {"vote_counts": VOTES, "delta": 1e-5, "aggregator": "gnmax", "noise": 2.0}
     ),
@@ -458,6 +462,14 @@ CASES: dict[str, list[Bad]] = {
         Bad("laplace_scale", "1", "laplace_scale must be a number", "str"),
         Bad("laplace_scale", None, "give exactly one of laplace_scale", "neither"),
         Bad("gaussian_sigma", 1.0, "give exactly one of laplace_scale", "both"),
+    ],
+    "noisy_vote_counts": [
+        *vote_table(),
+        *rngs(),
+        Bad("gaussian_sigma", -1.0, "gaussian_sigma must be a finite number >= 0", "negative"),
+        Bad("gaussian_sigma", "1", "gaussian_sigma must be a number", "str"),
+        Bad("laplace_scale", 1.0, "give exactly one of laplace_scale", "both"),
+        Bad("noise", "quantum", "noise must be one of", "unknown-noise"),
     ],
     "pate_epsilon": [
         *vote_table(),
@@ -884,8 +896,25 @@ def _assert_clear(message: str) -> None:
 
 @pytest.mark.parametrize("name", [n for n, e in ENTRY_POINTS.items() if e.try_valid])
 def test_valid_arguments_are_accepted(name):
+    # The valid call succeeds and gives finite numbers: the bad values next to it are refused
+    # for themselves, not because the rest of the call was wrong.
     entry = ENTRY_POINTS[name]
-    entry.function(**entry.valid)
+    assert _finite(entry.function(**entry.valid)), name
+
+
+def _finite(value: object) -> bool:
+    """Whether every number in ``value`` (arrays, containers, dataclasses) is finite."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return all(_finite(getattr(value, f.name)) for f in dataclasses.fields(value))
+    if isinstance(value, dict):
+        return all(_finite(v) for v in value.values())
+    if isinstance(value, list | tuple):
+        return all(_finite(v) for v in value)
+    if isinstance(value, np.ndarray) and np.issubdtype(value.dtype, np.number):
+        return bool(np.all(np.isfinite(value)))
+    if isinstance(value, float | np.floating):
+        return bool(np.isfinite(value))
+    return True
 
 
 @pytest.mark.parametrize(("name", "bad"), _matrix())

@@ -1,4 +1,3 @@
-import doctest
 import itertools
 import json
 import math
@@ -17,14 +16,12 @@ from labeldp_core.accounting.zcdp import (
     zcdp_of_pure_dp,
     zcdp_to_approx_dp,
 )
-from labeldp_core.data import imbalance, public_private
 from labeldp_core.data.imbalance import imbalanced_counts, imbalanced_subset
 from labeldp_core.data.public_private import public_private_split
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.experiments import make_config, run
 from labeldp_core.experiments.context import RunContext
 from labeldp_core.experiments.spec import RunResult
-from labeldp_core.mechanisms import coinpress, exponential, prototypes
 from labeldp_core.mechanisms.coinpress import coinpress_mean
 from labeldp_core.mechanisms.exponential import (
     exponential_mechanism,
@@ -46,11 +43,6 @@ from labeldp_core.mechanisms.prototypes import (
 # for an arbitrary seed if the code were right.
 ALPHA = 1e-3
 
-
-@pytest.mark.parametrize("module", [zcdp, exponential, coinpress, prototypes, imbalance,
-                                    public_private])  # fmt: skip
-def test_doctests(module):
-    assert doctest.testmod(module).failed == 0
 
 
 # --- exponential mechanism -------------------------------------------------------------------

@@ -1,6 +1,5 @@
 """DP-SGD: per-example gradients, a tiny private run that learns, the CLI, the page, the figures."""
 
-import doctest
 import json
 import math
 import re
@@ -18,7 +17,6 @@ from labeldp_core.accounting import dpsgd_epsilon
 from labeldp_core.accounting.dpsgd import CALIBRATION_RTOL
 from labeldp_core.data import load_dataset
 from labeldp_core.errors import InvalidInputError
-from labeldp_core.experiments import dpsgd as dpsgd_experiment
 from labeldp_core.experiments import make_config, run
 from labeldp_core.experiments.dpsgd import delta_warning, epsilon_checkpoints
 from labeldp_core.experiments.spec import RunResult
@@ -252,10 +250,6 @@ def test_cli_reports_noise_steps_sample_rate_delta_and_unit(capsys):
     assert details["epsilon_prv"] == result["epsilon_spent"]
     assert "add/remove" in details["neighbouring_relation"]
     assert details["warnings"] == [] and capsys.readouterr().err == ""
-
-
-def test_doctests():
-    assert doctest.testmod(dpsgd_experiment).failed == 0
 
 
 def test_delta_of_one_over_n_or_more_runs_with_a_warning(capsys):

@@ -101,6 +101,7 @@ def test_a_label_dp_run_reports_the_label_inference_attack_on_its_model(cache):
     attack = result.details["attack"]
     # The attack figures are the model's accuracy on training and test examples.
     assert attack["test_accuracy"] == pytest.approx(result.test_accuracy, abs=1e-6)
-    assert 0.0 <= attack["train_accuracy"] <= 1.0
+    # Trained on its (almost all kept) labels, the model does at least as well on them.
+    assert attack["train_accuracy"] >= attack["test_accuracy"] - 0.05
     # The clean model memorises its training labels at least as well as it generalises.
     assert attack["clean_model_train_accuracy"] >= result.baseline_test_accuracy - 0.02

@@ -86,3 +86,19 @@ def test_compare_page_draws_the_clean_baseline_without_rr_and_dppl_mean_at_epsil
     assert "(2ε, (1 + e^ε)δ)-DP for changing one label" in text and "stronger promise" not in text
     table = app.dataframe[0].value
     assert table["guarantee"].str.contains("ρ = 0.5 zCDP").sum() == 7
+
+
+def test_attack_bars_draw_each_measured_accuracy_and_the_bound():
+    rows = [
+        {"mechanism": "rr", "released_label": 0.3, "model_on_training_example": 0.55,
+         "model_on_test_example": 0.5},
+        {"mechanism": "laplace", "released_label": None, "model_on_training_example": 0.8,
+         "model_on_test_example": 0.7},
+    ]  # fmt: skip
+    figure = plots.attack_bars(rows, 0.25)
+    bars = {bar.name: list(bar.y) for bar in figure.data}
+    # Each bar is the accuracy itself (not 1 - accuracy), one group per mechanism.
+    assert bars[plots.ATTACKS["released_label"]] == [0.3, None]
+    assert bars[plots.ATTACKS["model_on_training_example"]] == [0.55, 0.8]
+    assert bars[plots.ATTACKS["model_on_test_example"]] == [0.5, 0.7]
+    assert [line["y0"] for line in figure.layout.shapes] == [0.25]

@@ -1,9 +1,9 @@
 import numpy as np
 import pytest
-from app_helpers import assert_no_errors, open_page
+from app_helpers import assert_no_errors, chart_spec, open_page
 
 from labeldp_core import plots
-from labeldp_core.experiments import make_config, run
+from labeldp_core.experiments import lookup, make_config, run
 from labeldp_core.experiments.demo import demo_epsilons
 from labeldp_core.experiments.spec import RunResult
 from labeldp_core.mechanisms import expected_flip_rate
@@ -75,6 +75,16 @@ def test_page_shows_the_split_and_reacts_to_the_slider():
     assert metrics["ε spent (label, replace-one)"] == "1"
     assert metrics["Measured flip rate"] != before
     assert len(app.get("plotly_chart")) == 4
+    # The charts draw the run's own numbers: the prior mass histogram and the k* histogram.
+    settings = {"model": "logistic", "prior_share": 0.5, "clusters": 20}
+    shown = lookup(make_config("rr-prior", "digits", 1.0, 0, 1, settings))
+    assert shown is not None
+    mass = chart_spec(app, "prior_mass")["data"][0]["y"]
+    counts = np.asarray(shown.details["prior_true_mass_counts"])
+    np.testing.assert_allclose(mass, counts / counts.sum())
+    sizes = chart_spec(app, "set_size")["data"][0]["y"]
+    sizes_counted = np.asarray(shown.details["set_size_counts"])
+    np.testing.assert_allclose(sizes, sizes_counted / sizes_counted.sum())
     assert not any("stage by stage" in header.value for header in app.subheader)  # not cached
 
 

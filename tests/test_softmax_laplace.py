@@ -32,6 +32,17 @@ def test_output_noise_has_variance_two_b_squared_for_b_two_over_epsilon(epsilon)
     assert abs(np.mean(noise**2) - 2 * b**2) < Z * math.sqrt(20.0 / noise.size) * b**2
 
 
+@pytest.mark.parametrize("epsilon", [0.5, 3.0])
+def test_the_release_adds_laplace_noise_of_scale_two_over_epsilon(epsilon):
+    # The release itself, not a density written here: its noise on the farthest pair of
+    # probability vectors is Laplace(0, 2/eps) by a KS test, and the test would see 1/eps.
+    rng = np.random.default_rng(23)
+    rows = np.tile(np.eye(3), (4000, 1))
+    noise = (laplace_outputs(rows, epsilon, rng) - rows).ravel()
+    assert stats.kstest(noise, "laplace", args=(0, 2 / epsilon)).pvalue > ALPHA
+    assert stats.kstest(noise, "laplace", args=(0, 1 / epsilon)).pvalue < ALPHA
+
+
 @pytest.mark.parametrize("epsilon", [0.5, 1.0, 3.0])
 def test_two_over_epsilon_protects_and_one_over_epsilon_does_not(epsilon):
     # The farthest pair of probability vectors: two corners of the simplex.
