@@ -173,6 +173,7 @@ POWERFUL = [("pate", 0), ("pate", 1), ("dpsgd", 0), ("dppl-public", 0), ("dppl-m
             ("dppl-topk", 0), ("laplace", 0), ("rr", 0)]  # fmt: skip
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("mechanism", "index"), POWERFUL)
 def test_privacy_critical_cases_would_catch_a_ten_percent_overspend(mechanism, index):
     result = audit_case(mechanism, 1.0, index, 500_000, seed=0)
@@ -181,6 +182,7 @@ def test_privacy_critical_cases_would_catch_a_ten_percent_overspend(mechanism, i
     assert result.to_dict()["detectable_overspend"] == result.detectable_overspend
 
 
+@pytest.mark.slow
 def test_a_dpsgd_step_with_ten_percent_less_noise_is_caught():
     # The power estimate above, checked directly on the project's own step: the noise
     # multiplier divided by 1.1 while the claim stays the calibrated one.
