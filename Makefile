@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 PORT ?= 8501
 
-.PHONY: run test lint bench data warm clean-cache
+.PHONY: run test lint bench mutation data warm clean-cache
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -29,6 +29,25 @@ test: $(VENV)/.requirements-dev
 
 lint: $(VENV)/.requirements-dev
 	$(PY) -m ruff check .
+
+# Mutation testing of the privacy-critical code ([tool.mutmut] in pyproject.toml): every mutant
+# runs against the fast tests that execute it; prints the kill rate. Resumes where it stopped.
+define MUTATION_REPORT
+import json
+stats = json.load(open("mutants/mutmut-cicd-stats.json"))
+caught = stats["killed"] + stats["timeout"]
+ran = caught + stats["survived"] + stats["suspicious"] + stats["segfault"]
+print(f"mutants: {stats['total']}, run by some test: {ran}, killed: {stats['killed']}, "
+      f"timed out (counted as killed): {stats['timeout']}, survived: {stats['survived']}, "
+      f"not reached by the fast tests: {stats['no_tests']}")
+print(f"kill rate of the privacy-critical modules: {caught / ran:.1%} of the mutants the tests run")
+endef
+export MUTATION_REPORT
+
+mutation: $(VENV)/.requirements-dev
+	$(VENV)/bin/mutmut run
+	$(VENV)/bin/mutmut export-cicd-stats
+	$(PY) -c "$$MUTATION_REPORT"
 
 bench: $(VENV)/.requirements-dev
 	for b in bench/*.py; do echo "== $$b"; $(PY) $$b || exit 1; done

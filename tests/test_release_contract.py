@@ -22,6 +22,7 @@ from labeldp_core.accounting import pate_epsilon
 from labeldp_core.accounting.zcdp import zcdp_to_approx_dp
 from labeldp_core.experiments import MECHANISMS, label_prior, make_config, run
 from labeldp_core.experiments import alibi as alibi_experiment
+from labeldp_core.experiments import context as context_module
 from labeldp_core.experiments import dppl as dppl_experiment
 from labeldp_core.experiments import laplace as laplace_experiment
 from labeldp_core.experiments import laplace_regression as laplace_regression_experiment
@@ -31,7 +32,12 @@ from labeldp_core.experiments import rr as rr_experiment
 from labeldp_core.experiments import rr_bins as rr_bins_experiment
 from labeldp_core.experiments import rr_prior as rr_prior_experiment
 from labeldp_core.experiments import softmax_laplace as softmax_experiment
-from labeldp_core.mechanisms import ONE_HOT_SENSITIVITY, PROBABILITY_SENSITIVITY, rr_bins_epsilon
+from labeldp_core.mechanisms import (
+    ONE_HOT_SENSITIVITY,
+    PROBABILITY_SENSITIVITY,
+    alibi_posterior,
+    rr_bins_epsilon,
+)
 from labeldp_core.mechanisms.label_histogram import HISTOGRAM_SENSITIVITY
 from labeldp_core.mechanisms.noise_plans import (
     gaussian_plan,
@@ -289,3 +295,75 @@ def test_the_release_received_what_the_run_reports(
         assert call.arguments.get("noise", mode) == mode, call.name
     assert result.epsilon_spent == implied(calls, result)
     assert result.epsilon_spent <= epsilon
+
+
+def _targets_from_release(mechanism: str, calls: list[Call], result) -> list[np.ndarray]:
+    """What each training of a run must have been given, computed from the release alone."""
+    if mechanism in ("rr", "rr-prior", "laplace-regression", "rr-bins"):
+        (release,) = calls
+        return [np.asarray(release.returned)]
+    if mechanism == "lp-2st":
+        first, second = (np.asarray(c.returned) for c in calls)
+        return [first, np.sort(np.concatenate([first, second]))]  # halves: compared as a multiset
+    if mechanism == "laplace":
+        return [np.asarray(calls[-1].returned).argmax(axis=1)]
+    if mechanism == "alibi":
+        plan = laplace_plan(ONE_HOT_SENSITIVITY, calls[-1].arguments["epsilon"])
+        prior = np.asarray(result.details["prior"])
+        noisy = np.asarray(calls[-1].returned)
+        return [alibi_posterior(noisy, plan.epsilon_spent, prior, scale=plan.scale)]
+    released = np.asarray(calls[-1].returned)  # pate: the answered queries' labels
+    return [released[released >= 0]]
+
+
+TRAINED_ON_RELEASE = {
+    "rr": (rr_experiment, ["randomized_response"]),
+    "rr-prior": (rr_prior_experiment, ["rr_with_prior"]),
+    "lp-2st": (lp_2st_experiment, ["randomized_response", "rr_with_prior"]),
+    "laplace": (laplace_experiment, ["laplace_one_hot"]),
+    "alibi": (alibi_experiment, ["laplace_one_hot"]),
+    "laplace-regression": (laplace_regression_experiment, ["laplace_regression"]),
+    "rr-bins": (rr_bins_experiment, ["rr_on_bins"]),
+    "pate": (pate_experiment, ["noisy_argmax"]),
+}
+
+
+@pytest.mark.parametrize("mechanism", list(TRAINED_ON_RELEASE))
+def test_models_train_on_what_was_released_not_on_the_true_labels(
+    fast_runs, monkeypatch, mechanism
+):
+    # The model is post-processing only if it sees nothing but the release: training on the
+    # true labels (or on a mix) would release them through the model. The clean baseline, a
+    # diagnostic, is the one training allowed to see them.
+    module, names = TRAINED_ON_RELEASE[mechanism]
+    calls: list[Call] = []
+    for name in names:
+        _spy(monkeypatch, module, name, calls)
+    trained = []
+    fake = context_module.RunContext.train
+    student = pate_experiment.train_classifier
+
+    def recording(ctx, targets, **kwargs):
+        if not kwargs.get("message", "").startswith("clean baseline"):
+            trained.append(np.asarray(targets))
+        return fake(ctx, targets, **kwargs)
+
+    def recording_student(images, labels, *args, **kwargs):
+        trained.append(np.asarray(labels))
+        return student(images, labels, *args, **kwargs)
+
+    monkeypatch.setattr(context_module.RunContext, "train", recording)
+    monkeypatch.setattr(pate_experiment, "train_classifier", recording_student)
+    settings = {"model": "logistic"}
+    settings |= SMALL.get(mechanism, {}) | ({"aggregator": "lnmax"} if mechanism == "pate" else {})
+    result = run(make_config(mechanism, "digits", 0.6, seed=4, epochs=1, settings=settings),
+                 fast_runs)  # fmt: skip
+    expected = _targets_from_release(mechanism, calls, result)
+    if mechanism == "lp-2st":
+        trained = [trained[0], np.sort(trained[1])]
+    if mechanism == "pate":
+        trained = trained[:1]  # the student on the released labels; the second is the reference
+        # student on the true labels, a diagnostic like the clean baseline
+    assert len(trained) == len(expected)
+    for got, want in zip(trained, expected, strict=True):
+        np.testing.assert_allclose(got, want)
