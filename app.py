@@ -46,6 +46,7 @@ PAGE_TABLE = [
     ("compare.py", "Compare mechanisms", "compare_arrows"),
     ("epsilon_meaning.py", "What ε means", "psychology"),
     ("audit.py", "Privacy audit", "fact_check"),
+    ("papers.py", "Papers vs this explorer", "menu_book"),
 ]
 MECHANISM_PAGES = [
     st.Page(f"pages/{file}", title=title, icon=f":material/{icon}:")

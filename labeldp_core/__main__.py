@@ -1,4 +1,4 @@
-"""Command line: ``python -m labeldp_core list|run|sweep|warm|audit`` for headless runs and scripts.
+"""Command line: ``python -m labeldp_core list|run|sweep|warm|audit|reproduce``, for scripts.
 
 Exit status 0 on success and 2 on bad input, with one ``error: ...`` line on stderr; ``audit``
 exits with 1 when a mechanism (not a negative control) is caught leaking more than it claims.
@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
-from labeldp_core import plots
+from labeldp_core import plots, reproduce
 from labeldp_core.audit import app_audit_points, audit_mechanism, stored_audit_case
 from labeldp_core.cache import ResultCache
 from labeldp_core.data import DATASETS
@@ -20,7 +20,7 @@ from labeldp_core.errors import LabelDPError
 from labeldp_core.experiments import MECHANISMS, RunResult, make_config, run, sweep
 from labeldp_core.experiments.demo import demo_configs
 from labeldp_core.experiments.progress import Progress, silent, within
-from labeldp_core.reports import html_report
+from labeldp_core.reports import html_report, tables_report
 from labeldp_core.validation import check_output_path, check_seed
 
 EXIT_BAD_INPUT = 2
@@ -178,6 +178,7 @@ def _cmd_sweep(args: argparse.Namespace) -> None:
 
 def _cmd_warm(args: argparse.Namespace) -> None:
     configs = demo_configs(args.dataset)
+    configs += [c for c in reproduce.dataset_configs(args.dataset) if c not in configs]
     progress = _stderr_bar(lines=True)
     cache = ResultCache()
     computed = 0
@@ -196,6 +197,49 @@ def _cmd_warm(args: argparse.Namespace) -> None:
     print(f"{len(points)} audit cases of the audit page's first view are cached")
 
 
+#: The columns of ``reproduce``'s papers table in its CSV and text forms.
+REPRODUCE_COLUMNS = (
+    "id", "dataset", "method", "epsilon", "delta", "privacy_unit", "theirs", "their_clean",
+    "their_retention", "our_mechanism", "computed_seeds", "ours", "ours_min", "ours_max",
+    "our_epsilon_spent", "our_clean", "our_retention", "paper", "where", "quoted_from",
+)  # fmt: skip
+
+
+def _cmd_reproduce(args: argparse.Namespace) -> None:
+    for option, path in (("--csv", args.csv), ("--html", args.html)):
+        if path:
+            check_output_path(path, option)
+    papers = reproduce.paper_rows(compute=args.compute, progress=_stderr_bar(lines=True))
+    lessons = reproduce.lesson_rows()
+    if args.csv:
+        with Path(args.csv).open("w", newline="") as handle:
+            writer = csv.DictWriter(handle, REPRODUCE_COLUMNS, extrasaction="ignore")
+            writer.writeheader()
+            writer.writerows(papers)
+    if args.html:
+        report = tables_report(
+            "Papers vs this explorer", reproduce.__doc__.split("\n\n")[1].replace("\n", " "),
+            {"Published figures beside ours": papers,
+             "The seeds' lessons: claimed vs true epsilon": lessons},
+        )  # fmt: skip
+        Path(args.html).write_text(report, encoding="utf-8")
+    if args.json:
+        print(json.dumps({"papers": papers, "lessons": lessons}, indent=2))
+        return
+    for row in papers:
+        ours = (
+            f"ours {row['ours']:.3f} ({row['ours_min']:.3f}-{row['ours_max']:.3f}, "
+            f"{row['computed_seeds']} seeds)" if row["computed_seeds"]
+            else "ours: not computed yet (reproduce --compute, or warm)"
+        )  # fmt: skip
+        print(f"{row['id']}: {row['method']} on {row['dataset']} at epsilon "
+              f"{row['epsilon']:g}: theirs {row['theirs']:.3f}; {ours}")  # fmt: skip
+    for row in lessons:
+        print(f"lesson: {row['lesson']}: claims {row['claimed_epsilon']:g}, spends "
+              f"{row['true_epsilon']:.3g}; audit proves at least "
+              f"{row['audited_lower_bound']:.3g}")  # fmt: skip
+
+
 def _cmd_audit(args: argparse.Namespace) -> int:
     results = audit_mechanism(args.mechanism, args.epsilon, args.trials, check_seed(args.seed))
     if args.json:
@@ -206,8 +250,10 @@ def _cmd_audit(args: argparse.Namespace) -> int:
         for result in results:
             verdict = "VIOLATES its claim" if result.violates else "consistent with its claim"
             power = result.detectable_overspend
-            power_text = "" if result.violates or power is None else (
-                f" (would catch an overspend above {power:.1%})"
+            power_text = (
+                ""
+                if result.violates or power is None
+                else (f" (would catch an overspend above {power:.1%})")
             )
             print(
                 f"{result.name}: claimed epsilon {result.claimed_epsilon:.4g} "
@@ -263,6 +309,19 @@ def _parser() -> argparse.ArgumentParser:
     audit.add_argument("--seed", type=int, default=0)
     audit.add_argument("--json", action="store_true", help="print JSON")
     audit.set_defaults(handler=_cmd_audit)
+
+    again = commands.add_parser(
+        "reproduce", help="our figures beside the papers' and the seeds' claims"
+    )
+    again.add_argument(
+        "--compute",
+        action="store_true",
+        help="compute the runs not in the cache yet (else: cached ones only)",
+    )
+    again.add_argument("--json", action="store_true", help="print JSON")
+    again.add_argument("--csv", metavar="PATH", help="also write the papers table as CSV")
+    again.add_argument("--html", metavar="PATH", help="also write a standalone HTML report")
+    again.set_defaults(handler=_cmd_reproduce)
     return parser
 
 

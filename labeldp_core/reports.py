@@ -10,8 +10,9 @@ import plotly.graph_objects as go
 from labeldp_core import __version__
 from labeldp_core.experiments.diagnostics import diagnostics_sentence
 from labeldp_core.experiments.spec import RunResult
+from labeldp_core.plots.readable import projector_ready
 
-__all__ = ["PRIVACY_UNITS", "html_report", "result_rows"]
+__all__ = ["PRIVACY_UNITS", "html_report", "result_rows", "tables_report"]
 
 #: What each privacy unit protects, in the words the app and the reports use.
 PRIVACY_UNITS = {
@@ -83,7 +84,7 @@ def html_report(
     """
     parts = []
     for index, (figure, caption) in enumerate(figures):
-        plot = figure.to_html(full_html=False, include_plotlyjs=index == 0)
+        plot = projector_ready(figure).to_html(full_html=False, include_plotlyjs=index == 0)
         parts.append(f"<figure>{plot}<figcaption>{html.escape(caption)}</figcaption></figure>")
     units = sorted({r.privacy_unit for r in results})
     unit_text = "".join(
@@ -112,6 +113,27 @@ figcaption {{ color: #555; margin-bottom: 2em; }}
 for. Numbers for different privacy units are not directly comparable:</p><ul>{unit_text}</ul>
 {_table(result_rows(results))}
 <p>{html.escape(diagnostics_sentence(_diagnostic_paths(results)))}</p>
+<p><small>labeldp explorer {html.escape(__version__)}, {made}</small></p>
+</body></html>
+"""
+
+
+def tables_report(title: str, intro: str, tables: Mapping[str, list[dict[str, Any]]]) -> str:
+    """A self-contained HTML page of titled tables (no script at all)."""
+    sections = "".join(
+        f"<h2>{html.escape(name)}</h2>{_table(rows)}" for name, rows in tables.items()
+    )
+    made = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>
+<style>
+body {{ font-family: sans-serif; max-width: 1300px; margin: 2em auto; color: #222; }}
+table {{ border-collapse: collapse; margin: 1em 0; font-size: 0.85em; }}
+th, td {{ border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: left; }}
+</style></head><body>
+<h1>{html.escape(title)}</h1>
+<p>{html.escape(intro)}</p>
+{sections}
 <p><small>labeldp explorer {html.escape(__version__)}, {made}</small></p>
 </body></html>
 """

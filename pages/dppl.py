@@ -50,13 +50,13 @@ settings = {"model": model, "imbalance": float(imbalance)}
 data = load_dataset(controls.dataset)
 
 with reported_errors():
-    config = make_config(mechanism, controls.dataset, epsilon, controls.seed, controls.epochs,
+    config = make_config(mechanism, controls.dataset, epsilon, controls.seed, controls.epochs_asked,
                          settings)  # fmt: skip
     result = point(config, f"Compute {MECHANISM_NAMES[mechanism]} at ε = {epsilon:g}",
                    "Public encoder and DP prototypes")  # fmt: skip
 
 dpsgd = dpsgd_comparison(controls.dataset, [*SWEEP_EPSILONS, epsilon], controls.seed,
-                         controls.epochs, model, float(imbalance))  # fmt: skip
+                         controls.epochs_asked, model, float(imbalance))  # fmt: skip
 if result is None:
     st.info("Press the button to train the public encoder and release the prototypes; the "
             "embeddings and every result are then cached.")  # fmt: skip
@@ -148,10 +148,10 @@ with reported_errors():
         for m in DPPL_MECHANISMS
         for ratio in ratios
         for c in configs_for(m, controls.dataset, SWEEP_EPSILONS, [controls.seed],
-                             controls.epochs, {"model": model, "imbalance": float(ratio)})
+                             controls.epochs_asked, {"model": model, "imbalance": float(ratio)})
     ]  # fmt: skip
     detail_configs = configs_for(mechanism, controls.dataset, SWEEP_EPSILONS, [controls.seed],
-                                 controls.epochs, settings)  # fmt: skip
+                                 controls.epochs_asked, settings)  # fmt: skip
     found, absent = stored_many(unique(configs + detail_configs))
     if absent and st.button(f"Compute the curves ({len(absent)} missing points)", key="dppl_sweep"):
         run_with_progress(absent, "DP prototypes sweep")

@@ -10,7 +10,7 @@ from labeldp_core.data import DATASETS, load_dataset
 from labeldp_core.errors import LabelDPError
 from labeldp_core.experiments import MECHANISMS, make_config
 from labeldp_core.experiments.demo import demo_epsilons
-from labeldp_core.experiments.dpsgd import budget_outlook, delta_warning
+from labeldp_core.experiments.dpsgd import RECIPE_SOURCE, budget_outlook, delta_warning
 from labeldp_core.plots.common import UNIT_SCALE_NOTE
 from ui.controls import current_controls, epsilon_control
 from ui.export import chart
@@ -47,11 +47,17 @@ st.markdown(
     "label together. " + UNIT_SCALE_NOTE
 )
 
+recipe = dict(make_config("dpsgd", controls.dataset, epsilon).settings)
 left, middle, right, last = st.columns(4)
-clip = left.selectbox("Clipping norm C", (0.5, 1.0, 2.0, 5.0), index=1, key="clip",
-                      bind="query-params")  # fmt: skip
-batch = middle.selectbox("Expected batch size", (64, 128, 256, 512, 1024), index=2, key="batch",
-                         bind="query-params")  # fmt: skip
+# Options are shown (and written in the link) as they are: "recipe" is this dataset's recipe.
+clip = left.selectbox(
+    f"Clipping norm C (recipe: {recipe['clip']:g})", ("recipe", 0.05, 0.1, 0.5, 1.0, 2.0, 5.0),
+    key="clip", bind="query-params",
+)  # fmt: skip
+batch = middle.selectbox(
+    f"Expected batch size (recipe: {recipe['batch']:,})",
+    ("recipe", 64, 128, 256, 512, 1024, 2048, 4096), key="batch", bind="query-params",
+)  # fmt: skip
 accountant = right.selectbox(
     "Accountant", ("rdp", "prv"), key="accountant", bind="query-params",
     help="rdp: Rényi DP, fast and a little loose. prv: numerical composition of privacy loss "
@@ -59,14 +65,15 @@ accountant = right.selectbox(
 )  # fmt: skip
 delta = last.selectbox("δ", (1e-5, 1e-6, 1e-4, 1e-3), key="delta", bind="query-params",
                        help="Chance that the ε promise fails; keep it well below 1/n.")  # fmt: skip
-settings = controls.settings | {"clip": clip, "batch": batch, "accountant": accountant,
-                                "delta": delta}  # fmt: skip
+chosen = {"clip": clip, "batch": batch, "accountant": accountant, "delta": delta}
+settings = controls.settings | {k: v for k, v in chosen.items() if v != "recipe"}
 
 with reported_errors():
-    config = make_config("dpsgd", controls.dataset, epsilon, controls.seed, controls.epochs,
+    config = make_config("dpsgd", controls.dataset, epsilon, controls.seed, controls.epochs_asked,
                          settings)  # fmt: skip
     n_train = load_dataset(controls.dataset).n_train
-    q, steps = sampling_schedule(n_train, batch, controls.epochs)
+    batch, epochs = config.setting("batch"), config.epochs
+    q, steps = sampling_schedule(n_train, batch, epochs)
     # Before the charts, so that a run trained now draws its own budget line at once.
     result = point(config, f"Train with DP-SGD at ε = {epsilon:g} on {controls.dataset}",
                    "Training with DP-SGD")  # fmt: skip
@@ -75,6 +82,12 @@ with reported_errors():
     else:
         with st.spinner(f"Finding the noise multiplier for ε = {epsilon:g} ({accountant})"):
             sigma = implied_noise(epsilon, delta, q, steps, accountant)
+st.caption(
+    f"The defaults are a published recipe, not tuned here: {RECIPE_SOURCE}. Choosing settings "
+    "by trying them on the private data would leak it (each try is one more release that no "
+    "accountant here records), so the recipe was fixed from the papers, and the settings you "
+    "change are yours to account for."
+)
 
 if (weak := delta_warning(delta, n_train)) is not None:
     st.warning(f"Weak guarantee: {weak}.", icon="⚠️")
@@ -83,10 +96,10 @@ cols[0].metric("Noise multiplier σ implied by ε", f"{sigma:.3g}")
 cols[1].metric("Sample rate q", f"{q:.3g}")
 cols[2].metric("Noisy steps", f"{steps:,}")
 cols[3].metric("δ", f"{delta:g}")
-epochs_text = f"{controls.epochs} epoch{'s' * (controls.epochs != 1)}"
+epochs_text = f"{epochs} epoch{'s' * (epochs != 1)}"
 st.caption(
     f"To spend at most ε = {epsilon:g} (δ = {delta:g}) over {epochs_text} of "
-    f"{steps // controls.epochs} steps with a batch of about {batch} out of {n_train:,} examples, "
+    f"{steps // epochs} steps with a batch of about {batch} out of {n_train:,} examples, "
     f"every step needs noise of σ = {sigma:.3g} times the clipping norm "
     f"({accountant.upper()} accountant)."
 )
@@ -97,7 +110,7 @@ if result is not None:
     curves = result.details["budget_outlook"]
 else:
     with st.spinner("Accounting"):
-        curves = outlook(sigma, q, steps // controls.epochs, controls.epochs, delta)
+        curves = outlook(sigma, q, steps // epochs, epochs, delta)
 by_epoch = None if result is None else result.details["epsilon_by_epoch"]
 chart(
     st,
@@ -106,7 +119,7 @@ chart(
         dict(zip(curves["noise_multipliers"], curves["epsilons"], strict=True)),
         target_epsilon=epsilon,
         chosen=round(sigma, 4),
-        planned_epochs=controls.epochs,
+        planned_epochs=epochs,
         delta=delta,
         accountant=accountant,
         run_epsilons=None if by_epoch is None else (by_epoch["epochs"], by_epoch[accountant]),
@@ -175,9 +188,9 @@ st.subheader("Test accuracy vs ε, next to label DP")
 num_classes = DATASETS[controls.dataset].num_classes
 with reported_errors():
     dpsgd_configs = configs_for("dpsgd", controls.dataset, SWEEP_EPSILONS, [controls.seed],
-                                controls.epochs, settings)  # fmt: skip
+                                controls.epochs_asked, settings)  # fmt: skip
     rr_configs = configs_for("rr", controls.dataset, SWEEP_EPSILONS, [controls.seed],
-                             controls.epochs, controls.settings)  # fmt: skip
+                             controls.epochs_asked, controls.settings)  # fmt: skip
     dpsgd_found, dpsgd_absent = stored_many(dpsgd_configs)
     rr_found, rr_absent = stored_many(rr_configs)
     absent = dpsgd_absent + rr_absent
@@ -194,7 +207,7 @@ for spec in MECHANISMS.values():
         continue
     try:
         others = configs_for(spec.id, controls.dataset, list(demo_epsilons(spec.id)),
-                             [controls.seed], controls.epochs, controls.settings)  # fmt: skip
+                             [controls.seed], controls.epochs_asked, controls.settings)  # fmt: skip
     except LabelDPError:  # its defaults do not fit this dataset; nothing of it to show
         continue
     found, _ = stored_many(others)
@@ -210,8 +223,10 @@ chart(
 )
 st.caption(
     UNITS_SENTENCE
-    + " Every point is the same model, dataset, seed and epochs, scored on the clean test set; "
-    "the dashed line is that model trained without any privacy. "
+    + " Every point is the same dataset and seed, scored on the clean test set. DP-SGD trains "
+    "the recipe's tanh twin of the chosen model for the recipe's epochs (with 'auto' epochs), "
+    "the label-DP mechanisms the chosen model as it is; the dashed line is the chosen model "
+    "trained without any privacy. "
     + (f"{len(absent)} points are not computed yet; the button trains them and caches each one."
        if absent else "Every DP-SGD and randomized-response point of this chart is cached.")
 )  # fmt: skip

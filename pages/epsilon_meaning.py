@@ -42,7 +42,7 @@ with reported_errors():
             controls.dataset,
             [epsilon],
             [controls.seed],
-            controls.epochs,
+            controls.epochs_asked,
             controls.settings,
         )
     found, absent = stored_many(configs)

@@ -104,7 +104,7 @@ def sweep_series(table: dict, prior_mechanism: str) -> tuple[dict, list]:
     for name, (mechanism, settings) in table.items():
         extra = prior_settings if mechanism == prior_mechanism else {}
         configs = configs_for(mechanism, controls.dataset, epsilons, [controls.seed],
-                              controls.epochs,
+                              controls.epochs_asked,
                               controls.settings | settings | extra | noise_settings)  # fmt: skip
         found[name], missing_here = stored_many(configs)
         absent += missing_here

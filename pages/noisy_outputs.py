@@ -41,7 +41,7 @@ st.markdown(
 with reported_errors():
     epsilons = sorted(set(SWEEP_EPSILONS) | {epsilon})
     configs = configs_for("softmax-laplace", controls.dataset, epsilons, [controls.seed],
-                          controls.epochs, controls.settings)  # fmt: skip
+                          controls.epochs_asked, controls.settings)  # fmt: skip
     found, absent = stored_many(configs)
     if absent and DATASETS[controls.dataset].size <= AUTO_COMPUTE_MAX_IMAGES:
         found += run_with_progress(absent, "Noisy outputs")

@@ -4,9 +4,11 @@ import streamlit as st
 
 from labeldp_core import plots
 from labeldp_core.accounting import AGGREGATORS
+from labeldp_core.data import load_dataset
+from labeldp_core.data.splits import public_size
 from labeldp_core.experiments import make_config
 from labeldp_core.experiments.demo import demo_epsilons
-from labeldp_core.experiments.pate import PRIVACY_STATEMENT
+from labeldp_core.experiments.pate import PRIVACY_STATEMENT, student_sentence
 from ui.controls import current_controls, epsilon_control, noise_control
 from ui.export import chart
 from ui.results import configs_for, point, reported_errors, run_with_progress, stored_many
@@ -16,7 +18,8 @@ SWEEP_EPSILONS = list(demo_epsilons("pate"))
 #: Teachers are trained without asking only on small datasets; larger ones wait for a button.
 AUTO_COMPUTE_MAX_IMAGES = 2000
 TEACHER_CHOICES = [5, 10, 25, 50, 100, 250]
-QUERY_CHOICES = [10, 25, 50, 100, 250, 500, 1000, 2000]
+QUERY_CHOICES = [10, 25, 50, 100, 250, 300, 500, 1000, 2000]
+SELF_TRAINING_CHOICES = [0, 1, 2, 3]
 TEACHER_EPOCH_CHOICES = ["1", "2", "5", "10", "20", "40"]
 TEACHER_MODELS = ["mlp", "cnn", "logistic"]
 
@@ -29,13 +32,24 @@ aggregator = sidebar.selectbox(
     help="lnmax: Laplace noise; gnmax: Gaussian noise; confident-gnmax: answer only queries "
     "whose noisy top vote passes a threshold, then GNMax.",
 )  # fmt: skip
+defaults = dict(make_config("pate", controls.dataset, 1.0).settings)  # this dataset's recipe
+public = public_size(load_dataset(controls.dataset).n_train)
 teachers = sidebar.select_slider(
-    "Teachers", TEACHER_CHOICES, value=50, key="teachers", bind="query-params",
+    "Teachers", TEACHER_CHOICES, value=defaults["teachers"], key="teachers", bind="query-params",
     help="More teachers: a larger margin to hide behind, but each sees less data.",
 )  # fmt: skip
 queries = sidebar.select_slider(
-    "Queries", QUERY_CHOICES, value=500, key="queries", bind="query-params",
-    help="Public examples labelled for the student; every one costs privacy.",
+    "Queries", QUERY_CHOICES, value=defaults["queries"], key="queries", bind="query-params",
+    help=f"Public examples labelled for the student; every one costs privacy. {controls.dataset} "
+    f"has a public part of {public:,}: more queries than that ask all of it.",
+)  # fmt: skip
+if queries > public:
+    sidebar.caption(f"Capped at the {public:,} public examples of {controls.dataset}.")
+self_training_rounds = sidebar.select_slider(
+    "Student self-training rounds", SELF_TRAINING_CHOICES,
+    value=defaults["self_training_rounds"], key="self_training_rounds", bind="query-params",
+    help="Rounds in which the student labels the public part's other images itself and retrains "
+    "on its confident predictions (0: the answered queries only). Post-processing: ε unchanged.",
 )  # fmt: skip
 teacher_model = sidebar.selectbox(
     "Teacher model", TEACHER_MODELS, key="teacher_model", bind="query-params",
@@ -50,7 +64,8 @@ noise_mode = noise_control(
 )
 settings = controls.settings | {
     "aggregator": aggregator, "teachers": teachers, "queries": queries,
-    "teacher_model": teacher_model, "teacher_epochs": int(teacher_epochs), "noise": noise_mode,
+    "self_training_rounds": self_training_rounds, "teacher_model": teacher_model,
+    "teacher_epochs": int(teacher_epochs), "noise": noise_mode,
 }  # fmt: skip
 if aggregator == "confident-gnmax":
     settings["threshold"] = sidebar.slider(
@@ -73,7 +88,7 @@ st.markdown(
 )
 
 with reported_errors():
-    config = make_config("pate", controls.dataset, epsilon, controls.seed, controls.epochs,
+    config = make_config("pate", controls.dataset, epsilon, controls.seed, controls.epochs_asked,
                          settings)  # fmt: skip
     result = point(
         config,
@@ -107,10 +122,13 @@ if details["aggregator"] == "confident-gnmax":
                    help=f"A query is answered if its noisy top vote reaches T, out of "
                    f"{details['teachers']} teachers")  # fmt: skip
 cols[3].metric("Queries answered", f"{details['answered']} / {details['queries']}")
+supervised = details["student_supervised_accuracy"]
 cols[4].metric(
     "Student test accuracy", f"{result.test_accuracy:.3f}",
-    f"{result.test_accuracy - details['student_clean_labels_accuracy']:+.3f} vs true labels",
+    f"{result.test_accuracy - supervised:+.3f} from the unlabelled pool",
+    help=details["self_training"]["method"],
 )  # fmt: skip
+st.caption(student_sentence(details))
 if details["noise_mode"] == "secure":
     st.caption(
         f"Secure noise: {details['noise_distribution']}, rounded up from the calibrated "
@@ -190,7 +208,7 @@ right.caption(
 st.subheader("Student test accuracy vs ε")
 with reported_errors():
     configs = configs_for("pate", controls.dataset, SWEEP_EPSILONS, [controls.seed],
-                          controls.epochs, settings)  # fmt: skip
+                          controls.epochs_asked, settings)  # fmt: skip
     found, absent = stored_many(configs)
     if absent and st.button(f"Run sweep ({len(absent)} missing points)", key="run_sweep"):
         run_with_progress(absent, "Sweep")

@@ -1,5 +1,7 @@
 """Randomized response: keep/flip probabilities, released labels, accuracy vs epsilon."""
 
+import math
+
 import streamlit as st
 
 from labeldp_core import plots
@@ -27,7 +29,7 @@ st.markdown(
 
 settings = controls.settings | {"noise": noise_control()}
 with reported_errors():
-    config = make_config("rr", controls.dataset, epsilon, controls.seed, controls.epochs,
+    config = make_config("rr", controls.dataset, epsilon, controls.seed, controls.epochs_asked,
                          settings)  # fmt: skip
     result = point(
         config, f"Compute ε = {epsilon:g} on {controls.dataset}", "Training on released labels"
@@ -44,7 +46,9 @@ left.caption(
     f"At ε = {epsilon:g} a label survives with probability "
     f"{1 - expected_flip_rate(epsilon, num_classes):.3f}. "
     "The cross is the flip rate measured in this run; it sits on the curve up to sampling noise. "
-    "Below ε ≈ 1 most labels are flipped, yet with enough data a model still learns."
+    f"With K = {num_classes} classes keep and flip cross at ε = ln(K − 1) ≈ "
+    f"{math.log(num_classes - 1):.2g}: below it most labels are flipped, yet with enough data a "
+    "model still learns, because the true label stays the most likely one at every ε."
 )
 if result is None:
     right.info("Press the button to train on this dataset; the result is then cached.")
@@ -80,7 +84,7 @@ else:
 st.subheader("Test accuracy vs ε")
 with reported_errors():
     configs = configs_for("rr", controls.dataset, SWEEP_EPSILONS, [controls.seed],
-                          controls.epochs, settings)  # fmt: skip
+                          controls.epochs_asked, settings)  # fmt: skip
     found, absent = stored_many(configs)
     compute_button(absent, "Run sweep", key="run_sweep")
 baseline = next((r.baseline_test_accuracy for r in found), None)

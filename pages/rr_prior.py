@@ -54,10 +54,9 @@ st.markdown(
 )
 
 with reported_errors():
-    config = make_config("rr-prior", controls.dataset, epsilon, controls.seed, controls.epochs,
-                         prior_settings)  # fmt: skip
-    lp_config = make_config("lp-2st", controls.dataset, epsilon, controls.seed, controls.epochs,
-                            noise_settings)  # fmt: skip
+    where = (controls.dataset, epsilon, controls.seed, controls.epochs_asked)
+    config = make_config("rr-prior", *where, prior_settings)
+    lp_config = make_config("lp-2st", *where, noise_settings)
 
 st.subheader("Where the budget goes")
 budget_area = st.container()  # filled below, once the run (if any) says what it spent
@@ -145,11 +144,11 @@ st.subheader("RR vs RR with prior vs LP-2ST")
 with reported_errors():
     configs = {
         "rr": configs_for("rr", controls.dataset, SWEEP_EPSILONS, [controls.seed],
-                          controls.epochs, noise_settings),
+                          controls.epochs_asked, noise_settings),
         "rr-prior": configs_for("rr-prior", controls.dataset, SWEEP_EPSILONS, [controls.seed],
-                                controls.epochs, prior_settings),
+                                controls.epochs_asked, prior_settings),
         "lp-2st": configs_for("lp-2st", controls.dataset, SWEEP_EPSILONS, [controls.seed],
-                              controls.epochs, noise_settings),
+                              controls.epochs_asked, noise_settings),
     }  # fmt: skip
     found, absent = {}, []
     for mechanism, mechanism_configs in configs.items():

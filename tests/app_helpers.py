@@ -60,7 +60,10 @@ def _decoded(value):
 
     if isinstance(value, dict) and set(value) >= {"dtype", "bdata"}:
         array = np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"])
-        return array.reshape(value["shape"]).tolist() if "shape" in value else array.tolist()
+        shape = value.get("shape")
+        if isinstance(shape, str):  # Plotly writes a 2-D array's shape as "rows, columns"
+            shape = tuple(int(part) for part in shape.split(","))
+        return array.reshape(shape).tolist() if shape is not None else array.tolist()
     if isinstance(value, dict):
         return {k: _decoded(v) for k, v in value.items()}
     if isinstance(value, list):

@@ -6,6 +6,7 @@ The accounting has its own file, tests/test_pate_accounting.py.
 import itertools
 import json
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -13,6 +14,8 @@ from app_helpers import assert_no_errors, open_page
 from scipy import stats
 
 from labeldp_core.__main__ import main
+from labeldp_core.cache import ResultCache
+from labeldp_core.data import load_dataset
 from labeldp_core.data.splits import PUBLIC_MAX, public_size, teacher_split
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.experiments import MECHANISMS, make_config, run
@@ -171,7 +174,7 @@ def test_split_is_disjoint_complete_and_deterministic_by_seed():
     parts = np.concatenate([split.public, *split.shards])
     assert np.array_equal(np.sort(parts), np.arange(60_000))
     assert split.public.size == public_size(60_000) == PUBLIC_MAX
-    assert split.shard_sizes == (232, 232)
+    assert split.shard_sizes == (200, 200)
     again = teacher_split(60_000, 250, seed=3)
     assert np.array_equal(split.public, again.public)
     assert all(np.array_equal(a, b) for a, b in zip(split.shards, again.shards, strict=True))
@@ -230,6 +233,30 @@ def test_pate_run_learns_reports_both_epsilons_and_reuses_the_votes(cache, monke
                  cache)  # fmt: skip
     assert capped.details["queries"] == 239 and capped.details["queries_requested"] == 2000
     assert len(calls) == 1
+
+
+def test_the_self_trained_student_never_reads_a_public_label(cache, isolated_cache, monkeypatch):
+    # Same run twice, the second with every public label scrambled: the student (supervised and
+    # self-trained), its pseudo-labels and the release are identical; the diagnostics that do
+    # read the public labels (teacher accuracy) change, so the scrambling took effect.
+    config = make_config("pate", "digits", 4.0, epochs=2, settings=SMALL | {"queries": 60})
+    first = run(config, cache)
+    data = load_dataset("digits")
+    split = teacher_split(data.n_train, SMALL["teachers"], config.seed)
+    y_train = data.y_train.copy()
+    y_train[split.public] = (y_train[split.public] + 1 + np.arange(split.public.size) % 9) % 10
+    scrambled = replace(data, y_train=y_train)
+    monkeypatch.setattr("labeldp_core.experiments.context.load_dataset", lambda name: scrambled)
+    other_cache = ResultCache(isolated_cache / "scrambled")
+    second = run(config, other_cache)
+    other_cache.close()
+    details, again = first.details, second.details
+    assert details["self_training"]["pseudo_labelled"][0] > 0  # the pool was used
+    assert second.test_accuracy == first.test_accuracy
+    assert again["student_supervised_accuracy"] == details["student_supervised_accuracy"]
+    assert again["self_training"] == details["self_training"]
+    assert again["released"] == details["released"]
+    assert again["teacher_accuracy"] != details["teacher_accuracy"]
 
 
 def test_pate_is_registered_with_its_settings():

@@ -9,8 +9,9 @@ from labeldp_core.experiments.demo import demo_configs
 from ui import audit as audit_ui
 from ui import results
 
-#: Pages whose first view needs no stored run result at all.
-NO_RESULTS = {"pages/laplace_noise.py", "pages/audit.py"}
+#: Pages whose first view needs no stored run result at all (the papers page looks its rows up
+#: through `reproduce`, whose runs `warm` adds: tests/test_reproduce.py).
+NO_RESULTS = {"pages/laplace_noise.py", "pages/audit.py", "pages/papers.py"}
 
 
 @pytest.mark.usefixtures("instant_training")

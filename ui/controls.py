@@ -39,6 +39,14 @@ class Controls:
     seed: int
     model: str
     epochs: int
+    #: 'auto' epochs: :attr:`epochs` is then the dataset's default, and a mechanism with a
+    #: recipe of its own (DP-SGD's tens of epochs) trains for the recipe's.
+    auto_epochs: bool = False
+
+    @property
+    def epochs_asked(self) -> int | None:
+        """The epochs to hand to ``make_config``: None on 'auto', so the recipes apply."""
+        return None if self.auto_epochs else self.epochs
 
     @property
     def settings(self) -> dict[str, object]:
@@ -61,17 +69,21 @@ def shared_controls() -> Controls:
         st.error(f"{problem}. Showing the bundled '{FALLBACK_DATASET}' dataset instead.")
         dataset = FALLBACK_DATASET
     seed = sidebar.number_input(
-        "Seed", min_value=0, max_value=2**31 - 1, value=0, step=1, key="seed", bind="query-params"
+        "Seed", min_value=0, max_value=2**32 - 1, value=0, step=1, key="seed", bind="query-params"
     )
     models = COMMON_SETTINGS["model"].choices
     model = sidebar.selectbox("Model", models, key="model", bind="query-params")
     default_epochs = dataset_info(dataset).default_epochs
     choice = sidebar.selectbox(
         "Training epochs", EPOCH_CHOICES, key="epochs", bind="query-params",
-        help=f"'auto' uses a good value for the dataset ({default_epochs} for {dataset}).",
+        help=f"'auto' uses a good value for the dataset ({default_epochs} for {dataset}), or the "
+        "mechanism's published recipe where it has one (DP-SGD: 40).",
     )  # fmt: skip
     epochs = default_epochs if choice == "auto" else int(choice)
-    controls = Controls(dataset=dataset, seed=int(seed), model=model, epochs=int(epochs))
+    controls = Controls(
+        dataset=dataset, seed=int(seed), model=model, epochs=int(epochs),
+        auto_epochs=choice == "auto",
+    )  # fmt: skip
     st.session_state[_CONTROLS] = controls
     st.session_state[_DRAWN] = True
     report_refused()

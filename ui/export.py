@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from labeldp_core.plots import figure_table
+from labeldp_core.plots import figure_table, projector_ready
 
 __all__ = ["chart", "csv_button", "csv_text", "html_button"]
 
@@ -44,9 +44,10 @@ def html_button(make_report: Callable[[], str], file_name: str, key: str) -> Non
 def chart(where: DeltaGenerator, figure: go.Figure, *, key: str) -> None:
     """Draw ``figure`` in ``where`` (``st``, a column, ...) with a download of its numbers as CSV.
 
-    The CSV is built only when the button is clicked.
+    The figure is made projector-ready first (numbers on log axes, the legend below, titles
+    wrapped); the CSV is built only when the button is clicked.
     """
-    where.plotly_chart(figure, key=key)
+    where.plotly_chart(projector_ready(figure), key=key)
     where.download_button(
         "Download this chart's numbers (CSV)", lambda: csv_text(figure_table(figure)),
         file_name=f"{key}.csv", mime="text/csv", key=f"{key}_csv", type="tertiary",

@@ -13,6 +13,7 @@ from labeldp_core.audit.dataset_cases import (
     gnmax_case,
     lnmax_case,
     lnmax_sensitivity_one_control,
+    lnmax_truncated_noise_control,
 )
 from labeldp_core.audit.dppl_cases import (
     dppl_mean_case,
@@ -36,6 +37,7 @@ from labeldp_core.audit.label_cases import (
     rr_overspending_control,
     rr_prior_case,
     rr_prior_overspending_control,
+    rr_prior_tutorial_control,
     softmax_laplace_case,
     softmax_sensitivity_one_control,
 )
@@ -67,27 +69,25 @@ VARIANTS: dict[str, tuple[CaseBuilder, ...]] = {
     "dppl-topk": (dppl_topk_order_case,),
 }
 #: Negative controls by the mechanism id they accompany.
-CONTROLS: dict[str, CaseBuilder] = {
-    "rr": rr_overspending_control,
-    "rr-prior": rr_prior_overspending_control,
-    "laplace": laplace_sensitivity_one_control,
-    "laplace-regression": laplace_regression_sensitivity_one_control,
-    "softmax-laplace": softmax_sensitivity_one_control,
-    "pate": lnmax_sensitivity_one_control,
-    "dppl-mean": dppl_mean_old_calibration_control,
-    "dppl-public": dppl_public_replace_one_control,
-    "dppl-topk": dppl_topk_utility_order_control,
-    "dpsgd": dpsgd_clip_norm_control,
+CONTROLS: dict[str, tuple[CaseBuilder, ...]] = {
+    "rr": (rr_overspending_control,),
+    "rr-prior": (rr_prior_overspending_control, rr_prior_tutorial_control),
+    "laplace": (laplace_sensitivity_one_control,),
+    "laplace-regression": (laplace_regression_sensitivity_one_control,),
+    "softmax-laplace": (softmax_sensitivity_one_control,),
+    "pate": (lnmax_sensitivity_one_control, lnmax_truncated_noise_control),
+    "dppl-mean": (dppl_mean_old_calibration_control,),
+    "dppl-public": (dppl_public_replace_one_control,),
+    "dppl-topk": (dppl_topk_utility_order_control,),
+    "dpsgd": (dpsgd_clip_norm_control,),
 }
 
 
 def audit_cases(mechanism: str, epsilon: float) -> list[AuditCase]:
-    """The cases of ``mechanism`` (its case, then any variants) followed by its control, if any."""
+    """The cases of ``mechanism`` (its case, then any variants) followed by its controls."""
     epsilon = check_epsilon(epsilon)
     if mechanism not in CASES:
         known = ", ".join(CASES)
         raise InvalidInputError(f"no audit for mechanism '{mechanism}'; audits exist for: {known}")
-    builders = [CASES[mechanism], *VARIANTS.get(mechanism, ())]
-    if mechanism in CONTROLS:
-        builders.append(CONTROLS[mechanism])
+    builders = [CASES[mechanism], *VARIANTS.get(mechanism, ()), *CONTROLS.get(mechanism, ())]
     return [build(epsilon) for build in builders]

@@ -20,6 +20,7 @@ __all__ = [
     "gnmax_case",
     "lnmax_case",
     "lnmax_sensitivity_one_control",
+    "lnmax_truncated_noise_control",
     "pate_vote_pair",
 ]
 
@@ -83,6 +84,44 @@ def lnmax_sensitivity_one_control(epsilon: float) -> AuditCase:
     return _noisy_counts_case(
         "pate (control: LNMax scale 1/ε)", kind, (epsilon, 0.0), "scale 1/ε", True
     )
+
+
+def lnmax_truncated_noise_control(epsilon: float) -> AuditCase:
+    """LNMax's noise truncated to an integer before it is added (``count + int(noise)``).
+
+    A slip of tutorials that want integer counts: truncation sends all of (-1, 1) to 0, which
+    doubles its probability, so a count that moves by one costs its share of ε plus ln 2, on
+    each of the two counts a moved vote changes. Claims ε: must be flagged.
+    """
+    epsilon = check_epsilon(epsilon)
+    pair, scale = pate_vote_pair(), 2.0 / epsilon
+
+    def sample(which: int, trials: int, rng: np.random.Generator) -> np.ndarray:
+        counts = np.broadcast_to(pair[which], (trials, 2))
+        noise = noisy_vote_counts(np.zeros_like(counts), rng, laplace_scale=scale)
+        noisy = counts + np.trunc(noise)
+        # The log-likelihood ratio of the two ensembles under the truncated noise's own pmf.
+        log_ratio = _log_truncated_pmf(noisy - pair[0], scale) - _log_truncated_pmf(
+            noisy - pair[1], scale
+        )
+        return np.round(log_ratio.sum(axis=1), _DIGITS)
+
+    neighbours = (
+        f"one query's noisy vote counts, votes {pair[0][0].tolist()} vs {pair[1][0].tolist()} "
+        "(one teacher's vote moved); Laplace noise of scale 2/ε truncated to an integer"
+    )
+    return AuditCase(
+        "pate (control: LNMax noise truncated, count + int(noise))", epsilon, 0.0, neighbours,
+        sample, is_control=True,
+    )  # fmt: skip
+
+
+def _log_truncated_pmf(values: np.ndarray, scale: float) -> np.ndarray:
+    """Log P(int(N) = x) for N ~ Laplace(scale): (-1, 1) all lands on 0, twice its share."""
+    magnitude = np.abs(values)
+    at_zero = np.log(-np.expm1(-1.0 / scale))
+    elsewhere = np.log(0.5) - magnitude / scale + np.log(-np.expm1(-1.0 / scale))
+    return np.where(magnitude == 0, at_zero, elsewhere)
 
 
 def gnmax_case(epsilon: float) -> AuditCase:

@@ -1,6 +1,6 @@
 """The DP-SGD audit case: the project's own noisy step, with and without one example.
 
-The step is the training loop's (:func:`~labeldp_core.training.dpsgd._wrap`, ``_dp_adam``,
+The step is the training loop's (:func:`~labeldp_core.training.dpsgd._wrap`, ``_dp_optimizer``,
 ``_noisy_step``: per-example clipping, Opacus's noise, division by the expected batch), run on a
 model built so that one step yields many independent trials. The model is a linear layer without
 bias from ``T`` inputs to 2 logits, and example ``t`` is ``10 e_t`` (one-hot input scaled past
@@ -78,7 +78,7 @@ def _project_steps(
     from torch import nn
 
     from labeldp_core.training import TrainSettings
-    from labeldp_core.training.dpsgd import _dp_adam, _noisy_step, _wrap
+    from labeldp_core.training.dpsgd import _dp_optimizer, _noisy_step, _wrap
 
     model = nn.Sequential(nn.Linear(TRIALS_PER_STEP, 2, bias=False))
     with torch.no_grad():
@@ -86,7 +86,7 @@ def _project_steps(
     private = _wrap(model, "ghost-bk", clip)
     settings = TrainSettings("logistic", batch_size=TRIALS_PER_STEP)
     generator = torch.Generator().manual_seed(seed)
-    optimiser = _dp_adam(model, private, settings, noise_multiplier, clip, generator)
+    optimiser = _dp_optimizer(model, private, settings, noise_multiplier, clip, generator)
     optimiser.original_optimizer.step = lambda *args, **kwargs: None  # release, do not move
     images = torch.eye(TRIALS_PER_STEP) * _INPUT_SCALE
     labels = torch.zeros(TRIALS_PER_STEP, dtype=torch.long)

@@ -42,6 +42,7 @@ __all__ = [
     "rr_overspending_control",
     "rr_prior_case",
     "rr_prior_overspending_control",
+    "rr_prior_tutorial_control",
     "softmax_laplace_case",
     "softmax_sensitivity_one_control",
 ]
@@ -127,6 +128,23 @@ def rr_prior_overspending_control(epsilon: float) -> AuditCase:
 
     return _labels_case(
         "rr-prior (control: RR step at 2ε, reports ε)", release, epsilon,
+        "one label: 0 vs 1 (replace-one), fixed prior", is_control=True,
+    )  # fmt: skip
+
+
+def rr_prior_tutorial_control(epsilon: float) -> AuditCase:
+    """A seed tutorial's slip: a 0.1ε prior, then RR at 1.95ε, claiming ε (really 2.05ε).
+
+    The prior's share is not what the audit sees (its histogram is not in the release audited
+    here); the RR step alone already spends 1.95ε and must be flagged.
+    """
+
+    def release(labels: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        priors = np.broadcast_to(RR_PRIOR, (labels.size, AUDIT_CLASSES))
+        return rr_with_prior(labels, priors, _overspent(epsilon, 1.95), rng)
+
+    return _labels_case(
+        "rr-prior (control: RR step at 1.95ε after a 0.1ε prior, claims ε)", release, epsilon,
         "one label: 0 vs 1 (replace-one), fixed prior", is_control=True,
     )  # fmt: skip
 

@@ -15,9 +15,10 @@ __all__ = ["PUBLIC_FRACTION", "PUBLIC_MAX", "TeacherSplit", "public_size", "teac
 
 #: The public part is a sixth of the training split (as MNIST's 10k test vs 60k train) ...
 PUBLIC_FRACTION = 1 / 6
-#: ... capped so that computing every teacher's votes on it stays fast; more queries than this
-#: would cost more privacy than a few hundred teachers' agreement can pay for anyway.
-PUBLIC_MAX = 2000
+#: ... capped at the 60k splits' sixth: the student self-trains on the whole public part's
+#: images, and more queries than this would cost more privacy than a few hundred teachers'
+#: agreement can pay for anyway.
+PUBLIC_MAX = 10_000
 
 
 @dataclass(frozen=True)

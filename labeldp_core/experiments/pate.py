@@ -27,6 +27,7 @@ from labeldp_core.experiments.spec import (
     MechanismSpec,
     Outcome,
     RunConfig,
+    Scalar,
     Setting,
 )
 from labeldp_core.mechanisms import (
@@ -42,8 +43,9 @@ from labeldp_core.mechanisms.noise_plans import (
     gaussian_plan,
     laplace_plan_for_scale,
 )
-from labeldp_core.training import TrainOutcome, TrainSettings, train_classifier
+from labeldp_core.training import ProgressFn, TrainOutcome, TrainSettings, train_classifier
 from labeldp_core.training.ensemble import ensemble_votes, single_thread
+from labeldp_core.training.self_training import SelfTraining, TrainFn, self_train
 
 __all__ = [
     "MIN_STEPS",
@@ -52,7 +54,9 @@ __all__ = [
     "SPEC",
     "epochs_for",
     "noise_plans",
+    "pate_recipe",
     "run_pate",
+    "student_sentence",
     "teacher_votes",
     "votes_payload",
 ]
@@ -103,9 +107,17 @@ ANSWERED_ONLY_SCOPE = (
     "figure shows what such a filter would charge; the run's guarantee is epsilon_spent, which "
     "charges every query."
 )
+SELF_TRAINING = (
+    "The student trains on the answered queries' noisy labels, then labels the public part's "
+    "other images itself and retrains on its confident predictions (pseudo-labels with a "
+    "confidence threshold: Lee 2013; Sohn et al. 2020), as PATE 2018 trains its student "
+    "semi-supervised on the whole public set. It reads the public images, never their labels: "
+    "post-processing of the release, so epsilon is unchanged."
+)
 _SEEDED_DRAWS = {
     "teacher and student training": "seeded by the run: the guarantee holds for any fixed "
-    "teachers, and the student trains on the released labels (post-processing)",
+    "teachers, and the student trains on the released labels and the public images "
+    "(post-processing)",
     "public/private split and shards": "seeded permutation of the indices: reads no label",
 }
 _DIAGNOSTICS = (
@@ -237,21 +249,46 @@ def _checkpoints(queries: int) -> list[int]:
     return sorted({round(x) for x in np.geomspace(1, queries, _CURVE_POINTS)})
 
 
+def _student_train_fn(ctx: RunContext, examples: int) -> TrainFn:
+    """Trains a student from scratch on hard labels, scored on the test set, one thread."""
+    data, settings = ctx.dataset, _student_settings(ctx, examples)
+
+    def train(images: np.ndarray, labels: np.ndarray, on_epoch: ProgressFn | None) -> TrainOutcome:
+        with single_thread():  # small batches: one thread is as fast, and robust when busy
+            return train_classifier(
+                images, labels, data.x_test, data.y_test, data.num_classes, settings,
+                ctx.config.seed, on_epoch,
+            )  # fmt: skip
+
+    return train
+
+
 def _train_student(
     ctx: RunContext, images: np.ndarray, labels: np.ndarray, start: float, end: float, message: str
 ) -> TrainOutcome:
-    data = ctx.dataset
-    settings = _student_settings(ctx, labels.size)
     report = within(ctx.progress, start, end)
 
     def on_epoch(done: int, total: int) -> None:
         report(done / total, f"{message}: epoch {done}/{total}")
 
-    with single_thread():  # small batches: one thread is as fast, and robust on a busy machine
-        return train_classifier(
-            images, labels, data.x_test, data.y_test, data.num_classes, settings,
-            ctx.config.seed, on_epoch,
-        )  # fmt: skip
+    return _student_train_fn(ctx, labels.size)(images, labels, on_epoch)
+
+
+def _self_trained_student(
+    ctx: RunContext,
+    images: np.ndarray,
+    labels: np.ndarray,
+    pool: np.ndarray,
+    start: float,
+    end: float,
+) -> SelfTraining:
+    """The student on the noisy answers, then self-trained on the public pool's images."""
+    config = ctx.config
+    return self_train(
+        _student_train_fn(ctx, labels.size), images, labels, pool,
+        _student_settings(ctx, labels.size), config.setting("self_training_rounds"),
+        config.setting("pseudo_label_confidence"), within(ctx.progress, start, end),
+    )  # fmt: skip
 
 
 def _clean_student(
@@ -274,9 +311,11 @@ def _clean_student(
         message = "student on the true labels (reference)"
         return {"score": _train_student(ctx, images, labels, start, end, message).final}
 
-    return float(ctx.cache.json_or_compute(
-        "pate-student-clean", payload, compute, required=["score"]
-    )["score"])
+    return float(
+        ctx.cache.json_or_compute("pate-student-clean", payload, compute, required=["score"])[
+            "score"
+        ]
+    )
 
 
 def run_pate(config: RunConfig, ctx: RunContext) -> Outcome:
@@ -339,9 +378,11 @@ def run_pate(config: RunConfig, ctx: RunContext) -> Outcome:
 
     images = data.x_train[query_index]
     middle = teacher_end + (1 - teacher_end) / 2
-    student = _train_student(
-        ctx, images[answered], released[answered], teacher_end, middle, "training the student"
+    pool = data.x_train[np.concatenate([query_index[~answered], split.public[queries:]])]
+    trained = _self_trained_student(
+        ctx, images[answered], released[answered], pool, teacher_end, middle
     )
+    student = trained.final
     clean_student = _clean_student(ctx, images, truth, middle, 1.0)
 
     plurality = np.argmax(counts, axis=1)
@@ -394,6 +435,14 @@ def run_pate(config: RunConfig, ctx: RunContext) -> Outcome:
         "true_labels": truth.tolist(),
         "epsilon_curve": curve,
         "student_test_curve": list(student.test_curve),
+        "student_supervised_accuracy": trained.supervised.final,
+        "self_training": {
+            "rounds": config.setting("self_training_rounds"),
+            "confidence": config.setting("pseudo_label_confidence"),
+            "pool": len(pool),
+            "pseudo_labelled": list(trained.pseudo_labelled),
+            "method": SELF_TRAINING,
+        },
         "student_clean_labels_accuracy": clean_student,
         "privacy_unit_statement": PRIVACY_STATEMENT,
         "composition": COMPOSITION,
@@ -412,11 +461,45 @@ def run_pate(config: RunConfig, ctx: RunContext) -> Outcome:
     )
 
 
+def student_sentence(details: dict) -> str:
+    """How much the public part's unlabelled images added to the student, in one sentence."""
+    training = details["self_training"]
+    if training["rounds"] == 0:
+        return (
+            f"The student learned from the {details['answered']} answered queries alone "
+            f"(test accuracy {details['student_supervised_accuracy']:.3f}); trained on their "
+            f"true labels it reaches {details['student_clean_labels_accuracy']:.3f}."
+        )
+    added = ", ".join(f"{n:,}" for n in training["pseudo_labelled"])
+    return (
+        f"On the {details['answered']} answered queries alone the student reaches "
+        f"{details['student_supervised_accuracy']:.3f}; self-trained on the public part's other "
+        f"{training['pool']:,} images, unlabelled ({training['rounds']} rounds adding {added} "
+        f"pseudo-labels at confidence {training['confidence']:g}), "
+        f"{details['student_test_curve'][-1]:.3f}. On the true labels of the same queries, "
+        f"alone: {details['student_clean_labels_accuracy']:.3f}. The pool's labels are never read."
+    )
+
+
 def _released_draws(aggregator: str, secure: bool) -> list[str]:
     draws = ["vote-count noise"]
     if aggregator == "confident-gnmax":
         draws.insert(0, "threshold-check noise")
     return draws + (["argmax tie-breaks"] if secure else [])
+
+
+#: Dataset-size-aware defaults: on the 60k splits the ensemble of PATE 2018 (Papernot et al.,
+#: arXiv 1802.08908: 250 teachers on MNIST, a few hundred answered queries); the small sets keep
+#: the common defaults, whose shards would otherwise hold a handful of examples.
+_RECIPES: dict[str, dict[str, Scalar]] = {
+    "fashion-mnist": {"teachers": 250, "queries": 300},
+    "mnist": {"teachers": 250, "queries": 300},
+}
+
+
+def pate_recipe(dataset: str) -> dict[str, Scalar]:
+    """PATE's per-dataset defaults for ``dataset`` (empty: the settings' own defaults)."""
+    return dict(_RECIPES.get(dataset, {}))
 
 
 SPEC = MechanismSpec(
@@ -472,7 +555,21 @@ SPEC = MechanismSpec(
             minimum=0.1,
             maximum=100.0,
         ),
+        "self_training_rounds": Setting(
+            2,
+            "rounds in which the student pseudo-labels the public part's unlabelled images "
+            "and retrains on its confident predictions (0: the answered queries only)",
+            minimum=0,
+            maximum=5,
+        ),
+        "pseudo_label_confidence": Setting(
+            0.9,
+            "smallest softmax probability of the student that makes a pseudo-label",
+            minimum=0.0,
+            maximum=1.0,
+        ),
         "noise": NOISE_SETTING,
     },
     runner=run_pate,
+    recipe=pate_recipe,
 )

@@ -41,8 +41,10 @@ def make_config(
     info = dataset_info(dataset)
     epsilon = check_epsilon(epsilon)
     seed = check_seed(seed)
+    recipe = dict(spec.recipe(dataset)) if spec.recipe is not None else {}
+    recipe_epochs = recipe.pop("epochs", None)
     if epochs is None:
-        epochs = info.default_epochs
+        epochs = recipe_epochs or info.default_epochs
     if (
         isinstance(epochs, bool)
         or not isinstance(epochs, Integral)
@@ -66,7 +68,7 @@ def make_config(
             f"allowed: {allowed}"
         )
     defaults = {name: setting.default for name, setting in known.items()}
-    defaults |= dataset_training_defaults(spec, info)
+    defaults |= dataset_training_defaults(spec, info) | recipe
     resolved = {
         name: setting.parse(name, given[name]) if name in given else defaults[name]
         for name, setting in sorted(known.items())

@@ -174,6 +174,8 @@ class MechanismSpec:
     check: Callable[[RunConfig], object] | None = None
     #: Why ``noise=secure`` is refused, for a mechanism without a ``noise`` setting.
     no_secure_noise: str = ""
+    #: Per-dataset defaults of the mechanism's own recipe (settings, and ``epochs``), by name.
+    recipe: Callable[[str], Mapping[str, Scalar]] | None = None
 
     def all_settings(self) -> dict[str, Setting]:
         """Common training settings (if it trains a model) followed by its own."""

@@ -7,7 +7,16 @@ from torch import nn
 
 from labeldp_core.errors import InvalidInputError
 
-__all__ = ["MODELS", "ChannelsLastFlatten", "build_model", "cnn", "logistic", "mlp"]
+__all__ = [
+    "MODELS",
+    "ChannelsLastFlatten",
+    "build_model",
+    "cnn",
+    "cnn_tanh",
+    "logistic",
+    "mlp",
+    "mlp_tanh",
+]
 
 
 class ChannelsLastFlatten(nn.Module):
@@ -22,7 +31,9 @@ class ChannelsLastFlatten(nn.Module):
         return x.permute(0, 2, 3, 1).flatten(1)
 
 
-def cnn(image_shape: tuple[int, int, int], outputs: int) -> nn.Module:
+def cnn(
+    image_shape: tuple[int, int, int], outputs: int, activation: type[nn.Module] = nn.ReLU
+) -> nn.Module:
     """The Label-DP MNIST tutorial's CNN, adapted to small images.
 
     On 28x28: Conv 16@8x8 stride 2 'same' -> MaxPool 2 stride 1 -> Conv 32@4x4 stride 2 ->
@@ -41,15 +52,31 @@ def cnn(image_shape: tuple[int, int, int], outputs: int) -> nn.Module:
     features = nn.Sequential(
         nn.Conv2d(channels, 16, first_kernel, stride=first_stride, padding=(first_kernel - 1) // 2),
         nn.MaxPool2d(2, stride=1),
-        nn.ReLU(inplace=True),
+        _activation(activation),
         nn.Conv2d(16, 32, second_kernel, stride=2),
         nn.MaxPool2d(2, stride=1),
-        nn.ReLU(inplace=True),
+        _activation(activation),
         ChannelsLastFlatten(),
     )
     with torch.no_grad():
         flat = features(torch.zeros(1, *image_shape)).shape[1]
-    return nn.Sequential(features, nn.Linear(flat, 32), nn.ReLU(), nn.Linear(32, outputs))
+    return nn.Sequential(features, nn.Linear(flat, 32), activation(), nn.Linear(32, outputs))
+
+
+def _activation(kind: type[nn.Module]) -> nn.Module:
+    """ReLU in place (it follows a max-pool whose output nothing else reads); others as they are."""
+    return kind(inplace=True) if kind is nn.ReLU else kind()
+
+
+def cnn_tanh(image_shape: tuple[int, int, int], outputs: int) -> nn.Module:
+    """The same CNN with tanh, the tempered sigmoid of Papernot et al. 2021 (arXiv 2007.14191).
+
+    With DP-SGD's clipped, noisy gradients, a bounded activation keeps the activations (and so
+    the gradient norms) from exploding, so less signal is lost to clipping; with this CNN they
+    report 86.1% on Fashion-MNIST at epsilon about 3. Tanh is monotone, so it commutes with the
+    max-pools just as ReLU does.
+    """
+    return cnn(image_shape, outputs, nn.Tanh)
 
 
 def mlp(image_shape: tuple[int, int, int], outputs: int) -> nn.Module:
@@ -67,6 +94,12 @@ def mlp(image_shape: tuple[int, int, int], outputs: int) -> nn.Module:
     )
 
 
+def mlp_tanh(image_shape: tuple[int, int, int], outputs: int) -> nn.Module:
+    """The MLP with tanh (tempered sigmoid) activations, for DP-SGD (see :func:`cnn_tanh`)."""
+    layers = mlp(image_shape, outputs)
+    return nn.Sequential(*(nn.Tanh() if isinstance(m, nn.ReLU) else m for m in layers))
+
+
 def logistic(image_shape: tuple[int, int, int], outputs: int) -> nn.Module:
     """Multinomial logistic regression on the flattened pixels."""
     inputs = image_shape[0] * image_shape[1] * image_shape[2]
@@ -75,6 +108,8 @@ def logistic(image_shape: tuple[int, int, int], outputs: int) -> nn.Module:
 
 MODELS: dict[str, Callable[[tuple[int, int, int], int], nn.Module]] = {
     "cnn": cnn,
+    "cnn-tanh": cnn_tanh,
+    "mlp-tanh": mlp_tanh,
     "mlp": mlp,
     "logistic": logistic,
 }

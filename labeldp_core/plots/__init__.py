@@ -53,6 +53,7 @@ from labeldp_core.plots.noisy_outputs import (
     cluster_metrics_vs_epsilon,
     output_projection,
 )
+from labeldp_core.plots.papers import lesson_figure, papers_figure
 from labeldp_core.plots.pate import (
     agreement_histograms,
     epsilon_vs_queries,
@@ -64,6 +65,7 @@ from labeldp_core.plots.randomized_response import (
     keep_flip_curve,
     label_heatmap,
 )
+from labeldp_core.plots.readable import projector_ready
 from labeldp_core.plots.rr_prior import (
     flip_rate_comparison,
     prior_mass_histogram,
@@ -96,14 +98,17 @@ __all__ = [
     "label_accuracy_by_agreement",
     "label_heatmap",
     "laplace_density_figure",
+    "lesson_figure",
     "mark_epsilon",
     "mse_vs_epsilon",
     "noisy_vectors_figure",
     "output_projection",
+    "papers_figure",
     "per_class_accuracy_bars",
     "per_class_accuracy_curves",
     "power_law_slope",
     "prior_mass_histogram",
+    "projector_ready",
     "prototype_mosaic",
     "rr_bins_figure",
     "score_vs_epsilon",

@@ -9,6 +9,7 @@ import plotly.graph_objects as go
 
 from labeldp_core.accounting.units import EXAMPLE_TO_LABEL
 from labeldp_core.experiments.spec import RunResult
+from labeldp_core.plots.colours import band_colour, series_styles
 
 __all__ = [
     "EPSILON_AXIS",
@@ -83,22 +84,25 @@ def score_vs_epsilon(
             seeds) instead of the epsilon asked for; the hover shows both.
     """
     figure = go.Figure()
+    styles = series_styles(series)
     for name, results in series.items():
         points = _points(results, at_spent)
         if not points:
             continue
         xs = [x for x, _, _ in points]
         scores = [s for _, _, s in points]
+        colour, dash = styles[name]
         if max(len(s) for s in scores) > 1:
             figure.add_scatter(
                 x=xs + xs[::-1],
                 y=[float(s.max()) for s in scores] + [float(s.min()) for s in scores][::-1],
-                fill="toself", opacity=0.2, line={"width": 0}, showlegend=False,
-                hoverinfo="skip", name=f"{name} range over seeds",
+                fill="toself", fillcolor=band_colour(colour), line={"width": 0},
+                showlegend=False, hoverinfo="skip", name=f"{name} range over seeds",
             )  # fmt: skip
         where = "ε spent %{x:.3g} (asked %{customdata[1]:g})" if at_spent else "ε=%{x:g}"
         figure.add_scatter(
             x=xs, y=[float(s.mean()) for s in scores], mode="lines+markers", name=name,
+            line={"color": colour, "dash": dash}, marker={"color": colour},
             customdata=[[len(s), asked] for _, asked, s in points],
             hovertemplate=where + ": %{y:.3f} (mean of %{customdata[0]} seeds)",
         )  # fmt: skip

@@ -14,12 +14,11 @@ import numpy as np
 import plotly.graph_objects as go
 
 from labeldp_core.experiments.spec import RunResult
+from labeldp_core.plots.colours import UNIT_DASH
 from labeldp_core.plots.common import score_vs_epsilon
 
 __all__ = ["NEIGHBOURS", "UNIT_DASH", "clean_baseline", "comparison_figure", "summary_rows"]
 
-#: Line style per privacy unit, so label-DP and example-DP curves are told apart at a glance.
-UNIT_DASH = {"label": "solid", "example": "dash", "output": "dot"}
 #: The neighbouring relation each privacy unit's epsilon is for.
 NEIGHBOURS = {
     "label": "replace-one label",
@@ -57,16 +56,9 @@ def comparison_figure(
     hover gives the epsilon spent and the epsilon asked.
     """
     named = {f"{name} [{units[name]}; {_guarantee(rows)}]": rows for name, rows in results.items()}
-    dashes = {
-        legend: UNIT_DASH.get(units[name], "solid")
-        for legend, name in zip(named, results, strict=True)
-    }
     figure = score_vs_epsilon(
         named, baseline, metric=metric, marked_epsilon=marked_epsilon, at_spent=True
     )
-    for trace in figure.data:
-        if trace.name in dashes:
-            trace.line.dash = dashes[trace.name]
     if metric == "test MSE":
         figure.update_yaxes(type="log")
     figure.update_layout(legend_title_text="mechanism [privacy unit; guarantee]")

@@ -70,6 +70,9 @@ class DPSGDSettings:
     noise_multiplier: float
     clip: float = 1.0
     grad_sample_mode: str = "ghost-bk"
+    #: ``adam`` or ``sgd`` (with ``momentum``), at ``TrainSettings.learning_rate``.
+    optimizer: str = "adam"
+    momentum: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -106,24 +109,32 @@ def _wrap(model: nn.Module, mode: str, clip: float = 1.0) -> GradSampleModule:
     )
 
 
-def _dp_adam(
+def _dp_optimizer(
     model: nn.Module,
     private: GradSampleModule,
     settings: TrainSettings,
     noise_multiplier: float,
     clip: float,
     generator: torch.Generator,
+    optimizer: str = "adam",
+    momentum: float = 0.0,
 ) -> DPOptimizer:
-    """Opacus's DP optimiser for ``private`` (wrapping ``model``) around Adam.
+    """Opacus's DP optimiser for ``private`` (wrapping ``model``) around Adam or SGD.
 
-    Adam's default (unfused) kernel: Opacus sets NCHW gradients on channels_last weights, which the
-    fused kernel would pair with the wrong weights (see :func:`adam`).
+    ``optimizer`` ``sgd`` is SGD with ``momentum`` (the DP-SGD literature's recipe), ``adam``
+    Adam's default (unfused) kernel: Opacus sets NCHW gradients on channels_last weights, which
+    the fused kernel would pair with the wrong weights (see :func:`adam`). Either way the
+    optimiser only ever sees Opacus's noisy clipped sum: the privacy does not depend on it.
     """
+    if optimizer == "sgd":
+        inner = torch.optim.SGD(model.parameters(), lr=settings.learning_rate, momentum=momentum)
+    else:
+        inner = adam(model, settings.learning_rate, fused=False)
     optimiser_class = (
         DPOptimizerFastGradientClipping if isinstance(private, BookkeepingModule) else DPOptimizer
     )
     return optimiser_class(
-        adam(model, settings.learning_rate, fused=False),
+        inner,
         noise_multiplier=noise_multiplier,
         max_grad_norm=clip,
         expected_batch_size=settings.batch_size,
@@ -169,7 +180,7 @@ def train_dpsgd_classifier(
     seed: int,
     progress: ProgressFn | None = None,
 ) -> DPSGDOutcome:
-    """Train a classifier on hard labels with DP-SGD (DP-Adam) and score it after every epoch.
+    """Train a classifier on hard labels with DP-SGD (SGD or Adam) and score it after every epoch.
 
     Args:
         x_train: training images ``(n, C, H, W)``.
@@ -203,7 +214,10 @@ def train_dpsgd_classifier(
     model = build_model(settings.model, tuple(x_train.shape[1:]), num_classes)
     model = model.to(memory_format=_memory_format(settings))
     private = _wrap(model, privacy.grad_sample_mode, clip)
-    optimiser = _dp_adam(model, private, settings, noise_multiplier, clip, noise)
+    optimiser = _dp_optimizer(
+        model, private, settings, noise_multiplier, clip, noise, privacy.optimizer,
+        privacy.momentum,
+    )  # fmt: skip
     curve, drawn, empty = [], 0, 0
     with warnings.catch_warnings():
         # Opacus's backward hooks fire on module outputs because the images need no gradient.

@@ -58,7 +58,7 @@ class TrainOutcome:
 
 
 def _memory_format(settings: TrainSettings) -> torch.memory_format:
-    return torch.channels_last if settings.model == "cnn" else torch.contiguous_format
+    return torch.channels_last if settings.model.startswith("cnn") else torch.contiguous_format
 
 
 def _as_input(images: np.ndarray, settings: TrainSettings) -> torch.Tensor:

@@ -1,0 +1,78 @@
+"""One colour per mechanism on every chart, one dash per privacy unit, bands as their lines."""
+
+from dataclasses import replace
+
+from labeldp_core import plots
+from labeldp_core.experiments import MECHANISMS
+from labeldp_core.experiments.spec import RunResult
+from labeldp_core.plots.colours import MECHANISM_COLOURS, PALETTE, band_colour
+
+_BASE = RunResult(
+    mechanism="rr", dataset="digits", seed=0, epsilon=1.0, epsilon_spent=1.0, delta=0.0,
+    privacy_unit="label", n_train=10, n_test=5, num_classes=10, elapsed_s=0.0, cached=True,
+    epochs=1, settings={}, details={}, test_accuracy=0.5, baseline_test_accuracy=0.9,
+)  # fmt: skip
+
+
+def _runs(mechanism: str, accuracy: float = 0.5) -> list[RunResult]:
+    unit = MECHANISMS[mechanism].privacy_unit
+    return [
+        replace(_BASE, mechanism=mechanism, privacy_unit=unit, seed=seed, epsilon=eps,
+                epsilon_spent=eps, test_accuracy=accuracy + 0.01 * seed)
+        for eps in (0.5, 1.0) for seed in (0, 1)
+    ]  # fmt: skip
+
+
+def _lines(figure) -> dict[str, object]:
+    return {t.name: t for t in figure.data if t.showlegend is not False}
+
+
+def test_every_mechanism_has_its_own_colour():
+    assert set(MECHANISM_COLOURS) == set(MECHANISMS)
+    assert len(set(MECHANISM_COLOURS.values())) == len(MECHANISMS)
+
+
+def test_a_mechanism_keeps_its_colour_whatever_else_is_selected():
+    alone = plots.score_vs_epsilon({"RR": _runs("rr")})
+    with_others = plots.score_vs_epsilon({"PATE": _runs("pate"), "RR": _runs("rr")})
+    compare = plots.comparison_figure(
+        {"PATE": _runs("pate"), "DP-SGD": _runs("dpsgd"), "RR": _runs("rr")},
+        {"PATE": "label", "DP-SGD": "example", "RR": "label"}, 0.9, "test accuracy",
+    )  # fmt: skip
+    by_unit = plots.accuracy_by_privacy_unit({"DP-SGD": _runs("dpsgd"), "RR": _runs("rr")})
+    colours = {
+        figure_name: {name.split(" [")[0]: t.line.color for name, t in _lines(f).items()}
+        for figure_name, f in (("alone", alone), ("others", with_others), ("compare", compare),
+                               ("dpsgd page", by_unit))
+    }  # fmt: skip
+    for found in colours.values():
+        for name, colour in found.items():
+            mechanism = {"RR": "rr", "PATE": "pate", "DP-SGD": "dpsgd"}[name]
+            assert colour == MECHANISM_COLOURS[mechanism], (name, found)
+    assert colours["others"]["RR"] != colours["others"]["PATE"]
+
+
+def test_example_level_dp_is_dashed_on_every_chart():
+    compare = plots.comparison_figure(
+        {"DP-SGD": _runs("dpsgd"), "RR": _runs("rr")}, {"DP-SGD": "example", "RR": "label"}, 0.9,
+        "test accuracy",
+    )  # fmt: skip
+    by_unit = plots.accuracy_by_privacy_unit({"DP-SGD": _runs("dpsgd"), "RR": _runs("rr")})
+    for figure in (compare, by_unit):
+        dashes = {n.split(" [")[0]: t.line.dash for n, t in _lines(figure).items()}
+        assert dashes == {"DP-SGD": "dash", "RR": "solid"}
+
+
+def test_each_band_takes_its_lines_colour():
+    figure = plots.score_vs_epsilon({"PATE": _runs("pate"), "RR": _runs("rr")})
+    bands = [t for t in figure.data if t.fill == "toself"]
+    assert len(bands) == 2
+    for band in bands:
+        line = _lines(figure)[band.name.removesuffix(" range over seeds")]
+        assert band.fillcolor == band_colour(line.line.color)
+
+
+def test_variants_of_one_mechanism_take_distinct_palette_colours():
+    figure = plots.score_vs_epsilon({"hard": _runs("laplace"), "soft": _runs("laplace", 0.6)})
+    colours = [t.line.color for t in _lines(figure).values()]
+    assert colours == list(PALETTE[:2])
