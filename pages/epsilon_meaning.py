@@ -61,23 +61,25 @@ if found:
     attack = found[0].details.get("attack", {})
     rows.append({
         "mechanism": "no privacy (clean labels)",
+        "private": False,
         "released_label": 1.0,
         "model_on_training_example": attack.get("clean_model_train_accuracy"),
         "model_on_test_example": found[0].baseline_test_accuracy,
     })  # fmt: skip
-chart(st, plots.attack_bars(rows, plots.guess_bound(epsilon, 1 / num_classes)), key="bars")
+chart(st, plots.attack_bars(rows, epsilon, num_classes), key="bars")
 st.caption(
     "Three guesses of a training example's true label: the label that was released for it, the "
     "released model's prediction on it, and (for comparison) the same model's accuracy on test "
     "examples it never saw. " + status_sentence(absent)
 )
 st.markdown(
-    "**Reading the gap.** Randomized response's released label sits on the uniform-prior bound: "
-    "for that adversary it is the best possible mechanism. RR with a prior goes above the line "
-    "because its prior comes from the images, knowledge the adversary is assumed to have anyway; "
-    "the guarantee limits what the *label* adds to that. The models guess a training label "
-    "about as well as a test label: they learned the task, not the individual labels. The model "
-    "trained on clean labels is more accurate on its own training examples than on new ones; "
-    "that gap is what memorising labels looks like, and what label DP takes away."
+    "**Reading the gap.** Each black tick is the bound its own bar must stay under. The released "
+    "label is guessed from nothing else, so its bound is the uniform-prior one, e^ε/(e^ε + K − 1): "
+    "randomized response sits on it, the best possible for that adversary. The model's guess on "
+    "a training example starts from what the model knows without that label, its accuracy on "
+    "examples it never saw (π), so its bound is π e^ε/(π e^ε + 1 − π): a model that simply "
+    "learned the task is near its held-out accuracy, far below that bound. What ε limits is the "
+    "gap between a training example and a held-out one. The model trained on clean labels has "
+    "no bound: its gap is what memorising labels looks like, and what label DP takes away."
 )
 csv_button(rows, f"attacks-{controls.dataset}-eps{epsilon:g}.csv", key="csv")

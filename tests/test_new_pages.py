@@ -88,17 +88,28 @@ def test_compare_page_draws_the_clean_baseline_without_rr_and_dppl_mean_at_epsil
     assert table["guarantee"].str.contains("ρ = 0.5 zCDP").sum() == 7
 
 
-def test_attack_bars_draw_each_measured_accuracy_and_the_bound():
+def test_attack_bars_draw_each_measured_accuracy_and_the_bound_it_must_obey():
     rows = [
         {"mechanism": "rr", "released_label": 0.3, "model_on_training_example": 0.55,
          "model_on_test_example": 0.5},
         {"mechanism": "laplace", "released_label": None, "model_on_training_example": 0.8,
          "model_on_test_example": 0.7},
+        {"mechanism": "clean", "private": False, "released_label": 1.0,
+         "model_on_training_example": 0.99, "model_on_test_example": 0.9},
     ]  # fmt: skip
-    figure = plots.attack_bars(rows, 0.25)
-    bars = {bar.name: list(bar.y) for bar in figure.data}
+    figure = plots.attack_bars(rows, 1.0, 10)
+    bars = {bar.name: list(bar.y) for bar in figure.data if bar.type == "bar"}
     # Each bar is the accuracy itself (not 1 - accuracy), one group per mechanism.
-    assert bars[plots.ATTACKS["released_label"]] == [0.3, None]
-    assert bars[plots.ATTACKS["model_on_training_example"]] == [0.55, 0.8]
-    assert bars[plots.ATTACKS["model_on_test_example"]] == [0.5, 0.7]
-    assert [line["y0"] for line in figure.layout.shapes] == [0.25]
+    assert bars[plots.ATTACKS["released_label"]] == [0.3, None, 1.0]
+    assert bars[plots.ATTACKS["model_on_training_example"]] == [0.55, 0.8, 0.99]
+    assert bars[plots.ATTACKS["model_on_test_example"]] == [0.5, 0.7, 0.9]
+    assert list(figure.layout.xaxis.ticktext) == ["rr", "laplace", "clean"]
+    (ticks,) = [t for t in figure.data if t.type == "scatter"]
+    uniform = plots.guess_bound(1.0, 0.1)  # e / (e + 9)
+    own = [plots.guess_bound(1.0, pi) for pi in (0.5, 0.7)]  # pi e / (pi e + 1 - pi)
+    # Released label against 1/K, the model's training guess against its held-out accuracy; the
+    # clean model has no bound. Each tick sits on its own bar (left and middle of each group).
+    assert list(ticks.y) == pytest.approx([uniform, own[0], uniform, own[1]])
+    assert list(ticks.x) == pytest.approx([-0.8 / 3, 0.0, 1 - 0.8 / 3, 1.0])
+    # The model's bar is under its own bound though above the uniform line: no false alarm.
+    assert uniform < 0.8 < own[1]

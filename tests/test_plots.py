@@ -129,3 +129,13 @@ def test_budget_chart_draws_a_prv_run_on_its_own_accountant():
     assert "RDP upper bounds; this run by PRV" in figure.layout.title.text
     rdp_only = plots.epsilon_vs_epochs([1, 2], rdp, chosen=1.0, delta=1e-5)
     assert len(rdp_only.data) == 2 and rdp_only.data[0].line.width == 4
+
+
+@pytest.mark.parametrize("target", [0.5, 1.0, 8.0])
+def test_the_target_label_sits_on_its_line_on_the_log_axis(target):
+    figure = plots.epsilon_vs_epochs([1, 2], {1.0: [0.3, 9.0]}, target_epsilon=target, delta=1e-5)
+    (line,) = figure.layout.shapes
+    (label,) = [a for a in figure.layout.annotations if a.text == f"target ε = {target:g}"]
+    assert line.y0 == target
+    # Plotly reads an annotation's y on a log axis as log10: y = target would put it at 10^target.
+    assert label.yref == "y" and label.y == pytest.approx(np.log10(target))

@@ -8,7 +8,7 @@ import plotly.graph_objects as go
 
 from labeldp_core.plots.common import EPSILON_AXIS, LAYOUT, mark_epsilon
 
-__all__ = ["ATTACKS", "attack_bars", "guess_bound", "guess_bound_figure"]
+__all__ = ["ATTACKS", "attack_bars", "attack_bounds", "guess_bound", "guess_bound_figure"]
 
 #: Columns of an attack row and how the figure names them.
 ATTACKS = {
@@ -53,22 +53,55 @@ def guess_bound_figure(
     return figure
 
 
-def attack_bars(rows: Sequence[dict[str, Any]], uniform_bound: float) -> go.Figure:
-    """Measured attack success per mechanism (grouped bars) with the uniform-prior bound."""
+#: Where each attack's bar sits in its group (Plotly's grouped bars: 0.8 of a category, split).
+_OFFSETS = {column: (index - 1) * 0.8 / 3 for index, column in enumerate(ATTACKS)}
+
+
+def attack_bounds(row: dict[str, Any], epsilon: float, num_classes: int) -> dict[str, float]:
+    """The ε bound each of a private row's attacks must stay under, against its own prior.
+
+    The released label is guessed from nothing else: prior 1/K. The model's guess on a training
+    example is compared with what the model knows without that example's label, its accuracy
+    on examples it never saw (π): its bound is π e^ε / (π e^ε + 1 − π), so a model that learned
+    the task is not mistaken for one that leaks labels. The held-out guess needs no bound.
+    """
+    bounds = {"released_label": float(guess_bound(epsilon, 1 / num_classes))}
+    held_out = row.get("model_on_test_example")
+    if held_out is not None and 0 < held_out < 1:
+        bounds["model_on_training_example"] = float(guess_bound(epsilon, held_out))
+    return bounds
+
+
+def attack_bars(rows: Sequence[dict[str, Any]], epsilon: float, num_classes: int) -> go.Figure:
+    """Measured attack success per mechanism (grouped bars), each with the bound it must obey.
+
+    A row with ``"private": False`` (the model on clean labels) has no bound. Each bound is a
+    black tick on its own bar (:func:`attack_bounds`).
+    """
     names = [row["mechanism"] for row in rows]
+    positions = list(range(len(rows)))
     figure = go.Figure()
     for column, label in ATTACKS.items():
         values = [row.get(column) for row in rows]
         figure.add_bar(
-            x=names, y=values, name=label,
+            x=positions, y=values, name=label,
             text=[f"{v:.2f}" if v is not None else "n/a" for v in values],
         )  # fmt: skip
-    figure.add_hline(
-        y=uniform_bound, line_dash="dash", line_color="black",
-        annotation_text=f"bound for a uniform prior: {uniform_bound:.2f}",
+    ticks = [
+        (index + _OFFSETS[column], bound)
+        for index, row in enumerate(rows)
+        if row.get("private", True)
+        for column, bound in attack_bounds(row, epsilon, num_classes).items()
+    ]
+    figure.add_scatter(
+        x=[x for x, _ in ticks], y=[y for _, y in ticks], mode="markers",
+        marker={"symbol": "line-ew-open", "size": 26, "line": {"width": 3, "color": "black"}},
+        name=f"ε = {epsilon:g} bound for that guess (prior: 1/K, or the model's held-out accuracy)",
+        hovertemplate="bound %{y:.3f}<extra></extra>",
     )  # fmt: skip
     figure.update_layout(
-        title="Measured guesses of a training label", barmode="group",
+        title=f"Measured guesses of a training label at ε = {epsilon:g}", barmode="group",
+        xaxis={"tickmode": "array", "tickvals": positions, "ticktext": names},
         yaxis={"title": "share of labels guessed right", "range": [0, 1.05]}, **LAYOUT,
     )  # fmt: skip
     return figure
