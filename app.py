@@ -56,7 +56,7 @@ MECHANISM_PAGES = [
 navigation = st.navigation(
     [st.Page(home, title="Home", icon=":material/home:", default=True), *MECHANISM_PAGES]
 )
-shared_controls()
+shared_controls(navigation.url_path)
 try:
     navigation.run()
 finally:

@@ -1,6 +1,8 @@
 """Sidebar controls shared by every page, bound to the URL so a copied link reopens the view."""
 
+import inspect
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import streamlit as st
@@ -54,14 +56,30 @@ class Controls:
         return {"model": self.model}
 
 
-def shared_controls() -> Controls:
-    """Dataset, seed, model and epochs in the sidebar; a missing dataset falls back to digits."""
+#: Shared controls a page does not use, by the page's URL path, and why: drawn disabled.
+PAGE_IGNORES: dict[str, tuple[tuple[str, ...], str]] = {
+    "laplace_noise": (("dataset", "model", "epochs"), "it draws closed-form noise, no data"),
+    "audit": (("dataset", "model", "epochs"), "the audit runs the release steps on fixed inputs"),
+    "compare": (("seed",), "it averages seeds 0, 1 and 2"),
+    "papers": (("dataset", "seed", "model", "epochs"), "each row names its own dataset and seeds"),
+}
+
+
+def shared_controls(page: str = "") -> Controls:
+    """Dataset, seed, model and epochs in the sidebar; a missing dataset falls back to digits.
+
+    The controls that ``page`` (a URL path) does not use are drawn disabled, with the reason.
+    """
     note_link()
     sidebar = st.sidebar
     sidebar.header("Data and model")
+    ignored, reason = PAGE_IGNORES.get(page, ((), ""))
+    if ignored:
+        sidebar.caption(f"This page does not use the {', '.join(ignored)}: {reason}.")
     # Bound selectboxes put the displayed option in the URL, so options are shown as they are.
     dataset = sidebar.selectbox(
         "Dataset", list(DATASETS), key="dataset", bind="query-params",
+        disabled="dataset" in ignored,
         help="\n".join(f"- {d.name}: {d.description}" for d in DATASETS.values()),
     )  # fmt: skip
     problem = dataset_problem(dataset)
@@ -69,13 +87,17 @@ def shared_controls() -> Controls:
         st.error(f"{problem}. Showing the bundled '{FALLBACK_DATASET}' dataset instead.")
         dataset = FALLBACK_DATASET
     seed = sidebar.number_input(
-        "Seed", min_value=0, max_value=2**32 - 1, value=0, step=1, key="seed", bind="query-params"
-    )
+        "Seed", min_value=0, max_value=2**32 - 1, value=0, step=1, key="seed",
+        bind="query-params", disabled="seed" in ignored,
+    )  # fmt: skip
     models = COMMON_SETTINGS["model"].choices
-    model = sidebar.selectbox("Model", models, key="model", bind="query-params")
+    model = sidebar.selectbox(
+        "Model", models, key="model", bind="query-params", disabled="model" in ignored
+    )
     default_epochs = dataset_info(dataset).default_epochs
     choice = sidebar.selectbox(
         "Training epochs", EPOCH_CHOICES, key="epochs", bind="query-params",
+        disabled="epochs" in ignored,
         help=f"'auto' uses a good value for the dataset ({default_epochs} for {dataset}), or the "
         "mechanism's published recipe where it has one (DP-SGD: 40).",
     )  # fmt: skip
@@ -100,7 +122,8 @@ def current_controls() -> Controls:
     """
     if st.session_state.get(_DRAWN):
         return st.session_state[_CONTROLS]
-    controls = shared_controls()
+    caller = inspect.currentframe().f_back  # the page's script: its file names its URL path
+    controls = shared_controls(Path(caller.f_globals.get("__file__", "")).stem)
     st.session_state.pop(_DRAWN, None)
     return controls
 
