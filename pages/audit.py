@@ -17,14 +17,19 @@ controls = current_controls()
 epsilon = epsilon_control(default=APP_EPSILON, label="Claimed ε")
 st.title("Privacy audit")
 st.markdown(
-    "A privacy claim can be tested. The audit runs the mechanism's own release function many "
-    "times on two *neighbouring* inputs (two labels, or two datasets that differ in one example "
-    "or one teacher's vote), picks the output event that tells them apart best on one sample, "
-    "and on a fresh sample bounds how much likelier that event is under one input than the other "
-    "(Clopper-Pearson intervals, as in Jagielski et al. 2020 and DP-Sniper). If the mechanism "
-    "were ε-DP, that ratio could not exceed e^ε (plus δ), so the bound is a *lower bound on "
-    "the real ε*."
+    "A privacy claim can be tested. The audit runs the mechanism's own release many times on two "
+    "inputs that differ in one label (or one example, or one teacher's vote) and measures how "
+    "much likelier some outcome is under one than the other. An ε-DP mechanism can never make "
+    "it more than e^ε times likelier, so a measured ratio above that **refutes the claim**; "
+    "below it, this audit found no leak."
 )
+with st.expander("How the bound is computed"):
+    st.markdown(
+        "The audit picks the output event that tells the two inputs apart best on one sample, "
+        "then, on a fresh sample, bounds the two probabilities of that event with "
+        "Clopper-Pearson intervals (as in Jagielski et al. 2020 and DP-Sniper). The ratio of "
+        "the bounds, minus δ, gives a *lower bound on the real ε* at the stated confidence."
+    )
 
 left, right = st.columns(2)
 mechanism = left.selectbox(
@@ -110,7 +115,9 @@ with st.expander("Neighbouring inputs and chosen events"):
         hide_index=True,
     )
     st.caption(
-        "The score of an output is the log-likelihood ratio of the two inputs where it has a "
+        "Each output gets a score that grows with how much more it suggests one input than the "
+        "other; the event is a threshold on it. In detail: the score is the log-likelihood "
+        "ratio of the two inputs where it has a "
         "closed form (the most powerful test), else a statistic monotone in it. The event is a "
         "threshold on the score, chosen on the first sample; the probabilities are measured on "
         "the second. Reproduce with `python -m labeldp_core audit "

@@ -73,3 +73,18 @@ def test_shared_controls_a_page_does_not_use_are_disabled_with_the_reason(page, 
     notes = [c.value for c in sidebar.caption if c.value.startswith("This page does not use")]
     assert len(notes) == (1 if unused else 0)
     assert all(name in notes[0] for name in unused)
+
+
+@pytest.mark.parametrize("page", [None, "pages/laplace_noise.py", "pages/papers.py"])
+def test_the_glossary_is_in_the_sidebar_of_every_page(page):
+    from ui.glossary import GLOSSARY
+
+    app = open_page(page) if page else app_with()
+    if page is None:
+        app.run()
+    assert not app.exception
+    (panel,) = [e for e in app.sidebar.expander if e.label.startswith("Glossary")]
+    text = " ".join(m.value for m in panel.markdown)
+    for term, _ in GLOSSARY:
+        assert f"**{term}**" in text
+    assert "(2ε, (1 + e^ε)δ)-DP for changing one label" in text and "2.72 times" in text

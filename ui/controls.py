@@ -10,6 +10,7 @@ import streamlit as st
 from labeldp_core.data import DATASETS, dataset_info
 from labeldp_core.experiments.spec import COMMON_SETTINGS
 from labeldp_core.mechanisms.secure_noise import NOISE_KINDS
+from ui.glossary import glossary
 from ui.links import note_link, report_refused
 from ui.results import dataset_problem
 
@@ -106,6 +107,7 @@ def shared_controls(page: str = "") -> Controls:
         dataset=dataset, seed=int(seed), model=model, epochs=int(epochs),
         auto_epochs=choice == "auto",
     )  # fmt: skip
+    glossary()
     st.session_state[_CONTROLS] = controls
     st.session_state[_DRAWN] = True
     report_refused()
