@@ -3,10 +3,11 @@
 import streamlit as st
 
 from labeldp_core import plots
-from labeldp_core.data import DATASETS
+from labeldp_core.data import DATASETS, load_dataset
 from labeldp_core.experiments import MECHANISMS
 from ui.controls import current_controls, epsilon_control
 from ui.export import chart, csv_button
+from ui.guess_game import guess_game
 from ui.results import configs_for, reported_errors, stored_many
 from ui.sweeps import compute_button, status_sentence
 
@@ -32,6 +33,14 @@ st.caption(
     "Each curve is the worst case over every possible adversary and mechanism with this ε. "
     "Small ε keeps a guesser close to where it started; at ε = 5 or more the promise is weak."
 )
+
+st.subheader("Guess the label")
+st.markdown(
+    "Play the adversary. One training label is released by randomized response at the ε "
+    "above; guess the true one. The image is hidden, so you start with no idea, as the bound "
+    "assumes; with it you would start from your own eyes, a prior π."
+)
+guess_game(load_dataset(controls.dataset), epsilon)
 
 st.subheader(f"Attacks measured at ε = {epsilon:g} on {controls.dataset}")
 with reported_errors():

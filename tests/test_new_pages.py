@@ -25,8 +25,8 @@ def test_epsilon_page_trains_the_attacked_models_and_draws_the_bars():
     assert_no_errors(app)
     app.button(key="compute_attacks").click().run()
     assert_no_errors(app)
-    bars = app.get("plotly_chart")
-    assert len(bars) == 2
+    charts = [c.proto.id.rsplit("-", 1)[-1] for c in app.get("plotly_chart")]
+    assert charts == ["bound", "tally", "neighbours", "bars"]
     assert not [b for b in app.button if b.key == "compute_attacks"]
 
 

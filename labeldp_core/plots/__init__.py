@@ -9,6 +9,8 @@ from labeldp_core.plots.attack import (
     attack_bars,
     guess_bound,
     guess_bound_figure,
+    neighbour_outputs_figure,
+    tally_figure,
 )
 from labeldp_core.plots.audit import (
     audit_figure,
@@ -101,6 +103,7 @@ __all__ = [
     "lesson_figure",
     "mark_epsilon",
     "mse_vs_epsilon",
+    "neighbour_outputs_figure",
     "noisy_vectors_figure",
     "output_projection",
     "papers_figure",
@@ -116,5 +119,6 @@ __all__ = [
     "student_accuracy_vs_epsilon",
     "summary_rows",
     "tail_probability_figure",
+    "tally_figure",
     "teacher_accuracy_strip",
 ]

@@ -8,7 +8,15 @@ import plotly.graph_objects as go
 
 from labeldp_core.plots.common import EPSILON_AXIS, LAYOUT, mark_epsilon
 
-__all__ = ["ATTACKS", "attack_bars", "attack_bounds", "guess_bound", "guess_bound_figure"]
+__all__ = [
+    "ATTACKS",
+    "attack_bars",
+    "attack_bounds",
+    "guess_bound",
+    "guess_bound_figure",
+    "neighbour_outputs_figure",
+    "tally_figure",
+]
 
 #: Columns of an attack row and how the figure names them.
 ATTACKS = {
@@ -103,5 +111,55 @@ def attack_bars(rows: Sequence[dict[str, Any]], epsilon: float, num_classes: int
         title=f"Measured guesses of a training label at ε = {epsilon:g}", barmode="group",
         xaxis={"tickmode": "array", "tickvals": positions, "ticktext": names},
         yaxis={"title": "share of labels guessed right", "range": [0, 1.05]}, **LAYOUT,
+    )  # fmt: skip
+    return figure
+
+
+def neighbour_outputs_figure(
+    first: Sequence[float], second: Sequence[float], epsilon: float, class_names: Sequence[str]
+) -> go.Figure:
+    """RR's output distributions for two neighbouring labels, the e^ε gap shaded where it is."""
+    names = list(class_names)
+    figure = go.Figure()
+    figure.add_bar(x=names, y=list(first), name=f"true label {names[0]}")
+    figure.add_bar(x=names, y=list(second), name=f"true label {names[1]}")
+    for index in (0, 1):
+        low, high = sorted((first[index], second[index]))
+        figure.add_shape(
+            type="rect", x0=index - 0.45, x1=index + 0.45, y0=low, y1=high,
+            fillcolor="rgba(213, 94, 0, 0.25)", line={"width": 0},
+        )  # fmt: skip
+    figure.add_annotation(
+        x=0.5, y=max(first[0], second[1]), yanchor="bottom", showarrow=False,
+        text=f"ratio e^ε = {float(np.exp(epsilon)):.3g}",
+    )  # fmt: skip
+    figure.update_layout(
+        title=f"What RR releases for two neighbouring labels at ε = {epsilon:g}", barmode="group",
+        xaxis={"title": "released label"}, yaxis={"title": "probability", "range": [0, 1]},
+        **LAYOUT,
+    )  # fmt: skip
+    return figure
+
+
+def tally_figure(hit_rates: Sequence[tuple[str, float, float, float]], bound: float) -> go.Figure:
+    """The class's hit rate (with its interval) beside the most any guesser can reach.
+
+    ``hit_rates`` holds (name, rate, low, high) rows, e.g. the class's and the released label's.
+    """
+    figure = go.Figure()
+    for name, rate, low, high in hit_rates:
+        figure.add_scatter(
+            x=[name], y=[rate], mode="markers", marker={"size": 14}, name=name,
+            error_y={"type": "data", "symmetric": False, "array": [high - rate],
+                     "arrayminus": [rate - low]},
+        )  # fmt: skip
+    figure.add_hline(y=bound, line_dash="dash", line_color="black")
+    figure.add_annotation(
+        x=1, xref="paper", xanchor="right", y=bound, yanchor="bottom", showarrow=False,
+        text=f"the most anyone can reach: {bound:.3f}",
+    )  # fmt: skip
+    figure.update_layout(
+        title="Your class's guesses vs the ε bound", showlegend=False,
+        yaxis={"title": "share guessed right", "range": [0, 1.05]}, **LAYOUT,
     )  # fmt: skip
     return figure

@@ -1,0 +1,73 @@
+"""Guess the label: the rounds, the tally against the bound, RR's two neighbouring outputs."""
+
+import math
+
+import numpy as np
+import pytest
+from app_helpers import assert_no_errors, open_page
+from scipy import stats
+
+from labeldp_core.data import load_dataset
+from labeldp_core.errors import InvalidInputError
+from labeldp_core.guessing import GuessTally, draw_round, output_distributions
+
+
+def test_answering_the_released_label_reaches_the_bound_and_no_better():
+    labels = load_dataset("digits").y_train
+    epsilon, rounds = 1.0, 4000
+    hits = sum(
+        (r := draw_round(labels, 10, epsilon, seed)).released_label == r.true_label
+        for seed in range(rounds)
+    )
+    bound = math.e / (math.e + 9)
+    # Two-sided binomial test at 1e-3: the released label is right exactly as often as RR keeps.
+    assert stats.binomtest(hits, rounds, bound).pvalue > 1e-3
+
+
+def test_rounds_are_fixed_by_their_number_and_use_the_examples_labels():
+    labels = load_dataset("digits").y_train
+    first, again = draw_round(labels, 10, 2.0, 7), draw_round(labels, 10, 2.0, 7)
+    assert first == again and first.true_label == labels[first.index]
+    assert len({draw_round(labels, 10, 2.0, s).index for s in range(50)}) > 40
+    with pytest.raises(InvalidInputError, match="epsilon"):
+        draw_round(labels, 10, -1.0, 0)
+
+
+def test_the_tally_counts_and_its_interval_holds_the_rate():
+    tally = GuessTally(0, 0, 1.0, 10)
+    assert tally.interval() == (0.0, 1.0)
+    for hit in (True, False, True, True):
+        tally = tally.add(hit)
+    assert (tally.hits, tally.rounds) == (3, 4)
+    low, high = tally.interval()
+    assert low < 0.75 < high and tally.bound == pytest.approx(math.e / (math.e + 9))
+
+
+@pytest.mark.parametrize(("epsilon", "classes"), [(0.1, 10), (1.0, 2), (3.0, 5)])
+def test_neighbour_outputs_differ_by_exactly_e_epsilon_at_most(epsilon, classes):
+    first, second = output_distributions(epsilon, classes)
+    assert first.sum() == pytest.approx(1) and second.sum() == pytest.approx(1)
+    ratios = np.maximum(first / second, second / first)
+    assert ratios.max() == pytest.approx(math.exp(epsilon))
+    assert np.allclose(ratios[2:], 1.0)
+
+
+def test_the_page_plays_a_round_and_tallies_it():
+    app = open_page("pages/epsilon_meaning.py", epsilon="2.0", epochs="1")
+    assert_no_errors(app)
+    labels = load_dataset("digits").y_train
+    game_round = draw_round(labels, 10, 2.0, 0)
+    released = [m for m in app.metric if m.label.startswith("Released label (round 1)")]
+    assert released[0].value == str(game_round.released_label)
+    assert not app.get("image")  # the image stays hidden until the guess
+    app.button(key=f"guess_{game_round.true_label}").click().run()
+    assert_no_errors(app)
+    assert any("1 right of 1" in c.value for c in app.caption)
+    assert app.get("image")
+    app.button(key="guess_next").click().run()
+    second = draw_round(labels, 10, 2.0, 1)
+    wrong = (second.true_label + 1) % 10
+    app.button(key=f"guess_{wrong}").click().run()
+    assert any("1 right of 2" in c.value for c in app.caption)
+    app.button(key="guess_reset").click().run()
+    assert any("0 right of 0" in c.value for c in app.caption)
