@@ -51,7 +51,7 @@ def _buttons(state: dict, names: tuple[str, ...], truth: int) -> None:
     for label, name in enumerate(names):
         columns[label % len(columns)].button(
             name, key=f"guess_{label}", on_click=_guessed, args=(state, label, truth),
-            use_container_width=True,
+            width="stretch",
         )  # fmt: skip
 
 
