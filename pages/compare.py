@@ -45,6 +45,16 @@ if absent:
     with st.expander(f"{len(absent)} points not computed yet"):
         st.write(sorted({f"{c.mechanism} ε={c.epsilon:g}" for c in absent}))
 
+at_epsilon = plots.summary_at(found, epsilon)
+if at_epsilon:
+    st.subheader(f"At ε ≈ {epsilon:g}, by privacy unit")
+    st.dataframe(at_epsilon, hide_index=True, key="at_epsilon")
+    st.caption(
+        "Each mechanism at the grid ε nearest the one chosen, the best first within each privacy "
+        "unit, with the ε it spent there and what that ε protects. Rows of different units are "
+        "not on one scale."
+    )
+
 units = {spec.title: spec.privacy_unit for spec in MECHANISMS.values()}
 # Runs that train the page's model record it trained on clean labels (DP prototypes train none).
 trained = [r for r in found if MECHANISMS[r.mechanism].trains_model]
@@ -80,7 +90,7 @@ st.caption(
 )
 
 st.subheader(f"The numbers at every ε ({controls.dataset})")
-rows = plots.summary_rows(found)
+rows = plots.summary_rows(found, chosen)
 st.dataframe(rows, hide_index=True)
 st.caption(
     "ε spent is what the accounting computed (it can be below what was asked, e.g. when a noise "

@@ -38,7 +38,7 @@ def test_compare_page_lists_missing_points_and_fills_them():
     button.click().run()
     assert_no_errors(app)
     assert not [b for b in app.button if b.key == "compute_missing"]
-    table = app.dataframe[0].value
+    table = app.dataframe[-1].value
     assert len(table) == 14 and set(table["seeds"]) == {3}
 
 
@@ -84,8 +84,12 @@ def test_compare_page_draws_the_clean_baseline_without_rr_and_dppl_mean_at_epsil
     assert "Laplace" in " ".join(lines) and "[label; pure ε]" in " ".join(lines)
     text = " ".join(m.value for m in app.markdown)
     assert "(2ε, (1 + e^ε)δ)-DP for changing one label" in text and "stronger promise" not in text
-    table = app.dataframe[0].value
+    table = app.dataframe[-1].value
     assert table["guarantee"].str.contains("ρ = 0.5 zCDP").sum() == 7
+    # First screen: each mechanism at the chosen epsilon, label DP first, then example DP.
+    summary = app.dataframe[0].value
+    assert list(summary["privacy unit"]) == ["label", "label", "example"]
+    assert set(summary["mechanism"]) == set(chosen)
 
 
 def test_attack_bars_draw_each_measured_accuracy_and_the_bound_it_must_obey():

@@ -139,3 +139,30 @@ def test_the_target_label_sits_on_its_line_on_the_log_axis(target):
     assert line.y0 == target
     # Plotly reads an annotation's y on a log axis as log10: y = target would put it at 10^target.
     assert label.yref == "y" and label.y == pytest.approx(np.log10(target))
+
+
+def _at(mechanism: str, unit: str, epsilon: float, accuracy: float, seed: int = 0) -> RunResult:
+    from dataclasses import replace
+
+    return replace(_result(epsilon, seed, accuracy), mechanism=mechanism, privacy_unit=unit)
+
+
+def test_the_summary_at_an_epsilon_groups_by_unit_best_first():
+    results = [
+        _at("rr", "label", 1.0, 0.6), _at("rr", "label", 2.0, 0.8),
+        _at("laplace", "label", 1.0, 0.7), _at("dpsgd", "example", 1.0, 0.65),
+        _at("softmax-laplace", "output", 1.0, 0.9),
+    ]  # fmt: skip
+    rows = plots.summary_at(results, 1.2)  # the nearest grid epsilon is 1 (log scale)
+    assert [(r["privacy unit"], r["mechanism"]) for r in rows] == [
+        ("label", "laplace"), ("label", "rr"), ("example", "dpsgd"), ("output", "softmax-laplace")]
+    assert rows[1]["test accuracy"] == 0.6 and rows[1]["ε spent"] == 1.0
+    assert plots.summary_at([], 1.0) == []
+
+
+def test_summary_rows_follow_the_legends_order():
+    results = [_at("rr", "label", 1.0, 0.6), _at("laplace", "label", 1.0, 0.7),
+               _at("alibi", "label", 2.0, 0.7), _at("alibi", "label", 1.0, 0.7)]  # fmt: skip
+    rows = plots.summary_rows(results, ["rr", "alibi"])
+    assert [(r["mechanism"], r["epsilon asked"]) for r in rows] == [
+        ("rr", 1.0), ("alibi", 1.0), ("alibi", 2.0), ("laplace", 1.0)]

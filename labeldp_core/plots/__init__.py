@@ -26,6 +26,7 @@ from labeldp_core.plots.compare import (
     UNIT_DASH,
     clean_baseline,
     comparison_figure,
+    summary_at,
     summary_rows,
 )
 from labeldp_core.plots.dppl import (
@@ -117,6 +118,7 @@ __all__ = [
     "score_vs_epsilon",
     "set_size_histogram",
     "student_accuracy_vs_epsilon",
+    "summary_at",
     "summary_rows",
     "tail_probability_figure",
     "tally_figure",

@@ -17,7 +17,15 @@ from labeldp_core.experiments.spec import RunResult
 from labeldp_core.plots.colours import UNIT_DASH
 from labeldp_core.plots.common import score_vs_epsilon
 
-__all__ = ["NEIGHBOURS", "UNIT_DASH", "clean_baseline", "comparison_figure", "summary_rows"]
+__all__ = [
+    "NEIGHBOURS",
+    "UNIT_DASH",
+    "UNIT_ORDER",
+    "clean_baseline",
+    "comparison_figure",
+    "summary_at",
+    "summary_rows",
+]
 
 #: The neighbouring relation each privacy unit's epsilon is for.
 NEIGHBOURS = {
@@ -85,13 +93,28 @@ def _guarantee_text(group: Sequence[RunResult]) -> str:
     return f"{text}, {NEIGHBOURS.get(group[0].privacy_unit, group[0].privacy_unit)}"
 
 
-def summary_rows(results: Sequence[RunResult]) -> list[dict[str, Any]]:
-    """Mean and standard deviation over seeds per (mechanism, epsilon), with the accounting."""
+#: The order privacy units are listed in: label DP first, then example-level, then local.
+UNIT_ORDER = ("label", "example", "output")
+
+
+def summary_rows(
+    results: Sequence[RunResult], order: Sequence[str] = ()
+) -> list[dict[str, Any]]:
+    """Mean and standard deviation over seeds per (mechanism, epsilon), with the accounting.
+
+    Rows come in the order of ``order`` (the mechanisms as the figure's legend lists them;
+    others after them, by name), each mechanism's epsilons ascending.
+    """
     groups: dict[tuple[str, float], list[RunResult]] = defaultdict(list)
     for result in results:
         groups[(result.mechanism, result.epsilon)].append(result)
+    rank = {mechanism: index for index, mechanism in enumerate(order)}
+
+    def position(key: tuple[str, float]) -> tuple[int, str, float]:
+        return rank.get(key[0], len(rank)), key[0], key[1]
+
     rows = []
-    for (mechanism, epsilon), group in sorted(groups.items()):
+    for (mechanism, epsilon), group in sorted(groups.items(), key=lambda item: position(item[0])):
         scores = np.array([r.score for r in group])
         spent = np.array([r.epsilon_spent for r in group])
         rows.append({
@@ -108,3 +131,29 @@ def summary_rows(results: Sequence[RunResult]) -> list[dict[str, Any]]:
             "clean baseline": float(np.mean([r.baseline_score for r in group])),
         })  # fmt: skip
     return rows
+
+
+def summary_at(results: Sequence[RunResult], epsilon: float) -> list[dict[str, Any]]:
+    """One row per mechanism at the asked epsilon nearest ``epsilon``, grouped by privacy unit.
+
+    Within a unit the best first (highest accuracy, or lowest MSE); each row says the epsilon
+    the mechanism spent there and its guarantee in words.
+    """
+    if not results:
+        return []
+    asked = {r.epsilon for r in results}
+    nearest = min(asked, key=lambda e: abs(np.log(e) - np.log(epsilon)))
+    rows = summary_rows([r for r in results if r.epsilon == nearest])
+
+    def key(row: dict[str, Any]) -> tuple[int, str, float]:
+        unit = row["privacy unit"]
+        better = -row["mean"] if row["metric"] == "test accuracy" else row["mean"]
+        return (UNIT_ORDER.index(unit) if unit in UNIT_ORDER else len(UNIT_ORDER), unit, better)
+
+    return [
+        {"privacy unit": row["privacy unit"], "mechanism": row["mechanism"],
+         row["metric"]: round(row["mean"], 4), "± std": round(row["std"], 4),
+         "ε spent": round(row["epsilon spent (max over seeds)"], 4),
+         "guarantee": row["guarantee"]}
+        for row in sorted(rows, key=key)
+    ]  # fmt: skip
