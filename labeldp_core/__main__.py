@@ -8,6 +8,7 @@ import argparse
 import csv
 import json
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
@@ -65,14 +66,28 @@ def _stderr_bar(lines: bool = False) -> Progress:
     return show
 
 
+#: In line mode a long stage still prints its progress this often (seconds).
+LINE_EVERY_S = 10.0
+
+
 def _stderr_lines() -> Progress:
-    last = [""]
+    """One line per stage (a message's part before its colon), and more within a long stage.
+
+    A stage that lasts prints its whole message (e.g. the epoch) every :data:`LINE_EVERY_S`
+    seconds, so a log of a 9-minute DP-SGD run never looks stuck.
+    """
+    last = {"head": "", "time": time.monotonic()}
 
     def show(fraction: float, message: str) -> None:
-        head = message.split(":")[0]
-        if head != last[0]:
-            last[0] = head
-            print(f"[{100 * fraction:5.1f}%] {head}", file=sys.stderr, flush=True)
+        head, now = message.split(":")[0], time.monotonic()
+        if head != last["head"]:
+            text = head
+        elif now - last["time"] >= LINE_EVERY_S:
+            text = message
+        else:
+            return
+        last.update(head=head, time=now)
+        print(f"[{100 * fraction:5.1f}%] {text}", file=sys.stderr, flush=True)
 
     return show
 
