@@ -166,3 +166,11 @@ def test_summary_rows_follow_the_legends_order():
     rows = plots.summary_rows(results, ["rr", "alibi"])
     assert [(r["mechanism"], r["epsilon asked"]) for r in rows] == [
         ("rr", 1.0), ("alibi", 1.0), ("alibi", 2.0), ("laplace", 1.0)]
+
+
+def test_an_empty_chart_spans_the_epsilon_grid_not_six_decades():
+    figure = plots.score_vs_epsilon({"rr": []}, baseline=None)
+    assert list(figure.layout.xaxis.range) == pytest.approx([np.log10(0.05), np.log10(20)])
+    assert list(figure.layout.yaxis.range) == [0, 1]
+    filled = plots.score_vs_epsilon({"rr": [_result(1.0, 0, 0.5)]})
+    assert filled.layout.xaxis.range is None  # data: Plotly fits the range to it

@@ -118,8 +118,12 @@ def score_vs_epsilon(
     if marked_epsilon is not None:
         mark_epsilon(figure, marked_epsilon)
     axis = EPSILON_AXIS | {"title": "epsilon spent (log scale)"} if at_spent else EPSILON_AXIS
+    y_axis: dict[str, Any] = {"title": metric}
+    if not any(results for results in series.values()):  # nothing computed yet: the demo grid
+        axis = axis | {"range": [float(np.log10(0.05)), float(np.log10(20.0))]}
+        y_axis |= {"range": [0, 1]} if metric == "test accuracy" else {}
     figure.update_layout(
-        title=f"{metric.capitalize()} vs epsilon", xaxis=axis, yaxis={"title": metric}, **LAYOUT,
+        title=f"{metric.capitalize()} vs epsilon", xaxis=axis, yaxis=y_axis, **LAYOUT,
     )  # fmt: skip
     return figure
 
