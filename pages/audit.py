@@ -6,7 +6,8 @@ import streamlit as st
 from labeldp_core import plots
 from labeldp_core.audit import APP_EPSILON, APP_TRIALS, CASES, largest_provable_epsilon
 from ui.audit import audit_with_progress, power_metric, verdict
-from ui.controls import current_controls, epsilon_control
+from ui.controls import current_controls
+from ui.epsilon import epsilon_control
 from ui.export import chart
 from ui.results import reported_errors
 
@@ -14,8 +15,8 @@ TRIAL_CHOICES = (20_000, 50_000, 100_000, 200_000, 500_000, 1_000_000)
 ALPHA = 0.05  # the audit's default: 95% confidence
 
 controls = current_controls()
-epsilon = epsilon_control(default=APP_EPSILON, label="Claimed ε")
 st.title("Privacy audit")
+epsilon = epsilon_control(default=APP_EPSILON, label="Claimed ε")
 st.markdown(
     "A privacy claim can be tested. The audit runs the mechanism's own release many times on two "
     "inputs that differ in one label (or one example, or one teacher's vote) and measures how "

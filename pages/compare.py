@@ -7,7 +7,8 @@ from labeldp_core.experiments import MECHANISMS
 from labeldp_core.experiments.demo import DEMO_SEEDS, demo_configs
 from labeldp_core.plots.common import UNIT_SCALE_NOTE
 from labeldp_core.reports import PRIVACY_UNITS, html_report
-from ui.controls import current_controls, epsilon_control
+from ui.controls import current_controls
+from ui.epsilon import epsilon_control
 from ui.export import chart, csv_button, html_button
 from ui.results import reported_errors, result_cache, stored_many
 from ui.sweeps import compute_button, status_sentence
@@ -21,8 +22,8 @@ def _paper_rows() -> list[dict]:
 
 
 controls = current_controls()
-epsilon = epsilon_control()
 st.title("Compare mechanisms")
+epsilon = epsilon_control()
 st.markdown(
     "Every mechanism on the same dataset and model, over the same grid of ε, averaged over "
     f"{len(DEMO_SEEDS)} seeds (the band is the range). Label-DP mechanisms protect one training "

@@ -9,8 +9,9 @@ from labeldp_core.experiments import make_config
 from labeldp_core.experiments.demo import demo_epsilons
 from labeldp_core.plots.common import UNIT_SCALE_NOTE
 from labeldp_core.plots.dppl import MECHANISM_NAMES
-from ui.controls import current_controls, epsilon_control
+from ui.controls import current_controls
 from ui.dppl import DPPL_MECHANISMS, dpsgd_comparison, encoder_model, unique
+from ui.epsilon import epsilon_control
 from ui.export import chart
 from ui.results import (
     configs_for,
@@ -26,8 +27,8 @@ SWEEP_EPSILONS = list(demo_epsilons("dppl-public"))
 IMBALANCES = ["1", "10", "100"]
 
 controls = current_controls()
-epsilon = epsilon_control()
 st.title("DP prototypes")
+epsilon = epsilon_control()
 st.markdown(
     "A public encoder maps images to embeddings; each class of the **private** data is then "
     "represented by one *prototype* in that space, released with differential privacy, and an "

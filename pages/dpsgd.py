@@ -12,7 +12,8 @@ from labeldp_core.experiments import MECHANISMS, make_config
 from labeldp_core.experiments.demo import demo_epsilons
 from labeldp_core.experiments.dpsgd import RECIPE_SOURCE, budget_outlook, delta_warning
 from labeldp_core.plots.common import UNIT_SCALE_NOTE
-from ui.controls import current_controls, epsilon_control
+from ui.controls import current_controls
+from ui.epsilon import epsilon_control
 from ui.export import chart
 from ui.results import configs_for, point, reported_errors, stored_many
 from ui.sweeps import compute_button
@@ -37,8 +38,8 @@ def outlook(sigma: float, q: float, steps_per_epoch: int, epochs: int, delta: fl
 
 
 controls = current_controls()
-epsilon = epsilon_control()
 st.title("DP-SGD baseline")
+epsilon = epsilon_control()
 st.markdown(
     "DP-SGD trains on the true labels but hides every example: each step samples every training "
     "example with probability q, clips each sampled example's gradient to norm C, and adds "

@@ -5,7 +5,8 @@ import streamlit as st
 from labeldp_core import plots
 from labeldp_core.data import DATASETS, load_dataset
 from labeldp_core.experiments import MECHANISMS
-from ui.controls import current_controls, epsilon_control
+from ui.controls import current_controls
+from ui.epsilon import epsilon_control
 from ui.export import chart, csv_button
 from ui.guess_game import guess_game
 from ui.results import configs_for, reported_errors, stored_many
@@ -15,9 +16,9 @@ from ui.sweeps import compute_button, status_sentence
 ATTACKED = ["rr", "rr-prior", "lp-2st", "laplace", "alibi"]
 
 controls = current_controls()
+st.title("What ε means")
 epsilon = epsilon_control()
 num_classes = DATASETS[controls.dataset].num_classes
-st.title("What ε means")
 st.markdown(
     "Label DP (replace-one) promises this: an adversary who knows **everything** about the "
     "training set except one label, and sees what was released (the noisy labels or the trained "

@@ -21,7 +21,8 @@ from labeldp_core.mechanisms import (
 from labeldp_core.mechanisms.noise_plans import laplace_plan
 from labeldp_core.mechanisms.rr_bins import RRBins
 from labeldp_core.mechanisms.secure_noise import SeededSource
-from ui.controls import current_controls, epsilon_control, noise_control
+from ui.controls import current_controls, noise_control
+from ui.epsilon import epsilon_control
 from ui.export import chart
 from ui.results import configs_for, diagnostics_caption, reported_errors, stored_many
 from ui.sweeps import compute_button, status_sentence
@@ -38,10 +39,10 @@ CLASSIFIERS = {
 REGRESSORS = {"Laplace, clamped": ("laplace-regression", {}), "RR-on-bins": ("rr-bins", {})}
 
 controls = current_controls()
+st.title("Laplace on labels")
 epsilon = epsilon_control()
 data = load_dataset(controls.dataset)
 k = data.num_classes
-st.title("Laplace on labels")
 st.markdown(
     "Each training label becomes its one-hot vector plus Laplace noise of scale 2/ε on every "
     "coordinate (two one-hot vectors differ by 2 in L1), which is ε-label-DP. Anything computed "

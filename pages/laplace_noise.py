@@ -8,7 +8,8 @@ import streamlit as st
 from labeldp_core import plots
 from labeldp_core.mechanisms import epsilon_for_noise, laplace_cdf, laplace_scale, tail_probability
 from labeldp_core.mechanisms.noise_plans import laplace_plan
-from ui.controls import current_controls, epsilon_control
+from ui.controls import current_controls
+from ui.epsilon import epsilon_control
 from ui.export import chart
 from ui.results import reported_errors
 
@@ -16,8 +17,8 @@ COMPARE_CHOICES = [0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0]
 DRAWS = 10_000
 
 controls = current_controls()
-epsilon = epsilon_control()
 st.title("Laplace noise")
+epsilon = epsilon_control()
 st.markdown(
     "The Laplace mechanism adds noise with density e^(−|x|/b)/(2b) to a value that one person "
     "can change by at most Δ (the *sensitivity*, measured in L1). With scale b = Δ/ε, moving the "

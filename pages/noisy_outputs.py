@@ -12,7 +12,8 @@ from labeldp_core.mechanisms import (
     actual_epsilon,
     epsilon_for_output_noise,
 )
-from ui.controls import current_controls, epsilon_control
+from ui.controls import current_controls
+from ui.epsilon import epsilon_control
 from ui.export import chart
 from ui.results import (
     configs_for,
@@ -28,8 +29,8 @@ SWEEP_EPSILONS = list(demo_epsilons("softmax-laplace"))
 AUTO_COMPUTE_MAX_IMAGES = 5000
 
 controls = current_controls()
-epsilon = epsilon_control()
 st.title("Noisy model outputs (local DP)")
+epsilon = epsilon_control()
 st.markdown(
     "Here the privacy unit is **one output vector**, not a training label: a trained model's "
     "softmax output for a query gets Laplace noise on every coordinate before it is released, so "

@@ -9,7 +9,8 @@ from labeldp_core.data.splits import public_size
 from labeldp_core.experiments import make_config
 from labeldp_core.experiments.demo import demo_epsilons
 from labeldp_core.experiments.pate import PRIVACY_STATEMENT, student_sentence
-from ui.controls import current_controls, epsilon_control, noise_control
+from ui.controls import current_controls, noise_control
+from ui.epsilon import epsilon_control
 from ui.export import chart
 from ui.results import configs_for, point, reported_errors, run_with_progress, stored_many
 
@@ -24,6 +25,7 @@ TEACHER_EPOCH_CHOICES = ["1", "2", "5", "10", "20", "40"]
 TEACHER_MODELS = ["mlp", "cnn", "logistic"]
 
 controls = current_controls()
+st.title("PATE")
 epsilon = epsilon_control()
 sidebar = st.sidebar
 sidebar.header("PATE")
@@ -77,7 +79,6 @@ if aggregator == "confident-gnmax":
         key="threshold_ratio", bind="query-params",
     )  # fmt: skip
 
-st.title("PATE")
 st.markdown(
     "**Private Aggregation of Teacher Ensembles** (Papernot et al. 2017, 2018). The private "
     "training data is cut into disjoint shards and one *teacher* is trained on each. The teachers "

@@ -9,7 +9,8 @@ from labeldp_core.data import DATASETS, load_dataset
 from labeldp_core.experiments import make_config
 from labeldp_core.experiments.demo import demo_epsilons
 from labeldp_core.mechanisms import expected_flip_rate
-from ui.controls import current_controls, epsilon_control, noise_control
+from ui.controls import current_controls, noise_control
+from ui.epsilon import epsilon_control
 from ui.export import chart
 from ui.results import configs_for, diagnostics_caption, point, reported_errors, stored_many
 from ui.sweeps import compute_button, status_sentence
@@ -18,8 +19,8 @@ from ui.sweeps import compute_button, status_sentence
 SWEEP_EPSILONS = list(demo_epsilons("rr"))
 
 controls = current_controls()
-epsilon = epsilon_control()
 st.title("Randomized response")
+epsilon = epsilon_control()
 st.markdown(
     "Each training label is kept with probability e^ε/(e^ε+K−1) and otherwise replaced by one of "
     "the other K−1 labels, chosen uniformly. Changing one true label changes the chance of any "

@@ -9,7 +9,8 @@ from labeldp_core.experiments.demo import demo_epsilons
 from labeldp_core.experiments.noise import histogram_split
 from labeldp_core.experiments.rr_prior import budget_split
 from labeldp_core.mechanisms import expected_flip_rate
-from ui.controls import current_controls, epsilon_control, noise_control
+from ui.controls import current_controls, noise_control
+from ui.epsilon import epsilon_control
 from ui.export import chart
 from ui.results import (
     configs_for,
@@ -29,6 +30,7 @@ PLANNED = "planned (not computed yet)"
 NAMES = {"rr": "RR", "rr-prior": "RR with prior", "lp-2st": "LP-2ST"}
 
 controls = current_controls()
+st.title("RR with prior")
 epsilon = epsilon_control(label="Total privacy budget ε")
 st.sidebar.header("Prior")
 share = st.sidebar.slider(
@@ -44,7 +46,6 @@ clusters = st.sidebar.selectbox(
 noise_settings = controls.settings | {"noise": noise_control()}
 prior_settings = noise_settings | {"prior_share": share, "clusters": int(clusters)}
 
-st.title("RR with prior")
 st.markdown(
     "Randomized response wastes its budget on labels nobody would believe. With a prior over "
     "each example's label that does not read that label, RR-with-prior (Ghazi et al. 2021) keeps "

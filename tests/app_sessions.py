@@ -112,8 +112,8 @@ class Render:
         return [h.body for h in self.of_type("heading")]
 
     def widget_id(self, kind: str, key: str) -> str:
-        """The id of the ``kind`` widget bound to the query parameter ``key``."""
-        return next(w.id for w in self.of_type(kind) if w.query_param_key == key)
+        """The id of the ``kind`` widget keyed ``key`` (a keyed widget's id ends with its key)."""
+        return next(w.id for w in self.of_type(kind) if w.id.endswith(f"-{key}"))
 
 
 class Session:

@@ -17,12 +17,12 @@ def test_rr_page_computes_changes_epsilon_and_runs_a_sweep():
     assert_no_errors(app)
     metrics = {m.label: m.value for m in app.metric}
     assert metrics["ε spent (label, replace-one)"] == "1"
-    app.sidebar.number_input(key="epsilon").set_value(4.0).run()
+    app.number_input(key="epsilon").set_value(4.0).run()
     assert_no_errors(app)
-    assert app.sidebar.select_slider(key="epsilon_slider").value == 4.0
+    assert app.select_slider(key="epsilon_slider").value == 4.0
     assert {m.label: m.value for m in app.metric}["ε spent (label, replace-one)"] == "4"
-    app.sidebar.select_slider(key="epsilon_slider").set_value(0.5).run()
-    assert app.sidebar.number_input(key="epsilon").value == 0.5
+    app.select_slider(key="epsilon_slider").set_value(0.5).run()
+    assert app.number_input(key="epsilon").value == 0.5
     sweep = app.button(key="run_sweep")
     assert "missing points" in sweep.label
     sweep.click().run()
@@ -34,8 +34,8 @@ def test_rr_page_computes_changes_epsilon_and_runs_a_sweep():
 def test_a_copied_link_restores_the_view():
     app = open_page(RR_PAGE, epsilon="2.0", dataset="digits", seed="3", model="mlp", epochs="1")
     assert_no_errors(app)
-    assert app.sidebar.number_input(key="epsilon").value == 2.0
-    assert app.sidebar.select_slider(key="epsilon_slider").value == 2.0
+    assert app.number_input(key="epsilon").value == 2.0
+    assert app.select_slider(key="epsilon_slider").value == 2.0
     assert app.sidebar.number_input(key="seed").value == 3
     assert app.sidebar.selectbox(key="model").value == "mlp"
 

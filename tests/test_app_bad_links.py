@@ -87,7 +87,7 @@ def test_bad_link_values_are_reported_and_the_rest_of_the_page_is_kept(file, tit
         assert "instead; choose another value with the control" in message
     sidebar = app.sidebar
     if file not in NO_EPSILON:
-        assert sidebar.number_input(key="epsilon").value == 1.0
+        assert app.number_input(key="epsilon").value == 1.0
     assert sidebar.number_input(key="seed").value == 0
     assert sidebar.selectbox(key="dataset").value == "digits"
     assert sidebar.selectbox(key="model").value == "mlp"
@@ -112,7 +112,7 @@ def test_bad_epsilons_in_a_link_name_the_problem(value, reason):
     assert not app.exception
     (message,) = _errors(app)
     assert message.startswith(f"The link sets epsilon={value},") and reason in message
-    assert app.sidebar.number_input(key="epsilon").value == 1.0
+    assert app.number_input(key="epsilon").value == 1.0
     assert app.title[0].value == "Laplace noise"
 
 
@@ -125,17 +125,18 @@ def test_valid_link_values_raise_no_error():
 
 
 def test_an_out_of_range_widget_value_never_reaches_the_core():
-    # The browser keeps a number input within its range; a forged value outside it is replaced
-    # by Streamlit with the widget's default before the page sees it.
+    # The browser keeps a number input within its range; Streamlit drops a forged value outside
+    # it before the page sees it, and epsilon stays what it was.
     app = open_page("pages/laplace_noise.py", epsilon="2")
-    app.sidebar.number_input(key="epsilon").set_value(-1.0).run()
+    app.number_input(key="epsilon").set_value(-1.0).run()
     assert not app.exception and not app.error
-    assert app.sidebar.number_input(key="epsilon").value == 1.0
+    assert app.number_input(key="epsilon").value == 2.0
+    assert app.select_slider(key="epsilon_slider").value == 2.0
 
 
 def test_refused_values_stay_reported_until_their_control_is_moved():
     app = open_page("pages/laplace_noise.py", epsilon="-1", seed="-5")
-    app.sidebar.number_input(key="epsilon").set_value(2.0).run()
+    app.number_input(key="epsilon").set_value(2.0).run()
     assert not app.exception
     assert [e.split(",")[0] for e in _errors(app)] == ["The link sets seed=-5"]
     # The page runs without app.py here (as on a fresh server): the shared sidebar stays.

@@ -18,7 +18,7 @@ def test_audit_page_shows_mechanism_and_control_and_follows_epsilon():
     assert claims == ["1"]  # rr-bins has no control
     before = [value for label, value in _metrics(app) if label.startswith("Lower bound")]
 
-    app.sidebar.number_input(key="epsilon").set_value(2.0).run()
+    app.number_input(key="epsilon").set_value(2.0).run()
     assert_no_errors(app)
     assert [v for label, v in _metrics(app) if label.startswith("Claimed")] == ["2"]
     after = [value for label, value in _metrics(app) if label.startswith("Lower bound")]

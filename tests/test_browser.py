@@ -11,7 +11,7 @@ import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from urllib.parse import urlparse
+from urllib.parse import parse_qs, urlparse
 
 import pytest
 from app_sessions import streamlit_server
@@ -81,6 +81,47 @@ def _screenshot(page, name: str) -> None:
     )
     SHOTS.mkdir(exist_ok=True)
     page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+
+
+def _epsilon_shown(page) -> tuple[str, str, str]:
+    """What the epsilon slider's thumb, the exact box and the address bar say."""
+    slider = page.locator("[data-testid='stSlider']", has_text="ε (log scale)")
+    thumb = slider.locator("[data-testid='stSliderThumbValue']").inner_text()
+    box = page.get_by_label("ε, exact").first.input_value()
+    return thumb, box, parse_qs(urlparse(page.url).query).get("epsilon", [""])[0]
+
+
+def _go(page, title: str) -> None:
+    page.locator("[data-testid='stSidebarNav'] a", has_text=title).first.click()
+    page.get_by_role("heading", name=title, level=1).wait_for()
+    page.wait_for_selector(IDLE)
+
+
+def test_a_first_link_shows_the_apps_navigation_and_epsilon_follows_across_pages(server, browser):
+    # Runs first in this module: the server is fresh, and this link is its first visitor.
+    page = _open(browser, f"{server}/randomized_response?epsilon=4&epochs=1")
+    # Streamlit first runs the page file alone, under a navigation of raw file names; the page
+    # restarts the run through app.py at once, whose navigation replaces it.
+    page.locator("[data-testid='stSidebarNav'] a", has_text="Home").wait_for()
+    page.wait_for_selector(IDLE)
+    nav = page.locator("[data-testid='stSidebarNav'] a").all_inner_texts()
+    assert any("Home" in item for item in nav), nav
+    assert any("Randomized response" in item for item in nav), nav
+    assert not any(item.strip() in ("app", "rr prior", "audit") for item in nav), nav
+    assert _epsilon_shown(page) == ("4", "4", "4")
+    for title in ("RR with prior", "PATE", "Randomized response"):
+        _go(page, title)
+        assert _epsilon_shown(page) == ("4", "4", "4"), title
+    box = page.get_by_label("ε, exact").first
+    box.fill("1.37")
+    box.press("Enter")
+    page.locator("[data-testid='stSliderThumbValue']", has_text="1.37").first.wait_for()
+    page.wait_for_selector(IDLE)
+    for title in ("Randomized response", "RR with prior", "Compare mechanisms"):
+        if title != "Randomized response":
+            _go(page, title)
+        assert _epsilon_shown(page) == ("1.37", "1.37", "1.37"), title
+    page.close()
 
 
 def test_moving_epsilon_updates_the_chart_and_the_link(server, browser):

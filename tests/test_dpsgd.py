@@ -353,7 +353,7 @@ def test_page_shows_noise_budget_accountants_and_the_units_sentence():
     assert app.selectbox(key="clip").value == app.selectbox(key="batch").value == "recipe"
     assert "Papernot et al. 2021" in captions and "on the private data would leak it" in captions
     # A larger budget needs less noise.
-    app.sidebar.number_input(key="epsilon").set_value(4.0).run()
+    app.number_input(key="epsilon").set_value(4.0).run()
     assert_no_errors(app)
     sigma_at_4 = {m.label: m.value for m in app.metric}["Noise multiplier σ implied by ε"]
     assert float(sigma_at_4) < float(sigma_at_1)

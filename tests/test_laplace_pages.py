@@ -21,7 +21,7 @@ def test_noise_page_follows_sensitivity_epsilon_and_the_calculator():
     assert _metrics(app)["ε for this noise level"] == "4.605"  # 2 ln(10) / 1
     app.number_input(key="sensitivity").set_value(9.0).run()
     assert _metrics(app)["Scale b = Δ/ε"] == "9"
-    app.sidebar.number_input(key="epsilon").set_value(3.0).run()
+    app.number_input(key="epsilon").set_value(3.0).run()
     assert _metrics(app)["Scale b = Δ/ε"] == "3"
     app.number_input(key="probability").set_value(0.5).run()
     assert_no_errors(app)
@@ -73,7 +73,7 @@ def test_outputs_page_computes_on_digits_and_reacts_to_epsilon():
     assert_no_errors(app)
     before = _metrics(app)
     assert before["ε spent (per output vector)"] == "1"
-    app.sidebar.number_input(key="epsilon").set_value(16.0).run()
+    app.number_input(key="epsilon").set_value(16.0).run()
     assert_no_errors(app)
     after = _metrics(app)
     assert after["ε spent (per output vector)"] == "16"

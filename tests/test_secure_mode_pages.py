@@ -15,7 +15,7 @@ def test_noise_page_shows_the_exact_scale_and_the_epsilon_it_guarantees():
     assert _metrics(app)["Exact scale b"] == "2"
     assert _metrics(app)["ε guaranteed = Δ/b"] == "1"
     assert any("Mironov 2012" in m.value for m in app.markdown)
-    app.sidebar.number_input(key="epsilon").set_value(0.3).run()
+    app.number_input(key="epsilon").set_value(0.3).run()
     assert_no_errors(app)
     assert _metrics(app)["Exact scale b"] == "6667/1000"  # 2/0.3 rounded up
     assert _metrics(app)["ε guaranteed = Δ/b"] == "0.299985"

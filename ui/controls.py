@@ -4,8 +4,8 @@ import inspect
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
 import streamlit as st
+from streamlit.runtime.pages_manager import PagesManager
 
 from labeldp_core.data import DATASETS, dataset_info
 from labeldp_core.experiments.spec import COMMON_SETTINGS
@@ -15,11 +15,9 @@ from ui.links import note_link, report_refused
 from ui.results import dataset_problem
 
 __all__ = [
-    "EPSILON_GRID",
     "Controls",
     "current_controls",
     "end_of_run",
-    "epsilon_control",
     "noise_control",
     "shared_controls",
 ]
@@ -27,11 +25,8 @@ __all__ = [
 FALLBACK_DATASET = "digits"
 _CONTROLS = "_shared_controls"
 _DRAWN = "_shared_controls_drawn"
+_LEFT_FOLDER_MODE = "_left_pages_folder_mode"
 EPOCH_CHOICES = ("auto", "1", "2", "3", "5", "10", "20", "40", "80")
-#: Log-spaced positions of the epsilon slider, 0.05 to 20.
-EPSILON_GRID: tuple[float, ...] = tuple(
-    sorted({float(f"{e:.2g}") for e in np.geomspace(0.05, 20, 40)} | {0.1, 0.5, 1.0, 2.0, 4.0, 8.0})
-)
 
 
 @dataclass(frozen=True)
@@ -118,12 +113,21 @@ def current_controls() -> Controls:
     """The shared controls ``app.py`` drew in this run, or drawn now if the page runs on its own.
 
     Streamlit runs a file of ``pages/`` by itself, without ``app.py``, on the first visit of a
-    freshly started server to that page's link (and in ``AppTest``), so a page must be able to
-    draw the shared sidebar itself. Such a session keeps running the page alone, and no
-    ``end_of_run`` follows, so the mark is cleared here: the next run draws the sidebar again.
+    freshly started server to that page's link: that run is restarted through ``app.py`` once.
+    ``AppTest`` runs a page alone on every run after that, so a page can still draw the shared
+    sidebar itself; no ``end_of_run`` follows, so the mark is cleared here and the next run
+    draws the sidebar again.
     """
     if st.session_state.get(_DRAWN):
         return st.session_state[_CONTROLS]
+    if PagesManager.uses_pages_directory and not st.session_state.get(_LEFT_FOLDER_MODE):
+        # Streamlit's pages-folder mode (a fresh server's first visit is a direct link to a page)
+        # lists raw file names as navigation. Leave that mode for good and run again through
+        # app.py, which shows the app's own navigation, then this page. (AppTest re-enters the
+        # mode on every run: the session's mark keeps it to one rerun, which loses no click.)
+        PagesManager.uses_pages_directory = False
+        st.session_state[_LEFT_FOLDER_MODE] = True
+        st.rerun()
     caller = inspect.currentframe().f_back  # the page's script: its file names its URL path
     controls = shared_controls(Path(caller.f_globals.get("__file__", "")).stem)
     st.session_state.pop(_DRAWN, None)
@@ -137,37 +141,6 @@ def end_of_run() -> None:
     """
     report_refused()
     st.session_state.pop(_DRAWN, None)
-
-
-def _nearest(value: float) -> float:
-    return min(EPSILON_GRID, key=lambda grid: abs(np.log(grid) - np.log(value)))
-
-
-def _slider_moved() -> None:
-    st.session_state["epsilon"] = st.session_state["epsilon_slider"]
-
-
-def _number_typed() -> None:
-    st.session_state["epsilon_slider"] = _nearest(st.session_state["epsilon"])
-
-
-def epsilon_control(default: float = 1.0, label: str = "Privacy budget ε") -> float:
-    """A log-scale slider (0.05 to 20) and an exact number input for epsilon, kept in step."""
-    sidebar = st.sidebar
-    sidebar.header("Privacy")
-    slot = sidebar.container()
-    epsilon = sidebar.number_input(
-        f"{label}, exact", min_value=0.001, max_value=100.0, value=default, step=0.1,
-        format="%.3g", key="epsilon", bind="query-params", on_change=_number_typed,
-    )  # fmt: skip
-    if "epsilon_slider" not in st.session_state:
-        st.session_state["epsilon_slider"] = _nearest(epsilon)
-    slot.select_slider(
-        f"{label} (log scale)", options=EPSILON_GRID, key="epsilon_slider",
-        on_change=_slider_moved, help="Smaller ε means more privacy and noisier labels.",
-    )  # fmt: skip
-    report_refused()
-    return float(epsilon)
 
 
 NOISE_HELP = (
