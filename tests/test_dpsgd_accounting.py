@@ -2,6 +2,7 @@
 
 import logging
 import math
+import re
 
 import dp_accounting
 import numpy as np
@@ -15,6 +16,7 @@ from labeldp_core.accounting import (
     dpsgd_epsilon_curve,
     sampling_schedule,
 )
+from labeldp_core.accounting import dpsgd as dpsgd_accounting
 from labeldp_core.accounting.dpsgd import CALIBRATION_RTOL
 from labeldp_core.accounting.sampled_gaussian import (
     PRV_EPSILON_ERROR,
@@ -206,3 +208,37 @@ def test_bad_calibration_and_schedule_inputs_give_clear_errors():
         calibrate_noise_multiplier(1.0, 1.0, 0.01, 100)
     with pytest.raises(InvalidInputError, match="greater than 0"):
         calibrate_noise_multiplier(0.0, 1e-5, 0.01, 100)
+
+
+# --- input checks at their boundaries (written for mutants that survived `make mutation`) ------
+
+
+@pytest.mark.parametrize(
+    ("check", "value", "words"),
+    [
+        (dpsgd_accounting.check_clip, 0.0, "clip (the bound"),
+        (dpsgd_accounting.check_delta, 0.0, "delta must lie in (0, 1)"),
+        (dpsgd_accounting.check_noise_multiplier, True, "noise_multiplier must be a finite"),
+        (dpsgd_accounting.check_sample_rate, "0.5", "sample_rate must be a finite"),
+        (dpsgd_accounting.check_delta, float("nan"), "delta must be a finite"),
+        (dpsgd_accounting.check_clip, None, "clip must be a finite"),
+    ],
+)
+def test_bad_privacy_parameters_are_refused_by_name(check, value, words):
+    with pytest.raises(InvalidInputError, match=re.escape(words)):
+        check(value)
+
+
+def test_the_smallest_valid_values_are_accepted():
+    assert dpsgd_accounting.check_steps(1) == 1
+    assert dpsgd_accounting.check_clip(1e-9) == 1e-9
+    assert dpsgd_accounting.sampling_schedule(1, 1, 1) == (1.0, 1)
+
+
+@pytest.mark.parametrize(
+    ("n", "batch", "epochs", "name"),
+    [(10, True, 1, "batch"), (10, 2, 0, "epochs"), (0, 1, 1, "n_examples"), (10, 2.0, 1, "batch")],
+)
+def test_the_schedule_names_the_bad_count(n, batch, epochs, name):
+    with pytest.raises(InvalidInputError, match=f"^{name} must be a whole number"):
+        dpsgd_accounting.sampling_schedule(n, batch, epochs)

@@ -331,3 +331,13 @@ def test_label_accuracy_by_agreement_bins_the_queries():
     assert list(traces["noise changed the answer"].y) == [1.0, pytest.approx(1 / 3)]
     assert list(traces["query answered"].y) == [1.0, 0.75]
     assert list(traces["query answered"].customdata) == [2, 4]
+
+
+def test_without_noise_a_top_vote_at_the_threshold_is_answered_and_lnmax_is_the_argmax():
+    # Written for surviving mutants: "reaches T" is >= T, and a scale of 0 adds no noise.
+    counts = np.array([[7, 3, 0], [6, 4, 0], [2, 2, 6]])
+    rng = np.random.default_rng(0)
+    labels = confident_gnmax(counts, rng, threshold=7, threshold_sigma=0.0, gaussian_sigma=0.0)
+    assert labels.tolist() == [0, UNANSWERED, UNANSWERED]
+    assert noisy_argmax(counts, rng, laplace_scale=0.0).tolist() == [0, 0, 2]
+    assert noisy_argmax(counts, rng, gaussian_sigma=0, noise="secure").tolist() == [0, 0, 2]

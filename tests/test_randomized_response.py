@@ -105,3 +105,12 @@ def test_same_seed_same_output():
 def test_bad_input_names_the_problem(labels, epsilon, k, match):
     with pytest.raises(InvalidInputError, match=match):
         randomized_response(np.asarray(labels), epsilon, k, np.random.default_rng(0))
+
+
+def test_secure_mode_needs_no_generator_and_float_mode_refuses_a_seed():
+    # Written for a surviving mutant that checked the generator in the wrong mode.
+    labels = np.arange(10) % 3
+    released = randomized_response(labels, 1.0, 3, None, noise="secure")
+    assert released.shape == labels.shape and set(released.tolist()) <= {0, 1, 2}
+    with pytest.raises(InvalidInputError, match=r"rng must be a numpy\.random\.Generator"):
+        randomized_response(labels, 1.0, 3, 0)

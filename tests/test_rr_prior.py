@@ -266,3 +266,13 @@ def test_float32_softmax_rows_are_accepted():
 def test_bad_input_names_the_problem(labels, priors, epsilon, match):
     with pytest.raises(InvalidInputError, match=match):
         rr_with_prior(np.asarray(labels), np.asarray(priors), epsilon, np.random.default_rng(0))
+
+
+def test_secure_mode_needs_no_generator_and_float_mode_refuses_a_seed():
+    # Written for a surviving mutant that checked the generator in the wrong mode.
+    labels = np.arange(10) % 3
+    priors = np.full((10, 3), 1 / 3)
+    released = rr_with_prior(labels, priors, 1.0, None, noise="secure")
+    assert released.shape == labels.shape and set(released.tolist()) <= {0, 1, 2}
+    with pytest.raises(InvalidInputError, match=r"rng must be a numpy\.random\.Generator"):
+        rr_with_prior(labels, priors, 1.0, 0)
