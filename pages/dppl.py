@@ -18,9 +18,9 @@ from ui.results import (
     diagnostics_caption,
     point,
     reported_errors,
-    run_with_progress,
     stored_many,
 )
+from ui.sweeps import compute_button
 
 #: The demo grid, so that `python -m labeldp_core warm` fills this page's curves.
 SWEEP_EPSILONS = list(demo_epsilons("dppl-public"))
@@ -154,9 +154,7 @@ with reported_errors():
     detail_configs = configs_for(mechanism, controls.dataset, SWEEP_EPSILONS, [controls.seed],
                                  controls.epochs_asked, settings)  # fmt: skip
     found, absent = stored_many(unique(configs + detail_configs))
-    if absent and st.button(f"Compute the curves ({len(absent)} missing points)", key="dppl_sweep"):
-        run_with_progress(absent, "DP prototypes sweep")
-        st.rerun()
+    compute_button(absent, "Compute the curves", key="dppl_sweep")
 minority = view == "minority classes"
 at_spent = x_axis == "ε spent"
 curves = [r for r in found if str(int(r.settings["imbalance"])) in ratios]

@@ -5,7 +5,8 @@ import math
 import streamlit as st
 
 from labeldp_core import plots
-from labeldp_core.data import DATASETS, load_dataset
+from labeldp_core.data import load_dataset
+from labeldp_core.experiments import make_config
 from labeldp_core.experiments.demo import demo_epsilons
 from labeldp_core.mechanisms import (
     PROBABILITY_SENSITIVITY,
@@ -18,15 +19,14 @@ from ui.export import chart
 from ui.results import (
     configs_for,
     diagnostics_caption,
+    point,
     reported_errors,
-    run_with_progress,
     stored_many,
 )
 from ui.sweeps import compute_button, status_sentence
 
 #: The demo grid, so that `python -m labeldp_core warm` fills this page's curves.
 SWEEP_EPSILONS = list(demo_epsilons("softmax-laplace"))
-AUTO_COMPUTE_MAX_IMAGES = 5000
 
 controls = current_controls()
 st.title("Noisy model outputs (local DP)")
@@ -40,16 +40,15 @@ st.markdown(
 )
 
 with reported_errors():
-    epsilons = sorted(set(SWEEP_EPSILONS) | {epsilon})
-    configs = configs_for("softmax-laplace", controls.dataset, epsilons, [controls.seed],
+    config = make_config("softmax-laplace", controls.dataset, epsilon, controls.seed,
+                         controls.epochs_asked, controls.settings)  # fmt: skip
+    current = point(config, f"Compute ε = {epsilon:g} on {controls.dataset}", "Noisy outputs")
+    configs = configs_for("softmax-laplace", controls.dataset, SWEEP_EPSILONS, [controls.seed],
                           controls.epochs_asked, controls.settings)  # fmt: skip
     found, absent = stored_many(configs)
-    if absent and DATASETS[controls.dataset].size <= AUTO_COMPUTE_MAX_IMAGES:
-        found += run_with_progress(absent, "Noisy outputs")
-        absent = []
     compute_button(absent, "Run the sweep", "run_outputs")
-
-current = next((r for r in found if r.epsilon == epsilon), None)
+if current is not None and current.epsilon not in SWEEP_EPSILONS:
+    found = sorted([*found, current], key=lambda r: r.epsilon)
 if current is not None:
     d = current.details
     cols = st.columns(4)

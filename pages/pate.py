@@ -12,12 +12,11 @@ from labeldp_core.experiments.pate import PRIVACY_STATEMENT, student_sentence
 from ui.controls import current_controls, noise_control
 from ui.epsilon import epsilon_control
 from ui.export import chart
-from ui.results import configs_for, point, reported_errors, run_with_progress, stored_many
+from ui.results import configs_for, point, reported_errors, stored_many
+from ui.sweeps import compute_button
 
 #: The demo grid, so that `python -m labeldp_core warm` fills this page's curves.
 SWEEP_EPSILONS = list(demo_epsilons("pate"))
-#: Teachers are trained without asking only on small datasets; larger ones wait for a button.
-AUTO_COMPUTE_MAX_IMAGES = 2000
 TEACHER_CHOICES = [5, 10, 25, 50, 100, 250]
 QUERY_CHOICES = [10, 25, 50, 100, 250, 300, 500, 1000, 2000]
 SELF_TRAINING_CHOICES = [0, 1, 2, 3]
@@ -95,7 +94,6 @@ with reported_errors():
         config,
         f"Train {teachers} teachers and the student on {controls.dataset}",
         "PATE",
-        auto_max_images=AUTO_COMPUTE_MAX_IMAGES,
     )
 
 if result is None:
@@ -211,9 +209,7 @@ with reported_errors():
     configs = configs_for("pate", controls.dataset, SWEEP_EPSILONS, [controls.seed],
                           controls.epochs_asked, settings)  # fmt: skip
     found, absent = stored_many(configs)
-    if absent and st.button(f"Run sweep ({len(absent)} missing points)", key="run_sweep"):
-        run_with_progress(absent, "Sweep")
-        st.rerun()
+    compute_button(absent, "Run sweep", key="run_sweep")
 chart(
     st,
     plots.student_accuracy_vs_epsilon(

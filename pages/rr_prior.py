@@ -17,10 +17,10 @@ from ui.results import (
     diagnostics_caption,
     point,
     reported_errors,
-    run_with_progress,
     stored,
     stored_many,
 )
+from ui.sweeps import compute_button
 
 #: The demo grid, so that `python -m labeldp_core warm` fills this page's curves.
 SWEEP_EPSILONS = list(demo_epsilons("rr-prior"))
@@ -155,9 +155,7 @@ with reported_errors():
     for mechanism, mechanism_configs in configs.items():
         found[NAMES[mechanism]], missing = stored_many(mechanism_configs)
         absent += missing
-    if absent and st.button(f"Run sweep ({len(absent)} missing points)", key="run_sweep"):
-        run_with_progress(absent, "Sweep")
-        st.rerun()
+    compute_button(absent, "Run sweep", key="run_sweep")
 
 chart(
     st,

@@ -25,6 +25,15 @@ def isolated_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return directory
 
 
+@pytest.fixture(autouse=True)
+def pages_compute_points_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A page computes a timed point without a click only if it is quick, which depends on this
+    machine's speed; tests decide instead: always (tests/test_compute_policy.py asks first)."""
+    import ui.results
+
+    monkeypatch.setattr(ui.results, "QUICK_S", float("inf"))
+
+
 @pytest.fixture
 def no_local_mnist(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """MNIST is absent whatever this machine holds.

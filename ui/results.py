@@ -11,13 +11,17 @@ from labeldp_core.data import dataset_info, load_dataset
 from labeldp_core.errors import DatasetUnavailableError, LabelDPError
 from labeldp_core.experiments import RunConfig, RunResult, lookup, make_config, run
 from labeldp_core.experiments.diagnostics import diagnostics_sentence
+from labeldp_core.experiments.timing import QUICK_S, estimate_seconds, spoken_duration
 from ui.links import report_refused
 
 __all__ = [
+    "button_label",
     "compute",
+    "computes_at_once",
     "configs_for",
     "dataset_problem",
     "diagnostics_caption",
+    "estimate",
     "point",
     "reported_errors",
     "result_cache",
@@ -88,6 +92,7 @@ def stored_many(configs: list[RunConfig]) -> tuple[list[RunResult], list[RunConf
 def run_with_progress(configs: list[RunConfig], label: str) -> list[RunResult]:
     """Compute ``configs`` one by one under a progress bar; each is stored as soon as it is done."""
     bar = st.progress(0.0, text=label)
+    note = st.caption(STOP_NOTE)
     results = []
     for index, config in enumerate(configs):
         prefix = f"{label} {index + 1}/{len(configs)} (ε={config.epsilon:g}, seed {config.seed})"
@@ -97,27 +102,49 @@ def run_with_progress(configs: list[RunConfig], label: str) -> list[RunResult]:
 
         results.append(run(config, result_cache(), progress=show))
     bar.empty()
+    note.empty()
     return results
 
 
-#: Datasets up to this size are computed as soon as a page opens; larger ones wait for a button.
+#: Datasets up to this size compute a point never timed here at once (that run is the first
+#: measurement); a point with an estimate is computed without a click only under QUICK_S.
 AUTO_COMPUTE_MAX_IMAGES = 5000
+STOP_NOTE = "Stop (top right) halts the computation; every point already finished stays cached."
 
 
-def point(
-    config: RunConfig,
-    button: str,
-    progress_label: str,
-    auto_max_images: int = AUTO_COMPUTE_MAX_IMAGES,
-) -> RunResult | None:
-    """The result of ``config``: cached, computed at once on a small dataset, else on a button.
+def estimate(configs: list[RunConfig]) -> float | None:
+    """Seconds to compute ``configs`` on this machine, from its past runs of their settings."""
+    return estimate_seconds(result_cache(), configs)
 
-    Returns None while a large dataset's point waits for the button labelled ``button``.
+
+def computes_at_once(configs: list[RunConfig]) -> bool:
+    """Whether ``configs`` are computed without a click.
+
+    Yes when their estimate is under QUICK_S, or, with no estimate yet, for a single point on a
+    small dataset (its run is the first measurement).
+    """
+    seconds = estimate(configs)
+    if seconds is not None:
+        return seconds < QUICK_S
+    return len(configs) == 1 and dataset_info(configs[0].dataset).size <= AUTO_COMPUTE_MAX_IMAGES
+
+
+def button_label(action: str, configs: list[RunConfig]) -> str:
+    """'Compute ε = 2 on digits (1 point, about 4 s)': what a button computes, and how long."""
+    count = f"{len(configs)} missing point" + ("s" if len(configs) != 1 else "")
+    return f"{action} ({count}, {spoken_duration(estimate(configs))})"
+
+
+def point(config: RunConfig, button: str, progress_label: str) -> RunResult | None:
+    """The result of ``config``: cached; computed at once when quick; else behind a button.
+
+    The button says what it computes and roughly how long it takes. Returns None while the
+    point waits for it.
     """
     result = stored(config)
     if result is None and (
-        dataset_info(config.dataset).size <= auto_max_images
-        or st.button(button, type="primary", key="compute_point")
+        computes_at_once([config])
+        or st.button(button_label(button, [config]), type="primary", key="compute_point")
     ):
         result = run_with_progress([config], progress_label)[0]
     return result

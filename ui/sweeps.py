@@ -3,14 +3,17 @@
 import streamlit as st
 
 from labeldp_core.experiments import RunConfig
-from ui.results import run_with_progress
+from ui.results import button_label, run_with_progress
 
 __all__ = ["compute_button", "status_sentence"]
 
 
 def compute_button(absent: list[RunConfig], label: str, key: str) -> None:
-    """Offer to compute ``absent`` (nothing is shown when it is empty); rerun once they are done."""
-    if absent and st.button(f"{label} ({len(absent)} missing points)", key=key):
+    """Offer a button that computes ``absent`` and says how long it takes; redraw when done.
+
+    Nothing is shown when ``absent`` is empty.
+    """
+    if absent and st.button(button_label(label, absent), key=key):
         run_with_progress(absent, label)
         st.rerun()
 
@@ -19,4 +22,7 @@ def status_sentence(absent: list[RunConfig]) -> str:
     """One sentence saying whether the figure above is complete."""
     if not absent:
         return "Every point of this figure is cached."
-    return f"{len(absent)} points are not computed yet; the button trains them and caches each one."
+    return (
+        f"{len(absent)} point{'s are' if len(absent) != 1 else ' is'} not computed yet; the "
+        "button computes and caches each one."
+    )

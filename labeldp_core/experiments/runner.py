@@ -19,6 +19,7 @@ from labeldp_core.experiments.spec import (
     RunResult,
     Scalar,
 )
+from labeldp_core.experiments.timing import record_seconds
 from labeldp_core.validation import check_epsilon, check_list, check_seed
 
 __all__ = ["dataset_training_defaults", "lookup", "make_config", "run", "sweep"]
@@ -208,6 +209,7 @@ def run(
     )
     result = replace(result, diagnostics=diagnostics_entry(result.to_dict(), declared))
     cache.put_json(key, result.to_dict())
+    record_seconds(cache, config, result.elapsed_s)
     progress(1.0, "done")
     return result
 

@@ -1,0 +1,63 @@
+"""How long a point takes: measured compute times kept per setting, for estimates before a run.
+
+Every computed point records its ``elapsed_s`` under its config without epsilon and seed (the same
+mechanism, dataset, epochs and settings take about as long at any epsilon). A page reads the
+estimate before offering to compute a missing point: "about 20 s" on the button, or no click at
+all when the point takes under two seconds.
+"""
+
+import statistics
+from collections.abc import Sequence
+
+from labeldp_core.cache import ResultCache
+from labeldp_core.experiments.spec import RunConfig
+
+__all__ = ["QUICK_S", "estimate_seconds", "record_seconds", "spoken_duration"]
+
+#: Up to this estimate a page computes a missing point without asking.
+QUICK_S = 2.0
+#: The most recent measurements kept per setting (their median is the estimate).
+_KEPT = 9
+
+
+def _key(cache: ResultCache, config: RunConfig) -> str:
+    fields = config.to_dict()
+    fields.pop("epsilon")
+    fields.pop("seed")
+    return cache.key("timing", fields)
+
+
+def record_seconds(cache: ResultCache, config: RunConfig, seconds: float) -> None:
+    """Remember that computing ``config`` took ``seconds`` (kept with the last few)."""
+    key = _key(cache, config)
+    past = (cache.get_json(key) or {}).get("seconds", [])
+    cache.put_json(key, {"seconds": [*past, round(float(seconds), 3)][-_KEPT:]})
+
+
+def estimate_seconds(cache: ResultCache, configs: Sequence[RunConfig]) -> float | None:
+    """Seconds to compute every config in ``configs``, from the measurements of their settings.
+
+    None if one of them has a setting never computed here (the estimate would be a guess).
+    """
+    total = 0.0
+    for config in configs:
+        found = cache.get_json(_key(cache, config))
+        if not found or not found.get("seconds"):
+            return None
+        total += statistics.median(found["seconds"])
+    return total
+
+
+def spoken_duration(seconds: float | None) -> str:
+    """An estimate as a person says it: 'under a second', 'about 20 s', 'about 3 min'.
+
+    >>> spoken_duration(0.4), spoken_duration(19.6), spoken_duration(185), spoken_duration(None)
+    ('under a second', 'about 20 s', 'about 3 min', 'time unknown: first run of these settings')
+    """
+    if seconds is None:
+        return "time unknown: first run of these settings"
+    if seconds < 1:
+        return "under a second"
+    if seconds < 90:
+        return f"about {seconds:.2g} s" if seconds < 10 else f"about {round(seconds, -1):.0f} s"
+    return f"about {round(seconds / 60):.0f} min"
