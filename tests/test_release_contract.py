@@ -20,6 +20,7 @@ from dp_accounting import rdp
 
 from labeldp_core.accounting import pate_epsilon
 from labeldp_core.accounting.zcdp import zcdp_to_approx_dp
+from labeldp_core.data import load_dataset
 from labeldp_core.experiments import MECHANISMS, label_prior, make_config, run
 from labeldp_core.experiments import alibi as alibi_experiment
 from labeldp_core.experiments import context as context_module
@@ -295,6 +296,21 @@ def test_the_release_received_what_the_run_reports(
         assert call.arguments.get("noise", mode) == mode, call.name
     assert result.epsilon_spent == implied(calls, result)
     assert result.epsilon_spent <= epsilon
+    _check_reported_figures(mechanism, calls, result)
+
+
+def _check_reported_figures(mechanism: str, calls: list[Call], result) -> None:
+    """The run reports the trained model's score, its training-set size and, for a release of
+    labels, the flip rate of exactly what was released (mutants that dropped them survived)."""
+    score = result.test_accuracy if result.test_mse is None else result.test_mse
+    assert score is not None and np.isfinite(score), result
+    assert result.test_mse is not None or 0 <= result.test_accuracy <= 1
+    assert isinstance(result.n_train, int) and 0 < result.n_train <= N
+    if mechanism in ("rr", "rr-prior"):
+        released = np.asarray(calls[-1].returned)  # rr-prior: after its histogram release
+        flips = float(np.mean(released != load_dataset("digits").y_train))
+        assert result.flip_rate == pytest.approx(flips)
+        assert result.label_accuracy == pytest.approx(1 - flips)
 
 
 def _targets_from_release(mechanism: str, calls: list[Call], result) -> list[np.ndarray]:
