@@ -126,3 +126,12 @@ def test_prior_from_counts_clips_normalises_and_falls_back_to_uniform():
 def test_bad_groups_or_labels_are_refused(groups, labels, match):
     with pytest.raises(InvalidInputError, match=match):
         label_counts(np.asarray(groups), np.asarray(labels), 3, 3)
+
+
+def test_a_histogram_with_nothing_left_after_clipping_gives_a_uniform_prior():
+    # Written for surviving mutants of the fallback row (a total of exactly one is not empty).
+    prior = prior_from_counts(np.array([[-3.0, 0.0, -1.0], [0.0, 1.0, 0.0], [2.0, 2.0, 0.0]]))
+    np.testing.assert_allclose(prior, [[1 / 3] * 3, [0.0, 1.0, 0.0], [0.5, 0.5, 0.0]])
+    with pytest.raises(InvalidInputError, match="K >= 2"):
+        prior_from_counts(np.array([[1.0], [2.0]]))
+    np.testing.assert_allclose(prior_from_counts(np.array([[1.0, 3.0]])), [[0.25, 0.75]])

@@ -544,3 +544,31 @@ def test_reflect_padded_convolutions_are_refused_not_misclipped():
     images = torch.rand(4, 2, 6, 6)
     with pytest.raises(NotImplementedError, match="reflect"):
         conv_per_example_gradients(layer, [images], torch.rand(4, 3, 6, 6))
+
+
+@pytest.mark.parametrize("mode", ["ghost-bk", "hooks"])
+@pytest.mark.parametrize(
+    ("optimizer", "inner", "momentum"),
+    [("sgd", torch.optim.SGD, 0.9), ("adam", torch.optim.Adam, None)],
+)
+def test_the_dp_optimiser_wraps_the_optimiser_asked_with_the_privacy_settings(
+    mode, optimizer, inner, momentum
+):
+    # Written for mutants that survived `make mutation` (an SGD recipe silently run as Adam, a
+    # dropped momentum, learning rate or noise generator).
+    model = build_model("logistic", (1, 8, 8), 10)
+    private = dpsgd_training._wrap(model, mode, 0.1)
+    settings = TrainSettings(model="logistic", batch_size=256, learning_rate=0.5)
+    generator = torch.Generator().manual_seed(3)
+    dp = dpsgd_training._dp_optimizer(
+        model, private, settings, 1.7, 0.1, generator, optimizer, momentum or 0.0
+    )
+    assert type(dp.original_optimizer) is inner
+    group = dp.original_optimizer.param_groups[0]
+    assert group["lr"] == 0.5
+    if momentum is not None:
+        assert group["momentum"] == momentum
+    assert not group.get("fused")
+    assert (dp.noise_multiplier, dp.max_grad_norm, dp.expected_batch_size) == (1.7, 0.1, 256)
+    assert dp.generator is generator
+    assert [id(p) for p in group["params"]] == [id(p) for p in model.parameters()]

@@ -102,6 +102,13 @@ def _rr(calls, result) -> float:
 def _rr_prior(calls, result) -> float:
     (call,) = _only(calls, "rr_with_prior")
     assert call.arguments["labels"].size == N
+    histograms = _only(calls, "noisy_label_counts")
+    settings = result.settings
+    if settings["prior"] == "uniform":  # reads no label, so it costs nothing and gets nothing
+        assert not histograms
+    else:  # the prior's share of the budget is the one the settings ask for
+        asked = settings["prior_epsilon"] or settings["prior_share"] * result.epsilon
+        assert [h.arguments["epsilon"] for h in histograms] == [pytest.approx(asked)]
     return _prior_spent(calls) + rr_plan(call.arguments["epsilon"], K).epsilon_spent
 
 
@@ -252,7 +259,7 @@ RELEASES = {
 
 #: Settings that make each run exercise its whole release (histograms, every aggregator).
 VARIANTS = {
-    "rr-prior": [{}, {"prior_epsilon": 0.3}],
+    "rr-prior": [{}, {"prior_epsilon": 0.3}, {"prior": "uniform"}],
     "rr-bins": [{"prior": "histogram"}],
     "alibi": [{"prior": "histogram", "prior_share": 0.3}],
     "pate": [{"aggregator": a} for a in ("lnmax", "gnmax", "confident-gnmax")],
