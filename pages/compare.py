@@ -10,6 +10,7 @@ from labeldp_core.reports import PRIVACY_UNITS, html_report
 from ui.controls import current_controls
 from ui.epsilon import epsilon_control
 from ui.export import chart, csv_button, html_button
+from ui.links import offered
 from ui.results import reported_errors, result_cache, stored_many
 from ui.sweeps import compute_button, status_sentence
 
@@ -31,7 +32,8 @@ st.markdown(
     "(add/remove) and are drawn dashed. " + UNIT_SCALE_NOTE
 )
 chosen = st.multiselect(
-    "Mechanisms", list(MECHANISMS), default=[m for m in DEFAULT if m in MECHANISMS],
+    "Mechanisms", offered("mechanisms", list(MECHANISMS)),
+    default=[m for m in DEFAULT if m in MECHANISMS],
     key="mechanisms", bind="query-params",
     help="\n".join(f"- {s.id}: {s.summary} [{s.privacy_unit}]" for s in MECHANISMS.values()),
 )  # fmt: skip

@@ -13,6 +13,7 @@ from ui.controls import current_controls
 from ui.dppl import DPPL_MECHANISMS, dpsgd_comparison, encoder_model, unique
 from ui.epsilon import epsilon_control
 from ui.export import chart
+from ui.links import offered
 from ui.results import (
     configs_for,
     diagnostics_caption,
@@ -38,12 +39,14 @@ st.markdown(
     "together, add/remove neighbours. " + UNIT_SCALE_NOTE
 )
 mechanism = st.selectbox(
-    "Mechanism", DPPL_MECHANISMS, key="dppl_mechanism", bind="query-params",
+    "Mechanism", offered("dppl_mechanism", DPPL_MECHANISMS),
+    key="dppl_mechanism", bind="query-params",
     help="dppl-mean: private class means (CoinPress). dppl-public: one public image per class "
     "picked by the exponential mechanism. dppl-topk: K public images per class in one draw.",
 )  # fmt: skip
 imbalance = st.selectbox(
-    "Imbalance of the private classes (largest / smallest)", IMBALANCES, index=1,
+    "Imbalance of the private classes (largest / smallest)", offered("dppl_imbalance", IMBALANCES),
+    index=1,
     key="dppl_imbalance", bind="query-params",
 )  # fmt: skip
 model = encoder_model(controls)
@@ -131,17 +134,18 @@ st.subheader("Accuracy vs ε")
 left, right = st.columns(2)
 ratios = left.multiselect(
     "Imbalance ratios in the curves",
-    IMBALANCES,
+    offered("dppl_ratios", IMBALANCES),
     default=["1", "10"],
     key="dppl_ratios",
     bind="query-params",
 )
 view = right.radio(
-    "Accuracy of", ["all test images", "minority classes"], key="dppl_view",
+    "Accuracy of", offered("dppl_view", ["all test images", "minority classes"]), key="dppl_view",
     bind="query-params", horizontal=True,
 )  # fmt: skip
 x_axis = right.radio(
-    "x axis", ["ε spent", "ε asked for"], key="dppl_x", bind="query-params", horizontal=True
+    "x axis", offered("dppl_x", ["ε spent", "ε asked for"]),
+    key="dppl_x", bind="query-params", horizontal=True
 )
 with reported_errors():
     configs = [

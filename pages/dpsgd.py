@@ -15,6 +15,7 @@ from labeldp_core.plots.common import UNIT_SCALE_NOTE
 from ui.controls import current_controls
 from ui.epsilon import epsilon_control
 from ui.export import chart
+from ui.links import offered
 from ui.results import configs_for, point, reported_errors, stored_many
 from ui.sweeps import compute_button
 
@@ -52,19 +53,22 @@ recipe = dict(make_config("dpsgd", controls.dataset, epsilon).settings)
 left, middle, right, last = st.columns(4)
 # Options are shown (and written in the link) as they are: "recipe" is this dataset's recipe.
 clip = left.selectbox(
-    f"Clipping norm C (recipe: {recipe['clip']:g})", ("recipe", 0.05, 0.1, 0.5, 1.0, 2.0, 5.0),
+    f"Clipping norm C (recipe: {recipe['clip']:g})",
+    offered("clip", ("recipe", 0.05, 0.1, 0.5, 1.0, 2.0, 5.0)),
     key="clip", bind="query-params",
 )  # fmt: skip
 batch = middle.selectbox(
     f"Expected batch size (recipe: {recipe['batch']:,})",
-    ("recipe", 64, 128, 256, 512, 1024, 2048, 4096), key="batch", bind="query-params",
+    offered("batch", ("recipe", 64, 128, 256, 512, 1024, 2048, 4096)),
+    key="batch", bind="query-params",
 )  # fmt: skip
 accountant = right.selectbox(
-    "Accountant", ("rdp", "prv"), key="accountant", bind="query-params",
+    "Accountant", offered("accountant", ("rdp", "prv")), key="accountant", bind="query-params",
     help="rdp: Rényi DP, fast and a little loose. prv: numerical composition of privacy loss "
     "random variables, tighter and slower.",
 )  # fmt: skip
-delta = last.selectbox("δ", (1e-5, 1e-6, 1e-4, 1e-3), key="delta", bind="query-params",
+delta = last.selectbox("δ", offered("delta", (1e-5, 1e-6, 1e-4, 1e-3)),
+key="delta", bind="query-params",
                        help="Chance that the ε promise fails; keep it well below 1/n.")  # fmt: skip
 chosen = {"clip": clip, "batch": batch, "accountant": accountant, "delta": delta}
 settings = controls.settings | {k: v for k, v in chosen.items() if v != "recipe"}

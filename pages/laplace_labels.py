@@ -24,6 +24,7 @@ from labeldp_core.mechanisms.secure_noise import SeededSource
 from ui.controls import current_controls, noise_control
 from ui.epsilon import epsilon_control
 from ui.export import chart
+from ui.links import offered
 from ui.results import configs_for, diagnostics_caption, reported_errors, stored_many
 from ui.sweeps import compute_button, status_sentence
 
@@ -53,7 +54,8 @@ st.markdown(
 )
 left, middle, right = st.columns(3)
 prior_kind = left.selectbox(
-    "Prior for ALIBI and RR-on-bins", ["uniform", "histogram"], key="prior", bind="query-params",
+    "Prior for ALIBI and RR-on-bins", offered("prior", ["uniform", "histogram"]),
+    key="prior", bind="query-params",
     help="uniform is free; histogram is a noisy histogram of the training labels, paid from ε",
 )  # fmt: skip
 prior_share = middle.number_input(

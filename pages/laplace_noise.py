@@ -11,6 +11,7 @@ from labeldp_core.mechanisms.noise_plans import laplace_plan
 from ui.controls import current_controls
 from ui.epsilon import epsilon_control
 from ui.export import chart
+from ui.links import offered
 from ui.results import reported_errors
 
 COMPARE_CHOICES = [0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0]
@@ -33,7 +34,8 @@ sensitivity = left.number_input(
     bind="query-params", help="2 for one-hot labels and probability vectors, K−1 for values 0..K−1",
 )  # fmt: skip
 compare = middle.multiselect(
-    "Compare with ε", COMPARE_CHOICES, default=[0.5, 2.0], key="compare", bind="query-params"
+    "Compare with ε", offered("compare", COMPARE_CHOICES),
+    default=[0.5, 2.0], key="compare", bind="query-params"
 )
 magnitude = right.number_input(
     "Noise magnitude t", min_value=0.001, max_value=1e4, value=1.0, step=0.5, key="magnitude",

@@ -12,6 +12,7 @@ from labeldp_core.experiments.pate import PRIVACY_STATEMENT, student_sentence
 from ui.controls import current_controls, noise_control
 from ui.epsilon import epsilon_control
 from ui.export import chart
+from ui.links import offered
 from ui.results import configs_for, point, reported_errors, stored_many
 from ui.sweeps import compute_button
 
@@ -29,36 +30,41 @@ epsilon = epsilon_control()
 sidebar = st.sidebar
 sidebar.header("PATE")
 aggregator = sidebar.selectbox(
-    "Aggregator", AGGREGATORS, index=1, key="aggregator", bind="query-params",
+    "Aggregator", offered("aggregator", AGGREGATORS),
+    index=1, key="aggregator", bind="query-params",
     help="lnmax: Laplace noise; gnmax: Gaussian noise; confident-gnmax: answer only queries "
     "whose noisy top vote passes a threshold, then GNMax.",
 )  # fmt: skip
 defaults = dict(make_config("pate", controls.dataset, 1.0).settings)  # this dataset's recipe
 public = public_size(load_dataset(controls.dataset).n_train)
 teachers = sidebar.select_slider(
-    "Teachers", TEACHER_CHOICES, value=defaults["teachers"], key="teachers", bind="query-params",
+    "Teachers", offered("teachers", TEACHER_CHOICES),
+    value=defaults["teachers"], key="teachers", bind="query-params",
     help="More teachers: a larger margin to hide behind, but each sees less data.",
 )  # fmt: skip
 queries = sidebar.select_slider(
-    "Queries", QUERY_CHOICES, value=defaults["queries"], key="queries", bind="query-params",
+    "Queries", offered("queries", QUERY_CHOICES),
+    value=defaults["queries"], key="queries", bind="query-params",
     help=f"Public examples labelled for the student; every one costs privacy. {controls.dataset} "
     f"has a public part of {public:,}: more queries than that ask all of it.",
 )  # fmt: skip
 if queries > public:
     sidebar.caption(f"Capped at the {public:,} public examples of {controls.dataset}.")
 self_training_rounds = sidebar.select_slider(
-    "Student self-training rounds", SELF_TRAINING_CHOICES,
+    "Student self-training rounds", offered("self_training_rounds", SELF_TRAINING_CHOICES),
     value=defaults["self_training_rounds"], key="self_training_rounds", bind="query-params",
     help="Rounds in which the student labels the public part's other images itself and retrains "
     "on its confident predictions (0: the answered queries only). Post-processing: ε unchanged.",
 )  # fmt: skip
 teacher_model = sidebar.selectbox(
-    "Teacher model", TEACHER_MODELS, key="teacher_model", bind="query-params",
+    "Teacher model", offered("teacher_model", TEACHER_MODELS),
+    key="teacher_model", bind="query-params",
     help="Each teacher sees a few hundred examples at most, where the MLP learns faster than "
     "the CNN. The student uses the model chosen above.",
 )  # fmt: skip
 teacher_epochs = sidebar.selectbox(
-    "Teacher epochs", TEACHER_EPOCH_CHOICES, index=4, key="teacher_epochs", bind="query-params"
+    "Teacher epochs", offered("teacher_epochs", TEACHER_EPOCH_CHOICES),
+    index=4, key="teacher_epochs", bind="query-params"
 )
 noise_mode = noise_control(
     sidebar, "The teachers' votes are shared, so switching only re-aggregates and retrains."
@@ -74,7 +80,7 @@ if aggregator == "confident-gnmax":
         bind="query-params", help="A query is answered if its noisy top vote reaches T.",
     )  # fmt: skip
     settings["threshold_noise_ratio"] = sidebar.select_slider(
-        "Threshold noise σ1 / σ2", [1.0, 1.5, 2.0, 3.0, 5.0], value=3.0,
+        "Threshold noise σ1 / σ2", offered("threshold_ratio", [1.0, 1.5, 2.0, 3.0, 5.0]), value=3.0,
         key="threshold_ratio", bind="query-params",
     )  # fmt: skip
 

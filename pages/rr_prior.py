@@ -12,6 +12,7 @@ from labeldp_core.mechanisms import expected_flip_rate
 from ui.controls import current_controls, noise_control
 from ui.epsilon import epsilon_control
 from ui.export import chart
+from ui.links import offered
 from ui.results import (
     configs_for,
     diagnostics_caption,
@@ -40,7 +41,8 @@ share = st.sidebar.slider(
 )  # fmt: skip
 share = round(float(share), 2)
 clusters = st.sidebar.selectbox(
-    "Image clusters", CLUSTER_CHOICES, index=CLUSTER_CHOICES.index(20), key="clusters",
+    "Image clusters", offered("clusters", CLUSTER_CHOICES),
+    index=CLUSTER_CHOICES.index(20), key="clusters",
     bind="query-params", help="k-means clusters of the images (PCA first); no labels are read.",
 )  # fmt: skip
 noise_settings = controls.settings | {"noise": noise_control()}

@@ -104,7 +104,7 @@ def test_bad_link_values_are_reported_and_the_rest_of_the_page_is_kept(file, tit
         ("0", "epsilon must be greater than 0"),
         ("1e9", "is too large to mean anything"),
         ("abc", "epsilon must be a number, got 'abc'"),
-        ("0.0001", "this control does not offer it"),
+        ("0.0001", "the ε control takes values from 0.001 to 100"),
     ],
 )
 def test_bad_epsilons_in_a_link_name_the_problem(value, reason):
@@ -150,3 +150,11 @@ def test_every_seed_the_core_accepts_is_accepted_by_the_control():
     app = open_page("pages/laplace_noise.py", seed=str(2**32 - 1))
     assert not app.exception and not app.error
     assert app.sidebar.number_input(key="seed").value == 2**32 - 1
+
+
+def test_a_link_value_a_choice_control_lacks_is_answered_with_the_values_it_takes():
+    app = open_page("pages/pate.py", teachers="7", epochs="1")
+    assert not app.exception
+    (message,) = _errors(app)
+    assert message.startswith("The link sets teachers=7, which cannot be used: teachers can be "
+                              "one of 5, 10, 25, 50, 100, 250.")  # fmt: skip

@@ -11,7 +11,7 @@ from labeldp_core.data import DATASETS, dataset_info
 from labeldp_core.experiments.spec import COMMON_SETTINGS
 from labeldp_core.mechanisms.secure_noise import NOISE_KINDS
 from ui.glossary import glossary
-from ui.links import note_link, report_refused
+from ui.links import note_link, offered, report_refused
 from ui.results import dataset_problem
 
 __all__ = [
@@ -74,13 +74,19 @@ def shared_controls(page: str = "") -> Controls:
         sidebar.caption(f"This page does not use the {', '.join(ignored)}: {reason}.")
     # Bound selectboxes put the displayed option in the URL, so options are shown as they are.
     dataset = sidebar.selectbox(
-        "Dataset", list(DATASETS), key="dataset", bind="query-params",
+        "Dataset", offered("dataset", list(DATASETS)), key="dataset", bind="query-params",
         disabled="dataset" in ignored,
         help="\n".join(f"- {d.name}: {d.description}" for d in DATASETS.values()),
     )  # fmt: skip
     problem = dataset_problem(dataset)
     if problem is not None:
-        st.error(f"{problem}. Showing the bundled '{FALLBACK_DATASET}' dataset instead.")
+        st.error(
+            f"The dataset {dataset} is not on this machine, so this page shows the bundled "
+            f"{FALLBACK_DATASET} dataset instead. Whoever runs the server can add it (the "
+            "details below say how); the other datasets in the list work now."
+        )
+        with st.expander("Details for whoever runs the server"):
+            st.code(problem, language=None)
         dataset = FALLBACK_DATASET
     seed = sidebar.number_input(
         "Seed", min_value=0, max_value=2**32 - 1, value=0, step=1, key="seed",
@@ -88,11 +94,12 @@ def shared_controls(page: str = "") -> Controls:
     )  # fmt: skip
     models = COMMON_SETTINGS["model"].choices
     model = sidebar.selectbox(
-        "Model", models, key="model", bind="query-params", disabled="model" in ignored
+        "Model", offered("model", models),
+        key="model", bind="query-params", disabled="model" in ignored
     )
     default_epochs = dataset_info(dataset).default_epochs
     choice = sidebar.selectbox(
-        "Training epochs", EPOCH_CHOICES, key="epochs", bind="query-params",
+        "Training epochs", offered("epochs", EPOCH_CHOICES), key="epochs", bind="query-params",
         disabled="epochs" in ignored,
         help=f"'auto' uses a good value for the dataset ({default_epochs} for {dataset}), or the "
         "mechanism's published recipe where it has one (DP-SGD: 40).",
@@ -158,5 +165,6 @@ def noise_control(container=None, note: str = "") -> str:
     """
     box = container if container is not None else st.sidebar
     return box.selectbox(
-        "Noise", NOISE_KINDS, key="noise", bind="query-params", help=f"{NOISE_HELP} {note}".strip()
+        "Noise", offered("noise", NOISE_KINDS),
+        key="noise", bind="query-params", help=f"{NOISE_HELP} {note}".strip()
     )

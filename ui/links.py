@@ -10,7 +10,8 @@ of the page is drawn as usual, with every value of the link that was valid.
 """
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 import streamlit as st
 
@@ -18,13 +19,16 @@ from labeldp_core.data import dataset_info
 from labeldp_core.errors import LabelDPError
 from labeldp_core.experiments.spec import COMMON_SETTINGS
 from labeldp_core.validation import check_epsilon, check_seed
+from ui.epsilon import EPSILON_RANGE
 
-__all__ = ["note_link", "report_refused"]
+__all__ = ["note_link", "offered", "report_refused"]
 
+T = TypeVar("T")
 _PENDING = "_link_pending"
 _REFUSED = "_link_refused"
 _SLOT = "_link_slot"
 _SHOWN = "_link_shown"
+_OFFERED = "_link_offered"
 
 
 def _number(text: str, name: str) -> float:
@@ -41,13 +45,30 @@ def _whole(text: str, name: str) -> int:
         raise LabelDPError(f"{name} must be a whole number, got {text!r}") from None
 
 
+def _in_range(epsilon: float) -> float:
+    low, high = EPSILON_RANGE
+    if not low <= epsilon <= high:
+        raise LabelDPError(f"the ε control takes values from {low:g} to {high:g}")
+    return epsilon
+
+
 #: Why the core refuses a link value of a shared control (raises LabelDPError with the fix).
 _REASONS: dict[str, Callable[[str], object]] = {
-    "epsilon": lambda text: check_epsilon(_number(text, "epsilon")),
+    "epsilon": lambda text: _in_range(check_epsilon(_number(text, "epsilon"))),
     "seed": lambda text: check_seed(_whole(text, "seed")),
     "dataset": dataset_info,
     "model": lambda text: COMMON_SETTINGS["model"].parse("model", text),
 }
+
+
+def offered(key: str, options: Sequence[T]) -> Sequence[T]:
+    """Remember the options of the control keyed ``key``; return them unchanged.
+
+    Wrap the options of every choice control bound to the URL, so that a link value it refuses
+    is reported with the values it takes.
+    """
+    st.session_state.setdefault(_OFFERED, {})[key] = list(options)
+    return options
 
 
 def note_link() -> None:
@@ -89,6 +110,9 @@ def report_refused() -> None:
 def _message(key: str, text: list[str], shown: object) -> str:
     given = ",".join(text)
     reason = "this control does not offer it"
+    choices = st.session_state.get(_OFFERED, {}).get(key)
+    if choices:
+        reason = f"{key} can be one of {', '.join(_display(c) for c in choices)}"
     if key in _REASONS:
         try:
             _REASONS[key](given)
