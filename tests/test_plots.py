@@ -174,3 +174,20 @@ def test_an_empty_chart_spans_the_epsilon_grid_not_six_decades():
     assert list(figure.layout.yaxis.range) == [0, 1]
     filled = plots.score_vs_epsilon({"rr": [_result(1.0, 0, 0.5)]})
     assert filled.layout.xaxis.range is None  # data: Plotly fits the range to it
+
+
+def test_compare_spans_the_label_dp_grid_and_marks_far_points_at_the_edge():
+    far = [_result(0.01, 0, 0.3), _result(1.0, 0, 0.6), _result(50.0, 0, 0.85)]
+    near = [_result(0.5, 0, 0.5), _result(8.0, 0, 0.9)]
+    figure = plots.comparison_figure(
+        {"DPPL-Mean": far, "RR": near}, {"DPPL-Mean": "example", "RR": "label"}, 0.9,
+        "test accuracy",
+    )  # fmt: skip
+    assert tuple(figure.layout.xaxis.range) == pytest.approx((np.log10(0.05), np.log10(20)))
+    edges = [t for t in figure.data if t.name and t.name.endswith("(off the axis)")]
+    line = next(t for t in figure.data if t.mode == "lines+markers" and "DPPL" in t.name)
+    assert sorted((t.x[0], t.y[0], t.marker.symbol, t.customdata[0]) for t in edges) == [
+        (0.05, 0.3, "triangle-left-open", 0.01),
+        (20.0, 0.85, "triangle-right-open", 50.0),
+    ]
+    assert {t.marker.color for t in edges} == {line.line.color}

@@ -15,7 +15,7 @@ import plotly.graph_objects as go
 
 from labeldp_core.experiments.spec import RunResult
 from labeldp_core.plots.colours import UNIT_DASH
-from labeldp_core.plots.common import score_vs_epsilon
+from labeldp_core.plots.common import LABEL_DP_RANGE, score_vs_epsilon
 
 __all__ = [
     "NEIGHBOURS",
@@ -23,6 +23,7 @@ __all__ = [
     "UNIT_ORDER",
     "clean_baseline",
     "comparison_figure",
+    "keep_to_label_dp_range",
     "summary_at",
     "summary_rows",
 ]
@@ -70,7 +71,34 @@ def comparison_figure(
     if metric == "test MSE":
         figure.update_yaxes(type="log")
     figure.update_layout(legend_title_text="mechanism [privacy unit; guarantee]")
+    if any(rows for rows in results.values()):
+        keep_to_label_dp_range(figure)
     return figure
+
+
+def keep_to_label_dp_range(figure: go.Figure) -> None:
+    """Span the x axis over the label-DP grid; mark points beyond it at the edge, not drop them.
+
+    A mechanism whose epsilons lie far outside (the DP prototypes' 0.01) would otherwise
+    squeeze every other curve into a corner. Each point off the axis gets an open triangle at
+    the edge, in its line's colour, pointing the way it lies; its hover gives its epsilon.
+    """
+    low, high = LABEL_DP_RANGE
+    lines = [t for t in figure.data if t.mode == "lines+markers" and t.x is not None]
+    for trace in lines:
+        for edge, symbol, outside in ((low, "triangle-left-open", np.less),
+                                      (high, "triangle-right-open", np.greater)):  # fmt: skip
+            xs, ys = np.asarray(trace.x, float), np.asarray(trace.y, float)
+            off = outside(xs, edge)
+            if not off.any():
+                continue
+            figure.add_scatter(
+                x=[edge] * int(off.sum()), y=ys[off], mode="markers", showlegend=False,
+                marker={"symbol": symbol, "size": 13, "color": trace.line.color},
+                name=f"{trace.name} (off the axis)", customdata=xs[off],
+                hovertemplate="ε spent %{customdata:.3g}, off the axis: %{y:.3f}<extra></extra>",
+            )  # fmt: skip
+    figure.update_xaxes(range=[float(np.log10(edge)) for edge in LABEL_DP_RANGE])
 
 
 def clean_baseline(results: Sequence[RunResult], metric: str) -> float | None:
