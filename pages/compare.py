@@ -4,7 +4,7 @@ import streamlit as st
 
 from labeldp_core import plots, reproduce
 from labeldp_core.experiments import MECHANISMS
-from labeldp_core.experiments.demo import DEMO_SEEDS, demo_configs
+from labeldp_core.experiments.demo import DEMO_EPSILONS, DEMO_SEEDS, demo_configs
 from labeldp_core.plots.common import UNIT_SCALE_NOTE
 from labeldp_core.reports import PRIVACY_UNITS, html_report
 from ui.controls import current_controls
@@ -24,7 +24,7 @@ def _paper_rows() -> list[dict]:
 
 controls = current_controls()
 st.title("Compare mechanisms")
-epsilon = epsilon_control()
+epsilon = epsilon_control(grid=DEMO_EPSILONS)
 st.markdown(
     "Every mechanism on the same dataset and model, over the same grid of ε, averaged over "
     f"{len(DEMO_SEEDS)} seeds (the band is the range). Label-DP mechanisms protect one training "

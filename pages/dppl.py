@@ -29,7 +29,7 @@ IMBALANCES = ["1", "10", "100"]
 
 controls = current_controls()
 st.title("DP prototypes")
-epsilon = epsilon_control()
+epsilon = epsilon_control(grid=SWEEP_EPSILONS)
 st.markdown(
     "A public encoder maps images to embeddings; each class of the **private** data is then "
     "represented by one *prototype* in that space, released with differential privacy, and an "

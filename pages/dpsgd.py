@@ -40,7 +40,7 @@ def outlook(sigma: float, q: float, steps_per_epoch: int, epochs: int, delta: fl
 
 controls = current_controls()
 st.title("DP-SGD baseline")
-epsilon = epsilon_control()
+epsilon = epsilon_control(grid=SWEEP_EPSILONS)
 st.markdown(
     "DP-SGD trains on the true labels but hides every example: each step samples every training "
     "example with probability q, clips each sampled example's gradient to norm C, and adds "

@@ -5,6 +5,7 @@ import streamlit as st
 from labeldp_core import plots
 from labeldp_core.data import DATASETS, load_dataset
 from labeldp_core.experiments import MECHANISMS
+from labeldp_core.experiments.demo import DEMO_EPSILONS
 from ui.controls import current_controls
 from ui.epsilon import epsilon_control
 from ui.export import chart, csv_button
@@ -17,7 +18,7 @@ ATTACKED = ["rr", "rr-prior", "lp-2st", "laplace", "alibi"]
 
 controls = current_controls()
 st.title("What ε means")
-epsilon = epsilon_control()
+epsilon = epsilon_control(grid=DEMO_EPSILONS)
 num_classes = DATASETS[controls.dataset].num_classes
 st.markdown(
     "Label DP (replace-one) promises this: an adversary who knows **everything** about the "

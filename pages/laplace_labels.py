@@ -41,7 +41,7 @@ REGRESSORS = {"Laplace, clamped": ("laplace-regression", {}), "RR-on-bins": ("rr
 
 controls = current_controls()
 st.title("Laplace on labels")
-epsilon = epsilon_control()
+epsilon = epsilon_control(grid=SWEEP_EPSILONS)
 data = load_dataset(controls.dataset)
 k = data.num_classes
 st.markdown(

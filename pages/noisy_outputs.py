@@ -30,7 +30,7 @@ SWEEP_EPSILONS = list(demo_epsilons("softmax-laplace"))
 
 controls = current_controls()
 st.title("Noisy model outputs (local DP)")
-epsilon = epsilon_control()
+epsilon = epsilon_control(grid=SWEEP_EPSILONS)
 st.markdown(
     "Here the privacy unit is **one output vector**, not a training label: a trained model's "
     "softmax output for a query gets Laplace noise on every coordinate before it is released, so "

@@ -26,7 +26,7 @@ TEACHER_MODELS = ["mlp", "cnn", "logistic"]
 
 controls = current_controls()
 st.title("PATE")
-epsilon = epsilon_control()
+epsilon = epsilon_control(grid=SWEEP_EPSILONS)
 sidebar = st.sidebar
 sidebar.header("PATE")
 aggregator = sidebar.selectbox(

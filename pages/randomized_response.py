@@ -20,7 +20,7 @@ SWEEP_EPSILONS = list(demo_epsilons("rr"))
 
 controls = current_controls()
 st.title("Randomized response")
-epsilon = epsilon_control()
+epsilon = epsilon_control(grid=SWEEP_EPSILONS)
 st.markdown(
     "Each training label is kept with probability e^ε/(e^ε+K−1) and otherwise replaced by one of "
     "the other K−1 labels, chosen uniformly. Changing one true label changes the chance of any "

@@ -32,7 +32,7 @@ NAMES = {"rr": "RR", "rr-prior": "RR with prior", "lp-2st": "LP-2ST"}
 
 controls = current_controls()
 st.title("RR with prior")
-epsilon = epsilon_control(label="Total privacy budget ε")
+epsilon = epsilon_control(label="Total privacy budget ε", grid=SWEEP_EPSILONS)
 st.sidebar.header("Prior")
 share = st.sidebar.slider(
     "Share of ε spent on the prior", min_value=0.05, max_value=0.95, value=0.2, step=0.05,

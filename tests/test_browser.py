@@ -124,6 +124,17 @@ def test_a_first_link_shows_the_apps_navigation_and_epsilon_follows_across_pages
     page.close()
 
 
+def test_the_demo_tour_walks_its_pages_with_next_and_back(server, browser):
+    page = _open(browser, f"{server}/randomized_response?demo=1&epochs=1")
+    for button, title in (("Next →", "What ε means"), ("Next →", "RR with prior"),
+                          ("← Back", "What ε means")):  # fmt: skip
+        page.get_by_role("button", name=button).click()
+        page.get_by_role("heading", name=title, level=1).wait_for()
+        page.wait_for_selector(IDLE)
+        assert "demo=1" in page.url
+    page.close()
+
+
 def test_moving_epsilon_updates_the_chart_and_the_link(server, browser):
     # The first visit to a fresh server is a direct link to a page: Streamlit then runs the page
     # file without app.py, and the page must still draw the shared sidebar.

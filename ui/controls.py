@@ -10,6 +10,7 @@ from streamlit.runtime.pages_manager import PagesManager
 from labeldp_core.data import DATASETS, dataset_info
 from labeldp_core.experiments.spec import COMMON_SETTINGS
 from labeldp_core.mechanisms.secure_noise import NOISE_KINDS
+from ui.demo import demo_mode, demo_toggle, tour_panel
 from ui.glossary import glossary
 from ui.links import note_link, offered, report_refused
 from ui.results import dataset_problem
@@ -65,45 +66,23 @@ def shared_controls(page: str = "") -> Controls:
     """Dataset, seed, model and epochs in the sidebar; a missing dataset falls back to digits.
 
     The controls that ``page`` (a URL path) does not use are drawn disabled, with the reason.
+    In demo mode the sidebar keeps the dataset only (seed 0, default model, 'auto' epochs: what
+    ``make warm`` computed) and the page opens with its stop of the guided tour.
     """
     note_link()
+    demo = demo_toggle()
+    tour_panel(f"pages/{page}.py" if page else "app.py")
     sidebar = st.sidebar
-    sidebar.header("Data and model")
+    sidebar.header("Data" if demo else "Data and model")
     ignored, reason = PAGE_IGNORES.get(page, ((), ""))
     if ignored:
         sidebar.caption(f"This page does not use the {', '.join(ignored)}: {reason}.")
-    # Bound selectboxes put the displayed option in the URL, so options are shown as they are.
-    dataset = sidebar.selectbox(
-        "Dataset", offered("dataset", list(DATASETS)), key="dataset", bind="query-params",
-        disabled="dataset" in ignored,
-        help="\n".join(f"- {d.name}: {d.description}" for d in DATASETS.values()),
-    )  # fmt: skip
-    problem = dataset_problem(dataset)
-    if problem is not None:
-        st.error(
-            f"The dataset {dataset} is not on this machine, so this page shows the bundled "
-            f"{FALLBACK_DATASET} dataset instead. Whoever runs the server can add it (the "
-            "details below say how); the other datasets in the list work now."
-        )
-        with st.expander("Details for whoever runs the server"):
-            st.code(problem, language=None)
-        dataset = FALLBACK_DATASET
-    seed = sidebar.number_input(
-        "Seed", min_value=0, max_value=2**32 - 1, value=0, step=1, key="seed",
-        bind="query-params", disabled="seed" in ignored,
-    )  # fmt: skip
-    models = COMMON_SETTINGS["model"].choices
-    model = sidebar.selectbox(
-        "Model", offered("model", models),
-        key="model", bind="query-params", disabled="model" in ignored
-    )
+    dataset = _dataset_control(sidebar, "dataset" in ignored)
+    if demo:
+        seed, model, choice = 0, COMMON_SETTINGS["model"].default, "auto"
+    else:
+        seed, model, choice = _training_controls(sidebar, ignored, dataset)
     default_epochs = dataset_info(dataset).default_epochs
-    choice = sidebar.selectbox(
-        "Training epochs", offered("epochs", EPOCH_CHOICES), key="epochs", bind="query-params",
-        disabled="epochs" in ignored,
-        help=f"'auto' uses a good value for the dataset ({default_epochs} for {dataset}), or the "
-        "mechanism's published recipe where it has one (DP-SGD: 40).",
-    )  # fmt: skip
     epochs = default_epochs if choice == "auto" else int(choice)
     controls = Controls(
         dataset=dataset, seed=int(seed), model=model, epochs=int(epochs),
@@ -114,6 +93,47 @@ def shared_controls(page: str = "") -> Controls:
     st.session_state[_DRAWN] = True
     report_refused()
     return controls
+
+
+def _dataset_control(sidebar, disabled: bool) -> str:
+    """The dataset chosen, or the bundled fallback (with a message) if it cannot be loaded."""
+    # Bound selectboxes put the displayed option in the URL, so options are shown as they are.
+    dataset = sidebar.selectbox(
+        "Dataset", offered("dataset", list(DATASETS)), key="dataset", bind="query-params",
+        disabled=disabled,
+        help="\n".join(f"- {d.name}: {d.description}" for d in DATASETS.values()),
+    )  # fmt: skip
+    problem = dataset_problem(dataset)
+    if problem is None:
+        return dataset
+    st.error(
+        f"The dataset {dataset} is not on this machine, so this page shows the bundled "
+        f"{FALLBACK_DATASET} dataset instead. Whoever runs the server can add it (the "
+        "details below say how); the other datasets in the list work now."
+    )
+    with st.expander("Details for whoever runs the server"):
+        st.code(problem, language=None)
+    return FALLBACK_DATASET
+
+
+def _training_controls(sidebar, ignored: tuple[str, ...], dataset: str) -> tuple[int, str, str]:
+    """Seed, model and the epochs choice ('auto' or a number), drawn in the sidebar."""
+    seed = sidebar.number_input(
+        "Seed", min_value=0, max_value=2**32 - 1, value=0, step=1, key="seed",
+        bind="query-params", disabled="seed" in ignored,
+    )  # fmt: skip
+    model = sidebar.selectbox(
+        "Model", offered("model", COMMON_SETTINGS["model"].choices), key="model",
+        bind="query-params", disabled="model" in ignored,
+    )  # fmt: skip
+    default_epochs = dataset_info(dataset).default_epochs
+    choice = sidebar.selectbox(
+        "Training epochs", offered("epochs", EPOCH_CHOICES), key="epochs", bind="query-params",
+        disabled="epochs" in ignored,
+        help=f"'auto' uses a good value for the dataset ({default_epochs} for {dataset}), or the "
+        "mechanism's published recipe where it has one (DP-SGD: 40).",
+    )  # fmt: skip
+    return int(seed), model, choice
 
 
 def current_controls() -> Controls:
@@ -161,8 +181,12 @@ NOISE_HELP = (
 def noise_control(container=None, note: str = "") -> str:
     """The noise mode of a release, ``float`` or ``secure``, bound to the URL as ``noise``.
 
+    Not drawn in demo mode, which shows the default (``float``), as ``make warm`` computed it.
+
     ``note`` is added to the help (what switching costs on this page).
     """
+    if demo_mode():  # what `make warm` computed
+        return NOISE_KINDS[0]
     box = container if container is not None else st.sidebar
     return box.selectbox(
         "Noise", offered("noise", NOISE_KINDS),

@@ -8,11 +8,15 @@ writes it back when moved. The slider's positions are a log grid plus the exact 
 never disagree (1.37 typed shows 1.37 on the slider too).
 """
 
+import math
+from collections.abc import Sequence
+
 import numpy as np
 import streamlit as st
 
 from labeldp_core.errors import LabelDPError
 from labeldp_core.validation import check_epsilon
+from ui.demo import SNAP_KEY, demo_mode
 
 __all__ = ["EPSILON_GRID", "EPSILON_RANGE", "epsilon_control", "shown_epsilon"]
 
@@ -54,25 +58,51 @@ def _slider_moved() -> None:
     st.session_state[_VALUE] = float(st.session_state[_SLIDER])
 
 
-def epsilon_control(default: float = 1.0, label: str = "Privacy budget ε") -> float:
+def _nearest(value: float, grid: Sequence[float]) -> float:
+    return float(min(grid, key=lambda point: abs(math.log(point) - math.log(value))))
+
+
+def _snapping(grid: Sequence[float] | None) -> bool:
+    """Whether the slider moves between ``grid``'s values only (a checkbox, on in demo mode)."""
+    if not grid:
+        return False
+    if SNAP_KEY not in st.session_state:
+        st.session_state[SNAP_KEY] = demo_mode()
+    return st.checkbox(
+        "Computed ε only", key=SNAP_KEY,
+        help="Move between the ε values `make warm` computes for this page, so every position "
+        "shows a cached result at once.",
+    )  # fmt: skip
+
+
+def epsilon_control(
+    default: float = 1.0, label: str = "Privacy budget ε", grid: Sequence[float] | None = None
+) -> float:
     """Draw the epsilon slider and number box at this point of the page; return the value.
 
     Call it right under the page's title. ``default`` is used when neither the session nor the
-    link has an epsilon yet.
+    link has an epsilon yet. ``grid``: the epsilons this page's curves are computed on; with
+    snapping on (demo mode) the slider moves between them only and the box is not shown.
     """
     epsilon = shown_epsilon(default)
-    st.session_state[_BOX] = epsilon
+    slider, box = st.columns([4, 1], vertical_alignment="bottom")
+    with box:
+        snap = _snapping(grid)
+    if snap:
+        epsilon = st.session_state[_VALUE] = _nearest(epsilon, grid)
     st.session_state[_SLIDER] = epsilon
     st.query_params[_BOX] = f"{epsilon:g}"
-    slider, box = st.columns([4, 1], vertical_alignment="bottom")
+    options = sorted(grid) if snap else sorted({*EPSILON_GRID, epsilon})
     slider.select_slider(
-        f"{label} (log scale)", options=sorted({*EPSILON_GRID, epsilon}), key=_SLIDER,
-        on_change=_slider_moved, format_func=lambda value: f"{value:g}",
+        f"{label} (log scale)", options=options, key=_SLIDER, on_change=_slider_moved,
+        format_func=lambda value: f"{value:g}",
         help="Smaller ε means more privacy and noisier labels.",
     )  # fmt: skip
-    low, high = EPSILON_RANGE
-    box.number_input(
-        f"{label}, exact", min_value=low, max_value=high, value=None, step=0.1, format="%.3g",
-        key=_BOX, on_change=_box_typed,
-    )  # fmt: skip
+    if not snap:
+        st.session_state[_BOX] = epsilon
+        low, high = EPSILON_RANGE
+        box.number_input(
+            f"{label}, exact", min_value=low, max_value=high, value=None, step=0.1,
+            format="%.3g", key=_BOX, on_change=_box_typed,
+        )  # fmt: skip
     return epsilon
