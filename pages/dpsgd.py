@@ -9,7 +9,7 @@ from labeldp_core.accounting.units import EXAMPLE_TO_LABEL
 from labeldp_core.data import DATASETS, load_dataset
 from labeldp_core.errors import LabelDPError
 from labeldp_core.experiments import MECHANISMS, make_config
-from labeldp_core.experiments.demo import demo_epsilons
+from labeldp_core.experiments.demo import demo_epsilons, point_epsilons
 from labeldp_core.experiments.dpsgd import RECIPE_SOURCE, budget_outlook, delta_warning
 from labeldp_core.plots.common import UNIT_SCALE_NOTE
 from ui.controls import current_controls
@@ -40,7 +40,7 @@ def outlook(sigma: float, q: float, steps_per_epoch: int, epochs: int, delta: fl
 
 controls = current_controls()
 st.title("DP-SGD baseline")
-epsilon = epsilon_control(grid=SWEEP_EPSILONS)
+epsilon = epsilon_control(grid=point_epsilons("dpsgd", controls.dataset))
 st.markdown(
     "DP-SGD trains on the true labels but hides every example: each step samples every training "
     "example with probability q, clips each sampled example's gradient to norm C, and adds "

@@ -6,7 +6,7 @@ import streamlit as st
 from labeldp_core import plots
 from labeldp_core.accounting import split_budget_by_share
 from labeldp_core.data import load_dataset
-from labeldp_core.experiments.demo import demo_epsilons
+from labeldp_core.experiments.demo import demo_epsilons, point_epsilons
 from labeldp_core.experiments.label_prior import PRIOR_STEP, split_from_table
 from labeldp_core.experiments.laplace import expected_argmax_accuracy
 from labeldp_core.experiments.noise import histogram_split
@@ -41,7 +41,7 @@ REGRESSORS = {"Laplace, clamped": ("laplace-regression", {}), "RR-on-bins": ("rr
 
 controls = current_controls()
 st.title("Laplace on labels")
-epsilon = epsilon_control(grid=SWEEP_EPSILONS)
+epsilon = epsilon_control(grid=point_epsilons("laplace", controls.dataset))
 data = load_dataset(controls.dataset)
 k = data.num_classes
 st.markdown(

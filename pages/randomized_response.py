@@ -7,7 +7,7 @@ import streamlit as st
 from labeldp_core import plots
 from labeldp_core.data import DATASETS, load_dataset
 from labeldp_core.experiments import make_config
-from labeldp_core.experiments.demo import demo_epsilons
+from labeldp_core.experiments.demo import demo_epsilons, point_epsilons
 from labeldp_core.mechanisms import expected_flip_rate
 from ui.controls import current_controls, noise_control
 from ui.epsilon import epsilon_control
@@ -20,7 +20,7 @@ SWEEP_EPSILONS = list(demo_epsilons("rr"))
 
 controls = current_controls()
 st.title("Randomized response")
-epsilon = epsilon_control(grid=SWEEP_EPSILONS)
+epsilon = epsilon_control(grid=point_epsilons("rr", controls.dataset))
 st.markdown(
     "Each training label is kept with probability e^ε/(e^ε+K−1) and otherwise replaced by one of "
     "the other K−1 labels, chosen uniformly. Changing one true label changes the chance of any "

@@ -5,7 +5,7 @@ import streamlit as st
 from labeldp_core import plots
 from labeldp_core.data import DATASETS
 from labeldp_core.experiments import make_config
-from labeldp_core.experiments.demo import demo_epsilons
+from labeldp_core.experiments.demo import demo_epsilons, point_epsilons
 from labeldp_core.experiments.noise import histogram_split
 from labeldp_core.experiments.rr_prior import budget_split
 from labeldp_core.mechanisms import expected_flip_rate
@@ -32,7 +32,9 @@ NAMES = {"rr": "RR", "rr-prior": "RR with prior", "lp-2st": "LP-2ST"}
 
 controls = current_controls()
 st.title("RR with prior")
-epsilon = epsilon_control(label="Total privacy budget ε", grid=SWEEP_EPSILONS)
+epsilon = epsilon_control(
+    label="Total privacy budget ε", grid=point_epsilons("rr-prior", controls.dataset)
+)
 st.sidebar.header("Prior")
 share = st.sidebar.slider(
     "Share of ε spent on the prior", min_value=0.05, max_value=0.95, value=0.2, step=0.05,

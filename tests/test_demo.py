@@ -4,7 +4,7 @@ from pathlib import Path
 
 from app_helpers import assert_no_errors, open_page
 
-from labeldp_core.experiments.demo import demo_epsilons
+from labeldp_core.experiments.demo import demo_configs, demo_epsilons, point_epsilons
 from ui.demo import TOUR
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -18,7 +18,7 @@ def test_every_stop_of_the_tour_is_a_page_of_the_app_and_says_one_sentence():
 
 
 def test_a_demo_link_opens_the_lean_page_with_its_stop_and_epsilon_on_the_grid():
-    app = open_page(RR_PAGE, demo="1", epsilon="1.3", epochs="1")
+    app = open_page(RR_PAGE, demo="1", epsilon="1.02", epochs="1")
     assert_no_errors(app)
     assert app.toggle(key="demo_toggle").value is True
     assert not [w for w in app.sidebar.number_input if w.key == "seed"]
@@ -26,8 +26,9 @@ def test_a_demo_link_opens_the_lean_page_with_its_stop_and_epsilon_on_the_grid()
     stop = next(m.value for m in app.markdown if m.value.startswith("**Demo, stop"))
     assert stop.startswith(f"**Demo, stop 2 of {len(TOUR)}.**") and TOUR[1].sentence in stop
     slider = app.select_slider(key="epsilon_slider")
-    assert list(slider.options) == [f"{e:g}" for e in demo_epsilons("rr")]
-    assert slider.value == 1.0  # 1.3 snapped to the nearest computed epsilon
+    assert list(slider.options) == [f"{e:g}" for e in point_epsilons("rr", "digits")]
+    assert len(slider.options) >= 20  # a class can drag freely: the dense digits grid
+    assert slider.value == 1.0  # 1.02 snapped to the nearest computed epsilon
     assert not [w for w in app.number_input if w.key == "epsilon"]
     assert app.query_params["demo"] == "1" and app.query_params["epsilon"] == "1"
 
@@ -42,3 +43,11 @@ def test_the_tour_offers_back_and_next_and_turning_demo_mode_off_restores_the_co
     assert [w for w in app.sidebar.number_input if w.key == "seed"]
     assert [w for w in app.number_input if w.key == "epsilon"]
     assert not any(m.value.startswith("**Demo, stop") for m in app.markdown)
+
+
+def test_warm_computes_every_value_the_demo_slider_stops_at():
+    warmed = {(c.mechanism, c.epsilon) for c in demo_configs("digits") if c.seed == 0}
+    for mechanism in ("rr", "rr-prior", "laplace", "dpsgd", "pate", "softmax-laplace"):
+        stops = point_epsilons(mechanism, "digits")
+        assert {(mechanism, e) for e in stops} <= warmed, mechanism
+    assert point_epsilons("rr", "fashion-mnist") == demo_epsilons("rr")  # dense on digits only

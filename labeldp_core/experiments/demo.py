@@ -6,11 +6,20 @@ same grid, so a warmed cache answers every page at once.
 
 from collections.abc import Iterable
 
+import numpy as np
+
 from labeldp_core.experiments.registry import MECHANISMS
 from labeldp_core.experiments.runner import make_config
 from labeldp_core.experiments.spec import RunConfig
 
-__all__ = ["DEMO_EPSILONS", "DEMO_SEEDS", "demo_configs", "demo_epsilons"]
+__all__ = [
+    "CLASS_EPSILONS",
+    "DEMO_EPSILONS",
+    "DEMO_SEEDS",
+    "demo_configs",
+    "demo_epsilons",
+    "point_epsilons",
+]
 
 DEMO_EPSILONS: tuple[float, ...] = (0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0)
 DEMO_SEEDS: tuple[int, ...] = (0, 1, 2)
@@ -41,9 +50,27 @@ _GUESTS: dict[str, tuple[dict[str, object], tuple[float, ...]]] = {
 }
 
 
+#: Extra epsilons at which `warm` computes a page's own point (first seed, default settings) on
+#: the small datasets: 20 values from 0.1 to 10, so that a class can drag the slider freely.
+CLASS_EPSILONS: tuple[float, ...] = tuple(float(f"{e:.2g}") for e in np.geomspace(0.1, 10, 20))
+CLASS_DATASETS: tuple[str, ...] = ("digits",)
+
+
 def demo_epsilons(mechanism: str) -> tuple[float, ...]:
     """The epsilon grid a mechanism's curves are drawn on."""
     return _EPSILONS_BY_MECHANISM.get(mechanism, DEMO_EPSILONS)
+
+
+def point_epsilons(mechanism: str, dataset: str) -> tuple[float, ...]:
+    """Every epsilon at which `warm` computes ``mechanism``'s point on ``dataset`` (seed 0).
+
+    The curve's grid, plus :data:`CLASS_EPSILONS` on the small datasets for the mechanisms drawn
+    on the standard grid: the values the ε slider snaps to in demo mode.
+    """
+    grid = demo_epsilons(mechanism)
+    if dataset in CLASS_DATASETS and mechanism not in _EPSILONS_BY_MECHANISM:
+        grid = tuple(sorted({*grid, *CLASS_EPSILONS}))
+    return grid
 
 
 def demo_configs(
@@ -55,6 +82,9 @@ def demo_configs(
     variants: bool = True,
 ) -> list[RunConfig]:
     """Every demo point of ``dataset``: mechanism x settings variant x epsilon grid x seeds.
+
+    On the small datasets, each mechanism's default point also at :data:`CLASS_EPSILONS`
+    (first seed only).
 
     The variants are the defaults plus the settings the pages put side by side (Laplace's
     post-processings, an imbalanced DPPL set), and, for the first seed only, DP-SGD on the DPPL
@@ -74,6 +104,8 @@ def demo_configs(
             for epsilon in demo_epsilons(mechanism)
             for seed in seeds
         ]
+        extra = sorted(set(point_epsilons(mechanism, dataset)) - set(demo_epsilons(mechanism)))
+        configs += [make_config(mechanism, dataset, e, seeds[0], epochs, base) for e in extra]
         if variants and mechanism in _GUESTS and seeds:
             guest, epsilons = _GUESTS[mechanism]
             configs += [
