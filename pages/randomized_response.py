@@ -29,20 +29,20 @@ st.markdown(
 )
 
 settings = controls.settings | {"noise": noise_control()}
+num_classes = DATASETS[controls.dataset].num_classes
+left, right = st.columns(2)
+closed_form = left.empty()  # drawn at once, before any training; the run adds its cross
+with closed_form.container():
+    chart(st, plots.keep_flip_curve(num_classes, epsilon), key="keep_flip_closed_form")
 with reported_errors():
     config = make_config("rr", controls.dataset, epsilon, controls.seed, controls.epochs_asked,
                          settings)  # fmt: skip
     result = point(
         config, f"Compute ε = {epsilon:g} on {controls.dataset}", "Training on released labels"
     )
-
-num_classes = DATASETS[controls.dataset].num_classes
-left, right = st.columns(2)
-chart(
-    left,
-    plots.keep_flip_curve(num_classes, epsilon, result.flip_rate if result else None),
-    key="keep_flip",
-)
+if result is not None:
+    with closed_form.container():
+        chart(st, plots.keep_flip_curve(num_classes, epsilon, result.flip_rate), key="keep_flip")
 left.caption(
     f"At ε = {epsilon:g} a label survives with probability "
     f"{1 - expected_flip_rate(epsilon, num_classes):.3f}. "

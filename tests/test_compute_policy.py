@@ -3,7 +3,7 @@
 import re
 
 import pytest
-from app_helpers import assert_no_errors, open_page
+from app_helpers import assert_no_errors, chart_spec, open_page
 
 import ui.results
 from labeldp_core.cache import ResultCache
@@ -62,5 +62,9 @@ def test_a_point_never_timed_on_a_large_dataset_waits_for_its_button(monkeypatch
     assert button.label == (
         "Compute ε = 1 on digits (1 missing point, time unknown: first run of these settings)"
     )
+    # The closed form is drawn at once, without the run's measured cross (one trace fewer).
+    waiting = chart_spec(app, "keep_flip_closed_form")
+    assert [t["name"].split(":")[0] for t in waiting["data"]] == ["keep", "flip"]
     button.click().run()
+    assert len(chart_spec(app, "keep_flip")["data"]) == len(waiting["data"]) + 1
     assert {m.label: m.value for m in app.metric}["ε spent (label, replace-one)"] == "1"
