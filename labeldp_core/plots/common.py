@@ -18,6 +18,7 @@ __all__ = [
     "UNIT_SCALE_NOTE",
     "figure_table",
     "mark_epsilon",
+    "mark_epsilon_level",
     "score_vs_epsilon",
 ]
 
@@ -44,6 +45,18 @@ def mark_epsilon(figure: go.Figure, epsilon: float, label: str | None = None) ->
     figure.add_annotation(
         x=float(np.log10(epsilon)), y=1, yref="paper", yanchor="bottom", showarrow=False,
         text=label or f"ε = {epsilon:g}",
+    )  # fmt: skip
+
+
+def mark_epsilon_level(figure: go.Figure, epsilon: float, label: str) -> None:
+    """A dashed horizontal line at ``epsilon`` on a log epsilon y axis, labelled at the left.
+
+    The horizontal twin of :func:`mark_epsilon`, for the same reason placed on its own.
+    """
+    figure.add_hline(y=epsilon, line_dash="dash", line_color="grey")
+    figure.add_annotation(
+        x=0, xref="paper", xanchor="left", y=float(np.log10(epsilon)), yref="y",
+        yanchor="bottom", showarrow=False, text=label,
     )  # fmt: skip
 
 

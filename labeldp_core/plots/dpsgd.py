@@ -6,11 +6,10 @@ label-DP mechanisms with their different privacy units written on the chart.
 
 from collections.abc import Mapping, Sequence
 
-import numpy as np
 import plotly.graph_objects as go
 
 from labeldp_core.experiments.spec import RunResult
-from labeldp_core.plots.common import LAYOUT, score_vs_epsilon
+from labeldp_core.plots.common import LAYOUT, mark_epsilon_level, score_vs_epsilon
 
 __all__ = ["UNITS_NOTE", "accountant_comparison", "accuracy_by_privacy_unit", "epsilon_vs_epochs"]
 
@@ -68,13 +67,7 @@ def epsilon_vs_epochs(
             hovertemplate="after %{x} epochs: " + own + " ε = %{y:.3g}<extra>this run</extra>",
         )  # fmt: skip
     if target_epsilon is not None:
-        # On a log axis Plotly places an annotation at log10 of its y (a line at y itself), so
-        # the label is added on its own: with add_hline's text "target ε = 1" sat at ε = 10.
-        figure.add_hline(y=target_epsilon, line_dash="dash", line_color="grey")
-        figure.add_annotation(
-            x=0, xref="paper", xanchor="left", y=float(np.log10(target_epsilon)), yref="y",
-            yanchor="bottom", showarrow=False, text=f"target ε = {target_epsilon:g}",
-        )  # fmt: skip
+        mark_epsilon_level(figure, target_epsilon, f"target ε = {target_epsilon:g}")
     if planned_epochs is not None:
         figure.add_vline(
             x=planned_epochs, line_dash="dash", line_color="grey",
