@@ -60,7 +60,7 @@ def test_a_point_never_timed_on_a_large_dataset_waits_for_its_button(monkeypatch
     assert_no_errors(app)
     button = app.button(key="compute_point")
     assert button.label == (
-        "Compute ε = 1 on digits (1 missing point, time unknown: first run of these settings)"
+        "Compute ε = 1 on digits (1 missing point, time unknown: not all have run here yet)"
     )
     # The closed form is drawn at once, without the run's measured cross (one trace fewer).
     waiting = chart_spec(app, "keep_flip_closed_form")

@@ -52,10 +52,10 @@ def spoken_duration(seconds: float | None) -> str:
     """An estimate as a person says it: 'under a second', 'about 20 s', 'about 3 min'.
 
     >>> spoken_duration(0.4), spoken_duration(19.6), spoken_duration(185), spoken_duration(None)
-    ('under a second', 'about 20 s', 'about 3 min', 'time unknown: first run of these settings')
+    ('under a second', 'about 20 s', 'about 3 min', 'time unknown: not all have run here yet')
     """
     if seconds is None:
-        return "time unknown: first run of these settings"
+        return "time unknown: not all have run here yet"
     if seconds < 1:
         return "under a second"
     if seconds < 90:
