@@ -48,6 +48,7 @@ mutation: $(VENV)/.requirements-dev
 	OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 $(VENV)/bin/mutmut run
 	$(VENV)/bin/mutmut export-cicd-stats
 	$(PY) -c "$$MUTATION_REPORT"
+	$(PY) tests/mutation_report.py
 
 bench: $(VENV)/.requirements-dev
 	for b in bench/*.py; do echo "== $$b"; $(PY) $$b || exit 1; done

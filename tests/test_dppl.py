@@ -391,6 +391,7 @@ def test_pure_dp_to_zcdp_closed_form():
     assert zcdp_of_pure_dp(0.1) == pytest.approx(0.005)
     assert zcdp.gaussian_zcdp(2.0, gaussian_sigma(2.0, 0.3)) == pytest.approx(0.3)
     assert zcdp.group_zcdp(0.5, 2) == 2.0
+    assert zcdp.group_zcdp(0.5, 3) == 4.5  # k^2 rho: at k = 2 a doubling would pass too
 
 
 # --- data: imbalance and public/private split -------------------------------------------------

@@ -262,3 +262,13 @@ def test_every_secure_draw_comes_from_the_one_source_given(name):
     first, second = release(SeededSource(11)), release(SeededSource(11))
     np.testing.assert_array_equal(first, second)
     assert not np.array_equal(first, release(SeededSource(12)))
+
+
+def test_a_plan_for_a_given_scale_is_for_sensitivity_2_unless_told():
+    # Written for surviving mutants of laplace_plan_for_scale's sensitivity (PATE's LNMax relies
+    # on the default: one teacher moves one vote, an L1 change of 2).
+    for mode in ("float", "secure"):
+        plan = laplace_plan_for_scale(4.0, mode)
+        assert plan.sensitivity == 2.0 and plan.epsilon_spent == pytest.approx(0.5, rel=1e-12)
+        other = laplace_plan_for_scale(4.0, mode, sensitivity=1.0)
+        assert other.sensitivity == 1.0 and other.epsilon_spent == pytest.approx(0.25, rel=1e-12)

@@ -313,6 +313,9 @@ def _check_reported_figures(mechanism: str, calls: list[Call], result) -> None:
     assert score is not None and np.isfinite(score), result
     assert result.test_mse is not None or 0 <= result.test_accuracy <= 1
     assert isinstance(result.n_train, int) and 0 < result.n_train <= N
+    if result.flip_rate is not None:  # a release of labels: its two shares of the truth add up
+        assert 0 <= result.flip_rate <= 1
+        assert result.flip_rate + result.label_accuracy == pytest.approx(1.0)
     if mechanism in ("rr", "rr-prior"):
         released = np.asarray(calls[-1].returned)  # rr-prior: after its histogram release
         flips = float(np.mean(released != load_dataset("digits").y_train))

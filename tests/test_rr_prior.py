@@ -276,3 +276,20 @@ def test_secure_mode_needs_no_generator_and_float_mode_refuses_a_seed():
     assert released.shape == labels.shape and set(released.tolist()) <= {0, 1, 2}
     with pytest.raises(InvalidInputError, match=r"rng must be a numpy\.random\.Generator"):
         rr_with_prior(labels, priors, 1.0, 0)
+
+
+@pytest.mark.parametrize("num_classes", [65, 100])
+def test_more_classes_than_the_sorting_network_takes_give_the_brute_force_sets(num_classes):
+    # Above 64 classes the top-k sets come from np.sort, not the sorting network: mutants of
+    # that path survived while every test used at most a few dozen classes.
+    rng = np.random.default_rng(num_classes)
+    priors_ = rng.dirichlet(np.full(num_classes, 0.3), size=6)
+    labels = rng.integers(0, num_classes, size=6)
+    for epsilon in (0.5, 2.0, 6.0):
+        chosen = optimal_set_size(priors_, epsilon)
+        expected = expected_keep_probability(priors_, epsilon)
+        for row, k, keep in zip(priors_, chosen, expected, strict=True):
+            best, sizes = brute_force_best(row, epsilon)
+            assert k == min(sizes) and keep == pytest.approx(best, rel=1e-12)
+        released = rr_with_prior(labels, priors_, epsilon, rng)
+        assert released.shape == labels.shape and released.max() < num_classes

@@ -23,6 +23,7 @@ from labeldp_core.accounting import (
     split_budget_by_share,
 )
 from labeldp_core.cache import ResultCache
+from labeldp_core.data import DATASETS
 from labeldp_core.data.clusters import PCA_COMPONENTS, cluster_images
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.experiments.context import RunContext, label_statistics
@@ -32,7 +33,14 @@ from labeldp_core.experiments.noise import (
     draw_sources,
     histogram_split,
 )
-from labeldp_core.experiments.spec import MechanismSpec, Outcome, RunConfig, RunResult, Setting
+from labeldp_core.experiments.spec import (
+    MechanismSpec,
+    Outcome,
+    RunConfig,
+    RunResult,
+    Scalar,
+    Setting,
+)
 from labeldp_core.mechanisms import (
     HISTOGRAM_SENSITIVITY,
     expected_flip_rate,
@@ -53,6 +61,7 @@ __all__ = [
     "image_clusters",
     "load_set_sizes",
     "prior_summary",
+    "rr_prior_recipe",
     "run_rr_prior",
     "set_size_details",
 ]
@@ -259,6 +268,30 @@ def run_rr_prior(config: RunConfig, ctx: RunContext) -> Outcome:
     )
 
 
+#: Images per cluster the default aims at (about 300 training images on the 70,000-image sets):
+#: each cluster's label histogram then stays far above its noise at the default prior budget
+#: (discrete Laplace of scale 2 / 0.2 = 10 at ε = 1), while clusters stay small enough to be pure.
+IMAGES_PER_CLUSTER = 350
+#: Fewer clusters than this leave every cluster mixed; 20 is also the default on small datasets.
+MIN_CLUSTERS = 20
+
+
+def rr_prior_recipe(dataset: str) -> dict[str, Scalar]:
+    """The default number of clusters for ``dataset``: its size / 350, at least 20.
+
+    A rule on the dataset's size only (public under label DP), not tuned per run. Measured on
+    Fashion-MNIST at ε = 1 (seed 0, the 5-epoch CNN), 20 clusters give RR-with-prior 0.718
+    test accuracy, below plain RR's 0.755; 200 give 0.792. On digits 20 clusters do best (0.81
+    to 0.88 over seeds 0-2 at ε = 1; 50 clusters 0.78 to 0.82, 5 clusters 0.63 to 0.71).
+
+    >>> rr_prior_recipe("digits"), rr_prior_recipe("fashion-mnist")
+    ({'clusters': 20}, {'clusters': 200})
+    """
+    if dataset not in DATASETS:
+        return {}
+    return {"clusters": max(MIN_CLUSTERS, round(DATASETS[dataset].size / IMAGES_PER_CLUSTER))}
+
+
 SPEC = MechanismSpec(
     id="rr-prior",
     title="RR with prior",
@@ -273,7 +306,10 @@ SPEC = MechanismSpec(
             "(plain RR)",
             ("clusters", "uniform"),
         ),
-        "clusters": Setting(20, "k-means clusters of the images", minimum=1, maximum=1000),
+        "clusters": Setting(
+            MIN_CLUSTERS, "k-means clusters of the images (default: dataset size / 350, at least "
+            "20)", minimum=1, maximum=1000,
+        ),
         "prior_share": Setting(
             0.2, "fraction of epsilon spent on the cluster histograms", minimum=0.01, maximum=0.99
         ),
@@ -287,4 +323,5 @@ SPEC = MechanismSpec(
     },
     runner=run_rr_prior,
     check=budget_split,
+    recipe=rr_prior_recipe,
 )
