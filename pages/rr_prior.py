@@ -65,48 +65,54 @@ with reported_errors():
     config = make_config("rr-prior", *where, prior_settings)
     lp_config = make_config("lp-2st", *where, noise_settings)
 
+def draw_budget(area, result, stages) -> None:
+    """The budget table: what the computed runs spent, else what the settings plan."""
+    if result is not None:
+        rr_budget, rr_from = result.details["budget"], "this run"
+    else:
+        split, _ = histogram_split(budget_split(config), config.setting("noise"))
+        rr_budget = {"prior_epsilon": split.prior_epsilon, "rr_epsilon": split.release_epsilon,
+                     "spent": split.spent}  # fmt: skip
+        rr_from = PLANNED
+    lp_budget, lp_from = (
+        (stages.details["budget"], "this run")
+        if stages is not None
+        else ({"stage1_epsilon": epsilon, "spent": epsilon}, PLANNED)
+    )
+    rows = [
+        ("RR with prior", "noisy label histogram per cluster (discrete Laplace, L1 sensitivity 2)",
+         "all", f"{rr_budget['prior_epsilon']:.6g}", rr_from),
+        ("RR with prior", "RR over each example's top-k* labels", "all",
+         f"{rr_budget['rr_epsilon']:.6g}", rr_from),
+        ("RR with prior", "total: sequential composition (both steps read the same labels, so ε "
+         "adds)", "all", f"{rr_budget['spent']:.6g}", rr_from),
+        ("LP-2ST", "stage 1: RR on half A; stage 2: RR with the stage-1 model's prior on half B",
+         "each half once", f"{lp_budget['stage1_epsilon']:.6g} per stage", lp_from),
+        ("LP-2ST", "total: parallel composition (disjoint halves, so ε does not add)",
+         "each half once", f"{lp_budget['spent']:.6g}", lp_from),
+    ]  # fmt: skip
+    with area.container():
+        st.table([dict(zip(BUDGET_COLUMNS, row, strict=True)) for row in rows])
+        st.caption(
+            f"Of ε = {epsilon:g}, RR with prior spends {rr_budget['spent']:.6g} and LP-2ST "
+            f"{lp_budget['spent']:.6g} (label-DP, replace-one); the last column says whether a "
+            "number is what a computed run spent or what this setting plans. Moving the split "
+            "towards the prior makes the histograms sharper but leaves RR less to spend: at the "
+            "extremes either the prior is noise or RR is."
+        )
+
+
 st.subheader("Where the budget goes")
-budget_area = st.container()  # filled below, once the run (if any) says what it spent
+budget_area = st.empty()  # the plan at once, before any training; the runs' figures replace it
 with reported_errors():
+    stages = stored(lp_config)
+    draw_budget(budget_area, stored(config), stages)
     result = point(
         config,
         f"Compute ε = {epsilon:g} on {controls.dataset}",
         "Clustering, releasing labels, training",
     )
-    stages = stored(lp_config)
-
-if result is not None:
-    rr_budget, rr_from = result.details["budget"], "this run"
-else:
-    split, _ = histogram_split(budget_split(config), config.setting("noise"))
-    rr_budget = {"prior_epsilon": split.prior_epsilon, "rr_epsilon": split.release_epsilon,
-                 "spent": split.spent}  # fmt: skip
-    rr_from = PLANNED
-lp_budget, lp_from = (
-    (stages.details["budget"], "this run")
-    if stages is not None
-    else ({"stage1_epsilon": epsilon, "spent": epsilon}, PLANNED)
-)
-budget_rows = [
-    ("RR with prior", "noisy label histogram per cluster (discrete Laplace, L1 sensitivity 2)",
-     "all", f"{rr_budget['prior_epsilon']:.6g}", rr_from),
-    ("RR with prior", "RR over each example's top-k* labels", "all",
-     f"{rr_budget['rr_epsilon']:.6g}", rr_from),
-    ("RR with prior", "total: sequential composition (both steps read the same labels, so ε adds)",
-     "all", f"{rr_budget['spent']:.6g}", rr_from),
-    ("LP-2ST", "stage 1: RR on half A; stage 2: RR with the stage-1 model's prior on half B",
-     "each half once", f"{lp_budget['stage1_epsilon']:.6g} per stage", lp_from),
-    ("LP-2ST", "total: parallel composition (disjoint halves, so ε does not add)",
-     "each half once", f"{lp_budget['spent']:.6g}", lp_from),
-]  # fmt: skip
-budget_area.table([dict(zip(BUDGET_COLUMNS, row, strict=True)) for row in budget_rows])
-budget_area.caption(
-    f"Of ε = {epsilon:g}, RR with prior spends {rr_budget['spent']:.6g} and LP-2ST "
-    f"{lp_budget['spent']:.6g} (label-DP, replace-one); the last column says whether a number is "
-    "what a computed run spent or what this setting plans. Moving the split towards the prior "
-    "makes the histograms sharper but leaves RR less to spend: at the extremes either the prior "
-    "is noise or RR is."
-)
+draw_budget(budget_area, result, stages)
 
 num_classes = DATASETS[controls.dataset].num_classes
 if result is None:

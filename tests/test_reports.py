@@ -4,7 +4,7 @@ import re
 
 from labeldp_core import plots
 from labeldp_core.__main__ import main
-from labeldp_core.experiments.demo import DEMO_EPSILONS, DEMO_SEEDS, demo_configs
+from labeldp_core.experiments.demo import CLASS_EPSILONS, DEMO_EPSILONS, DEMO_SEEDS, demo_configs
 from labeldp_core.experiments.registry import MECHANISMS
 from labeldp_core.experiments.spec import RunResult
 from labeldp_core.reports import html_report, result_rows
@@ -59,8 +59,12 @@ def test_demo_set_covers_every_mechanism_grid_and_seed():
     configs = demo_configs("digits")
     assert {c.mechanism for c in configs} == set(MECHANISMS)
     rr = [c for c in configs if c.mechanism == "rr"]
-    assert len(rr) == len(DEMO_EPSILONS) * len(DEMO_SEEDS)
+    extra = set(CLASS_EPSILONS) - set(DEMO_EPSILONS)  # the page's own point, seed 0 only
+    assert len(rr) == len(DEMO_EPSILONS) * len(DEMO_SEEDS) + len(extra)
+    assert {c.epsilon for c in rr if c.seed != 0} == set(DEMO_EPSILONS)
     assert {c.epochs for c in rr} == {40}
+    fashion = [c for c in demo_configs("fashion-mnist") if c.mechanism == "rr"]
+    assert len(fashion) == len(DEMO_EPSILONS) * len(DEMO_SEEDS)
 
 
 def test_sweep_writes_an_html_report(tmp_path, capsys):
