@@ -89,7 +89,7 @@ def demo_configs(
     The variants are the defaults plus the settings the pages put side by side (Laplace's
     post-processings, an imbalanced DPPL set), and, for the first seed only, DP-SGD on the DPPL
     page's grid and imbalance. ``model`` replaces the default model of the mechanisms that accept
-    it; ``variants=False`` keeps the default settings only.
+    it; ``variants=False`` keeps the default settings on the curves' grid only.
     """
     chosen = list(MECHANISMS) if mechanisms is None else list(mechanisms)
     seeds = list(seeds)
@@ -104,8 +104,11 @@ def demo_configs(
             for epsilon in demo_epsilons(mechanism)
             for seed in seeds
         ]
-        extra = sorted(set(point_epsilons(mechanism, dataset)) - set(demo_epsilons(mechanism)))
-        configs += [make_config(mechanism, dataset, e, seeds[0], epochs, base) for e in extra]
+        extra = set(point_epsilons(mechanism, dataset)) - set(demo_epsilons(mechanism))
+        if variants and seeds:
+            configs += [
+                make_config(mechanism, dataset, e, seeds[0], epochs, base) for e in sorted(extra)
+            ]
         if variants and mechanism in _GUESTS and seeds:
             guest, epsilons = _GUESTS[mechanism]
             configs += [
