@@ -18,7 +18,7 @@ from labeldp_core.errors import LabelDPError
 from labeldp_core.validation import check_epsilon
 from ui.demo import SNAP_KEY, demo_mode
 
-__all__ = ["EPSILON_GRID", "EPSILON_RANGE", "epsilon_control", "shown_epsilon"]
+__all__ = ["EPSILON_GRID", "EPSILON_RANGE", "epsilon_control", "link_epsilon", "shown_epsilon"]
 
 #: Log-spaced positions of the epsilon slider, 0.05 to 20.
 EPSILON_GRID: tuple[float, ...] = tuple(
@@ -31,15 +31,26 @@ _BOX = "epsilon"
 _SLIDER = "epsilon_slider"
 
 
+def link_epsilon(text: str) -> float:
+    """The epsilon a link's text asks for; LabelDPError saying why if the control refuses it."""
+    try:
+        number = float(text)
+    except ValueError:
+        raise LabelDPError(f"epsilon must be a number, got {text!r}") from None
+    value = check_epsilon(number)
+    low, high = EPSILON_RANGE
+    if not low <= value <= high:
+        raise LabelDPError(f"the ε control takes values from {low:g} to {high:g}")
+    return value
+
+
 def _from_link(default: float) -> float:
     """The link's epsilon if usable, else ``default`` (the link's error then says why)."""
     text = st.query_params.get(_BOX)
     try:
-        value = check_epsilon(float(text)) if text is not None else default
-    except (ValueError, LabelDPError):
+        return default if text is None else link_epsilon(text)
+    except LabelDPError:
         return default
-    low, high = EPSILON_RANGE
-    return value if low <= value <= high else default
 
 
 def shown_epsilon(default: float = 1.0) -> float:

@@ -18,8 +18,8 @@ import streamlit as st
 from labeldp_core.data import dataset_info
 from labeldp_core.errors import LabelDPError
 from labeldp_core.experiments.spec import COMMON_SETTINGS
-from labeldp_core.validation import check_epsilon, check_seed
-from ui.epsilon import EPSILON_RANGE
+from labeldp_core.validation import check_seed
+from ui.epsilon import link_epsilon
 
 __all__ = ["note_link", "offered", "report_refused"]
 
@@ -31,13 +31,6 @@ _SHOWN = "_link_shown"
 _OFFERED = "_link_offered"
 
 
-def _number(text: str, name: str) -> float:
-    try:
-        return float(text)
-    except ValueError:
-        raise LabelDPError(f"{name} must be a number, got {text!r}") from None
-
-
 def _whole(text: str, name: str) -> int:
     try:
         return int(text)
@@ -45,16 +38,9 @@ def _whole(text: str, name: str) -> int:
         raise LabelDPError(f"{name} must be a whole number, got {text!r}") from None
 
 
-def _in_range(epsilon: float) -> float:
-    low, high = EPSILON_RANGE
-    if not low <= epsilon <= high:
-        raise LabelDPError(f"the ε control takes values from {low:g} to {high:g}")
-    return epsilon
-
-
 #: Why the core refuses a link value of a shared control (raises LabelDPError with the fix).
 _REASONS: dict[str, Callable[[str], object]] = {
-    "epsilon": lambda text: _in_range(check_epsilon(_number(text, "epsilon"))),
+    "epsilon": link_epsilon,
     "seed": lambda text: check_seed(_whole(text, "seed")),
     "dataset": dataset_info,
     "model": lambda text: COMMON_SETTINGS["model"].parse("model", text),

@@ -117,22 +117,21 @@ def estimate(configs: list[RunConfig]) -> float | None:
     return estimate_seconds(result_cache(), configs)
 
 
-def computes_at_once(configs: list[RunConfig]) -> bool:
-    """Whether ``configs`` are computed without a click.
+def computes_at_once(configs: list[RunConfig], seconds: float | None) -> bool:
+    """Whether ``configs``, estimated to take ``seconds``, are computed without a click.
 
-    Yes when their estimate is under QUICK_S, or, with no estimate yet, for a single point on a
+    Yes when the estimate is under QUICK_S, or, with no estimate yet, for a single point on a
     small dataset (its run is the first measurement).
     """
-    seconds = estimate(configs)
     if seconds is not None:
         return seconds < QUICK_S
     return len(configs) == 1 and dataset_info(configs[0].dataset).size <= AUTO_COMPUTE_MAX_IMAGES
 
 
-def button_label(action: str, configs: list[RunConfig]) -> str:
-    """'Compute ε = 2 on digits (1 point, about 4 s)': what a button computes, and how long."""
+def button_label(action: str, configs: list[RunConfig], seconds: float | None) -> str:
+    """'Compute ε = 2 on digits (1 missing point, about 4 s)': what a button computes, how long."""
     count = f"{len(configs)} missing point" + ("s" if len(configs) != 1 else "")
-    return f"{action} ({count}, {spoken_duration(estimate(configs))})"
+    return f"{action} ({count}, {spoken_duration(seconds)})"
 
 
 def point(config: RunConfig, button: str, progress_label: str) -> RunResult | None:
@@ -142,9 +141,11 @@ def point(config: RunConfig, button: str, progress_label: str) -> RunResult | No
     point waits for it.
     """
     result = stored(config)
-    if result is None and (
-        computes_at_once([config])
-        or st.button(button_label(button, [config]), type="primary", key="compute_point")
+    if result is not None:
+        return result
+    seconds = estimate([config])
+    if computes_at_once([config], seconds) or st.button(
+        button_label(button, [config], seconds), type="primary", key="compute_point"
     ):
         result = run_with_progress([config], progress_label)[0]
     return result

@@ -51,7 +51,7 @@ _GUESTS: dict[str, tuple[dict[str, object], tuple[float, ...]]] = {
 
 
 #: Extra epsilons at which `warm` computes a page's own point (first seed, default settings) on
-#: the small datasets: 20 values from 0.1 to 10, so that a class can drag the slider freely.
+#: CLASS_DATASETS: 20 values from 0.1 to 10, so that a class can drag the slider freely.
 CLASS_EPSILONS: tuple[float, ...] = tuple(float(f"{e:.2g}") for e in np.geomspace(0.1, 10, 20))
 CLASS_DATASETS: tuple[str, ...] = ("digits",)
 
@@ -64,7 +64,7 @@ def demo_epsilons(mechanism: str) -> tuple[float, ...]:
 def point_epsilons(mechanism: str, dataset: str) -> tuple[float, ...]:
     """Every epsilon at which `warm` computes ``mechanism``'s point on ``dataset`` (seed 0).
 
-    The curve's grid, plus :data:`CLASS_EPSILONS` on the small datasets for the mechanisms drawn
+    The curve's grid, plus :data:`CLASS_EPSILONS` on CLASS_DATASETS for the mechanisms drawn
     on the standard grid: the values the ε slider snaps to in demo mode.
     """
     grid = demo_epsilons(mechanism)
@@ -83,7 +83,7 @@ def demo_configs(
 ) -> list[RunConfig]:
     """Every demo point of ``dataset``: mechanism x settings variant x epsilon grid x seeds.
 
-    On the small datasets, each mechanism's default point also at :data:`CLASS_EPSILONS`
+    On CLASS_DATASETS, each mechanism's default point also at :data:`CLASS_EPSILONS`
     (first seed only).
 
     The variants are the defaults plus the settings the pages put side by side (Laplace's
@@ -104,11 +104,9 @@ def demo_configs(
             for epsilon in demo_epsilons(mechanism)
             for seed in seeds
         ]
-        extra = set(point_epsilons(mechanism, dataset)) - set(demo_epsilons(mechanism))
         if variants and seeds:
-            configs += [
-                make_config(mechanism, dataset, e, seeds[0], epochs, base) for e in sorted(extra)
-            ]
+            extra = sorted(set(point_epsilons(mechanism, dataset)) - set(demo_epsilons(mechanism)))
+            configs += [make_config(mechanism, dataset, e, seeds[0], epochs, base) for e in extra]
         if variants and mechanism in _GUESTS and seeds:
             guest, epsilons = _GUESTS[mechanism]
             configs += [

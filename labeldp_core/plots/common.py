@@ -13,6 +13,7 @@ from labeldp_core.plots.colours import band_colour, series_styles
 
 __all__ = [
     "EPSILON_AXIS",
+    "LABEL_DP_AXIS_RANGE",
     "LABEL_DP_RANGE",
     "LAYOUT",
     "UNIT_SCALE_NOTE",
@@ -25,6 +26,8 @@ __all__ = [
 EPSILON_AXIS = {"type": "log", "title": "epsilon (log scale)"}
 #: The epsilons of the label-DP demo grid, with a margin: the default span of an epsilon axis.
 LABEL_DP_RANGE = (0.05, 20.0)
+#: The same span as Plotly's log-axis range (log10 of each end).
+LABEL_DP_AXIS_RANGE = [float(np.log10(end)) for end in LABEL_DP_RANGE]
 LAYOUT = {"template": "plotly_white", "margin": {"l": 60, "r": 20, "t": 50, "b": 50}}
 #: Why an example-level epsilon and a label-level epsilon are not on one scale (for the pages).
 UNIT_SCALE_NOTE = (
@@ -136,7 +139,7 @@ def score_vs_epsilon(
     axis = EPSILON_AXIS | {"title": "epsilon spent (log scale)"} if at_spent else EPSILON_AXIS
     y_axis: dict[str, Any] = {"title": metric}
     if not any(results for results in series.values()):  # nothing computed yet: the demo grid
-        axis = axis | {"range": [float(np.log10(low)) for low in LABEL_DP_RANGE]}
+        axis = axis | {"range": LABEL_DP_AXIS_RANGE}
         y_axis |= {"range": [0, 1]} if metric == "test accuracy" else {}
     figure.update_layout(
         title=f"{metric.capitalize()} vs epsilon", xaxis=axis, yaxis=y_axis, **LAYOUT,

@@ -15,7 +15,7 @@ import plotly.graph_objects as go
 
 from labeldp_core.experiments.spec import RunResult
 from labeldp_core.plots.colours import UNIT_DASH
-from labeldp_core.plots.common import LABEL_DP_RANGE, score_vs_epsilon
+from labeldp_core.plots.common import LABEL_DP_AXIS_RANGE, LABEL_DP_RANGE, score_vs_epsilon
 
 __all__ = [
     "NEIGHBOURS",
@@ -86,9 +86,9 @@ def keep_to_label_dp_range(figure: go.Figure) -> None:
     low, high = LABEL_DP_RANGE
     lines = [t for t in figure.data if t.mode == "lines+markers" and t.x is not None]
     for trace in lines:
+        xs, ys = np.asarray(trace.x, float), np.asarray(trace.y, float)
         for edge, symbol, outside in ((low, "triangle-left-open", np.less),
                                       (high, "triangle-right-open", np.greater)):  # fmt: skip
-            xs, ys = np.asarray(trace.x, float), np.asarray(trace.y, float)
             off = outside(xs, edge)
             if not off.any():
                 continue
@@ -98,7 +98,7 @@ def keep_to_label_dp_range(figure: go.Figure) -> None:
                 name=f"{trace.name} (off the axis)", customdata=xs[off],
                 hovertemplate="ε spent %{customdata:.3g}, off the axis: %{y:.3f}<extra></extra>",
             )  # fmt: skip
-    figure.update_xaxes(range=[float(np.log10(edge)) for edge in LABEL_DP_RANGE])
+    figure.update_xaxes(range=LABEL_DP_AXIS_RANGE)
 
 
 def clean_baseline(results: Sequence[RunResult], metric: str) -> float | None:
