@@ -114,8 +114,9 @@ def test_noisy_counts_add_discrete_laplace_noise_at_sensitivity_2():
 
 
 def test_prior_from_counts_clips_normalises_and_falls_back_to_uniform():
-    prior = prior_from_counts(np.array([[3, -2, 1], [-1, -4, 0], [0, 5, 0]]))
-    np.testing.assert_allclose(prior, [[0.75, 0, 0.25], [1 / 3, 1 / 3, 1 / 3], [0, 1, 0]])
+    prior = prior_from_counts(np.array([[3, -2, 1], [-1, -4, 0], [0, 5, 0], [0.5, -1, 0]]))
+    expected = [[0.75, 0, 0.25], [1 / 3, 1 / 3, 1 / 3], [0, 1, 0], [1, 0, 0]]  # a total < 1 too
+    np.testing.assert_allclose(prior, expected)
 
 
 @pytest.mark.parametrize(

@@ -45,6 +45,15 @@ def test_topk_follows_the_calibration_it_is_given(monotone, expected):
     assert abs(chosen[:, 0].mean() - expected) < TOLERANCE
 
 
+def test_topk_of_many_items_takes_its_other_members_from_better_positions_only():
+    # Utilities ten apart at epsilon 20: any set but the top 3 has probability below e^-50,
+    # so every row must be {0, 1, 2}. Many items make the selection of the k-1 better members
+    # reach past the first few positions, where a wrong partition index picks others.
+    utilities = np.tile(-10 * np.arange(40.0), (500, 1))
+    chosen = exponential_topk(utilities, 3, 20.0, 1.0, np.random.default_rng(10))
+    assert np.all(chosen == [0, 1, 2])
+
+
 def test_k_may_be_every_item_and_one_item_is_a_valid_instance():
     rng = np.random.default_rng(9)
     everything = exponential_topk(np.array([[3.0, 1.0, 2.0]]), 3, 1.0, 1.0, rng)

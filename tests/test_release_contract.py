@@ -9,14 +9,11 @@ consistent with itself. Every registered mechanism must have an entry: a new one
 registered without being covered here.
 """
 
-import inspect
-from collections.abc import Callable
-from dataclasses import dataclass
-
 import dp_accounting
 import numpy as np
 import pytest
 from dp_accounting import rdp
+from release_spies import Call, only, spy
 
 from labeldp_core.accounting import pate_epsilon
 from labeldp_core.accounting.zcdp import zcdp_to_approx_dp
@@ -52,33 +49,6 @@ K = 10  # digits
 N = 1437  # digits' training labels
 
 
-@dataclass
-class Call:
-    """One call of a release function: its arguments by name, and what it returned."""
-
-    name: str
-    arguments: dict
-    returned: object
-
-
-def _spy(monkeypatch, module, name: str, calls: list[Call], fake: Callable | None = None) -> None:
-    real = getattr(module, name)
-    signature = inspect.signature(real)
-
-    def spy(*args, **kwargs):
-        bound = signature.bind(*args, **kwargs)
-        bound.apply_defaults()
-        returned = (fake or real)(*args, **kwargs)
-        calls.append(Call(name, dict(bound.arguments), returned))
-        return returned
-
-    monkeypatch.setattr(module, name, spy)
-
-
-def _only(calls: list[Call], name: str) -> list[Call]:
-    return [call for call in calls if call.name == name]
-
-
 def _mode(call: Call) -> str:
     return call.arguments.get("noise", "float")
 
@@ -86,7 +56,7 @@ def _mode(call: Call) -> str:
 def _prior_spent(calls: list[Call]) -> float:
     """What the label histograms received cost (0 without a histogram), each call checked."""
     spent = 0.0
-    for call in _only(calls, "noisy_label_counts"):
+    for call in only(calls, "noisy_label_counts"):
         assert call.arguments["labels"].size == N  # the histogram reads every label
         plan = laplace_plan(HISTOGRAM_SENSITIVITY, call.arguments["epsilon"], _mode(call))
         spent += plan.epsilon_spent
@@ -94,15 +64,15 @@ def _prior_spent(calls: list[Call]) -> float:
 
 
 def _rr(calls, result) -> float:
-    (call,) = _only(calls, "randomized_response")
+    (call,) = only(calls, "randomized_response")
     assert call.arguments["labels"].size == N and call.arguments["num_classes"] == K
     return rr_plan(call.arguments["epsilon"], K).epsilon_spent
 
 
 def _rr_prior(calls, result) -> float:
-    (call,) = _only(calls, "rr_with_prior")
+    (call,) = only(calls, "rr_with_prior")
     assert call.arguments["labels"].size == N
-    histograms = _only(calls, "noisy_label_counts")
+    histograms = only(calls, "noisy_label_counts")
     settings = result.settings
     if settings["prior"] == "uniform":  # reads no label, so it costs nothing and gets nothing
         assert not histograms
@@ -113,8 +83,8 @@ def _rr_prior(calls, result) -> float:
 
 
 def _lp_2st(calls, result) -> float:
-    (first,) = _only(calls, "randomized_response")
-    (second,) = _only(calls, "rr_with_prior")
+    (first,) = only(calls, "randomized_response")
+    (second,) = only(calls, "rr_with_prior")
     # Parallel composition needs disjoint halves that together release every label once.
     assert first.arguments["labels"].size + second.arguments["labels"].size == N
     return max(
@@ -124,14 +94,14 @@ def _lp_2st(calls, result) -> float:
 
 
 def _laplace(calls, result) -> float:
-    (call,) = _only(calls, "laplace_one_hot")
+    (call,) = only(calls, "laplace_one_hot")
     assert call.arguments["labels"].size == N and call.arguments["num_classes"] == K
     plan = laplace_plan(ONE_HOT_SENSITIVITY, call.arguments["epsilon"], _mode(call))
     return _prior_spent(calls) + plan.epsilon_spent
 
 
 def _laplace_regression(calls, result) -> float:
-    (call,) = _only(calls, "laplace_regression")
+    (call,) = only(calls, "laplace_regression")
     low, high, values = (call.arguments[k] for k in ("low", "high", "values"))
     assert values.size == N and (low, high) == (0, K - 1)  # the sensitivity is the label range
     assert values.min() >= low and values.max() <= high
@@ -139,20 +109,20 @@ def _laplace_regression(calls, result) -> float:
 
 
 def _rr_bins(calls, result) -> float:
-    (call,) = _only(calls, "rr_on_bins")
+    (call,) = only(calls, "rr_on_bins")
     bins = call.arguments["bins"]
     assert call.arguments["values"].size == N
     return _prior_spent(calls) + rr_bins_epsilon(bins.num_bins, bins.epsilon)
 
 
 def _softmax(calls, result) -> float:
-    (call,) = _only(calls, "laplace_outputs")
+    (call,) = only(calls, "laplace_outputs")
     assert np.allclose(call.arguments["probabilities"].sum(axis=1), 1.0)
     return laplace_plan(PROBABILITY_SENSITIVITY, call.arguments["epsilon"]).epsilon_spent
 
 
 def _pate(calls, result) -> float:
-    (call,) = _only(calls, "noisy_argmax") + _only(calls, "confident_gnmax")
+    (call,) = only(calls, "noisy_argmax") + only(calls, "confident_gnmax")
     arguments = call.arguments
     mode = arguments["noise"]
     if call.name == "confident_gnmax":
@@ -161,9 +131,10 @@ def _pate(calls, result) -> float:
                 "threshold_sigma": gaussian_plan(check, mode).sigma}  # fmt: skip
         noise = gaussian_plan(sigma, mode).sigma
     elif arguments["laplace_scale"] is not None:
-        kind, noise = {"aggregator": "lnmax"}, laplace_plan_for_scale(
-            arguments["laplace_scale"], mode
-        ).scale
+        kind, noise = (
+            {"aggregator": "lnmax"},
+            laplace_plan_for_scale(arguments["laplace_scale"], mode).scale,
+        )
     else:
         sigma = arguments["gaussian_sigma"]
         kind, noise = {"aggregator": "gnmax"}, gaussian_plan(sigma, mode).sigma
@@ -174,17 +145,17 @@ def _pate(calls, result) -> float:
 
 
 def _dppl_mean(calls, result) -> float:
-    (call,) = _only(calls, "private_class_means")
+    (call,) = only(calls, "private_class_means")
     rho = call.returned.rho
     assert rho <= call.arguments["rho"]  # the parts never sum above what was handed down
     return zcdp_to_approx_dp(rho, result.delta)
 
 
 def _dppl_public(calls, result) -> float:
-    for utilities in _only(calls, "class_utilities"):  # cached across epsilons once computed
+    for utilities in only(calls, "class_utilities"):  # cached across epsilons once computed
         low, high = utilities.arguments["min_score"], utilities.arguments["max_score"]
         assert 0 <= low < high <= 2  # scores in [0, 1]: sensitivity 1
-    (call,) = _only(calls, "public_prototype_indices")
+    (call,) = only(calls, "public_prototype_indices")
     return call.arguments["epsilon"]  # pure, parallel over classes
 
 
@@ -198,7 +169,7 @@ def _fake_dpsgd(x_train, y_train, x_test, y_test, num_classes, settings, privacy
 
 
 def _dpsgd(calls, result) -> float:
-    (call,) = _only(calls, "train_dpsgd_classifier")
+    (call,) = only(calls, "train_dpsgd_classifier")
     sigma = call.arguments["privacy"].noise_multiplier
     outcome = call.returned
     # dp_accounting's RDP accountant, independent of the project's adapter over Opacus.
@@ -292,7 +263,7 @@ def test_the_release_received_what_the_run_reports(
     calls: list[Call] = []
     spies, implied = RELEASES[mechanism]
     for module, name, fake in spies:
-        _spy(monkeypatch, module, name, calls, fake)
+        spy(monkeypatch, module, name, calls, fake)
     settings = {"model": "mlp" if mechanism in ENCODERS else "logistic"}
     settings |= SMALL.get(mechanism, {}) | extra
     if mode == "secure":
@@ -364,7 +335,7 @@ def test_models_train_on_what_was_released_not_on_the_true_labels(
     module, names = TRAINED_ON_RELEASE[mechanism]
     calls: list[Call] = []
     for name in names:
-        _spy(monkeypatch, module, name, calls)
+        spy(monkeypatch, module, name, calls)
     trained = []
     fake = context_module.RunContext.train
     student = pate_experiment.train_classifier

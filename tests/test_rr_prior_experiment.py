@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from labeldp_core.__main__ import main
+from labeldp_core.cache import ResultCache
 from labeldp_core.data import load_dataset
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.experiments import lp_2st, make_config, run
@@ -108,6 +109,17 @@ def test_rr_prior_stores_k_star_of_every_training_example(cache):
     again = run(config, cache)
     assert again.cached
     np.testing.assert_array_equal(_stored_set_sizes(again, cache)[0], sizes)
+
+
+def test_each_run_keeps_its_own_k_star_in_the_cache_it_ran_in(tmp_path):
+    # Two budgets give different set sizes; each run must read back its own, from the cache
+    # it was computed in (not from the default cache folder).
+    elsewhere = ResultCache(tmp_path / "elsewhere")
+    low, high = (run(make_config("rr-prior", "digits", e, epochs=1, settings=FAST), elsewhere)
+                 for e in (0.3, 6.0))  # fmt: skip
+    small, large = (_stored_set_sizes(r, elsewhere)[0] for r in (low, high))
+    assert small.mean() != large.mean()
+    assert rr_prior_experiment.load_set_sizes(low, ResultCache(tmp_path / "empty")) is None
 
 
 def test_loading_k_star_of_a_run_without_it_names_the_problem(cache):
