@@ -3,8 +3,10 @@
 import streamlit as st
 
 from ui.controls import end_of_run, shared_controls
+from ui.results import compute_service
 
 st.set_page_config(page_title="labeldp explorer", page_icon=":material/lock:", layout="wide")
+compute_service()  # the workers start with the first visit, not with the first computation
 
 
 def home() -> None:

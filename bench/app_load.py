@@ -11,6 +11,7 @@ checks that every render finished without an exception and showed the epsilon as
 """
 
 import argparse
+import asyncio
 import os
 import statistics
 import sys
@@ -24,12 +25,50 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 from app_sessions import (  # noqa: E402
     EPSILON_SPENT,
     LOAD_EPSILONS,
+    LOAD_PAGE,
     Render,
+    Session,
     browse_concurrently,
     first_visit,
-    streamlit_server,
+    served_app,
     warm_load_page,
 )
+
+#: Cold points: each session opens the page on its own uncached epsilon (off the demo grid).
+COLD_QUERY = "dataset=digits&epochs=5&model=cnn&epsilon={epsilon}"
+COLD_EPSILONS = (0.35, 0.45, 0.55, 0.65, 0.75, 0.85, 0.95, 1.05, 1.15, 1.25, 1.35, 1.45)
+
+
+def _cpu_seconds(pid: int) -> float:
+    """User plus system CPU time of process ``pid`` so far (from /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def idle_cpu(pid: int, seconds: float) -> float:
+    """Cores the server process uses while one visitor's page sits idle, over ``seconds``."""
+    before, started = _cpu_seconds(pid), time.monotonic()
+    time.sleep(seconds)
+    return (_cpu_seconds(pid) - before) / (time.monotonic() - started)
+
+
+def cold_points(sessions: int, **env: str) -> list[float]:
+    """Seconds until each of ``sessions`` simultaneous visitors sees its own uncached point."""
+
+    async def one(port: int, epsilon: float) -> float:
+        query = COLD_QUERY.format(epsilon=epsilon)
+        async with Session(port, LOAD_PAGE, query) as session:
+            render = await session.render()
+        if render.status != "FINISHED_SUCCESSFULLY" or render.exceptions or not render.metrics:
+            sys.exit(f"a cold point went wrong at epsilon {epsilon}: {render.exceptions}")
+        return render.seconds
+
+    async def all_of_them(port: int) -> list[float]:
+        return await asyncio.gather(*(one(port, e) for e in COLD_EPSILONS[:sessions]))
+
+    with tempfile.TemporaryDirectory() as scratch, served_app(Path(scratch), **env) as server:
+        first_visit(server.port)
+        return sorted(asyncio.run(all_of_them(server.port)))
 
 
 def _check(sessions: list[list[Render]], epsilons: tuple[float, ...]) -> None:
@@ -66,15 +105,22 @@ def main() -> None:
     parser.add_argument("--sessions", type=int, default=8, help="concurrent sessions")
     parser.add_argument("--rounds", type=int, default=3, help="passes over the epsilons")
     parser.add_argument("--cache", type=Path, help="cache folder (default: a fresh temporary one)")
+    parser.add_argument("--idle", type=float, default=20.0, help="seconds of idle CPU measured")
+    parser.add_argument("--cold", type=int, default=8, help="visitors on cold points (0: skip)")
     args = parser.parse_args()
+    if args.cold:
+        _cold_figures(args.cold)
     epsilons = LOAD_EPSILONS * args.rounds
     with tempfile.TemporaryDirectory() as scratch:
         cache = args.cache or Path(scratch) / "cache"
         started = time.perf_counter()
         warm_load_page(cache)
         print(f"cache warmed in {time.perf_counter() - started:.1f} s ({cache})")
-        with streamlit_server(cache) as port:
+        with served_app(cache) as server:
+            port = server.port
             first_visit(port)
+            idle = idle_cpu(server.process.pid, args.idle)
+            print(f"idle server, one visitor's page open: {idle:.3f} cores over {args.idle:g} s")
             alone = browse_concurrently(port, 1, epsilons)
             together = browse_concurrently(port, args.sessions, epsilons)
     _check(alone, epsilons)
@@ -87,6 +133,23 @@ def main() -> None:
         f"median render x{median_n / median_1:.1f}; every render finished without an exception "
         "and showed the epsilon asked for, from the cache"
     )
+
+
+def _cold_figures(sessions: int) -> None:
+    """Cold points computed in the page's thread (the old way) against the compute service."""
+    threads = str(os.cpu_count() or 1)
+    cases = {
+        "in the page, default threads": {"LABELDP_WORKERS": "0", "OMP_NUM_THREADS": threads},
+        "compute service (default)": {},
+    }
+    medians = {}
+    for label, env in cases.items():
+        seconds = cold_points(sessions, **env)
+        medians[label] = statistics.median(seconds)
+        print(f"{sessions} cold points, {label:<30} median {medians[label]:6.1f} s   "
+              f"slowest {seconds[-1]:6.1f} s")  # fmt: skip
+    before, after = medians.values()
+    print(f"cold points: service vs in the page, median x{after / before:.2f}")
 
 
 if __name__ == "__main__":

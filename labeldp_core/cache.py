@@ -154,13 +154,18 @@ class ResultCache:
     """Results and artefacts on disk, shared safely between processes (SQLite underneath).
 
     Args:
-        directory: where to keep the cache; :func:`default_dir` if omitted. Created owner-only.
+        directory: where to keep the cache; :func:`default_dir` if omitted. Created owner-only
+            if it does not exist; an existing folder's permissions are left as they are.
     """
 
     def __init__(self, directory: str | os.PathLike[str] | None = None) -> None:
         self.directory = Path(directory) if directory is not None else default_dir()
-        self.directory.mkdir(parents=True, exist_ok=True)
-        self.directory.chmod(0o700)
+        try:  # only a folder made here is made owner-only; an existing (shared?) one keeps its mode
+            self.directory.mkdir(parents=True)
+        except FileExistsError:
+            pass
+        else:
+            self.directory.chmod(0o700)
         try:
             self._store = self._open()
         except sqlite3.DatabaseError:

@@ -31,10 +31,12 @@ __all__ = [
     "LOAD_PAGE",
     "LOAD_QUERY",
     "Render",
+    "Server",
     "Session",
     "browse",
     "browse_concurrently",
     "first_visit",
+    "served_app",
     "streamlit_server",
     "warm_load_page",
 ]
@@ -51,15 +53,23 @@ def _free_port() -> int:
         return probe.getsockname()[1]
 
 
+@dataclass
+class Server:
+    """A running ``streamlit run app.py``: its port and its process."""
+
+    port: int
+    process: subprocess.Popen
+
+
 @contextmanager
-def streamlit_server(cache_dir: Path) -> Iterator[int]:
-    """Run ``streamlit run app.py`` on a free loopback port with ``cache_dir``; yield the port."""
+def served_app(cache_dir: Path, **env: str) -> Iterator[Server]:
+    """Run ``streamlit run app.py`` on a free loopback port with ``cache_dir`` and ``env``."""
     port = _free_port()
-    env = dict(os.environ, LABELDP_CACHE_DIR=str(cache_dir), OMP_NUM_THREADS="1")
+    env = dict(os.environ, LABELDP_CACHE_DIR=str(cache_dir), OMP_NUM_THREADS="1") | env
     process = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
          "--server.port", str(port), "--server.address", "127.0.0.1",
-         "--server.fileWatcherType", "none", "--browser.gatherUsageStats", "false"],
+         "--browser.gatherUsageStats", "false"],
         cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )  # fmt: skip
     deadline = time.monotonic() + TIMEOUT_S
@@ -73,10 +83,17 @@ def streamlit_server(cache_dir: Path) -> Iterator[int]:
                 if process.poll() is not None or time.monotonic() > deadline:
                     raise RuntimeError("the Streamlit server did not come up") from None
                 time.sleep(0.2)
-        yield port
+        yield Server(port, process)
     finally:
         process.terminate()
         process.wait(timeout=30)
+
+
+@contextmanager
+def streamlit_server(cache_dir: Path) -> Iterator[int]:
+    """Run ``streamlit run app.py`` on a free loopback port with ``cache_dir``; yield the port."""
+    with served_app(cache_dir) as server:
+        yield server.port
 
 
 @dataclass(frozen=True)
@@ -150,6 +167,22 @@ class Session:
             elif kind == "script_finished":
                 status = _FINISHED.values_by_number[message.script_finished].name
                 return Render(time.perf_counter() - started, status, tuple(elements))
+
+    async def render_until(self, kind: str, containing: str = "") -> Element:
+        """Ask for a run of the page; read it until it draws a ``kind`` showing ``containing``."""
+        request = BackMsg()
+        request.rerun_script.query_string = self._query
+        request.rerun_script.page_name = self._page
+        await self._socket.send(request.SerializeToString())
+        while True:
+            message = ForwardMsg()
+            message.ParseFromString(await asyncio.wait_for(self._socket.recv(), TIMEOUT_S))
+            if message.WhichOneof("type") == "delta":
+                element = message.delta.new_element
+                if message.delta.WhichOneof("type") == "new_element" and (
+                    element.WhichOneof("type") == kind and containing in str(element)
+                ):
+                    return element
 
     async def set_number(self, widget_id: str, value: float) -> Render:
         """Type ``value`` into a number input and read the run it triggers."""

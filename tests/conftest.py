@@ -22,16 +22,21 @@ def isolated_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     directory = tmp_path / "cache"
     monkeypatch.setenv("LABELDP_CACHE_DIR", str(directory))
     monkeypatch.setenv("LABELDP_OFFLINE", "1")
+    # Pages compute in their own thread, where the tests' fast trainers are patched in; the
+    # worker processes of the compute service have their own tests (tests/test_service.py).
+    monkeypatch.setenv("LABELDP_WORKERS", "0")
     return directory
 
 
 @pytest.fixture(autouse=True)
 def pages_compute_points_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A page computes a timed point without a click only if it is quick, which depends on this
-    machine's speed; tests decide instead: always (tests/test_compute_policy.py asks first)."""
+    """A page computes a timed point without a click only if it is on the demo grid and quick,
+    which depends on this machine's speed; tests decide instead: always (except in
+    tests/test_compute_policy.py, which checks the policy itself)."""
     import ui.results
 
     monkeypatch.setattr(ui.results, "QUICK_S", float("inf"))
+    monkeypatch.setattr(ui.results, "on_demo_grid", lambda config: True)
 
 
 @pytest.fixture

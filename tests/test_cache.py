@@ -38,6 +38,17 @@ def test_directory_is_owner_only(cache):
     assert mode == 0o700
 
 
+def test_an_existing_directory_keeps_its_permissions(tmp_path):
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o755)
+    ResultCache(shared).close()
+    assert stat.S_IMODE(os.stat(shared).st_mode) == 0o755  # only a folder it creates is 0700
+    fresh = ResultCache(tmp_path / "a" / "b")
+    assert stat.S_IMODE(os.stat(fresh.directory).st_mode) == 0o700
+    fresh.close()
+
+
 def test_nothing_on_disk_is_pickled(cache):
     cache.put_json(cache.key("r", {"i": 1}), {"x": 1})
     cache.put_arrays(cache.key("a", {"i": 2}), {"x": np.zeros((200, 200))})

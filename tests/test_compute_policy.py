@@ -68,3 +68,27 @@ def test_a_point_never_timed_on_a_large_dataset_waits_for_its_button(monkeypatch
     button.click().run()
     assert len(chart_spec(app, "keep_flip")["data"]) == len(waiting["data"]) + 1
     assert {m.label: m.value for m in app.metric}["ε spent (label, replace-one)"] == "1"
+
+
+def test_only_demo_grid_points_are_computed_without_a_click(monkeypatch):
+    from labeldp_core.experiments.demo import on_demo_grid
+
+    monkeypatch.setattr(ui.results, "on_demo_grid", on_demo_grid)
+    app = open_page(RR_PAGE, epsilon="1.3")  # quick, on a small dataset, but off the grid
+    assert_no_errors(app)
+    button = app.button(key="compute_point")
+    assert button.label.startswith("Compute ε = 1.3 on digits (1 missing point")
+    app.number_input(key="epsilon").set_value(1.0).run()  # on the grid: computed at once
+    assert not [b for b in app.button if b.key == "compute_point"]
+    assert {m.label: m.value for m in app.metric}["ε spent (label, replace-one)"] == "1"
+
+
+def test_the_demo_grid_is_warm_s_points_and_nothing_else():
+    from labeldp_core.experiments.demo import CLASS_EPSILONS, on_demo_grid
+
+    assert on_demo_grid(make_config("rr", "digits", 2.0, seed=2))
+    assert on_demo_grid(make_config("rr", "digits", CLASS_EPSILONS[3], seed=0))
+    assert not on_demo_grid(make_config("rr", "digits", CLASS_EPSILONS[3], seed=1))
+    assert not on_demo_grid(make_config("rr", "digits", 2.0, seed=3))
+    assert not on_demo_grid(make_config("rr", "digits", 2.0, epochs=3))
+    assert not on_demo_grid(make_config("pate", "digits", 2.0, settings={"teachers": 200}))

@@ -10,13 +10,16 @@ from labeldp_core.cache import ResultCache
 from labeldp_core.data import dataset_info, load_dataset
 from labeldp_core.errors import DatasetUnavailableError, LabelDPError
 from labeldp_core.experiments import RunConfig, RunResult, lookup, make_config, run
+from labeldp_core.experiments.demo import on_demo_grid
 from labeldp_core.experiments.diagnostics import diagnostics_sentence
+from labeldp_core.experiments.service import ComputeService, Job, default_workers
 from labeldp_core.experiments.timing import QUICK_S, estimate_seconds, spoken_duration
 from ui.links import report_refused
 
 __all__ = [
     "button_label",
     "compute",
+    "compute_service",
     "computes_at_once",
     "configs_for",
     "dataset_problem",
@@ -39,6 +42,17 @@ class _NotStoredError(Exception):
 def result_cache() -> ResultCache:
     """One handle on the disk cache per server process."""
     return ResultCache()
+
+
+@st.cache_resource(show_spinner=False)
+def compute_service() -> ComputeService | None:
+    """The server's worker pool (one per server process), or None to compute in the page.
+
+    ``$LABELDP_WORKERS`` sets how many points are computed at once (default: one per core);
+    0 computes in the page's own thread, as the tests do to swap in fast trainers.
+    """
+    workers = default_workers()
+    return ComputeService(result_cache().directory, workers) if workers else None
 
 
 @st.cache_data(show_spinner=False)
@@ -90,9 +104,14 @@ def stored_many(configs: list[RunConfig]) -> tuple[list[RunResult], list[RunConf
 
 
 def run_with_progress(configs: list[RunConfig], label: str) -> list[RunResult]:
-    """Compute ``configs`` one by one under a progress bar; each is stored as soon as it is done."""
+    """Compute ``configs`` one by one under a progress bar; each is stored as soon as it is done.
+
+    With a compute service the points are computed by its workers (shared with every session
+    that asks for the same point); the bar then also says how many points are queued before it.
+    """
     bar = st.progress(0.0, text=label)
-    note = st.caption(STOP_NOTE)
+    service = compute_service()
+    note = st.caption(STOP_NOTE if service is None else SERVICE_STOP_NOTE)
     results = []
     for index, config in enumerate(configs):
         prefix = f"{label} {index + 1}/{len(configs)} (ε={config.epsilon:g}, seed {config.seed})"
@@ -100,16 +119,33 @@ def run_with_progress(configs: list[RunConfig], label: str) -> list[RunResult]:
         def show(fraction: float, message: str, i: int = index, p: str = prefix) -> None:
             bar.progress(min((i + fraction) / len(configs), 1.0), text=f"{p}: {message}")
 
-        results.append(run(config, result_cache(), progress=show))
+        if service is None:
+            results.append(run(config, result_cache(), progress=show))
+        else:
+            with service.waiting(config) as job:
+                results.append(_wait_for(job, show))
     bar.empty()
     note.empty()
     return results
 
 
+def _wait_for(job: Job, show) -> RunResult:
+    """Show ``job``'s progress until it ends; leaving the page early releases it (see caller)."""
+    while not job.wait(_PROGRESS_POLL_S):
+        show(job.fraction, job.status())
+    return job.result()
+
+
+_PROGRESS_POLL_S = 0.25
+
 #: Datasets up to this size compute a point never timed here at once (that run is the first
 #: measurement); a point with an estimate is computed without a click only under QUICK_S.
 AUTO_COMPUTE_MAX_IMAGES = 5000
 STOP_NOTE = "Stop (top right) halts the computation; every point already finished stays cached."
+SERVICE_STOP_NOTE = (
+    "Stop (top right) stops waiting: a point already being computed still finishes and is "
+    "cached; one still queued is dropped unless another visitor waits for it too."
+)
 
 
 def estimate(configs: list[RunConfig]) -> float | None:
@@ -120,9 +156,13 @@ def estimate(configs: list[RunConfig]) -> float | None:
 def computes_at_once(configs: list[RunConfig], seconds: float | None) -> bool:
     """Whether ``configs``, estimated to take ``seconds``, are computed without a click.
 
-    Yes when the estimate is under QUICK_S, or, with no estimate yet, for a single point on a
-    small dataset (its run is the first measurement).
+    Only demo-grid points (grid epsilons, seeds, default epochs and settings: what `warm`
+    computes) ever are, so a link or a dragged slider cannot start unbounded work. Then yes
+    when the estimate is under QUICK_S, or, with no estimate yet, for a single point on a small
+    dataset (its run is the first measurement).
     """
+    if not all(on_demo_grid(config) for config in configs):
+        return False
     if seconds is not None:
         return seconds < QUICK_S
     return len(configs) == 1 and dataset_info(configs[0].dataset).size <= AUTO_COMPUTE_MAX_IMAGES

@@ -5,6 +5,7 @@ same grid, so a warmed cache answers every page at once.
 """
 
 from collections.abc import Iterable
+from functools import lru_cache
 
 import numpy as np
 
@@ -18,6 +19,7 @@ __all__ = [
     "DEMO_SEEDS",
     "demo_configs",
     "demo_epsilons",
+    "on_demo_grid",
     "point_epsilons",
 ]
 
@@ -114,3 +116,19 @@ def demo_configs(
                 for epsilon in epsilons
             ]
     return configs
+
+
+def on_demo_grid(config: RunConfig) -> bool:
+    """Whether ``config`` is one of the demo points `warm` computes (its model aside).
+
+    The pages compute such a point without a click (a classroom's warmed cache answers it;
+    a cold one costs a bounded, known amount); anything else waits for a button.
+    """
+    model = dict(config.settings).get("model")
+    model = model if isinstance(model, str) else None
+    return config in _grid(config.dataset, config.mechanism, model)
+
+
+@lru_cache(maxsize=256)
+def _grid(dataset: str, mechanism: str, model: str | None) -> frozenset[RunConfig]:
+    return frozenset(demo_configs(dataset, [mechanism], model=model))

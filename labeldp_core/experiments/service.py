@@ -1,0 +1,305 @@
+"""Compute points in worker processes: a bounded pool, one computation per point, progress back.
+
+Why processes: torch's thread count, its global seed and its allocator are process-wide, so two
+trainings in one process (two students' sessions) change each other's numbers and oversubscribe
+the cores. Here each worker computes one point at a time on ``threads`` torch threads: the same
+configuration and seed give the same numbers under any load, and at most ``workers`` trainings
+run at once, server-wide. A point asked for while it is queued or running is not computed again:
+every asker waits on the same job (single flight, keyed by the cache key). A queued job nobody
+waits for any more (its tabs were closed) is dropped. Workers are replaced after
+``tasks_per_worker`` points, giving the memory a training freed back to the system, and when one
+dies (killed, out of memory) its job fails with a clear message and a new worker takes its place.
+Workers are daemon processes: stopping the server stops them; a point cut off is simply not
+cached (the cache writes each result in one transaction), so nothing already stored is lost.
+"""
+
+import contextlib
+import ctypes
+import gc
+import json
+import multiprocessing
+import os
+import queue
+import sys
+import threading
+import types
+from collections import deque
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from labeldp_core.cache import ResultCache
+from labeldp_core.errors import LabelDPError
+from labeldp_core.experiments.runner import run
+from labeldp_core.experiments.spec import RunConfig, RunResult
+
+__all__ = ["ComputeService", "Job", "JobFailedError", "default_workers"]
+
+_POLL_S = 0.1
+
+
+class JobFailedError(LabelDPError):
+    """A point could not be computed: its worker stopped or the computation raised."""
+
+
+def default_workers() -> int:
+    """Trainings at once: ``$LABELDP_WORKERS`` if set, else one per core (0: compute in-process)."""
+    configured = os.environ.get("LABELDP_WORKERS")
+    if configured is not None:
+        return max(0, int(configured))
+    return max(1, os.cpu_count() or 1)
+
+
+@dataclass
+class Job:
+    """One point being computed for everyone who asked for it."""
+
+    key: str
+    config: RunConfig
+    state: str = "queued"  # queued, running, done, failed, dropped
+    fraction: float = 0.0
+    message: str = "waiting for a free worker"
+    position: int = 0  # points queued ahead of it (0 once running)
+    waiters: int = 0
+    worker: int | None = None  # the process id computing it, once it runs
+    threads: int = 0  # torch threads that process trains on
+    outcome: dict | None = None
+    error: str = ""
+
+    def __post_init__(self) -> None:
+        self._finished = threading.Event()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until the job ends or ``timeout`` seconds pass; True when it ended."""
+        return self._finished.wait(timeout)
+
+    def result(self) -> RunResult:
+        """The computed result; raises :class:`JobFailedError` if the job failed or was dropped."""
+        self.wait()
+        if self.outcome is None:
+            raise JobFailedError(self.error or "the computation was dropped")
+        return RunResult.from_dict(self.outcome)
+
+    def status(self) -> str:
+        """Where the job is, in a few words, for a progress bar."""
+        if self.state != "queued" or not self.position:
+            return self.message
+        return f"waiting for a free worker ({self.position} point" + (
+            "s" if self.position != 1 else ""
+        ) + " queued before it)"
+
+    def _end(self, state: str, outcome: dict | None = None, error: str = "") -> None:
+        self.state, self.outcome, self.error = state, outcome, error
+        self._finished.set()
+
+
+class ComputeService:
+    """A server-wide pool of worker processes that computes :class:`RunConfig` points.
+
+    Args:
+        cache_dir: the result cache every worker reads and writes.
+        workers: how many points are computed at once.
+        threads: torch threads per worker (default: the cores shared out among the workers).
+        tasks_per_worker: points a worker computes before it is replaced (memory given back).
+    """
+
+    def __init__(
+        self,
+        cache_dir: str | os.PathLike[str],
+        workers: int = 2,
+        threads: int | None = None,
+        tasks_per_worker: int = 8,
+    ) -> None:
+        if workers < 1:
+            raise ValueError(f"a compute service needs at least one worker, got {workers}")
+        self.cache_dir = Path(cache_dir)
+        self.threads = threads or max(1, (os.cpu_count() or 1) // workers)
+        self.tasks_per_worker = tasks_per_worker
+        self._context = multiprocessing.get_context("spawn")
+        self._events = self._context.Queue()
+        self._lock = threading.Lock()
+        self._jobs: dict[str, Job] = {}
+        self._queued: deque[Job] = deque()
+        self._workers = [self._start_worker(slot) for slot in range(workers)]
+        self._busy: list[Job | None] = [None] * workers
+        self._closed = threading.Event()
+        self._dispatcher = threading.Thread(target=self._dispatch, name="compute", daemon=True)
+        self._dispatcher.start()
+
+    def submit(self, config: RunConfig) -> Job:
+        """The job computing ``config``: a running or queued one if there is, else a new one.
+
+        Call :meth:`release` (or use :meth:`waiting`) once you stop waiting for it.
+        """
+        key = json.dumps(config.to_dict(), sort_keys=True)
+        with self._lock:
+            job = self._jobs.get(key)
+            if job is None or job.state in ("failed", "dropped"):
+                job = Job(key, config)
+                self._jobs[key] = job
+                self._queued.append(job)
+                self._number_queue()
+            job.waiters += 1
+            return job
+
+    def release(self, job: Job) -> None:
+        """One asker fewer; a queued job with no asker left is dropped."""
+        with self._lock:
+            job.waiters = max(0, job.waiters - 1)
+            if job.waiters == 0 and job.state == "queued":
+                self._queued.remove(job)
+                self._forget(job)
+                job._end("dropped", error="nobody waits for this point any more")
+                self._number_queue()
+
+    @contextlib.contextmanager
+    def waiting(self, config: RunConfig):
+        """``with service.waiting(config) as job:`` submits, and releases the job on exit."""
+        job = self.submit(config)
+        try:
+            yield job
+        finally:
+            self.release(job)
+
+    def worker_pids(self) -> list[int]:
+        """Process ids of the current workers (for tests and monitoring)."""
+        return [worker.pid for worker, _ in self._workers]
+
+    def shutdown(self) -> None:
+        """Stop every worker now; queued and running jobs fail (nothing is half-written)."""
+        self._closed.set()
+        self._dispatcher.join(timeout=5)
+        with self._lock:
+            for worker, _ in self._workers:
+                worker.terminate()
+            for job in list(self._jobs.values()):
+                job._end("failed", error="the server stopped before this point was computed")
+            self._jobs.clear()
+            self._queued.clear()
+
+    # --- dispatcher thread --------------------------------------------------------------------
+
+    def _start_worker(self, slot: int) -> tuple[Any, Any]:
+        tasks = self._context.SimpleQueue()
+        process = self._context.Process(
+            target=_worker_main,
+            args=(slot, tasks, self._events, str(self.cache_dir), self.threads,
+                  self.tasks_per_worker),
+            name=f"labeldp-worker-{slot}",
+            daemon=True,
+        )  # fmt: skip
+        with _main_module_hidden():
+            process.start()
+        return process, tasks
+
+    def _dispatch(self) -> None:
+        while not self._closed.is_set():
+            try:
+                event = self._events.get(timeout=_POLL_S)
+            except queue.Empty:
+                event = None
+            with self._lock:
+                if event is not None:
+                    self._handle(event)
+                self._replace_dead_workers()
+                self._hand_out()
+
+    def _handle(self, event: tuple) -> None:
+        kind, slot, *rest = event
+        job = self._busy[slot]
+        if kind == "started" and job is not None:
+            job.worker, job.threads = rest
+        elif kind == "progress" and job is not None:
+            job.fraction, job.message = rest
+        elif kind in ("done", "failed") and job is not None:
+            self._busy[slot] = None
+            self._forget(job)
+            if kind == "done":
+                job._end("done", outcome=rest[0])
+            else:
+                job._end("failed", error=rest[0])
+        elif kind == "retired":
+            self._workers[slot][0].join(timeout=5)
+            self._workers[slot] = self._start_worker(slot)
+
+    def _replace_dead_workers(self) -> None:
+        for slot, (worker, _) in enumerate(self._workers):
+            if worker.is_alive() or worker.exitcode is None:
+                continue
+            job = self._busy[slot]
+            if job is not None:
+                self._busy[slot] = None
+                self._forget(job)
+                job._end("failed", error=(
+                    f"the worker computing this point stopped (exit code {worker.exitcode}; "
+                    "out of memory?); nothing was cached for it: try again, or a smaller setting"
+                ))  # fmt: skip
+            self._workers[slot] = self._start_worker(slot)
+
+    def _hand_out(self) -> None:
+        for slot, job in enumerate(self._busy):
+            if job is None and self._queued and self._workers[slot][0].is_alive():
+                job = self._queued.popleft()
+                job.state, job.position, job.message = "running", 0, "starting"
+                self._busy[slot] = job
+                self._workers[slot][1].put(job.config)
+        self._number_queue()
+
+    def _number_queue(self) -> None:
+        for ahead, job in enumerate(self._queued):
+            job.position = ahead
+
+    def _forget(self, job: Job) -> None:
+        if self._jobs.get(job.key) is job:
+            del self._jobs[job.key]
+
+
+# --- worker processes -------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def _main_module_hidden():
+    """Start processes without re-running the server's main script in them.
+
+    A spawned process imports the parent's ``__main__`` first; under ``streamlit run`` that is
+    the app's script, which would start a service of its own there. An empty stand-in module
+    (no file, no spec) makes the worker import nothing but this module.
+    """
+    real = sys.modules["__main__"]
+    sys.modules["__main__"] = types.ModuleType("__main__")
+    try:
+        yield
+    finally:
+        sys.modules["__main__"] = real
+
+
+def _worker_main(slot, tasks, events, cache_dir: str, threads: int, budget: int) -> None:
+    """Compute points from ``tasks`` one at a time; retire after ``budget`` of them."""
+    import torch
+
+    torch.set_num_threads(threads)
+    cache = ResultCache(cache_dir)
+    for _ in range(budget):
+        config = tasks.get()
+        events.put(("started", slot, os.getpid(), torch.get_num_threads()))
+
+        def report(fraction: float, message: str) -> None:
+            events.put(("progress", slot, float(fraction), str(message)))
+
+        try:
+            result = run(config, cache, progress=report)
+        except Exception as exc:  # every failure is reported to the waiters, not raised here
+            reason = str(exc) if isinstance(exc, LabelDPError) else f"{type(exc).__name__}: {exc}"
+            events.put(("failed", slot, reason))
+        else:
+            events.put(("done", slot, result.to_dict()))
+        _give_memory_back()
+    cache.close()
+    events.put(("retired", slot))
+
+
+def _give_memory_back() -> None:
+    """Collect garbage and ask glibc to return freed heap pages to the system."""
+    gc.collect()
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
