@@ -55,9 +55,14 @@ MECHANISM_PAGES = [
     for file, title, icon in PAGE_TABLE
 ]
 
-navigation = st.navigation(
-    [st.Page(home, title="Home", icon=":material/home:", default=True), *MECHANISM_PAGES]
-)
+HOME_PAGE = st.Page(home, title="Home", icon=":material/home:", default=True)
+navigation = st.navigation([HOME_PAGE, *MECHANISM_PAGES])
+# The app draws its own navigation (Streamlit's is off in .streamlit/config.toml): a link opened
+# first on a fresh server runs the page file alone once, under Streamlit's navigation of raw file
+# names, before app.py has run; with that one off, nothing flashes there.
+with st.sidebar.container(key="app_navigation"):
+    for page in (HOME_PAGE, *MECHANISM_PAGES):
+        st.page_link(page)
 shared_controls(navigation.url_path)
 try:
     navigation.run()

@@ -28,6 +28,18 @@ CHROMIUM_ARGS = [
     "--no-first-run",
 ]
 IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
+VIEWPORT = {"viewport": {"width": 1400, "height": 2400}}
+#: The app's own navigation links in the sidebar (Streamlit's is off, see .streamlit/config.toml).
+NAV_LINKS = "[data-testid='stSidebar'] [data-testid='stPageLink-NavLink']"
+#: Records, from the first paint on, every entry any sidebar navigation ever shows.
+RECORD_NAV = """
+window.__navSeen = new Set();
+new MutationObserver(() => {
+  for (const a of document.querySelectorAll("[data-testid='stSidebar'] a")) {
+    window.__navSeen.add(a.innerText.trim());
+  }
+}).observe(document, {subtree: true, childList: true, characterData: true});
+"""
 STARTUP_WAIT_S = 120
 
 
@@ -58,7 +70,8 @@ def browser(server: str):
 
 
 def _open(browser, url: str):
-    page = browser.new_page(viewport={"width": 1400, "height": 2400})
+    """Open ``url`` in a new page of ``browser`` (or of a browser context) and wait for idle."""
+    page = browser.new_page(**({} if hasattr(browser, "browser") else VIEWPORT))
     page.set_default_timeout(STARTUP_WAIT_S * 1000)
     page.goto(url)
     # Watch for Streamlit's "Page not found" dialog while the page loads, not only at the end.
@@ -92,19 +105,25 @@ def _epsilon_shown(page) -> tuple[str, str, str]:
 
 
 def _go(page, title: str) -> None:
-    page.locator("[data-testid='stSidebarNav'] a", has_text=title).first.click()
+    page.locator(NAV_LINKS, has_text=title).first.click()
     page.get_by_role("heading", name=title, level=1).wait_for()
     page.wait_for_selector(IDLE)
 
 
 def test_a_first_link_shows_the_apps_navigation_and_epsilon_follows_across_pages(server, browser):
     # Runs first in this module: the server is fresh, and this link is its first visitor.
-    page = _open(browser, f"{server}/randomized_response?epsilon=4&epochs=1")
-    # Streamlit first runs the page file alone, under a navigation of raw file names; the page
-    # restarts the run through app.py at once, whose navigation replaces it.
-    page.locator("[data-testid='stSidebarNav'] a", has_text="Home").wait_for()
+    context = browser.new_context(**VIEWPORT)
+    context.add_init_script(RECORD_NAV)
+    page = _open(context, f"{server}/randomized_response?epsilon=4&epochs=1")
+    # Streamlit first runs the page file alone (app.py has not run yet); the page restarts the
+    # run through app.py at once, which draws the app's navigation. Streamlit's own, which
+    # would show raw file names on that first run, never appears: not even for a frame.
+    page.locator(NAV_LINKS, has_text="Home").wait_for()
+    seen = page.evaluate("Array.from(window.__navSeen)")
+    raw_names = {"app", "rr prior", "audit", "randomized response", "epsilon meaning"}
+    assert not raw_names & set(seen), seen  # file names, lower case: the app's say "RR with prior"
     page.wait_for_selector(IDLE)
-    nav = page.locator("[data-testid='stSidebarNav'] a").all_inner_texts()
+    nav = page.locator(NAV_LINKS).all_inner_texts()
     assert any("Home" in item for item in nav), nav
     assert any("Randomized response" in item for item in nav), nav
     assert not any(item.strip() in ("app", "rr prior", "audit") for item in nav), nav
@@ -122,6 +141,7 @@ def test_a_first_link_shows_the_apps_navigation_and_epsilon_follows_across_pages
             _go(page, title)
         assert _epsilon_shown(page) == ("1.37", "1.37", "1.37"), title
     page.close()
+    context.close()
 
 
 def test_the_demo_tour_walks_its_pages_with_next_and_back(server, browser):
@@ -155,7 +175,7 @@ def test_moving_epsilon_updates_the_chart_and_the_link(server, browser):
 
 def test_every_page_renders_without_an_exception(server, browser):
     page = _open(browser, f"{server}/?epochs=1")
-    links = page.locator("[data-testid='stSidebarNav'] a")
+    links = page.locator(NAV_LINKS)
     hrefs = [links.nth(i).get_attribute("href") for i in range(links.count())]
     assert len(hrefs) >= 2, hrefs
     for href in hrefs:
