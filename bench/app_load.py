@@ -34,9 +34,12 @@ from app_sessions import (  # noqa: E402
     warm_load_page,
 )
 
-#: Cold points: each session opens the page on its own uncached epsilon (off the demo grid).
-COLD_QUERY = "dataset=digits&epochs=5&model=cnn&epsilon={epsilon}"
-COLD_EPSILONS = (0.35, 0.45, 0.55, 0.65, 0.75, 0.85, 0.95, 1.05, 1.15, 1.25, 1.35, 1.45)
+from labeldp_core.experiments.demo import CLASS_EPSILONS  # noqa: E402
+
+#: Cold points: each session opens the page on its own uncached point of the demo grid (what
+#: a page computes without a click), with the page's default model and epochs.
+COLD_QUERY = "dataset=digits&epsilon={epsilon}"
+COLD_EPSILONS = CLASS_EPSILONS
 
 
 def _cpu_seconds(pid: int) -> float:
@@ -52,8 +55,20 @@ def idle_cpu(pid: int, seconds: float) -> float:
     return (_cpu_seconds(pid) - before) / (time.monotonic() - started)
 
 
-def cold_points(sessions: int, **env: str) -> list[float]:
-    """Seconds until each of ``sessions`` simultaneous visitors sees its own uncached point."""
+def _rss_mb(pid: int) -> float:
+    """Resident memory of process ``pid`` in MB (from /proc)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def cold_points(sessions: int, **env: str) -> tuple[list[float], float]:
+    """Seconds until each of ``sessions`` simultaneous visitors sees its own uncached point.
+
+    Returns:
+        Those seconds, sorted, and the server process's resident memory afterwards (MB).
+    """
 
     async def one(port: int, epsilon: float) -> float:
         query = COLD_QUERY.format(epsilon=epsilon)
@@ -68,7 +83,8 @@ def cold_points(sessions: int, **env: str) -> list[float]:
 
     with tempfile.TemporaryDirectory() as scratch, served_app(Path(scratch), **env) as server:
         first_visit(server.port)
-        return sorted(asyncio.run(all_of_them(server.port)))
+        seconds = sorted(asyncio.run(all_of_them(server.port)))
+        return seconds, _rss_mb(server.process.pid)
 
 
 def _check(sessions: list[list[Render]], epsilons: tuple[float, ...]) -> None:
@@ -144,10 +160,10 @@ def _cold_figures(sessions: int) -> None:
     }
     medians = {}
     for label, env in cases.items():
-        seconds = cold_points(sessions, **env)
+        seconds, memory = cold_points(sessions, **env)
         medians[label] = statistics.median(seconds)
         print(f"{sessions} cold points, {label:<30} median {medians[label]:6.1f} s   "
-              f"slowest {seconds[-1]:6.1f} s")  # fmt: skip
+              f"slowest {seconds[-1]:6.1f} s   server memory after: {memory:,.0f} MB")  # fmt: skip
     before, after = medians.values()
     print(f"cold points: service vs in the page, median x{after / before:.2f}")
 

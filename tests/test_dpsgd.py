@@ -66,7 +66,7 @@ def test_per_example_gradients_match_autograd_one_example_at_a_time(mode, image_
     # functorch differentiates every layer itself.
     model, images, labels = cnn_batch(image_shape, 5)
     expected = per_example_gradients(model, images, labels)
-    wrapped = _wrap(model, mode)
+    wrapped = _wrap(model, mode, clip=1.0)  # hooks and functorch clip in the optimiser
     functional.cross_entropy(wrapped(images), labels).backward()
     for parameter, per_example in zip(model.parameters(), expected, strict=True):
         torch.testing.assert_close(parameter.grad_sample, per_example, atol=1e-5, rtol=1e-4)
@@ -106,7 +106,7 @@ def test_bookkeeping_and_per_example_clipping_take_the_same_noisy_steps():
 
 def test_unknown_grad_sample_mode_is_a_clear_error():
     with pytest.raises(InvalidInputError, match="choose one of: ghost-bk, hooks, functorch"):
-        _wrap(torch.nn.Linear(2, 2), "ew")
+        _wrap(torch.nn.Linear(2, 2), "ew", clip=1.0)
 
 
 @pytest.mark.parametrize("mode", GRAD_SAMPLE_MODES)
@@ -440,6 +440,32 @@ def test_each_step_releases_the_clipped_sum_plus_gaussian_noise_over_the_expecte
     assert abs(float(noise.pow(2).mean()) - 1.0) < 5 * math.sqrt(2 / noise.numel())
 
 
+@pytest.mark.filterwarnings("ignore:Full backward hook is firing")
+@pytest.mark.parametrize("drawn", [5, 1])  # one drawn example is a batch, not an empty draw
+@pytest.mark.parametrize("mode", GRAD_SAMPLE_MODES)
+def test_without_noise_each_step_releases_exactly_the_clipped_sum_over_the_expected_batch(
+    mode, drawn
+):
+    # The noisy test above has a noise of sigma C per coordinate: a small error in the clipped
+    # sum itself (a dense layer's example gradients scaled by the wrong batch size) hides in it.
+    # At sigma 0 the step must be the clipped sum, to float precision.
+    model, images, labels = cnn_batch((1, 8, 8), drawn)
+    expected = per_example_gradients(model, images, labels)
+    norms = torch.sqrt(sum(g.flatten(1).pow(2).sum(dim=1) for g in expected))
+    clip = float(norms.median())
+    factors = (clip / (norms + 1e-6)).clamp(max=1.0)
+    clipped_sum = torch.cat([torch.einsum("n,n...->...", factors, g).flatten() for g in expected])
+    private = _wrap(model, mode, clip)
+    optimiser = _dp_optimizer(
+        model, private, TrainSettings("cnn", batch_size=8), 0.0, clip,
+        torch.Generator().manual_seed(0),
+    )  # fmt: skip
+    optimiser.original_optimizer.step = lambda *args, **kwargs: None  # keep the weights fixed
+    _noisy_step(private, optimiser, images, labels)
+    released = torch.cat([p.grad.flatten() for p in model.parameters()]) * 8
+    torch.testing.assert_close(released, clipped_sum, atol=1e-5, rtol=1e-4)
+
+
 class _UnusedLayer(torch.nn.Module):
     """A dense model with a trainable layer that the forward pass never reaches."""
 
@@ -470,9 +496,10 @@ def test_the_loop_samples_at_its_rate_and_hands_the_optimiser_its_noise(monkeypa
     data = load_dataset("digits")
     n, batch, epochs = 300, 30, 6
     settings = TrainSettings("logistic", epochs=epochs, batch_size=batch, learning_rate=1e-3)
-    privacy = DPSGDSettings(noise_multiplier=1.7, clip=0.8)
-    drawn, optimisers = [], []
+    privacy = DPSGDSettings(noise_multiplier=1.7, clip=0.8, optimizer="sgd", momentum=0.9)
+    drawn, optimisers, wrapped = [], [], []
     real_step, real_optimizer = dpsgd_training._noisy_step, dpsgd_training._dp_optimizer
+    real_wrap = dpsgd_training._wrap
 
     def counting_step(private, optimiser, images, labels):
         drawn.append(images.shape[0])
@@ -482,8 +509,13 @@ def test_the_loop_samples_at_its_rate_and_hands_the_optimiser_its_noise(monkeypa
         optimisers.append((args, real_optimizer(*args)))
         return optimisers[-1][1]
 
+    def recording_wrap(model, mode, clip):
+        wrapped.append((mode, clip))
+        return real_wrap(model, mode, clip)
+
     monkeypatch.setattr(dpsgd_training, "_noisy_step", counting_step)
     monkeypatch.setattr(dpsgd_training, "_dp_optimizer", recording_optimizer)
+    monkeypatch.setattr(dpsgd_training, "_wrap", recording_wrap)
     outcome = train_dpsgd_classifier(
         data.x_train[:n], data.y_train[:n], data.x_test[:50], data.y_test[:50], 10, settings,
         privacy, seed=3,
@@ -498,6 +530,37 @@ def test_the_loop_samples_at_its_rate_and_hands_the_optimiser_its_noise(monkeypa
     assert (sigma, clip, given.batch_size) == (1.7, 0.8, batch)
     assert optimiser.noise_multiplier == 1.7 and optimiser.max_grad_norm == 0.8
     assert optimiser.expected_batch_size == batch
+    # ghost-bk clips each example in the module: at the clip the noise is calibrated to.
+    assert wrapped == [("ghost-bk", 0.8)]
+    inner = optimiser.original_optimizer  # the optimiser and momentum the settings asked for
+    assert isinstance(inner, torch.optim.SGD) and inner.defaults["momentum"] == 0.9
+
+
+def test_the_outcome_is_the_trained_model_its_test_curve_and_its_empty_draws(monkeypatch):
+    # A tiny expected batch on few examples leaves many Poisson draws empty: the outcome must
+    # count exactly those, score the returned model after every epoch, and return that model.
+    data = load_dataset("digits")
+    n, epochs = 40, 3
+    settings = TrainSettings("logistic", epochs=epochs, batch_size=1, learning_rate=1e-2)
+    sizes = []
+    real_step = dpsgd_training._noisy_step
+
+    def counting_step(private, optimiser, images, labels):
+        sizes.append(images.shape[0])
+        return real_step(private, optimiser, images, labels)
+
+    monkeypatch.setattr(dpsgd_training, "_noisy_step", counting_step)
+    x_test, y_test = data.x_test[:200], data.y_test[:200]
+    outcome = train_dpsgd_classifier(
+        data.x_train[:n], data.y_train[:n], x_test, y_test, 10, settings,
+        DPSGDSettings(noise_multiplier=0.5, clip=1.0), seed=5,
+    )  # fmt: skip
+    empty = sizes.count(0)
+    assert 0 < empty < len(sizes) and outcome.empty_steps == empty
+    assert len(outcome.test_curve) == epochs
+    with torch.no_grad():
+        predicted = outcome.model(torch.tensor(x_test)).argmax(dim=1).numpy()
+    assert outcome.test_curve[-1] == pytest.approx(float(np.mean(predicted == y_test)))
 
 
 def _digits_batch(n: int = 8) -> tuple[torch.Tensor, torch.Tensor]:

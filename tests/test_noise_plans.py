@@ -10,7 +10,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 from scipy import stats
 
@@ -26,6 +26,7 @@ from labeldp_core.mechanisms import (
     rr_with_prior,
 )
 from labeldp_core.mechanisms.noise_plans import (
+    _sqrt_at_most,
     gaussian_plan,
     laplace_plan,
     laplace_plan_for_scale,
@@ -272,3 +273,28 @@ def test_a_plan_for_a_given_scale_is_for_sensitivity_2_unless_told():
         assert plan.sensitivity == 2.0 and plan.epsilon_spent == pytest.approx(0.5, rel=1e-12)
         other = laplace_plan_for_scale(4.0, mode, sensitivity=1.0)
         assert other.sensitivity == 1.0 and other.epsilon_spent == pytest.approx(0.25, rel=1e-12)
+
+
+@pytest.mark.parametrize("size", [2, 3, 8, 9, 10, 64, 100, 1024])
+def test_rr_coins_use_the_finest_power_of_two_grid_the_bound_allows(size):
+    plan = rr_plan(1.0, size)
+    denominator = plan.denominator
+    assert denominator & (denominator - 1) == 0  # a power of two
+    assert size * denominator <= 2**62 < 2 * size * denominator
+
+
+def test_rr_coins_beyond_ln_d_flip_with_weight_one():
+    # Above epsilon = ln(D) no coarser coin fits: m = 1 and the plan spends exactly ln(D).
+    plan = rr_plan(60.0, 10)
+    assert plan.flip_weight == 1
+    assert plan.epsilon_spent == pytest.approx(math.log(plan.denominator), rel=1e-15)
+    assert plan.epsilon_spent < 60.0
+
+
+@given(st.integers(1, 10**12), st.integers(1, 10**12))
+@example(4, 1)  # exact squares: the root itself, not the float below it
+@example(9, 16)
+def test_the_secure_gaussian_root_never_exceeds_the_exact_root(numerator, denominator):
+    value = Fraction(numerator, denominator)
+    root = _sqrt_at_most(value)
+    assert Fraction(root) ** 2 <= value < Fraction(np.nextafter(root, np.inf)) ** 2

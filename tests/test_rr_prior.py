@@ -298,3 +298,20 @@ def test_more_classes_than_the_sorting_network_takes_give_the_brute_force_sets(n
             assert keep == pytest.approx(values.max(), rel=1e-12)
         released = rr_with_prior(labels, priors_, epsilon, rng)
         assert released.shape == labels.shape and released.max() < num_classes
+
+
+@given(
+    st.lists(st.lists(st.integers(0, 4), min_size=5, max_size=5), min_size=1, max_size=30),
+    st.floats(0.05, 6.0),
+)
+def test_the_top_set_has_exactly_k_star_members_even_among_tied_priors(weights, epsilon):
+    # Priors on a coarse grid tie often; the set must hold exactly k* labels (a tie group is
+    # taken whole or not at all, since along equal priors the keep chance is monotone).
+    from labeldp_core.mechanisms.rr_prior import _check_priors, _top_sets
+
+    counts = np.asarray(weights, dtype=np.float64) + 0.0
+    counts[counts.sum(axis=1) == 0] = 1.0
+    columns = _check_priors(counts / counts.sum(axis=1, keepdims=True))
+    sizes, in_set = _top_sets(columns, epsilon)
+    np.testing.assert_array_equal(in_set.sum(axis=0), sizes)
+    assert np.all(in_set[columns.argmax(axis=0), np.arange(sizes.size)])  # the top label is in

@@ -122,6 +122,14 @@ def test_each_run_keeps_its_own_k_star_in_the_cache_it_ran_in(tmp_path):
     assert rr_prior_experiment.load_set_sizes(low, ResultCache(tmp_path / "empty")) is None
 
 
+def test_k_star_is_read_from_the_default_cache_when_none_is_given(cache):
+    result = run(make_config("rr-prior", "digits", 0.8, epochs=1, settings=FAST), cache)
+    np.testing.assert_array_equal(  # the fixture's cache is the default folder of this test
+        rr_prior_experiment.load_set_sizes(result)["set_sizes"],
+        rr_prior_experiment.load_set_sizes(result, cache)["set_sizes"],
+    )
+
+
 def test_loading_k_star_of_a_run_without_it_names_the_problem(cache):
     result = run(make_config("rr-prior", "digits", 1.0, epochs=1, settings=FAST), cache)
     with pytest.raises(InvalidInputError, match="no per-example k"):

@@ -97,7 +97,7 @@ class _LayoutSafeGradSampleModule(GradSampleModule):
     }
 
 
-def _wrap(model: nn.Module, mode: str, clip: float = 1.0) -> GradSampleModule:
+def _wrap(model: nn.Module, mode: str, clip: float) -> GradSampleModule:
     if mode not in GRAD_SAMPLE_MODES:
         raise InvalidInputError(
             f"unknown grad_sample_mode {mode!r}; choose one of: {', '.join(GRAD_SAMPLE_MODES)}"
