@@ -8,6 +8,7 @@ The pages share one cache (module scope), so each result is computed once for al
 """
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -64,7 +65,8 @@ def use_shared_cache(isolated_cache, shared_cache, monkeypatch):
 
 
 def _errors(app) -> list[str]:
-    return [element.value for element in app.error]
+    """The error boxes' texts as a reader sees them (markdown escapes removed)."""
+    return [re.sub(r"\\(.)", r"\1", element.value) for element in app.error]
 
 
 def test_every_page_of_the_table_has_a_link_here():
@@ -111,7 +113,7 @@ def test_bad_epsilons_in_a_link_name_the_problem(value, reason):
     app = open_page("pages/laplace_noise.py", epsilon=value)
     assert not app.exception
     (message,) = _errors(app)
-    assert message.startswith(f"The link sets epsilon={value},") and reason in message
+    assert message.startswith(f"The link sets epsilon=`{value}`,") and reason in message
     assert app.number_input(key="epsilon").value == 1.0
     assert app.title[0].value == "Laplace noise"
 
@@ -138,7 +140,7 @@ def test_refused_values_stay_reported_until_their_control_is_moved():
     app = open_page("pages/laplace_noise.py", epsilon="-1", seed="-5")
     app.number_input(key="epsilon").set_value(2.0).run()
     assert not app.exception
-    assert [e.split(",")[0] for e in _errors(app)] == ["The link sets seed=-5"]
+    assert [e.split(",")[0] for e in _errors(app)] == ["The link sets seed=`-5`"]
     # The page runs without app.py here (as on a fresh server): the shared sidebar stays.
     assert app.sidebar.selectbox(key="dataset").value == "digits"
     app.sidebar.number_input(key="seed").set_value(4).run()
@@ -156,5 +158,22 @@ def test_a_link_value_a_choice_control_lacks_is_answered_with_the_values_it_take
     app = open_page("pages/pate.py", teachers="7", epochs="1")
     assert not app.exception
     (message,) = _errors(app)
-    assert message.startswith("The link sets teachers=7, which cannot be used: teachers can be "
+    assert message.startswith("The link sets teachers=`7`, which cannot be used: teachers can be "
                               "one of 5, 10, 25, 50, 100, 250.")  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "value", ["[click here](http://evil.example)", "![x](http://t.example/p.png)", "<b>hi</b>",
+              "www.evil.example/" + "x" * 60],
+)  # fmt: skip
+def test_a_link_value_is_quoted_back_as_inert_text(value):
+    # A link is anybody's text: inside the app's own red box it must not become a link, an
+    # image or HTML. It is quoted as a code span (truncated) and the reason that repeats it is
+    # escaped.
+    app = open_page("pages/laplace_noise.py", dataset=value)
+    (raw,) = [e.value for e in app.error]
+    quoted = "`" + value[:40] + ("…" if len(value) > 40 else "") + "`"
+    assert raw.startswith(f"The link sets dataset={quoted},")
+    rest = raw.removeprefix(f"The link sets dataset={quoted},")
+    assert not re.search(r"(?<!\\)[\[\]()<>!]", rest.split("Showing")[0]), rest
+    assert "http://" not in rest and "www." not in rest

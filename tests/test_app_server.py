@@ -74,7 +74,7 @@ def test_a_bad_link_shows_one_error_per_refused_value_and_the_page(server):
     first, moved = asyncio.run(visit())
     assert first.status == "FINISHED_SUCCESSFULLY" and not first.exceptions
     assert "Laplace noise" in first.headings
-    refused = ("epsilon=-1", "seed=-5", "dataset=cifar", "sensitivity=-3")
+    refused = ("epsilon=`-1`", "seed=`-5`", "dataset=`cifar`", "sensitivity=`-3`")
     assert sorted(e.split(",")[0].removeprefix("The link sets ") for e in first.errors) == sorted(
         refused
     )

@@ -10,6 +10,7 @@ of the page is drawn as usual, with every value of the link that was valid.
 """
 
 import math
+import re
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
@@ -105,9 +106,28 @@ def _message(key: str, text: list[str], shown: object) -> str:
         except LabelDPError as exc:
             reason = str(exc)
     return (
-        f"The link sets {key}={given or '(nothing)'}, which cannot be used: {reason}. Showing "
+        f"The link sets {key}={_quoted(given)}, which cannot be used: {_inert(reason)}. Showing "
         f"{key}={_display(shown)} instead; choose another value with the control to fix the link."
     )
+
+
+#: Longest part of a link value quoted back; a link is anybody's text.
+QUOTED_MAX = 40
+#: Markdown that could turn text into a link, an image, HTML or emphasis.
+_ACTIVE = re.compile(r"([\\`*_\[\]()!<>:#|~])")
+
+
+def _quoted(given: str) -> str:
+    """A link value as inert text: a code span (nothing inside is markdown), truncated."""
+    if not given:
+        return "(nothing)"
+    shown = given if len(given) <= QUOTED_MAX else given[:QUOTED_MAX] + "…"
+    return "`" + shown.replace("`", "'") + "`"
+
+
+def _inert(text: str) -> str:
+    """``text`` (which may repeat a link value) with every markdown-active character escaped."""
+    return _ACTIVE.sub(r"\\\1", text).replace("www.", "www\\.")
 
 
 def _display(value: object) -> str:
