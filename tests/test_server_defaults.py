@@ -8,20 +8,27 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from app_sessions import ROOT, Session, served_app
 
 from labeldp_core.cache import ResultCache
 from labeldp_core.experiments import lookup, make_config
 
 
-def test_the_server_starts_without_a_file_watcher():
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [("server.fileWatcherType", "none"),  # no watcher walking .venv: half a core when idle
+     ("client.showErrorDetails", "none"),  # no traceback or server path shown to a visitor
+     ("client.showSidebarNavigation", "False")],  # the app draws its own navigation
+)  # fmt: skip
+def test_the_server_starts_with_the_projects_defaults(option, value):
     # Read the way `streamlit run` reads it: .streamlit/config.toml in the folder it starts in.
+    code = f"from streamlit import config; print(config.get_option({option!r}))"
     shown = subprocess.run(
-        [sys.executable, "-c",
-         "from streamlit import config; print(config.get_option('server.fileWatcherType'))"],
+        [sys.executable, "-c", code],
         cwd=ROOT, capture_output=True, text=True, check=True,
     ).stdout.strip()  # fmt: skip
-    assert shown == "none"
+    assert shown == value
 
 
 def _children(pid: int) -> set[int]:
