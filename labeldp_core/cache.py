@@ -11,6 +11,7 @@ import hashlib
 import io
 import json
 import os
+import re
 import sqlite3
 import time
 import warnings
@@ -65,10 +66,38 @@ class DataOnlyDisk(diskcache.Disk):
         return super().store(value, read, key=key)
 
     def fetch(self, mode: int, filename: str | None, value: Any, read: bool) -> Any:
-        """Return stored bytes; a pickled row is refused instead of loaded."""
+        """Return stored bytes; a pickled row, or a file not the cache's own, is refused."""
         if mode not in (diskcache.core.MODE_RAW, diskcache.core.MODE_BINARY):
             raise CorruptEntryError(f"cache row of mode {mode} refused (only bytes are allowed)")
+        if filename is not None:
+            path = self._own_file(filename)
+            if path is None or path.stat().st_size > MAX_VALUE_BYTES:
+                raise CorruptEntryError(f"cache row names a file that is not a value of its own: "
+                                        f"{filename!r}")  # fmt: skip
         return super().fetch(mode, filename, value, read)
+
+    def remove(self, file_path: str) -> None:
+        """Delete a value file, only if it is one of the cache's own (a row may lie)."""
+        if self._own_file(file_path) is not None:
+            super().remove(file_path)
+
+    def _own_file(self, filename: str) -> Path | None:
+        """The value file ``filename`` names if the cache could have written it, else None.
+
+        That is a regular file (not a link) inside the cache folder, at the two-level path
+        diskcache gives its value files.
+        """
+        root = Path(self._directory).resolve()
+        path = root / filename
+        if not _VALUE_FILE.fullmatch(filename) or path.is_symlink() or not path.is_file():
+            return None
+        return path if path.resolve().parent.parent.parent == root else None
+
+
+#: diskcache's value files: two levels of two hex digits, then a hex name with a .val suffix.
+_VALUE_FILE = re.compile(r"[0-9a-f]{2}/[0-9a-f]{2}/[0-9a-f]{28}\.val")
+#: The largest value file read back (the biggest arrays stored are well under it).
+MAX_VALUE_BYTES = 2**30
 
 
 def default_dir() -> Path:

@@ -3,6 +3,7 @@
 import io
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -146,3 +147,41 @@ def test_the_app_reports_a_damaged_result_as_not_stored(blob):
     results.result_cache()._store.set(key, blob)
     assert results.stored(config) is None
     assert key not in results.result_cache()
+
+
+def _stored_in_a_file(cache: ResultCache) -> str:
+    """Store arrays large enough for a value file; return their key."""
+    key = cache.key("arrays", {"i": 1})
+    cache.put_arrays(key, {"x": np.random.default_rng(0).random((300, 300))})
+    return key
+
+
+@pytest.mark.parametrize("kind", ["absolute", "parent", "symlink"])
+def test_a_row_naming_a_file_outside_the_cache_neither_reads_nor_deletes_it(
+    cache, tmp_path, kind
+):
+    # A warmed cache handed from one machine to another is anybody's file: a row may name any
+    # path. The cache reads and deletes only value files of its own, inside its folder.
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me")
+    key = _stored_in_a_file(cache)
+    with sqlite3.connect(cache.directory / "cache.db") as db:
+        (own,) = db.execute("SELECT filename FROM Cache").fetchone()
+        if kind == "symlink":
+            (cache.directory / own).unlink()
+            (cache.directory / own).symlink_to(victim)
+            named = own
+        else:
+            named = str(victim) if kind == "absolute" else "../../../victim.txt"
+        db.execute("UPDATE Cache SET filename = ?", (named,))
+    assert cache.get_arrays(key) is None  # refused as damage, the key dropped
+    assert key not in cache
+    assert victim.read_text() == "keep me"
+
+
+def test_an_oversized_value_file_is_damage(cache, monkeypatch):
+    from labeldp_core import cache as cache_module
+
+    key = _stored_in_a_file(cache)
+    monkeypatch.setattr(cache_module, "MAX_VALUE_BYTES", 1000)
+    assert cache.get_arrays(key) is None
