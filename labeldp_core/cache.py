@@ -10,6 +10,7 @@ serves a stale number. An entry that cannot be read is dropped and recomputed.
 import hashlib
 import io
 import json
+import math
 import os
 import re
 import sqlite3
@@ -148,7 +149,29 @@ def _decode_json(body: bytes) -> dict[str, Any]:
     return value
 
 
+def _check_archive_size(body: bytes) -> None:
+    """Refuse an archive whose members would unpack (or whose arrays claim) over the cap.
+
+    Read before any array is: a zip bomb or an ``.npy`` header claiming terabytes would
+    otherwise exhaust the memory of the page that reads it.
+    """
+    with zipfile.ZipFile(io.BytesIO(body)) as archive:
+        members = archive.infolist()
+        if sum(info.file_size for info in members) > MAX_VALUE_BYTES:
+            raise CorruptEntryError("cache archive unpacks to more than the size cap")
+        for info in members:
+            with archive.open(info) as member:
+                major, _ = np.lib.format.read_magic(member)
+                read = np.lib.format.read_array_header_1_0 if major == 1 else (
+                    np.lib.format.read_array_header_2_0
+                )
+                shape, _, dtype = read(member)
+            if math.prod(shape) * dtype.itemsize > MAX_VALUE_BYTES:
+                raise CorruptEntryError(f"cache array {info.filename!r} claims shape {shape}")
+
+
 def _decode_arrays(body: bytes) -> dict[str, np.ndarray]:
+    _check_archive_size(body)
     loaded = np.load(io.BytesIO(body), allow_pickle=False)
     if not isinstance(loaded, np.lib.npyio.NpzFile):
         raise CorruptEntryError(f"cache value is a {type(loaded).__name__}, not an .npz archive")
@@ -161,10 +184,11 @@ def _decode_arrays(body: bytes) -> dict[str, np.ndarray]:
 
 #: What reading damaged bytes can raise: bad JSON, text or array headers (ValueError), a truncated
 #: or foreign file (EOFError, OSError), a broken archive (zipfile, zlib, an unknown compression
-#: method), absurdly nested JSON, and NumPy's own TypeError/KeyError on malformed members.
+#: method), absurdly nested JSON, NumPy's own TypeError/KeyError on malformed members, and
+#: MemoryError from a value that claims more than it holds.
 _DAMAGE = (
     ValueError, TypeError, KeyError, EOFError, OSError, RecursionError, NotImplementedError,
-    zipfile.BadZipFile, zlib.error,
+    MemoryError, zipfile.BadZipFile, zlib.error,
 )  # fmt: skip
 
 

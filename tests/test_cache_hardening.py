@@ -7,6 +7,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -185,3 +186,34 @@ def test_an_oversized_value_file_is_damage(cache, monkeypatch):
     key = _stored_in_a_file(cache)
     monkeypatch.setattr(cache_module, "MAX_VALUE_BYTES", 1000)
     assert cache.get_arrays(key) is None
+
+
+def _npz_with_header(shape: tuple[int, ...]) -> bytes:
+    """An .npz whose one member's header claims ``shape`` (float64) but holds 8 bytes."""
+    header = io.BytesIO()
+    np.lib.format.write_array_header_1_0(
+        header, {"descr": "<f8", "fortran_order": False, "shape": shape}
+    )
+    archive = io.BytesIO()
+    with zipfile.ZipFile(archive, "w") as zipped:
+        zipped.writestr("x.npy", header.getvalue() + bytes(8))  # the header includes the magic
+    return archive.getvalue()
+
+
+@pytest.mark.parametrize("body", [_npz_with_header((2**40,)), _npz_with_header((2**20, 2**20))])
+def test_an_array_claiming_terabytes_is_damage_not_a_memory_error(cache, body):
+    key = cache.key("arrays", {"claims": len(body)})
+    cache._store.set(key, b"N" + body)
+    assert cache.get_arrays(key) is None and key not in cache
+
+
+def test_an_archive_unpacking_past_the_cap_is_damage(cache, monkeypatch):
+    from labeldp_core import cache as cache_module
+
+    archive = io.BytesIO()  # 100 kB of zeros, compressed to a few hundred bytes
+    with zipfile.ZipFile(archive, "w", compression=zipfile.ZIP_DEFLATED) as zipped:
+        zipped.writestr("x.npy", bytes(100_000))
+    monkeypatch.setattr(cache_module, "MAX_VALUE_BYTES", 50_000)
+    key = cache.key("arrays", {"bomb": 1})
+    cache._store.set(key, b"N" + archive.getvalue())
+    assert cache.get_arrays(key) is None and key not in cache
