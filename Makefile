@@ -4,6 +4,8 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 PORT ?= 8501
+# Extra options for `streamlit run`, e.g. ARGS="--server.address 0.0.0.0" to serve a room.
+ARGS ?=
 
 .PHONY: run test lint bench mutation data warm clean-cache
 
@@ -21,7 +23,7 @@ $(VENV)/.requirements-dev: requirements-dev.txt $(VENV)/.requirements
 
 run: $(VENV)/.requirements
 	@echo "Starting labeldp explorer: open http://localhost:$(PORT) in a browser (Ctrl+C stops it)."
-	$(PY) -m streamlit run app.py --server.port $(PORT)
+	$(PY) -m streamlit run app.py --server.port $(PORT) $(ARGS)
 
 test: $(VENV)/.requirements-dev
 	$(PY) -m ruff check .

@@ -18,6 +18,7 @@ from labeldp_core.experiments import lookup, make_config
 @pytest.mark.parametrize(
     ("option", "value"),
     [("server.fileWatcherType", "none"),  # no watcher walking .venv: half a core when idle
+     ("server.address", "127.0.0.1"),  # only this machine, unless a class is served on purpose
      ("client.showErrorDetails", "none"),  # no traceback or server path shown to a visitor
      ("client.showSidebarNavigation", "False")],  # the app draws its own navigation
 )  # fmt: skip
