@@ -82,11 +82,14 @@ with reported_errors():
     # Before the charts, so that a run trained now draws its own budget line at once.
     result = point(config, f"Train with DP-SGD at ε = {epsilon:g} on {controls.dataset}",
                    "Training with DP-SGD")  # fmt: skip
+    # Without a run, σ is found with RDP (milliseconds): PRV over thousands of steps can take
+    # minutes and gigabytes, so it runs only inside a training someone asked for.
+    shown_by = accountant if result is not None else "rdp"
     if result is not None:
         sigma = result.details["noise_multiplier"]
     else:
-        with st.spinner(f"Finding the noise multiplier for ε = {epsilon:g} ({accountant})"):
-            sigma = implied_noise(epsilon, delta, q, steps, accountant)
+        with st.spinner(f"Finding the noise multiplier for ε = {epsilon:g} (RDP)"):
+            sigma = implied_noise(epsilon, delta, q, steps, "rdp")
 st.caption(
     f"The defaults are a published recipe, not tuned here: {RECIPE_SOURCE}. Choosing settings "
     "by trying them on the private data would leak it (each try is one more release that no "
@@ -106,7 +109,9 @@ st.caption(
     f"To spend at most ε = {epsilon:g} (δ = {delta:g}) over {epochs_text} of "
     f"{steps // epochs} steps with a batch of about {batch} out of {n_train:,} examples, "
     f"every step needs noise of σ = {sigma:.3g} times the clipping norm "
-    f"({accountant.upper()} accountant)."
+    f"({shown_by.upper()} accountant"
+    + ("; a training calibrates with PRV, a little less noise" if shown_by != accountant else "")
+    + ")."
 )
 
 st.subheader("The budget a longer run costs")

@@ -340,6 +340,29 @@ def test_budget_and_accountant_figures():
     assert list(figure.data[1].x) == [2]  # the missing PRV value is left out, not drawn as 0
 
 
+def test_page_never_runs_prv_for_a_point_it_has_not_computed(monkeypatch):
+    # PRV over thousands of steps took minutes and gigabytes on page load (one link); without a
+    # run the page shows RDP's sigma and says a training calibrates with PRV.
+    import labeldp_core.accounting
+    import ui.results
+
+    asked = []
+    real = labeldp_core.accounting.calibrate_noise_multiplier
+
+    def recording(epsilon, delta, q, steps, accountant="rdp", *args, **kwargs):
+        asked.append(accountant)
+        return real(epsilon, delta, q, steps, accountant, *args, **kwargs)
+
+    monkeypatch.setattr(labeldp_core.accounting, "calibrate_noise_multiplier", recording)
+    monkeypatch.setattr(ui.results, "QUICK_S", 0.0)
+    monkeypatch.setattr(ui.results, "AUTO_COMPUTE_MAX_IMAGES", 0)  # not computed: a button
+    app = open_page(PAGE, epochs="1", model="logistic", accountant="prv")
+    assert_no_errors(app)
+    assert app.button(key="compute_point")
+    assert asked and set(asked) == {"rdp"}
+    assert any("a training calibrates with PRV" in c.value for c in app.caption)
+
+
 def test_page_shows_noise_budget_accountants_and_the_units_sentence():
     app = open_page(PAGE, epochs="1", model="logistic")
     assert_no_errors(app)
