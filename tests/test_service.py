@@ -137,3 +137,19 @@ def test_a_page_computes_its_point_in_a_worker_and_says_so(monkeypatch):
         found = ui.results.compute_service()
         if found is not None:
             found.shutdown()
+
+
+@pytest.mark.parametrize(
+    ("limits", "reason"),
+    [({"time_limit_s": 0.5}, "ran past the time limit of 0.5 s"),
+     ({"memory_limit_mb": 1}, "past the memory limit of 1 MB")],
+)  # fmt: skip
+def test_a_point_past_its_limits_is_stopped_with_the_reason(tmp_path, limits, reason):
+    bounded = ComputeService(tmp_path / "cache", workers=1, threads=1, **limits)
+    try:
+        job = bounded.submit(_config(6.1, epochs=400))
+        with pytest.raises(JobFailedError, match=reason):
+            job.result()
+        assert lookup(_config(6.1, epochs=400), ResultCache(tmp_path / "cache")) is None
+    finally:
+        bounded.shutdown()

@@ -20,8 +20,10 @@ import json
 import multiprocessing
 import os
 import queue
+import re
 import sys
 import threading
+import time
 import types
 from collections import deque
 from dataclasses import dataclass
@@ -63,6 +65,7 @@ class Job:
     waiters: int = 0
     worker: int | None = None  # the process id computing it, once it runs
     threads: int = 0  # torch threads that process trains on
+    started: float = 0.0  # time.monotonic() when a worker took it
     outcome: dict | None = None
     error: str = ""
 
@@ -101,6 +104,9 @@ class ComputeService:
         workers: how many points are computed at once.
         threads: torch threads per worker (default: the cores shared out among the workers).
         tasks_per_worker: points a worker computes before it is replaced (memory given back).
+        memory_limit_mb: a worker whose resident memory passes this is stopped, failing its
+            point with that reason (no link can take the server's memory).
+        time_limit_s: a point computed longer than this is stopped the same way.
     """
 
     def __init__(
@@ -109,12 +115,15 @@ class ComputeService:
         workers: int = 2,
         threads: int | None = None,
         tasks_per_worker: int = 8,
+        memory_limit_mb: float = 8192,
+        time_limit_s: float = 3600,
     ) -> None:
         if workers < 1:
             raise ValueError(f"a compute service needs at least one worker, got {workers}")
         self.cache_dir = Path(cache_dir)
         self.threads = threads or max(1, (os.cpu_count() or 1) // workers)
         self.tasks_per_worker = tasks_per_worker
+        self.memory_limit_mb, self.time_limit_s = memory_limit_mb, time_limit_s
         self._context = multiprocessing.get_context("spawn")
         self._events = self._context.Queue()
         self._lock = threading.Lock()
@@ -224,23 +233,41 @@ class ComputeService:
 
     def _replace_dead_workers(self) -> None:
         for slot, (worker, _) in enumerate(self._workers):
+            job = self._busy[slot]
+            over = self._over_limit(worker.pid, job) if worker.is_alive() else ""
+            if over:
+                worker.kill()
+                worker.join(timeout=5)
             if worker.is_alive() or worker.exitcode is None:
                 continue
-            job = self._busy[slot]
             if job is not None:
                 self._busy[slot] = None
                 self._forget(job)
+                why = over or f"stopped (exit code {worker.exitcode}; out of memory?)"
                 job._end("failed", error=(
-                    f"the worker computing this point stopped (exit code {worker.exitcode}; "
-                    "out of memory?); nothing was cached for it: try again, or a smaller setting"
+                    f"the worker computing this point {why}; nothing was cached for it: "
+                    "choose a smaller setting (fewer epochs, a smaller dataset) and try again"
                 ))  # fmt: skip
             self._workers[slot] = self._start_worker(slot)
+
+    def _over_limit(self, pid: int, job: Job | None) -> str:
+        """Why the worker ``pid`` computing ``job`` must be stopped, or "" if it may go on."""
+        if job is None:
+            return ""
+        if time.monotonic() - job.started > self.time_limit_s:
+            return f"ran past the time limit of {self.time_limit_s:g} s"
+        resident = _resident_mb(pid)
+        if resident > self.memory_limit_mb:
+            limit = f"{self.memory_limit_mb:,.0f} MB"
+            return f"used {resident:,.0f} MB, past the memory limit of {limit}"
+        return ""
 
     def _hand_out(self) -> None:
         for slot, job in enumerate(self._busy):
             if job is None and self._queued and self._workers[slot][0].is_alive():
                 job = self._queued.popleft()
                 job.state, job.position, job.message = "running", 0, "starting"
+                job.started = time.monotonic()
                 self._busy[slot] = job
                 self._workers[slot][1].put(job.config)
         self._number_queue()
@@ -296,6 +323,16 @@ def _worker_main(slot, tasks, events, cache_dir: str, threads: int, budget: int)
         _give_memory_back()
     cache.close()
     events.put(("retired", slot))
+
+
+def _resident_mb(pid: int) -> float:
+    """Resident memory of process ``pid`` in MB (0 if it is gone)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return 0.0
+    found = re.search(r"^VmRSS:\s+(\d+) kB", status, re.MULTILINE)
+    return int(found.group(1)) / 1024 if found else 0.0
 
 
 def _give_memory_back() -> None:
