@@ -231,7 +231,11 @@ class ResultCache:
             self._store = self._open()
 
     def _open(self) -> diskcache.Cache:
-        return diskcache.Cache(str(self.directory), disk=DataOnlyDisk, size_limit=2**34)
+        # Every setting is given here, none read from the database's Settings table: a cache
+        # folder from elsewhere could set anything there (an unknown eviction policy broke
+        # every page).
+        settings = diskcache.DEFAULT_SETTINGS | {"size_limit": 2**34}
+        return diskcache.Cache(str(self.directory), disk=DataOnlyDisk, **settings)
 
     def key(self, kind: str, payload: Mapping[str, Any]) -> str:
         """The sha256 key of ``payload`` of a given ``kind`` under this code version."""

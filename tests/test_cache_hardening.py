@@ -217,3 +217,22 @@ def test_an_archive_unpacking_past_the_cap_is_damage(cache, monkeypatch):
     key = cache.key("arrays", {"bomb": 1})
     cache._store.set(key, b"N" + archive.getvalue())
     assert cache.get_arrays(key) is None and key not in cache
+
+
+@pytest.mark.parametrize(
+    ("setting", "value"),
+    [("eviction_policy", "no-such-policy"), ("sqlite_journal_mode", "bogus"),
+     ("disk_min_file_size", -1), ("size_limit", 1)],
+)  # fmt: skip
+def test_a_hostile_settings_table_is_ignored(isolated_cache, setting, value):
+    first = ResultCache(isolated_cache)
+    key = first.key("r", {"i": 1})
+    first.put_json(key, {"x": 1})
+    first.close()
+    with sqlite3.connect(isolated_cache / "cache.db") as db:
+        db.execute("UPDATE Settings SET value = ? WHERE key = ?", (value, setting))
+    again = ResultCache(isolated_cache)
+    assert again.get_json(key) == {"x": 1}
+    again.put_json(again.key("r", {"i": 2}), {"y": 2})  # still writable, nothing evicted
+    assert again.get_json(key) == {"x": 1}
+    again.close()
