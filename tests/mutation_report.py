@@ -238,6 +238,9 @@ REVIEWED = [
              "the downward search that follows ends at the smallest m within epsilon anyway"),
     Reviewed("rr_plan", "flip += 1", "flip += 2",
              "overshooting by one is undone by the downward search to the smallest m"),
+    Reviewed("rr_plan", "while flip > 1 and", "while flip > 2 and",
+             "the search reaches m = 1 only from a start of 1: a start of ceil(e^-eps D) >= 2 "
+             "means eps < ln D, where m = 1 is not within epsilon"),
     Reviewed("_log_ratio", '+ Decimal("1e-40")', '- Decimal("1e-40")',
              "a margin of 1e-40 on a 50-digit logarithm: no float64 epsilon can tell the sign"),
 ]

@@ -176,6 +176,8 @@ def test_moving_epsilon_updates_the_chart_and_the_link(server, browser):
 def test_every_page_renders_without_an_exception(server, browser):
     page = _open(browser, f"{server}/?epochs=1")
     links = page.locator(NAV_LINKS)
+    links.first.wait_for()  # a first visit may go idle once before app.py draws the navigation
+    page.wait_for_selector(IDLE)
     hrefs = [links.nth(i).get_attribute("href") for i in range(links.count())]
     assert len(hrefs) >= 2, hrefs
     for href in hrefs:

@@ -298,3 +298,14 @@ def test_the_secure_gaussian_root_never_exceeds_the_exact_root(numerator, denomi
     value = Fraction(numerator, denominator)
     root = _sqrt_at_most(value)
     assert Fraction(root) ** 2 <= value < Fraction(np.nextafter(root, np.inf)) ** 2
+
+
+@pytest.mark.parametrize(
+    ("sigma", "match"),
+    [(True, "sigma must be a number"), ("1", "sigma must be a number"),
+     (-1.0, "finite number >= 0"), (float("inf"), "finite number >= 0"),
+     (float("nan"), "finite number >= 0")],
+)  # fmt: skip
+def test_a_gaussian_plan_refuses_a_sigma_that_is_not_a_finite_non_negative_number(sigma, match):
+    with pytest.raises(InvalidInputError, match=match):
+        gaussian_plan(sigma)
