@@ -102,10 +102,9 @@ def test_a_killed_worker_fails_its_point_with_a_reason_and_is_replaced(service):
 def test_workers_are_replaced_after_their_share_of_points(tmp_path):
     recycled = ComputeService(tmp_path / "cache", workers=1, threads=1, tasks_per_worker=1)
     try:
-        first = recycled.submit(_config(4.1))
-        first.result()
-        second = recycled.submit(_config(4.2))
-        second.result()
+        first, second = recycled.submit(_config(4.1)), recycled.submit(_config(4.2))
+        # The second waits for the first worker's successor, never for the exiting worker.
+        assert (first.result().epsilon, second.result().epsilon) == (4.1, 4.2)
         assert first.worker != second.worker  # memory of the first training went with it
     finally:
         recycled.shutdown()

@@ -131,6 +131,7 @@ class ComputeService:
         self._queued: deque[Job] = deque()
         self._workers = [self._start_worker(slot) for slot in range(workers)]
         self._busy: list[Job | None] = [None] * workers
+        self._handed = [0] * workers  # points given to each worker (it exits after its budget)
         self._closed = threading.Event()
         self._dispatcher = threading.Thread(target=self._dispatch, name="compute", daemon=True)
         self._dispatcher.start()
@@ -142,8 +143,8 @@ class ComputeService:
         """
         key = json.dumps(config.to_dict(), sort_keys=True)
         with self._lock:
-            job = self._jobs.get(key)
-            if job is None or job.state in ("failed", "dropped"):
+            job = self._jobs.get(key)  # ended jobs are forgotten: a new ask is a new job
+            if job is None:
                 job = Job(key, config)
                 self._jobs[key] = job
                 self._queued.append(job)
@@ -227,9 +228,6 @@ class ComputeService:
                 job._end("done", outcome=rest[0])
             else:
                 job._end("failed", error=rest[0])
-        elif kind == "retired":
-            self._workers[slot][0].join(timeout=5)
-            self._workers[slot] = self._start_worker(slot)
 
     def _replace_dead_workers(self) -> None:
         for slot, (worker, _) in enumerate(self._workers):
@@ -249,6 +247,7 @@ class ComputeService:
                     "choose a smaller setting (fewer epochs, a smaller dataset) and try again"
                 ))  # fmt: skip
             self._workers[slot] = self._start_worker(slot)
+            self._handed[slot] = 0
 
     def _over_limit(self, pid: int, job: Job | None) -> str:
         """Why the worker ``pid`` computing ``job`` must be stopped, or "" if it may go on."""
@@ -264,7 +263,9 @@ class ComputeService:
 
     def _hand_out(self) -> None:
         for slot, job in enumerate(self._busy):
-            if job is None and self._queued and self._workers[slot][0].is_alive():
+            spent = self._handed[slot] >= self.tasks_per_worker  # exiting: wait for its successor
+            if job is None and self._queued and not spent and self._workers[slot][0].is_alive():
+                self._handed[slot] += 1
                 job = self._queued.popleft()
                 job.state, job.position, job.message = "running", 0, "starting"
                 job.started = time.monotonic()
@@ -321,8 +322,7 @@ def _worker_main(slot, tasks, events, cache_dir: str, threads: int, budget: int)
         else:
             events.put(("done", slot, result.to_dict()))
         _give_memory_back()
-    cache.close()
-    events.put(("retired", slot))
+    cache.close()  # and exit: the dispatcher replaces a worker that has exited
 
 
 def _resident_mb(pid: int) -> float:
