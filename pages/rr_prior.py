@@ -26,6 +26,7 @@ from ui.sweeps import compute_button
 #: The demo grid, so that `python -m labeldp_core warm` fills this page's curves.
 SWEEP_EPSILONS = list(demo_epsilons("rr-prior"))
 CLUSTER_CHOICES = (5, 10, 20, 50, 100, 200, 400)
+FEATURE_CHOICES = ("pixels", "encoder")
 BUDGET_COLUMNS = ("mechanism", "step", "labels read", "ε", "from")
 PLANNED = "planned (not computed yet)"
 NAMES = {"rr": "RR", "rr-prior": "RR with prior", "lp-2st": "LP-2ST"}
@@ -49,15 +50,26 @@ clusters = st.sidebar.selectbox(
     help=f"k-means clusters of the images (PCA first); no labels are read. Default for "
     f"{controls.dataset}: {default_clusters} (dataset size / 350, at least 20).",
 )  # fmt: skip
+features = st.sidebar.selectbox(
+    "Cluster on", offered("prior_features", FEATURE_CHOICES), key="prior_features",
+    bind="query-params",
+    help="What k-means groups: the images' pixels, which reads no label, or their embeddings "
+    "by a public encoder. The encoder is trained on a public sixth of the training set "
+    "with its labels, which are then treated as public: ε covers the other labels only.",
+)  # fmt: skip
 noise_settings = controls.settings | {"noise": noise_control()}
-prior_settings = noise_settings | {"prior_share": share, "clusters": int(clusters)}
+prior_settings = noise_settings | {
+    "prior_share": share, "clusters": int(clusters), "prior_features": features,
+}  # fmt: skip
 
 st.markdown(
     "Randomized response wastes its budget on labels nobody would believe. With a prior over "
     "each example's label that does not read that label, RR-with-prior (Ghazi et al. 2021) keeps "
     "only the k* most likely labels, picking k* to maximise the chance of reporting the true one, "
     "and runs k*-ary RR inside that set. Here the prior is a noisy label histogram of the "
-    "example's image cluster, so the budget is split: part buys the prior, RR gets the rest."
+    "example's image cluster, so the budget is split: part buys the prior, RR gets the rest. "
+    "Clusters of a public encoder's embeddings are purer than clusters of pixels, but that "
+    "encoder learned from a public part's labels, so ε then covers only the other labels."
 )
 
 with reported_errors():

@@ -230,7 +230,12 @@ RELEASES = {
 
 #: Settings that make each run exercise its whole release (histograms, every aggregator).
 VARIANTS = {
-    "rr-prior": [{}, {"prior_epsilon": 0.3}, {"prior": "uniform"}],
+    "rr-prior": [
+        {},
+        {"prior_epsilon": 0.3},
+        {"prior": "uniform"},
+        {"prior_features": "encoder", "model": "mlp"},
+    ],
     "rr-bins": [{"prior": "histogram"}],
     "alibi": [{"prior": "histogram", "prior_share": 0.3}],
     "pate": [{"aggregator": a} for a in ("lnmax", "gnmax", "confident-gnmax")],

@@ -12,6 +12,8 @@ from labeldp_core.data import load_dataset
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.experiments import lp_2st, make_config, run
 from labeldp_core.experiments import rr_prior as rr_prior_experiment
+from labeldp_core.experiments.context import RunContext
+from labeldp_core.experiments.public_encoder import public_embeddings
 from labeldp_core.mechanisms import expected_flip_rate
 from labeldp_core.mechanisms.noise_plans import laplace_plan, rr_plan
 
@@ -214,3 +216,61 @@ def test_cli_lists_both_mechanisms(capsys):
     assert main(["list", "--json"]) == 0
     ids = {m["id"] for m in json.loads(capsys.readouterr().out)["mechanisms"]}
     assert {"rr-prior", "lp-2st"} <= ids
+
+
+ENCODER = {"model": "mlp", "prior_features": "encoder", "clusters": 10}
+
+
+def _encoder_clusters(config, directory, y_train=None) -> tuple[np.ndarray, np.ndarray]:
+    """Cluster ids of ``config``'s encoder prior and the encoder's public part, in a fresh cache.
+
+    The training labels are replaced by ``y_train`` if given.
+    """
+    data = load_dataset("digits")
+    if y_train is not None:
+        data = dataclasses.replace(data, y_train=y_train)
+    store = ResultCache(directory)
+    try:
+        ctx = RunContext(config, "classification", store, lambda *_: None)
+        ctx.__dict__["dataset"] = data  # the cached property, set before its first use
+        ids = rr_prior_experiment.image_clusters(ctx, 10, "encoder")
+        fraction = rr_prior_experiment.ENCODER_PUBLIC_FRACTION
+        return ids, public_embeddings(ctx, fraction).public_index
+    finally:
+        store.close()
+
+
+def test_the_encoder_prior_reads_no_private_label(isolated_cache):
+    # Scrambling every label outside the encoder's public part leaves the clusters identical;
+    # scrambling the public part's labels changes them, so the test can see a label it reads.
+    config = make_config("rr-prior", "digits", 1.0, epochs=2, settings=ENCODER)
+    y = load_dataset("digits").y_train
+    clean, index = _encoder_clusters(config, isolated_cache / "clean")
+    public = np.zeros(y.size, bool)
+    public[index] = True
+    for scrambled_part, same in ((~public, True), (public, False)):
+        y_scrambled = y.copy()
+        shift = 1 + np.arange(scrambled_part.sum()) % 9
+        y_scrambled[scrambled_part] = (y[scrambled_part] + shift) % 10
+        ids, _ = _encoder_clusters(config, isolated_cache / f"scrambled-{same}", y_scrambled)
+        assert np.array_equal(ids, clean) is same
+
+
+def test_the_encoder_prior_run_says_whose_labels_it_covers(cache):
+    result = run(make_config("rr-prior", "digits", 1.0, epochs=1, settings=ENCODER), cache)
+    details = result.details
+    n_public = details["encoder_public_examples"]
+    assert n_public == round(
+        load_dataset("digits").n_train * rr_prior_experiment.ENCODER_PUBLIC_FRACTION
+    )
+    assert f"covers the other {result.n_train - n_public:,} labels only" in details["public_labels"]
+    assert "encoder" in details["prior"] and 0 <= details["encoder_test_accuracy"] <= 1
+    pixels = run(make_config("rr-prior", "digits", 1.0, epochs=1, settings=FAST), cache)
+    assert "public_labels" not in pixels.details and "pixels" in pixels.details["prior"]
+
+
+def test_the_encoder_prior_refuses_a_model_without_a_hidden_layer():
+    with pytest.raises(
+        InvalidInputError, match="prior_features=encoder needs a model with a hidden"
+    ):
+        make_config("rr-prior", "digits", 1.0, settings=ENCODER | {"model": "logistic"})

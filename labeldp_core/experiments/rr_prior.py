@@ -1,7 +1,14 @@
 """RR-with-prior experiment: a cluster prior from noisy label histograms, RRTop-k, train, score.
 
 The images are clustered without labels (PCA + k-means, cached per dataset, seed and number of
-clusters). Each cluster's label histogram is released with discrete Laplace noise at
+clusters); with ``prior_features=encoder`` their embeddings by a public encoder are clustered
+instead, as Ghazi et al. 2021 (arXiv 2102.06062, Figure 1b) cluster self-supervised features. That
+encoder is DP prototypes' (:mod:`labeldp_core.experiments.public_encoder`): trained on a public
+sixth of the training split with its labels, so those labels are public and the guarantee covers
+the others only. Measured on Fashion-MNIST (seeds 0-2, 200 clusters, the 5-epoch CNN), test
+accuracy at ε = 1: encoder 0.807 mean, pixels 0.796, plain RR 0.764; at ε = 2: encoder 0.820,
+pixels 0.821, plain RR 0.844. Pixels stay the default: the encoder wins only at ε = 1 and
+protects fewer labels. Each cluster's label histogram is released with discrete Laplace noise at
 ``prior_epsilon``; the normalised histogram of an example's cluster is its prior, and its label is
 released by RR-with-prior at ``rr_epsilon``. Both steps read the same labels, so the budgets add
 (sequential composition): the user sets the total and the split, and RR gets exactly the rest.
@@ -25,6 +32,7 @@ from labeldp_core.accounting import (
 from labeldp_core.cache import ResultCache
 from labeldp_core.data import DATASETS
 from labeldp_core.data.clusters import PCA_COMPONENTS, cluster_images
+from labeldp_core.data.splits import PUBLIC_FRACTION
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.experiments.context import RunContext, label_statistics
 from labeldp_core.experiments.noise import (
@@ -32,6 +40,11 @@ from labeldp_core.experiments.noise import (
     TRAINING_DRAW,
     draw_sources,
     histogram_split,
+)
+from labeldp_core.experiments.public_encoder import (
+    ENCODER_MODELS,
+    encoder_payload,
+    public_embeddings,
 )
 from labeldp_core.experiments.spec import (
     MechanismSpec,
@@ -58,6 +71,7 @@ __all__ = [
     "SET_SIZES_KIND",
     "SPEC",
     "budget_split",
+    "check_settings",
     "image_clusters",
     "load_set_sizes",
     "prior_summary",
@@ -66,6 +80,10 @@ __all__ = [
     "set_size_details",
 ]
 
+#: Share of the training split that trains the public encoder of ``prior_features=encoder``.
+ENCODER_PUBLIC_FRACTION = PUBLIC_FRACTION
+#: Progress fraction at which the encoder (if any) is trained and the final training starts.
+_ENCODER_END = 0.3
 #: Equal-width bins on [0, 1] for the distribution of the prior mass on the true label.
 PRIOR_MASS_BINS = 20
 #: Cache kind of the per-example k* artefact of an rr-prior or lp-2st run.
@@ -92,18 +110,48 @@ def budget_split(config: RunConfig) -> BudgetSplit:
     return split_budget_by_share(config.epsilon, config.setting("prior_share"))
 
 
-def image_clusters(ctx: RunContext, clusters: int) -> np.ndarray:
-    """Cluster ids of the training images (label-free), cached per dataset, seed and clusters."""
-    payload = {
+def check_settings(config: RunConfig) -> BudgetSplit:
+    """The budget split of ``config`` (:func:`budget_split`), after checking its features.
+
+    Raises:
+        InvalidInputError: if ``prior_features=encoder`` is asked of a model with no hidden
+            layer to take embeddings from (logistic regression).
+    """
+    model = config.setting("model")
+    if config.setting("prior_features") == "encoder" and model not in ENCODER_MODELS:
+        raise InvalidInputError(
+            f"prior_features=encoder needs a model with a hidden layer to embed the images, "
+            f"not model={model}; use model={' or model='.join(ENCODER_MODELS)}, or "
+            "prior_features=pixels"
+        )
+    return budget_split(config)
+
+
+def image_clusters(ctx: RunContext, clusters: int, features: str = "pixels") -> np.ndarray:
+    """Cluster ids of the training images, cached per dataset, seed, clusters and features.
+
+    ``pixels`` clusters the images themselves and reads no label. ``encoder`` clusters their
+    embeddings by the public encoder (:func:`public_embeddings`: trained on the public part's
+    images and labels only, so no private label is read).
+    """
+    payload: dict[str, object] = {
         "dataset": ctx.config.dataset,
         "seed": ctx.config.seed,
         "clusters": clusters,
         "components": PCA_COMPONENTS,
     }
+    if features == "encoder":
+        payload |= {"features": "encoder", "encoder": encoder_payload(ctx, ENCODER_PUBLIC_FRACTION)}
 
     def compute() -> dict[str, np.ndarray]:
-        ctx.progress(0.0, f"clustering the images (PCA + k-means, {clusters} clusters)")
-        return {"ids": cluster_images(ctx.dataset.x_train, clusters, ctx.config.seed)}
+        points = ctx.dataset.x_train
+        if features == "encoder":
+            points = public_embeddings(ctx, ENCODER_PUBLIC_FRACTION, end=_ENCODER_END).train
+        ctx.progress(
+            _ENCODER_END if features == "encoder" else 0.0,
+            f"clustering the {features} (PCA + k-means, {clusters} clusters)",
+        )
+        return {"ids": cluster_images(points, clusters, ctx.config.seed)}
 
     return ctx.cache.arrays_or_compute("image-clusters", payload, compute, required=["ids"])["ids"]
 
@@ -192,14 +240,16 @@ def _cluster_priors(
                 "composition": "one release: epsilon_spent = rr_epsilon (label-DP, replace-one)",
             },
         )
-    clusters = ctx.config.setting("clusters")
-    ids = image_clusters(ctx, clusters)
+    clusters, features = ctx.config.setting("clusters"), ctx.config.setting("prior_features")
+    ids = image_clusters(ctx, clusters, features)
     counts = noisy_label_counts(
         ids, labels, clusters, data.num_classes, planned.prior_epsilon, ctx.rng, noise=noise
     )
     split, plan = histogram_split(planned, noise)
     facts = {
-        "prior": "clusters: PCA + k-means on the images, noisy label histogram per cluster",
+        "prior": f"clusters: PCA + k-means on the {_FEATURES_IN_WORDS[features]}, noisy label "
+        "histogram per cluster",
+        **(_encoder_facts(ctx) if features == "encoder" else {}),
         "clusters": clusters,
         "pca_components": PCA_COMPONENTS,
         "histogram_noise": plan.describe("cluster histograms", discrete=True)["noise_distribution"],
@@ -217,6 +267,27 @@ def _cluster_priors(
     # clusters, share 0.2, 30 seeds) it raised the expected flip rate at every epsilon tried,
     # 0.17 -> 0.20 at epsilon 1 and 0.09 -> 0.14 at epsilon 4.
     return prior_from_counts(counts)[ids], split, facts
+
+
+_FEATURES_IN_WORDS = {
+    "pixels": "images' pixels",
+    "encoder": "public encoder's embeddings of the images",
+}
+
+
+def _encoder_facts(ctx: RunContext) -> dict[str, object]:
+    """Who trained the encoder and whose labels the guarantee then covers."""
+    embeddings = public_embeddings(ctx, ENCODER_PUBLIC_FRACTION, end=_ENCODER_END)
+    public = len(embeddings.public_index)
+    return {
+        "encoder_public_examples": public,
+        "encoder_test_accuracy": embeddings.encoder_test_accuracy,
+        "public_labels": (
+            f"the encoder trained on a public part of {public:,} training images and their "
+            "labels (as DP prototypes' does); those labels are treated as public, so the "
+            f"epsilon covers the other {ctx.dataset.n_train - public:,} labels only"
+        ),
+    }
 
 
 def _random_draws(noise: str, prior: str) -> dict[str, str]:
@@ -241,7 +312,8 @@ def run_rr_prior(config: RunConfig, ctx: RunContext) -> Outcome:
     released = rr_with_prior(data.y_train, priors, split.release_epsilon, ctx.rng, noise=noise)
     spent = sequential_composition([split.prior_epsilon, plan.epsilon_spent])
     stats = label_statistics(data.y_train, released, data.num_classes)
-    trained = ctx.train(released, message="training on released labels")
+    start = _ENCODER_END if config.setting("prior_features") == "encoder" else 0.0
+    trained = ctx.train(released, start=start, message="training on released labels")
     return Outcome(
         epsilon_spent=spent,
         test_score=trained.final,
@@ -307,8 +379,17 @@ SPEC = MechanismSpec(
             ("clusters", "uniform"),
         ),
         "clusters": Setting(
-            MIN_CLUSTERS, "k-means clusters of the images (default: dataset size / 350, at least "
-            "20)", minimum=1, maximum=1000,
+            MIN_CLUSTERS,
+            "k-means clusters of the images (default: dataset size / 350, at least 20)",
+            minimum=1,
+            maximum=1000,
+        ),
+        "prior_features": Setting(
+            "pixels",
+            "what is clustered: the images' pixels (reads no label), or their embeddings by an "
+            "encoder trained on a public part of the training set with its labels (those labels "
+            "are then public; the epsilon covers the others)",
+            ("pixels", "encoder"),
         ),
         "prior_share": Setting(
             0.2, "fraction of epsilon spent on the cluster histograms", minimum=0.01, maximum=0.99
@@ -322,6 +403,6 @@ SPEC = MechanismSpec(
         "noise": NOISE_SETTING,
     },
     runner=run_rr_prior,
-    check=budget_split,
+    check=check_settings,
     recipe=rr_prior_recipe,
 )
