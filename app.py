@@ -1,11 +1,19 @@
 """labeldp explorer: the Streamlit entry point (navigation, home page, shared sidebar)."""
 
+import os
+from pathlib import Path
+
 import streamlit as st
 
 from ui.controls import end_of_run, shared_controls
 from ui.results import compute_service
 
-st.set_page_config(page_title="labeldp explorer", page_icon=":material/lock:", layout="wide")
+#: The tab's icon, served by the app itself (a Material icon here is a link to a font service).
+ICON = Path(__file__).parent / "ui" / "assets" / "icon.png"
+# Offline unless asked: a link naming a dataset that is not on the machine must not make the
+# server download it (set LABELDP_OFFLINE=0 to allow downloads, each with a timeout).
+os.environ.setdefault("LABELDP_OFFLINE", "1")
+st.set_page_config(page_title="labeldp explorer", page_icon=str(ICON), layout="wide")
 compute_service()  # the workers start with the first visit, not with the first computation
 
 

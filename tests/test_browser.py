@@ -190,6 +190,22 @@ def test_every_page_renders_without_an_exception(server, browser):
     page.close()
 
 
+def test_the_app_asks_nothing_of_the_internet(server, browser):
+    # Every request a page makes goes to the server itself, and the tab's icon is served by it
+    # (a Material icon as page_icon made the favicon a link to a font service).
+    context = browser.new_context(**VIEWPORT)
+    hosts: set[str] = set()
+    context.on("request", lambda request: hosts.add(urlparse(request.url).netloc))
+    page = _open(context, f"{server}/compare?epochs=1")
+    _go(page, "RR with prior")
+    icons = page.locator("link[rel~='icon']")
+    icons.first.wait_for(state="attached")
+    hrefs = [icons.nth(i).get_attribute("href") for i in range(icons.count())]
+    assert all(urlparse(href).netloc in ("", urlparse(server).netloc) for href in hrefs), hrefs
+    assert hosts <= {urlparse(server).netloc, ""}, hosts
+    context.close()
+
+
 @pytest.mark.skipif(shutil.which("apt-get") is None, reason="needs Debian's apt-get")
 def test_chromium_comes_from_debian_not_a_download():
     _ensure_chromium()

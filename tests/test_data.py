@@ -97,3 +97,34 @@ def test_a_damaged_system_archive_is_reported_not_raised(tmp_path, monkeypatch):
     monkeypatch.setitem(loaders.SYSTEM_DATA_DIRS, "FashionMNIST", package)
     with pytest.raises(DatasetUnavailableError, match="could not be unpacked"):
         loaders.load_fashion_mnist()
+
+
+def test_a_download_waits_on_a_silent_network_for_a_bounded_time(monkeypatch, tmp_path):
+    # torchvision opens its sockets with no timeout: a stalled network would hang the page and
+    # the next visitor. Every socket of the download gets DOWNLOAD_TIMEOUT_S, and only there.
+    import socket
+
+    from torchvision import datasets
+
+    seen = []
+
+    class Recording:
+        def __init__(self, root, train, download):
+            seen.append((download, socket.getdefaulttimeout()))
+            raise RuntimeError("Dataset not found.")
+
+    monkeypatch.setattr(datasets, "MNIST", Recording)
+    monkeypatch.setenv("LABELDP_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("LABELDP_OFFLINE", "0")
+    with pytest.raises(DatasetUnavailableError, match="a download failed"):
+        loaders.load_mnist()
+    assert seen == [(True, loaders.DOWNLOAD_TIMEOUT_S)]
+    assert socket.getdefaulttimeout() is None
+
+
+def test_the_app_is_offline_unless_told_otherwise(monkeypatch):
+    from app_helpers import app_with
+
+    monkeypatch.delenv("LABELDP_OFFLINE")
+    app_with().run()
+    assert not loaders.downloads_allowed()

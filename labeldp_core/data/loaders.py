@@ -3,6 +3,9 @@
 import gzip
 import os
 import shutil
+import socket
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -11,6 +14,7 @@ from labeldp_core.data.dataset import Dataset, split_fixed
 from labeldp_core.errors import DatasetUnavailableError
 
 __all__ = [
+    "DOWNLOAD_TIMEOUT_S",
     "SYSTEM_DATA_DIRS",
     "data_dir",
     "load_digits",
@@ -29,6 +33,29 @@ FASHION_NAMES = (
 SYSTEM_DATA_DIRS: dict[str, Path] = {
     "FashionMNIST": Path("/usr/share/datasets/fashion-mnist"),
 }
+
+
+#: Seconds a download may wait on a silent network before it fails (per connect or read).
+DOWNLOAD_TIMEOUT_S = 30.0
+
+
+def downloads_allowed() -> bool:
+    """Whether a missing dataset may be downloaded: not when ``LABELDP_OFFLINE`` is set (not 0).
+
+    The app sets it unless told otherwise, so a link cannot make the server go online.
+    """
+    return os.environ.get("LABELDP_OFFLINE", "") in ("", "0")
+
+
+@contextmanager
+def _network_timeout(seconds: float) -> Iterator[None]:
+    """Give every socket opened inside the block a timeout (torchvision's downloads set none)."""
+    before = socket.getdefaulttimeout()
+    socket.setdefaulttimeout(seconds)
+    try:
+        yield
+    finally:
+        socket.setdefaulttimeout(before)
 
 
 def data_dir() -> Path:
@@ -93,10 +120,11 @@ def _load_torchvision(name: str, folder_name: str, how_to_get: str) -> Dataset:
             f"{raw} ({exc}); set LABELDP_DATA_DIR to a folder you can write to, "
             "or use a bundled dataset: --dataset digits or mnist-5k"
         ) from exc
-    allow_download = os.environ.get("LABELDP_OFFLINE", "") in ("", "0")
+    allow_download = downloads_allowed()
     try:
-        train = cls(str(root), train=True, download=allow_download)
-        test = cls(str(root), train=False, download=allow_download)
+        with _network_timeout(DOWNLOAD_TIMEOUT_S):
+            train = cls(str(root), train=True, download=allow_download)
+            test = cls(str(root), train=False, download=allow_download)
     except (RuntimeError, OSError) as exc:
         tried = "and a download failed" if allow_download else "and downloads are off"
         raise DatasetUnavailableError(
