@@ -14,6 +14,7 @@ from labeldp_core.accounting import (
     calibrate_noise_multiplier,
     dpsgd_epsilon,
     dpsgd_epsilon_curve,
+    sampled_gaussian,
     sampling_schedule,
 )
 from labeldp_core.accounting import dpsgd as dpsgd_accounting
@@ -21,6 +22,7 @@ from labeldp_core.accounting.dpsgd import CALIBRATION_RTOL
 from labeldp_core.accounting.sampled_gaussian import (
     PRV_EPSILON_ERROR,
     RDP_ORDERS,
+    prv_grid_points,
     rdp_per_step,
     rdp_to_epsilon,
 )
@@ -242,3 +244,39 @@ def test_the_smallest_valid_values_are_accepted():
 def test_the_schedule_names_the_bad_count(n, batch, epochs, name):
     with pytest.raises(InvalidInputError, match=f"^{name} must be a whole number"):
         dpsgd_accounting.sampling_schedule(n, batch, epochs)
+
+
+def test_the_prv_grid_size_is_the_one_opacus_builds():
+    from opacus.accountants import PRVAccountant
+    from opacus.accountants.analysis.prv import PoissonSubsampledGaussianPRV
+
+    q, sigma, steps, delta = 256 / 60000, 0.8, 1175, 1e-5
+    domain = PRVAccountant()._get_domain(
+        prvs=[PoissonSubsampledGaussianPRV(q, sigma)], num_self_compositions=[steps],
+        eps_error=PRV_EPSILON_ERROR, delta_error=delta / 1000,
+    )  # fmt: skip
+    # create_aligned widens [-L, L] to whole meshes: a few points more than 2L / mesh.
+    assert 0 <= domain.size - prv_grid_points(q, sigma, steps, delta) <= 4
+
+
+def test_a_prv_grid_over_the_cap_is_refused_before_it_is_built(monkeypatch):
+    # The link that took 10 GB: epsilon 98, 80 epochs of batch 1024 on 60,000, delta 1e-3.
+    built = []
+    monkeypatch.setattr("opacus.accountants.PRVAccountant.get_epsilon", built.append)
+    q, steps = sampling_schedule(60_000, 1024, 80)
+    with pytest.raises(InvalidInputError, match=r"would need 5,2\d\d,\d{3} grid points.*rdp"):
+        dpsgd_epsilon(0.399, q, steps, 1e-3, "prv")
+    with pytest.raises(InvalidInputError, match="use accountant=rdp"):
+        calibrate_noise_multiplier(98.0, 1e-3, q, steps, "prv")
+    assert built == []
+
+
+def test_prv_calibration_steps_around_sigmas_too_fine_to_account(monkeypatch):
+    # A cap between the RDP answer's grid and the grids below it: the search treats the finer
+    # sigmas as too little noise, and still answers within the target by PRV's own count.
+    q, steps, delta, target = 256 / 60_000, 1175, 1e-5, 3.0
+    rdp_sigma = calibrate_noise_multiplier(target, delta, q, steps, "rdp")
+    cap = prv_grid_points(q, rdp_sigma * 0.999, steps, delta)
+    monkeypatch.setattr(sampled_gaussian, "PRV_MAX_POINTS", cap)
+    sigma = calibrate_noise_multiplier(target + 1e-9, delta, q, steps, "prv")
+    assert rdp_sigma * 0.999 <= sigma and dpsgd_epsilon(sigma, q, steps, delta, "prv") <= target

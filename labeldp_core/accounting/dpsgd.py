@@ -15,6 +15,7 @@ from numbers import Integral, Real
 from scipy import optimize
 
 from labeldp_core.accounting.sampled_gaussian import (
+    PrvTooLargeError,
     prv_epsilon,
     rdp_epsilon,
     rdp_per_step,
@@ -120,6 +121,8 @@ def _check_accountant(accountant: object) -> str:
 def _epsilon(accountant: str, noise_multiplier: float, q: float, steps: int, delta: float) -> float:
     try:
         return ACCOUNTANTS[accountant](q, noise_multiplier, steps, delta)
+    except PrvTooLargeError:
+        raise
     except (ValueError, RuntimeError) as exc:
         raise InvalidInputError(
             f"the {accountant} accountant cannot compute epsilon for noise_multiplier="
@@ -225,8 +228,19 @@ def _calibrated(target: float, delta: float, q: float, steps: int, accountant: s
     def spent(sigma: float) -> float:
         return _epsilon(accountant, sigma, q, steps, delta)
 
+    def bounded_spent(sigma: float) -> float:
+        # Below the RDP answer the PRV grid grows fast. A sigma too small to account for within
+        # PRV_MAX_POINTS counts as too little noise: the search may then settle on more noise
+        # than PRV would allow, never on less (the answer's epsilon is still PRV's own).
+        try:
+            return spent(sigma)
+        except PrvTooLargeError:
+            if accountant == "rdp" or sigma >= start:
+                raise
+            return math.inf
+
     def excess(log_sigma: float) -> float:
-        return min(spent(math.exp(log_sigma)), 1e6) - goal
+        return min(bounded_spent(math.exp(log_sigma)), 1e6) - goal
 
     # PRV is the tighter accountant, so the RDP answer is a good upper end to start from.
     start = 1.0 if accountant == "rdp" else _calibrated(target, delta, q, steps, "rdp")
