@@ -7,7 +7,7 @@ PORT ?= 8501
 # Extra options for `streamlit run`, e.g. ARGS="--server.address 0.0.0.0" to serve a room.
 ARGS ?=
 
-.PHONY: run test lint bench mutation data warm clean-cache
+.PHONY: run test lint bench mutation data warm clean-cache lock
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -31,6 +31,17 @@ test: $(VENV)/.requirements-dev
 
 lint: $(VENV)/.requirements-dev
 	$(PY) -m ruff check .
+
+# requirements.lock: the exact versions this checkout was tested with, each with its sha256
+# hashes, for deployments (`pip install --require-hashes -r requirements.lock`). Regenerate after
+# changing requirements.txt and passing `make test`.
+lock: $(VENV)/.requirements-dev
+	mkdir -p build
+	$(PY) -m pip freeze --exclude-editable > build/tested-versions.txt
+	printf -- "-r ../requirements.txt\n-c tested-versions.txt\n" > build/lock.in
+	$(PY) -m piptools compile --quiet --generate-hashes --allow-unsafe --strip-extras \
+		--no-emit-index-url --no-emit-find-links \
+		--no-header --output-file requirements.lock build/lock.in
 
 # Mutation testing of the privacy-critical code ([tool.mutmut] in pyproject.toml): every mutant
 # runs against the fast tests that execute it; prints the kill rate. Resumes where it stopped.

@@ -337,7 +337,29 @@ def _parser() -> argparse.ArgumentParser:
     again.add_argument("--csv", metavar="PATH", help="also write the papers table as CSV")
     again.add_argument("--html", metavar="PATH", help="also write a standalone HTML report")
     again.set_defaults(handler=_cmd_reproduce)
+    moving = commands.add_parser(
+        "cache", help="export the cache to an archive, or import one (every entry checked)"
+    )
+    moving.add_argument("direction", choices=("export", "import"))
+    moving.add_argument("path", metavar="FILE", help="the archive (.zip) to write or read")
+    moving.set_defaults(handler=_cmd_cache)
     return parser
+
+
+def _cmd_cache(args: argparse.Namespace) -> int:
+    from labeldp_core.cache_transfer import export_cache, import_cache
+
+    cache = ResultCache()
+    try:
+        if args.direction == "export":
+            report = export_cache(cache, check_output_path(args.path, "cache export"))
+            print(report.summary(f"exported to {args.path}:"))
+            return 0
+        report = import_cache(cache, args.path)
+        print(report.summary(f"imported from {args.path}:"))
+    finally:
+        cache.close()
+    return 1 if report.refused else 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:

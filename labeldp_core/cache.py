@@ -32,6 +32,8 @@ __all__ = ["CorruptEntryError", "DataOnlyDisk", "ResultCache", "code_fingerprint
 
 _JSON_TAG = b"J"
 _NPZ_TAG = b"N"
+#: The two kinds of entry, by the tag their bytes start with.
+_ENTRY_TYPES = {_JSON_TAG: "json", _NPZ_TAG: "arrays"}
 _PACKAGE_DIR = Path(__file__).resolve().parent
 #: The code that computes results; editing anything else (plots, reports, the audit, the command
 #: line) must not invalidate computed numbers.
@@ -316,6 +318,39 @@ class ResultCache:
         Stored arrays without every name in ``required`` are recomputed, as for JSON.
         """
         return self._or_compute(kind, payload, compute, required, self.get_arrays, self.put_arrays)
+
+    def stored_keys(self) -> list[str]:
+        """Every key stored, of any kind."""
+        return [key for key in self._store.iterkeys() if isinstance(key, str)]
+
+    def entry(self, key: str) -> tuple[str, bytes] | None:
+        """``("json", text)`` or ``("arrays", npz bytes)`` stored under ``key``, checked readable.
+
+        None if absent or damaged (a damaged entry is dropped, as on every read).
+        """
+        try:
+            blob = self._store.get(key)
+        except (OSError, sqlite3.DatabaseError):
+            blob = None
+        if blob is None:
+            return None
+        tag = blob[:1] if blob[:1] in _ENTRY_TYPES else _JSON_TAG  # a foreign tag: dropped
+        if self._get(key, tag) is None:
+            return None
+        return _ENTRY_TYPES[blob[:1]], blob[1:]
+
+    def put_entry(self, key: str, kind: str, body: bytes) -> None:
+        """Store ``body`` (a JSON object's text, or ``.npz`` bytes) after checking it reads back.
+
+        Raises:
+            CorruptEntryError: if ``key`` is not a sha256 digest, ``kind`` is unknown or
+                ``body`` does not decode as that kind (no pickle, sizes capped).
+        """
+        tag = {name: tag for tag, name in _ENTRY_TYPES.items()}.get(kind)
+        if tag is None or not re.fullmatch(r"[0-9a-f]{64}", str(key)):
+            raise CorruptEntryError(f"not a cache entry: key {str(key)[:70]!r}, kind {kind!r}")
+        _decode(tag + body, tag)
+        self._store.set(key, tag + body)
 
     def __contains__(self, key: str) -> bool:
         return key in self._store

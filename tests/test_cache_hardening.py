@@ -150,6 +150,32 @@ def test_the_app_reports_a_damaged_result_as_not_stored(blob):
     assert key not in results.result_cache()
 
 
+#: Whole results with one field wrong: a type, a range, the truth rule, another point's identity.
+WRONG_FIELDS = {
+    "accuracy as text": {"test_accuracy": "0.97"},
+    "accuracy above 1": {"test_accuracy": 1.5},
+    "spent above asked": {"epsilon_spent": 1.01},
+    "spent negative": {"epsilon_spent": -0.5},
+    "details a list": {"details": []},
+    "settings nested": {"settings": {"model": {"x": 1}}},
+    "another epsilon's result": {"epsilon": 8.0, "epsilon_spent": 8.0},
+    "another seed's result": {"seed": 3},
+    "n_train a float": {"n_train": 1437.5},
+}
+
+
+@pytest.mark.parametrize("wrong", WRONG_FIELDS.values(), ids=WRONG_FIELDS)
+def test_a_stored_result_with_a_wrong_field_is_absent_and_recomputed(cache, wrong):
+    config = make_config("rr", "digits", 1.0, epochs=1, settings={"model": "logistic"})
+    true = run(config, cache)
+    key = cache.key("result", config.to_dict())
+    cache.put_json(key, true.to_dict() | wrong)
+    assert lookup(config, cache) is None and key not in cache
+    cache.put_json(key, true.to_dict() | wrong)
+    again = run(config, cache)
+    assert again.cached is False and again.test_accuracy == true.test_accuracy
+
+
 def _stored_in_a_file(cache: ResultCache) -> str:
     """Store arrays large enough for a value file; return their key."""
     key = cache.key("arrays", {"i": 1})
@@ -236,3 +262,12 @@ def test_a_hostile_settings_table_is_ignored(isolated_cache, setting, value):
     again.put_json(again.key("r", {"i": 2}), {"y": 2})  # still writable, nothing evicted
     assert again.get_json(key) == {"x": 1}
     again.close()
+
+
+def test_the_result_schema_checks_every_field_of_a_result():
+    from dataclasses import fields
+
+    from labeldp_core.experiments import RunResult
+    from labeldp_core.experiments.result_schema import FIELD_CHECKS
+
+    assert list(FIELD_CHECKS) == [f.name for f in fields(RunResult)]

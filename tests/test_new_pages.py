@@ -47,7 +47,7 @@ def _stand_in(config: RunConfig) -> RunResult:
     spec = MECHANISMS[config.mechanism]
     seed, epsilon = config.seed, config.epsilon
     if config.mechanism == "dppl-mean":  # its own reference: non-private prototypes, not a model
-        accounting = {"epsilon_spent": 5 * epsilon, "delta": 1e-5, "details": {"rho": 0.5}}
+        accounting = {"epsilon_spent": 0.5 * epsilon, "delta": 1e-5, "details": {"rho": 0.5}}
         scores = {"test_accuracy": 0.6, "baseline_test_accuracy": 0.5}
     elif spec.task == "regression":
         accounting = {"epsilon_spent": epsilon, "delta": 0.0, "details": {}}
@@ -80,7 +80,7 @@ def test_compare_page_draws_the_clean_baseline_without_rr_and_dppl_mean_at_epsil
     assert _baselines(mse) == [pytest.approx(1.2)]
     lines = {t["name"]: t for t in accuracy["data"] if t.get("mode") == "lines+markers"}
     dppl = lines["DPPL-Mean [example; ρ-zCDP as (ε, δ=1e-05)]"]
-    assert dppl["x"] == [5 * e for e in demo_epsilons("dppl-mean")]
+    assert dppl["x"] == [0.5 * e for e in demo_epsilons("dppl-mean")]
     assert "Laplace" in " ".join(lines) and "[label; pure ε]" in " ".join(lines)
     text = " ".join(m.value for m in app.markdown)
     assert "(2ε, (1 + e^ε)δ)-DP for changing one label" in text and "stronger promise" not in text

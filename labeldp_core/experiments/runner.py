@@ -12,6 +12,7 @@ from labeldp_core.experiments.context import RunContext
 from labeldp_core.experiments.diagnostics import diagnostics_entry
 from labeldp_core.experiments.progress import Progress, silent, within
 from labeldp_core.experiments.registry import mechanism_spec
+from labeldp_core.experiments.result_schema import ResultSchemaError
 from labeldp_core.experiments.spec import (
     COMMON_SETTINGS,
     MechanismSpec,
@@ -131,23 +132,35 @@ def lookup(config: RunConfig, cache: ResultCache | None = None) -> RunResult | N
     """The cached result of ``config``, or None; never computes."""
     config = _normalise(config)
     cache = ResultCache() if cache is None else cache  # an empty cache is falsy (__len__)
-    return _stored(cache, cache.key("result", config.to_dict()))
+    return _stored(cache, config)
 
 
-def _stored(cache: ResultCache, key: str) -> RunResult | None:
-    """The result stored under ``key`` (``cached=True``), or None if absent or not a whole result.
+def _stored(cache: ResultCache, config: RunConfig) -> RunResult | None:
+    """The result stored for ``config`` (``cached=True``), or None if absent or not its result.
 
-    An entry that does not rebuild into a :class:`RunResult` (keys missing, say) is dropped, so
-    it counts as a miss and the next run recomputes and replaces it.
+    An entry that does not rebuild into a :class:`RunResult` (a field missing or of the wrong
+    type, epsilon_spent above epsilon) or that is the result of another config (a cache file
+    from elsewhere may hold anything under any key) is dropped, so it counts as a miss and the
+    next run recomputes and replaces it.
     """
+    key = cache.key("result", config.to_dict())
     found = cache.get_json(key)
     if found is None:
         return None
     try:
-        return RunResult.from_dict(found, cached=True)
-    except TypeError:  # keys missing: not a result this code wrote
+        result = RunResult.from_dict(found, cached=True)
+    except ResultSchemaError:
+        result = None
+    if result is None or _identity(result) != _identity(config):
         cache.discard(key)
         return None
+    return result
+
+
+def _identity(run: RunConfig | RunResult) -> tuple:
+    """What names a point: mechanism, dataset, seed, epsilon, epochs and settings."""
+    epochs = int(run.epochs or 0)
+    return (run.mechanism, run.dataset, run.seed, run.epsilon, epochs, dict(run.settings))
 
 
 def run(
@@ -157,8 +170,7 @@ def run(
     started = time.perf_counter()
     config = _normalise(config)
     cache = ResultCache() if cache is None else cache
-    key = cache.key("result", config.to_dict())
-    found = _stored(cache, key)
+    found = _stored(cache, config)
     if found is not None:
         return replace(found, elapsed_s=round(time.perf_counter() - started, 4))
 
@@ -208,7 +220,7 @@ def run(
         baseline_test_mse=baseline if regression else None,
     )
     result = replace(result, diagnostics=diagnostics_entry(result.to_dict(), declared))
-    cache.put_json(key, result.to_dict())
+    cache.put_json(cache.key("result", config.to_dict()), result.to_dict())
     record_seconds(cache, config, result.elapsed_s)
     progress(1.0, "done")
     return result

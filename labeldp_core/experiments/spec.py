@@ -12,6 +12,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 
 from labeldp_core.errors import InvalidInputError
+from labeldp_core.experiments.result_schema import check_result_dict
 
 if TYPE_CHECKING:
     from labeldp_core.experiments.context import RunContext
@@ -222,9 +223,16 @@ class RunResult:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], **overrides: Any) -> "RunResult":
-        """Rebuild a result from :meth:`to_dict` output (unknown keys are ignored)."""
+        """Rebuild a result from :meth:`to_dict` output (unknown keys are ignored).
+
+        Raises:
+            ResultSchemaError: if a field is missing or has the wrong type or range (see
+                :func:`~labeldp_core.experiments.result_schema.check_result_dict`).
+        """
         names = {f.name for f in fields(cls)}
-        return cls(**({k: v for k, v in data.items() if k in names} | overrides))
+        known = {k: v for k, v in data.items() if k in names} | overrides
+        check_result_dict(known)
+        return cls(**known)
 
     @property
     def score(self) -> float:
