@@ -6,8 +6,10 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 PORT ?= 8501
 # Extra options for `streamlit run`, e.g. ARGS="--server.address 0.0.0.0" to serve a room.
 ARGS ?=
+# Host names and addresses a classroom's browsers may use to reach this machine.
+CLASS_HOSTS ?= $(shell hostname) $(shell hostname -I 2>/dev/null) localhost 127.0.0.1
 
-.PHONY: run test lint bench mutation data warm clean-cache lock
+.PHONY: run classroom test lint bench mutation data warm clean-cache lock
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -24,6 +26,12 @@ $(VENV)/.requirements-dev: requirements-dev.txt $(VENV)/.requirements
 run: $(VENV)/.requirements
 	@echo "Starting labeldp explorer: open http://localhost:$(PORT) in a browser (Ctrl+C stops it)."
 	$(PY) -m streamlit run app.py --server.port $(PORT) $(ARGS)
+
+# Serve a room on the local network, read-only: the cache warmed before class, no computation.
+classroom: $(VENV)/.requirements
+	@echo "Classroom mode (read-only): students open http://$(word 2,$(CLASS_HOSTS) $(CLASS_HOSTS)):$(PORT)"
+	LABELDP_READ_ONLY=1 $(PY) -m streamlit run app.py --server.port $(PORT) \
+		--server.address 0.0.0.0 $(foreach host,$(CLASS_HOSTS),--server.allowedHosts $(host)) $(ARGS)
 
 test: $(VENV)/.requirements-dev
 	$(PY) -m ruff check .

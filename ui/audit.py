@@ -3,6 +3,7 @@
 import streamlit as st
 
 from labeldp_core.audit import AuditResult, audit_cases, stored_audit_case
+from ui.results import READ_ONLY_NOTE, read_only, result_cache
 
 __all__ = ["audit_with_progress", "power_metric", "verdict"]
 
@@ -15,8 +16,18 @@ def _cached_case(mechanism: str, epsilon: float, index: int, trials: int, seed: 
 def audit_with_progress(
     mechanism: str, epsilon: float, trials: int, seed: int
 ) -> list[AuditResult]:
-    """Every case of ``mechanism`` (then its control), each computed once and then remembered."""
+    """Every case of ``mechanism`` (then its control), each computed once and then remembered.
+
+    A read-only server shows only cases already in the cache, and a note where any is missing.
+    """
     cases = audit_cases(mechanism, epsilon)
+    if read_only():
+        found = [stored_audit_case(mechanism, epsilon, index, trials, seed, result_cache(),
+                                   compute=False) for index in range(len(cases))]  # fmt: skip
+        if None in found:
+            st.info(READ_ONLY_NOTE)
+            st.stop()
+        return found
     bar = st.progress(0.0, text="Auditing")
     results = []
     for index, case in enumerate(cases):

@@ -1,6 +1,7 @@
 """Cached access to core results for the pages: Streamlit's memory cache over the disk cache."""
 
 import json
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -17,8 +18,8 @@ from labeldp_core.experiments.timing import QUICK_S, estimate_seconds, spoken_du
 from ui.links import report_refused
 
 __all__ = [
+    "READ_ONLY_NOTE",
     "button_label",
-    "compute",
     "compute_service",
     "computes_at_once",
     "configs_for",
@@ -26,6 +27,7 @@ __all__ = [
     "diagnostics_caption",
     "estimate",
     "point",
+    "read_only",
     "reported_errors",
     "result_cache",
     "run_with_progress",
@@ -52,7 +54,25 @@ def compute_service() -> ComputeService | None:
     0 computes in the page's own thread, as the tests do to swap in fast trainers.
     """
     workers = default_workers()
-    return ComputeService(result_cache().directory, workers) if workers else None
+    if read_only() or not workers:
+        return None
+    return ComputeService(result_cache().directory, workers)
+
+
+def read_only() -> bool:
+    """Whether this server only shows what is cached (``LABELDP_READ_ONLY=1``: classroom mode).
+
+    Then no page computes anything, with or without a click: every visitor sees the points
+    warmed before class, and a link or a button cannot start work on a shared server.
+    """
+    return os.environ.get("LABELDP_READ_ONLY", "") not in ("", "0")
+
+
+#: What a read-only server says where another would compute.
+READ_ONLY_NOTE = (
+    "This server is read-only (classroom mode): it shows the points computed before class, and "
+    "this one was not. Pick a value on the demo grid, or run the app on your own machine."
+)
 
 
 @st.cache_data(show_spinner=False)
@@ -183,17 +203,15 @@ def point(config: RunConfig, button: str, progress_label: str) -> RunResult | No
     result = stored(config)
     if result is not None:
         return result
+    if read_only():
+        st.info(READ_ONLY_NOTE)
+        return None
     seconds = estimate([config])
     if computes_at_once([config], seconds) or st.button(
         button_label(button, [config], seconds), type="primary", key="compute_point"
     ):
         result = run_with_progress([config], progress_label)[0]
     return result
-
-
-def compute(config: RunConfig, label: str = "Computing") -> RunResult:
-    """The result of ``config``: from the cache if there, else computed under a progress bar."""
-    return stored(config) or run_with_progress([config], label)[0]
 
 
 def configs_for(

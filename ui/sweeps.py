@@ -3,7 +3,7 @@
 import streamlit as st
 
 from labeldp_core.experiments import RunConfig
-from ui.results import button_label, estimate, run_with_progress
+from ui.results import READ_ONLY_NOTE, button_label, estimate, read_only, run_with_progress
 
 __all__ = ["compute_button", "status_sentence"]
 
@@ -13,7 +13,9 @@ def compute_button(absent: list[RunConfig], label: str, key: str) -> None:
 
     Nothing is shown when ``absent`` is empty.
     """
-    if absent and st.button(button_label(label, absent, estimate(absent)), key=key):
+    if absent and read_only():
+        st.caption(READ_ONLY_NOTE)
+    elif absent and st.button(button_label(label, absent, estimate(absent)), key=key):
         run_with_progress(absent, label)
         st.rerun()
 

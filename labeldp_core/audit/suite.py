@@ -57,17 +57,26 @@ def stored_audit_case(
     trials: int,
     seed: int = 0,
     cache: ResultCache | None = None,
-) -> AuditResult:
+    *,
+    compute: bool = True,
+) -> AuditResult | None:
     """:func:`audit_case` at 95% confidence, computed once and then read from the result cache.
 
     The key holds the arguments and a fingerprint of the audit's own code (the cache adds that
-    of the mechanisms), so a changed audit or mechanism never serves a stale bound.
+    of the mechanisms), so a changed audit or mechanism never serves a stale bound. With
+    ``compute=False`` a case not in the cache is None instead (a read-only server).
     """
     cache = ResultCache() if cache is None else cache
     payload = {
         "mechanism": mechanism, "epsilon": float(epsilon), "index": int(index),
         "trials": int(trials), "seed": int(seed), "audit_code": code_fingerprint(("audit/",)),
     }  # fmt: skip
+    if not compute:
+        found = cache.get_json(cache.key("audit", payload))
+        try:
+            return None if found is None else AuditResult.from_dict(found)
+        except (KeyError, TypeError):  # a damaged entry counts as absent
+            return None
     stored = cache.json_or_compute(
         "audit", payload, lambda: audit_case(mechanism, epsilon, index, trials, seed).to_dict(),
         required=[field.name for field in fields(AuditResult)],
