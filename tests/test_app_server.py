@@ -98,3 +98,32 @@ def test_an_empty_cache_passed_in_is_the_cache_used(tmp_path, cache):
         assert lookup(config, mine) is None
     finally:
         mine.close()
+
+
+@pytest.mark.slow
+def test_eight_students_on_one_cold_point_share_one_training(tmp_path):
+    # Eight tabs open the same uncached demo-grid point at once on a server with a worker: the
+    # point is trained once (one measured time is recorded), and all eight see the same number.
+    from app_sessions import served_app
+
+    from labeldp_core.experiments.timing import _key as timing_key
+
+    async def one(port: int):
+        async with Session(port, "randomized_response", "dataset=digits&epsilon=1") as session:
+            return await session.render()
+
+    async def eight(port: int):
+        return await asyncio.gather(*(one(port) for _ in range(SESSIONS)))
+
+    with served_app(tmp_path, LABELDP_WORKERS="1") as server:
+        first_visit(server.port)
+        renders = asyncio.run(eight(server.port))
+    assert all(r.status == "FINISHED_SUCCESSFULLY" and not r.exceptions for r in renders)
+    shown = {r.metrics["Test accuracy"] for r in renders}
+    cache = ResultCache(tmp_path)
+    try:
+        config = make_config("rr", "digits", 1.0)
+        assert shown == {f"{lookup(config, cache).test_accuracy:.3f}"}
+        assert len(cache.get_json(timing_key(cache, config))["seconds"]) == 1
+    finally:
+        cache.close()
