@@ -107,9 +107,9 @@ def _summary(label: str, sessions: list[list[Render]]) -> tuple[float, float]:
     moves = [render.seconds for renders in sessions for render in renders[1:]]
     every = sorted(opens + moves)
     slowest, median = every[-1], statistics.median(every)
-    p90 = every[min(len(every) - 1, int(0.9 * len(every)))]
+    p95 = every[min(len(every) - 1, int(0.95 * len(every)))]
     print(
-        f"{label:<22} {len(every):>4} renders   slowest {slowest:6.2f} s   p90 {p90:6.2f} s   "
+        f"{label:<22} {len(every):>4} renders   slowest {slowest:6.2f} s   p95 {p95:6.2f} s   "
         f"median {median:6.2f} s   (opening the link: median {statistics.median(opens):.2f} s; "
         f"typing an epsilon: median {statistics.median(moves):.2f} s)"
     )

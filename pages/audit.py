@@ -65,7 +65,7 @@ for result in results:
     )
     cols[2].metric(*power_metric(result))
 
-chart(st, plots.audit_figure(results, ceiling), key="audit_chart")
+chart(st, plots.audit_figure, results, ceiling, key="audit_chart")
 st.caption(
     "Grey bars are the claimed ε, diamonds the lower bound the audit proved with "
     f"{int(trials):,} draws per neighbour. A green diamond inside its bar is consistent with the "

@@ -91,14 +91,13 @@ else:
     diagnostics_caption(st, [result])
     chart(
         st,
-        plots.per_class_accuracy_bars(
-            details["per_class_accuracy"],
-            details["baseline_per_class_accuracy"],
-            details["class_counts"],
-            data.class_names,
-            details["minority_classes"],
-            dpsgd.per_class_at(epsilon),
-        ),
+        plots.per_class_accuracy_bars,
+        details["per_class_accuracy"],
+        details["baseline_per_class_accuracy"],
+        details["class_counts"],
+        data.class_names,
+        details["minority_classes"],
+        dpsgd.per_class_at(epsilon),
         key="per_class_bars",
     )
     st.caption(
@@ -120,7 +119,7 @@ else:
         images = data.x_train[np.concatenate([chosen, best], axis=1)][:, :, 0]
         # The DP set is unordered (listed by candidate index); the best are ranked by utility.
         titles = ["DP set"] * k + [f"best {i + 1}" for i in range(k)]
-        chart(st, plots.prototype_mosaic(images, data.class_names, titles), key="mosaic")
+        chart(st, plots.prototype_mosaic, images, data.class_names, titles, key="mosaic")
         st.caption(
             f"Left: the public image{'s' if k > 1 else ''} the exponential mechanism picked for "
             f"each class at ε = {epsilon:g}; right: the highest-utility candidate"
@@ -171,14 +170,13 @@ if dpsgd.results:
         dpsgd_series["DP-SGD"] = points
 chart(
     st,
-    plots.dppl_accuracy_curves(
-        curves,
-        minority=minority,
-        spent=at_spent,
-        dpsgd=dpsgd_series,
-        reference=None if minority else reference,
-        marked_epsilon=epsilon,
-    ),
+    plots.dppl_accuracy_curves,
+    curves,
+    minority=minority,
+    spent=at_spent,
+    dpsgd=dpsgd_series,
+    reference=None if minority else reference,
+    marked_epsilon=epsilon,
     key="dppl_curves",
 )
 st.caption(
@@ -196,7 +194,7 @@ detail_found, _ = stored_many(detail_configs)
 minority_points = dpsgd.minority(result.details["minority_classes"]) if result else []
 chart(
     st,
-    plots.per_class_accuracy_curves(detail_found, data.class_names, dpsgd_minority=minority_points),
+    plots.per_class_accuracy_curves, detail_found, data.class_names, dpsgd_minority=minority_points,
     key="per_class_curves",
 )
 st.caption(

@@ -124,16 +124,15 @@ else:
 by_epoch = None if result is None else result.details["epsilon_by_epoch"]
 chart(
     st,
-    plots.epsilon_vs_epochs(
-        curves["epochs"],
-        dict(zip(curves["noise_multipliers"], curves["epsilons"], strict=True)),
-        target_epsilon=epsilon,
-        chosen=round(sigma, 4),
-        planned_epochs=epochs,
-        delta=delta,
-        accountant=accountant,
-        run_epsilons=None if by_epoch is None else (by_epoch["epochs"], by_epoch[accountant]),
-    ),
+    plots.epsilon_vs_epochs,
+    curves["epochs"],
+    dict(zip(curves["noise_multipliers"], curves["epsilons"], strict=True)),
+    target_epsilon=epsilon,
+    chosen=round(sigma, 4),
+    planned_epochs=epochs,
+    delta=delta,
+    accountant=accountant,
+    run_epsilons=None if by_epoch is None else (by_epoch["epochs"], by_epoch[accountant]),
     key="budget_curve",
 )
 if accountant == "rdp":
@@ -177,12 +176,11 @@ else:
         col.metric(f"ε by {name.upper()}", "n/a" if value is None else f"{value:.3g}")
     chart(
         st,
-        plots.accountant_comparison(
-            by_epoch["epochs"],
-            {k: by_epoch[k] for k in ("rdp", "prv")},
-            used=details["accountant"],
-            delta=result.delta,
-        ),
+        plots.accountant_comparison,
+        by_epoch["epochs"],
+        {k: by_epoch[k] for k in ("rdp", "prv")},
+        used=details["accountant"],
+        delta=result.delta,
         key="accountants",
     )
     st.caption(
@@ -226,9 +224,8 @@ for spec in MECHANISMS.values():
 baseline = next((r.baseline_test_accuracy for r in dpsgd_found + rr_found), None)
 chart(
     st,
-    plots.accuracy_by_privacy_unit(
-        series, baseline, chance=1 / num_classes, marked_epsilon=epsilon
-    ),
+    plots.accuracy_by_privacy_unit,
+    series, baseline, chance=1 / num_classes, marked_epsilon=epsilon,
     key="accuracy_by_unit",
 )
 st.caption(

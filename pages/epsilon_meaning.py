@@ -30,7 +30,7 @@ st.markdown(
     "believes a label with probability π, it ends at most at πe^ε/(πe^ε+1−π): ε bounds what the "
     "release adds to what was already known, not what can be known."
 )
-chart(st, plots.guess_bound_figure(num_classes, epsilon), key="bound")
+chart(st, plots.guess_bound_figure, num_classes, epsilon, key="bound")
 st.caption(
     "Each curve is the worst case over every possible adversary and mechanism with this ε. "
     "Small ε keeps a guesser close to where it started; at ε = 5 or more the promise is weak."
@@ -77,7 +77,7 @@ if found:
         "model_on_training_example": attack.get("clean_model_train_accuracy"),
         "model_on_test_example": found[0].baseline_test_accuracy,
     })  # fmt: skip
-chart(st, plots.attack_bars(rows, epsilon, num_classes), key="bars")
+chart(st, plots.attack_bars, rows, epsilon, num_classes, key="bars")
 st.caption(
     "Three guesses of a training example's true label: the label that was released for it, the "
     "released model's prediction on it, and (for comparison) the same model's accuracy on test "

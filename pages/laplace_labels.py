@@ -85,7 +85,7 @@ panels = {
     "clamp + round": post_process(noisy, "round"),
     "ALIBI posterior": alibi_posterior(noisy, plan.epsilon_spent, scale=plan.scale),
 }
-chart(st, plots.noisy_vectors_figure(examples, panels, data.class_names), key="vectors")
+chart(st, plots.noisy_vectors_figure, examples, panels, data.class_names, key="vectors")
 st.caption(
     f"The first {EXAMPLES} training labels at ε = {epsilon:g} ({scale_text}); "
     "each panel is one way to turn the noisy vector into a training target, the ALIBI panel with "
@@ -121,12 +121,11 @@ with reported_errors():
 found = [r for results in series.values() for r in results]
 chart(
     st,
-    plots.score_vs_epsilon(
-        series,
-        found[0].baseline_test_accuracy if found else None,
-        chance=1 / k,
-        marked_epsilon=epsilon,
-    ),
+    plots.score_vs_epsilon,
+    series,
+    found[0].baseline_test_accuracy if found else None,
+    chance=1 / k,
+    marked_epsilon=epsilon,
     key="accuracy",
 )
 st.caption(
@@ -153,7 +152,7 @@ with reported_errors():
     compute_button(missing, "Run regression sweep", "run_regression")
 done = [r for results in regression.values() for r in results]
 baselines = {"clean labels": done[0].baseline_test_mse} if done else {}
-chart(st, plots.mse_vs_epsilon(regression, baselines, epsilon), key="mse")
+chart(st, plots.mse_vs_epsilon, regression, baselines, epsilon, key="mse")
 st.caption(
     "Test MSE of a regression head predicting the label value, on log-log axes; the dashed lines "
     "are least-squares power laws MSE ≈ c·ε^s, with the slope s in the legend. The dotted line is "
@@ -162,7 +161,7 @@ st.caption(
 
 empirical = np.bincount(data.y_train, minlength=k) / data.n_train
 left, right = st.columns(2)
-chart(left, plots.expected_label_mse_figure(empirical, epsilon), key="label_mse")
+chart(left, plots.expected_label_mse_figure, empirical, epsilon, key="label_mse")
 left.caption(
     "The error of the released training labels themselves, in closed form, for this dataset's "
     "label frequencies. Laplace noise of scale (K−1)/ε is far too wide at small ε and is mostly "
@@ -181,7 +180,7 @@ else:
     split, _ = histogram_split(split_budget_by_share(epsilon, share), noise)
     bins = optimal_bins(np.arange(k, dtype=float), np.full(k, 1.0 / k), split.release_epsilon)
     source = "bins for a uniform prior (run this ε to see the prior the run estimated)"
-chart(right, plots.rr_bins_figure(bins), key="bins")
+chart(right, plots.rr_bins_figure, bins, key="bins")
 keep = float(set_keep_probability(bins.num_bins, split.release_epsilon))
 paid = f", after the histogram's {split.prior_epsilon:.6g}" if split.prior_epsilon else ""
 right.caption(

@@ -47,7 +47,7 @@ with reported_errors():
 others = [e for e in compare if not math.isclose(e, epsilon)]
 draws = np.random.default_rng(controls.seed).laplace(0.0, scale, DRAWS)
 
-chart(st, plots.laplace_density_figure(sensitivity, epsilon, others, draws), key="density")
+chart(st, plots.laplace_density_figure, sensitivity, epsilon, others, draws, key="density")
 cols = st.columns(4)
 cols[0].metric("Scale b = Δ/ε", f"{scale:.4g}")
 cols[1].metric("Standard deviation √2·b", f"{math.sqrt(2) * scale:.4g}")
@@ -60,7 +60,7 @@ st.caption(
 )
 
 st.subheader("How far can the noise go?")
-chart(st, plots.tail_probability_figure(sensitivity, epsilon, magnitude, others), key="tails")
+chart(st, plots.tail_probability_figure, sensitivity, epsilon, magnitude, others, key="tails")
 beyond = float(tail_probability(magnitude, scale))
 st.caption(
     f"P(|noise| > t) = e^(−t/b) = e^(−{magnitude:g}/{scale:.4g}) = {beyond:.4g} at "
@@ -118,7 +118,7 @@ st.markdown(
 with reported_errors():
     plan = laplace_plan(sensitivity, epsilon, "secure")
 secure_draws = plan.discrete((DRAWS,), np.random.default_rng())  # os.urandom: the rng is unused
-chart(st, plots.discrete_laplace_figure(plan.scale, secure_draws), key="secure")
+chart(st, plots.discrete_laplace_figure, plan.scale, secure_draws, key="secure")
 cols = st.columns(3)
 cols[0].metric("Exact scale b", f"{plan.exact_scale}", help="a fraction: Δ/ε rounded up to 1/1000")
 cols[1].metric("ε guaranteed = Δ/b", f"{plan.epsilon_spent:.6g}")

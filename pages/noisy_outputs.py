@@ -61,7 +61,7 @@ if current is not None:
     cols[3].metric("ε spent (per output vector)", f"{current.epsilon_spent:g}")
     diagnostics_caption(st, [current])
 
-chart(st, plots.cluster_metrics_vs_epsilon(found, epsilon), key="metrics")
+chart(st, plots.cluster_metrics_vs_epsilon, found, epsilon, key="metrics")
 st.caption(
     "k-means with K clusters on the clean and on the noisy test outputs; silhouette (on a sample "
     "of up to 2,000 points) and Calinski-Harabasz say how compact and separated the clusters are, "
@@ -73,9 +73,8 @@ st.caption(
 if current is not None:
     chart(
         st,
-        plots.output_projection(
-            current.details["projection"], load_dataset(controls.dataset).class_names, epsilon
-        ),
+        plots.output_projection,
+        current.details["projection"], load_dataset(controls.dataset).class_names, epsilon,
         key="projection",
     )
     st.caption(

@@ -24,7 +24,7 @@ st.markdown(
 )
 with reported_errors():
     papers, lessons = _rows()
-chart(st, plots.papers_figure(papers), key="papers")
+chart(st, plots.papers_figure, papers, key="papers")
 missing = [row["id"] for row in papers if not row["computed_seeds"]]
 st.caption(
     "Grey gaps are rows whose runs are not computed yet: `python -m labeldp_core reproduce "
@@ -33,7 +33,7 @@ st.caption(
 )
 st.dataframe(papers, hide_index=True, key="papers_table")
 st.subheader("The seeds' lessons: ε claimed, ε spent, ε proved")
-chart(st, plots.lesson_figure(lessons), key="lessons")
+chart(st, plots.lesson_figure, lessons, key="lessons")
 st.caption(
     "Slips of the tutorials this project grew from, each claiming ε = 1: the ε it really spends "
     "(computed) and the lower bound this project's audit proves for it with 200,000 draws per "

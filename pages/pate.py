@@ -158,9 +158,8 @@ st.warning(
 left, right = st.columns(2)
 chart(
     left,
-    plots.teacher_accuracy_strip(
-        details["teacher_accuracy"], details["plurality_accuracy"], chance=1 / num_classes
-    ),
+    plots.teacher_accuracy_strip,
+    details["teacher_accuracy"], details["plurality_accuracy"], chance=1 / num_classes,
     key="teachers_strip",
 )
 left.caption(
@@ -170,7 +169,7 @@ left.caption(
 )
 chart(
     right,
-    plots.agreement_histograms(details["top_votes"], details["top_two_gap"], details["teachers"]),
+    plots.agreement_histograms, details["top_votes"], details["top_two_gap"], details["teachers"],
     key="agreement",
 )
 right.caption(
@@ -182,13 +181,12 @@ right.caption(
 left, right = st.columns(2)
 chart(
     left,
-    plots.label_accuracy_by_agreement(
-        details["top_votes"],
-        details["teachers"],
-        details["plurality"],
-        details["released"],
-        details["true_labels"],
-    ),
+    plots.label_accuracy_by_agreement,
+    details["top_votes"],
+    details["teachers"],
+    details["plurality"],
+    details["released"],
+    details["true_labels"],
     key="by_agreement",
 )
 left.caption(
@@ -199,7 +197,7 @@ left.caption(
 )
 chart(
     right,
-    plots.epsilon_vs_queries(details["epsilon_curve"], target_epsilon=result.epsilon),
+    plots.epsilon_vs_queries, details["epsilon_curve"], target_epsilon=result.epsilon,
     key="epsilon_queries",
 )
 right.caption(
@@ -218,13 +216,12 @@ with reported_errors():
     compute_button(absent, "Run sweep", key="run_sweep")
 chart(
     st,
-    plots.student_accuracy_vs_epsilon(
-        [*found, result] if result.epsilon not in SWEEP_EPSILONS else found,
-        result.baseline_test_accuracy,
-        details["student_clean_labels_accuracy"],
-        chance=1 / num_classes,
-        marked_epsilon=epsilon,
-    ),
+    plots.student_accuracy_vs_epsilon,
+    [*found, result] if result.epsilon not in SWEEP_EPSILONS else found,
+    result.baseline_test_accuracy,
+    details["student_clean_labels_accuracy"],
+    chance=1 / num_classes,
+    marked_epsilon=epsilon,
     key="student_curve",
 )
 st.caption(

@@ -33,7 +33,7 @@ num_classes = DATASETS[controls.dataset].num_classes
 left, right = st.columns(2)
 closed_form = left.empty()  # drawn at once, before any training; the run adds its cross
 with closed_form.container():
-    chart(st, plots.keep_flip_curve(num_classes, epsilon), key="keep_flip_closed_form")
+    chart(st, plots.keep_flip_curve, num_classes, epsilon, key="keep_flip_closed_form")
 with reported_errors():
     config = make_config("rr", controls.dataset, epsilon, controls.seed, controls.epochs_asked,
                          settings)  # fmt: skip
@@ -42,7 +42,7 @@ with reported_errors():
     )
 if result is not None:
     with closed_form.container():
-        chart(st, plots.keep_flip_curve(num_classes, epsilon, result.flip_rate), key="keep_flip")
+        chart(st, plots.keep_flip_curve, num_classes, epsilon, result.flip_rate, key="keep_flip")
 left.caption(
     f"At ε = {epsilon:g} a label survives with probability "
     f"{1 - expected_flip_rate(epsilon, num_classes):.3f}. "
@@ -56,9 +56,8 @@ if result is None:
 else:
     chart(
         right,
-        plots.label_heatmap(
-            result.details["confusion"], load_dataset(controls.dataset).class_names
-        ),
+        plots.label_heatmap,
+        result.details["confusion"], load_dataset(controls.dataset).class_names,
         key="heatmap",
     )
     right.caption(
@@ -93,9 +92,8 @@ if result is not None:
     baseline = result.baseline_test_accuracy
 chart(
     st,
-    plots.score_vs_epsilon(
-        {"randomized response": found}, baseline, chance=1 / num_classes, marked_epsilon=epsilon
-    ),
+    plots.score_vs_epsilon,
+    {"randomized response": found}, baseline, chance=1 / num_classes, marked_epsilon=epsilon,
     key="accuracy_curve",
 )
 st.caption(

@@ -146,9 +146,8 @@ else:
     left, right = st.columns(2)
     chart(
         left,
-        plots.prior_mass_histogram(
-            details["prior_true_mass_counts"], details["prior_true_mass_edges"]
-        ),
+        plots.prior_mass_histogram,
+        details["prior_true_mass_counts"], details["prior_true_mass_edges"],
         key="prior_mass",
     )
     left.caption(
@@ -157,7 +156,7 @@ else:
         f"1/K = {1 / num_classes:.2f}. The true label is in the chosen set for "
         f"{details['true_in_set_rate']:.1%} of examples."
     )
-    chart(right, plots.set_size_histogram(details["set_size_counts"]), key="set_size")
+    chart(right, plots.set_size_histogram, details["set_size_counts"], key="set_size")
     right.caption(
         "The number of labels RR chooses among. k* = 1 reports the prior's favourite outright; "
         f"k* = K = {num_classes} is plain RR. Smaller sets keep more labels, as long as the true "
@@ -183,12 +182,11 @@ with reported_errors():
 
 chart(
     st,
-    plots.flip_rate_comparison(
-        num_classes,
-        found,
-        marked_epsilon=epsilon,
-        with_expected=(NAMES["rr-prior"], NAMES["lp-2st"]),
-    ),
+    plots.flip_rate_comparison,
+    num_classes,
+    found,
+    marked_epsilon=epsilon,
+    with_expected=(NAMES["rr-prior"], NAMES["lp-2st"]),
     key="flip_rates",
 )
 st.caption(
@@ -201,7 +199,7 @@ baseline = result.baseline_test_accuracy if result is not None else None
 baseline = baseline or next((r.baseline_test_accuracy for rs in found.values() for r in rs), None)
 chart(
     st,
-    plots.score_vs_epsilon(found, baseline, chance=1 / num_classes, marked_epsilon=epsilon),
+    plots.score_vs_epsilon, found, baseline, chance=1 / num_classes, marked_epsilon=epsilon,
     key="accuracy_curve",
 )
 st.caption(
