@@ -246,17 +246,25 @@ def test_the_schedule_names_the_bad_count(n, batch, epochs, name):
         dpsgd_accounting.sampling_schedule(n, batch, epochs)
 
 
-def test_the_prv_grid_size_is_the_one_opacus_builds():
+def test_the_prv_grid_checked_is_the_one_the_accountant_uses(monkeypatch):
+    # The grid is built once, its size checked, and the accountant composes on that very grid.
     from opacus.accountants import PRVAccountant
-    from opacus.accountants.analysis.prv import PoissonSubsampledGaussianPRV
+    from opacus.accountants.analysis import prv as opacus_prv
 
+    sizes = []
+    real = opacus_prv.discretize
+
+    def recording(tprv, domain):
+        sizes.append(domain.size)
+        return real(tprv, domain)
+
+    monkeypatch.setattr("opacus.accountants.prv.discretize", recording)
     q, sigma, steps, delta = 256 / 60000, 0.8, 1175, 1e-5
-    domain = PRVAccountant()._get_domain(
-        prvs=[PoissonSubsampledGaussianPRV(q, sigma)], num_self_compositions=[steps],
-        eps_error=PRV_EPSILON_ERROR, delta_error=delta / 1000,
-    )  # fmt: skip
-    # create_aligned widens [-L, L] to whole meshes: a few points more than 2L / mesh.
-    assert 0 <= domain.size - prv_grid_points(q, sigma, steps, delta) <= 4
+    epsilon = sampled_gaussian.prv_epsilon(q, sigma, steps, delta)
+    expected = PRVAccountant()
+    expected.history = [(sigma, q, steps)]
+    assert epsilon == expected.get_epsilon(delta, eps_error=PRV_EPSILON_ERROR)
+    assert sizes[0] == prv_grid_points(q, sigma, steps, delta)
 
 
 def test_a_prv_grid_over_the_cap_is_refused_before_it_is_built(monkeypatch):
@@ -279,4 +287,5 @@ def test_prv_calibration_steps_around_sigmas_too_fine_to_account(monkeypatch):
     cap = prv_grid_points(q, rdp_sigma * 0.999, steps, delta)
     monkeypatch.setattr(sampled_gaussian, "PRV_MAX_POINTS", cap)
     sigma = calibrate_noise_multiplier(target + 1e-9, delta, q, steps, "prv")
-    assert rdp_sigma * 0.999 <= sigma and dpsgd_epsilon(sigma, q, steps, delta, "prv") <= target
+    assert prv_grid_points(q, sigma, steps, delta) <= cap
+    assert dpsgd_epsilon(sigma, q, steps, delta, "prv") <= target

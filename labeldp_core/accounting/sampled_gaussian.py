@@ -20,6 +20,7 @@ which the command line and the app should not pay until DP-SGD is actually accou
 
 import warnings
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -90,27 +91,31 @@ def rdp_epsilon(q: float, sigma: float, steps: int, delta: float) -> float:
     return rdp_to_epsilon(steps * rdp_per_step(q, sigma), delta)
 
 
-def prv_grid_points(q: float, sigma: float, steps: int, delta: float) -> float:
-    """How many points the PRV accountant's grid has for these steps (Opacus's own rule).
+def _prv_accountant(q: float, sigma: float, steps: int, delta: float) -> tuple[Any, int]:
+    """Opacus's PRV accountant for ``steps`` steps, with its grid built once; the grid's size.
 
-    The domain [-L, L] and the mesh are what ``PRVAccountant._get_domain`` computes for
-    :data:`PRV_EPSILON_ERROR` and Opacus's default delta error (delta / 1000); the domain's size
-    comes from an RDP bound, which costs milliseconds.
+    Opacus builds the grid inside ``get_epsilon`` (``_get_domain``: the domain from an RDP bound,
+    the mesh from the error allowed); building it here first lets the size be checked before
+    any memory is spent, and the accountant then reuses it instead of building it again.
     """
-    from opacus.accountants.analysis.prv import (
-        PoissonSubsampledGaussianPRV,
-        compute_safe_domain_size,
-    )
+    from opacus.accountants import PRVAccountant
+    from opacus.accountants.analysis.prv import PoissonSubsampledGaussianPRV
 
-    delta_error = delta / 1000
-    half_width = compute_safe_domain_size(
-        prvs=[PoissonSubsampledGaussianPRV(q, sigma)],
-        max_self_compositions=[int(steps)],
-        eps_error=PRV_EPSILON_ERROR,
-        delta_error=delta_error,
-    )
-    mesh = PRV_EPSILON_ERROR / np.sqrt(steps * np.log(12 / delta_error) / 2)
-    return float(2 * half_width / mesh)
+    accountant = PRVAccountant()
+    accountant.history = [(sigma, q, int(steps))]
+    with warnings.catch_warnings():  # the domain bound uses RDP, which warns at the grid's ends
+        warnings.simplefilter("ignore")
+        domain = accountant._get_domain(
+            prvs=[PoissonSubsampledGaussianPRV(q, sigma)], num_self_compositions=[int(steps)],
+            eps_error=PRV_EPSILON_ERROR, delta_error=delta / 1000,
+        )  # fmt: skip
+    accountant._get_domain = lambda **_: domain
+    return accountant, int(domain.size)
+
+
+def prv_grid_points(q: float, sigma: float, steps: int, delta: float) -> int:
+    """How many points the PRV accountant's grid has for these steps (Opacus's own grid)."""
+    return _prv_accountant(q, sigma, steps, delta)[1]
 
 
 def prv_epsilon(q: float, sigma: float, steps: int, delta: float) -> float:
@@ -121,17 +126,13 @@ def prv_epsilon(q: float, sigma: float, steps: int, delta: float) -> float:
         ValueError, RuntimeError: where the numerical composition cannot reach ``delta`` (for
             example a delta so small that floating point error dominates).
     """
-    from opacus.accountants import PRVAccountant
-
-    points = prv_grid_points(q, sigma, steps, delta)
+    accountant, points = _prv_accountant(q, sigma, steps, delta)
     if points > PRV_MAX_POINTS:
         raise PrvTooLargeError(
-            f"the PRV accountant would need {points:,.0f} grid points at noise multiplier "
+            f"the PRV accountant would need {points:,} grid points at noise multiplier "
             f"{sigma:.3g} over {steps:,} steps (at most {PRV_MAX_POINTS:,}: several GB of "
             "memory); use accountant=rdp, or a smaller epsilon, fewer epochs or a larger delta"
         )
-    accountant = PRVAccountant()
-    accountant.history = [(sigma, q, int(steps))]
-    with warnings.catch_warnings():  # the domain bound uses RDP, which warns at the grid's ends
+    with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return float(accountant.get_epsilon(delta, eps_error=PRV_EPSILON_ERROR))
