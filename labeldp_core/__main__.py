@@ -17,9 +17,9 @@ from labeldp_core import plots, reproduce
 from labeldp_core.audit import app_audit_points, audit_mechanism, stored_audit_case
 from labeldp_core.cache import ResultCache
 from labeldp_core.data import DATASETS
+from labeldp_core.demo import demo_configs
 from labeldp_core.errors import LabelDPError
 from labeldp_core.experiments import MECHANISMS, RunResult, make_config, run, sweep
-from labeldp_core.experiments.demo import demo_configs
 from labeldp_core.experiments.progress import Progress, silent, within
 from labeldp_core.reports import html_report, tables_report
 from labeldp_core.validation import check_output_path, check_seed

@@ -7,9 +7,9 @@ from labeldp_core.accounting import calibrate_noise_multiplier
 from labeldp_core.accounting.dpsgd import sampling_schedule
 from labeldp_core.accounting.units import EXAMPLE_TO_LABEL
 from labeldp_core.data import DATASETS, load_dataset
+from labeldp_core.demo import demo_epsilons, point_epsilons
 from labeldp_core.errors import LabelDPError
 from labeldp_core.experiments import MECHANISMS, make_config
-from labeldp_core.experiments.demo import demo_epsilons, point_epsilons
 from labeldp_core.experiments.dpsgd import RECIPE_SOURCE, budget_outlook, delta_warning
 from labeldp_core.plots.common import UNIT_SCALE_NOTE
 from ui.controls import current_controls

@@ -4,8 +4,8 @@ import streamlit as st
 
 from labeldp_core import plots
 from labeldp_core.data import DATASETS, load_dataset
+from labeldp_core.demo import DEMO_EPSILONS
 from labeldp_core.experiments import MECHANISMS
-from labeldp_core.experiments.demo import DEMO_EPSILONS
 from ui.controls import current_controls
 from ui.epsilon import epsilon_control
 from ui.export import chart, csv_button

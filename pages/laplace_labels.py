@@ -6,7 +6,7 @@ import streamlit as st
 from labeldp_core import plots
 from labeldp_core.accounting import split_budget_by_share
 from labeldp_core.data import load_dataset
-from labeldp_core.experiments.demo import demo_epsilons, point_epsilons
+from labeldp_core.demo import demo_epsilons, point_epsilons
 from labeldp_core.experiments.label_prior import PRIOR_STEP, split_from_table
 from labeldp_core.experiments.laplace import expected_argmax_accuracy
 from labeldp_core.experiments.noise import histogram_split

@@ -6,8 +6,8 @@ import streamlit as st
 
 from labeldp_core import plots
 from labeldp_core.data import load_dataset
+from labeldp_core.demo import demo_epsilons
 from labeldp_core.experiments import make_config
-from labeldp_core.experiments.demo import demo_epsilons
 from labeldp_core.mechanisms import (
     PROBABILITY_SENSITIVITY,
     actual_epsilon,

@@ -6,8 +6,8 @@ import streamlit as st
 
 from labeldp_core import plots
 from labeldp_core.data import DATASETS, load_dataset
+from labeldp_core.demo import demo_epsilons, point_epsilons
 from labeldp_core.experiments import make_config
-from labeldp_core.experiments.demo import demo_epsilons, point_epsilons
 from labeldp_core.mechanisms import expected_flip_rate
 from ui.controls import current_controls, noise_control
 from ui.epsilon import epsilon_control

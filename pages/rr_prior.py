@@ -4,8 +4,8 @@ import streamlit as st
 
 from labeldp_core import plots
 from labeldp_core.data import DATASETS
+from labeldp_core.demo import demo_epsilons, point_epsilons
 from labeldp_core.experiments import make_config
-from labeldp_core.experiments.demo import demo_epsilons, point_epsilons
 from labeldp_core.experiments.noise import histogram_split
 from labeldp_core.experiments.rr_prior import budget_split, rr_prior_recipe
 from labeldp_core.mechanisms import expected_flip_rate

@@ -202,8 +202,8 @@ EPSILON_SPENT = "ε spent (label, replace-one)"
 def warm_load_page(cache_dir: Path) -> None:
     """Compute every result the scenario's page shows: its sweep (the demo grid) at LOAD_QUERY."""
     from labeldp_core.cache import ResultCache
+    from labeldp_core.demo import DEMO_EPSILONS
     from labeldp_core.experiments import make_config, run
-    from labeldp_core.experiments.demo import DEMO_EPSILONS
 
     cache = ResultCache(cache_dir)
     try:

@@ -164,3 +164,28 @@ def test_a_damaged_blob_is_dropped_and_recomputed(cache, kind, blob):
     found = or_compute(kind, {"epsilon": 3.0}, lambda: value, required=["v"])
     np.testing.assert_equal(found, value)
     np.testing.assert_equal(get(key), value)
+
+
+def test_editing_the_demo_grid_keeps_every_key_and_editing_a_runner_does_not(tmp_path, monkeypatch):
+    # The demo grid (which points `warm` computes) is not code that computes results: adding a
+    # seed to it must not invalidate a warmed cache. A runner is, and must.
+    import shutil
+
+    from labeldp_core import cache as cache_module
+
+    package = tmp_path / "labeldp_core"
+    skip = shutil.ignore_patterns("__pycache__")
+    shutil.copytree(cache_module._PACKAGE_DIR, package, ignore=skip)
+    monkeypatch.setattr(cache_module, "_PACKAGE_DIR", package)
+
+    def fingerprint() -> str:
+        return cache_module.code_fingerprint.__wrapped__()
+
+    before = fingerprint()
+    assert (package / "demo.py").is_file()  # the grid lives here, outside experiments/
+    with (package / "demo.py").open("a", encoding="utf-8") as demo:
+        demo.write("\nDEMO_SEEDS = (0, 1, 2, 3)\n")
+    assert fingerprint() == before
+    with (package / "experiments" / "rr.py").open("a", encoding="utf-8") as runner:
+        runner.write("\n# a changed runner\n")
+    assert fingerprint() != before

@@ -5,7 +5,7 @@ import pytest
 from app_helpers import assert_no_errors, open_page, page_files
 
 from labeldp_core.audit import app_audit_points
-from labeldp_core.experiments.demo import demo_configs
+from labeldp_core.demo import demo_configs
 from ui import audit as audit_ui
 from ui import results
 

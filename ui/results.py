@@ -9,9 +9,9 @@ import streamlit as st
 
 from labeldp_core.cache import ResultCache
 from labeldp_core.data import dataset_info, load_dataset
+from labeldp_core.demo import on_demo_grid
 from labeldp_core.errors import DatasetUnavailableError, LabelDPError
 from labeldp_core.experiments import RunConfig, RunResult, lookup, make_config, run
-from labeldp_core.experiments.demo import on_demo_grid
 from labeldp_core.experiments.diagnostics import diagnostics_sentence
 from labeldp_core.experiments.service import ComputeService, Job, default_workers
 from labeldp_core.experiments.timing import QUICK_S, estimate_seconds, spoken_duration
