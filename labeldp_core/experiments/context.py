@@ -9,8 +9,8 @@ from torch import nn
 
 from labeldp_core.cache import ResultCache
 from labeldp_core.data import Dataset, load_dataset
+from labeldp_core.experiments.config import RunConfig, Task
 from labeldp_core.experiments.progress import Progress, within
-from labeldp_core.experiments.spec import RunConfig, Task
 from labeldp_core.training import (
     TrainOutcome,
     TrainSettings,

@@ -1,21 +1,26 @@
 """What every experiment shares: its config, its result, a mechanism's spec and its settings.
 
-A run is a frozen :class:`RunConfig` in and a JSON-serialisable :class:`RunResult` out. Each
+A run is a frozen :class:`RunConfig` in (with its settings' types, from
+:mod:`labeldp_core.experiments.config`, re-exported here) and a JSON-serialisable
+:class:`RunResult` out. Each
 mechanism describes itself with a :class:`MechanismSpec`: its id, privacy unit, settings with
 defaults and ranges, and the runner that turns a config into an :class:`Outcome`.
 """
 
-import math
 from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass, field, fields
-from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Literal
+from dataclasses import dataclass, field, fields
+from typing import Any
 
-from labeldp_core.errors import InvalidInputError
+from labeldp_core.experiments.config import (
+    COMMON_SETTINGS,
+    PrivacyUnit,
+    RunConfig,
+    Scalar,
+    Setting,
+    Task,
+)
+from labeldp_core.experiments.context import RunContext
 from labeldp_core.experiments.result_schema import check_result_dict
-
-if TYPE_CHECKING:
-    from labeldp_core.experiments.context import RunContext
 
 __all__ = [
     "COMMON_SETTINGS",
@@ -28,112 +33,6 @@ __all__ = [
     "Setting",
     "Task",
 ]
-
-Scalar = int | float | str | bool
-#: "output" is one released output vector (local DP on inference outputs).
-PrivacyUnit = Literal["label", "example", "output"]
-Task = Literal["classification", "regression"]
-
-
-@dataclass(frozen=True)
-class Setting:
-    """One ``--set KEY=VALUE`` knob: its default (which fixes its type), range or choices, help."""
-
-    default: Scalar
-    help: str
-    choices: tuple[str, ...] = ()
-    minimum: float | None = None
-    maximum: float | None = None
-
-    def parse(self, name: str, value: object) -> Scalar:
-        """Convert ``value`` (a string from the command line, or a Python value) and check it."""
-        kind = type(self.default)
-        try:
-            if kind is bool:
-                parsed: Scalar = _parse_bool(value)
-            elif kind is int and not isinstance(value, bool):
-                parsed = int(value) if isinstance(value, int) else int(str(value), 10)
-            elif kind is float and not isinstance(value, bool):
-                parsed = float(value)  # type: ignore[arg-type]
-            elif kind is str:
-                parsed = str(value)
-            else:
-                raise ValueError
-        except ValueError:
-            raise InvalidInputError(
-                f"setting {name} must be {_KIND_NAMES[kind]}, got {value!r}"
-            ) from None
-        if self.choices and parsed not in self.choices:
-            raise InvalidInputError(
-                f"setting {name}={parsed} is not allowed; choose one of: {', '.join(self.choices)}"
-            )
-        if isinstance(parsed, float) and not math.isfinite(parsed):
-            raise InvalidInputError(f"setting {name} must be a finite number, got {parsed}")
-        if self.minimum is not None and parsed < self.minimum:  # type: ignore[operator]
-            raise InvalidInputError(f"setting {name} must be at least {self.minimum}, got {parsed}")
-        if self.maximum is not None and parsed > self.maximum:  # type: ignore[operator]
-            raise InvalidInputError(f"setting {name} must be at most {self.maximum}, got {parsed}")
-        return parsed
-
-
-_KIND_NAMES = {bool: "true or false", int: "a whole number", float: "a number", str: "text"}
-
-
-def _parse_bool(value: object) -> bool:
-    if isinstance(value, bool):
-        return value
-    text = str(value).strip().lower()
-    if text in ("1", "true", "yes", "on"):
-        return True
-    if text in ("0", "false", "no", "off"):
-        return False
-    raise ValueError(text)
-
-
-#: Settings every mechanism that trains a model accepts.
-COMMON_SETTINGS: Mapping[str, Setting] = MappingProxyType(
-    {
-        "model": Setting("cnn", "model trained on the released labels", ("cnn", "mlp", "logistic")),
-        "batch_size": Setting(
-            128,
-            "training batch size (a dataset may default to its own: `list --json` shows it)",
-            minimum=1,
-            maximum=65536,
-        ),
-        "learning_rate": Setting(
-            2e-3,
-            "Adam learning rate (a dataset may default to its own, with its batch size)",
-            minimum=1e-6,
-            maximum=1.0,
-        ),
-    }
-)
-
-
-@dataclass(frozen=True)
-class RunConfig:
-    """One point to compute: mechanism, dataset, budget, seed, epochs and settings.
-
-    Build it with :func:`labeldp_core.experiments.make_config`, which fills every default, so
-    two configs that mean the same run are equal and share one cache entry.
-    """
-
-    mechanism: str
-    dataset: str
-    epsilon: float
-    seed: int = 0
-    epochs: int | None = None
-    settings: tuple[tuple[str, Scalar], ...] = ()
-
-    def setting(self, name: str) -> Any:
-        """The value of setting ``name``."""
-        return dict(self.settings)[name]
-
-    def to_dict(self) -> dict[str, Any]:
-        """Canonical JSON form (the cache key is derived from it)."""
-        data = asdict(self)
-        data["settings"] = dict(self.settings)
-        return data
 
 
 @dataclass(frozen=True)
@@ -168,7 +67,7 @@ class MechanismSpec:
     privacy_unit: PrivacyUnit
     task: Task
     settings: Mapping[str, Setting]
-    runner: Callable[[RunConfig, "RunContext"], Outcome]
+    runner: Callable[[RunConfig, RunContext], Outcome]
     trains_model: bool = True
     #: Checks settings against each other and epsilon when the config is made (before any
     #: training); raises InvalidInputError. Its return value is ignored.
