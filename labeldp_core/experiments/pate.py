@@ -8,7 +8,8 @@ the student: they only score the teachers and the released labels.
 """
 
 import math
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 
@@ -318,103 +319,165 @@ def _clean_student(
     )
 
 
+@dataclass(frozen=True)
+class _Calibration:
+    """The split, the queries asked and the noise that meets the budget, before any training."""
+
+    split: TeacherSplit
+    queries: int
+    noise: float
+    answer_plan: LaplacePlan | GaussianPlan
+    check_plan: GaussianPlan | None
+
+    @property
+    def used(self) -> float:
+        """The answers' noise as drawn (a secure plan rounds it up): Laplace b or Gaussian sigma."""
+        plan = self.answer_plan
+        return plan.scale if isinstance(plan, LaplacePlan) else plan.sigma
+
+
+@dataclass(frozen=True)
+class _Release:
+    """The vote counts of the queries, the answers released and which queries were answered."""
+
+    counts: np.ndarray
+    released: np.ndarray
+    answered: np.ndarray
+    query_index: np.ndarray
+
+
+def _calibrate(config: RunConfig, ctx: RunContext) -> _Calibration:
+    """Split, and the noise (checked for secure noise) whose epsilon meets the budget."""
+    split = teacher_split(ctx.dataset.n_train, config.setting("teachers"), config.seed)
+    queries = min(config.setting("queries"), split.public.size)
+    noise = calibrate_noise(
+        config.epsilon, queries, config.setting("delta"), aggregator=config.setting("aggregator"),
+        threshold_noise_ratio=config.setting("threshold_noise_ratio"),
+    )  # fmt: skip
+    return _Calibration(split, queries, noise, *noise_plans(config, noise))
+
+
+def _answer(config: RunConfig, ctx: RunContext, votes: np.ndarray, cal: _Calibration) -> _Release:
+    """Count the teachers' votes on the queries and release the aggregator's noisy answers."""
+    counts = vote_counts(votes[:, : cal.queries], ctx.dataset.num_classes)
+    released = _release(config, counts, cal.noise, ctx)
+    return _Release(counts, released, released != UNANSWERED, cal.split.public[: cal.queries])
+
+
+def _account(config: RunConfig, release: _Release, cal: _Calibration) -> dict[str, Any]:
+    """Both epsilons, the curves as queries grow, and the answered-only figures of confident."""
+    confident = config.setting("aggregator") == "confident-gnmax"
+    teachers = config.setting("teachers")
+    accounting = {
+        "aggregator": config.setting("aggregator"), "noise": cal.used,
+        "threshold": config.setting("threshold") * teachers if confident else None,
+        "threshold_sigma": None if cal.check_plan is None else cal.check_plan.sigma,
+        "discrete": config.setting("noise") == "secure",
+    }  # fmt: skip
+    counts, delta, answered = release.counts, config.setting("delta"), release.answered
+    mask = answered if confident else None
+    checkpoints = _checkpoints(cal.queries)
+
+    def grow(**kwargs: Any) -> list[float]:
+        return epsilon_as_queries_grow(counts, delta, checkpoints, **kwargs, **accounting).tolist()
+
+    figures: dict[str, Any] = {
+        "epsilon_data_independent": pate_epsilon(counts, delta, data_dependent=False, **accounting),
+        "epsilon_data_dependent": pate_epsilon(counts, delta, answered=mask, **accounting),
+        "threshold_votes": accounting["threshold"],
+        "threshold_sigma": accounting["threshold_sigma"],
+    }
+    curve = {"queries": checkpoints, "data_independent": grow(data_dependent=False),
+             "data_dependent": grow(answered=mask)}  # fmt: skip
+    if confident:
+        figures["epsilon_data_independent_answered_only"] = pate_epsilon(
+            counts, delta, data_dependent=False, answered=answered, **accounting
+        )
+        figures["answered_only_scope"] = ANSWERED_ONLY_SCOPE
+        curve["data_independent_answered_only"] = grow(data_dependent=False, answered=answered)
+    return figures | {"epsilon_curve": curve}
+
+
+def _students(
+    ctx: RunContext, release: _Release, cal: _Calibration, start: float
+) -> tuple[SelfTraining, float, int]:
+    """The self-trained student, the same queries' student on true labels, and the pool size."""
+    data, answered, query_index = ctx.dataset, release.answered, release.query_index
+    images = data.x_train[query_index]
+    middle = start + (1 - start) / 2
+    unanswered = query_index[~answered]
+    pool = data.x_train[np.concatenate([unanswered, cal.split.public[cal.queries :]])]
+    trained = _self_trained_student(
+        ctx, images[answered], release.released[answered], pool, start, middle
+    )
+    clean = _clean_student(ctx, images, data.y_train[query_index], middle, 1.0)
+    return trained, clean, len(pool)
+
+
 def run_pate(config: RunConfig, ctx: RunContext) -> Outcome:
     """Teachers vote, the aggregator answers with noise calibrated to epsilon, a student learns.
 
     The noise is the smallest whose data-independent epsilon over the queries asked meets the
-    budget; that data-independent epsilon is ``epsilon_spent``.
+    budget; that data-independent epsilon is ``epsilon_spent``. Steps: calibrate (before any
+    teacher trains), votes, answers, accounting, students, details.
     """
-    data = ctx.dataset
-    aggregator = config.setting("aggregator")
-    delta = config.setting("delta")
-    split = teacher_split(data.n_train, config.setting("teachers"), config.seed)
-    queries = min(config.setting("queries"), split.public.size)
-    # Calibrated (and, for secure noise, checked) before any teacher trains.
-    noise = calibrate_noise(
-        config.epsilon, queries, delta, aggregator=aggregator,
-        threshold_noise_ratio=config.setting("threshold_noise_ratio"),
-    )  # fmt: skip
-    answer_plan, check_plan = noise_plans(config, noise)
-    used = answer_plan.scale if isinstance(answer_plan, LaplacePlan) else answer_plan.sigma
-    sigma1 = None if check_plan is None else check_plan.sigma
-    votes_cached = ctx.cache.key("pate-votes", votes_payload(config, split)) in ctx.cache
+    cal = _calibrate(config, ctx)
+    votes_cached = ctx.cache.key("pate-votes", votes_payload(config, cal.split)) in ctx.cache
     teacher_end = 0.0 if votes_cached else _TEACHER_SHARE
-    votes = teacher_votes(ctx, split, teacher_end)
-
-    counts = vote_counts(votes[:, :queries], data.num_classes)
-    query_index = split.public[:queries]
-    truth = data.y_train[query_index]
-    released = _release(config, counts, noise, ctx)
-    answered = released != UNANSWERED
-    confident = aggregator == "confident-gnmax"
-    threshold = config.setting("threshold") * config.setting("teachers") if confident else None
-    secure = config.setting("noise") == "secure"
-    accounting = {
-        "aggregator": aggregator, "noise": used, "threshold": threshold,
-        "threshold_sigma": sigma1, "discrete": secure,
-    }  # fmt: skip
-    epsilon_spent = pate_epsilon(counts, delta, data_dependent=False, **accounting)
-    mask = answered if confident else None
-    epsilon_dd = pate_epsilon(counts, delta, answered=mask, **accounting)
-    checkpoints = _checkpoints(queries)
-    curve = {
-        "queries": checkpoints,
-        "data_independent": epsilon_as_queries_grow(
-            counts, delta, checkpoints, data_dependent=False, **accounting
-        ).tolist(),
-        "data_dependent": epsilon_as_queries_grow(
-            counts, delta, checkpoints, answered=mask, **accounting
-        ).tolist(),
-    }
-    extra = {}
-    if confident:
-        extra["epsilon_data_independent_answered_only"] = pate_epsilon(
-            counts, delta, data_dependent=False, answered=answered, **accounting
-        )
-        extra["answered_only_scope"] = ANSWERED_ONLY_SCOPE
-        curve["data_independent_answered_only"] = epsilon_as_queries_grow(
-            counts, delta, checkpoints, data_dependent=False, answered=answered, **accounting
-        ).tolist()
-
-    images = data.x_train[query_index]
-    middle = teacher_end + (1 - teacher_end) / 2
-    pool = data.x_train[np.concatenate([query_index[~answered], split.public[queries:]])]
-    trained = _self_trained_student(
-        ctx, images[answered], released[answered], pool, teacher_end, middle
-    )
-    student = trained.final
-    clean_student = _clean_student(ctx, images, truth, middle, 1.0)
-
-    plurality = np.argmax(counts, axis=1)
-    correct = released[answered] == truth[answered]
+    votes = teacher_votes(ctx, cal.split, teacher_end)
+    release = _answer(config, ctx, votes, cal)
+    figures = _account(config, release, cal)
+    trained, clean, pool = _students(ctx, release, cal, teacher_end)
+    truth = ctx.dataset.y_train[release.query_index]
+    answered = release.answered
+    correct = release.released[answered] == truth[answered]
     label_accuracy = float(correct.mean()) if answered.any() else None
-    public_truth = data.y_train[split.public]
+    details = (
+        _facts(config, ctx, cal, release, votes)
+        | figures
+        | _student_details(config, ctx, trained, clean, pool, int(answered.sum()))
+    )
+    return Outcome(
+        epsilon_spent=figures["epsilon_data_independent"],
+        delta=config.setting("delta"),
+        test_score=trained.final.final,
+        n_train=int(answered.sum()),
+        flip_rate=None if label_accuracy is None else 1.0 - label_accuracy,
+        label_accuracy=label_accuracy,
+        details=details,
+        diagnostics=_DIAGNOSTICS,
+    )
+
+
+def _facts(
+    config: RunConfig, ctx: RunContext, cal: _Calibration, release: _Release, votes: np.ndarray
+) -> dict[str, Any]:
+    """What ran (noise, plans, draws, split, teachers) and what the votes and answers were."""
+    data, split, aggregator = ctx.dataset, cal.split, config.setting("aggregator")
+    secure = config.setting("noise") == "secure"
+    counts, released, answered = release.counts, release.released, release.answered
+    truth = data.y_train[release.query_index]
+    plurality = np.argmax(counts, axis=1)
     smallest, largest = split.shard_sizes
-    details = {
+    changed = released[answered] != plurality[answered]
+    return {
         "aggregator": aggregator,
-        "epsilon_data_independent": epsilon_spent,
-        "epsilon_data_dependent": epsilon_dd,
-        **extra,
-        "delta": delta,
-        "noise": used,
-        "noise_calibrated": noise,
+        "delta": config.setting("delta"),
+        "noise": cal.used,
+        "noise_calibrated": cal.noise,
         "noise_kind": ("discrete " if secure else "")
         + ("Laplace scale b" if aggregator == "lnmax" else "Gaussian sigma"),
-        **_plan_details(answer_plan, check_plan),
+        **_plan_details(cal.answer_plan, cal.check_plan),
         "random_draws": draw_sources(
             config.setting("noise"), _released_draws(aggregator, secure), _SEEDED_DRAWS
         ),
         **({"secure_accounting": SECURE_ACCOUNTING} if secure else {}),
-        "threshold_votes": threshold,
-        "threshold_sigma": sigma1,
         "queries_requested": config.setting("queries"),
-        "queries": queries,
+        "queries": cal.queries,
         "answered": int(answered.sum()),
         "teachers": len(split.shards),
         "teacher_model": config.setting("teacher_model"),
         "teacher_epochs": _teacher_settings(config, split).epochs,
-        "student_epochs": _student_settings(ctx, int(answered.sum())).epochs,
-        "min_steps": MIN_STEPS,
         "split": {
             "train": data.n_train,
             "public": int(split.public.size),
@@ -423,42 +486,40 @@ def run_pate(config: RunConfig, ctx: RunContext) -> Outcome:
             "shard_size_max": largest,
             "test": data.n_test,
         },
-        "teacher_accuracy": (votes == public_truth[None, :]).mean(axis=1).tolist(),
+        "teacher_accuracy": (votes == data.y_train[split.public][None, :]).mean(axis=1).tolist(),
         "plurality_accuracy": float(np.mean(plurality == truth)),
-        "changed_by_noise": float(np.mean(released[answered] != plurality[answered]))
-        if answered.any()
-        else 0.0,
+        "changed_by_noise": float(np.mean(changed)) if answered.any() else 0.0,
         "top_votes": counts.max(axis=1).astype(int).tolist(),
         "top_two_gap": top_two_gap(counts).astype(int).tolist(),
         "plurality": plurality.tolist(),
         "released": released.tolist(),
         "true_labels": truth.tolist(),
-        "epsilon_curve": curve,
-        "student_test_curve": list(student.test_curve),
+    }
+
+
+def _student_details(
+    config: RunConfig, ctx: RunContext, trained: SelfTraining, clean: float, pool: int,
+    answered: int,
+) -> dict[str, Any]:  # fmt: skip
+    """How the student learned, and the statements every PATE result carries."""
+    return {
+        "student_epochs": _student_settings(ctx, answered).epochs,
+        "min_steps": MIN_STEPS,
+        "student_test_curve": list(trained.final.test_curve),
         "student_supervised_accuracy": trained.supervised.final,
         "self_training": {
             "rounds": config.setting("self_training_rounds"),
             "confidence": config.setting("pseudo_label_confidence"),
-            "pool": len(pool),
+            "pool": pool,
             "pseudo_labelled": list(trained.pseudo_labelled),
             "method": SELF_TRAINING,
         },
-        "student_clean_labels_accuracy": clean_student,
+        "student_clean_labels_accuracy": clean,
         "privacy_unit_statement": PRIVACY_STATEMENT,
         "composition": COMPOSITION,
         "data_dependent_note": DATA_DEPENDENT_NOTE,
         "diagnostics_note": DIAGNOSTICS_NOTE,
     }
-    return Outcome(
-        epsilon_spent=epsilon_spent,
-        delta=delta,
-        test_score=student.final,
-        n_train=int(answered.sum()),
-        flip_rate=None if label_accuracy is None else 1.0 - label_accuracy,
-        label_accuracy=label_accuracy,
-        details=details,
-        diagnostics=_DIAGNOSTICS,
-    )
 
 
 def student_sentence(details: dict) -> str:
