@@ -11,6 +11,7 @@ same examples, so the two are compared on the same class counts. The public part
 """
 
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -31,7 +32,10 @@ from labeldp_core.experiments.dppl import PUBLIC_FRACTION, imbalanced_private_se
 from labeldp_core.experiments.progress import within
 from labeldp_core.experiments.public_encoder import public_private_indices
 from labeldp_core.experiments.spec import MechanismSpec, Outcome, RunConfig, Scalar, Setting
-from labeldp_core.training import predict_proba
+from labeldp_core.training import TrainSettings, predict_proba
+
+if TYPE_CHECKING:  # importing Opacus costs seconds; the runner imports it when it trains
+    from labeldp_core.training.dpsgd import DPSGDOutcome, DPSGDSettings
 
 __all__ = [
     "REFERENCE_NOISE_MULTIPLIERS",
@@ -197,28 +201,69 @@ def _epsilon_or_none(
         return None
 
 
-def run_dpsgd(config: RunConfig, ctx: RunContext) -> Outcome:
-    """Calibrate sigma, train with DP-SGD, and account for the steps actually taken."""
-    # Imported here: Opacus costs ~3 s of CPU to import, which listing mechanisms should not pay.
-    from labeldp_core.training.dpsgd import DPSGDSettings, train_dpsgd_classifier
+def _private_settings(
+    config: RunConfig, ctx: RunContext
+) -> tuple[TrainSettings, "DPSGDSettings"]:
+    """The model's training settings and the DP-SGD settings (noise multiplier still 1)."""
+    from labeldp_core.training.dpsgd import DPSGDSettings
 
-    data = ctx.dataset
-    train = training_set(config, data)
-    labels = train.select(data.y_train)
-    n_train = len(labels)
-    delta, clip, accountant = (config.setting(k) for k in ("delta", "clip", "accountant"))
     settings = replace(
         ctx.train_settings, batch_size=config.setting("batch"),
         learning_rate=config.setting("dp_learning_rate"),
         model=private_model(config.setting("model"), config.setting("activation")),
     )  # fmt: skip
     privacy = DPSGDSettings(
-        noise_multiplier=1.0, clip=clip, optimizer=config.setting("optimizer"),
+        noise_multiplier=1.0, clip=config.setting("clip"), optimizer=config.setting("optimizer"),
         momentum=config.setting("momentum"),
     )  # fmt: skip
-    q, steps = sampling_schedule(n_train, settings.batch_size, settings.epochs)
+    return settings, privacy
+
+
+def _subset_baseline(
+    config: RunConfig, ctx: RunContext, indices: np.ndarray | None
+) -> float | None:
+    """The clean baseline on an imbalanced run's own examples (None: the engine's is right).
+
+    The engine's clean baseline trains on the whole split; an imbalanced run's reference must
+    see the same (imbalanced) examples.
+    """
+    if indices is None:
+        return None
+    ctx.progress(0.9, "clean baseline on the same imbalanced examples")
+    return ctx.subset_baseline_score(
+        indices, {"imbalance": config.setting("imbalance"), "public": PUBLIC_FRACTION}
+    )
+
+
+def _epsilon_by_epoch(
+    sigma: float, q: float, steps_per_epoch: int, epochs: int, delta: float
+) -> dict[str, Any]:
+    """Epsilon after each checkpoint epoch by every accountant (None where one cannot tell)."""
+    checkpoints = epsilon_checkpoints(epochs)
+    by_accountant = {
+        name: [
+            _epsilon_or_none(sigma, q, epoch * steps_per_epoch, delta, name)
+            for epoch in checkpoints
+        ]
+        for name in ACCOUNTANTS
+    }
+    return {"epochs": checkpoints, **by_accountant}
+
+
+def run_dpsgd(config: RunConfig, ctx: RunContext) -> Outcome:
+    """Calibrate sigma, train with DP-SGD, and account for the steps actually taken."""
+    # Imported here: Opacus costs ~3 s of CPU to import, which listing mechanisms should not pay.
+    from labeldp_core.training.dpsgd import train_dpsgd_classifier
+
+    data = ctx.dataset
+    train = training_set(config, data)
+    labels = train.select(data.y_train)
+    delta, accountant = config.setting("delta"), config.setting("accountant")
+    settings, privacy = _private_settings(config, ctx)
+    q, steps = sampling_schedule(len(labels), settings.batch_size, settings.epochs)
     ctx.progress(0.0, f"calibrating the noise multiplier ({accountant} accountant)")
     sigma = calibrate_noise_multiplier(config.epsilon, delta, q, steps, accountant)
+    privacy = replace(privacy, noise_multiplier=sigma)
     report = within(ctx.progress, 0.05, 0.85)
 
     def on_epoch(done: int, total: int) -> None:
@@ -226,74 +271,75 @@ def run_dpsgd(config: RunConfig, ctx: RunContext) -> Outcome:
 
     trained = train_dpsgd_classifier(
         train.select(data.x_train), labels, data.x_test, data.y_test, data.num_classes,
-        settings, replace(privacy, noise_multiplier=sigma), config.seed, on_epoch,
+        settings, privacy, config.seed, on_epoch,
     )  # fmt: skip
-    spent = dpsgd_epsilon(sigma, trained.sample_rate, trained.steps, delta, accountant)
-    predicted = predict_proba(trained.model, data.x_test, settings).argmax(axis=1)
-    correct = predicted == data.y_test
-    warning = delta_warning(delta, n_train)
-
-    # The engine's clean baseline trains on the whole split; an imbalanced run's reference must
-    # see the same (imbalanced) examples.
-    baseline = None
-    if train.indices is not None:
-        ctx.progress(0.9, "clean baseline on the same imbalanced examples")
-        baseline = ctx.subset_baseline_score(
-            train.indices, {"imbalance": config.setting("imbalance"), "public": PUBLIC_FRACTION}
-        )
+    baseline = _subset_baseline(config, ctx, train.indices)
     ctx.progress(0.95, "epsilon by epoch with both accountants")
     steps_per_epoch = trained.steps // settings.epochs
-    checkpoints = epsilon_checkpoints(settings.epochs)
-    by_accountant = {
-        name: [
-            _epsilon_or_none(sigma, trained.sample_rate, epoch * steps_per_epoch, delta, name)
-            for epoch in checkpoints
-        ]
-        for name in ACCOUNTANTS
-    }
+    by_epoch = _epsilon_by_epoch(
+        sigma, trained.sample_rate, steps_per_epoch, settings.epochs, delta
+    )
     return Outcome(
-        epsilon_spent=spent,
+        epsilon_spent=dpsgd_epsilon(sigma, trained.sample_rate, trained.steps, delta, accountant),
         delta=delta,
         test_score=trained.final,
         baseline_score=baseline,
-        n_train=n_train,
-        details={
-            "training_set": train.description,
-            "class_counts": np.bincount(labels, minlength=data.num_classes).tolist(),
-            "class_order": train.class_order,
-            "per_class_accuracy": [
-                float(correct[data.y_test == c].mean()) for c in range(data.num_classes)
-            ],
-            "warnings": [] if warning is None else [warning],
-            "noise_multiplier": sigma,
-            "sample_rate": trained.sample_rate,
-            "steps": trained.steps,
-            "expected_batch": settings.batch_size,
-            "mean_batch": trained.mean_batch,
-            "empty_steps": trained.empty_steps,
-            "clip": clip,
-            "model_trained": settings.model,
-            "optimizer": f"{privacy.optimizer}, learning rate {settings.learning_rate:g}"
-            + (f", momentum {privacy.momentum:g}" if privacy.optimizer == "sgd" else ""),
-            "recipe": RECIPE_SOURCE,
-            "accountant": accountant,
-            "calibration_rtol": CALIBRATION_RTOL,
-            "epsilon_rdp": by_accountant["rdp"][-1],
-            "epsilon_prv": by_accountant["prv"][-1],
-            "epsilon_by_epoch": {"epochs": checkpoints, **by_accountant},
+        n_train=len(labels),
+        details=_details(config, ctx, train, trained, settings, privacy)
+        | {
+            "epsilon_rdp": by_epoch["rdp"][-1],
+            "epsilon_prv": by_epoch["prv"][-1],
+            "epsilon_by_epoch": by_epoch,
             "budget_outlook": budget_outlook(
                 sigma, trained.sample_rate, steps_per_epoch, settings.epochs, delta
-            ),
-            "test_curve": list(trained.test_curve),
-            "neighbouring_relation": NEIGHBOURS,
-            "composition": (
-                f"{trained.steps} Poisson-subsampled Gaussian steps composed by the {accountant} "
-                "accountant; the model and its test curve are post-processing"
             ),
         },
         diagnostics=("details.class_counts", "details.mean_batch", "details.empty_steps"),
     )
 
+
+def _details(
+    config: RunConfig,
+    ctx: RunContext,
+    train: TrainingSet,
+    trained: "DPSGDOutcome",
+    settings: TrainSettings,
+    privacy: "DPSGDSettings",
+) -> dict[str, Any]:
+    """What was trained on, how, and what the steps were; the test curve and class accuracies."""
+    data, labels = ctx.dataset, train.select(ctx.dataset.y_train)
+    predicted = predict_proba(trained.model, data.x_test, settings).argmax(axis=1)
+    correct = predicted == data.y_test
+    warning = delta_warning(config.setting("delta"), len(labels))
+    accountant = config.setting("accountant")
+    return {
+        "training_set": train.description,
+        "class_counts": np.bincount(labels, minlength=data.num_classes).tolist(),
+        "class_order": train.class_order,
+        "per_class_accuracy": [
+            float(correct[data.y_test == c].mean()) for c in range(data.num_classes)
+        ],
+        "warnings": [] if warning is None else [warning],
+        "noise_multiplier": privacy.noise_multiplier,
+        "sample_rate": trained.sample_rate,
+        "steps": trained.steps,
+        "expected_batch": settings.batch_size,
+        "mean_batch": trained.mean_batch,
+        "empty_steps": trained.empty_steps,
+        "clip": privacy.clip,
+        "model_trained": settings.model,
+        "optimizer": f"{privacy.optimizer}, learning rate {settings.learning_rate:g}"
+        + (f", momentum {privacy.momentum:g}" if privacy.optimizer == "sgd" else ""),
+        "recipe": RECIPE_SOURCE,
+        "accountant": accountant,
+        "calibration_rtol": CALIBRATION_RTOL,
+        "test_curve": list(trained.test_curve),
+        "neighbouring_relation": NEIGHBOURS,
+        "composition": (
+            f"{trained.steps} Poisson-subsampled Gaussian steps composed by the {accountant} "
+            "accountant; the model and its test curve are post-processing"
+        ),
+    }
 
 SPEC = MechanismSpec(
     id="dpsgd",
