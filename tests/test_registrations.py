@@ -1,0 +1,32 @@
+"""Registrations a new mechanism or page needs that no other test would miss: the README's table
+and the app's page table. (The rest are caught where they live: see "Adding a mechanism".)"""
+
+import ast
+import re
+from pathlib import Path
+
+from labeldp_core.experiments import MECHANISMS
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _page_table() -> list[tuple[str, str, str]]:
+    for node in ast.parse((ROOT / "app.py").read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "PAGE_TABLE":
+            return ast.literal_eval(node.value)
+    raise AssertionError("app.py has no PAGE_TABLE")
+
+
+def _mechanism_table() -> str:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    return readme.split("## Mechanisms and pages", 1)[1].split("\n\n", 2)[1]
+
+
+def test_every_mechanism_is_in_the_readmes_table():
+    listed = set(re.findall(r"`([a-z0-9-]+)`", _mechanism_table()))
+    assert set(MECHANISMS) <= listed, sorted(set(MECHANISMS) - listed)
+
+
+def test_every_page_file_is_in_the_apps_page_table():
+    files = {path.name for path in (ROOT / "pages").glob("*.py")}
+    assert files == {file for file, _, _ in _page_table()}
