@@ -3,7 +3,12 @@
 import numpy as np
 
 from labeldp_core.experiments.context import RunContext
-from labeldp_core.experiments.label_prior import PRIOR_SETTINGS, budget_table, estimate_prior
+from labeldp_core.experiments.label_prior import (
+    PRIOR_SETTINGS,
+    budget_table,
+    prior_details,
+    run_prior,
+)
 from labeldp_core.experiments.laplace import mass_on_true_label
 from labeldp_core.experiments.noise import NOISE_SETTING, TRAINING_DRAW, draw_sources
 from labeldp_core.experiments.spec import MechanismSpec, Outcome, RunConfig
@@ -22,10 +27,7 @@ def run_alibi(config: RunConfig, ctx: RunContext) -> Outcome:
     """
     data = ctx.dataset
     noise = config.setting("noise")
-    estimate = estimate_prior(
-        data.y_train, data.num_classes, config.epsilon, config.setting("prior"),
-        config.setting("prior_share"), ctx.rng, noise=noise,
-    )  # fmt: skip
+    estimate = run_prior(config, ctx)
     release = estimate.split.release_epsilon
     plan = laplace_plan(ONE_HOT_SENSITIVITY, release, noise)
     noisy = laplace_one_hot(data.y_train, release, data.num_classes, ctx.rng, noise=noise)
@@ -43,14 +45,9 @@ def run_alibi(config: RunConfig, ctx: RunContext) -> Outcome:
         flip_rate=float(1.0 - kept.mean()),
         label_accuracy=float(kept.mean()),
         details={
-            "prior_kind": config.setting("prior"),
+            **prior_details(config, estimate, table),
             **one_hot,
-            **estimate.details(),
             "random_draws": draw_sources(noise, released, {"training": TRAINING_DRAW}),
-            "prior": estimate.prior.tolist(),
-            "noisy_counts": list(estimate.noisy_counts),
-            "prior_pseudo_count": estimate.pseudo_count,
-            "budget": table,
             "noise_scale": plan.scale,
             "posterior_argmax_accuracy": float(np.mean(posterior.argmax(axis=1) == data.y_train)),
             "label_accuracy_meaning": "mean posterior probability of the true label",

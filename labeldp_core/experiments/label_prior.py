@@ -25,8 +25,9 @@ from labeldp_core.accounting import (
     split_budget,
     split_budget_by_share,
 )
+from labeldp_core.experiments.config import RunConfig, Setting
+from labeldp_core.experiments.context import RunContext
 from labeldp_core.experiments.noise import histogram_split
-from labeldp_core.experiments.spec import Setting
 from labeldp_core.mechanisms import noisy_label_counts, prior_from_counts
 from labeldp_core.mechanisms.noise_plans import LaplacePlan
 
@@ -36,6 +37,8 @@ __all__ = [
     "PriorEstimate",
     "budget_table",
     "estimate_prior",
+    "prior_details",
+    "run_prior",
     "split_from_table",
 ]
 
@@ -113,6 +116,29 @@ def estimate_prior(
     split, plan = histogram_split(planned, noise)
     prior = prior_from_counts(counts, pseudo_count=plan.scale)[0]
     return PriorEstimate(prior, split, tuple(int(c) for c in counts[0]), plan, plan.scale)
+
+
+def run_prior(config: RunConfig, ctx: RunContext) -> PriorEstimate:
+    """The prior a run's settings ask for (``prior``, ``prior_share``, ``noise``), on its labels."""
+    data = ctx.dataset
+    return estimate_prior(
+        data.y_train, data.num_classes, config.epsilon, config.setting("prior"),
+        config.setting("prior_share"), ctx.rng, noise=config.setting("noise"),
+    )  # fmt: skip
+
+
+def prior_details(
+    config: RunConfig, estimate: PriorEstimate, table: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """The details entries every run with this prior reports: its kind, noise, counts, budget."""
+    return {
+        "prior_kind": config.setting("prior"),
+        **estimate.details(),
+        "prior": estimate.prior.tolist(),
+        "noisy_counts": list(estimate.noisy_counts),
+        "prior_pseudo_count": estimate.pseudo_count,
+        "budget": table,
+    }
 
 
 def budget_table(

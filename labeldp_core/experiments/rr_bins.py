@@ -3,7 +3,12 @@
 import numpy as np
 
 from labeldp_core.experiments.context import RunContext
-from labeldp_core.experiments.label_prior import PRIOR_SETTINGS, budget_table, estimate_prior
+from labeldp_core.experiments.label_prior import (
+    PRIOR_SETTINGS,
+    budget_table,
+    prior_details,
+    run_prior,
+)
 from labeldp_core.experiments.noise import NOISE_SETTING, TRAINING_DRAW, draw_sources
 from labeldp_core.experiments.spec import MechanismSpec, Outcome, RunConfig
 from labeldp_core.mechanisms import (
@@ -30,10 +35,7 @@ def run_rr_bins(config: RunConfig, ctx: RunContext) -> Outcome:
     support = np.arange(data.num_classes, dtype=np.float64)
     values = data.y_train.astype(np.float64)
     noise = config.setting("noise")
-    estimate = estimate_prior(
-        data.y_train, data.num_classes, config.epsilon, config.setting("prior"),
-        config.setting("prior_share"), ctx.rng, noise=noise,
-    )  # fmt: skip
+    estimate = run_prior(config, ctx)
     bins = optimal_bins(support, estimate.prior, estimate.split.release_epsilon)
     released = rr_on_bins(values, bins, ctx.rng, noise=noise)
     trained = ctx.train(released, message="training a regression head on RR-on-bins values")
@@ -47,14 +49,9 @@ def run_rr_bins(config: RunConfig, ctx: RunContext) -> Outcome:
         test_score=trained.final,
         n_train=data.n_train,
         details={
-            "prior_kind": config.setting("prior"),
+            **prior_details(config, estimate, table),
             **coins.describe("RR-on-bins coins"),
-            **estimate.details(),
             "random_draws": draw_sources(noise, released_draws, {"training": TRAINING_DRAW}),
-            "prior": estimate.prior.tolist(),
-            "noisy_counts": list(estimate.noisy_counts),
-            "prior_pseudo_count": estimate.pseudo_count,
-            "budget": table,
             "num_bins": bins.num_bins,
             "bin_of_value": bins.bin_of_value.tolist(),
             "bin_outputs": bins.outputs.tolist(),
