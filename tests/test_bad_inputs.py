@@ -830,54 +830,50 @@ CASES: dict[str, list[Bad]] = {
     "zcdp_to_approx_dp": [*positives("rho"), *probabilities("delta")],
 }
 
-# --- Entry points merged separately: add their rows here -----------------------------------------
-# DP-SGD (`dpsgd`) is merged from its own branch. DESIGN.md fixes its accounting entry point,
-# dpsgd_epsilon(noise_multiplier, sample_rate, steps, delta, accountant="rdp"); its rows join the
-# matrix as soon as it exists. Anything else that merge exports fails
-# test_every_public_function_is_in_the_matrix until it has rows here too. The command-line part
-# below enumerates every mechanism in the registry, so `dpsgd`'s settings need no rows.
-if hasattr(accounting, "dpsgd_epsilon"):
-    ENTRY_POINTS["dpsgd_epsilon"] = Entry(
-        accounting.dpsgd_epsilon,
-        {"noise_multiplier": 1.0, "sample_rate": 0.01, "steps": 100, "delta": 1e-5},
-    )
-    CASES["dpsgd_epsilon"] = [
-        *[Bad("noise_multiplier", b.value, "noise_multiplier", b.label) for b in positives("x")],
-        *[Bad("sample_rate", v, "sample_rate", f"rate-{v}") for v in (0.0, -0.1, 1.5, NAN)],
-        *[Bad("steps", b.value, "steps", b.label) for b in counts("x")],
-        *[Bad("delta", b.value, "delta", b.label) for b in probabilities("x")],
-        Bad("accountant", "magic", "accountant", "unknown-accountant"),
-    ]
-    ENTRY_POINTS["dpsgd_epsilon_curve"] = Entry(
-        accounting.dpsgd_epsilon_curve,
-        {"noise_multiplier": 1.0, "sample_rate": 0.01, "steps": [10, 100], "delta": 1e-5},
-    )
-    CASES["dpsgd_epsilon_curve"] = [
-        *[Bad("noise_multiplier", b.value, "noise_multiplier", b.label) for b in positives("x")],
-        *[Bad("sample_rate", v, "sample_rate", f"rate-{v}") for v in (0.0, 1.5, NAN)],
-        *[Bad("delta", b.value, "delta", b.label) for b in probabilities("x")],
-        Bad("steps", [10, 0], "steps", "zero-steps"),
-    ]
-    ENTRY_POINTS["sampling_schedule"] = Entry(
-        accounting.sampling_schedule, {"n_examples": 1000, "batch_size": 100, "epochs": 2}
-    )
-    CASES["sampling_schedule"] = [
-        Bad("batch_size", 2000, "larger than the 1000 training examples", "batch-too-large"),
-        Bad("batch_size", 0, "at least 1", "zero-batch"),
-        Bad("epochs", 1.5, "whole number", "fractional-epochs"),
-        Bad("n_examples", -3, "at least 1", "negative-examples"),
-    ]
-    ENTRY_POINTS["calibrate_noise_multiplier"] = Entry(
-        accounting.calibrate_noise_multiplier,
-        {"target_epsilon": 1.0, "delta": 1e-5, "sample_rate": 0.01, "steps": 100},
-    )
-    CASES["calibrate_noise_multiplier"] = [
-        *epsilons("target_epsilon"),
-        *[Bad("delta", b.value, "delta", b.label) for b in probabilities("x")],
-        *[Bad("sample_rate", v, "sample_rate", f"rate-{v}") for v in (0.0, 1.5, NAN)],
-        Bad("steps", 0, "steps", "zero-steps"),
-        Bad("accountant", "magic", "accountant", "unknown-accountant"),
-    ]
+# --- DP-SGD's accounting entry points ------------------------------------------------------------
+# The command-line part below enumerates every mechanism in the registry, so `dpsgd`'s settings
+# need no rows here.
+ENTRY_POINTS["dpsgd_epsilon"] = Entry(
+    accounting.dpsgd_epsilon,
+    {"noise_multiplier": 1.0, "sample_rate": 0.01, "steps": 100, "delta": 1e-5},
+)
+CASES["dpsgd_epsilon"] = [
+    *[Bad("noise_multiplier", b.value, "noise_multiplier", b.label) for b in positives("x")],
+    *[Bad("sample_rate", v, "sample_rate", f"rate-{v}") for v in (0.0, -0.1, 1.5, NAN)],
+    *[Bad("steps", b.value, "steps", b.label) for b in counts("x")],
+    *[Bad("delta", b.value, "delta", b.label) for b in probabilities("x")],
+    Bad("accountant", "magic", "accountant", "unknown-accountant"),
+]
+ENTRY_POINTS["dpsgd_epsilon_curve"] = Entry(
+    accounting.dpsgd_epsilon_curve,
+    {"noise_multiplier": 1.0, "sample_rate": 0.01, "steps": [10, 100], "delta": 1e-5},
+)
+CASES["dpsgd_epsilon_curve"] = [
+    *[Bad("noise_multiplier", b.value, "noise_multiplier", b.label) for b in positives("x")],
+    *[Bad("sample_rate", v, "sample_rate", f"rate-{v}") for v in (0.0, 1.5, NAN)],
+    *[Bad("delta", b.value, "delta", b.label) for b in probabilities("x")],
+    Bad("steps", [10, 0], "steps", "zero-steps"),
+]
+ENTRY_POINTS["sampling_schedule"] = Entry(
+    accounting.sampling_schedule, {"n_examples": 1000, "batch_size": 100, "epochs": 2}
+)
+CASES["sampling_schedule"] = [
+    Bad("batch_size", 2000, "larger than the 1000 training examples", "batch-too-large"),
+    Bad("batch_size", 0, "at least 1", "zero-batch"),
+    Bad("epochs", 1.5, "whole number", "fractional-epochs"),
+    Bad("n_examples", -3, "at least 1", "negative-examples"),
+]
+ENTRY_POINTS["calibrate_noise_multiplier"] = Entry(
+    accounting.calibrate_noise_multiplier,
+    {"target_epsilon": 1.0, "delta": 1e-5, "sample_rate": 0.01, "steps": 100},
+)
+CASES["calibrate_noise_multiplier"] = [
+    *epsilons("target_epsilon"),
+    *[Bad("delta", b.value, "delta", b.label) for b in probabilities("x")],
+    *[Bad("sample_rate", v, "sample_rate", f"rate-{v}") for v in (0.0, 1.5, NAN)],
+    Bad("steps", 0, "steps", "zero-steps"),
+    Bad("accountant", "magic", "accountant", "unknown-accountant"),
+]
 
 
 def _matrix() -> list:

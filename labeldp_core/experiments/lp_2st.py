@@ -16,7 +16,8 @@ k* of every second-half example is stored in the result cache (see
 import numpy as np
 
 from labeldp_core.accounting import parallel_composition
-from labeldp_core.experiments.context import RunContext, label_statistics
+from labeldp_core.experiments.context import RunContext
+from labeldp_core.experiments.label_release import released_labels_outcome
 from labeldp_core.experiments.noise import NOISE_SETTING, TRAINING_DRAW, draw_sources
 from labeldp_core.experiments.rr_prior import (
     PRIOR_SUMMARY_DIAGNOSTICS,
@@ -71,45 +72,36 @@ def run_lp_2st(config: RunConfig, ctx: RunContext) -> Outcome:
     )  # fmt: skip
     priors = predict_proba(stage1.model, data.x_train[second], ctx.train_settings)
     released[second] = rr_with_prior(data.y_train[second], priors, epsilon, ctx.rng, noise=noise)
-    final = ctx.train(released, start=0.5, end=1.0, message="stage 2: training on both halves")
-
-    stats = label_statistics(data.y_train, released, data.num_classes)
     flips = released != data.y_train
     stage2 = prior_summary(priors, data.y_train[second], epsilon)
     rr_expected = expected_flip_rate(epsilon, data.num_classes)
     expected = (len(first) * rr_expected + len(second) * stage2["expected_flip_rate"]) / len(flips)
     spent = parallel_composition([plan.epsilon_spent, plan.epsilon_spent])
-    return Outcome(
-        epsilon_spent=spent,
-        test_score=final.final,
-        n_train=data.n_train,
-        flip_rate=stats["flip_rate"],
-        label_accuracy=stats["label_accuracy"],
-        details={
-            "budget": {"stage1_epsilon": spent, "stage2_epsilon": spent, "spent": spent},
-            "composition": (
-                "parallel: stage 1 (RR) and stage 2 (RR-with-prior) release disjoint halves of "
-                "the labels, each once at epsilon, so the whole run is epsilon-label-DP "
-                "(replace-one); the stage-2 prior is post-processing of stage-1 releases"
-            ),
-            **plan.describe("randomized response coins (both stages)"),
-            "random_draws": draw_sources(noise, _RELEASED_DRAWS, _SEEDED_DRAWS),
-            "stage1_examples": len(first),
-            "stage2_examples": len(second),
-            "stage1_test_accuracy": stage1.final,
-            "stage1_flip_rate": float(flips[first].mean()),
-            "stage1_expected_flip_rate": rr_expected,
-            "stage2_flip_rate": float(flips[second].mean()),
-            "stage2_expected_flip_rate": stage2.pop("expected_flip_rate"),
-            "expected_flip_rate": float(expected),
-            "rr_expected_flip_rate": rr_expected,
-            **stage2,
-            **set_size_details(ctx, priors, epsilon, second),
-            "confusion": stats["confusion"],
-            "test_curve": list(final.test_curve),
-        },
-        diagnostics=_DIAGNOSTICS,
-    )
+    details = {
+        "budget": {"stage1_epsilon": spent, "stage2_epsilon": spent, "spent": spent},
+        "composition": (
+            "parallel: stage 1 (RR) and stage 2 (RR-with-prior) release disjoint halves of "
+            "the labels, each once at epsilon, so the whole run is epsilon-label-DP "
+            "(replace-one); the stage-2 prior is post-processing of stage-1 releases"
+        ),
+        **plan.describe("randomized response coins (both stages)"),
+        "random_draws": draw_sources(noise, _RELEASED_DRAWS, _SEEDED_DRAWS),
+        "stage1_examples": len(first),
+        "stage2_examples": len(second),
+        "stage1_test_accuracy": stage1.final,
+        "stage1_flip_rate": float(flips[first].mean()),
+        "stage1_expected_flip_rate": rr_expected,
+        "stage2_flip_rate": float(flips[second].mean()),
+        "stage2_expected_flip_rate": stage2.pop("expected_flip_rate"),
+        "expected_flip_rate": float(expected),
+        "rr_expected_flip_rate": rr_expected,
+        **stage2,
+        **set_size_details(ctx, priors, epsilon, second),
+    }
+    return released_labels_outcome(
+        ctx, released, spent, details, _DIAGNOSTICS,
+        message="stage 2: training on both halves", start=0.5,
+    )  # fmt: skip
 
 
 SPEC = MechanismSpec(

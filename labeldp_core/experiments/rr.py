@@ -1,6 +1,7 @@
 """Randomized response experiment: release every training label by K-ary RR, train, score."""
 
-from labeldp_core.experiments.context import RunContext, label_statistics
+from labeldp_core.experiments.context import RunContext
+from labeldp_core.experiments.label_release import released_labels_outcome
 from labeldp_core.experiments.noise import NOISE_SETTING, TRAINING_DRAW, draw_sources
 from labeldp_core.experiments.spec import MechanismSpec, Outcome, RunConfig
 from labeldp_core.mechanisms import expected_flip_rate, keep_probability, randomized_response
@@ -17,28 +18,19 @@ def run_rr(config: RunConfig, ctx: RunContext) -> Outcome:
     released = randomized_response(
         data.y_train, config.epsilon, data.num_classes, ctx.rng, noise=noise
     )
-    stats = label_statistics(data.y_train, released, data.num_classes)
-    trained = ctx.train(released, message="training on released labels")
-    return Outcome(
-        epsilon_spent=plan.epsilon_spent,
-        test_score=trained.final,
-        n_train=data.n_train,
-        flip_rate=stats["flip_rate"],
-        label_accuracy=stats["label_accuracy"],
-        details={
-            "keep_probability": keep_probability(config.epsilon, data.num_classes),
-            "expected_flip_rate": expected_flip_rate(config.epsilon, data.num_classes),
-            **plan.describe("randomized response coins"),
-            "random_draws": draw_sources(
-                noise, ["randomized response coins"], {"training": TRAINING_DRAW}
-            ),
-            "confusion": stats["confusion"],
-            "test_curve": list(trained.test_curve),
-            "composition": "each label released once by K-ary randomized response, keep : each "
-            "other label = D : m <= e^epsilon exactly: epsilon_spent = ln(D/m) <= epsilon, "
-            "label-DP (replace-one)",
-        },
-        diagnostics=("details.confusion",),
+    details = {
+        "keep_probability": keep_probability(config.epsilon, data.num_classes),
+        "expected_flip_rate": expected_flip_rate(config.epsilon, data.num_classes),
+        **plan.describe("randomized response coins"),
+        "random_draws": draw_sources(
+            noise, ["randomized response coins"], {"training": TRAINING_DRAW}
+        ),
+        "composition": "each label released once by K-ary randomized response, keep : each "
+        "other label = D : m <= e^epsilon exactly: epsilon_spent = ln(D/m) <= epsilon, "
+        "label-DP (replace-one)",
+    }
+    return released_labels_outcome(
+        ctx, released, plan.epsilon_spent, details, ("details.confusion",)
     )
 
 

@@ -34,7 +34,8 @@ from labeldp_core.data import DATASETS
 from labeldp_core.data.clusters import PCA_COMPONENTS, cluster_images
 from labeldp_core.data.splits import PUBLIC_FRACTION
 from labeldp_core.errors import InvalidInputError
-from labeldp_core.experiments.context import RunContext, label_statistics
+from labeldp_core.experiments.context import RunContext
+from labeldp_core.experiments.label_release import released_labels_outcome
 from labeldp_core.experiments.noise import (
     NOISE_SETTING,
     TRAINING_DRAW,
@@ -311,33 +312,23 @@ def run_rr_prior(config: RunConfig, ctx: RunContext) -> Outcome:
     plan = rr_plan(split.release_epsilon, data.num_classes, noise)
     released = rr_with_prior(data.y_train, priors, split.release_epsilon, ctx.rng, noise=noise)
     spent = sequential_composition([split.prior_epsilon, plan.epsilon_spent])
-    stats = label_statistics(data.y_train, released, data.num_classes)
     start = _ENCODER_END if config.setting("prior_features") == "encoder" else 0.0
-    trained = ctx.train(released, start=start, message="training on released labels")
-    return Outcome(
-        epsilon_spent=spent,
-        test_score=trained.final,
-        n_train=data.n_train,
-        flip_rate=stats["flip_rate"],
-        label_accuracy=stats["label_accuracy"],
-        details={
-            "budget": {
-                "total": split.total,
-                "prior_epsilon": split.prior_epsilon,
-                "rr_epsilon": plan.epsilon_spent,
-                "spent": spent,
-            },
-            **prior_facts,
-            **plan.describe("RR-with-prior coins"),
-            "random_draws": _random_draws(noise, config.setting("prior")),
-            **prior_summary(priors, data.y_train, split.release_epsilon),
-            **set_size_details(ctx, priors, split.release_epsilon, np.arange(data.n_train)),
-            "rr_expected_flip_rate": expected_flip_rate(config.epsilon, data.num_classes),
-            "confusion": stats["confusion"],
-            "test_curve": list(trained.test_curve),
+    details = {
+        "budget": {
+            "total": split.total,
+            "prior_epsilon": split.prior_epsilon,
+            "rr_epsilon": plan.epsilon_spent,
+            "spent": spent,
         },
-        diagnostics=(*PRIOR_SUMMARY_DIAGNOSTICS, "details.confusion"),
-    )
+        **prior_facts,
+        **plan.describe("RR-with-prior coins"),
+        "random_draws": _random_draws(noise, config.setting("prior")),
+        **prior_summary(priors, data.y_train, split.release_epsilon),
+        **set_size_details(ctx, priors, split.release_epsilon, np.arange(data.n_train)),
+        "rr_expected_flip_rate": expected_flip_rate(config.epsilon, data.num_classes),
+    }
+    diagnostics = (*PRIOR_SUMMARY_DIAGNOSTICS, "details.confusion")
+    return released_labels_outcome(ctx, released, spent, details, diagnostics, start=start)
 
 
 #: Images per cluster the default aims at (about 300 training images on the 70,000-image sets):
