@@ -1,5 +1,6 @@
 """Every test gets its own empty result cache and no network downloads; property tests are fixed."""
 
+import sys
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -32,7 +33,13 @@ def isolated_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def pages_compute_points_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
     """A page computes a timed point without a click only if it is on the demo grid and quick,
     which depends on this machine's speed; tests decide instead: always (except in
-    tests/test_compute_policy.py, which checks the policy itself)."""
+    tests/test_compute_policy.py, which checks the policy itself).
+
+    Only where the test's module has loaded Streamlit: a test of the library alone never
+    imports it (tests/test_registrations.py checks).
+    """
+    if "streamlit" not in sys.modules:
+        return
     import ui.results
 
     monkeypatch.setattr(ui.results, "QUICK_S", float("inf"))
@@ -62,6 +69,8 @@ def cache(isolated_cache: Path) -> Iterator[ResultCache]:
 @pytest.fixture(autouse=True)
 def fresh_streamlit_caches() -> None:
     """AppTest runs share Streamlit's process-wide caches; each test starts from empty ones."""
+    if "streamlit" not in sys.modules:
+        return
     import streamlit as st
 
     st.cache_data.clear()

@@ -5,6 +5,7 @@ import math
 import dp_accounting
 import numpy as np
 import pytest
+from app_helpers import assert_no_errors, open_page
 from dp_accounting import rdp
 from scipy import stats
 
@@ -38,6 +39,7 @@ from labeldp_core.mechanisms.prototypes import (
     public_prototype_indices,
     total_rho,
 )
+from ui.results import result_cache
 
 # Fixed seeds make every test deterministic; ALPHA bounds how often a statistical test would fail
 # for an arbitrary seed if the code were right.
@@ -531,8 +533,6 @@ PAGE = "pages/dppl.py"
 @pytest.fixture
 def fresh_app_cache():
     """The app keeps one disk-cache handle per process; point it at this test's cache."""
-    from ui.results import result_cache
-
     result_cache.clear()
     yield
     result_cache.clear()
@@ -543,8 +543,6 @@ def _spent(app):
 
 
 def test_page_computes_switches_mechanism_and_runs_the_sweep(fresh_app_cache):
-    from app_helpers import assert_no_errors, open_page
-
     app = open_page(PAGE, epochs="1")
     assert_no_errors(app)
     assert _spent(app) == "1, δ=1e-05"  # DPPL-Mean at eps 1: rho calibrated to (1, 1e-5)-DP
@@ -565,8 +563,6 @@ def test_page_computes_switches_mechanism_and_runs_the_sweep(fresh_app_cache):
 
 
 def test_page_shows_dpsgd_minority_accuracy_next_to_the_prototypes(cache, fresh_app_cache):
-    from app_helpers import assert_no_errors, open_page
-
     # A real DP-SGD run at the page's default view: imbalance 10, seed 0, epsilon 1, the CNN.
     config = make_config("dpsgd", "digits", 1.0, epochs=1, settings={"imbalance": 10.0})
     dpsgd = run(config, cache)

@@ -30,3 +30,19 @@ def test_every_mechanism_is_in_the_readmes_table():
 def test_every_page_file_is_in_the_apps_page_table():
     files = {path.name for path in (ROOT / "pages").glob("*.py")}
     assert files == {file for file, _, _ in _page_table()}
+
+
+def test_the_librarys_own_tests_never_import_streamlit():
+    # The library never imports Streamlit; neither may its tests' shared fixtures, so that a
+    # change to a mechanism can be tested without the app.
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, pytest\n"
+        "status = pytest.main(['-q', '-p', 'no:cacheprovider', 'tests/test_randomized_response.py',"
+        " 'tests/test_noise_plans.py', 'tests/test_composition.py'])\n"
+        "sys.exit(status or 3 * ('streamlit' in sys.modules))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout[-2000:]

@@ -6,7 +6,9 @@ import time
 
 import pytest
 import torch
+from app_helpers import assert_no_errors, open_page
 
+import ui.results
 from labeldp_core.cache import ResultCache
 from labeldp_core.experiments import lookup, make_config
 from labeldp_core.experiments.service import ComputeService, JobFailedError, default_workers
@@ -120,10 +122,6 @@ def test_shutdown_fails_waiting_jobs_instead_of_leaving_them_hanging(tmp_path):
 
 
 def test_a_page_computes_its_point_in_a_worker_and_says_so(monkeypatch):
-    from app_helpers import assert_no_errors, open_page
-
-    import ui.results
-
     monkeypatch.setenv("LABELDP_WORKERS", "1")
     try:
         app = open_page("pages/randomized_response.py", epochs="1", model="logistic")
