@@ -274,3 +274,23 @@ def test_the_encoder_prior_refuses_a_model_without_a_hidden_layer():
         InvalidInputError, match="prior_features=encoder needs a model with a hidden"
     ):
         make_config("rr-prior", "digits", 1.0, settings=ENCODER | {"model": "logistic"})
+
+
+def test_a_second_epsilon_reads_neither_the_encoder_nor_its_embeddings(cache, monkeypatch):
+    # The encoder's facts are stored with the cached clusters: another epsilon on the same
+    # clusters reports them without loading the embeddings again.
+    calls = []
+    real = rr_prior_experiment.public_embeddings
+
+    def counting(*args, **kwargs):
+        calls.append(args[1:])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(rr_prior_experiment, "public_embeddings", counting)
+    first, second = (
+        run(make_config("rr-prior", "digits", e, epochs=1, settings=ENCODER), cache)
+        for e in (1.0, 2.0)
+    )
+    assert len(calls) == 1
+    assert second.details["public_labels"] == first.details["public_labels"]
+    assert second.details["encoder_test_accuracy"] == first.details["encoder_test_accuracy"]

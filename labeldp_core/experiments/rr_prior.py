@@ -135,26 +135,47 @@ def image_clusters(ctx: RunContext, clusters: int, features: str = "pixels") -> 
     embeddings by the public encoder (:func:`public_embeddings`: trained on the public part's
     images and labels only, so no private label is read).
     """
+    return _clusters(ctx, clusters, features)["ids"]
+
+
+def _clusters(ctx: RunContext, clusters: int, features: str) -> dict[str, np.ndarray]:
+    """The cached clustering: ``ids``, and for the encoder its public part's size and accuracy.
+
+    The encoder's facts are kept with the ids, so a run whose clusters are cached reads neither
+    the embeddings nor the encoder again.
+    """
     payload: dict[str, object] = {
         "dataset": ctx.config.dataset,
         "seed": ctx.config.seed,
         "clusters": clusters,
         "components": PCA_COMPONENTS,
     }
+    required = ["ids"]
     if features == "encoder":
         payload |= {"features": "encoder", "encoder": encoder_payload(ctx, ENCODER_PUBLIC_FRACTION)}
+        required += ["public_count", "encoder_accuracy"]
 
     def compute() -> dict[str, np.ndarray]:
-        points = ctx.dataset.x_train
+        points, facts = ctx.dataset.x_train, {}
         if features == "encoder":
-            points = public_embeddings(ctx, ENCODER_PUBLIC_FRACTION, end=_ENCODER_END).train
+            embeddings = public_embeddings(ctx, ENCODER_PUBLIC_FRACTION, end=_ENCODER_END)
+            points = embeddings.train
+            facts = {
+                "public_count": np.asarray(len(embeddings.public_index)),
+                "encoder_accuracy": np.asarray(embeddings.encoder_test_accuracy),
+            }
         ctx.progress(
-            _ENCODER_END if features == "encoder" else 0.0,
+            _training_start(features),
             f"clustering the {features} (PCA + k-means, {clusters} clusters)",
         )
-        return {"ids": cluster_images(points, clusters, ctx.config.seed)}
+        return {"ids": cluster_images(points, clusters, ctx.config.seed), **facts}
 
-    return ctx.cache.arrays_or_compute("image-clusters", payload, compute, required=["ids"])["ids"]
+    return ctx.cache.arrays_or_compute("image-clusters", payload, compute, required=required)
+
+
+def _training_start(features: str) -> float:
+    """Where on the progress bar the final training starts: after the encoder, if one trains."""
+    return _ENCODER_END if features == "encoder" else 0.0
 
 
 def prior_summary(priors: np.ndarray, labels: np.ndarray, epsilon: float) -> dict[str, object]:
@@ -242,7 +263,8 @@ def _cluster_priors(
             },
         )
     clusters, features = ctx.config.setting("clusters"), ctx.config.setting("prior_features")
-    ids = image_clusters(ctx, clusters, features)
+    found = _clusters(ctx, clusters, features)
+    ids = found["ids"]
     counts = noisy_label_counts(
         ids, labels, clusters, data.num_classes, planned.prior_epsilon, ctx.rng, noise=noise
     )
@@ -250,7 +272,7 @@ def _cluster_priors(
     facts = {
         "prior": f"clusters: PCA + k-means on the {_FEATURES_IN_WORDS[features]}, noisy label "
         "histogram per cluster",
-        **(_encoder_facts(ctx) if features == "encoder" else {}),
+        **(_encoder_facts(ctx, found) if features == "encoder" else {}),
         "clusters": clusters,
         "pca_components": PCA_COMPONENTS,
         "histogram_noise": plan.describe("cluster histograms", discrete=True)["noise_distribution"],
@@ -276,13 +298,12 @@ _FEATURES_IN_WORDS = {
 }
 
 
-def _encoder_facts(ctx: RunContext) -> dict[str, object]:
+def _encoder_facts(ctx: RunContext, found: dict[str, np.ndarray]) -> dict[str, object]:
     """Who trained the encoder and whose labels the guarantee then covers."""
-    embeddings = public_embeddings(ctx, ENCODER_PUBLIC_FRACTION, end=_ENCODER_END)
-    public = len(embeddings.public_index)
+    public = int(found["public_count"])
     return {
         "encoder_public_examples": public,
-        "encoder_test_accuracy": embeddings.encoder_test_accuracy,
+        "encoder_test_accuracy": float(found["encoder_accuracy"]),
         "public_labels": (
             f"the encoder trained on a public part of {public:,} training images and their "
             "labels (as DP prototypes' does); those labels are treated as public, so the "
@@ -312,7 +333,7 @@ def run_rr_prior(config: RunConfig, ctx: RunContext) -> Outcome:
     plan = rr_plan(split.release_epsilon, data.num_classes, noise)
     released = rr_with_prior(data.y_train, priors, split.release_epsilon, ctx.rng, noise=noise)
     spent = sequential_composition([split.prior_epsilon, plan.epsilon_spent])
-    start = _ENCODER_END if config.setting("prior_features") == "encoder" else 0.0
+    start = _training_start(config.setting("prior_features"))
     details = {
         "budget": {
             "total": split.total,
