@@ -35,6 +35,7 @@ from app_sessions import (  # noqa: E402
 )
 
 from labeldp_core.demo import CLASS_EPSILONS  # noqa: E402
+from labeldp_core.experiments.service import resident_mb  # noqa: E402
 
 #: Cold points: each session opens the page on its own uncached point of the demo grid (what
 #: a page computes without a click), with the page's default model and epochs.
@@ -53,14 +54,6 @@ def idle_cpu(pid: int, seconds: float) -> float:
     before, started = _cpu_seconds(pid), time.monotonic()
     time.sleep(seconds)
     return (_cpu_seconds(pid) - before) / (time.monotonic() - started)
-
-
-def _rss_mb(pid: int) -> float:
-    """Resident memory of process ``pid`` in MB (from /proc)."""
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
 
 
 def cold_points(sessions: int, **env: str) -> tuple[list[float], float]:
@@ -84,7 +77,7 @@ def cold_points(sessions: int, **env: str) -> tuple[list[float], float]:
     with tempfile.TemporaryDirectory() as scratch, served_app(Path(scratch), **env) as server:
         first_visit(server.port)
         seconds = sorted(asyncio.run(all_of_them(server.port)))
-        return seconds, _rss_mb(server.process.pid)
+        return seconds, resident_mb(server.process.pid)
 
 
 def _check(sessions: list[list[Render]], epsilons: tuple[float, ...]) -> None:

@@ -28,10 +28,20 @@ import numpy as np
 
 from labeldp_core import __version__
 
-__all__ = ["CorruptEntryError", "DataOnlyDisk", "ResultCache", "code_fingerprint", "default_dir"]
+__all__ = [
+    "KEY_PATTERN",
+    "MAX_VALUE_BYTES",
+    "CorruptEntryError",
+    "DataOnlyDisk",
+    "ResultCache",
+    "code_fingerprint",
+    "default_dir",
+]
 
 _JSON_TAG = b"J"
 _NPZ_TAG = b"N"
+#: Every key :meth:`ResultCache.key` makes: a sha256 digest in hex.
+KEY_PATTERN = re.compile(r"[0-9a-f]{64}")
 #: The two kinds of entry, by the tag their bytes start with.
 _ENTRY_TYPES = {_JSON_TAG: "json", _NPZ_TAG: "arrays"}
 _PACKAGE_DIR = Path(__file__).resolve().parent
@@ -330,12 +340,11 @@ class ResultCache:
         """
         try:
             blob = self._store.get(key)
-        except (OSError, sqlite3.DatabaseError):
-            blob = None
-        if blob is None:
-            return None
-        tag = blob[:1] if blob[:1] in _ENTRY_TYPES else _JSON_TAG  # a foreign tag: dropped
-        if self._get(key, tag) is None:
+            if blob is None:
+                return None
+            _decode(blob, blob[:1] if blob[:1] in _ENTRY_TYPES else _JSON_TAG)
+        except (CorruptEntryError, OSError, sqlite3.DatabaseError):
+            self.discard(key)
             return None
         return _ENTRY_TYPES[blob[:1]], blob[1:]
 
@@ -347,7 +356,7 @@ class ResultCache:
                 ``body`` does not decode as that kind (no pickle, sizes capped).
         """
         tag = {name: tag for tag, name in _ENTRY_TYPES.items()}.get(kind)
-        if tag is None or not re.fullmatch(r"[0-9a-f]{64}", str(key)):
+        if tag is None or not KEY_PATTERN.fullmatch(str(key)):
             raise CorruptEntryError(f"not a cache entry: key {str(key)[:70]!r}, kind {kind!r}")
         _decode(tag + body, tag)
         self._store.set(key, tag + body)

@@ -11,13 +11,13 @@ numbers under another's name. Entries that fail are counted and named, never sto
 """
 
 import json
-import re
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from labeldp_core import __version__
 from labeldp_core.cache import (
+    KEY_PATTERN,
     MAX_VALUE_BYTES,
     CorruptEntryError,
     ResultCache,
@@ -36,7 +36,6 @@ MAX_TOTAL_BYTES = 16 * 2**30
 _MANIFEST = "manifest.json"
 _MAX_MANIFEST_BYTES = 64 * 2**20
 _SUFFIX = {"json": ".json", "arrays": ".npz"}
-_KEY = re.compile(r"[0-9a-f]{64}")
 
 
 @dataclass
@@ -130,7 +129,7 @@ def _manifest_entries(archive: zipfile.ZipFile, path: str | Path) -> list[dict]:
 def _import_one(cache: ResultCache, archive: zipfile.ZipFile, line: dict) -> str:
     """Store one entry; the reason it was refused, or "" if stored."""
     key, kind = line.get("key"), line.get("kind")
-    if not isinstance(key, str) or not _KEY.fullmatch(key) or kind not in _SUFFIX:
+    if not isinstance(key, str) or not KEY_PATTERN.fullmatch(key) or kind not in _SUFFIX:
         return "not a key and kind this code writes"
     try:
         info = archive.getinfo(key + _SUFFIX[kind])

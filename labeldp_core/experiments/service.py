@@ -35,7 +35,7 @@ from labeldp_core.errors import LabelDPError
 from labeldp_core.experiments.runner import run
 from labeldp_core.experiments.spec import RunConfig, RunResult
 
-__all__ = ["ComputeService", "Job", "JobFailedError", "default_workers"]
+__all__ = ["ComputeService", "Job", "JobFailedError", "default_workers", "resident_mb"]
 
 _POLL_S = 0.1
 
@@ -255,7 +255,7 @@ class ComputeService:
             return ""
         if time.monotonic() - job.started > self.time_limit_s:
             return f"ran past the time limit of {self.time_limit_s:g} s"
-        resident = _resident_mb(pid)
+        resident = resident_mb(pid)
         if resident > self.memory_limit_mb:
             limit = f"{self.memory_limit_mb:,.0f} MB"
             return f"used {resident:,.0f} MB, past the memory limit of {limit}"
@@ -325,7 +325,7 @@ def _worker_main(slot, tasks, events, cache_dir: str, threads: int, budget: int)
     cache.close()  # and exit: the dispatcher replaces a worker that has exited
 
 
-def _resident_mb(pid: int) -> float:
+def resident_mb(pid: int) -> float:
     """Resident memory of process ``pid`` in MB (0 if it is gone)."""
     try:
         status = Path(f"/proc/{pid}/status").read_text()
