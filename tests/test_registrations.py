@@ -1,20 +1,14 @@
 """Registrations a new mechanism or page needs that no other test would miss: the README's table
 and the app's page table. (The rest are caught where they live: see "Adding a mechanism".)"""
 
-import ast
 import re
 from pathlib import Path
+
+from app_helpers import page_files
 
 from labeldp_core.experiments import MECHANISMS
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def _page_table() -> list[tuple[str, str, str]]:
-    for node in ast.parse((ROOT / "app.py").read_text(encoding="utf-8")).body:
-        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "PAGE_TABLE":
-            return ast.literal_eval(node.value)
-    raise AssertionError("app.py has no PAGE_TABLE")
 
 
 def _mechanism_table() -> str:
@@ -29,7 +23,7 @@ def test_every_mechanism_is_in_the_readmes_table():
 
 def test_every_page_file_is_in_the_apps_page_table():
     files = {path.name for path in (ROOT / "pages").glob("*.py")}
-    assert files == {file for file, _, _ in _page_table()}
+    assert files == {Path(page).name for page in page_files()}
 
 
 def test_the_librarys_own_tests_never_import_streamlit():
