@@ -3,9 +3,9 @@
 Run: ``.venv/bin/python bench/app_load.py [--sessions 8] [--rounds 3] [--cache DIR]``. Warms a
 cache with every result the page shows (rr on digits, logistic model, one epoch, the demo epsilon
 grid), starts ``streamlit run app.py`` on a free loopback port and drives it with browser-less
-websocket sessions (``tests/app_sessions.py``): each opens the link, then types epsilons from the
-grid, ``rounds`` times over. The same sessions run first alone (one session) and then all at once,
-in this one run on this machine. A render is timed from the request to "script finished"; the
+websocket sessions (``tests/app/app_sessions.py``): each opens the link, then types epsilons from
+the grid, ``rounds`` times over. The same sessions run first alone (one session) and then all at
+once, in this one run on this machine. A render is timed from the request to "script finished"; the
 script prints the slowest, 90th percentile and median for each case, the ratio of the two, and
 checks that every render finished without an exception and showed the epsilon asked for.
 """
@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "app")]
 
 from app_sessions import (  # noqa: E402
     EPSILON_SPENT,

@@ -1,6 +1,9 @@
-"""Every test gets its own empty result cache and no network downloads; property tests are fixed."""
+"""Every test gets its own empty result cache and no network downloads; property tests are fixed.
 
-import sys
+Nothing here imports Streamlit: the app's fixtures are in tests/app/conftest.py, so the tests of
+the library run without it (tests/contract/test_registrations.py checks).
+"""
+
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -24,26 +27,9 @@ def isolated_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("LABELDP_CACHE_DIR", str(directory))
     monkeypatch.setenv("LABELDP_OFFLINE", "1")
     # Pages compute in their own thread, where the tests' fast trainers are patched in; the
-    # worker processes of the compute service have their own tests (tests/test_service.py).
+    # compute service's worker processes have their own tests (tests/experiments/test_service.py).
     monkeypatch.setenv("LABELDP_WORKERS", "0")
     return directory
-
-
-@pytest.fixture(autouse=True)
-def pages_compute_points_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A page computes a timed point without a click only if it is on the demo grid and quick,
-    which depends on this machine's speed; tests decide instead: always (except in
-    tests/test_compute_policy.py, which checks the policy itself).
-
-    Only where the test's module has loaded Streamlit: a test of the library alone never
-    imports it (tests/test_registrations.py checks).
-    """
-    if "streamlit" not in sys.modules:
-        return
-    import ui.results
-
-    monkeypatch.setattr(ui.results, "QUICK_S", float("inf"))
-    monkeypatch.setattr(ui.results, "on_demo_grid", lambda config: True)
 
 
 @pytest.fixture
@@ -64,17 +50,6 @@ def cache(isolated_cache: Path) -> Iterator[ResultCache]:
     store = ResultCache(isolated_cache)
     yield store
     store.close()
-
-
-@pytest.fixture(autouse=True)
-def fresh_streamlit_caches() -> None:
-    """AppTest runs share Streamlit's process-wide caches; each test starts from empty ones."""
-    if "streamlit" not in sys.modules:
-        return
-    import streamlit as st
-
-    st.cache_data.clear()
-    st.cache_resource.clear()
 
 
 @pytest.fixture

@@ -230,7 +230,7 @@ REVIEWED = [
     Reviewed("_check_priors", "", "",
              "RR-with-prior is epsilon-label-DP for any prior that does not read the example's "
              "label, valid or not: these lines only decide which input error is raised (each "
-             "message is tested in tests/test_bad_inputs.py) or rescale rows that already sum "
+             "message is tested in tests/contract/) or rescale rows that already sum "
              "to 1 within the tolerance"),
     Reviewed("set_keep_probability", "np.issubdtype(sizes.dtype, np.floating)", "",
              "accepts or refuses whole sizes stored as floats; the value computed is the same"),
@@ -273,10 +273,12 @@ CLASSES: list[tuple[str, Callable[[Survivor], bool], str]] = [
     ("equivalent: the optimiser's defaults", _in("_dp_optimizer"),
      "Changes a default argument of _dp_optimizer, or a branch of it that no default reaches: "
      "the only caller passes the optimiser and momentum explicitly, and the tests of "
-     "tests/test_dpsgd.py fix both; the noise, clip and batch handed to Opacus are untouched."),
+     "tests/training/test_dpsgd.py fix both; the noise, clip and batch handed to Opacus are "
+     "untouched."),
     ("privacy-neutral: grad-sample mode", _in("_wrap"),
      "Runs another of the per-example gradient modes (ghost clipping, hooks, functorch). Each "
-     "clips every example's gradient to C and adds the same noise; tests/test_dpsgd.py checks "
+     "clips every example's gradient to C and adds the same noise; tests/training/test_dpsgd.py "
+     "checks "
      "the released step of every mode. Only the speed changes."),
     ("equivalent for privacy: the source of secure draws", _secure_source,
      "Passes no source, or none, to a secure draw, which then reads os.urandom, as the runs do "

@@ -15,7 +15,6 @@ import pytest
 
 from labeldp_core.cache import ResultCache
 from labeldp_core.experiments import lookup, make_config, run, sweep
-from ui import results
 
 ROOT = Path(__file__).resolve().parents[1]
 EPOCHS = "1"
@@ -139,15 +138,6 @@ def test_a_damaged_result_is_absent_and_recomputed(cache, blob):
     assert result.cached is False
     assert result.epsilon == 1.0 and 0.0 <= result.test_accuracy <= 1.0
     assert lookup(config, cache).test_accuracy == result.test_accuracy
-
-
-@pytest.mark.parametrize("blob", DAMAGED_RESULTS, ids=lambda blob: repr(blob[:16]))
-def test_the_app_reports_a_damaged_result_as_not_stored(blob):
-    config = make_config("rr", "digits", 1.0, epochs=1)
-    key = results.result_cache().key("result", config.to_dict())
-    results.result_cache()._store.set(key, blob)
-    assert results.stored(config) is None
-    assert key not in results.result_cache()
 
 
 #: Whole results with one field wrong: a type, a range, the truth rule, another point's identity.

@@ -3,7 +3,6 @@
 import json
 
 import pytest
-from app_helpers import assert_no_errors, open_page
 
 from labeldp_core.__main__ import main
 from labeldp_core.experiments import MECHANISMS
@@ -59,13 +58,6 @@ def test_each_lesson_claims_less_than_it_spends_and_the_audit_refutes_it(cache):
     for row in lesson_rows(cache):
         assert row["true_epsilon"] > row["claimed_epsilon"]
         assert row["claimed_epsilon"] < row["audited_lower_bound"] <= row["true_epsilon"] + 0.05
-
-
-def test_the_page_shows_both_tables(cache):
-    app = open_page("pages/papers.py")
-    assert_no_errors(app)
-    assert len(app.dataframe) == 2
-    assert any("Not computed yet" in c.value for c in app.caption)
 
 
 @pytest.mark.parametrize("option", ["--csv", "--html"])

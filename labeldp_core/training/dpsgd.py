@@ -25,9 +25,9 @@ strides that assume NCHW memory, so ``hooks`` returns wrong per-example gradient
 error, and ExpandedWeights' convolution rule fails on batches under 32 examples (which Poisson
 sampling draws sooner or later). ``hooks`` and ``ghost-bk`` therefore use the layout-safe
 convolution rule of :mod:`labeldp_core.training.per_example` (``functorch`` differentiates the
-layer itself and is right in either layout), and ``ew`` is not offered. ``tests/test_dpsgd.py``
-checks ``hooks`` and ``functorch`` against autograd run one example at a time, and ``ghost-bk``'s
-clipped sums against the same per-example gradients clipped by hand.
+layer itself and is right in either layout), and ``ew`` is not offered.
+``tests/training/test_dpsgd.py`` checks ``hooks`` and ``functorch`` against autograd run one example
+at a time, and ``ghost-bk``'s clipped sums against the same per-example gradients clipped by hand.
 """
 
 import warnings

@@ -1,6 +1,8 @@
 import pytest
 from app_helpers import app_with, assert_no_errors, open_page
 
+from labeldp_core.data import loaders
+
 RR_PAGE = "pages/randomized_response.py"
 
 
@@ -88,3 +90,9 @@ def test_the_glossary_is_in_the_sidebar_of_every_page(page):
     for term, _ in GLOSSARY:
         assert f"**{term}**" in text
     assert "(2ε, (1 + e^ε)δ)-DP for changing one label" in text and "2.72 times" in text
+
+
+def test_the_app_is_offline_unless_told_otherwise(monkeypatch):
+    monkeypatch.delenv("LABELDP_OFFLINE")
+    app_with().run()
+    assert not loaders.downloads_allowed()

@@ -8,7 +8,7 @@ import pytest
 from labeldp_core.accounting.units import EXAMPLE_TO_LABEL, label_guarantee_of_example
 from labeldp_core.plots.common import UNIT_SCALE_NOTE
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _text(path: Path) -> str:

@@ -1,14 +1,12 @@
 """Figures readable on a projector: numbers on log axes, legends below, titles wrapped."""
 
-import json
 
 import plotly.graph_objects as go
 import pytest
-from app_helpers import _decoded, assert_no_errors, open_page, page_files
 from plotly.subplots import make_subplots
 
 from labeldp_core.plots import EPSILON_AXIS, projector_ready
-from labeldp_core.plots.readable import LOG_TICK_VALUES, TICK_FONT, TITLE_WIDTH, log_tick_text
+from labeldp_core.plots.readable import LOG_TICK_VALUES, TITLE_WIDTH, log_tick_text
 
 
 def _epsilon_figure(title: str = "Test accuracy vs epsilon") -> go.Figure:
@@ -64,15 +62,3 @@ def test_applying_it_twice_changes_nothing():
     assert twice.to_plotly_json() == once.to_plotly_json()
 
 
-@pytest.mark.usefixtures("instant_training")
-@pytest.mark.parametrize("page", page_files())
-def test_every_chart_on_every_page_is_projector_ready(page):
-    app = open_page(page)
-    assert_no_errors(app)
-    for element in app.get("plotly_chart"):
-        layout = _decoded(json.loads(element.proto.spec))["layout"]
-        assert layout["legend"]["orientation"] == "h", (page, element.proto.id)
-        for name, axis in layout.items():
-            if name[1:5] == "axis" and axis.get("type") == "log":
-                assert axis["ticktext"][axis["tickvals"].index(1.0)] == "1", (page, name)
-                assert axis["tickfont"] == TICK_FONT

@@ -41,7 +41,7 @@ __all__ = [
     "warm_load_page",
 ]
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 #: Guards against a hung server only; generous because the machines are shared (not a speed check).
 TIMEOUT_S = 300
 _FINISHED = ForwardMsg.DESCRIPTOR.fields_by_name["script_finished"].enum_type

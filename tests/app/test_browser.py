@@ -16,7 +16,7 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 from app_sessions import streamlit_server
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"
 SHOTS = ROOT / "screenshots"
 CHROMIUM_ARGS = [

@@ -2,7 +2,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from app_helpers import app_with
 
 from labeldp_core.data import DATASETS, dataset_info, load_dataset, loaders
 from labeldp_core.errors import DatasetUnavailableError, InvalidInputError
@@ -123,7 +122,3 @@ def test_a_download_waits_on_a_silent_network_for_a_bounded_time(monkeypatch, tm
     assert socket.getdefaulttimeout() is None
 
 
-def test_the_app_is_offline_unless_told_otherwise(monkeypatch):
-    monkeypatch.delenv("LABELDP_OFFLINE")
-    app_with().run()
-    assert not loaders.downloads_allowed()

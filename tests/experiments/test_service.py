@@ -6,9 +6,7 @@ import time
 
 import pytest
 import torch
-from app_helpers import assert_no_errors, open_page
 
-import ui.results
 from labeldp_core.cache import ResultCache
 from labeldp_core.experiments import lookup, make_config
 from labeldp_core.experiments.service import ComputeService, JobFailedError, default_workers
@@ -119,21 +117,6 @@ def test_shutdown_fails_waiting_jobs_instead_of_leaving_them_hanging(tmp_path):
     for job in jobs:
         with pytest.raises(JobFailedError, match="server stopped"):
             job.result()
-
-
-def test_a_page_computes_its_point_in_a_worker_and_says_so(monkeypatch):
-    monkeypatch.setenv("LABELDP_WORKERS", "1")
-    try:
-        app = open_page("pages/randomized_response.py", epochs="1", model="logistic")
-        assert_no_errors(app)
-        service = ui.results.compute_service()
-        assert service is not None and service.worker_pids()
-        assert {m.label: m.value for m in app.metric}["ε spent (label, replace-one)"] == "1"
-        assert lookup(_config(1.0), ResultCache()) is not None  # cached by the worker
-    finally:
-        found = ui.results.compute_service()
-        if found is not None:
-            found.shutdown()
 
 
 @pytest.mark.parametrize(

@@ -9,7 +9,7 @@ import ui.results
 from labeldp_core.audit import suite as audit_suite
 from labeldp_core.experiments import make_config, run
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 RR_PAGE = "pages/randomized_response.py"
 
 

@@ -1,0 +1,23 @@
+"""The app's fixtures: Streamlit's caches emptied per test, pages computing their points at once."""
+
+import pytest
+import streamlit as st
+
+import ui.results
+
+
+@pytest.fixture(autouse=True)
+def pages_compute_points_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A page computes a timed point without a click only if it is on the demo grid and quick,
+    which depends on this machine's speed; tests decide instead: always (except in
+    tests/app/test_compute_policy.py, which checks the policy itself).
+    """
+    monkeypatch.setattr(ui.results, "QUICK_S", float("inf"))
+    monkeypatch.setattr(ui.results, "on_demo_grid", lambda config: True)
+
+
+@pytest.fixture(autouse=True)
+def fresh_streamlit_caches() -> None:
+    """AppTest runs share Streamlit's process-wide caches; each test starts from empty ones."""
+    st.cache_data.clear()
+    st.cache_resource.clear()

@@ -1,0 +1,125 @@
+"""The bad-input table of the engine (experiments, data, audit): valid calls beside bad values."""
+
+import pytest
+
+from labeldp_core.audit import audit_cases, run_audit
+from labeldp_core.data import dataset_info, load_dataset
+from labeldp_core.experiments import RunConfig, lookup, make_config, run, sweep
+from tests.contract.bad_values import (
+    NAN,
+    RNG,
+    Bad,
+    Row,
+    bad_calls,
+    check_bad_call,
+    check_valid_call,
+    counts,
+    epsilons,
+    probabilities,
+    valid_calls,
+)
+
+BAD_CONFIGS = [
+    Bad("config", RunConfig("rr", "digits", -1.0), "greater than 0", "negative-epsilon"),
+    Bad("config", RunConfig("rr", "digits", NAN), "finite", "nan-epsilon"),
+    Bad("config", RunConfig("magic", "digits", 1.0), "unknown mechanism", "unknown-mechanism"),
+    Bad("config", RunConfig("rr", "cifar", 1.0), "unknown dataset", "unknown-dataset"),
+    Bad("config", RunConfig("rr", "digits", 1.0, seed=-5), "seed must be", "negative-seed"),
+    Bad("config", RunConfig("rr", "digits", 1.0, epochs=0), "epochs must be", "zero-epochs"),
+    Bad("config", RunConfig("rr", "digits", 1.0, settings=(("x", 1),)), "unknown setting", "x"),
+    Bad("config", {"mechanism": "rr"}, "RunConfig", "dict"),
+]
+
+ENGINE_ROWS: list[Row] = [
+    # The engine.
+    Row(
+        make_config,
+        {"mechanism": "rr", "dataset": "digits", "epsilon": 1.0},
+        bad=[
+            *epsilons(),
+            Bad("mechanism", "magic", "unknown mechanism 'magic'; choose one of: rr", "unknown"),
+            Bad("mechanism", None, "unknown mechanism", "none"),
+            Bad("mechanism", ["rr"], "unknown mechanism", "list"),
+            Bad("dataset", "cifar", "unknown dataset 'cifar'; choose one of: digits", "unknown"),
+            Bad("dataset", ["digits"], "unknown dataset", "list"),
+            Bad("seed", -5, "seed must be a whole number in 0..2^32-1", "negative"),
+            Bad("seed", 2**32, "seed must be a whole number in 0..2^32-1", "huge"),
+            Bad("seed", 1.5, "seed must be a whole number in 0..2^32-1", "fraction"),
+            Bad("seed", "0", "seed must be a whole number in 0..2^32-1", "str"),
+            Bad("epochs", 0, "epochs must be a whole number in 1..1000", "zero"),
+            Bad("epochs", -2, "epochs must be a whole number in 1..1000", "negative"),
+            Bad("epochs", 10**6, "epochs must be a whole number in 1..1000", "huge"),
+            Bad("epochs", 2.5, "epochs must be a whole number in 1..1000", "fraction"),
+            Bad("settings", {"colour": "red"}, "unknown setting(s) colour", "unknown-setting"),
+            Bad("settings", {"model": "resnet"}, "choose one of: cnn, mlp, logistic", "bad-choice"),
+            Bad("settings", {"batch_size": 0}, "setting batch_size must be at least 1", "zero"),
+            Bad("settings", {"learning_rate": NAN}, "must be a finite number", "nan"),
+            Bad("settings", {"batch_size": "many"}, "setting batch_size must be a whole", "str"),
+            Bad("settings", ["model=mlp"], "settings must be a mapping", "list"),
+        ],
+    ),
+    Row(
+        run,
+        {"config": RunConfig("rr", "digits", 1.0, epochs=1)},
+        bad=BAD_CONFIGS,
+        try_valid=False,
+    ),
+    Row(
+        lookup,
+        {"config": RunConfig("rr", "digits", 1.0, epochs=1)},
+        bad=BAD_CONFIGS,
+    ),
+    Row(
+        sweep,
+        {"mechanism": "rr", "dataset": "digits", "epsilons": [1.0], "seeds": [0], "epochs": 1},
+        bad=[
+            Bad("epsilons", [], "a sweep's epsilons must not be empty; give at least one", "empty"),
+            Bad("epsilons", [1.0, -1.0], "greater than 0", "one-negative"),
+            Bad("epsilons", [NAN], "finite", "nan"),
+            Bad("epsilons", 1.0, "a sweep's epsilons must be a list", "scalar"),
+            Bad("seeds", [], "a sweep's seeds must not be empty; give at least one", "empty-seeds"),
+            Bad("seeds", [0, -1], "seed must be", "negative-seed"),
+            Bad("seeds", 0, "a sweep's seeds must be a list", "scalar-seed"),
+            Bad("mechanism", "magic", "unknown mechanism", "unknown-mechanism"),
+            Bad("dataset", "cifar", "unknown dataset", "unknown-dataset"),
+        ],
+        try_valid=False,
+    ),
+    Row(
+        dataset_info,
+        {"name": "digits"},
+        bad=[Bad("name", "cifar", "unknown dataset 'cifar'; choose one of", "unknown")],
+    ),
+    Row(
+        load_dataset,
+        {"name": "digits"},
+        bad=[Bad("name", "cifar", "unknown dataset 'cifar'; choose one of", "unknown")],
+    ),
+    Row(
+        audit_cases,
+        {"mechanism": "rr", "epsilon": 1.0},
+        bad=[
+            *epsilons(),
+            Bad("mechanism", "magic", "no audit for mechanism 'magic'", "unknown"),
+        ],
+    ),
+    Row(
+        run_audit,
+        {"case": audit_cases("rr", 1.0)[0], "trials": 200, "rng": RNG, "alpha": 0.05},
+        bad=[
+            *counts("trials"),
+            *probabilities("alpha"),
+            Bad("trials", 10**13, "trials must be at most", "huge"),
+        ],
+    ),
+]
+
+
+@pytest.mark.parametrize("row", valid_calls(ENGINE_ROWS))
+def test_valid_arguments_are_accepted(row):
+    check_valid_call(row)
+
+
+@pytest.mark.parametrize(("row", "bad"), bad_calls(ENGINE_ROWS))
+def test_bad_input_raises_a_clear_invalid_input_error(row, bad):
+    check_bad_call(row, bad)
