@@ -9,7 +9,7 @@ ARGS ?=
 # Host names and addresses a classroom's browsers may use to reach this machine.
 CLASS_HOSTS ?= $(shell hostname) $(shell hostname -I 2>/dev/null) localhost 127.0.0.1
 
-.PHONY: run classroom test lint bench mutation data warm clean-cache lock
+.PHONY: run classroom test lint bench mutation data warm clean-cache lock scheduler worker
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -32,6 +32,17 @@ classroom: $(VENV)/.requirements
 	@echo "Classroom mode (read-only): students open http://$(word 2,$(CLASS_HOSTS) $(CLASS_HOSTS)):$(PORT)"
 	LABELDP_READ_ONLY=1 $(PY) -m streamlit run app.py --server.port $(PORT) \
 		--server.address 0.0.0.0 $(foreach host,$(CLASS_HOSTS),--server.allowedHosts $(host)) $(ARGS)
+
+# A Dask cluster for `--scheduler` (README, "Running on a cluster"): `make scheduler` on one
+# machine, `make worker SCHEDULER=tcp://HOST:8786` on each (after `make data` there).
+NWORKERS ?= $(shell nproc)
+scheduler: $(VENV)/.requirements
+	PYTHONPATH=$(CURDIR) $(VENV)/bin/dask scheduler
+
+worker: $(VENV)/.requirements
+	@test -n "$(SCHEDULER)" || { echo "usage: make worker SCHEDULER=tcp://HOST:8786 [NWORKERS=n]"; exit 2; }
+	PYTHONPATH=$(CURDIR) LABELDP_TORCH_THREADS=1 $(VENV)/bin/dask worker $(SCHEDULER) \
+		--nworkers $(NWORKERS) --nthreads 1
 
 test: $(VENV)/.requirements-dev
 	$(PY) -m ruff check .

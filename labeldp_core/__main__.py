@@ -1,7 +1,9 @@
 """Command line: ``python -m labeldp_core list|run|sweep|warm|audit|reproduce``, for scripts.
 
 Exit status 0 on success and 2 on bad input, with one ``error: ...`` line on stderr; ``audit``
-exits with 1 when a mechanism (not a negative control) is caught leaking more than it claims.
+exits with 1 when a mechanism (not a negative control) is caught leaking more than it claims,
+and ``sweep``, ``warm`` and ``audit`` on a cluster (``--workers``, ``--scheduler``) with 1 when
+a point failed there (each failure named on stderr; every other point is stored).
 """
 
 import argparse
@@ -10,22 +12,44 @@ import json
 import sys
 import time
 from collections.abc import Sequence
+from contextlib import nullcontext
 from pathlib import Path
 from typing import NoReturn
 
 from labeldp_core import plots, reproduce
-from labeldp_core.audit import app_audit_points, audit_mechanism, stored_audit_case
+from labeldp_core.audit import (
+    app_audit_points,
+    audit_cases,
+    audit_mechanism,
+    stored_audit_case,
+)
+from labeldp_core.audit.engine import check_trials
 from labeldp_core.cache import ResultCache
+from labeldp_core.cluster import (
+    SCHEDULER_ENV,
+    ClusterReport,
+    audit_on_cluster,
+    open_cluster,
+    run_on_cluster,
+)
 from labeldp_core.data import DATASETS
 from labeldp_core.demo import demo_configs
 from labeldp_core.errors import LabelDPError
-from labeldp_core.experiments import MECHANISMS, RunResult, make_config, run, sweep
+from labeldp_core.experiments import (
+    MECHANISMS,
+    RunResult,
+    make_config,
+    run,
+    sweep,
+    sweep_configs,
+)
 from labeldp_core.experiments.progress import Progress, silent, within
 from labeldp_core.reports import html_report, tables_report
 from labeldp_core.validation import check_output_path, check_seed
 
 EXIT_BAD_INPUT = 2
 EXIT_AUDIT_VIOLATION = 1
+EXIT_POINTS_FAILED = 1
 CSV_COLUMNS = (
     "mechanism", "dataset", "seed", "epsilon", "epsilon_spent", "delta", "privacy_unit",
     "flip_rate", "label_accuracy", "test_accuracy", "test_mse", "baseline_test_accuracy",
@@ -158,15 +182,31 @@ def _cmd_run(args: argparse.Namespace) -> None:
     print(json.dumps(result.to_dict(), indent=2) if args.json else _summary(result))
 
 
-def _cmd_sweep(args: argparse.Namespace) -> None:
+def _cmd_sweep(args: argparse.Namespace) -> int:
     # Checked before the sweep, so a mistyped folder does not surface after an hour of training.
     for option, path in (("--csv", args.csv), ("--html", args.html)):
         if path:
             check_output_path(path, option)
-    results = sweep(
-        args.mechanism, args.dataset, args.epsilons, args.seeds,
-        epochs=args.epochs, settings=_settings(args.set), progress=_stderr_bar(),
-    )  # fmt: skip
+    configs = sweep_configs(args.mechanism, args.dataset, args.epsilons, args.seeds,
+                            args.epochs, _settings(args.set))  # fmt: skip
+    status = 0
+    with _cluster(args) as session:
+        if session is None:
+            results = sweep(
+                args.mechanism, args.dataset, args.epsilons, args.seeds,
+                epochs=args.epochs, settings=_settings(args.set), progress=_stderr_bar(),
+            )  # fmt: skip
+        else:
+            report = run_on_cluster(session, configs, ResultCache(), _stderr_bar(lines=True))
+            status, results = _reported(report), report.results
+    if results:
+        _write_sweep(args, results)
+    elif args.json:
+        print("[]")
+    return status
+
+
+def _write_sweep(args: argparse.Namespace, results: list[RunResult]) -> None:
     if args.html:
         metric = "test accuracy" if results[0].test_accuracy is not None else "test MSE"
         figure = plots.score_vs_epsilon(
@@ -191,25 +231,48 @@ def _cmd_sweep(args: argparse.Namespace) -> None:
             print(_summary(result))
 
 
-def _cmd_warm(args: argparse.Namespace) -> None:
+def _cluster(args: argparse.Namespace):
+    """The cluster the options ask for (a context manager), or a null context for none."""
+    session = open_cluster(args.workers, args.scheduler)
+    if session is None:
+        return nullcontext()
+    workers = session.workers()
+    print(f"Dask cluster: {len(workers)} workers; dashboard {session.dashboard or 'not served'}",
+          file=sys.stderr)  # fmt: skip
+    return session
+
+
+def _reported(report: ClusterReport) -> int:
+    """Print a cluster run's counts and failures on stderr; the exit status they mean."""
+    print(report.summary(), file=sys.stderr)
+    return EXIT_POINTS_FAILED if report.failures else 0
+
+
+def _cmd_warm(args: argparse.Namespace) -> int:
     configs = demo_configs(args.dataset)
     configs += [c for c in reproduce.dataset_configs(args.dataset) if c not in configs]
     progress = _stderr_bar(lines=True)
     cache = ResultCache()
-    computed = 0
-    for index, config in enumerate(configs):
-        label = f"{config.mechanism} ε={config.epsilon:g} seed={config.seed}"
-        point = within(progress, index / len(configs), (index + 1) / len(configs))
-        result = run(config, cache, lambda f, m, p=point, s=label: p(f, f"{s}: {m}"))
-        computed += not result.cached
-    progress(1.0, "demo points done")
-    print(f"{len(configs)} demo points for {args.dataset} are cached ({computed} computed now)")
     points = app_audit_points()
-    for index, point in enumerate(points):
-        progress(index / len(points), f"audit {point[0]} case {point[2] + 1}")
-        stored_audit_case(*point, cache=cache)
-    progress(1.0, "audits done")
-    print(f"{len(points)} audit cases of the audit page's first view are cached")
+    with _cluster(args) as session:
+        if session is not None:
+            status = _reported(run_on_cluster(session, configs, cache, progress))
+            status |= _reported(audit_on_cluster(session, points, cache, progress))
+            return status
+        computed = 0
+        for index, config in enumerate(configs):
+            label = f"{config.mechanism} ε={config.epsilon:g} seed={config.seed}"
+            point = within(progress, index / len(configs), (index + 1) / len(configs))
+            result = run(config, cache, lambda f, m, p=point, s=label: p(f, f"{s}: {m}"))
+            computed += not result.cached
+        progress(1.0, "demo points done")
+        print(f"{len(configs)} demo points for {args.dataset} are cached ({computed} computed now)")
+        for index, point in enumerate(points):
+            progress(index / len(points), f"audit {point[0]} case {point[2] + 1}")
+            stored_audit_case(*point, cache=cache)
+        progress(1.0, "audits done")
+        print(f"{len(points)} audit cases of the audit page's first view are cached")
+    return 0
 
 
 #: The columns of ``reproduce``'s papers table in its CSV and text forms.
@@ -256,7 +319,16 @@ def _cmd_reproduce(args: argparse.Namespace) -> None:
 
 
 def _cmd_audit(args: argparse.Namespace) -> int:
-    results = audit_mechanism(args.mechanism, args.epsilon, args.trials, check_seed(args.seed))
+    seed, trials = check_seed(args.seed), check_trials(args.trials)
+    cases = len(audit_cases(args.mechanism, args.epsilon))
+    status = 0
+    with _cluster(args) as session:
+        if session is None:
+            results = audit_mechanism(args.mechanism, args.epsilon, trials, seed)
+        else:
+            points = [(args.mechanism, args.epsilon, i, trials, seed) for i in range(cases)]
+            report = audit_on_cluster(session, points, ResultCache(), _stderr_bar(lines=True))
+            status, results = _reported(report), report.results
     if args.json:
         report = {"mechanism": args.mechanism, "epsilon": args.epsilon, "trials": args.trials,
                   "results": [result.to_dict() for result in results]}  # fmt: skip
@@ -277,7 +349,7 @@ def _cmd_audit(args: argparse.Namespace) -> int:
                 f"from {result.trials} trials per neighbour: {verdict}{power_text}"
             )
     real_violation = any(r.violates and not r.is_control for r in results)
-    return EXIT_AUDIT_VIOLATION if real_violation else 0
+    return EXIT_AUDIT_VIOLATION if real_violation else status
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -309,10 +381,12 @@ def _parser() -> argparse.ArgumentParser:
     many.add_argument("--seeds", type=int, nargs="+", default=[0], metavar="S")
     many.add_argument("--csv", metavar="PATH", help="also write the results as CSV")
     many.add_argument("--html", metavar="PATH", help="also write a standalone HTML report")
+    _cluster_options(many)
     many.set_defaults(handler=_cmd_sweep)
 
     warm = commands.add_parser("warm", help="precompute the default demo results into the cache")
     warm.add_argument("--dataset", default="digits", help="dataset id (default: digits)")
+    _cluster_options(warm)
     warm.set_defaults(handler=_cmd_warm)
 
     audit = commands.add_parser(
@@ -323,6 +397,7 @@ def _parser() -> argparse.ArgumentParser:
     audit.add_argument("--trials", type=int, default=500_000, help="draws per neighbour")
     audit.add_argument("--seed", type=int, default=0)
     audit.add_argument("--json", action="store_true", help="print JSON")
+    _cluster_options(audit)
     audit.set_defaults(handler=_cmd_audit)
 
     again = commands.add_parser(
@@ -344,6 +419,18 @@ def _parser() -> argparse.ArgumentParser:
     moving.add_argument("path", metavar="FILE", help="the archive (.zip) to write or read")
     moving.set_defaults(handler=_cmd_cache)
     return parser
+
+
+def _cluster_options(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument(
+        "--workers", metavar="N",
+        help="compute on a Dask cluster of N worker processes started on this machine",
+    )  # fmt: skip
+    sub.add_argument(
+        "--scheduler", metavar="ADDRESS",
+        help=f"compute on the Dask cluster at ADDRESS, e.g. tcp://HOST:8786 (default: "
+        f"${SCHEDULER_ENV} if set; without either, everything runs in this process)",
+    )  # fmt: skip
 
 
 def _cmd_cache(args: argparse.Namespace) -> int:

@@ -25,7 +25,7 @@ from labeldp_core.cache import (
 )
 from labeldp_core.errors import InvalidInputError, LabelDPError
 
-__all__ = ["ARCHIVE_FORMAT", "TransferReport", "export_cache", "import_cache"]
+__all__ = ["ARCHIVE_FORMAT", "TransferReport", "export_cache", "import_cache", "result_problem"]
 
 #: The manifest's ``format``: what this module writes and reads.
 ARCHIVE_FORMAT = "labeldp-cache/1"
@@ -140,7 +140,7 @@ def _import_one(cache: ResultCache, archive: zipfile.ZipFile, line: dict) -> str
     try:
         body = archive.read(info)
         if kind == "json":
-            problem = _result_problem(cache, key, json.loads(body))
+            problem = result_problem(cache, key, json.loads(body))
             if problem:
                 return problem
         cache.put_entry(key, kind, body)
@@ -153,7 +153,7 @@ def _import_one(cache: ResultCache, archive: zipfile.ZipFile, line: dict) -> str
 _RESULT_MARKERS = ("mechanism", "epsilon_spent")
 
 
-def _result_problem(cache: ResultCache, key: str, value: object) -> str:
+def result_problem(cache: ResultCache, key: str, value: object) -> str:
     """Why a run result may not sit under ``key`` ("" if it may, or if it is no result)."""
     if not isinstance(value, dict) or not all(name in value for name in _RESULT_MARKERS):
         return ""

@@ -111,3 +111,18 @@ def fast_runs(tmp_path_factory) -> Iterator[ResultCache]:
         store = ResultCache(tmp_path_factory.mktemp("fast-runs"))
         yield store
         store.close()
+
+
+@pytest.fixture(scope="session")
+def dask_cluster(tmp_path_factory) -> Iterator:
+    """A Dask cluster of two single-threaded worker processes, started once for the whole run.
+
+    Its workers find no MNIST (an empty data folder, downloads off), so a point on MNIST fails
+    on them, as on a worker where `make data` was not run.
+    """
+    from labeldp_core.cluster import open_cluster
+
+    data = tmp_path_factory.mktemp("worker-data")
+    session = open_cluster(workers=2, env={"LABELDP_DATA_DIR": str(data), "LABELDP_OFFLINE": "1"})
+    yield session
+    session.close()

@@ -10,10 +10,11 @@ from streamlit.runtime.pages_manager import PagesManager
 from labeldp_core.data import DATASETS, dataset_info
 from labeldp_core.experiments.spec import COMMON_SETTINGS
 from labeldp_core.mechanisms.secure_noise import NOISE_KINDS
+from ui.cluster import cluster_panel
 from ui.demo import demo_mode, demo_toggle, tour_panel
 from ui.glossary import glossary
 from ui.links import note_link, offered, report_refused
-from ui.results import dataset_problem
+from ui.results import dataset_problem, read_only
 
 __all__ = [
     "Controls",
@@ -89,6 +90,8 @@ def shared_controls(page: str = "") -> Controls:
         auto_epochs=choice == "auto",
     )  # fmt: skip
     glossary()
+    if not read_only():
+        cluster_panel()
     st.session_state[_CONTROLS] = controls
     st.session_state[_DRAWN] = True
     report_refused()

@@ -15,6 +15,7 @@ from labeldp_core.experiments import RunConfig, RunResult, lookup, make_config, 
 from labeldp_core.experiments.diagnostics import diagnostics_sentence
 from labeldp_core.experiments.service import ComputeService, Job, default_workers
 from labeldp_core.experiments.timing import QUICK_S, estimate_seconds, spoken_duration
+from ui.cluster import cluster, run_on_the_cluster
 from ui.links import report_refused
 
 __all__ = [
@@ -128,8 +129,21 @@ def run_with_progress(configs: list[RunConfig], label: str) -> list[RunResult]:
 
     With a compute service the points are computed by its workers (shared with every session
     that asks for the same point); the bar then also says how many points are queued before it.
+    With a Dask scheduler set (``$LABELDP_SCHEDULER``) they are sent to its cluster at once and
+    the bar counts them as they return.
     """
     bar = st.progress(0.0, text=label)
+    session = cluster()
+    if session is not None:
+        note = st.caption(CLUSTER_STOP_NOTE)
+
+        def show(fraction: float, message: str) -> None:
+            bar.progress(fraction, text=f"{label}: {message}")
+
+        results = run_on_the_cluster(session, configs, result_cache(), show)
+        bar.empty()
+        note.empty()
+        return results
     service = compute_service()
     note = st.caption(STOP_NOTE if service is None else SERVICE_STOP_NOTE)
     results = []
@@ -162,6 +176,10 @@ _PROGRESS_POLL_S = 0.25
 #: measurement); a point with an estimate is computed without a click only under QUICK_S.
 AUTO_COMPUTE_MAX_IMAGES = 5000
 STOP_NOTE = "Stop (top right) halts the computation; every point already finished stays cached."
+CLUSTER_STOP_NOTE = (
+    "Computing on the Dask cluster: Stop (top right) cancels the points still out there; every "
+    "point already returned stays cached."
+)
 SERVICE_STOP_NOTE = (
     "Stop (top right) stops waiting: a point already being computed still finishes and is "
     "cached; one still queued is dropped unless another visitor waits for it too."

@@ -16,7 +16,7 @@ from labeldp_core.audit.bounds import epsilon_lower_bound
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.validation import check_positive, check_probability
 
-__all__ = ["GAUSSIAN_TAIL", "MAX_TRIALS", "AuditCase", "AuditResult", "run_audit"]
+__all__ = ["GAUSSIAN_TAIL", "MAX_TRIALS", "AuditCase", "AuditResult", "check_trials", "run_audit"]
 
 #: Draws ``trials`` scores of the mechanism's output on neighbour 0 or 1.
 Sampler = Callable[[int, int, np.random.Generator], np.ndarray]
@@ -125,6 +125,17 @@ def _choose_event(scores: tuple[np.ndarray, np.ndarray], delta: float, alpha: fl
     return best
 
 
+def check_trials(trials: int) -> int:
+    """Draws per neighbour: a whole number in 1..MAX_TRIALS."""
+    check_positive(trials, "trials", integer=True)
+    if trials > MAX_TRIALS:
+        raise InvalidInputError(
+            f"trials must be at most {MAX_TRIALS:,} (every draw is kept in memory), got "
+            f"{trials:,}; use fewer, e.g. 500,000 (the command line's default)"
+        )
+    return trials
+
+
 def run_audit(
     case: AuditCase, trials: int, rng: np.random.Generator, alpha: float = 0.05
 ) -> AuditResult:
@@ -132,12 +143,7 @@ def run_audit(
 
     Returns a lower bound on epsilon that holds with confidence ``1 - alpha``.
     """
-    check_positive(trials, "trials", integer=True)
-    if trials > MAX_TRIALS:
-        raise InvalidInputError(
-            f"trials must be at most {MAX_TRIALS:,} (every draw is kept in memory), got "
-            f"{trials:,}; use fewer, e.g. 500,000 (the command line's default)"
-        )
+    check_trials(trials)
     check_probability(alpha, "alpha")
     selection = (case.sample(0, trials, rng), case.sample(1, trials, rng))
     event = _choose_event(selection, case.claimed_delta, alpha)

@@ -2,7 +2,7 @@
 
 from labeldp_core.experiments.progress import Progress
 from labeldp_core.experiments.registry import MECHANISMS, mechanism_spec
-from labeldp_core.experiments.runner import lookup, make_config, run, sweep
+from labeldp_core.experiments.runner import lookup, make_config, run, sweep, sweep_configs
 from labeldp_core.experiments.spec import MechanismSpec, RunConfig, RunResult
 
 __all__ = [
@@ -16,4 +16,5 @@ __all__ = [
     "mechanism_spec",
     "run",
     "sweep",
+    "sweep_configs",
 ]

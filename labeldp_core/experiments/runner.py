@@ -23,7 +23,7 @@ from labeldp_core.experiments.spec import (
 from labeldp_core.experiments.timing import record_seconds
 from labeldp_core.validation import check_epsilon, check_list, check_seed
 
-__all__ = ["dataset_training_defaults", "lookup", "make_config", "run", "sweep"]
+__all__ = ["dataset_training_defaults", "lookup", "make_config", "run", "sweep", "sweep_configs"]
 
 #: Share of a cold run's progress bar given to the clean baseline when it is not cached yet.
 _BASELINE_SHARE = 0.4
@@ -238,13 +238,7 @@ def sweep(
     progress: Progress = silent,
 ) -> list[RunResult]:
     """Run every (epsilon, seed) point; each is cached as it finishes, so a rerun resumes."""
-    epsilons = check_list(epsilons, "a sweep's epsilons", "[0.5, 1, 2]")
-    seeds = check_list(seeds, "a sweep's seeds", "[0, 1, 2]")
-    configs = [
-        make_config(mechanism, dataset, epsilon, seed, epochs, settings)
-        for epsilon in epsilons
-        for seed in seeds
-    ]
+    configs = sweep_configs(mechanism, dataset, epsilons, seeds, epochs, settings)
     cache = ResultCache() if cache is None else cache
     results = []
     for index, config in enumerate(configs):
@@ -252,3 +246,21 @@ def sweep(
         point = within(progress, index / len(configs), (index + 1) / len(configs))
         results.append(run(config, cache, lambda f, m, p=point, s=label: p(f, f"{s}: {m}")))
     return results
+
+
+def sweep_configs(
+    mechanism: str,
+    dataset: str,
+    epsilons: Sequence[float],
+    seeds: Iterable[int] = (0,),
+    epochs: int | None = None,
+    settings: Mapping[str, object] | None = None,
+) -> list[RunConfig]:
+    """The configs of a sweep's points, every one checked, epsilon-major as :func:`sweep` runs."""
+    epsilons = check_list(epsilons, "a sweep's epsilons", "[0.5, 1, 2]")
+    seeds = check_list(seeds, "a sweep's seeds", "[0, 1, 2]")
+    return [
+        make_config(mechanism, dataset, epsilon, seed, epochs, settings)
+        for epsilon in epsilons
+        for seed in seeds
+    ]

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from labeldp_core.cache import ResultCache
 from labeldp_core.experiments.spec import RunConfig
 
-__all__ = ["QUICK_S", "estimate_seconds", "record_seconds", "spoken_duration"]
+__all__ = ["QUICK_S", "estimate_seconds", "record_seconds", "spoken_duration", "timing_key"]
 
 #: Up to this estimate a page computes a missing point without asking.
 QUICK_S = 2.0
@@ -20,7 +20,8 @@ QUICK_S = 2.0
 _KEPT = 9
 
 
-def _key(cache: ResultCache, config: RunConfig) -> str:
+def timing_key(cache: ResultCache, config: RunConfig) -> str:
+    """The key under which the seconds of points like ``config`` (any epsilon and seed) are kept."""
     fields = config.to_dict()
     fields.pop("epsilon")
     fields.pop("seed")
@@ -29,7 +30,7 @@ def _key(cache: ResultCache, config: RunConfig) -> str:
 
 def record_seconds(cache: ResultCache, config: RunConfig, seconds: float) -> None:
     """Remember that computing ``config`` took ``seconds`` (kept with the last few)."""
-    key = _key(cache, config)
+    key = timing_key(cache, config)
     past = (cache.get_json(key) or {}).get("seconds", [])
     cache.put_json(key, {"seconds": [*past, round(float(seconds), 3)][-_KEPT:]})
 
@@ -41,7 +42,7 @@ def estimate_seconds(cache: ResultCache, configs: Sequence[RunConfig]) -> float 
     """
     total = 0.0
     for config in configs:
-        found = cache.get_json(_key(cache, config))
+        found = cache.get_json(timing_key(cache, config))
         if not found or not found.get("seconds"):
             return None
         total += statistics.median(found["seconds"])

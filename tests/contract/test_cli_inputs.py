@@ -193,6 +193,32 @@ CLI_CASES = [
     pytest.param(
         ["audit", "rr", "--epsilon", "1", "--seed", "-1"], "seed must be", id="audit-negative-seed"
     ),
+    # a cluster: checked before one starts, refused at once when no scheduler answers
+    *[
+        pytest.param([*argv, *option], match, id=f"{argv[0]}-{label}")
+        for argv in (SWEEP, ["warm"], ["audit", "rr", "--epsilon", "1"])
+        for option, match, label in (
+            (["--workers", "0"], "--workers must be a whole number", "zero-workers"),
+            (["--workers", "abc"], "--workers must be a whole number", "workers-abc"),
+            (["--workers=-2"], "--workers must be a whole number", "negative-workers"),
+            (["--workers", "1.5"], "--workers must be a whole number", "fractional-workers"),
+            (["--scheduler", "not an address"], "a Dask scheduler's address", "malformed"),
+            (["--scheduler", "http://host:8786"], "a Dask scheduler's address", "http"),
+            (["--scheduler", "tcp://host:99999"], "a Dask scheduler's address", "bad-port"),
+            (["--scheduler", "tcp://127.0.0.1:1"], "no Dask scheduler answered", "unreachable"),
+            (["--workers", "2", "--scheduler", "tcp://127.0.0.1:1"], "not both", "both"),
+        )
+    ],
+    pytest.param(
+        ["audit", "rr", "--epsilon", "1", "--trials", "0", "--workers", "2"],
+        "trials must be",
+        id="audit-zero-trials-checked-before-the-cluster",
+    ),
+    pytest.param(
+        [*SWEEP, "--set", "model=resnet", "--workers", "2"],
+        "setting model",
+        id="sweep-bad-setting-checked-before-the-cluster",
+    ),
     *_epsilon_cases(),
     *_setting_cases(),
 ]

@@ -1,10 +1,12 @@
-"""The bad-input table of the engine (experiments, data, audit): valid calls beside bad values."""
+"""The bad-input table of the engine (experiments, data, audit, cluster): calls and bad values."""
 
 import pytest
 
 from labeldp_core.audit import audit_cases, run_audit
+from labeldp_core.audit.engine import check_trials
+from labeldp_core.cluster import check_scheduler, check_workers
 from labeldp_core.data import dataset_info, load_dataset
-from labeldp_core.experiments import RunConfig, lookup, make_config, run, sweep
+from labeldp_core.experiments import RunConfig, lookup, make_config, run, sweep, sweep_configs
 from tests.contract.bad_values import (
     NAN,
     RNG,
@@ -28,6 +30,18 @@ BAD_CONFIGS = [
     Bad("config", RunConfig("rr", "digits", 1.0, epochs=0), "epochs must be", "zero-epochs"),
     Bad("config", RunConfig("rr", "digits", 1.0, settings=(("x", 1),)), "unknown setting", "x"),
     Bad("config", {"mechanism": "rr"}, "RunConfig", "dict"),
+]
+
+BAD_SWEEPS = [
+    Bad("epsilons", [], "a sweep's epsilons must not be empty; give at least one", "empty"),
+    Bad("epsilons", [1.0, -1.0], "greater than 0", "one-negative"),
+    Bad("epsilons", [NAN], "finite", "nan"),
+    Bad("epsilons", 1.0, "a sweep's epsilons must be a list", "scalar"),
+    Bad("seeds", [], "a sweep's seeds must not be empty; give at least one", "empty-seeds"),
+    Bad("seeds", [0, -1], "seed must be", "negative-seed"),
+    Bad("seeds", 0, "a sweep's seeds must be a list", "scalar-seed"),
+    Bad("mechanism", "magic", "unknown mechanism", "unknown-mechanism"),
+    Bad("dataset", "cifar", "unknown dataset", "unknown-dataset"),
 ]
 
 ENGINE_ROWS: list[Row] = [
@@ -72,18 +86,13 @@ ENGINE_ROWS: list[Row] = [
     Row(
         sweep,
         {"mechanism": "rr", "dataset": "digits", "epsilons": [1.0], "seeds": [0], "epochs": 1},
-        bad=[
-            Bad("epsilons", [], "a sweep's epsilons must not be empty; give at least one", "empty"),
-            Bad("epsilons", [1.0, -1.0], "greater than 0", "one-negative"),
-            Bad("epsilons", [NAN], "finite", "nan"),
-            Bad("epsilons", 1.0, "a sweep's epsilons must be a list", "scalar"),
-            Bad("seeds", [], "a sweep's seeds must not be empty; give at least one", "empty-seeds"),
-            Bad("seeds", [0, -1], "seed must be", "negative-seed"),
-            Bad("seeds", 0, "a sweep's seeds must be a list", "scalar-seed"),
-            Bad("mechanism", "magic", "unknown mechanism", "unknown-mechanism"),
-            Bad("dataset", "cifar", "unknown dataset", "unknown-dataset"),
-        ],
+        bad=BAD_SWEEPS,
         try_valid=False,
+    ),
+    Row(
+        sweep_configs,
+        {"mechanism": "rr", "dataset": "digits", "epsilons": [1.0], "seeds": [0], "epochs": 1},
+        bad=BAD_SWEEPS,
     ),
     Row(
         dataset_info,
@@ -110,6 +119,43 @@ ENGINE_ROWS: list[Row] = [
             *counts("trials"),
             *probabilities("alpha"),
             Bad("trials", 10**13, "trials must be at most", "huge"),
+        ],
+    ),
+    Row(
+        check_trials,
+        {"trials": 200},
+        bad=[*counts("trials"), Bad("trials", 10**13, "at most", "huge")],
+    ),
+    # The cluster's options (--workers, --scheduler).
+    Row(
+        check_workers,
+        {"value": 2},
+        bad=[
+            Bad("value", value, "--workers must be a whole number of worker processes", label)
+            for value, label in (
+                (0, "zero"),
+                (-1, "negative"),
+                ("abc", "text"),
+                (1.5, "fraction"),
+                (None, "none"),
+                (10**6, "huge"),
+            )
+        ],
+    ),
+    Row(
+        check_scheduler,
+        {"address": "tcp://127.0.0.1:8786"},
+        bad=[
+            Bad("address", value, "must be a Dask scheduler's address like tcp://HOST:8786", label)
+            for value, label in (
+                ("", "empty"),
+                ("http://host:8786", "http"),
+                ("tcp://host", "no-port"),
+                ("tcp://host:0", "port-zero"),
+                ("tcp://host:99999", "port-huge"),
+                ("tcp://a b:1", "space"),
+                (None, "none"),
+            )
         ],
     ),
 ]

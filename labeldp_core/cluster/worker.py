@@ -1,0 +1,168 @@
+"""What a Dask worker runs: one point (or audit case) into a cache of its own, returned as data.
+
+A worker never writes to the client's cache: it computes into a cache folder of its own process
+(in its local directory, kept for the process's lifetime so a clean baseline or a public encoder
+trained for one point serves the next points of that worker) and returns the
+entries the computation read or wrote, as ``(key, kind, bytes)`` with JSON text or ``.npz`` bytes,
+for the client to check and store. Arguments arrive as plain data (a config's dict), never as
+pickled objects of this package, so a worker running other code fails the identity check below
+with a clear message instead of an error unpickling classes it does not have.
+"""
+
+import atexit
+import os
+import shutil
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from labeldp_core import __version__
+from labeldp_core.cache import ResultCache, code_fingerprint
+from labeldp_core.errors import LabelDPError
+
+__all__ = [
+    "THREADS_ENV",
+    "CodeMismatchError",
+    "code_identity",
+    "compute_audit_case",
+    "compute_point",
+    "refuse_mismatch",
+]
+
+#: Torch threads of each worker process (set by ``--workers`` to the cores shared out among the
+#: workers; set it yourself for workers started with ``dask worker``).
+THREADS_ENV = "LABELDP_TORCH_THREADS"
+#: A returned entry: its cache key, ``"json"`` or ``"arrays"``, and its bytes.
+Entry = tuple[str, str, bytes]
+
+
+class CodeMismatchError(LabelDPError):
+    """A worker runs another version of the code than the client: its numbers are refused."""
+
+
+def code_identity() -> dict[str, str]:
+    """This process's package version and fingerprints of its code.
+
+    The fingerprints are those of the code that computes results and of the audit's code (which
+    keys the audit's cached cases).
+    """
+    return {"version": __version__, "code": code_fingerprint(),
+            "audit_code": code_fingerprint(("audit/",))}  # fmt: skip
+
+
+def check_identity(expected: dict[str, str]) -> None:
+    """Raise :class:`CodeMismatchError` if this worker's code is not ``expected`` (the client's)."""
+    refuse_mismatch("this worker", code_identity(), expected)
+
+
+def refuse_mismatch(who: str, theirs: dict[str, str], client: dict[str, str]) -> None:
+    """Raise :class:`CodeMismatchError` naming both versions unless ``theirs`` is ``client``."""
+    if theirs != client:
+        raise CodeMismatchError(
+            f"{who} runs {_named(theirs)} but the client runs {_named(client)}: install the "
+            "client's code version on every worker (the same checkout or package) and restart it"
+        )
+
+
+def _named(identity: dict[str, str]) -> str:
+    return (f"labeldp {identity.get('version')} (code {identity.get('code')}, "
+            f"audit code {identity.get('audit_code')})")  # fmt: skip
+
+
+class _RecordingCache(ResultCache):
+    """A cache that remembers every key a computation found or stored."""
+
+    def __init__(self, directory: str) -> None:
+        super().__init__(directory)
+        self.touched: list[str] = []
+
+    def _get(self, key: str, tag: bytes) -> Any:
+        found = super()._get(key, tag)
+        if found is not None and key not in self.touched:
+            self.touched.append(key)
+        return found
+
+    def _stored(self, key: str) -> None:
+        if key not in self.touched:
+            self.touched.append(key)
+
+    def put_json(self, key: str, value) -> None:
+        super().put_json(key, value)
+        self._stored(key)
+
+    def put_arrays(self, key: str, arrays) -> None:
+        super().put_arrays(key, arrays)
+        self._stored(key)
+
+    @contextmanager
+    def recording(self) -> Iterator[list[str]]:
+        """Record the keys touched inside the block (found or stored), in order."""
+        self.touched = []
+        yield self.touched
+
+    def entries(self, keys: list[str]) -> list[Entry]:
+        """``(key, kind, bytes)`` of every key in ``keys`` still readable."""
+        found = ((key, self.entry(key)) for key in keys)
+        return [(key, *entry) for key, entry in found if entry is not None]
+
+
+_LOCAL: _RecordingCache | None = None
+
+
+def _local_cache() -> _RecordingCache:
+    """This worker process's own cache, made on first use.
+
+    It lives in the worker's local directory, which Dask removes with the worker (a killed
+    worker's is purged by the next one); outside a worker, in a temporary folder.
+    """
+    global _LOCAL
+    if _LOCAL is None:
+        try:
+            from distributed import get_worker
+
+            folder = os.path.join(get_worker().local_directory, "labeldp-cache")
+        except (ImportError, ValueError):
+            folder = tempfile.mkdtemp(prefix="labeldp-worker-")
+            atexit.register(shutil.rmtree, folder, ignore_errors=True)
+        _LOCAL = _RecordingCache(folder)
+    return _LOCAL
+
+
+def _torch_threads() -> None:
+    threads = os.environ.get(THREADS_ENV)
+    if threads:
+        import torch
+
+        torch.set_num_threads(max(1, int(threads)))
+
+
+def _computed(expected: dict[str, str], compute: Callable[[ResultCache], Any]) -> list[Entry]:
+    check_identity(expected)
+    _torch_threads()
+    cache = _local_cache()
+    with cache.recording() as touched:
+        compute(cache)
+    return cache.entries(list(touched))
+
+
+def compute_point(config: dict[str, Any], expected: dict[str, str]) -> list[Entry]:
+    """Compute one run (``RunConfig.to_dict()``) here; the entries it found or stored.
+
+    Datasets load once per worker process (``load_dataset`` keeps them), and the worker's own
+    cache answers what an earlier point of this worker already trained (a clean baseline).
+    """
+    from labeldp_core.experiments import make_config, run
+
+    def compute(cache: ResultCache) -> None:
+        run(make_config(config["mechanism"], config["dataset"], config["epsilon"],
+                        config["seed"], config["epochs"], config["settings"]), cache)  # fmt: skip
+
+    return _computed(expected, compute)
+
+
+def compute_audit_case(point: tuple, expected: dict[str, str]) -> list[Entry]:
+    """Compute one audit case ``(mechanism, epsilon, index, trials, seed)``; its entries."""
+    from labeldp_core.audit import stored_audit_case
+
+    return _computed(expected, lambda cache: stored_audit_case(*point, cache=cache))

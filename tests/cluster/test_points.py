@@ -1,0 +1,166 @@
+"""Points on a Dask cluster (real worker processes, no mocks): equal to in-process runs, stored
+by the client once each, faults reported per point, malformed answers refused."""
+
+import json
+import os
+import signal
+
+import pytest
+
+from labeldp_core.cache import ResultCache
+from labeldp_core.cluster import run_on_cluster
+from labeldp_core.cluster.points import _MalformedAnswerError, _store_run
+from labeldp_core.experiments import lookup, make_config, run
+
+LOGISTIC = {"model": "logistic"}
+
+
+def _configs(epsilons, dataset: str = "digits"):
+    return [make_config("rr", dataset, epsilon, seed, 1, LOGISTIC)
+            for epsilon in epsilons for seed in (0, 1)]  # fmt: skip
+
+
+def _without_timing(result) -> dict:
+    fields = result.to_dict()
+    for name in ("elapsed_s", "cached"):
+        fields.pop(name)
+    return fields
+
+
+class CountingCache(ResultCache):
+    """A client cache that counts how often each key is written."""
+
+    def __init__(self, directory) -> None:
+        super().__init__(directory)
+        self.writes: dict[str, int] = {}
+
+    def put_entry(self, key: str, kind: str, body: bytes) -> None:
+        super().put_entry(key, kind, body)
+        self.writes[key] = self.writes.get(key, 0) + 1
+
+
+def test_a_sweep_on_two_workers_equals_the_sweep_in_process(dask_cluster, tmp_path):
+    configs = [*_configs([1.0, 4.0]), make_config("rr-prior", "digits", 2.0, 0, 1, LOGISTIC)]
+    report = run_on_cluster(dask_cluster, configs, ResultCache(tmp_path / "client"))
+    assert (report.computed, report.cached, report.failures) == (len(configs), 0, [])
+    assert [r.cached for r in report.results] == [False] * len(configs)
+    local = ResultCache(tmp_path / "local")
+    for config, remote in zip(configs, report.results, strict=True):
+        assert _without_timing(remote) == _without_timing(run(config, local)), config
+    # The artefact a result names came with it: it reads back in the client's cache.
+    prior = report.results[-1].details["set_sizes_artifact"]
+    assert ResultCache(tmp_path / "client").get_arrays(prior) is not None
+
+
+def test_points_already_stored_are_not_sent_again(dask_cluster, tmp_path):
+    cache = ResultCache(tmp_path / "client")
+    configs = _configs([2.0])
+    run(configs[0], cache)
+    report = run_on_cluster(dask_cluster, configs, cache)
+    assert (report.computed, report.cached) == (1, 1)
+    assert [r.cached for r in report.results] == [True, False]
+
+
+def test_a_worker_killed_mid_sweep_is_replaced_and_every_point_is_stored_once(
+    dask_cluster, tmp_path
+):
+    cache = CountingCache(tmp_path / "client")
+    configs = _configs([0.5, 1.5, 2.5, 3.5])
+    address, victim = sorted(dask_cluster.client.run(os.getpid).items())[0]
+    killed = []
+
+    def kill_once(fraction: float, message: str) -> None:
+        # Called once the points are sent: kill the victim as soon as it holds one of them.
+        while not killed:
+            running = dask_cluster.client.processing([address])[address]
+            if running:
+                os.kill(victim, signal.SIGKILL)
+                killed.append(running)
+
+    report = run_on_cluster(dask_cluster, configs, cache, kill_once)
+    assert killed and report.failures == [] and report.computed == len(configs)
+    result_keys = {cache.key("result", config.to_dict()) for config in configs}
+    assert {key: cache.writes.get(key) for key in result_keys} == dict.fromkeys(result_keys, 1)
+    assert all(lookup(config, cache) is not None for config in configs)
+    dask_cluster.client.wait_for_workers(2, timeout=120)  # the nanny started a new worker
+    assert victim not in dask_cluster.client.run(os.getpid).values()
+
+
+def test_a_point_failing_on_its_worker_is_reported_and_the_others_are_stored(
+    dask_cluster, tmp_path
+):
+    cache = ResultCache(tmp_path / "client")
+    missing = make_config("rr", "mnist", 1.0, 0, 1, LOGISTIC)  # no MNIST on these workers
+    fine = _configs([3.0])
+    report = run_on_cluster(dask_cluster, [missing, *fine], cache)
+    assert report.computed == 2 and len(report.failures) == 1
+    (failure,) = report.failures
+    assert json.loads(failure.point) == missing.to_dict()
+    assert failure.error.startswith("DatasetUnavailableError: ")
+    assert "is not on this machine" in failure.error
+    assert lookup(missing, cache) is None and all(lookup(c, cache) for c in fine)
+    assert "1 failed" in report.summary() and f"failed: {failure.point}" in report.summary()
+
+
+def _entries_of(config, tmp_path):
+    """What a worker returns for ``config``: the entries its run found or stored."""
+    from labeldp_core.cluster.worker import _RecordingCache
+
+    worker = _RecordingCache(str(tmp_path / "worker"))
+    with worker.recording() as touched:
+        run(config, worker)
+    return worker, worker.entries(list(touched))
+
+
+@pytest.mark.parametrize(
+    ("tamper", "reason"),
+    [
+        (lambda value: value | {"epsilon_spent": value["epsilon"] * 2}, "refused"),
+        (lambda value: value | {"epsilon": 3.0, "epsilon_spent": 3.0}, "another point"),
+        (lambda value: value | {"test_accuracy": "high"}, "refused"),
+        (lambda value: [value], "refused"),
+    ],
+    ids=["spends-more-than-asked", "another-points-result", "accuracy-as-text", "not-an-object"],
+)
+def test_a_malformed_result_is_refused_and_nothing_is_stored(tmp_path, tamper, reason):
+    config = make_config("rr", "digits", 1.0, 0, 1, LOGISTIC)
+    worker, entries = _entries_of(config, tmp_path)
+    key = worker.key("result", config.to_dict())
+    tampered = [
+        (k, kind, json.dumps(tamper(json.loads(body))).encode() if k == key else body)
+        for k, kind, body in entries
+    ]
+    client = ResultCache(tmp_path / "client")
+    with pytest.raises(_MalformedAnswerError, match=reason):
+        _store_run(client, config, tampered)
+    assert lookup(config, client) is None and key not in client
+
+
+def test_a_result_without_the_artefact_it_names_is_refused(tmp_path):
+    config = make_config("rr-prior", "digits", 1.0, 0, 1, LOGISTIC)
+    worker, entries = _entries_of(config, tmp_path)
+    artefact = lookup(config, worker).details["set_sizes_artifact"]
+    client = ResultCache(tmp_path / "client")
+    with pytest.raises(_MalformedAnswerError, match="artefact"):
+        _store_run(client, config, [e for e in entries if e[0] != artefact])
+    assert lookup(config, client) is None
+    assert _store_run(client, config, entries).details["set_sizes_artifact"] == artefact
+
+
+def test_an_interrupted_client_keeps_what_returned_and_a_rerun_sends_only_the_rest(
+    dask_cluster, tmp_path
+):
+    cache = ResultCache(tmp_path / "client")
+    configs = _configs([0.75, 1.75, 2.75])
+
+    def interrupt_after_two(fraction: float, message: str) -> None:
+        if message.startswith("2/"):
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run_on_cluster(dask_cluster, configs, cache, interrupt_after_two)
+    stored = [config for config in configs if lookup(config, cache) is not None]
+    assert len(stored) == 2
+    report = run_on_cluster(dask_cluster, configs, cache)
+    assert (report.cached, report.computed, report.failures) == (2, len(configs) - 2, [])
+    assert all(lookup(config, cache) is not None for config in configs)
