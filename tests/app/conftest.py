@@ -1,5 +1,7 @@
 """The app's fixtures: Streamlit's caches emptied per test, pages computing their points at once."""
 
+import sys
+
 import pytest
 import streamlit as st
 
@@ -21,3 +23,12 @@ def fresh_streamlit_caches() -> None:
     """AppTest runs share Streamlit's process-wide caches; each test starts from empty ones."""
     st.cache_data.clear()
     st.cache_resource.clear()
+
+
+@pytest.fixture(autouse=True)
+def main_module_restored():
+    """AppTest runs app.py as ``__main__`` and leaves it there; a process spawned later (a Dask
+    worker, a compute-service worker) would then run app.py first. Each test gets it back."""
+    main = sys.modules["__main__"]
+    yield
+    sys.modules["__main__"] = main

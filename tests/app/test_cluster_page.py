@@ -4,6 +4,7 @@ from app_helpers import assert_no_errors, open_page
 
 from labeldp_core.cache import ResultCache
 from labeldp_core.experiments import lookup, make_config
+from ui.cluster import cluster
 
 
 def _keys_on_workers(session) -> set[str]:
@@ -20,7 +21,10 @@ def test_a_page_computes_its_missing_point_on_the_cluster_and_says_so(dask_clust
     monkeypatch.setenv("LABELDP_SCHEDULER", address)
     config = make_config("rr", "digits", 1.0, 0, 1, {"model": "logistic"})
     key = ResultCache().key("result", config.to_dict())
-    app = open_page("pages/randomized_response.py", epochs="1", model="logistic")
+    try:
+        app = open_page("pages/randomized_response.py", epochs="1", model="logistic")
+    finally:
+        cluster().client.close()  # the app's client (one per server process)
     assert_no_errors(app)
     assert {m.label: m.value for m in app.metric}["ε spent (label, replace-one)"] == "1"
     assert lookup(config, ResultCache()) is not None  # stored by the app, the cluster's client
