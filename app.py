@@ -57,6 +57,7 @@ PAGE_TABLE = [
     ("epsilon_meaning.py", "What ε means", "psychology"),
     ("audit.py", "Privacy audit", "fact_check"),
     ("papers.py", "Papers vs this explorer", "menu_book"),
+    ("your_data.py", "Your data", "upload_file"),
 ]
 MECHANISM_PAGES = [
     st.Page(f"pages/{file}", title=title, icon=f":material/{icon}:")

@@ -8,6 +8,7 @@ a point failed there (each failure named on stderr; every other point is stored)
 
 import argparse
 import csv
+import hashlib
 import json
 import sys
 import time
@@ -30,11 +31,19 @@ from labeldp_core.cluster import (
     ClusterReport,
     audit_on_cluster,
     open_cluster,
+    refuse_tables,
     run_on_cluster,
 )
 from labeldp_core.data import DATASETS
+from labeldp_core.data.tables import (
+    MAX_TABLE_BYTES,
+    add_table,
+    forget_table,
+    stored_tables,
+    table_exists,
+)
 from labeldp_core.demo import demo_configs
-from labeldp_core.errors import LabelDPError
+from labeldp_core.errors import InvalidInputError, LabelDPError
 from labeldp_core.experiments import (
     MECHANISMS,
     RunResult,
@@ -50,6 +59,8 @@ from labeldp_core.validation import check_output_path, check_seed
 EXIT_BAD_INPUT = 2
 EXIT_AUDIT_VIOLATION = 1
 EXIT_POINTS_FAILED = 1
+#: ``--dataset file:PATH``: a CSV or Parquet table of your own.
+FILE_PREFIX = "file:"
 CSV_COLUMNS = (
     "mechanism", "dataset", "seed", "epsilon", "epsilon_spent", "delta", "privacy_unit",
     "flip_rate", "label_accuracy", "test_accuracy", "test_mse", "baseline_test_accuracy",
@@ -172,7 +183,32 @@ def _cmd_list(args: argparse.Namespace) -> None:
         print(f"  {info.name:<20} {info.description} [{where}]")
 
 
+def _table_dataset(args: argparse.Namespace) -> None:
+    """Replace ``--dataset file:PATH`` by the id of the table it holds (stored, checked)."""
+    if not args.dataset.startswith(FILE_PREFIX):
+        if args.label is not None:
+            raise InvalidInputError("--label applies to --dataset file:PATH only")
+        return
+    if args.label is None:
+        raise InvalidInputError("--dataset file:PATH needs --label COLUMN: the column to protect")
+    path = Path(args.dataset[len(FILE_PREFIX):])
+    info = add_table(_file_bytes(path), args.label, path.stem, args.task)
+    for note in info.notes:
+        print(f"note: {note}", file=sys.stderr)
+    args.dataset = info.id
+
+
+def _file_bytes(path: Path) -> bytes:
+    try:
+        if path.stat().st_size > MAX_TABLE_BYTES:
+            raise InvalidInputError(f"{path} is over the {MAX_TABLE_BYTES // 2**20} MB limit")
+        return path.read_bytes()
+    except OSError as exc:
+        raise InvalidInputError(f"cannot read {path}: {exc.strerror or exc}") from None
+
+
 def _cmd_run(args: argparse.Namespace) -> None:
+    _table_dataset(args)
     config = make_config(
         args.mechanism, args.dataset, args.epsilon, args.seed, args.epochs, _settings(args.set)
     )
@@ -187,8 +223,11 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
     for option, path in (("--csv", args.csv), ("--html", args.html)):
         if path:
             check_output_path(path, option)
+    _table_dataset(args)
     configs = sweep_configs(args.mechanism, args.dataset, args.epsilons, args.seeds,
                             args.epochs, _settings(args.set))  # fmt: skip
+    if args.workers is not None or args.scheduler is not None:
+        refuse_tables(configs)
     status = 0
     with _cluster(args) as session:
         if session is None:
@@ -368,6 +407,10 @@ def _parser() -> argparse.ArgumentParser:
             "--set", action="append", default=[], metavar="KEY=VALUE", help="a mechanism setting"
         )
         sub.add_argument("--json", action="store_true", help="print the JSON result")
+        sub.add_argument("--label", metavar="COLUMN",
+                         help="with --dataset file:PATH (a CSV or Parquet table): the label")
+        sub.add_argument("--task", default="classification", choices=("classification",),
+                         help="with --dataset file:PATH: what the label is")  # fmt: skip
 
     single = commands.add_parser("run", help="run one mechanism at one epsilon")
     common(single)
@@ -412,6 +455,11 @@ def _parser() -> argparse.ArgumentParser:
     again.add_argument("--csv", metavar="PATH", help="also write the papers table as CSV")
     again.add_argument("--html", metavar="PATH", help="also write a standalone HTML report")
     again.set_defaults(handler=_cmd_reproduce)
+    forget = commands.add_parser(
+        "forget", help="delete a table of your own and every result computed from it"
+    )
+    forget.add_argument("dataset", metavar="file:PATH|table-ID")
+    forget.set_defaults(handler=_cmd_forget)
     moving = commands.add_parser(
         "cache", help="export the cache to an archive, or import one (every entry checked)"
     )
@@ -419,6 +467,20 @@ def _parser() -> argparse.ArgumentParser:
     moving.add_argument("path", metavar="FILE", help="the archive (.zip) to write or read")
     moving.set_defaults(handler=_cmd_cache)
     return parser
+
+
+def _cmd_forget(args: argparse.Namespace) -> int:
+    """Forget one table id, or every table made from a file's content (any label column)."""
+    if args.dataset.startswith(FILE_PREFIX):
+        content = hashlib.sha256(_file_bytes(Path(args.dataset[len(FILE_PREFIX):]))).hexdigest()
+        ids = [info.id for info in stored_tables() if info.content_sha256 == content]
+    else:
+        ids = [args.dataset] if table_exists(args.dataset) else []
+    for table_id in ids:
+        forget_table(table_id)
+    print(f"forgot {len(ids)} table(s) and every result computed from them" if ids
+          else f"no stored table comes from {args.dataset}")  # fmt: skip
+    return 0
 
 
 def _cluster_options(sub: argparse.ArgumentParser) -> None:

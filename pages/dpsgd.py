@@ -6,7 +6,7 @@ from labeldp_core import plots
 from labeldp_core.accounting import calibrate_noise_multiplier
 from labeldp_core.accounting.dpsgd import sampling_schedule
 from labeldp_core.accounting.units import EXAMPLE_TO_LABEL
-from labeldp_core.data import DATASETS, load_dataset
+from labeldp_core.data import dataset_info, load_dataset
 from labeldp_core.demo import demo_epsilons, point_epsilons
 from labeldp_core.errors import LabelDPError
 from labeldp_core.experiments import MECHANISMS, make_config
@@ -193,7 +193,7 @@ else:
     )
 
 st.subheader("Test accuracy vs ε, next to label DP")
-num_classes = DATASETS[controls.dataset].num_classes
+num_classes = dataset_info(controls.dataset).num_classes
 with reported_errors():
     dpsgd_configs = configs_for("dpsgd", controls.dataset, SWEEP_EPSILONS, [controls.seed],
                                 controls.epochs_asked, settings)  # fmt: skip

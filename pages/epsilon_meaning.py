@@ -3,7 +3,7 @@
 import streamlit as st
 
 from labeldp_core import plots
-from labeldp_core.data import DATASETS, load_dataset
+from labeldp_core.data import dataset_info, load_dataset
 from labeldp_core.demo import DEMO_EPSILONS
 from labeldp_core.experiments import MECHANISMS
 from ui.controls import current_controls
@@ -19,7 +19,7 @@ ATTACKED = ["rr", "rr-prior", "lp-2st", "laplace", "alibi"]
 controls = current_controls()
 st.title("What ε means")
 epsilon = epsilon_control(grid=DEMO_EPSILONS)
-num_classes = DATASETS[controls.dataset].num_classes
+num_classes = dataset_info(controls.dataset).num_classes
 st.markdown(
     "Label DP (replace-one) promises this: an adversary who knows **everything** about the "
     "training set except one label, and sees what was released (the noisy labels or the trained "

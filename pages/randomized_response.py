@@ -5,7 +5,7 @@ import math
 import streamlit as st
 
 from labeldp_core import plots
-from labeldp_core.data import DATASETS, load_dataset
+from labeldp_core.data import dataset_info, load_dataset
 from labeldp_core.demo import demo_epsilons, point_epsilons
 from labeldp_core.experiments import make_config
 from labeldp_core.mechanisms import expected_flip_rate
@@ -29,7 +29,7 @@ st.markdown(
 )
 
 settings = controls.settings | {"noise": noise_control()}
-num_classes = DATASETS[controls.dataset].num_classes
+num_classes = dataset_info(controls.dataset).num_classes
 left, right = st.columns(2)
 closed_form = left.empty()  # drawn at once, before any training; the run adds its cross
 with closed_form.container():

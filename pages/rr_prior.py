@@ -3,7 +3,7 @@
 import streamlit as st
 
 from labeldp_core import plots
-from labeldp_core.data import DATASETS
+from labeldp_core.data import dataset_info
 from labeldp_core.demo import demo_epsilons, point_epsilons
 from labeldp_core.experiments import make_config
 from labeldp_core.experiments.noise import histogram_split
@@ -126,7 +126,7 @@ with reported_errors():
     )
 draw_budget(budget_area, result, stages)
 
-num_classes = DATASETS[controls.dataset].num_classes
+num_classes = dataset_info(controls.dataset).num_classes
 if result is None:
     st.info("Press the button to cluster and train on this dataset; the result is then cached.")
 else:

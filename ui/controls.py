@@ -8,6 +8,7 @@ import streamlit as st
 from streamlit.runtime.pages_manager import PagesManager
 
 from labeldp_core.data import DATASETS, dataset_info
+from labeldp_core.data.tables import is_table, stored_tables
 from labeldp_core.experiments.spec import COMMON_SETTINGS
 from labeldp_core.mechanisms.secure_noise import NOISE_KINDS
 from ui.cluster import cluster_panel
@@ -60,6 +61,7 @@ PAGE_IGNORES: dict[str, tuple[tuple[str, ...], str]] = {
     "audit": (("dataset", "model", "epochs"), "the audit runs the release steps on fixed inputs"),
     "compare": (("seed",), "it averages seeds 0, 1 and 2"),
     "papers": (("dataset", "seed", "model", "epochs"), "each row names its own dataset and seeds"),
+    "your_data": (("seed", "model", "epochs"), "it adds tables; the other pages train on them"),
 }
 
 
@@ -100,12 +102,16 @@ def shared_controls(page: str = "") -> Controls:
 
 def _dataset_control(sidebar, disabled: bool) -> str:
     """The dataset chosen, or the bundled fallback (with a message) if it cannot be loaded."""
-    # Bound selectboxes put the displayed option in the URL, so options are shown as they are.
-    dataset = sidebar.selectbox(
-        "Dataset", offered("dataset", list(DATASETS)), key="dataset", bind="query-params",
+    # Bound selectboxes put the displayed option in the URL, so options are shown as they are:
+    # a table of the user's own as "its name · table-<id>".
+    owned = {f"{info.name} · {info.id}": info.id for info in stored_tables()}
+    chosen = sidebar.selectbox(
+        "Dataset", offered("dataset", [*DATASETS, *owned]), key="dataset", bind="query-params",
         disabled=disabled,
-        help="\n".join(f"- {d.name}: {d.description}" for d in DATASETS.values()),
+        help="\n".join(f"- {d.name}: {d.description}" for d in DATASETS.values())
+        + "\n- your own tables: add one on the 'Your data' page",
     )  # fmt: skip
+    dataset = owned.get(chosen, chosen)
     problem = dataset_problem(dataset)
     if problem is None:
         return dataset
@@ -125,10 +131,14 @@ def _training_controls(sidebar, ignored: tuple[str, ...], dataset: str) -> tuple
         "Seed", min_value=0, max_value=2**32 - 1, value=0, step=1, key="seed",
         bind="query-params", disabled="seed" in ignored,
     )  # fmt: skip
+    models = [m for m in COMMON_SETTINGS["model"].choices if m != "cnn" or not is_table(dataset)]
     model = sidebar.selectbox(
-        "Model", offered("model", COMMON_SETTINGS["model"].choices), key="model",
-        bind="query-params", disabled="model" in ignored,
+        "Model", offered("model", models), key="model", bind="query-params",
+        disabled="model" in ignored,
     )  # fmt: skip
+    if is_table(dataset):
+        sidebar.caption("A table has features, not images: the CNN is not offered (the MLP "
+                        "trains by default).")  # fmt: skip
     default_epochs = dataset_info(dataset).default_epochs
     choice = sidebar.selectbox(
         "Training epochs", offered("epochs", EPOCH_CHOICES), key="epochs", bind="query-params",

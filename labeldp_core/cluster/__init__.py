@@ -34,10 +34,11 @@ __all__ = [
     "check_workers",
     "code_identity",
     "open_cluster",
+    "refuse_tables",
     "run_on_cluster",
 ]
 
-_POINTS = ("ClusterReport", "PointFailure", "audit_on_cluster", "run_on_cluster")
+_POINTS = ("ClusterReport", "PointFailure", "audit_on_cluster", "refuse_tables", "run_on_cluster")
 
 
 def __getattr__(name: str) -> object:

@@ -20,12 +20,19 @@ from labeldp_core.cache import CorruptEntryError, ResultCache
 from labeldp_core.cache_transfer import result_problem
 from labeldp_core.cluster.session import ClusterSession
 from labeldp_core.cluster.worker import Entry, code_identity, compute_audit_case, compute_point
-from labeldp_core.errors import LabelDPError
+from labeldp_core.data.tables import is_table
+from labeldp_core.errors import InvalidInputError, LabelDPError
 from labeldp_core.experiments import RunConfig, RunResult, lookup
 from labeldp_core.experiments.progress import Progress, silent
 from labeldp_core.experiments.timing import record_seconds, timing_key
 
-__all__ = ["ClusterReport", "PointFailure", "audit_on_cluster", "run_on_cluster"]
+__all__ = [
+    "ClusterReport",
+    "PointFailure",
+    "audit_on_cluster",
+    "refuse_tables",
+    "run_on_cluster",
+]
 
 #: How often a task is run again after its worker died (Dask's ``retries``).
 RETRIES = 2
@@ -68,6 +75,7 @@ def run_on_cluster(
     progress: Progress = silent,
 ) -> ClusterReport:
     """Compute the points of ``configs`` missing from ``cache`` on the cluster; store each one."""
+    refuse_tables(configs)
     found = {config: lookup(config, cache) for config in configs}
     identity = code_identity()
     tasks = {
@@ -114,6 +122,16 @@ def audit_on_cluster(
     report.cached = len(points) - len(tasks)
     report.results = [found[point] for point in points if found[point] is not None]
     return report
+
+
+def refuse_tables(configs: Sequence[RunConfig]) -> None:
+    """Refuse points on a table of the user's own: its workers do not have the table."""
+    tables = sorted({config.dataset for config in configs if is_table(config.dataset)})
+    if tables:
+        raise InvalidInputError(
+            f"{', '.join(tables)} is a table of your own, kept on this machine only: compute its "
+            "points here (leave --workers and --scheduler out)"
+        )
 
 
 class _MalformedAnswerError(LabelDPError):

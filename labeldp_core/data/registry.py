@@ -4,7 +4,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 
-from labeldp_core.data import loaders
+from labeldp_core.data import loaders, tables
 from labeldp_core.data.dataset import Dataset
 from labeldp_core.errors import DatasetUnavailableError, InvalidInputError
 
@@ -34,7 +34,7 @@ class DatasetInfo:
     bundled: bool
     loader: Callable[[], Dataset]
     #: Defaults of the common training settings that differ on this dataset (name, value).
-    training_defaults: tuple[tuple[str, int | float], ...] = ()
+    training_defaults: tuple[tuple[str, int | float | str], ...] = ()
 
 
 DATASETS: dict[str, DatasetInfo] = {
@@ -53,12 +53,30 @@ DATASETS: dict[str, DatasetInfo] = {
 
 
 def dataset_info(name: str) -> DatasetInfo:
-    """Return the registry entry of ``name`` or raise a clear error listing the known ids."""
+    """Return the registry entry of ``name`` or raise a clear error listing the known ids.
+
+    A table of the user's own (``table-...``, see :mod:`labeldp_core.data.tables`) is described
+    from its stored description.
+    """
+    if tables.is_table(name):
+        return _table_info(name)
     try:
         return DATASETS[name]
     except (KeyError, TypeError):  # TypeError: not even hashable, e.g. a list
         known = ", ".join(DATASETS)
         raise InvalidInputError(f"unknown dataset '{name}'; choose one of: {known}") from None
+
+
+#: Models a table trains by default: it has features, not images, so no CNN.
+TABLE_TRAINING: tuple[tuple[str, int | float | str], ...] = (("model", "mlp"),)
+
+
+def _table_info(name: str) -> DatasetInfo:
+    table = tables.table_info(name)
+    description = (f"your table '{table.name}' ({table.rows:,} rows, label {table.label!r}, "
+                   f"{len(table.features)} features)")  # fmt: skip
+    return DatasetInfo(name, description, table.rows, 0, len(table.class_names), 20, True,
+                       lambda: tables.load_table(name), TABLE_TRAINING)  # fmt: skip
 
 
 @cache

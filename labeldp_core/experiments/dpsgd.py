@@ -10,6 +10,7 @@ With ``imbalance`` above 1 it trains on the imbalanced private set of the DP pro
 same examples, so the two are compared on the same class counts. The public part is not used.
 """
 
+import math
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -26,6 +27,7 @@ from labeldp_core.accounting.dpsgd import (
     sampling_schedule,
 )
 from labeldp_core.data import Dataset, load_dataset
+from labeldp_core.data.tables import is_table, table_info
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.experiments.context import RunContext
 from labeldp_core.experiments.dppl import PUBLIC_FRACTION, imbalanced_private_set
@@ -118,11 +120,23 @@ def dpsgd_recipe(dataset: str) -> dict[str, Scalar]:
     >>> dpsgd_recipe("digits")
     {'batch': 256, 'dp_learning_rate': 0.5, 'epochs': 40}
     """
-    if dataset not in _BATCHES:
+    if is_table(dataset):
+        batch = _table_batch(table_info(dataset).n_train)
+    elif dataset in _BATCHES:
+        batch = _BATCHES[dataset]
+    else:
         return {}
-    batch = _BATCHES[dataset]
     rate = _PUBLISHED_LEARNING_RATE * batch / _PUBLISHED_BATCH
     return {"batch": batch, "dp_learning_rate": rate, "epochs": _PUBLISHED_EPOCHS}
+
+
+def _table_batch(n_train: int) -> int:
+    """About n / 6 for a table of the user's, as on the small sets: a power of two, 16..2,048.
+
+    >>> _table_batch(142), _table_batch(455), _table_batch(800_000)
+    (16, 64, 2048)
+    """
+    return int(min(_PUBLISHED_BATCH, max(16, 2 ** math.floor(math.log2(max(n_train, 1) / 6)))))
 
 
 def private_model(model: str, activation: str) -> str:

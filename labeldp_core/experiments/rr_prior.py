@@ -30,9 +30,10 @@ from labeldp_core.accounting import (
     split_budget_by_share,
 )
 from labeldp_core.cache import ResultCache
-from labeldp_core.data import DATASETS
+from labeldp_core.data import DATASETS, dataset_info
 from labeldp_core.data.clusters import PCA_COMPONENTS, cluster_images
 from labeldp_core.data.splits import PUBLIC_FRACTION
+from labeldp_core.data.tables import is_table, results_cache
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.experiments.context import RunContext
 from labeldp_core.experiments.label_release import released_labels_outcome
@@ -243,7 +244,7 @@ def load_set_sizes(
             f"a {result.mechanism} result has no per-example k*; only rr-prior and lp-2st "
             "runs store one"
         )
-    return (ResultCache() if cache is None else cache).get_arrays(key)
+    return results_cache(ResultCache() if cache is None else cache, result.dataset).get_arrays(key)
 
 
 def _cluster_priors(
@@ -371,9 +372,9 @@ def rr_prior_recipe(dataset: str) -> dict[str, Scalar]:
     >>> rr_prior_recipe("digits"), rr_prior_recipe("fashion-mnist")
     ({'clusters': 20}, {'clusters': 200})
     """
-    if dataset not in DATASETS:
+    if dataset not in DATASETS and not is_table(dataset):
         return {}
-    return {"clusters": max(MIN_CLUSTERS, round(DATASETS[dataset].size / IMAGES_PER_CLUSTER))}
+    return {"clusters": max(MIN_CLUSTERS, round(dataset_info(dataset).size / IMAGES_PER_CLUSTER))}
 
 
 SPEC = MechanismSpec(

@@ -7,6 +7,7 @@ from numbers import Integral
 
 from labeldp_core.cache import ResultCache
 from labeldp_core.data import DatasetInfo, dataset_info, load_dataset
+from labeldp_core.data.tables import is_table, results_cache
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.experiments.context import RunContext
 from labeldp_core.experiments.diagnostics import diagnostics_entry
@@ -75,6 +76,8 @@ def make_config(
         name: setting.parse(name, given[name]) if name in given else defaults[name]
         for name, setting in sorted(known.items())
     }
+    if is_table(dataset):
+        resolved = _table_model(resolved, given)
     config = RunConfig(
         mechanism=mechanism,
         dataset=dataset,
@@ -86,6 +89,18 @@ def make_config(
     if spec.check is not None:
         spec.check(config)
     return config
+
+
+def _table_model(resolved: dict[str, Scalar], given: dict[str, object]) -> dict[str, Scalar]:
+    """A table has features, not images: its model defaults to the MLP and the CNN is refused."""
+    if resolved.get("model") != "cnn":
+        return resolved
+    if "model" in given:
+        raise InvalidInputError(
+            "setting model=cnn needs images and a table has features: use model=mlp (the "
+            "default for tables) or model=logistic"
+        )
+    return resolved | {"model": "mlp"}
 
 
 def _without_noise_default(spec: MechanismSpec, given: dict[str, object]) -> dict[str, object]:
@@ -132,7 +147,7 @@ def lookup(config: RunConfig, cache: ResultCache | None = None) -> RunResult | N
     """The cached result of ``config``, or None; never computes."""
     config = _normalise(config)
     cache = ResultCache() if cache is None else cache  # an empty cache is falsy (__len__)
-    return _stored(cache, config)
+    return _stored(results_cache(cache, config.dataset), config)
 
 
 def _stored(cache: ResultCache, config: RunConfig) -> RunResult | None:
@@ -169,7 +184,7 @@ def run(
     """Compute one point, or return it from the cache (``cached=True``) without training."""
     started = time.perf_counter()
     config = _normalise(config)
-    cache = ResultCache() if cache is None else cache
+    cache = results_cache(ResultCache() if cache is None else cache, config.dataset)
     found = _stored(cache, config)
     if found is not None:
         return replace(found, elapsed_s=round(time.perf_counter() - started, 4))

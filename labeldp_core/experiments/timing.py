@@ -10,6 +10,7 @@ import statistics
 from collections.abc import Sequence
 
 from labeldp_core.cache import ResultCache
+from labeldp_core.data.tables import results_cache
 from labeldp_core.experiments.spec import RunConfig
 
 __all__ = ["QUICK_S", "estimate_seconds", "record_seconds", "spoken_duration", "timing_key"]
@@ -42,7 +43,8 @@ def estimate_seconds(cache: ResultCache, configs: Sequence[RunConfig]) -> float 
     """
     total = 0.0
     for config in configs:
-        found = cache.get_json(timing_key(cache, config))
+        held = results_cache(cache, config.dataset)
+        found = held.get_json(timing_key(held, config))
         if not found or not found.get("seconds"):
             return None
         total += statistics.median(found["seconds"])

@@ -74,6 +74,7 @@ from labeldp_core.plots.rr_prior import (
     prior_mass_histogram,
     set_size_histogram,
 )
+from labeldp_core.plots.tables import label_histogram
 
 __all__ = [
     "ATTACKS",
@@ -100,6 +101,7 @@ __all__ = [
     "keep_flip_curve",
     "label_accuracy_by_agreement",
     "label_heatmap",
+    "label_histogram",
     "laplace_density_figure",
     "lesson_figure",
     "mark_epsilon",

@@ -32,10 +32,11 @@ PAGE_LINKS: dict[str, tuple[dict[str, str], dict[str, str]]] = {
     "epsilon_meaning.py": ({}, {}),
     "audit.py": ({"mechanism": "magic"}, {}),
     "papers.py": ({}, {}),
+    "your_data.py": ({}, {}),
 }
-#: Pages without an epsilon control (the papers' table spans every epsilon): a link's epsilon
-#: is not theirs to refuse.
-NO_EPSILON = {"papers.py"}
+#: Pages without an epsilon control (the papers' table spans every epsilon; "Your data" adds
+#: tables): a link's epsilon is not theirs to refuse.
+NO_EPSILON = {"papers.py", "your_data.py"}
 REASONS = {
     "epsilon": "epsilon must be greater than 0",
     "seed": "seed must be a whole number",

@@ -1,0 +1,353 @@
+"""Your own data: a CSV or Parquet table with a label column, used like the bundled datasets.
+
+A table becomes a dataset named ``table-<16 hex digits>``: the sha256 of the file's bytes and of
+the parsing options (label column, task), never its path, so a renamed copy finds the same
+results and a file with one cell changed does not. The prepared arrays and a description live in
+the owner-only cache folder (``<cache>/tables/<id>/``), and every result computed from the table
+in a result cache of its own beside them (:func:`results_cache`), so that :func:`forget_table`
+deletes the table and everything computed from it by removing one folder.
+
+Preparing a table: rows without a label are dropped (refused if more than half); the rows left
+are split once, stratified, with :data:`~labeldp_core.data.dataset.SPLIT_SEED`; numeric columns
+have NaN and inf imputed with the training split's median and are standardised with the training
+split's mean and deviation; text columns with at most :data:`MAX_CATEGORIES` values are one-hot
+encoded, others dropped with a note naming them; the label never appears among the features.
+Each example becomes a float32 ``(1, 1, d)`` "image", so the MLP and logistic models train on it
+unchanged; the CNN needs real images and is refused with the fix.
+"""
+
+import csv
+import hashlib
+import io
+import json
+import os
+import shutil
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from sklearn.model_selection import train_test_split
+
+from labeldp_core.cache import ResultCache, default_dir
+from labeldp_core.data.dataset import SPLIT_SEED, Dataset
+from labeldp_core.errors import InvalidInputError
+
+__all__ = [
+    "MAX_TABLE_BYTES",
+    "TABLE_PREFIX",
+    "TableInfo",
+    "add_table",
+    "example_table",
+    "forget_table",
+    "is_table",
+    "load_table",
+    "read_table",
+    "results_cache",
+    "stored_tables",
+    "table_exists",
+    "table_info",
+]
+
+TABLE_PREFIX = "table-"
+#: The largest file accepted (the app's ``server.maxUploadSize`` is the same 512 MB): a million
+#: rows of 50 columns fit (bench/table_speed.py).
+MAX_TABLE_BYTES = 512 * 2**20
+MIN_ROWS = 100
+MAX_CLASSES = 100
+#: Text columns with more distinct values than this are dropped, not one-hot encoded.
+MAX_CATEGORIES = 50
+TEST_FRACTION = 0.2
+_FORMAT = 1  # the preparation's version: part of every table's identity
+_EXAMPLES = {"wine": "load_wine", "breast-cancer": "load_breast_cancer"}
+
+
+@dataclass(frozen=True)
+class TableInfo:
+    """What a stored table is: its id, the name and options given, and what preparing it did."""
+
+    id: str
+    name: str
+    label: str
+    task: str
+    content_sha256: str
+    rows: int
+    n_train: int
+    n_test: int
+    class_names: tuple[str, ...]
+    features: tuple[str, ...]
+    notes: tuple[str, ...] = field(default=())
+
+    def to_dict(self) -> dict:
+        """JSON-ready fields."""
+        return asdict(self)
+
+
+def is_table(name: object) -> bool:
+    """Whether ``name`` is a table dataset's id."""
+    return isinstance(name, str) and name.startswith(TABLE_PREFIX)
+
+
+def _tables_dir(root: Path | None) -> Path:
+    return (default_dir() if root is None else Path(root)) / "tables"
+
+
+def _folder(table_id: str, root: Path | None = None) -> Path:
+    if not is_table(table_id) or not table_id[len(TABLE_PREFIX):].isalnum():
+        raise InvalidInputError(f"not a table dataset id: {table_id!r}")
+    return _tables_dir(root) / table_id
+
+
+def read_table(data: bytes) -> pd.DataFrame:
+    """Parse a CSV (UTF-8) or Parquet file's bytes, refusing what is not a usable table."""
+    if len(data) > MAX_TABLE_BYTES:
+        raise InvalidInputError(
+            f"the file is {len(data) / 2**20:,.0f} MB; the limit is {MAX_TABLE_BYTES // 2**20} MB: "
+            "keep a sample of the rows"
+        )
+    if not data.strip():
+        raise InvalidInputError("the file is empty: give a CSV or Parquet table with a header")
+    if data[:4] == b"PAR1":
+        try:
+            frame = pd.read_parquet(io.BytesIO(data))
+        except Exception as exc:  # pyarrow raises many types for a damaged file
+            reason = type(exc).__name__
+            raise InvalidInputError(f"not a readable Parquet table ({reason})") from None
+    else:
+        frame = _read_csv(data)
+    if frame.shape[0] == 0:
+        raise InvalidInputError("the table has a header but no rows")
+    return frame
+
+
+def _read_csv(data: bytes) -> pd.DataFrame:
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise InvalidInputError(
+            "the file is not UTF-8 text: save the CSV as UTF-8 (or give a Parquet file)"
+        ) from None
+    if "\0" in text:
+        raise InvalidInputError("the file is not a table (it holds binary data): give a CSV")
+    header = next(csv.reader(io.StringIO(text)), [])
+    repeated = sorted({name for name in header if header.count(name) > 1})
+    if repeated:
+        raise InvalidInputError(
+            f"duplicate column names: {', '.join(map(repr, repeated))}; give each column its own"
+        )
+    try:
+        return pd.read_csv(io.StringIO(text), low_memory=False)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError) as exc:
+        reason = " ".join(str(exc).split())[:200]
+        raise InvalidInputError(f"the file is not a table (CSV: {reason})") from None
+
+
+def _labels(frame: pd.DataFrame, label: str) -> tuple[pd.DataFrame, np.ndarray, tuple, list]:
+    """Rows with a label, their class indices, the class names, and notes."""
+    if label not in frame.columns:
+        columns = ", ".join(map(str, frame.columns[:20]))
+        raise InvalidInputError(f"no column named {label!r}; the columns are: {columns}")
+    values = frame[label]
+    missing = values.isna() | (values.astype(str).str.strip() == "")
+    notes = []
+    if missing.any():
+        if missing.sum() * 2 > len(frame):
+            raise InvalidInputError(
+                f"{int(missing.sum()):,} of {len(frame):,} rows have no {label!r}: more than half; "
+                "pick a label column that is filled in"
+            )
+        notes.append(f"{int(missing.sum()):,} rows without a label were dropped")
+        frame, values = frame[~missing], values[~missing]
+    if len(frame) < MIN_ROWS:
+        raise InvalidInputError(
+            f"the table has {len(frame):,} labelled rows; at least {MIN_ROWS} are needed to train "
+            "and test a model"
+        )
+    names, codes = np.unique(values.astype(str).str.strip().to_numpy(), return_inverse=True)
+    if len(names) < 2:
+        raise InvalidInputError(f"the label {label!r} has one class only ({names[0]!r}): nothing "
+                                "to predict; pick another column")  # fmt: skip
+    if len(names) > MAX_CLASSES:
+        raise InvalidInputError(
+            f"the label {label!r} has {len(names):,} distinct values, above the {MAX_CLASSES} "
+            "classes the mechanisms here handle: pick a column of categories"
+        )
+    return frame, codes.astype(np.int64), tuple(map(str, names)), notes
+
+
+def _split(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Train and test row positions: fixed, stratified where every class has two rows."""
+    rows = np.arange(len(codes))
+    stratify = codes if np.bincount(codes).min() >= 2 else None
+    return train_test_split(rows, test_size=TEST_FRACTION, random_state=SPLIT_SEED,
+                            stratify=stratify)  # fmt: skip
+
+
+def _numeric(column: pd.Series, train: np.ndarray) -> tuple[np.ndarray | None, int]:
+    """A standardised column (None if it has no finite value) and how many cells were imputed."""
+    values = pd.to_numeric(column, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+    bad = ~np.isfinite(values)
+    fitted = values[train][~bad[train]]
+    if fitted.size == 0:
+        return None, 0
+    values = np.where(bad, np.median(fitted), values)
+    spread = float(values[train].std())
+    return (values - values[train].mean()) / (spread if spread > 0 else 1.0), int(bad.sum())
+
+
+def _features(frame: pd.DataFrame, train: np.ndarray) -> tuple[np.ndarray, tuple, list]:
+    """The feature matrix (float32), the names of its columns, and notes on what was done."""
+    blocks, names, notes, imputed = [], [], [], 0
+    for column in frame.columns:
+        series = frame[column]
+        if pd.api.types.is_bool_dtype(series) or pd.api.types.is_numeric_dtype(series):
+            values, filled = _numeric(series.astype(np.float64), train)
+            if values is None:
+                notes.append(f"column {column!r} has no number in the training rows: dropped")
+                continue
+            imputed += filled
+            blocks.append(values[:, None])
+            names.append(str(column))
+            continue
+        levels = series.astype("string").fillna("(missing)")
+        distinct = levels.unique()
+        if len(distinct) > MAX_CATEGORIES:
+            notes.append(f"column {column!r} has {len(distinct):,} distinct values (more than "
+                         f"{MAX_CATEGORIES}): dropped")  # fmt: skip
+            continue
+        codes = pd.Categorical(levels, categories=sorted(distinct)).codes
+        blocks.append(np.eye(len(distinct), dtype=np.float64)[codes])
+        names += [f"{column}={level}" for level in sorted(distinct)]
+    if not blocks:
+        raise InvalidInputError(
+            "no usable feature column: every column besides the label was dropped (see above) or "
+            "there is none; a table needs at least one numeric or category column"
+        )
+    if imputed:
+        notes.append(f"{imputed:,} missing or infinite numbers imputed with the training median")
+    return np.hstack(blocks).astype(np.float32), tuple(names), notes
+
+
+def _identity(data: bytes, label: str, task: str) -> tuple[str, str]:
+    content = hashlib.sha256(data).hexdigest()
+    options = json.dumps({"label": label, "task": task, "format": _FORMAT}, sort_keys=True)
+    table_id = hashlib.sha256(f"{content}\n{options}".encode()).hexdigest()[:16]
+    return TABLE_PREFIX + table_id, content
+
+
+def add_table(
+    data: bytes,
+    label: str,
+    name: str,
+    task: str = "classification",
+    root: Path | None = None,
+) -> TableInfo:
+    """Check, prepare and store a table; its description (the dataset id is ``info.id``).
+
+    Nothing is kept when a check fails. ``root`` is the cache folder (default: the cache's).
+    """
+    if task != "classification":
+        raise InvalidInputError(
+            f"task must be 'classification' (numeric labels are not supported yet), got {task!r}"
+        )
+    frame = read_table(data)
+    table_id, content = _identity(data, str(label), task)
+    frame, codes, class_names, notes = _labels(frame, str(label))
+    train, test = _split(codes)
+    x, features, feature_notes = _features(frame.drop(columns=[label]), train)
+    x = x.reshape(len(x), 1, 1, -1)
+    info = TableInfo(table_id, str(name), str(label), task, content, len(frame), len(train),
+                     len(test), class_names, features, (*notes, *feature_notes))  # fmt: skip
+    _store(info, {"x_train": x[train], "y_train": codes[train], "x_test": x[test],
+                  "y_test": codes[test]}, root)  # fmt: skip
+    return info
+
+
+def _store(info: TableInfo, arrays: dict[str, np.ndarray], root: Path | None) -> None:
+    folder = _folder(info.id, root)
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    os.chmod(folder.parent, 0o700)
+    partial = folder / "arrays.npz.partial"
+    with partial.open("wb") as handle:
+        np.savez(handle, **arrays)
+    partial.replace(folder / "arrays.npz")
+    (folder / "table.json").write_text(json.dumps(info.to_dict(), indent=1), encoding="utf-8")
+
+
+def table_info(table_id: str, root: Path | None = None) -> TableInfo:
+    """The description of a stored table; a clear error if there is none."""
+    path = _folder(table_id, root) / "table.json"
+    try:
+        fields = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        raise InvalidInputError(
+            f"no table {table_id!r} here: add it with --dataset file:PATH --label COLUMN, or on "
+            "the app's 'Your data' page"
+        ) from None
+    for name in ("class_names", "features", "notes"):
+        fields[name] = tuple(fields[name])
+    return TableInfo(**fields)
+
+
+def table_exists(table_id: str, root: Path | None = None) -> bool:
+    """Whether a table with this id is stored."""
+    try:
+        return (_folder(table_id, root) / "table.json").is_file()
+    except InvalidInputError:
+        return False
+
+
+def stored_tables(root: Path | None = None) -> list[TableInfo]:
+    """Every table stored here, by name."""
+    folder = _tables_dir(root)
+    found = [table_info(path.name, root) for path in sorted(folder.glob(TABLE_PREFIX + "*"))
+             if (path / "table.json").is_file()] if folder.is_dir() else []  # fmt: skip
+    return sorted(found, key=lambda info: (info.name, info.id))
+
+
+def load_table(table_id: str, root: Path | None = None) -> Dataset:
+    """The stored table as a :class:`Dataset` (read without pickle)."""
+    info = table_info(table_id, root)
+    with np.load(_folder(table_id, root) / "arrays.npz", allow_pickle=False) as arrays:
+        return Dataset(table_id, arrays["x_train"], arrays["y_train"], arrays["x_test"],
+                       arrays["y_test"], info.class_names)  # fmt: skip
+
+
+_RESULT_CACHES: dict[Path, ResultCache] = {}
+
+
+def results_cache(cache: ResultCache, dataset: str) -> ResultCache:
+    """Where results of ``dataset`` are kept: ``cache`` itself, or a table's own result cache."""
+    if not is_table(dataset):
+        return cache
+    folder = _folder(dataset, cache.directory) / "results"
+    if folder not in _RESULT_CACHES:
+        _RESULT_CACHES[folder] = ResultCache(folder)
+    return _RESULT_CACHES[folder]
+
+
+def forget_table(table_id: str, root: Path | None = None) -> bool:
+    """Delete a table and every result computed from it; whether there was one."""
+    folder = _folder(table_id, root)
+    held = _RESULT_CACHES.pop(folder / "results", None)
+    if held is not None:
+        held.close()
+    if not folder.exists():
+        return False
+    shutil.rmtree(folder)
+    from labeldp_core.data.registry import load_dataset
+
+    load_dataset.cache_clear()
+    return True
+
+
+def example_table(name: str) -> bytes:
+    """A bundled example as CSV bytes: scikit-learn's ``wine`` or ``breast-cancer`` data."""
+    if name not in _EXAMPLES:
+        raise InvalidInputError(f"unknown example {name!r}; choose one of: {', '.join(_EXAMPLES)}")
+    from sklearn import datasets
+
+    bunch = getattr(datasets, _EXAMPLES[name])(as_frame=True)
+    frame = bunch.frame.rename(columns={"target": "class"})
+    frame["class"] = [str(bunch.target_names[i]) for i in bunch.target]
+    return frame.to_csv(index=False).encode()

@@ -1,0 +1,42 @@
+"""The 'Your data' page: an example table added, shown in the sidebar, trained on, forgotten."""
+
+from app_helpers import assert_no_errors, open_page
+
+from labeldp_core.data.tables import stored_tables
+
+PAGE = "pages/your_data.py"
+
+
+def test_an_example_table_is_added_listed_trained_on_and_forgotten():
+    app = open_page(PAGE)
+    assert_no_errors(app)
+    app.selectbox(key="table_example").set_value("wine")
+    app.button(key="table_try_example").click().run()
+    assert_no_errors(app)
+    assert app.selectbox(key="label").value == "class"
+    assert any("178 rows, 14 columns" in c.value for c in app.caption)
+    app.button(key="table_add").click().run()
+    assert_no_errors(app)
+    (info,) = stored_tables()
+    assert info.name == "wine" and info.class_names == ("class_0", "class_1", "class_2")
+    assert any("is in the sidebar's dataset list" in s.value for s in app.success)
+
+    page = open_page("pages/randomized_response.py", dataset=f"wine · {info.id}", epochs="1")
+    assert_no_errors(page)
+    assert page.sidebar.selectbox(key="model").options == ["mlp", "logistic"]
+    metrics = {m.label: m.value for m in page.metric}
+    assert metrics["ε spent (label, replace-one)"] == "1" and metrics["Training labels"] == "142"
+
+    app = open_page(PAGE)
+    app.button(key=f"forget_{info.id}").click().run()
+    assert_no_errors(app)
+    assert stored_tables() == []
+
+
+def test_a_file_that_is_not_a_table_is_refused_on_the_page_and_nothing_is_kept():
+    app = open_page(PAGE)
+    app.session_state["your_data_file"] = ("notes", b"a,a,label\n1,2,x\n")
+    app.run()
+    assert not app.exception
+    assert any("duplicate column names: 'a'" in e.value for e in app.error)
+    assert not [b for b in app.button if b.key == "table_add"] and stored_tables() == []

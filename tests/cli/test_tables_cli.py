@@ -1,0 +1,76 @@
+"""``--dataset file:PATH --label COLUMN`` and ``forget``: your own table on the command line."""
+
+import json
+
+import pytest
+
+from labeldp_core.__main__ import main
+from labeldp_core.data.tables import example_table, stored_tables
+from tests.data.test_tables import BAD_TABLES
+
+RUN = ["run", "rr", "--epsilon", "1", "--epochs", "1", "--set", "model=logistic", "--json"]
+
+
+def _one_error_line(capsys, argv: list[str], match: str) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        raise SystemExit(main(argv))
+    captured = capsys.readouterr()
+    assert stopped.value.code == 2 and captured.out == "", captured.err
+    (line,) = captured.err.splitlines()
+    assert line.startswith("error: ") and match in line, line
+
+
+def test_a_table_runs_and_a_renamed_copy_answers_from_the_cache(tmp_path, capsys):
+    first, copy = tmp_path / "wine.csv", tmp_path / "copy of wine.csv"
+    first.write_bytes(example_table("wine"))
+    copy.write_bytes(first.read_bytes())
+    assert main([*RUN, "--dataset", f"file:{first}", "--label", "class"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["dataset"].startswith("table-") and result["num_classes"] == 3
+    assert result["settings"]["model"] == "logistic" and result["cached"] is False
+    assert main([*RUN, "--dataset", f"file:{copy}", "--label", "class"]) == 0
+    assert json.loads(capsys.readouterr().out)["cached"] is True
+
+
+def test_forget_deletes_every_table_made_from_a_file(tmp_path, capsys):
+    path = tmp_path / "cancer.csv"
+    path.write_bytes(example_table("breast-cancer"))
+    assert main([*RUN, "--dataset", f"file:{path}", "--label", "class"]) == 0
+    assert main([*RUN, "--dataset", f"file:{path}", "--label", "mean radius"]) == 2  # 456 values
+    assert len(stored_tables()) == 1
+    capsys.readouterr()
+    assert main(["forget", f"file:{path}"]) == 0
+    assert "forgot 1 table(s)" in capsys.readouterr().out and stored_tables() == []
+    assert main(["forget", f"file:{path}"]) == 0
+    assert "no stored table comes from" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(("data", "match"), BAD_TABLES.values(), ids=BAD_TABLES)
+def test_a_bad_table_exits_2_with_one_error_line(data, match, tmp_path, capsys):
+    path = tmp_path / "bad.csv"
+    path.write_bytes(data)
+    _one_error_line(capsys, [*RUN, "--dataset", f"file:{path}", "--label", "label"], match)
+    assert stored_tables() == []
+
+
+@pytest.mark.parametrize(
+    ("extra", "match"),
+    [
+        (["--dataset", "file:/nonexistent/t.csv", "--label", "y"], "cannot read /nonexistent"),
+        (["--dataset", "file:/nonexistent/t.csv"], "needs --label COLUMN"),
+        (["--dataset", "digits", "--label", "y"], "--label applies to --dataset file:PATH only"),
+        (["--dataset", "table-0123456789abcdef"], "no table 'table-0123456789abcdef' here"),
+        (["--dataset", "table-../../etc"], "not a table dataset id"),
+    ],
+    ids=["missing-file", "no-label", "label-without-file", "unknown-table", "traversal"],
+)
+def test_file_options_are_checked(extra, match, capsys):
+    _one_error_line(capsys, [*RUN, *extra], match)
+
+
+def test_a_table_is_refused_on_a_cluster_with_the_fix(tmp_path, capsys):
+    path = tmp_path / "wine.csv"
+    path.write_bytes(example_table("wine"))
+    argv = ["sweep", "rr", "--dataset", f"file:{path}", "--label", "class", "--epsilons", "1",
+            "--workers", "1"]  # fmt: skip
+    _one_error_line(capsys, argv, "kept on this machine only")

@@ -1,0 +1,141 @@
+"""Tables of the user's own: parsing, every refused input, features, identity, forgetting."""
+
+import io
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from labeldp_core.data import dataset_info, load_dataset, tables
+from labeldp_core.data.tables import add_table, example_table, forget_table, table_exists
+from labeldp_core.errors import InvalidInputError
+from labeldp_core.experiments import lookup, make_config, run
+
+
+def _csv(rows: int = 200, classes: int = 3, seed: int = 0, **extra) -> bytes:
+    """A table with two numeric features, a category, and a label that depends on them."""
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(rows, 2))
+    labels = (x[:, 0] > 0).astype(int) + ((x[:, 1] > 1) & (classes > 2)).astype(int)
+    frame = pd.DataFrame({"a": x[:, 0], "b": x[:, 1] * 10 + 3,
+                          "colour": rng.choice(["red", "green", "blue"], rows),
+                          "label": [f"c{i}" for i in labels]})
+    for name, column in extra.items():
+        frame[name] = column
+    return frame.to_csv(index=False).encode()
+
+
+def _add(data: bytes, label: str = "label", name: str = "t") -> tables.TableInfo:
+    return add_table(data, label, name)
+
+
+def test_a_table_becomes_a_dataset_with_standardised_features_and_one_hot_categories():
+    info = _add(_csv())
+    data = load_dataset(info.id)
+    assert info.features == ("a", "b", "colour=blue", "colour=green", "colour=red")
+    assert "label" not in " ".join(info.features)
+    assert data.x_train.shape == (160, 1, 1, 5) and data.x_test.shape == (40, 1, 1, 5)
+    numeric = data.x_train[:, 0, 0, :2]
+    np.testing.assert_allclose(numeric.mean(axis=0), 0, atol=1e-6)  # the training split's mean
+    np.testing.assert_allclose(numeric.std(axis=0), 1, atol=1e-5)
+    assert abs(data.x_test[:, 0, 0, :2].mean()) > 1e-4  # the test split is scaled, not fitted
+    assert set(np.unique(data.x_train[:, 0, 0, 2:])) == {0.0, 1.0}
+    assert data.class_names == ("c0", "c1", "c2") and dataset_info(info.id).num_classes == 3
+
+
+def test_the_same_bytes_under_another_name_share_results_and_a_changed_cell_does_not(cache):
+    data = _csv()
+    first, renamed = _add(data, name="first"), _add(data, name="renamed copy")
+    assert first.id == renamed.id
+    config = make_config("rr", first.id, 1.0, 0, 1, {"model": "logistic"})
+    run(config, cache)
+    assert lookup(make_config("rr", renamed.id, 1.0, 0, 1, {"model": "logistic"}), cache)
+    edited = data.replace(b"red", b"pink", 1)
+    assert _add(edited).id != first.id
+    assert _add(data, label="colour").id != first.id  # other options: another dataset
+
+
+def test_results_of_a_table_live_beside_it_and_forgetting_deletes_both(cache):
+    info = _add(_csv())
+    config = make_config("rr", info.id, 1.0, 0, 1, {"model": "logistic"})
+    run(config, cache)
+    assert len(cache) == 0  # nothing of the table in the main cache
+    folder = cache.directory / "tables" / info.id
+    assert (folder / "results").is_dir() and (folder / "arrays.npz").is_file()
+    assert forget_table(info.id) and not folder.exists() and not table_exists(info.id)
+    with pytest.raises(InvalidInputError, match="no table"):
+        lookup(config, cache)
+    assert not forget_table(info.id)
+
+
+def test_the_cnn_is_refused_with_the_fix_and_the_mlp_is_the_default():
+    info = _add(_csv())
+    assert make_config("rr", info.id, 1.0).setting("model") == "mlp"
+    with pytest.raises(InvalidInputError, match="model=cnn needs images"):
+        make_config("rr", info.id, 1.0, settings={"model": "cnn"})
+
+
+def test_rows_without_a_label_are_dropped_and_counted():
+    data = _csv(rows=220).decode().splitlines()
+    for i in range(1, 11):  # ten labels blanked
+        data[i] = data[i].rsplit(",", 1)[0] + ","
+    info = _add("\n".join(data).encode())
+    assert info.rows == 210 and "10 rows without a label were dropped" in info.notes
+
+
+def test_missing_and_infinite_numbers_are_imputed_with_the_training_median():
+    data = _csv().decode().splitlines()
+    data[1] = ",".join(["", "inf", *data[1].split(",")[2:]])
+    data[2] = ",".join(["nan", *data[2].split(",")[1:]])
+    info = _add("\n".join(data).encode())
+    assert "3 missing or infinite numbers imputed with the training median" in info.notes
+    assert np.isfinite(load_dataset(info.id).x_train).all()
+
+
+def test_a_category_with_too_many_values_is_dropped_with_a_note():
+    info = _add(_csv(ident=[f"id{i}" for i in range(200)]))
+    assert not any(name.startswith("ident") for name in info.features)
+    assert "column 'ident' has 200 distinct values (more than 50): dropped" in info.notes
+
+
+
+BAD_TABLES = {
+    "empty": (b"", "the file is empty"),
+    "blank": (b"  \n\n", "the file is empty"),
+    "not utf-8": (("a,label\n" + "é,1\n" * 120).encode("latin-1"), "not UTF-8"),
+    "binary": (b"a,label\n\x00\x01\x02", "binary data"),
+    "header only": (b"a,b,label\n", "a header but no rows"),
+    "duplicate columns": (b"a,a,label\n" + b"1,2,x\n" * 120, "duplicate column names: 'a'"),
+    "ragged": (b"a,label\n1,2\n1,2,3,4\n", "not a table"),
+    "no label column": (_csv().replace(b"label", b"other", 1), "no column named 'label'"),
+    "few rows": (_csv(rows=60), "60 labelled rows; at least 100"),
+    "one class": (b"a,label\n" + b"1,x\n" * 120, "one class only"),
+    "too many classes": (_csv(label=[f"k{i}" for i in range(200)]), "200 distinct values"),
+    "labels mostly missing": (b"a,label\n" + b"1,x\n2,y\n" * 40 + b"3,\n" * 100, "more than half"),
+    "no feature": (b"label\n" + b"x\ny\n" * 60, "no usable feature column"),
+    "a damaged parquet": (b"PAR1 not really", "not a readable Parquet table"),
+}
+
+
+@pytest.mark.parametrize(("data", "match"), BAD_TABLES.values(), ids=BAD_TABLES)
+def test_a_bad_table_is_refused_with_what_to_change_and_nothing_is_kept(data, match):
+    with pytest.raises(InvalidInputError, match=match) as refused:
+        _add(data)
+    assert "\n" not in str(refused.value)
+    assert tables.stored_tables() == []
+
+
+def test_a_file_over_the_size_limit_is_refused_before_parsing(monkeypatch):
+    monkeypatch.setattr(tables, "MAX_TABLE_BYTES", 1000)
+    with pytest.raises(InvalidInputError, match="the limit is 0 MB"):
+        _add(_csv())
+
+
+def test_parquet_reads_like_csv_and_the_examples_are_tables():
+    frame = pd.read_csv(io.BytesIO(_csv()))
+    buffer = io.BytesIO()
+    frame.to_parquet(buffer)
+    assert _add(buffer.getvalue()).features == _add(_csv()).features
+    for name, label in (("wine", "class"), ("breast-cancer", "class")):
+        info = _add(example_table(name), label=label, name=name)
+        assert info.rows >= 178 and len(info.class_names) in (2, 3)

@@ -1,0 +1,96 @@
+"""The widgets of the 'Your data' page: upload or example, preview, label choice, forget."""
+
+import pandas as pd
+import streamlit as st
+
+from labeldp_core import plots
+from labeldp_core.cache import default_dir
+from labeldp_core.data.tables import (
+    MAX_TABLE_BYTES,
+    TableInfo,
+    add_table,
+    example_table,
+    forget_table,
+    read_table,
+    stored_tables,
+)
+from labeldp_core.errors import LabelDPError
+from ui.export import chart
+
+__all__ = ["chosen_file", "forget_panel", "preview_and_add"]
+
+_EXAMPLES = {"wine": "class", "breast-cancer": "class"}
+_FILE = "your_data_file"
+
+
+def chosen_file() -> tuple[str, bytes] | None:
+    """The file to look at: an upload, or a bundled example after its button; else None."""
+    upload = st.file_uploader(
+        "A CSV (UTF-8) or Parquet table", type=["csv", "parquet"], key="table_upload",
+        help=f"Up to {MAX_TABLE_BYTES // 2**20} MB; one row per example, one column per value.",
+    )  # fmt: skip
+    left, right = st.columns([2, 1])
+    example = left.selectbox("…or an example", list(_EXAMPLES), key="table_example")
+    if right.button("Try an example", key="table_try_example"):
+        st.session_state[_FILE] = (example, example_table(example))
+    if upload is not None:
+        st.session_state[_FILE] = (upload.name.rsplit(".", 1)[0], upload.getvalue())
+    return st.session_state.get(_FILE)
+
+
+def preview_and_add(name: str, data: bytes) -> TableInfo | None:
+    """Show the table, ask for its label column and name; the stored table once added."""
+    try:
+        frame = read_table(data)
+    except LabelDPError as exc:
+        st.error(f"This file cannot be used: {exc}")
+        return None
+    st.caption(f"{frame.shape[0]:,} rows, {frame.shape[1]} columns. The first rows:")
+    st.dataframe(frame.head(8), hide_index=True)
+    types = pd.DataFrame({"column": frame.columns.astype(str),
+                          "type": frame.dtypes.astype(str).to_numpy(),
+                          "distinct values": frame.nunique().to_numpy()})  # fmt: skip
+    st.dataframe(types, hide_index=True)
+    columns = [str(column) for column in frame.columns]
+    known = _EXAMPLES.get(name)
+    default = columns.index(known) if known in columns else len(columns) - 1
+    label = st.selectbox("The label (the private column)", columns, index=default, key="label")
+    st.radio("The label is", ["a class", "a number (not supported yet)"], key="table_task",
+             disabled=True, help="A number with few whole values is read as classes.")  # fmt: skip
+    counts = frame[label].astype(str).value_counts().sort_index()
+    chart(st, plots.label_histogram, tuple(counts.index), tuple(counts.to_numpy().tolist()),
+          label, key="table_labels")  # fmt: skip
+    shown = st.text_input("Its name in the dataset list", value=name, key="table_name")
+    if not st.button("Use this table", key="table_add", type="primary"):
+        return None
+    try:
+        info = add_table(data, label, shown.strip() or name)
+    except LabelDPError as exc:
+        st.error(f"This table cannot be used: {exc}")
+        return None
+    for note in info.notes:
+        st.info(note)
+    st.success(f"'{info.name}' is in the sidebar's dataset list: pick it there, then any page "
+               f"trains on it ({info.n_train:,} training rows, {len(info.features)} features).")
+    return info
+
+
+def forget_panel(buttons: bool = True) -> None:
+    """Every stored table, each with a button that deletes it and every result computed from it.
+
+    Without ``buttons`` (a read-only server) the tables are listed only.
+    """
+    found = stored_tables()
+    st.subheader("Your tables")
+    st.caption(f"Kept on this server, in {default_dir() / 'tables'} (readable by its owner "
+               "only), with every result computed from them.")  # fmt: skip
+    if not found:
+        st.caption("None yet.")
+    for info in found:
+        left, right = st.columns([3, 1])
+        left.markdown(f"**{info.name}**: label `{info.label}`, {info.rows:,} rows, "
+                      f"{len(info.class_names)} classes (`{info.id}`)")  # fmt: skip
+        if buttons and right.button("Forget this dataset", key=f"forget_{info.id}"):
+            forget_table(info.id)
+            st.rerun()
+
