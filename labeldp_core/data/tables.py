@@ -121,22 +121,20 @@ def read_table(data: bytes) -> pd.DataFrame:
 
 
 def _read_csv(data: bytes) -> pd.DataFrame:
+    if b"\0" in data:
+        raise InvalidInputError("the file is not a table (it holds binary data): give a CSV")
     try:
-        text = data.decode("utf-8-sig")
+        header = data.split(b"\n", 1)[0].decode("utf-8-sig")
+        columns = next(csv.reader([header]), [])
+        repeated = sorted({name for name in columns if columns.count(name) > 1})
+        if repeated:
+            raise InvalidInputError(f"duplicate column names: {', '.join(map(repr, repeated))}; "
+                                    "give each column its own")  # fmt: skip
+        return pd.read_csv(io.BytesIO(data), encoding="utf-8-sig", low_memory=False)
     except UnicodeDecodeError:
         raise InvalidInputError(
             "the file is not UTF-8 text: save the CSV as UTF-8 (or give a Parquet file)"
         ) from None
-    if "\0" in text:
-        raise InvalidInputError("the file is not a table (it holds binary data): give a CSV")
-    header = next(csv.reader(io.StringIO(text)), [])
-    repeated = sorted({name for name in header if header.count(name) > 1})
-    if repeated:
-        raise InvalidInputError(
-            f"duplicate column names: {', '.join(map(repr, repeated))}; give each column its own"
-        )
-    try:
-        return pd.read_csv(io.StringIO(text), low_memory=False)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError) as exc:
         reason = " ".join(str(exc).split())[:200]
         raise InvalidInputError(f"the file is not a table (CSV: {reason})") from None
@@ -183,49 +181,64 @@ def _split(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
                             stratify=stratify)  # fmt: skip
 
 
-def _numeric(column: pd.Series, train: np.ndarray) -> tuple[np.ndarray | None, int]:
-    """A standardised column (None if it has no finite value) and how many cells were imputed."""
-    values = pd.to_numeric(column, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+def _numeric(column: pd.Series, train: np.ndarray) -> tuple[np.ndarray, int]:
+    """A standardised column and how many cells were imputed (it has a finite training value)."""
+    values = column.to_numpy(dtype=np.float64, na_value=np.nan, copy=True)
     bad = ~np.isfinite(values)
-    fitted = values[train][~bad[train]]
-    if fitted.size == 0:
-        return None, 0
-    values = np.where(bad, np.median(fitted), values)
+    values[bad] = np.median(values[train][~bad[train]])
     spread = float(values[train].std())
     return (values - values[train].mean()) / (spread if spread > 0 else 1.0), int(bad.sum())
 
 
 def _features(frame: pd.DataFrame, train: np.ndarray) -> tuple[np.ndarray, tuple, list]:
-    """The feature matrix (float32), the names of its columns, and notes on what was done."""
-    blocks, names, notes, imputed = [], [], [], 0
+    """The feature matrix (float32), the names of its columns, and notes on what was done.
+
+    The columns are planned first and the matrix filled in place, so a million rows of a few
+    hundred features take the float32 matrix and one column's worth of memory besides.
+    """
+    plan, names, notes = [], [], []
     for column in frame.columns:
         series = frame[column]
         if pd.api.types.is_bool_dtype(series) or pd.api.types.is_numeric_dtype(series):
-            values, filled = _numeric(series.astype(np.float64), train)
-            if values is None:
+            values = series.to_numpy(dtype=np.float64, na_value=np.nan)
+            if not np.isfinite(values[train]).any():
                 notes.append(f"column {column!r} has no number in the training rows: dropped")
                 continue
-            imputed += filled
-            blocks.append(values[:, None])
+            plan.append((column, None))
             names.append(str(column))
             continue
-        levels = series.astype("string").fillna("(missing)")
-        distinct = levels.unique()
-        if len(distinct) > MAX_CATEGORIES:
-            notes.append(f"column {column!r} has {len(distinct):,} distinct values (more than "
+        levels = sorted(series.astype("string").fillna("(missing)").unique())
+        if len(levels) > MAX_CATEGORIES:
+            notes.append(f"column {column!r} has {len(levels):,} distinct values (more than "
                          f"{MAX_CATEGORIES}): dropped")  # fmt: skip
             continue
-        codes = pd.Categorical(levels, categories=sorted(distinct)).codes
-        blocks.append(np.eye(len(distinct), dtype=np.float64)[codes])
-        names += [f"{column}={level}" for level in sorted(distinct)]
-    if not blocks:
+        plan.append((column, levels))
+        names += [f"{column}={level}" for level in levels]
+    if not plan:
         raise InvalidInputError(
             "no usable feature column: every column besides the label was dropped (see above) or "
             "there is none; a table needs at least one numeric or category column"
         )
+    x, imputed = _filled(frame, plan, train, len(names))
     if imputed:
         notes.append(f"{imputed:,} missing or infinite numbers imputed with the training median")
-    return np.hstack(blocks).astype(np.float32), tuple(names), notes
+    return x, tuple(names), notes
+
+
+def _filled(frame: pd.DataFrame, plan: list, train: np.ndarray, width: int) -> tuple:
+    """Fill the float32 matrix column by column: numbers standardised, categories one-hot."""
+    x = np.zeros((len(frame), width), dtype=np.float32)
+    rows, at, imputed = np.arange(len(frame)), 0, 0
+    for column, levels in plan:
+        if levels is None:
+            values, filled = _numeric(frame[column], train)
+            x[:, at], imputed, at = values, imputed + filled, at + 1
+            continue
+        codes = pd.Categorical(frame[column].astype("string").fillna("(missing)"),
+                               categories=levels).codes  # fmt: skip
+        x[rows, at + codes.astype(np.int64)] = 1.0
+        at += len(levels)
+    return x, imputed
 
 
 def _identity(data: bytes, label: str, task: str) -> tuple[str, str]:

@@ -139,3 +139,15 @@ def test_parquet_reads_like_csv_and_the_examples_are_tables():
     for name, label in (("wine", "class"), ("breast-cancer", "class")):
         info = _add(example_table(name), label=label, name=name)
         assert info.rows >= 178 and len(info.class_names) in (2, 3)
+
+
+def test_a_category_after_more_than_127_columns_lands_in_its_own_columns():
+    # Written for a bug: the category codes were 8-bit and overflowed past the 127th column.
+    frame = pd.read_csv(io.BytesIO(_csv()))
+    wide = pd.DataFrame({f"n{i}": np.arange(200.0) * (i + 1) for i in range(130)})
+    late = pd.Series(np.tile(["up", "down"], 100), name="late")
+    info = _add(pd.concat([frame, wide, late], axis=1).to_csv(index=False).encode())
+    data = load_dataset(info.id)
+    assert info.features[-2:] == ("late=down", "late=up") and len(info.features) == 137
+    late_columns = data.x_train[:, 0, 0, -2:]
+    assert set(late_columns.sum(axis=1)) == {1.0}  # exactly one of the two per row
