@@ -37,6 +37,7 @@ from labeldp_core.cluster import (
 from labeldp_core.data import DATASETS
 from labeldp_core.data.tables import (
     MAX_TABLE_BYTES,
+    TASKS,
     add_table,
     forget_table,
     stored_tables,
@@ -188,11 +189,13 @@ def _table_dataset(args: argparse.Namespace) -> None:
     if not args.dataset.startswith(FILE_PREFIX):
         if args.label is not None:
             raise InvalidInputError("--label applies to --dataset file:PATH only")
+        if args.low is not None or args.high is not None:
+            raise InvalidInputError("--low and --high apply to --dataset file:PATH only")
         return
     if args.label is None:
         raise InvalidInputError("--dataset file:PATH needs --label COLUMN: the column to protect")
     path = Path(args.dataset[len(FILE_PREFIX):])
-    info = add_table(_file_bytes(path), args.label, path.stem, args.task)
+    info = add_table(_file_bytes(path), args.label, path.stem, args.task, args.low, args.high)
     for note in info.notes:
         print(f"note: {note}", file=sys.stderr)
     args.dataset = info.id
@@ -409,8 +412,11 @@ def _parser() -> argparse.ArgumentParser:
         sub.add_argument("--json", action="store_true", help="print the JSON result")
         sub.add_argument("--label", metavar="COLUMN",
                          help="with --dataset file:PATH (a CSV or Parquet table): the label")
-        sub.add_argument("--task", default="classification", choices=("classification",),
-                         help="with --dataset file:PATH: what the label is")  # fmt: skip
+        sub.add_argument("--task", default="classification", choices=TASKS,
+                         help="with --dataset file:PATH: classes, or whole numbers (regression)")
+        sub.add_argument("--low", type=int, help="with --task regression: the label's public "
+                         "lowest value (default: the column's own, which leaks it)")
+        sub.add_argument("--high", type=int, help="with --task regression: its highest value")
 
     single = commands.add_parser("run", help="run one mechanism at one epsilon")
     common(single)

@@ -92,7 +92,7 @@ st.caption(
     + reproduce.gap_sentence(_paper_rows(), controls.dataset)
 )
 
-st.subheader(f"The numbers at every ε ({controls.dataset})")
+st.subheader(f"The numbers at every ε ({controls.dataset_name})")
 rows = plots.summary_rows(found, chosen)
 st.dataframe(rows, hide_index=True)
 st.caption(
@@ -112,7 +112,7 @@ with right:
         "seeds": ", ".join(map(str, DEMO_SEEDS)),
         "mechanisms": ", ".join(chosen),
     }
-    title = f"Label DP mechanisms on {controls.dataset}"
+    title = f"Label DP mechanisms on {controls.dataset_name}"
     html_button(
         lambda: html_report(title, figures, found, settings),
         f"compare-{controls.dataset}.html",

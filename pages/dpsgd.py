@@ -80,7 +80,7 @@ with reported_errors():
     batch, epochs = config.setting("batch"), config.epochs
     q, steps = sampling_schedule(n_train, batch, epochs)
     # Before the charts, so that a run trained now draws its own budget line at once.
-    result = point(config, f"Train with DP-SGD at ε = {epsilon:g} on {controls.dataset}",
+    result = point(config, f"Train with DP-SGD at ε = {epsilon:g} on {controls.dataset_name}",
                    "Training with DP-SGD")  # fmt: skip
     # Without a run, σ is found with RDP (milliseconds): PRV over thousands of steps can take
     # minutes and gigabytes, so it runs only inside a training someone asked for.

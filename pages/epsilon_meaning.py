@@ -44,7 +44,7 @@ st.markdown(
 )
 guess_game(load_dataset(controls.dataset), epsilon)
 
-st.subheader(f"Attacks measured at ε = {epsilon:g} on {controls.dataset}")
+st.subheader(f"Attacks measured at ε = {epsilon:g} on {controls.dataset_name}")
 with reported_errors():
     configs = []
     for mechanism in ATTACKED:

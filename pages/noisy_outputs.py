@@ -42,7 +42,7 @@ st.markdown(
 with reported_errors():
     config = make_config("softmax-laplace", controls.dataset, epsilon, controls.seed,
                          controls.epochs_asked, controls.settings)  # fmt: skip
-    current = point(config, f"Compute ε = {epsilon:g} on {controls.dataset}", "Noisy outputs")
+    current = point(config, f"Compute ε = {epsilon:g} on {controls.dataset_name}", "Noisy outputs")
     configs = configs_for("softmax-laplace", controls.dataset, SWEEP_EPSILONS, [controls.seed],
                           controls.epochs_asked, controls.settings)  # fmt: skip
     found, absent = stored_many(configs)

@@ -45,11 +45,12 @@ teachers = sidebar.select_slider(
 queries = sidebar.select_slider(
     "Queries", offered("queries", QUERY_CHOICES),
     value=defaults["queries"], key="queries", bind="query-params",
-    help=f"Public examples labelled for the student; every one costs privacy. {controls.dataset} "
-    f"has a public part of {public:,}: more queries than that ask all of it.",
+    help="Public examples labelled for the student; every one costs privacy. "
+    f"{controls.dataset_name} has a public part of {public:,}: more queries than that ask all "
+    "of it.",
 )  # fmt: skip
 if queries > public:
-    sidebar.caption(f"Capped at the {public:,} public examples of {controls.dataset}.")
+    sidebar.caption(f"Capped at the {public:,} public examples of {controls.dataset_name}.")
 self_training_rounds = sidebar.select_slider(
     "Student self-training rounds", offered("self_training_rounds", SELF_TRAINING_CHOICES),
     value=defaults["self_training_rounds"], key="self_training_rounds", bind="query-params",
@@ -98,7 +99,7 @@ with reported_errors():
                          settings)  # fmt: skip
     result = point(
         config,
-        f"Train {teachers} teachers and the student on {controls.dataset}",
+        f"Train {teachers} teachers and the student on {controls.dataset_name}",
         "PATE",
     )
 

@@ -38,7 +38,7 @@ with reported_errors():
     config = make_config("rr", controls.dataset, epsilon, controls.seed, controls.epochs_asked,
                          settings)  # fmt: skip
     result = point(
-        config, f"Compute ε = {epsilon:g} on {controls.dataset}", "Training on released labels"
+        config, f"Compute ε = {epsilon:g} on {controls.dataset_name}", "Training on released labels"
     )
 if result is not None:
     with closed_form.container():

@@ -48,7 +48,7 @@ clusters = st.sidebar.selectbox(
     "Image clusters", offered("clusters", CLUSTER_CHOICES),
     index=CLUSTER_CHOICES.index(default_clusters), key="clusters", bind="query-params",
     help=f"k-means clusters of the images (PCA first); no labels are read. Default for "
-    f"{controls.dataset}: {default_clusters} (dataset size / 350, at least 20).",
+    f"{controls.dataset_name}: {default_clusters} (dataset size / 350, at least 20).",
 )  # fmt: skip
 features = st.sidebar.selectbox(
     "Cluster on", offered("prior_features", FEATURE_CHOICES), key="prior_features",
@@ -121,7 +121,7 @@ with reported_errors():
     draw_budget(budget_area, stored(config), stages)
     result = point(
         config,
-        f"Compute ε = {epsilon:g} on {controls.dataset}",
+        f"Compute ε = {epsilon:g} on {controls.dataset_name}",
         "Clustering, releasing labels, training",
     )
 draw_budget(budget_area, result, stages)

@@ -8,7 +8,7 @@ import streamlit as st
 from streamlit.runtime.pages_manager import PagesManager
 
 from labeldp_core.data import DATASETS, dataset_info
-from labeldp_core.data.tables import is_table, stored_tables
+from labeldp_core.data.tables import is_table, stored_tables, table_info
 from labeldp_core.experiments.spec import COMMON_SETTINGS
 from labeldp_core.mechanisms.secure_noise import NOISE_KINDS
 from ui.cluster import cluster_panel
@@ -43,6 +43,11 @@ class Controls:
     #: 'auto' epochs: :attr:`epochs` is then the dataset's default, and a mechanism with a
     #: recipe of its own (DP-SGD's tens of epochs) trains for the recipe's.
     auto_epochs: bool = False
+
+    @property
+    def dataset_name(self) -> str:
+        """How the dataset is called in sentences: its id, or a table's own name."""
+        return table_info(self.dataset).name if is_table(self.dataset) else self.dataset
 
     @property
     def epochs_asked(self) -> int | None:

@@ -16,6 +16,7 @@ from labeldp_core.data.tables import (
 )
 from labeldp_core.errors import LabelDPError
 from ui.export import chart
+from ui.links import offered
 
 __all__ = ["chosen_file", "forget_panel", "preview_and_add"]
 
@@ -30,7 +31,8 @@ def chosen_file() -> tuple[str, bytes] | None:
         help=f"Up to {MAX_TABLE_BYTES // 2**20} MB; one row per example, one column per value.",
     )  # fmt: skip
     left, right = st.columns([2, 1])
-    example = left.selectbox("…or an example", list(_EXAMPLES), key="table_example")
+    example = left.selectbox("…or an example", offered("table_example", list(_EXAMPLES)),
+                             key="table_example", bind="query-params")  # fmt: skip
     if right.button("Try an example", key="table_try_example"):
         st.session_state[_FILE] = (example, example_table(example))
     if upload is not None:
@@ -55,8 +57,7 @@ def preview_and_add(name: str, data: bytes) -> TableInfo | None:
     known = _EXAMPLES.get(name)
     default = columns.index(known) if known in columns else len(columns) - 1
     label = st.selectbox("The label (the private column)", columns, index=default, key="label")
-    st.radio("The label is", ["a class", "a number (not supported yet)"], key="table_task",
-             disabled=True, help="A number with few whole values is read as classes.")  # fmt: skip
+    task, low, high = _task_controls()
     counts = frame[label].astype(str).value_counts().sort_index()
     chart(st, plots.label_histogram, tuple(counts.index), tuple(counts.to_numpy().tolist()),
           label, key="table_labels")  # fmt: skip
@@ -64,7 +65,7 @@ def preview_and_add(name: str, data: bytes) -> TableInfo | None:
     if not st.button("Use this table", key="table_add", type="primary"):
         return None
     try:
-        info = add_table(data, label, shown.strip() or name)
+        info = add_table(data, label, shown.strip() or name, task, low, high)
     except LabelDPError as exc:
         st.error(f"This table cannot be used: {exc}")
         return None
@@ -73,6 +74,27 @@ def preview_and_add(name: str, data: bytes) -> TableInfo | None:
     st.success(f"'{info.name}' is in the sidebar's dataset list: pick it there, then any page "
                f"trains on it ({info.n_train:,} training rows, {len(info.features)} features).")
     return info
+
+
+def _task_controls() -> tuple[str, int | None, int | None]:
+    """Classes or whole numbers; for numbers, a range known in public (or the column's own)."""
+    number = st.radio(
+        "The label is", ["a class", "a whole number"], key="table_task", horizontal=True,
+        help="A whole number (a rating, a count) can be read either way: as a number, the "
+        "regression mechanisms (Laplace on labels) see how far apart two values are.",
+    ) == "a whole number"  # fmt: skip
+    if not number:
+        return "classification", None, None
+    public = st.checkbox("Its range is known in public (a rating from 1 to 5, say)",
+                         key="table_public")  # fmt: skip
+    if not public:
+        st.caption("Without a public range the column's own minimum and maximum are used, and "
+                   "they leak: the note after adding the table says so.")  # fmt: skip
+        return "regression", None, None
+    left, right = st.columns(2)
+    low = left.number_input("Lowest value", value=0, step=1, key="table_low")
+    high = right.number_input("Highest value", value=10, step=1, key="table_high")
+    return "regression", int(low), int(high)
 
 
 def forget_panel(buttons: bool = True) -> None:

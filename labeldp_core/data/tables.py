@@ -7,6 +7,11 @@ the owner-only cache folder (``<cache>/tables/<id>/``), and every result compute
 in a result cache of its own beside them (:func:`results_cache`), so that :func:`forget_table`
 deletes the table and everything computed from it by removing one folder.
 
+The label is a class, or a whole number in a range ``low..high`` known in public (regression):
+the value ``v`` is then class ``v - low``, so the regression mechanisms see 0..high-low with
+sensitivity ``high - low`` and errors in the label's own units. Without a public range the
+column's minimum and maximum are used, with a note that they leak.
+
 Preparing a table: rows without a label are dropped (refused if more than half); the rows left
 are split once, stratified, with :data:`~labeldp_core.data.dataset.SPLIT_SEED`; numeric columns
 have NaN and inf imputed with the training split's median and are standardised with the training
@@ -36,6 +41,7 @@ from labeldp_core.errors import InvalidInputError
 __all__ = [
     "MAX_TABLE_BYTES",
     "TABLE_PREFIX",
+    "TASKS",
     "TableInfo",
     "add_table",
     "example_table",
@@ -58,6 +64,8 @@ MAX_CLASSES = 100
 #: Text columns with more distinct values than this are dropped, not one-hot encoded.
 MAX_CATEGORIES = 50
 TEST_FRACTION = 0.2
+#: What a label can be: classes, or whole numbers in a range (regression).
+TASKS = ("classification", "regression")
 _FORMAT = 1  # the preparation's version: part of every table's identity
 _EXAMPLES = {"wine": "load_wine", "breast-cancer": "load_breast_cancer"}
 
@@ -77,6 +85,9 @@ class TableInfo:
     class_names: tuple[str, ...]
     features: tuple[str, ...]
     notes: tuple[str, ...] = field(default=())
+    #: A numeric label's range (the value ``low + k`` is class ``k``); None for classes.
+    low: int | None = None
+    high: int | None = None
 
     def to_dict(self) -> dict:
         """JSON-ready fields."""
@@ -140,8 +151,8 @@ def _read_csv(data: bytes) -> pd.DataFrame:
         raise InvalidInputError(f"the file is not a table (CSV: {reason})") from None
 
 
-def _labels(frame: pd.DataFrame, label: str) -> tuple[pd.DataFrame, np.ndarray, tuple, list]:
-    """Rows with a label, their class indices, the class names, and notes."""
+def _labelled(frame: pd.DataFrame, label: str) -> tuple[pd.DataFrame, list[str]]:
+    """The rows that have a label (refused if more than half have none), and notes."""
     if label not in frame.columns:
         columns = ", ".join(map(str, frame.columns[:20]))
         raise InvalidInputError(f"no column named {label!r}; the columns are: {columns}")
@@ -155,12 +166,17 @@ def _labels(frame: pd.DataFrame, label: str) -> tuple[pd.DataFrame, np.ndarray, 
                 "pick a label column that is filled in"
             )
         notes.append(f"{int(missing.sum()):,} rows without a label were dropped")
-        frame, values = frame[~missing], values[~missing]
+        frame = frame[~missing]
     if len(frame) < MIN_ROWS:
         raise InvalidInputError(
             f"the table has {len(frame):,} labelled rows; at least {MIN_ROWS} are needed to train "
             "and test a model"
         )
+    return frame, notes
+
+
+def _classes(values: pd.Series, label: str) -> tuple[np.ndarray, tuple[str, ...], list[str]]:
+    """Class indices of a label read as categories, and the class names."""
     names, codes = np.unique(values.astype(str).str.strip().to_numpy(), return_inverse=True)
     if len(names) < 2:
         raise InvalidInputError(f"the label {label!r} has one class only ({names[0]!r}): nothing "
@@ -170,13 +186,56 @@ def _labels(frame: pd.DataFrame, label: str) -> tuple[pd.DataFrame, np.ndarray, 
             f"the label {label!r} has {len(names):,} distinct values, above the {MAX_CLASSES} "
             "classes the mechanisms here handle: pick a column of categories"
         )
-    return frame, codes.astype(np.int64), tuple(map(str, names)), notes
+    return codes.astype(np.int64), tuple(map(str, names)), []
+
+
+def _whole_numbers(
+    values: pd.Series, label: str, low: int | None, high: int | None
+) -> tuple[np.ndarray, tuple[str, ...], list[str], int, int]:
+    """Class ``v - low`` for a whole-number label ``v`` in [low, high]; names, notes, range.
+
+    Without a range given, the column's own minimum and maximum are used, and a note says that
+    they leak: a range known in public (a rating's 1 and 5) spends nothing.
+    """
+    numbers = pd.to_numeric(values, errors="coerce")
+    if numbers.isna().any():
+        example = values[numbers.isna()].iloc[0]
+        raise InvalidInputError(f"the label {label!r} holds values that are not numbers (e.g. "
+                                f"{example!r}): read it as a class")  # fmt: skip
+    numbers = numbers.to_numpy(dtype=np.float64)
+    if not np.all(np.isfinite(numbers)) or not np.all(numbers == np.round(numbers)):
+        raise InvalidInputError(f"the label {label!r} holds numbers that are not whole: round "
+                                "or bin them first, or read it as a class")  # fmt: skip
+    notes = []
+    if low is None and high is None:
+        low, high = int(numbers.min()), int(numbers.max())
+        notes.append(f"the range {low}..{high} is the label column's own minimum and "
+                     "maximum, which it leaks: give a range known in public (low, high)")
+    low, high = _checked_range(low, high)
+    outside = int(np.sum((numbers < low) | (numbers > high)))
+    if outside:
+        notes.append(f"{outside:,} labels outside {low}..{high} were clamped into it")
+    codes = (np.clip(numbers, low, high) - low).astype(np.int64)
+    return codes, tuple(str(v) for v in range(low, high + 1)), notes, low, high
+
+
+def _checked_range(low: object, high: object) -> tuple[int, int]:
+    if low is None or high is None:
+        raise InvalidInputError("give both low and high (a numeric label's public range)")
+    if not all(isinstance(v, int | np.integer) and not isinstance(v, bool) for v in (low, high)):
+        raise InvalidInputError(f"low and high must be whole numbers, got {low!r} and {high!r}")
+    if not low < high or high - low + 1 > MAX_CLASSES:
+        raise InvalidInputError(
+            f"the range {low}..{high} must hold 2 to {MAX_CLASSES} whole values (low < high)"
+        )
+    return int(low), int(high)
 
 
 def _split(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Train and test row positions: fixed, stratified where every class has two rows."""
     rows = np.arange(len(codes))
-    stratify = codes if np.bincount(codes).min() >= 2 else None
+    counts = np.bincount(codes)
+    stratify = codes if counts[counts > 0].min() >= 2 else None
     return train_test_split(rows, test_size=TEST_FRACTION, random_state=SPLIT_SEED,
                             stratify=stratify)  # fmt: skip
 
@@ -241,9 +300,9 @@ def _filled(frame: pd.DataFrame, plan: list, train: np.ndarray, width: int) -> t
     return x, imputed
 
 
-def _identity(data: bytes, label: str, task: str) -> tuple[str, str]:
+def _identity(data: bytes, options: dict) -> tuple[str, str]:
     content = hashlib.sha256(data).hexdigest()
-    options = json.dumps({"label": label, "task": task, "format": _FORMAT}, sort_keys=True)
+    options = json.dumps(options | {"format": _FORMAT}, sort_keys=True)
     table_id = hashlib.sha256(f"{content}\n{options}".encode()).hexdigest()[:16]
     return TABLE_PREFIX + table_id, content
 
@@ -253,24 +312,33 @@ def add_table(
     label: str,
     name: str,
     task: str = "classification",
+    low: int | None = None,
+    high: int | None = None,
     root: Path | None = None,
 ) -> TableInfo:
     """Check, prepare and store a table; its description (the dataset id is ``info.id``).
 
-    Nothing is kept when a check fails. ``root`` is the cache folder (default: the cache's).
+    ``task`` is "classification" (the label's values are classes) or "regression" (whole
+    numbers in ``low..high``, a range known in public; without one, the column's own). Nothing
+    is kept when a check fails. ``root`` is the cache folder (default: the cache's).
     """
-    if task != "classification":
-        raise InvalidInputError(
-            f"task must be 'classification' (numeric labels are not supported yet), got {task!r}"
-        )
-    frame = read_table(data)
-    table_id, content = _identity(data, str(label), task)
-    frame, codes, class_names, notes = _labels(frame, str(label))
+    if task not in TASKS:
+        raise InvalidInputError(f"task must be one of {', '.join(TASKS)}, got {task!r}")
+    if task == "classification" and (low is not None or high is not None):
+        raise InvalidInputError("low and high apply to a numeric label (task regression) only")
+    frame, notes = _labelled(read_table(data), str(label))
+    if task == "classification":
+        codes, class_names, more = _classes(frame[label], str(label))
+    else:
+        codes, class_names, more, low, high = _whole_numbers(frame[label], str(label), low, high)
+    table_id, content = _identity(data, {"label": str(label), "task": task, "low": low,
+                                         "high": high})  # fmt: skip
     train, test = _split(codes)
     x, features, feature_notes = _features(frame.drop(columns=[label]), train)
     x = x.reshape(len(x), 1, 1, -1)
     info = TableInfo(table_id, str(name), str(label), task, content, len(frame), len(train),
-                     len(test), class_names, features, (*notes, *feature_notes))  # fmt: skip
+                     len(test), class_names, features, (*notes, *more, *feature_notes), low,
+                     high)  # fmt: skip
     _store(info, {"x_train": x[train], "y_train": codes[train], "x_test": x[test],
                   "y_test": codes[test]}, root)  # fmt: skip
     return info

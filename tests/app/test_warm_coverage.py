@@ -10,8 +10,8 @@ from ui import audit as audit_ui
 from ui import results
 
 #: Pages whose first view needs no stored run result at all (the papers page looks its rows up
-#: through `reproduce`, whose runs `warm` adds: tests/test_reproduce.py).
-NO_RESULTS = {"pages/laplace_noise.py", "pages/audit.py", "pages/papers.py"}
+#: through `reproduce`, whose runs `warm` adds: tests/test_reproduce.py; "Your data" adds tables).
+NO_RESULTS = {"pages/laplace_noise.py", "pages/audit.py", "pages/papers.py", "pages/your_data.py"}
 
 
 @pytest.mark.usefixtures("instant_training")

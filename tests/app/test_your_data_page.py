@@ -40,3 +40,21 @@ def test_a_file_that_is_not_a_table_is_refused_on_the_page_and_nothing_is_kept()
     assert not app.exception
     assert any("duplicate column names: 'a'" in e.value for e in app.error)
     assert not [b for b in app.button if b.key == "table_add"] and stored_tables() == []
+
+
+def test_a_whole_number_label_with_a_public_range_becomes_a_regression_table():
+    from tests.data.test_tables import _ratings
+
+    app = open_page(PAGE)
+    app.session_state["your_data_file"] = ("ratings", _ratings())
+    app.run()
+    app.selectbox(key="label").set_value("rating")
+    app.radio(key="table_task").set_value("a whole number").run()
+    assert any("they leak" in c.value for c in app.caption)
+    app.checkbox(key="table_public").check().run()
+    app.number_input(key="table_low").set_value(1)
+    app.number_input(key="table_high").set_value(5)
+    app.button(key="table_add").click().run()
+    assert_no_errors(app)
+    (info,) = stored_tables()
+    assert (info.task, info.low, info.high) == ("regression", 1, 5)

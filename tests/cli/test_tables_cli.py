@@ -74,3 +74,18 @@ def test_a_table_is_refused_on_a_cluster_with_the_fix(tmp_path, capsys):
     argv = ["sweep", "rr", "--dataset", f"file:{path}", "--label", "class", "--epsilons", "1",
             "--workers", "1"]  # fmt: skip
     _one_error_line(capsys, argv, "kept on this machine only")
+
+
+def test_a_numeric_label_runs_a_regression_mechanism_in_its_public_range(tmp_path, capsys):
+    from tests.data.test_tables import _ratings
+
+    path = tmp_path / "ratings.csv"
+    path.write_bytes(_ratings())
+    argv = ["run", "laplace-regression", "--epsilon", "2", "--epochs", "1", "--json",
+            "--dataset", f"file:{path}", "--label", "rating", "--task", "regression",
+            "--low", "1", "--high", "5"]  # fmt: skip
+    assert main(argv) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["test_mse"] >= 0 and result["details"]["high"] == 4.0  # 1..5 seen as 0..4
+    _one_error_line(capsys, [*argv[:-4], "--low", "5", "--high", "1"], "must hold 2 to 100")
+    _one_error_line(capsys, [*RUN, "--dataset", "digits", "--low", "1"], "--low and --high apply")

@@ -151,3 +151,61 @@ def test_a_category_after_more_than_127_columns_lands_in_its_own_columns():
     assert info.features[-2:] == ("late=down", "late=up") and len(info.features) == 137
     late_columns = data.x_train[:, 0, 0, -2:]
     assert set(late_columns.sum(axis=1)) == {1.0}  # exactly one of the two per row
+
+
+def _ratings(rows: int = 200) -> bytes:
+    """A table whose label is a rating 1..5 that grows with the feature ``a``."""
+    rng = np.random.default_rng(1)
+    a = rng.normal(size=rows)
+    rating = np.clip(np.round(3 + a), 1, 5).astype(int)
+    return pd.DataFrame({"a": a, "b": rng.normal(size=rows), "rating": rating}).to_csv(
+        index=False
+    ).encode()
+
+
+def test_a_whole_number_label_in_a_public_range_is_a_regression_table(cache):
+    info = add_table(_ratings(), "rating", "ratings", task="regression", low=0, high=6)
+    assert (info.task, info.low, info.high) == ("regression", 0, 6)
+    assert info.class_names == ("0", "1", "2", "3", "4", "5", "6")
+    assert not any("leaks" in note for note in info.notes)
+    data = load_dataset(info.id)
+    values = pd.read_csv(io.BytesIO(_ratings()))["rating"]
+    assert sorted(np.concatenate([data.y_train, data.y_test]).tolist()) == sorted(values - 0)
+    for mechanism in ("laplace-regression", "rr-bins"):
+        result = run(make_config(mechanism, info.id, 2.0, 0, 1, {"model": "logistic"}), cache)
+        assert result.test_mse is not None and result.epsilon_spent <= 2.0
+        assert result.num_classes == 7  # the mechanisms see the values 0..6
+
+
+def test_a_range_from_the_data_is_used_with_a_note_that_it_leaks_and_outliers_are_clamped():
+    derived = add_table(_ratings(), "rating", "r", task="regression")
+    assert (derived.low, derived.high) == (1, 5)
+    assert any("own minimum and maximum, which it leaks" in note for note in derived.notes)
+    clamped = add_table(_ratings(), "rating", "r", task="regression", low=2, high=4)
+    assert any("outside 2..4 were clamped into it" in note for note in clamped.notes)
+    assert len({derived.id, clamped.id}) == 2  # the range is part of the identity
+
+
+BAD_NUMBERS = {
+    "text label": (_csv(), {}, "not numbers"),
+    "fractions": (_ratings().replace(b",3\n", b",3.5\n", 1), {}, "not whole"),
+    "only low": (_ratings(), {"low": 1}, "give both low and high"),
+    "low above high": (_ratings(), {"low": 5, "high": 1}, "must hold 2 to 100 whole values"),
+    "range too wide": (_ratings(), {"low": 0, "high": 500}, "must hold 2 to 100 whole values"),
+    "fractional bound": (_ratings(), {"low": 0.5, "high": 5}, "must be whole numbers"),
+}
+
+
+@pytest.mark.parametrize(("data", "bounds", "match"), BAD_NUMBERS.values(), ids=BAD_NUMBERS)
+def test_a_bad_numeric_label_is_refused(data, bounds, match):
+    label = "label" if b"rating" not in data else "rating"
+    with pytest.raises(InvalidInputError, match=match):
+        add_table(data, label, "t", task="regression", **bounds)
+    assert tables.stored_tables() == []
+
+
+def test_a_range_is_refused_for_classes_and_an_unknown_task_too():
+    with pytest.raises(InvalidInputError, match="apply to a numeric label"):
+        add_table(_csv(), "label", "t", low=0, high=3)
+    with pytest.raises(InvalidInputError, match="task must be one of"):
+        add_table(_csv(), "label", "t", task="ranking")
