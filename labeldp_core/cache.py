@@ -34,6 +34,7 @@ __all__ = [
     "CorruptEntryError",
     "DataOnlyDisk",
     "ResultCache",
+    "check_entry",
     "code_fingerprint",
     "default_dir",
 ]
@@ -204,6 +205,20 @@ _DAMAGE = (
 )  # fmt: skip
 
 
+def check_entry(key: str, kind: str, body: bytes) -> bytes:
+    """The tag of a well-formed entry: ``key`` a sha256 digest, ``body`` decoding as ``kind``.
+
+    Raises:
+        CorruptEntryError: if ``key`` is not a sha256 digest, ``kind`` is unknown or ``body``
+            does not decode as that kind (no pickle, sizes capped).
+    """
+    tag = {name: tag for tag, name in _ENTRY_TYPES.items()}.get(kind)
+    if tag is None or not KEY_PATTERN.fullmatch(str(key)):
+        raise CorruptEntryError(f"not a cache entry: key {str(key)[:70]!r}, kind {kind!r}")
+    _decode(tag + body, tag)
+    return tag
+
+
 def _decode(blob: bytes, tag: bytes) -> dict[str, Any]:
     """The JSON object or the named arrays in ``blob``; CorruptEntryError for anything else."""
     if blob[:1] != tag:
@@ -352,14 +367,9 @@ class ResultCache:
         """Store ``body`` (a JSON object's text, or ``.npz`` bytes) after checking it reads back.
 
         Raises:
-            CorruptEntryError: if ``key`` is not a sha256 digest, ``kind`` is unknown or
-                ``body`` does not decode as that kind (no pickle, sizes capped).
+            CorruptEntryError: as :func:`check_entry`.
         """
-        tag = {name: tag for tag, name in _ENTRY_TYPES.items()}.get(kind)
-        if tag is None or not KEY_PATTERN.fullmatch(str(key)):
-            raise CorruptEntryError(f"not a cache entry: key {str(key)[:70]!r}, kind {kind!r}")
-        _decode(tag + body, tag)
-        self._store.set(key, tag + body)
+        self._store.set(key, check_entry(key, kind, body) + body)
 
     def __contains__(self, key: str) -> bool:
         return key in self._store

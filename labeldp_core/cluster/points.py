@@ -16,7 +16,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
-from labeldp_core.cache import CorruptEntryError, ResultCache
+from labeldp_core.cache import CorruptEntryError, ResultCache, check_entry
 from labeldp_core.cache_transfer import result_problem
 from labeldp_core.cluster.session import ClusterSession
 from labeldp_core.cluster.worker import Entry, code_identity, compute_audit_case, compute_point
@@ -218,10 +218,19 @@ def _store_run(cache: ResultCache, config: RunConfig, entries: list[Entry]) -> R
 
 
 def _store_entries(cache: ResultCache, entries: list[Entry], replace: bool = False) -> None:
-    """Store each well-formed entry the client does not hold yet (all of them if ``replace``)."""
+    """Check every entry, then store those the client does not hold yet (all if ``replace``).
+
+    As ``cache import`` does, a run result among them must sit under its own point's key, and
+    every entry must decode as JSON or pickle-free arrays; one bad entry stores none of them.
+    """
+    for key, kind, body in entries:
+        try:
+            problem = result_problem(cache, key, json.loads(body)) if kind == "json" else ""
+            check_entry(key, kind, body)
+        except (CorruptEntryError, ValueError, RecursionError) as exc:
+            raise _MalformedAnswerError(f"a returned cache entry is malformed: {exc}") from None
+        if problem:
+            raise _MalformedAnswerError(f"a returned cache entry is refused: {problem}")
     for key, kind, body in entries:
         if replace or cache.entry(key) is None:
-            try:
-                cache.put_entry(key, kind, body)
-            except CorruptEntryError as exc:
-                raise _MalformedAnswerError(f"a returned cache entry is malformed: {exc}") from None
+            cache.put_entry(key, kind, body)

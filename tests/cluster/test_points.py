@@ -164,3 +164,18 @@ def test_an_interrupted_client_keeps_what_returned_and_a_rerun_sends_only_the_re
     report = run_on_cluster(dask_cluster, configs, cache)
     assert (report.cached, report.computed, report.failures) == (2, len(configs) - 2, [])
     assert all(lookup(config, cache) is not None for config in configs)
+
+
+def test_another_points_result_slipped_into_an_answer_is_refused(tmp_path):
+    config = make_config("rr", "digits", 1.0, 0, 1, LOGISTIC)
+    other = make_config("rr", "digits", 2.0, 0, 1, LOGISTIC)
+    worker, entries = _entries_of(config, tmp_path)
+    _, theirs = _entries_of(other, tmp_path / "other")
+    other_result = next(body for key, kind, body in theirs
+                        if key == worker.key("result", other.to_dict()))  # fmt: skip
+    third = make_config("rr", "digits", 3.0, 0, 1, LOGISTIC)
+    slipped = (worker.key("result", third.to_dict()), "json", other_result)
+    client = ResultCache(tmp_path / "client")
+    with pytest.raises(_MalformedAnswerError, match="under another point's key"):
+        _store_run(client, config, [slipped, *entries])
+    assert lookup(third, client) is None and lookup(config, client) is None
