@@ -17,6 +17,7 @@ divide by the number of workers, up to the number of points, while each point ke
 """
 
 import os
+import shutil
 import socket
 import statistics
 import subprocess
@@ -35,6 +36,8 @@ from labeldp_core.demo import demo_configs  # noqa: E402
 from labeldp_core.experiments import RunConfig, run  # noqa: E402
 
 MECHANISMS, EPSILONS = ("rr", "laplace", "rr-prior"), (0.5, 1.0, 2.0, 4.0)
+#: Every cache this benchmark makes, removed at its end.
+WORK = Path(tempfile.mkdtemp(prefix="bench-cluster-"))
 
 
 def points(seed: int) -> list[RunConfig]:
@@ -52,7 +55,7 @@ def per_minute(count: int, seconds: float) -> str:
 
 
 def in_process(configs: list[RunConfig]) -> float:
-    cache = ResultCache(tempfile.mkdtemp(prefix="bench-local-"))
+    cache = ResultCache(tempfile.mkdtemp(prefix="bench-local-", dir=WORK))
     started = time.perf_counter()
     for config in configs:
         run(config, cache)
@@ -60,7 +63,7 @@ def in_process(configs: list[RunConfig]) -> float:
 
 
 def on_cluster(session, configs: list[RunConfig]) -> float:
-    cache = ResultCache(tempfile.mkdtemp(prefix="bench-client-"))
+    cache = ResultCache(tempfile.mkdtemp(prefix="bench-client-", dir=WORK))
     started = time.perf_counter()
     report = run_on_cluster(session, configs, cache)
     assert not report.failures, report.summary()
@@ -69,7 +72,7 @@ def on_cluster(session, configs: list[RunConfig]) -> float:
 
 def overhead(session, configs: list[RunConfig]) -> tuple[float, float]:
     """Median seconds the cluster path adds to a point, and the median point's own seconds."""
-    cache = ResultCache(tempfile.mkdtemp(prefix="bench-client-"))
+    cache = ResultCache(tempfile.mkdtemp(prefix="bench-client-", dir=WORK))
     added, computing = [], []
     for config in configs:
         started = time.perf_counter()
@@ -116,6 +119,14 @@ def stock_cluster(configs: list[RunConfig]) -> None:
 
 
 def main() -> None:
+    try:
+        measure()
+    finally:
+        shutil.rmtree(WORK, ignore_errors=True)
+
+
+def measure() -> None:
+    """Each of the four measurements, printed as it is done."""
     local = in_process(points(0))
     print(f"in process ({os.cpu_count()} torch threads): {per_minute(12, local)}")
     started = time.perf_counter()
