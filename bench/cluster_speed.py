@@ -36,8 +36,9 @@ from labeldp_core.demo import demo_configs  # noqa: E402
 from labeldp_core.experiments import RunConfig, run  # noqa: E402
 
 MECHANISMS, EPSILONS = ("rr", "laplace", "rr-prior"), (0.5, 1.0, 2.0, 4.0)
-#: Every cache this benchmark makes, removed at its end.
-WORK = Path(tempfile.mkdtemp(prefix="bench-cluster-"))
+#: Every cache this benchmark makes, removed at its end (made in main(): the cluster's worker
+#: processes import this file too).
+WORK = Path()
 
 
 def points(seed: int) -> list[RunConfig]:
@@ -119,6 +120,8 @@ def stock_cluster(configs: list[RunConfig]) -> None:
 
 
 def main() -> None:
+    global WORK
+    WORK = Path(tempfile.mkdtemp(prefix="bench-cluster-"))
     try:
         measure()
     finally:
