@@ -10,6 +10,7 @@ import argparse
 import csv
 import hashlib
 import json
+import os
 import sys
 import time
 from collections.abc import Sequence
@@ -47,6 +48,7 @@ from labeldp_core.demo import demo_configs
 from labeldp_core.errors import InvalidInputError, LabelDPError
 from labeldp_core.experiments import (
     MECHANISMS,
+    RunConfig,
     RunResult,
     make_config,
     run,
@@ -229,10 +231,8 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
     _table_dataset(args)
     configs = sweep_configs(args.mechanism, args.dataset, args.epsilons, args.seeds,
                             args.epochs, _settings(args.set))  # fmt: skip
-    if args.workers is not None or args.scheduler is not None:
-        refuse_tables(configs)
     status = 0
-    with _cluster(args) as session:
+    with _cluster(args, configs) as session:
         if session is None:
             results = sweep(
                 args.mechanism, args.dataset, args.epsilons, args.seeds,
@@ -273,8 +273,13 @@ def _write_sweep(args: argparse.Namespace, results: list[RunResult]) -> None:
             print(_summary(result))
 
 
-def _cluster(args: argparse.Namespace):
-    """The cluster the options ask for (a context manager), or a null context for none."""
+def _cluster(args: argparse.Namespace, configs: Sequence[RunConfig] = ()):
+    """The cluster the options ask for (a context manager), or a null context for none.
+
+    Points on a table of the user's own are refused before a cluster starts or is reached.
+    """
+    if args.workers is not None or args.scheduler is not None or os.environ.get(SCHEDULER_ENV):
+        refuse_tables(configs)
     session = open_cluster(args.workers, args.scheduler)
     if session is None:
         return nullcontext()
@@ -296,7 +301,7 @@ def _cmd_warm(args: argparse.Namespace) -> int:
     progress = _stderr_bar(lines=True)
     cache = ResultCache()
     points = app_audit_points()
-    with _cluster(args) as session:
+    with _cluster(args, configs) as session:
         if session is not None:
             status = _reported(run_on_cluster(session, configs, cache, progress))
             status |= _reported(audit_on_cluster(session, points, cache, progress))

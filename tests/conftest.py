@@ -113,13 +113,6 @@ def fast_runs(tmp_path_factory) -> Iterator[ResultCache]:
         store.close()
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Tests on the Dask cluster run last (in their order): it starts once for them and stops at
-    the end, instead of idling beside every later test (a tenth of a core, measured, and this
-    process's GIL for its event loop)."""
-    items.sort(key=lambda item: "dask_cluster" in getattr(item, "fixturenames", ()))
-
-
 @pytest.fixture(scope="session")
 def dask_cluster(tmp_path_factory) -> Iterator:
     """A Dask cluster of two single-threaded worker processes, started once for the whole run.

@@ -22,6 +22,8 @@ __all__ = ["chosen_file", "forget_panel", "preview_and_add"]
 
 _EXAMPLES = {"wine": "class", "breast-cancer": "class"}
 _FILE = "your_data_file"
+_UPLOAD = "your_data_upload"
+_PARSED = "your_data_parsed"
 
 
 def chosen_file() -> tuple[str, bytes] | None:
@@ -35,15 +37,29 @@ def chosen_file() -> tuple[str, bytes] | None:
                              key="table_example", bind="query-params")  # fmt: skip
     if right.button("Try an example", key="table_try_example"):
         st.session_state[_FILE] = (example, example_table(example))
-    if upload is not None:
+    elif upload is not None and st.session_state.get(_UPLOAD) != upload.file_id:
+        # Read once per upload: Streamlit hands the file over again on every rerun.
+        st.session_state[_UPLOAD] = upload.file_id
         st.session_state[_FILE] = (upload.name.rsplit(".", 1)[0], upload.getvalue())
     return st.session_state.get(_FILE)
+
+
+def _parsed(data: bytes) -> pd.DataFrame:
+    """The table in ``data``, parsed once per file, not on every rerun of the page.
+
+    Raises:
+        LabelDPError: as :func:`read_table`.
+    """
+    found = st.session_state.get(_PARSED)
+    if found is None or found[0] is not data:
+        st.session_state[_PARSED] = (data, read_table(data))
+    return st.session_state[_PARSED][1]
 
 
 def preview_and_add(name: str, data: bytes) -> TableInfo | None:
     """Show the table, ask for its label column and name; the stored table once added."""
     try:
-        frame = read_table(data)
+        frame = _parsed(data)
     except LabelDPError as exc:
         st.error(f"This file cannot be used: {exc}")
         return None

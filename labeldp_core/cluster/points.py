@@ -57,7 +57,6 @@ class ClusterReport:
     computed: int = 0
     cached: int = 0
     failures: list[PointFailure] = field(default_factory=list)
-    seconds: float = 0.0
     results: list = field(default_factory=list)
 
     def summary(self) -> str:
@@ -149,7 +148,6 @@ def _collect(tasks: dict, store, label, progress: Progress) -> ClusterReport:
     from distributed import as_completed
 
     report = ClusterReport()
-    started = time.perf_counter()
     total = len(tasks)
     progress(0.0, f"{total} points sent to the cluster" if total else "nothing to compute")
     for done, future in enumerate(as_completed(list(tasks)), start=1):
@@ -162,7 +160,6 @@ def _collect(tasks: dict, store, label, progress: Progress) -> ClusterReport:
         finally:
             future.release()
         progress(done / total, f"{done}/{total} points returned ({label(point)})")
-    report.seconds = time.perf_counter() - started
     return report
 
 

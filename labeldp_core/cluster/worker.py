@@ -75,30 +75,26 @@ class _RecordingCache(ResultCache):
 
     def __init__(self, directory: str) -> None:
         super().__init__(directory)
-        self.touched: list[str] = []
+        self.touched: dict[str, None] = {}  # an ordered set
 
     def _get(self, key: str, tag: bytes) -> Any:
         found = super()._get(key, tag)
-        if found is not None and key not in self.touched:
-            self.touched.append(key)
+        if found is not None:
+            self.touched[key] = None
         return found
-
-    def _stored(self, key: str) -> None:
-        if key not in self.touched:
-            self.touched.append(key)
 
     def put_json(self, key: str, value) -> None:
         super().put_json(key, value)
-        self._stored(key)
+        self.touched[key] = None
 
     def put_arrays(self, key: str, arrays) -> None:
         super().put_arrays(key, arrays)
-        self._stored(key)
+        self.touched[key] = None
 
     @contextmanager
-    def recording(self) -> Iterator[list[str]]:
+    def recording(self) -> Iterator[dict[str, None]]:
         """Record the keys touched inside the block (found or stored), in order."""
-        self.touched = []
+        self.touched = {}
         yield self.touched
 
     def entries(self, keys: list[str]) -> list[Entry]:

@@ -27,7 +27,7 @@ import io
 import json
 import os
 import shutil
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -175,7 +175,7 @@ def _labelled(frame: pd.DataFrame, label: str) -> tuple[pd.DataFrame, list[str]]
     return frame, notes
 
 
-def _classes(values: pd.Series, label: str) -> tuple[np.ndarray, tuple[str, ...], list[str]]:
+def _classes(values: pd.Series, label: str) -> tuple[np.ndarray, tuple[str, ...]]:
     """Class indices of a label read as categories, and the class names."""
     names, codes = np.unique(values.astype(str).str.strip().to_numpy(), return_inverse=True)
     if len(names) < 2:
@@ -186,7 +186,7 @@ def _classes(values: pd.Series, label: str) -> tuple[np.ndarray, tuple[str, ...]
             f"the label {label!r} has {len(names):,} distinct values, above the {MAX_CLASSES} "
             "classes the mechanisms here handle: pick a column of categories"
         )
-    return codes.astype(np.int64), tuple(map(str, names)), []
+    return codes.astype(np.int64), tuple(map(str, names))
 
 
 def _whole_numbers(
@@ -326,13 +326,16 @@ def add_table(
         raise InvalidInputError(f"task must be one of {', '.join(TASKS)}, got {task!r}")
     if task == "classification" and (low is not None or high is not None):
         raise InvalidInputError("low and high apply to a numeric label (task regression) only")
-    frame, notes = _labelled(read_table(data), str(label))
-    if task == "classification":
-        codes, class_names, more = _classes(frame[label], str(label))
-    else:
-        codes, class_names, more, low, high = _whole_numbers(frame[label], str(label), low, high)
     table_id, content = _identity(data, {"label": str(label), "task": task, "low": low,
                                          "high": high})  # fmt: skip
+    if table_exists(table_id, root):  # the same bytes and options: prepared already
+        return _renamed(table_info(table_id, root), str(name), root)
+    frame, notes = _labelled(read_table(data), str(label))
+    more = []
+    if task == "classification":
+        codes, class_names = _classes(frame[label], str(label))
+    else:
+        codes, class_names, more, low, high = _whole_numbers(frame[label], str(label), low, high)
     train, test = _split(codes)
     x, features, feature_notes = _features(frame.drop(columns=[label]), train)
     x = x.reshape(len(x), 1, 1, -1)
@@ -344,6 +347,19 @@ def add_table(
     return info
 
 
+def _renamed(info: TableInfo, name: str, root: Path | None) -> TableInfo:
+    """A stored table under the name given now (its arrays and results stay as they are)."""
+    if name != info.name:
+        info = replace(info, name=name)
+        _describe(info, root)
+    return info
+
+
+def _describe(info: TableInfo, root: Path | None) -> None:
+    path = _folder(info.id, root) / "table.json"
+    path.write_text(json.dumps(info.to_dict(), indent=1), encoding="utf-8")
+
+
 def _store(info: TableInfo, arrays: dict[str, np.ndarray], root: Path | None) -> None:
     folder = _folder(info.id, root)
     folder.mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -352,7 +368,7 @@ def _store(info: TableInfo, arrays: dict[str, np.ndarray], root: Path | None) ->
     with partial.open("wb") as handle:
         np.savez(handle, **arrays)
     partial.replace(folder / "arrays.npz")
-    (folder / "table.json").write_text(json.dumps(info.to_dict(), indent=1), encoding="utf-8")
+    _describe(info, root)  # written last: a table exists once its description does
 
 
 def table_info(table_id: str, root: Path | None = None) -> TableInfo:

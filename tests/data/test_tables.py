@@ -45,8 +45,11 @@ def test_a_table_becomes_a_dataset_with_standardised_features_and_one_hot_catego
 
 def test_the_same_bytes_under_another_name_share_results_and_a_changed_cell_does_not(cache):
     data = _csv()
-    first, renamed = _add(data, name="first"), _add(data, name="renamed copy")
-    assert first.id == renamed.id
+    first = _add(data, name="first")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(tables, "read_table", lambda data: pytest.fail("prepared twice"))
+        renamed = _add(data, name="renamed copy")  # stored already: renamed, not prepared again
+    assert first.id == renamed.id and tables.table_info(first.id).name == "renamed copy"
     config = make_config("rr", first.id, 1.0, 0, 1, {"model": "logistic"})
     run(config, cache)
     assert lookup(make_config("rr", renamed.id, 1.0, 0, 1, {"model": "logistic"}), cache)
