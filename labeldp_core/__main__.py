@@ -191,16 +191,32 @@ def _table_dataset(args: argparse.Namespace) -> None:
     if not args.dataset.startswith(FILE_PREFIX):
         if args.label is not None:
             raise InvalidInputError("--label applies to --dataset file:PATH only")
-        if args.low is not None or args.high is not None:
-            raise InvalidInputError("--low and --high apply to --dataset file:PATH only")
+        if (args.low, args.high, args.grid) != (None, None, None):
+            raise InvalidInputError("--low, --high and --grid apply to --dataset file:PATH only")
         return
     if args.label is None:
         raise InvalidInputError("--dataset file:PATH needs --label COLUMN: the column to protect")
     path = Path(args.dataset[len(FILE_PREFIX):])
-    info = add_table(_file_bytes(path), args.label, path.stem, args.task, args.low, args.high)
+    info = add_table(
+        _file_bytes(path), args.label, path.stem, args.task, args.low, args.high, args.grid
+    )
     for note in info.notes:
         print(f"note: {note}", file=sys.stderr)
     args.dataset = info.id
+
+
+def _table_options(sub: argparse.ArgumentParser) -> None:
+    """The options that read ``--dataset file:PATH``: the label column and what it holds."""
+    sub.add_argument("--label", metavar="COLUMN",
+                     help="with --dataset file:PATH (a CSV or Parquet table): the label")
+    sub.add_argument("--task", default="classification", choices=TASKS,
+                     help="with --dataset file:PATH: classes, or numbers (regression)")
+    sub.add_argument("--low", type=float, help="with --task regression: the label's public "
+                     "lowest value (default: the column's own, which leaks it)")
+    sub.add_argument("--high", type=float, help="with --task regression: its highest value")
+    sub.add_argument("--grid", type=int, metavar="G", help="with --task regression: snap each "
+                     "label to the nearest of G evenly spaced values in [low, high] (needed for "
+                     "numbers that are not whole)")  # fmt: skip
 
 
 def _file_bytes(path: Path) -> bytes:
@@ -296,6 +312,7 @@ def _reported(report: ClusterReport) -> int:
 
 
 def _cmd_warm(args: argparse.Namespace) -> int:
+    _table_dataset(args)
     configs = demo_configs(args.dataset)
     configs += [c for c in reproduce.dataset_configs(args.dataset) if c not in configs]
     progress = _stderr_bar(lines=True)
@@ -415,13 +432,7 @@ def _parser() -> argparse.ArgumentParser:
             "--set", action="append", default=[], metavar="KEY=VALUE", help="a mechanism setting"
         )
         sub.add_argument("--json", action="store_true", help="print the JSON result")
-        sub.add_argument("--label", metavar="COLUMN",
-                         help="with --dataset file:PATH (a CSV or Parquet table): the label")
-        sub.add_argument("--task", default="classification", choices=TASKS,
-                         help="with --dataset file:PATH: classes, or whole numbers (regression)")
-        sub.add_argument("--low", type=int, help="with --task regression: the label's public "
-                         "lowest value (default: the column's own, which leaks it)")
-        sub.add_argument("--high", type=int, help="with --task regression: its highest value")
+        _table_options(sub)
 
     single = commands.add_parser("run", help="run one mechanism at one epsilon")
     common(single)
@@ -439,7 +450,9 @@ def _parser() -> argparse.ArgumentParser:
     many.set_defaults(handler=_cmd_sweep)
 
     warm = commands.add_parser("warm", help="precompute the default demo results into the cache")
-    warm.add_argument("--dataset", default="digits", help="dataset id (default: digits)")
+    warm.add_argument("--dataset", default="digits", help="dataset id (default: digits) or "
+                      "file:PATH with --label")  # fmt: skip
+    _table_options(warm)
     _cluster_options(warm)
     warm.set_defaults(handler=_cmd_warm)
 

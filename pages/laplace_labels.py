@@ -44,13 +44,15 @@ st.title("Laplace on labels")
 epsilon = epsilon_control(grid=point_epsilons("laplace", controls.dataset))
 data = load_dataset(controls.dataset)
 k = data.num_classes
+values = data.class_values
 st.markdown(
     "Each training label becomes its one-hot vector plus Laplace noise of scale 2/ε on every "
     "coordinate (two one-hot vectors differ by 2 in L1), which is ε-label-DP. Anything computed "
     "from a noisy vector alone is free: its argmax, a clamped soft label, a rounded 0/1 vector, "
-    "or ALIBI's Bayesian posterior over the classes. For regression the label value 0..K−1 gets "
-    f"noise of scale (K−1)/ε = {k - 1}/ε and is clamped; RR-on-bins instead releases one of a "
-    "few output values chosen to minimise the expected squared error."
+    "or ALIBI's Bayesian posterior over the classes. For regression the label value in "
+    f"{values[0]:g}..{values[-1]:g} gets noise of scale (high−low)/ε = "
+    f"{values[-1] - values[0]:g}/ε and is clamped; RR-on-bins instead releases one of a few "
+    "output values chosen to minimise the expected squared error."
 )
 left, middle, right = st.columns(3)
 prior_kind = left.selectbox(
@@ -161,7 +163,7 @@ st.caption(
 
 empirical = np.bincount(data.y_train, minlength=k) / data.n_train
 left, right = st.columns(2)
-chart(left, plots.expected_label_mse_figure, empirical, epsilon, key="label_mse")
+chart(left, plots.expected_label_mse_figure, empirical, epsilon, values, key="label_mse")
 left.caption(
     "The error of the released training labels themselves, in closed form, for this dataset's "
     "label frequencies. Laplace noise of scale (K−1)/ε is far too wide at small ε and is mostly "
@@ -172,13 +174,13 @@ rr_run = next((r for r in regression["RR-on-bins"] if r.epsilon == epsilon), Non
 if rr_run is not None:
     # The release had exactly what the histogram left of ε (more than planned with secure noise).
     split = split_from_table(rr_run.epsilon, rr_run.details["budget"])
-    bins = RRBins(np.arange(k, dtype=float), np.asarray(rr_run.details["bin_of_value"]),
+    bins = RRBins(values, np.asarray(rr_run.details["bin_of_value"]),
                   np.asarray(rr_run.details["bin_outputs"]), split.release_epsilon)  # fmt: skip
     source = "the bins of the computed run (its prior)"
 else:
     share = prior_share if prior_kind == "histogram" else 0.0
     split, _ = histogram_split(split_budget_by_share(epsilon, share), noise)
-    bins = optimal_bins(np.arange(k, dtype=float), np.full(k, 1.0 / k), split.release_epsilon)
+    bins = optimal_bins(values, np.full(k, 1.0 / k), split.release_epsilon)
     source = "bins for a uniform prior (run this ε to see the prior the run estimated)"
 chart(right, plots.rr_bins_figure, bins, key="bins")
 keep = float(set_keep_probability(bins.num_bins, split.release_epsilon))

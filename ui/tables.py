@@ -6,6 +6,7 @@ import streamlit as st
 from labeldp_core import plots
 from labeldp_core.cache import default_dir
 from labeldp_core.data.tables import (
+    MAX_CLASSES,
     MAX_TABLE_BYTES,
     TableInfo,
     add_table,
@@ -73,7 +74,7 @@ def preview_and_add(name: str, data: bytes) -> TableInfo | None:
     known = _EXAMPLES.get(name)
     default = columns.index(known) if known in columns else len(columns) - 1
     label = st.selectbox("The label (the private column)", columns, index=default, key="label")
-    task, low, high = _task_controls()
+    task, low, high, grid = _task_controls(frame[label])
     counts = frame[label].astype(str).value_counts().sort_index()
     chart(st, plots.label_histogram, tuple(counts.index), tuple(counts.to_numpy().tolist()),
           label, key="table_labels")  # fmt: skip
@@ -81,7 +82,7 @@ def preview_and_add(name: str, data: bytes) -> TableInfo | None:
     if not st.button("Use this table", key="table_add", type="primary"):
         return None
     try:
-        info = add_table(data, label, shown.strip() or name, task, low, high)
+        info = add_table(data, label, shown.strip() or name, task, low, high, grid)
     except LabelDPError as exc:
         st.error(f"This table cannot be used: {exc}")
         return None
@@ -92,25 +93,37 @@ def preview_and_add(name: str, data: bytes) -> TableInfo | None:
     return info
 
 
-def _task_controls() -> tuple[str, int | None, int | None]:
-    """Classes or whole numbers; for numbers, a range known in public (or the column's own)."""
+def _task_controls(column: pd.Series) -> tuple[str, float | None, float | None, int | None]:
+    """Classes or numbers; for numbers, a public range (or the column's own) and maybe a grid."""
     number = st.radio(
-        "The label is", ["a class", "a whole number"], key="table_task", horizontal=True,
-        help="A whole number (a rating, a count) can be read either way: as a number, the "
-        "regression mechanisms (Laplace on labels) see how far apart two values are.",
-    ) == "a whole number"  # fmt: skip
+        "The label is", ["a class", "a number"], key="table_task", horizontal=True,
+        help="A number (a rating, a price) can be read either way when it takes few values: as "
+        "a number, the regression mechanisms (Laplace on labels) see how far apart two are.",
+    ) == "a number"  # fmt: skip
     if not number:
-        return "classification", None, None
+        return "classification", None, None, None
+    numbers = pd.to_numeric(column, errors="coerce")
+    whole = bool(numbers.notna().all() and (numbers == numbers.round()).all())
+    grid = None
+    snap = st.checkbox(
+        "Snap it to a grid of evenly spaced values", value=not whole, key="table_snap",
+        help="Needed for numbers that are not whole (a price, a temperature) or a range of more "
+        "than 100 values; the MSE then includes the snapping's.",
+    )  # fmt: skip
+    if snap:
+        grid = int(st.number_input("How many values", min_value=2, max_value=MAX_CLASSES,
+                                   value=20, step=1, key="table_grid"))  # fmt: skip
     public = st.checkbox("Its range is known in public (a rating from 1 to 5, say)",
                          key="table_public")  # fmt: skip
     if not public:
         st.caption("Without a public range the column's own minimum and maximum are used, and "
                    "they leak: the note after adding the table says so.")  # fmt: skip
-        return "regression", None, None
+        return "regression", None, None, grid
+    kind = int if grid is None else float  # whole numbers without a grid
     left, right = st.columns(2)
-    low = left.number_input("Lowest value", value=0, step=1, key="table_low")
-    high = right.number_input("Highest value", value=10, step=1, key="table_high")
-    return "regression", int(low), int(high)
+    low = left.number_input("Lowest value", value=kind(0), step=kind(1), key="table_low")
+    high = right.number_input("Highest value", value=kind(10), step=kind(1), key="table_high")
+    return "regression", low, high, grid
 
 
 def forget_panel(buttons: bool = True) -> None:
@@ -127,8 +140,16 @@ def forget_panel(buttons: bool = True) -> None:
     for info in found:
         left, right = st.columns([3, 1])
         left.markdown(f"**{info.name}**: label `{info.label}`, {info.rows:,} rows, "
-                      f"{len(info.class_names)} classes (`{info.id}`)")  # fmt: skip
+                      f"{_label_kind(info)} (`{info.id}`)")  # fmt: skip
         if buttons and right.button("Forget this dataset", key=f"forget_{info.id}"):
             forget_table(info.id)
             st.rerun()
 
+
+
+def _label_kind(info: TableInfo) -> str:
+    """What the label is: how many classes, or which numbers."""
+    if info.task == "classification":
+        return f"{len(info.class_names)} classes"
+    grid = f" on a grid of {info.grid}" if info.grid else ""
+    return f"numbers {info.low:g}..{info.high:g}{grid}"

@@ -21,6 +21,9 @@ class Dataset:
     x_test: np.ndarray
     y_test: np.ndarray
     class_names: tuple[str, ...]
+    #: Class ``k``'s value as a number (regression): ``value_offset + k * value_step``.
+    value_offset: float = 0.0
+    value_step: float = 1.0
 
     def __post_init__(self) -> None:
         for array in (self.x_train, self.y_train, self.x_test, self.y_test):
@@ -30,6 +33,11 @@ class Dataset:
     def num_classes(self) -> int:
         """K, the number of classes."""
         return len(self.class_names)
+
+    @property
+    def class_values(self) -> np.ndarray:
+        """Each class's value as a number, for regression: 0..K-1 unless a table says otherwise."""
+        return self.value_offset + self.value_step * np.arange(self.num_classes, dtype=np.float64)
 
     @property
     def image_shape(self) -> tuple[int, int, int]:

@@ -7,10 +7,11 @@ the owner-only cache folder (``<cache>/tables/<id>/``), and every result compute
 in a result cache of its own beside them (:func:`results_cache`), so that :func:`forget_table`
 deletes the table and everything computed from it by removing one folder.
 
-The label is a class, or a whole number in a range ``low..high`` known in public (regression):
-the value ``v`` is then class ``v - low``, so the regression mechanisms see 0..high-low with
-sensitivity ``high - low`` and errors in the label's own units. Without a public range the
-column's minimum and maximum are used, with a note that they leak.
+The label is a class, or a number in a range ``low..high`` known in public (regression): a
+whole number ``v`` is class ``v - low``; any number, given a grid of G values, is clamped into
+the range and snapped to the nearest of G evenly spaced values. The regression mechanisms then
+work on the values themselves (sensitivity ``high - low``, errors in the label's own units).
+Without a public range the column's minimum and maximum are used, with a note that they leak.
 
 Preparing a table: rows without a label are dropped (refused if more than half); the rows left
 are split once, stratified, with :data:`~labeldp_core.data.dataset.SPLIT_SEED`; numeric columns
@@ -39,6 +40,7 @@ from labeldp_core.data.dataset import SPLIT_SEED, Dataset
 from labeldp_core.errors import InvalidInputError
 
 __all__ = [
+    "MAX_CLASSES",
     "MAX_TABLE_BYTES",
     "TABLE_PREFIX",
     "TASKS",
@@ -85,9 +87,19 @@ class TableInfo:
     class_names: tuple[str, ...]
     features: tuple[str, ...]
     notes: tuple[str, ...] = field(default=())
-    #: A numeric label's range (the value ``low + k`` is class ``k``); None for classes.
-    low: int | None = None
-    high: int | None = None
+    #: A numeric label's range (class ``k`` is the value ``low + k * value_step``); None for
+    #: classes.
+    low: float | None = None
+    high: float | None = None
+    #: How many evenly spaced values a numeric label was snapped to; None: whole numbers.
+    grid: int | None = None
+
+    @property
+    def value_step(self) -> float:
+        """The distance between two neighbouring values of a numeric label (1 without a grid)."""
+        if self.grid is None or self.low is None or self.high is None:
+            return 1.0
+        return (self.high - self.low) / (self.grid - 1)
 
     def to_dict(self) -> dict:
         """JSON-ready fields."""
@@ -104,7 +116,7 @@ def _tables_dir(root: Path | None) -> Path:
 
 
 def _folder(table_id: str, root: Path | None = None) -> Path:
-    if not is_table(table_id) or not table_id[len(TABLE_PREFIX):].isalnum():
+    if not is_table(table_id) or not table_id[len(TABLE_PREFIX) :].isalnum():
         raise InvalidInputError(f"not a table dataset id: {table_id!r}")
     return _tables_dir(root) / table_id
 
@@ -189,13 +201,15 @@ def _classes(values: pd.Series, label: str) -> tuple[np.ndarray, tuple[str, ...]
     return codes.astype(np.int64), tuple(map(str, names))
 
 
-def _whole_numbers(
-    values: pd.Series, label: str, low: int | None, high: int | None
-) -> tuple[np.ndarray, tuple[str, ...], list[str], int, int]:
-    """Class ``v - low`` for a whole-number label ``v`` in [low, high]; names, notes, range.
+def _numbers(
+    values: pd.Series, label: str, low: float | None, high: float | None, grid: int | None
+) -> tuple[np.ndarray, tuple[str, ...], list[str], float, float]:
+    """Grid positions of a numeric label in [low, high]; the values' names, notes and the range.
 
-    Without a range given, the column's own minimum and maximum are used, and a note says that
-    they leak: a range known in public (a rating's 1 and 5) spends nothing.
+    Without a grid the label must be whole numbers and ``v`` is position ``v - low``; with a
+    grid of G values, each label is clamped into the range and snapped to the nearest of G evenly
+    spaced values. Without a range given, the column's own minimum and maximum are used, and a
+    note says that they leak: a range known in public (a rating's 1 and 5) spends nothing.
     """
     numbers = pd.to_numeric(values, errors="coerce")
     if numbers.isna().any():
@@ -203,32 +217,70 @@ def _whole_numbers(
         raise InvalidInputError(f"the label {label!r} holds values that are not numbers (e.g. "
                                 f"{example!r}): read it as a class")  # fmt: skip
     numbers = numbers.to_numpy(dtype=np.float64)
-    if not np.all(np.isfinite(numbers)) or not np.all(numbers == np.round(numbers)):
-        raise InvalidInputError(f"the label {label!r} holds numbers that are not whole: round "
-                                "or bin them first, or read it as a class")  # fmt: skip
+    if not np.all(np.isfinite(numbers)):
+        raise InvalidInputError(f"the label {label!r} holds infinite numbers: drop those rows")
+    if grid is None and not np.all(numbers == np.round(numbers)):
+        raise InvalidInputError(
+            f"the label {label!r} holds numbers that are not whole: give a grid (G evenly spaced "
+            "values over the range, --grid G), or read it as a class"
+        )
     notes = []
     if low is None and high is None:
-        low, high = int(numbers.min()), int(numbers.max())
-        notes.append(f"the range {low}..{high} is the label column's own minimum and "
-                     "maximum, which it leaks: give a range known in public (low, high)")
-    low, high = _checked_range(low, high)
+        low, high = float(numbers.min()), float(numbers.max())
+        low, high = (int(low), int(high)) if grid is None else (low, high)
+        notes.append(
+            f"the range {low:g}..{high:g} is the label column's own minimum and "
+            "maximum, which it leaks: give a range known in public (low, high)"
+        )
+    low, high, step = _checked_grid(low, high, grid)
     outside = int(np.sum((numbers < low) | (numbers > high)))
     if outside:
-        notes.append(f"{outside:,} labels outside {low}..{high} were clamped into it")
-    codes = (np.clip(numbers, low, high) - low).astype(np.int64)
-    return codes, tuple(str(v) for v in range(low, high + 1)), notes, low, high
+        notes.append(f"{outside:,} labels outside {low:g}..{high:g} were clamped into it")
+    positions = np.rint((np.clip(numbers, low, high) - low) / step).astype(np.int64)
+    size = round((high - low) / step) + 1
+    if grid is not None:
+        moved = np.abs(low + step * positions - np.clip(numbers, low, high))
+        notes.append(f"labels snapped to the nearest of {grid} values {step:.6g} apart: by "
+                     f"{moved.mean():.4g} on average (a mean squared {np.mean(moved**2):.4g} "
+                     "that every MSE here includes)")  # fmt: skip
+    names = tuple(f"{low + step * k:.6g}" for k in range(size))
+    return positions, names, notes, low, high
 
 
-def _checked_range(low: object, high: object) -> tuple[int, int]:
+def _checked_grid(low: object, high: object, grid: object) -> tuple[float, float, float]:
+    """A checked range and the step between its values: 1 without a grid (whole numbers)."""
     if low is None or high is None:
         raise InvalidInputError("give both low and high (a numeric label's public range)")
-    if not all(isinstance(v, int | np.integer) and not isinstance(v, bool) for v in (low, high)):
-        raise InvalidInputError(f"low and high must be whole numbers, got {low!r} and {high!r}")
-    if not low < high or high - low + 1 > MAX_CLASSES:
-        raise InvalidInputError(
-            f"the range {low}..{high} must hold 2 to {MAX_CLASSES} whole values (low < high)"
-        )
-    return int(low), int(high)
+    if grid is None:
+        if not all(_is_int(v) for v in (low, high)):
+            raise InvalidInputError(f"low and high must be whole numbers, got {low!r} and "
+                                    f"{high!r}; for other bounds give a grid too")  # fmt: skip
+        if not low < high or high - low + 1 > MAX_CLASSES:
+            raise InvalidInputError(
+                f"the range {low}..{high} must hold 2 to {MAX_CLASSES} whole values (low < "
+                f"high); for a wider range give a grid of at most {MAX_CLASSES} values"
+            )
+        return int(low), int(high), 1
+    if not _is_int(grid) or not 2 <= grid <= MAX_CLASSES:
+        raise InvalidInputError(f"grid must be a whole number of values in 2..{MAX_CLASSES}, "
+                                f"got {grid!r}")  # fmt: skip
+    numbers = all(isinstance(v, int | float | np.number) and not isinstance(v, bool)
+                  for v in (low, high))  # fmt: skip
+    if not numbers or not np.isfinite([low, high]).all() or not low < high:
+        raise InvalidInputError(f"low and high must be finite numbers with low < high, got "
+                                f"{low!r} and {high!r}")  # fmt: skip
+    return float(low), float(high), (float(high) - float(low)) / (int(grid) - 1)
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int | np.integer) and not isinstance(value, bool)
+
+
+def _canonical(bound: object) -> object:
+    """A bound as the same number whoever typed it: 5.0 is 5 (one table id for both)."""
+    if isinstance(bound, float | np.floating) and np.isfinite(bound) and float(bound).is_integer():
+        return int(bound)
+    return float(bound) if isinstance(bound, np.floating) else bound
 
 
 def _split(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -312,22 +364,26 @@ def add_table(
     label: str,
     name: str,
     task: str = "classification",
-    low: int | None = None,
-    high: int | None = None,
+    low: float | None = None,
+    high: float | None = None,
+    grid: int | None = None,
     root: Path | None = None,
 ) -> TableInfo:
     """Check, prepare and store a table; its description (the dataset id is ``info.id``).
 
-    ``task`` is "classification" (the label's values are classes) or "regression" (whole
-    numbers in ``low..high``, a range known in public; without one, the column's own). Nothing
-    is kept when a check fails. ``root`` is the cache folder (default: the cache's).
+    ``task`` is "classification" (the label's values are classes) or "regression": numbers in
+    ``low..high``, a range known in public (without one, the column's own), whole numbers or,
+    with a ``grid`` of G values, any numbers snapped to G evenly spaced values. Nothing is kept
+    when a check fails. ``root`` is the cache folder (default: the cache's).
     """
     if task not in TASKS:
         raise InvalidInputError(f"task must be one of {', '.join(TASKS)}, got {task!r}")
-    if task == "classification" and (low is not None or high is not None):
-        raise InvalidInputError("low and high apply to a numeric label (task regression) only")
-    table_id, content = _identity(data, {"label": str(label), "task": task, "low": low,
-                                         "high": high})  # fmt: skip
+    if task == "classification" and (low, high, grid) != (None, None, None):
+        raise InvalidInputError("low, high and grid apply to a numeric label (task regression) "
+                                "only")  # fmt: skip
+    low, high = _canonical(low), _canonical(high)
+    options = {"label": str(label), "task": task, "low": low, "high": high}
+    table_id, content = _identity(data, options | ({} if grid is None else {"grid": grid}))
     if table_exists(table_id, root):  # the same bytes and options: prepared already
         return _renamed(table_info(table_id, root), str(name), root)
     frame, notes = _labelled(read_table(data), str(label))
@@ -335,13 +391,13 @@ def add_table(
     if task == "classification":
         codes, class_names = _classes(frame[label], str(label))
     else:
-        codes, class_names, more, low, high = _whole_numbers(frame[label], str(label), low, high)
+        codes, class_names, more, low, high = _numbers(frame[label], str(label), low, high, grid)
     train, test = _split(codes)
     x, features, feature_notes = _features(frame.drop(columns=[label]), train)
     x = x.reshape(len(x), 1, 1, -1)
     info = TableInfo(table_id, str(name), str(label), task, content, len(frame), len(train),
                      len(test), class_names, features, (*notes, *more, *feature_notes), low,
-                     high)  # fmt: skip
+                     high, grid)  # fmt: skip
     _store(info, {"x_train": x[train], "y_train": codes[train], "x_test": x[test],
                   "y_test": codes[test]}, root)  # fmt: skip
     return info
@@ -407,7 +463,8 @@ def load_table(table_id: str, root: Path | None = None) -> Dataset:
     info = table_info(table_id, root)
     with np.load(_folder(table_id, root) / "arrays.npz", allow_pickle=False) as arrays:
         return Dataset(table_id, arrays["x_train"], arrays["y_train"], arrays["x_test"],
-                       arrays["y_test"], info.class_names)  # fmt: skip
+                       arrays["y_test"], info.class_names,
+                       0.0 if info.low is None else float(info.low), info.value_step)  # fmt: skip
 
 
 _RESULT_CACHES: dict[Path, ResultCache] = {}

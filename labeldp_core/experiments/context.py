@@ -12,6 +12,7 @@ from labeldp_core.data import Dataset, load_dataset
 from labeldp_core.experiments.config import RunConfig, Task
 from labeldp_core.experiments.progress import Progress, within
 from labeldp_core.training import (
+    ProgressFn,
     TrainOutcome,
     TrainSettings,
     predict_proba,
@@ -76,10 +77,7 @@ class RunContext:
             report(done / total, f"{message}: epoch {done}/{total}")
 
         if self.task == "regression":
-            return train_regressor(
-                images, targets, data.x_test, data.y_test.astype(np.float64),
-                self.train_settings, self.config.seed, on_epoch,
-            )  # fmt: skip
+            return self._regress(images, targets, on_epoch)
         outcome = train_classifier(
             images, targets, data.x_test, data.y_test, data.num_classes,
             self.train_settings, self.config.seed, on_epoch,
@@ -87,6 +85,24 @@ class RunContext:
         if images is data.x_train:
             self.note_attack_model(outcome.model)
         return outcome
+
+    def _regress(
+        self, images: np.ndarray, values: np.ndarray, on_epoch: ProgressFn
+    ) -> TrainOutcome:
+        """Train a regression head on ``values`` in the label's units; the test MSE in them too.
+
+        The head learns grid positions ``(value - offset) / step`` (0..K-1 on every dataset), so
+        a table's prices in the thousands train like a rating from 0 to 9; the MSE is scaled
+        back by step². On the bundled datasets the positions are the values themselves.
+        """
+        data = self.dataset
+        offset, step = data.value_offset, data.value_step
+        positions = (np.asarray(values, dtype=np.float64) - offset) / step
+        outcome = train_regressor(
+            images, positions, data.x_test, data.y_test.astype(np.float64),
+            self.train_settings, self.config.seed, on_epoch,
+        )  # fmt: skip
+        return TrainOutcome(outcome.model, tuple(mse * step**2 for mse in outcome.test_curve))
 
     def _accuracies(self, model: nn.Module) -> dict[str, float]:
         data, settings = self.dataset, self.train_settings
@@ -127,7 +143,7 @@ class RunContext:
         data = self.dataset
         targets = data.y_train if rows is None else data.y_train[rows]
         if self.task == "regression":
-            targets = targets.astype(np.float64)
+            targets = data.class_values[targets]
         images = None if rows is None else data.x_train[rows]
         outcome = self.train(targets, images=images, message=message)
         record = {"score": outcome.final, "curve": list(outcome.test_curve)}

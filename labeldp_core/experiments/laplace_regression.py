@@ -13,36 +13,43 @@ __all__ = ["SPEC", "run_laplace_regression"]
 
 
 def run_laplace_regression(config: RunConfig, ctx: RunContext) -> Outcome:
-    """Each value in [0, K-1] gets Lap(0, (K-1)/ε) noise and is clamped: ε-label-DP.
+    """Each value in [low, high] gets Lap(0, (high-low)/ε) noise and is clamped: ε-label-DP.
 
-    With ``noise=secure`` the labels are integers and the noise exact discrete Laplace from
+    The noise is drawn on the values' grid positions 0..K-1 with scale (K-1)/ε and scaled by
+    the grid's step (1 for 0..K-1), the same release in the label's units. With
+    ``noise=secure`` the positions are integers and the noise exact discrete Laplace from
     os.urandom; ``epsilon_spent`` is (K-1)/b for the noise plan's scale b, at most epsilon.
     """
     data = ctx.dataset
-    low, high = 0.0, float(data.num_classes - 1)
-    values = data.y_train.astype(np.float64)
+    offset, step = data.value_offset, data.value_step
+    top = float(data.num_classes - 1)
+    positions = data.y_train.astype(np.float64)
     noise = config.setting("noise")
-    plan = laplace_plan(high - low, config.epsilon, noise)
+    plan = laplace_plan(top, config.epsilon, noise)
     if plan.secure:
-        expected = expected_discrete_regression_mse(values, plan.scale, int(low), int(high))
+        expected = expected_discrete_regression_mse(positions, plan.scale, 0, int(top))
     else:
-        expected = expected_regression_mse(values, plan.epsilon_spent, low, high)
-    released = laplace_regression(values, config.epsilon, low, high, ctx.rng, noise=noise)
+        expected = expected_regression_mse(positions, plan.epsilon_spent, 0.0, top)
+    noisy = laplace_regression(positions, config.epsilon, 0.0, top, ctx.rng, noise=noise)
+    released, values = offset + step * noisy, offset + step * positions
     trained = ctx.train(released, message="training a regression head on noisy values")
+    what = (
+        "each label value" if step == 1 else f"each label's grid position (values {step:g} apart)"
+    )
     return Outcome(
         epsilon_spent=plan.epsilon_spent,
         test_score=trained.final,
         n_train=data.n_train,
         details={
-            "low": low,
-            "high": high,
-            "sensitivity": high - low,
-            "noise_scale": plan.scale,
-            **plan.describe("each label value"),
+            "low": offset,
+            "high": offset + step * top,
+            "sensitivity": step * top,
+            "noise_scale": step * plan.scale,
+            **plan.describe(what),
             "random_draws": draw_sources(noise, ["label noise"], {"training": TRAINING_DRAW}),
             "label_mse": float(np.mean((released - values) ** 2)),
-            "expected_label_mse": float(expected.mean()),
-            "clamped_share": float(np.mean((released == low) | (released == high))),
+            "expected_label_mse": float(expected.mean()) * step**2,
+            "clamped_share": float(np.mean((noisy == 0.0) | (noisy == top))),
             "test_curve": list(trained.test_curve),
             "composition": "each value released once with Laplace noise of scale b, so "
             "epsilon_spent = (high-low)/b <= epsilon, clamped (post-processing): "
@@ -55,7 +62,8 @@ def run_laplace_regression(config: RunConfig, ctx: RunContext) -> Outcome:
 SPEC = MechanismSpec(
     id="laplace-regression",
     title="Laplace on regression labels",
-    summary="label value 0..K-1 + Laplace noise of scale (K-1)/eps, clamped; regression head, MSE",
+    summary="label value in [low, high] + Laplace noise of scale (high-low)/eps, clamped; "
+    "regression head, MSE",
     privacy_unit="label",
     task="regression",
     settings={"noise": NOISE_SETTING},

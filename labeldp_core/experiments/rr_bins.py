@@ -32,8 +32,8 @@ def run_rr_bins(config: RunConfig, ctx: RunContext) -> Outcome:
     os.urandom.
     """
     data = ctx.dataset
-    support = np.arange(data.num_classes, dtype=np.float64)
-    values = data.y_train.astype(np.float64)
+    support = data.class_values
+    values = support[data.y_train]
     noise = config.setting("noise")
     estimate = run_prior(config, ctx)
     bins = optimal_bins(support, estimate.prior, estimate.split.release_epsilon)
@@ -59,7 +59,7 @@ def run_rr_bins(config: RunConfig, ctx: RunContext) -> Outcome:
             "expected_label_mse": expected_squared_error(bins, empirical),
             "best_constant_mse": best_constant_mse(support, empirical),
             "laplace_expected_label_mse": float(
-                empirical @ expected_regression_mse(support, config.epsilon, 0, support[-1])
+                empirical @ expected_regression_mse(support, config.epsilon, *support[[0, -1]])
             ),
             "label_mse": float(np.mean((released - values) ** 2)),
             "test_curve": list(trained.test_curve),

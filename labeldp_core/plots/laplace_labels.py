@@ -106,16 +106,21 @@ def mse_vs_epsilon(
 
 
 def expected_label_mse_figure(
-    prior: np.ndarray, epsilon: float, epsilon_range: tuple[float, float] = (0.05, 20.0)
+    prior: np.ndarray,
+    epsilon: float,
+    values: np.ndarray | None = None,
+    epsilon_range: tuple[float, float] = (0.05, 20.0),
 ) -> go.Figure:
     """Closed-form MSE of the released training labels vs ε: Laplace (clamped) vs RR-on-bins.
 
-    Labels take the values 0..K-1 with probabilities ``prior``; both curves use that prior.
+    Labels take the ``values`` (default 0..K-1) with probabilities ``prior``; both curves use
+    that prior.
     """
     prior = np.asarray(prior, dtype=float)
-    support = np.arange(prior.shape[0], dtype=float)
+    support = np.arange(prior.shape[0], dtype=float) if values is None else np.asarray(values)
     grid = np.geomspace(*epsilon_range, 120)
-    laplace = [float(prior @ expected_regression_mse(support, e, 0, support[-1])) for e in grid]
+    low, high = support[0], support[-1]
+    laplace = [float(prior @ expected_regression_mse(support, e, low, high)) for e in grid]
     bins = [expected_squared_error(optimal_bins(support, prior, e), prior) for e in grid]
     variance = float(prior @ (support - prior @ support) ** 2)
     figure = go.Figure()

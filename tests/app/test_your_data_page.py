@@ -49,8 +49,9 @@ def test_a_whole_number_label_with_a_public_range_becomes_a_regression_table():
     app.session_state["your_data_file"] = ("ratings", _ratings())
     app.run()
     app.selectbox(key="label").set_value("rating")
-    app.radio(key="table_task").set_value("a whole number").run()
+    app.radio(key="table_task").set_value("a number").run()
     assert any("they leak" in c.value for c in app.caption)
+    assert not app.checkbox(key="table_snap").value  # whole numbers need no grid
     app.checkbox(key="table_public").check().run()
     app.number_input(key="table_low").set_value(1)
     app.number_input(key="table_high").set_value(5)
@@ -58,3 +59,27 @@ def test_a_whole_number_label_with_a_public_range_becomes_a_regression_table():
     assert_no_errors(app)
     (info,) = stored_tables()
     assert (info.task, info.low, info.high) == ("regression", 1, 5)
+
+
+def test_numbers_that_are_not_whole_are_snapped_to_a_grid_the_page_offers_at_once():
+    from tests.data.test_tables import _prices
+
+    app = open_page(PAGE)
+    app.session_state["your_data_file"] = ("prices", _prices())
+    app.run()
+    app.selectbox(key="label").set_value("price")
+    app.radio(key="table_task").set_value("a number").run()
+    assert app.checkbox(key="table_snap").value  # offered at once for fractions
+    app.number_input(key="table_grid").set_value(11)
+    app.checkbox(key="table_public").check().run()
+    app.number_input(key="table_low").set_value(0.0)
+    app.number_input(key="table_high").set_value(25.0)
+    app.button(key="table_add").click().run()
+    assert_no_errors(app)
+    (info,) = stored_tables()
+    assert (info.low, info.high, info.grid, info.value_step) == (0, 25, 11, 2.5)
+    assert any("numbers 0..25 on a grid of 11" in m.value for m in app.markdown)
+    page = open_page("pages/laplace_labels.py", dataset=f"prices · {info.id}", epochs="1")
+    assert_no_errors(page)
+    assert any("label value in 0..25 gets noise of scale (high−low)/ε = 25/ε" in m.value
+               for m in page.markdown)  # fmt: skip

@@ -86,6 +86,50 @@ def test_a_numeric_label_runs_a_regression_mechanism_in_its_public_range(tmp_pat
             "--low", "1", "--high", "5"]  # fmt: skip
     assert main(argv) == 0
     result = json.loads(capsys.readouterr().out)
-    assert result["test_mse"] >= 0 and result["details"]["high"] == 4.0  # 1..5 seen as 0..4
+    details = result["details"]  # in the label's own units
+    assert result["test_mse"] >= 0 and (details["low"], details["high"]) == (1.0, 5.0)
     _one_error_line(capsys, [*argv[:-4], "--low", "5", "--high", "1"], "must hold 2 to 100")
-    _one_error_line(capsys, [*RUN, "--dataset", "digits", "--low", "1"], "--low and --high apply")
+    _one_error_line(capsys, [*RUN, "--dataset", "digits", "--low", "1"], "--low, --high and")
+    _one_error_line(capsys, [*RUN, "--dataset", "digits", "--grid", "9"], "--grid apply to")
+
+
+def test_numbers_that_are_not_whole_run_on_a_public_grid(tmp_path, capsys):
+    from tests.data.test_tables import _prices
+
+    path = tmp_path / "prices.csv"
+    path.write_bytes(_prices())
+    argv = ["run", "rr-bins", "--epsilon", "2", "--epochs", "1", "--json", "--dataset",
+            f"file:{path}", "--label", "price", "--task", "regression", "--low", "0.5",
+            "--high", "20.5", "--grid", "41"]  # fmt: skip
+    assert main(argv) == 0
+    captured = capsys.readouterr()
+    result = json.loads(captured.out)
+    assert result["num_classes"] == 41 and result["epsilon_spent"] <= 2.0
+    assert max(result["details"]["bin_outputs"]) <= 20.5  # values, in the label's units
+    assert "snapped to the nearest of 41 values 0.5 apart" in captured.err
+    _one_error_line(capsys, argv[:-2], "not whole: give a grid")
+    _one_error_line(capsys, [*argv[:-1], "1"], "grid must be a whole number of values in 2..100")
+
+
+def test_warm_fills_a_tables_demo_points_into_its_own_cache(tmp_path, monkeypatch, capsys):
+    from labeldp_core.cache import ResultCache
+    from labeldp_core.data.tables import results_cache
+    from labeldp_core.demo import demo_configs
+    from labeldp_core.experiments import lookup
+
+    path = tmp_path / "wine.csv"
+    path.write_bytes(example_table("wine"))
+
+    def few(dataset: str) -> list:
+        return demo_configs(dataset, ["rr"], seeds=[0], epochs=1, variants=False)[:2]
+
+    monkeypatch.setattr("labeldp_core.__main__.demo_configs", few)
+    monkeypatch.setattr("labeldp_core.__main__.app_audit_points", lambda: [])
+    assert main(["warm", "--dataset", f"file:{path}", "--label", "class"]) == 0
+    (info,) = stored_tables()
+    assert f"2 demo points for {info.id} are cached (2 computed now)" in capsys.readouterr().out
+    cache = ResultCache()
+    assert all(lookup(config, cache) is not None for config in few(info.id))
+    assert results_cache(cache, info.id).directory.parent.name == info.id
+    _one_error_line(capsys, ["warm", "--dataset", f"file:{path}"], "needs --label COLUMN")
+    _one_error_line(capsys, ["warm", "--dataset", "digits", "--label", "x"], "--label applies")

@@ -189,6 +189,53 @@ def test_a_range_from_the_data_is_used_with_a_note_that_it_leaks_and_outliers_ar
     assert len({derived.id, clamped.id}) == 2  # the range is part of the identity
 
 
+def _prices(rows: int = 300, scale: float = 1.0, first: object = None) -> bytes:
+    """A table whose label is a price (not whole) that grows with the feature ``a``."""
+    rng = np.random.default_rng(2)
+    a = rng.normal(size=rows)
+    price = np.round(np.clip(10 + 4 * a + rng.normal(size=rows), 0.5, 20.5), 2) * scale
+    frame = pd.DataFrame({"a": a, "b": rng.normal(size=rows), "price": price.astype(object)})
+    if first is not None:
+        frame.loc[0, "price"] = first
+    return frame.to_csv(index=False).encode()
+
+
+def test_numbers_that_are_not_whole_are_snapped_to_the_nearest_value_of_a_public_grid(cache):
+    info = add_table(_prices(), "price", "prices", task="regression", low=0.5, high=20.5, grid=41)
+    assert (info.low, info.high, info.grid, info.value_step) == (0.5, 20.5, 41, 0.5)
+    assert info.class_names[:3] == ("0.5", "1", "1.5") and len(info.class_names) == 41
+    data = load_dataset(info.id)
+    assert data.class_values[[0, 1, -1]].tolist() == [0.5, 1.0, 20.5]
+    prices = pd.read_csv(io.BytesIO(_prices()))["price"].to_numpy()
+    snapped = data.class_values[np.concatenate([data.y_train, data.y_test])]
+    # every price moved to a grid value at most half a step away, none lost
+    assert np.allclose(np.sort(snapped), np.sort(0.5 + 0.5 * np.rint((prices - 0.5) / 0.5)))
+    (note,) = [n for n in info.notes if "snapped" in n]
+    moved = np.abs(prices - (0.5 + 0.5 * np.rint((prices - 0.5) / 0.5)))
+    assert f"by {moved.mean():.4g} on average" in note
+
+
+def test_a_grid_reports_every_figure_in_the_labels_units_and_spends_the_same_epsilon(cache):
+    """The same prices in cents: the same positions, noise and model; every MSE times 100²."""
+    found = {}
+    for scale in (1.0, 100.0):
+        info = add_table(_prices(scale=scale), "price", f"x{scale}", task="regression",
+                         low=0.5 * scale, high=20.5 * scale, grid=41)  # fmt: skip
+        settings = {"model": "logistic"}
+        found[scale] = {m: run(make_config(m, info.id, 1.0, 0, 1, settings), cache)
+                        for m in ("laplace-regression", "rr-bins")}  # fmt: skip
+    for mechanism in ("laplace-regression", "rr-bins"):
+        euros, cents = found[1.0][mechanism], found[100.0][mechanism]
+        assert cents.epsilon_spent == euros.epsilon_spent <= 1.0
+        assert cents.test_mse == pytest.approx(euros.test_mse * 100**2, rel=1e-5)
+        assert cents.baseline_test_mse == pytest.approx(euros.baseline_test_mse * 100**2, rel=1e-5)
+        for name in ("label_mse", "expected_label_mse"):
+            assert cents.details[name] == pytest.approx(euros.details[name] * 100**2, rel=1e-9)
+    laplace = found[100.0]["laplace-regression"].details
+    assert (laplace["low"], laplace["high"], laplace["sensitivity"]) == (50.0, 2050.0, 2000.0)
+    assert laplace["noise_scale"] == pytest.approx(2000.0, rel=1e-12)  # (high - low) / ε, ε = 1
+
+
 BAD_NUMBERS = {
     "text label": (_csv(), {}, "not numbers"),
     "fractions": (_ratings().replace(b",3\n", b",3.5\n", 1), {}, "not whole"),
@@ -196,12 +243,21 @@ BAD_NUMBERS = {
     "low above high": (_ratings(), {"low": 5, "high": 1}, "must hold 2 to 100 whole values"),
     "range too wide": (_ratings(), {"low": 0, "high": 500}, "must hold 2 to 100 whole values"),
     "fractional bound": (_ratings(), {"low": 0.5, "high": 5}, "must be whole numbers"),
+    "fractions, no grid": (_prices(), {"low": 0, "high": 25}, "not whole: give a grid"),
+    "grid of one": (_prices(), {"grid": 1}, "grid must be a whole number of values in 2..100"),
+    "grid too fine": (_prices(), {"grid": 101}, "grid must be a whole number of values in 2"),
+    "fractional grid": (_prices(), {"grid": 2.5}, "grid must be a whole number of values"),
+    "grid, nan bound": (_prices(), {"low": float("nan"), "high": 5, "grid": 9}, "finite numbers"),
+    "grid, bounds reversed": (_prices(), {"low": 5, "high": 0.5, "grid": 9}, "low < high"),
+    "grid, text bound": (_prices(), {"low": "0", "high": 5, "grid": 9}, "finite numbers"),
+    "wide whole range": (_ratings(), {"low": 0, "high": 500}, "give a grid of at most 100"),
+    "infinite label": (_prices(first="inf"), {"grid": 9}, "infinite numbers"),
 }
 
 
 @pytest.mark.parametrize(("data", "bounds", "match"), BAD_NUMBERS.values(), ids=BAD_NUMBERS)
 def test_a_bad_numeric_label_is_refused(data, bounds, match):
-    label = "label" if b"rating" not in data else "rating"
+    label = next((c for c in ("rating", "price") if c.encode() in data[:80]), "label")
     with pytest.raises(InvalidInputError, match=match):
         add_table(data, label, "t", task="regression", **bounds)
     assert tables.stored_tables() == []
@@ -210,5 +266,7 @@ def test_a_bad_numeric_label_is_refused(data, bounds, match):
 def test_a_range_is_refused_for_classes_and_an_unknown_task_too():
     with pytest.raises(InvalidInputError, match="apply to a numeric label"):
         add_table(_csv(), "label", "t", low=0, high=3)
+    with pytest.raises(InvalidInputError, match="apply to a numeric label"):
+        add_table(_csv(), "label", "t", grid=5)
     with pytest.raises(InvalidInputError, match="task must be one of"):
         add_table(_csv(), "label", "t", task="ranking")
