@@ -191,15 +191,19 @@ def _table_dataset(args: argparse.Namespace) -> None:
     if not args.dataset.startswith(FILE_PREFIX):
         if args.label is not None:
             raise InvalidInputError("--label applies to --dataset file:PATH only")
-        if (args.low, args.high, args.grid) != (None, None, None):
-            raise InvalidInputError("--low, --high and --grid apply to --dataset file:PATH only")
+        if (args.low, args.high, args.grid, args.classes) != (None, None, None, None):
+            raise InvalidInputError(
+                "--low, --high, --grid and --classes apply to --dataset file:PATH only"
+            )
         return
     if args.label is None:
         raise InvalidInputError("--dataset file:PATH needs --label COLUMN: the column to protect")
+    if _wants_cluster(args):  # before the table is prepared and kept
+        refuse_tables([], named=[args.dataset])
     path = Path(args.dataset[len(FILE_PREFIX):])
-    info = add_table(
-        _file_bytes(path), args.label, path.stem, args.task, args.low, args.high, args.grid
-    )
+    classes = None if args.classes is None else args.classes.split(",")
+    info = add_table(_file_bytes(path), args.label, path.stem, args.task, args.low, args.high,
+                     args.grid, classes)  # fmt: skip
     for note in info.notes:
         print(f"note: {note}", file=sys.stderr)
     args.dataset = info.id
@@ -217,6 +221,9 @@ def _table_options(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("--grid", type=int, metavar="G", help="with --task regression: snap each "
                      "label to the nearest of G evenly spaced values in [low, high] (needed for "
                      "numbers that are not whole)")  # fmt: skip
+    sub.add_argument("--classes", metavar="A,B,...", help="with --dataset file:PATH: the label's "
+                     "classes known in public, comma-separated (default: the column's own, "
+                     "which tells which classes occur)")  # fmt: skip
 
 
 def _file_bytes(path: Path) -> bytes:
@@ -294,7 +301,7 @@ def _cluster(args: argparse.Namespace, configs: Sequence[RunConfig] = ()):
 
     Points on a table of the user's own are refused before a cluster starts or is reached.
     """
-    if args.workers is not None or args.scheduler is not None or os.environ.get(SCHEDULER_ENV):
+    if _wants_cluster(args):
         refuse_tables(configs)
     session = open_cluster(args.workers, args.scheduler)
     if session is None:
@@ -303,6 +310,15 @@ def _cluster(args: argparse.Namespace, configs: Sequence[RunConfig] = ()):
     print(f"Dask cluster: {len(workers)} workers; dashboard {session.dashboard or 'not served'}",
           file=sys.stderr)  # fmt: skip
     return session
+
+
+def _wants_cluster(args: argparse.Namespace) -> bool:
+    """Whether a command that can use a cluster is asked to (options or $LABELDP_SCHEDULER)."""
+    if not hasattr(args, "workers"):
+        return False
+    return args.workers is not None or args.scheduler is not None or bool(
+        os.environ.get(SCHEDULER_ENV)
+    )
 
 
 def _reported(report: ClusterReport) -> int:

@@ -6,6 +6,7 @@ import streamlit as st
 from labeldp_core import plots
 from labeldp_core.cache import default_dir
 from labeldp_core.data.tables import (
+    EXAMPLE_CLASSES,
     MAX_CLASSES,
     MAX_TABLE_BYTES,
     TableInfo,
@@ -37,12 +38,18 @@ def chosen_file() -> tuple[str, bytes] | None:
     example = left.selectbox("…or an example", offered("table_example", list(_EXAMPLES)),
                              key="table_example", bind="query-params")  # fmt: skip
     if right.button("Try an example", key="table_try_example"):
-        st.session_state[_FILE] = (example, example_table(example))
+        _choose(example, example_table(example))
     elif upload is not None and st.session_state.get(_UPLOAD) != upload.file_id:
         # Read once per upload: Streamlit hands the file over again on every rerun.
         st.session_state[_UPLOAD] = upload.file_id
-        st.session_state[_FILE] = (upload.name.rsplit(".", 1)[0], upload.getvalue())
+        _choose(upload.name.rsplit(".", 1)[0], upload.getvalue())
     return st.session_state.get(_FILE)
+
+
+def _choose(name: str, data: bytes) -> None:
+    """Look at a new file: its own class list's default, not the last file's."""
+    st.session_state[_FILE] = (name, data)
+    st.session_state.pop("table_classes", None)
 
 
 def _parsed(data: bytes) -> pd.DataFrame:
@@ -74,7 +81,7 @@ def preview_and_add(name: str, data: bytes) -> TableInfo | None:
     known = _EXAMPLES.get(name)
     default = columns.index(known) if known in columns else len(columns) - 1
     label = st.selectbox("The label (the private column)", columns, index=default, key="label")
-    task, low, high, grid = _task_controls(frame[label])
+    options = _task_controls(frame[label], EXAMPLE_CLASSES.get(name) if label == known else None)
     counts = frame[label].astype(str).value_counts().sort_index()
     chart(st, plots.label_histogram, tuple(counts.index), tuple(counts.to_numpy().tolist()),
           label, key="table_labels")  # fmt: skip
@@ -82,7 +89,7 @@ def preview_and_add(name: str, data: bytes) -> TableInfo | None:
     if not st.button("Use this table", key="table_add", type="primary"):
         return None
     try:
-        info = add_table(data, label, shown.strip() or name, task, low, high, grid)
+        info = add_table(data, label, shown.strip() or name, **options)
     except LabelDPError as exc:
         st.error(f"This table cannot be used: {exc}")
         return None
@@ -93,15 +100,27 @@ def preview_and_add(name: str, data: bytes) -> TableInfo | None:
     return info
 
 
-def _task_controls(column: pd.Series) -> tuple[str, float | None, float | None, int | None]:
-    """Classes or numbers; for numbers, a public range (or the column's own) and maybe a grid."""
+def _task_controls(column: pd.Series, public: tuple[str, ...] | None) -> dict:
+    """:func:`add_table`'s options: classes (maybe a public list) or numbers (range, grid)."""
     number = st.radio(
         "The label is", ["a class", "a number"], key="table_task", horizontal=True,
         help="A number (a rating, a price) can be read either way when it takes few values: as "
         "a number, the regression mechanisms (Laplace on labels) see how far apart two are.",
     ) == "a number"  # fmt: skip
     if not number:
-        return "classification", None, None, None
+        listed = st.text_input(
+            "Its classes, if they are known in public (comma-separated)",
+            value=",".join(public or ()), key="table_classes",
+            help="Left empty, the column's own values are the classes, and which classes occur "
+            "is then not protected: a class that one row alone has gives its label away.",
+        )  # fmt: skip
+        classes = listed.split(",") if listed.strip() else None
+        return {"task": "classification", "classes": classes}
+    return {"task": "regression", **_number_controls(column)}
+
+
+def _number_controls(column: pd.Series) -> dict:
+    """A numeric label's range (public, or the column's own) and, if it needs one, a grid."""
     numbers = pd.to_numeric(column, errors="coerce")
     whole = bool(numbers.notna().all() and (numbers == numbers.round()).all())
     grid = None
@@ -118,12 +137,12 @@ def _task_controls(column: pd.Series) -> tuple[str, float | None, float | None, 
     if not public:
         st.caption("Without a public range the column's own minimum and maximum are used, and "
                    "they leak: the note after adding the table says so.")  # fmt: skip
-        return "regression", None, None, grid
+        return {"grid": grid}
     kind = int if grid is None else float  # whole numbers without a grid
     left, right = st.columns(2)
     low = left.number_input("Lowest value", value=kind(0), step=kind(1), key="table_low")
     high = right.number_input("Highest value", value=kind(10), step=kind(1), key="table_high")
-    return "regression", low, high, grid
+    return {"low": low, "high": high, "grid": grid}
 
 
 def forget_panel(buttons: bool = True) -> None:

@@ -123,13 +123,16 @@ def audit_on_cluster(
     return report
 
 
-def refuse_tables(configs: Sequence[RunConfig]) -> None:
-    """Refuse points on a table of the user's own: its workers do not have the table."""
+def refuse_tables(configs: Sequence[RunConfig], named: Sequence[str] = ()) -> None:
+    """Refuse points on a table of the user's own: its workers do not have the table.
+
+    ``named`` are tables known by another name (``file:PATH``), refused before being prepared.
+    """
     tables = sorted({config.dataset for config in configs if is_table(config.dataset)})
-    if tables:
+    if tables or named:
         raise InvalidInputError(
-            f"{', '.join(tables)} is a table of your own, kept on this machine only: compute its "
-            "points here (leave --workers and --scheduler out)"
+            f"{', '.join([*named, *tables])} is a table of your own, kept on this machine only: "
+            "compute its points here (leave --workers and --scheduler out)"
         )
 
 

@@ -1,23 +1,27 @@
 """Your own data: a CSV or Parquet table with a label column, used like the bundled datasets.
 
 A table becomes a dataset named ``table-<16 hex digits>``: the sha256 of the file's bytes and of
-the parsing options (label column, task), never its path, so a renamed copy finds the same
-results and a file with one cell changed does not. The prepared arrays and a description live in
-the owner-only cache folder (``<cache>/tables/<id>/``), and every result computed from the table
-in a result cache of its own beside them (:func:`results_cache`), so that :func:`forget_table`
-deletes the table and everything computed from it by removing one folder.
+the parsing options (label column, task, classes, range, grid), never its path, so a renamed
+copy finds the same results and a file with one cell changed does not. The prepared arrays and a
+description live in the owner-only cache folder (``<cache>/tables/<id>/``), and every result
+computed from the table in a result cache of its own beside them (:func:`results_cache`), so that
+:func:`forget_table` deletes the table and everything computed from it by removing one folder.
 
-The label is a class, or a number in a range ``low..high`` known in public (regression): a
-whole number ``v`` is class ``v - low``; any number, given a grid of G values, is clamped into
-the range and snapped to the nearest of G evenly spaced values. The regression mechanisms then
-work on the values themselves (sensitivity ``high - low``, errors in the label's own units).
-Without a public range the column's minimum and maximum are used, with a note that they leak.
+What label DP protects here is one row's label: the features, which rows have a label, and the
+classes or the range when given are taken as known. The label is a class (from a list known in
+public, or the column's own values, with a note that which classes occur is then not protected),
+or a number in a range ``low..high`` known in public (regression): a whole number ``v`` is class
+``v - low``; any number, given a grid of G values, is clamped into the range and snapped to the
+nearest of G evenly spaced values. The regression mechanisms then work on the values themselves
+(sensitivity ``high - low``, errors in the label's own units). Without a public range the
+column's minimum and maximum are used, with a note that they leak.
 
 Preparing a table: rows without a label are dropped (refused if more than half); the rows left
-are split once, stratified, with :data:`~labeldp_core.data.dataset.SPLIT_SEED`; numeric columns
-have NaN and inf imputed with the training split's median and are standardised with the training
-split's mean and deviation; text columns with at most :data:`MAX_CATEGORIES` values are one-hot
-encoded, others dropped with a note naming them; the label never appears among the features.
+are split once, at random and blind to the labels, with
+:data:`~labeldp_core.data.dataset.SPLIT_SEED`; numeric columns have NaN and inf imputed with the
+training split's median and are standardised with the training split's mean and deviation; text
+columns with at most :data:`MAX_CATEGORIES` values are one-hot encoded, others dropped with a
+note naming them; the label never appears among the features.
 Each example becomes a float32 ``(1, 1, d)`` "image", so the MLP and logistic models train on it
 unchanged; the CNN needs real images and is refused with the fix.
 """
@@ -28,6 +32,7 @@ import io
 import json
 import os
 import shutil
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
@@ -40,6 +45,7 @@ from labeldp_core.data.dataset import SPLIT_SEED, Dataset
 from labeldp_core.errors import InvalidInputError
 
 __all__ = [
+    "EXAMPLE_CLASSES",
     "MAX_CLASSES",
     "MAX_TABLE_BYTES",
     "TABLE_PREFIX",
@@ -68,8 +74,15 @@ MAX_CATEGORIES = 50
 TEST_FRACTION = 0.2
 #: What a label can be: classes, or whole numbers in a range (regression).
 TASKS = ("classification", "regression")
-_FORMAT = 1  # the preparation's version: part of every table's identity
+_FORMAT = 2  # the preparation's version: part of every table's identity
 _EXAMPLES = {"wine": "load_wine", "breast-cancer": "load_breast_cancer"}
+#: The examples' classes, known in public (scikit-learn's ``target_names``).
+EXAMPLE_CLASSES = {"wine": ("class_0", "class_1", "class_2"),
+                   "breast-cancer": ("malignant", "benign")}  # fmt: skip
+_OWN_CLASSES = (
+    "the classes are the label column's own values, so which classes occur is not protected "
+    "(a class that one row alone has gives its label away): give the classes known in public"
+)
 
 
 @dataclass(frozen=True)
@@ -177,7 +190,8 @@ def _labelled(frame: pd.DataFrame, label: str) -> tuple[pd.DataFrame, list[str]]
                 f"{int(missing.sum()):,} of {len(frame):,} rows have no {label!r}: more than half; "
                 "pick a label column that is filled in"
             )
-        notes.append(f"{int(missing.sum()):,} rows without a label were dropped")
+        notes.append(f"{int(missing.sum()):,} rows without a label were dropped (which rows "
+                     "have a label is taken as known, like the features)")  # fmt: skip
         frame = frame[~missing]
     if len(frame) < MIN_ROWS:
         raise InvalidInputError(
@@ -187,9 +201,28 @@ def _labelled(frame: pd.DataFrame, label: str) -> tuple[pd.DataFrame, list[str]]
     return frame, notes
 
 
-def _classes(values: pd.Series, label: str) -> tuple[np.ndarray, tuple[str, ...]]:
-    """Class indices of a label read as categories, and the class names."""
-    names, codes = np.unique(values.astype(str).str.strip().to_numpy(), return_inverse=True)
+def _classes(
+    values: pd.Series, label: str, classes: tuple[str, ...] | None
+) -> tuple[np.ndarray, tuple[str, ...], list[str]]:
+    """Class indices of a label read as categories, the class names, and notes.
+
+    ``classes`` is a list known in public, in its order; without one the column's own values are
+    the classes, and a note says that which classes occur is then not protected.
+    """
+    seen = values.astype(str).str.strip().to_numpy()
+    if classes is None:
+        names, codes = np.unique(seen, return_inverse=True)
+        names, notes = tuple(map(str, names)), [_OWN_CLASSES]
+    else:
+        names, notes = _checked_classes(classes), []
+        codes = pd.Series(seen).map({name: k for k, name in enumerate(names)})
+        unknown = codes.isna().to_numpy()
+        if unknown.any():
+            raise InvalidInputError(
+                f"{int(unknown.sum()):,} labels are not among the classes given (e.g. "
+                f"{seen[unknown][0]!r}): add them to the list, or leave it empty"
+            )
+        codes = codes.to_numpy()
     if len(names) < 2:
         raise InvalidInputError(f"the label {label!r} has one class only ({names[0]!r}): nothing "
                                 "to predict; pick another column")  # fmt: skip
@@ -198,7 +231,21 @@ def _classes(values: pd.Series, label: str) -> tuple[np.ndarray, tuple[str, ...]
             f"the label {label!r} has {len(names):,} distinct values, above the {MAX_CLASSES} "
             "classes the mechanisms here handle: pick a column of categories"
         )
-    return codes.astype(np.int64), tuple(map(str, names))
+    return codes.astype(np.int64), names, notes
+
+
+def _checked_classes(classes: object) -> tuple[str, ...]:
+    """A public class list as stripped, distinct, non-empty names."""
+    if not isinstance(classes, list | tuple) or not all(isinstance(c, str) for c in classes):
+        raise InvalidInputError(f"classes must be a list of names, got {classes!r}")
+    names = tuple(name.strip() for name in classes)
+    repeated = sorted({name for name in names if names.count(name) > 1})
+    if "" in names or repeated:
+        listed = f" (repeated: {', '.join(map(repr, repeated))})" if repeated else ""
+        raise InvalidInputError(f"the classes given must be distinct, non-empty names{listed}")
+    if not 2 <= len(names) <= MAX_CLASSES:
+        raise InvalidInputError(f"give 2 to {MAX_CLASSES} classes, got {len(names)}")
+    return names
 
 
 def _numbers(
@@ -283,13 +330,13 @@ def _canonical(bound: object) -> object:
     return float(bound) if isinstance(bound, np.floating) else bound
 
 
-def _split(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Train and test row positions: fixed, stratified where every class has two rows."""
-    rows = np.arange(len(codes))
-    counts = np.bincount(codes)
-    stratify = codes if counts[counts > 0].min() >= 2 else None
-    return train_test_split(rows, test_size=TEST_FRACTION, random_state=SPLIT_SEED,
-                            stratify=stratify)  # fmt: skip
+def _split(rows: int) -> tuple[np.ndarray, np.ndarray]:
+    """Train and test row positions: fixed, at random, and blind to the labels.
+
+    Not stratified: under label DP the labels are private, and a stratified split lets one label
+    move other rows between train and test (and the features' training statistics with them).
+    """
+    return train_test_split(np.arange(rows), test_size=TEST_FRACTION, random_state=SPLIT_SEED)
 
 
 def _numeric(column: pd.Series, train: np.ndarray) -> tuple[np.ndarray, int]:
@@ -367,32 +414,28 @@ def add_table(
     low: float | None = None,
     high: float | None = None,
     grid: int | None = None,
+    classes: Sequence[str] | None = None,
     root: Path | None = None,
 ) -> TableInfo:
     """Check, prepare and store a table; its description (the dataset id is ``info.id``).
 
-    ``task`` is "classification" (the label's values are classes) or "regression": numbers in
+    ``task`` is "classification" (the label's values are classes: ``classes`` lists them if they
+    are known in public, else the column's own are used) or "regression": numbers in
     ``low..high``, a range known in public (without one, the column's own), whole numbers or,
     with a ``grid`` of G values, any numbers snapped to G evenly spaced values. Nothing is kept
     when a check fails. ``root`` is the cache folder (default: the cache's).
     """
-    if task not in TASKS:
-        raise InvalidInputError(f"task must be one of {', '.join(TASKS)}, got {task!r}")
-    if task == "classification" and (low, high, grid) != (None, None, None):
-        raise InvalidInputError("low, high and grid apply to a numeric label (task regression) "
-                                "only")  # fmt: skip
-    low, high = _canonical(low), _canonical(high)
-    options = {"label": str(label), "task": task, "low": low, "high": high}
-    table_id, content = _identity(data, options | ({} if grid is None else {"grid": grid}))
+    options = _options(label, task, low, high, grid, classes)
+    table_id, content = _identity(data, options)
     if table_exists(table_id, root):  # the same bytes and options: prepared already
         return _renamed(table_info(table_id, root), str(name), root)
     frame, notes = _labelled(read_table(data), str(label))
-    more = []
     if task == "classification":
-        codes, class_names = _classes(frame[label], str(label))
+        codes, class_names, more = _classes(frame[label], str(label), options.get("classes"))
     else:
-        codes, class_names, more, low, high = _numbers(frame[label], str(label), low, high, grid)
-    train, test = _split(codes)
+        codes, class_names, more, low, high = _numbers(frame[label], str(label), options["low"],
+                                                       options["high"], grid)  # fmt: skip
+    train, test = _split(len(codes))
     x, features, feature_notes = _features(frame.drop(columns=[label]), train)
     x = x.reshape(len(x), 1, 1, -1)
     info = TableInfo(table_id, str(name), str(label), task, content, len(frame), len(train),
@@ -401,6 +444,26 @@ def add_table(
     _store(info, {"x_train": x[train], "y_train": codes[train], "x_test": x[test],
                   "y_test": codes[test]}, root)  # fmt: skip
     return info
+
+
+def _options(
+    label: str, task: str, low: object, high: object, grid: object, classes: object
+) -> dict:
+    """The parsing options as they name a table: checked for what goes together, canonical."""
+    if task not in TASKS:
+        raise InvalidInputError(f"task must be one of {', '.join(TASKS)}, got {task!r}")
+    if task == "classification" and (low, high, grid) != (None, None, None):
+        raise InvalidInputError("low, high and grid apply to a numeric label (task regression) "
+                                "only")  # fmt: skip
+    if task == "regression" and classes is not None:
+        raise InvalidInputError("classes apply to a label read as classes, not as a number")
+    options = {"label": str(label), "task": task, "low": _canonical(low),
+               "high": _canonical(high)}  # fmt: skip
+    if grid is not None:
+        options["grid"] = grid
+    if classes is not None:
+        options["classes"] = list(_checked_classes(classes))
+    return options
 
 
 def _renamed(info: TableInfo, name: str, root: Path | None) -> TableInfo:

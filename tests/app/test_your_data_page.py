@@ -19,6 +19,7 @@ def test_an_example_table_is_added_listed_trained_on_and_forgotten():
     assert_no_errors(app)
     (info,) = stored_tables()
     assert info.name == "wine" and info.class_names == ("class_0", "class_1", "class_2")
+    assert not any("not protected" in note for note in info.notes)  # the classes are public
     assert any("is in the sidebar's dataset list" in s.value for s in app.success)
 
     page = open_page("pages/randomized_response.py", dataset=f"wine · {info.id}", epochs="1")
@@ -83,3 +84,24 @@ def test_numbers_that_are_not_whole_are_snapped_to_a_grid_the_page_offers_at_onc
     assert_no_errors(page)
     assert any("label value in 0..25 gets noise of scale (high−low)/ε = 25/ε" in m.value
                for m in page.markdown)  # fmt: skip
+
+
+def test_a_class_list_known_in_public_is_typed_in_and_without_one_the_page_says_it_leaks():
+    from tests.data.test_tables import _csv
+
+    app = open_page(PAGE)
+    app.session_state["your_data_file"] = ("shapes", _csv())
+    app.run()
+    app.selectbox(key="label").set_value("label").run()
+    assert app.text_input(key="table_classes").value == ""
+    app.button(key="table_add").click().run()
+    assert_no_errors(app)
+    assert any("which classes occur is not protected" in i.value for i in app.info)
+    app.text_input(key="table_classes").input("c2, c1, c0").run()
+    app.button(key="table_add").click().run()
+    assert_no_errors(app)
+    public = [info for info in stored_tables() if info.class_names[0] == "c2"]
+    assert [info.class_names for info in public] == [("c2", "c1", "c0")]
+    app.text_input(key="table_classes").input("c0,c1").run()
+    app.button(key="table_add").click().run()
+    assert any("not among the classes given" in e.value for e in app.error)

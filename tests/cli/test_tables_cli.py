@@ -74,6 +74,7 @@ def test_a_table_is_refused_on_a_cluster_with_the_fix(tmp_path, capsys):
     argv = ["sweep", "rr", "--dataset", f"file:{path}", "--label", "class", "--epsilons", "1",
             "--workers", "1"]  # fmt: skip
     _one_error_line(capsys, argv, "kept on this machine only")
+    assert stored_tables() == []  # refused before the table was prepared and kept
 
 
 def test_a_numeric_label_runs_a_regression_mechanism_in_its_public_range(tmp_path, capsys):
@@ -89,8 +90,8 @@ def test_a_numeric_label_runs_a_regression_mechanism_in_its_public_range(tmp_pat
     details = result["details"]  # in the label's own units
     assert result["test_mse"] >= 0 and (details["low"], details["high"]) == (1.0, 5.0)
     _one_error_line(capsys, [*argv[:-4], "--low", "5", "--high", "1"], "must hold 2 to 100")
-    _one_error_line(capsys, [*RUN, "--dataset", "digits", "--low", "1"], "--low, --high and")
-    _one_error_line(capsys, [*RUN, "--dataset", "digits", "--grid", "9"], "--grid apply to")
+    _one_error_line(capsys, [*RUN, "--dataset", "digits", "--low", "1"], "--low, --high,")
+    _one_error_line(capsys, [*RUN, "--dataset", "digits", "--grid", "9"], "--grid and --classes")
 
 
 def test_numbers_that_are_not_whole_run_on_a_public_grid(tmp_path, capsys):
@@ -133,3 +134,17 @@ def test_warm_fills_a_tables_demo_points_into_its_own_cache(tmp_path, monkeypatc
     assert results_cache(cache, info.id).directory.parent.name == info.id
     _one_error_line(capsys, ["warm", "--dataset", f"file:{path}"], "needs --label COLUMN")
     _one_error_line(capsys, ["warm", "--dataset", "digits", "--label", "x"], "--label applies")
+
+
+def test_classes_known_in_public_are_given_on_the_command_line(tmp_path, capsys):
+    path = tmp_path / "wine.csv"
+    path.write_bytes(example_table("wine"))
+    argv = [*RUN, "--dataset", f"file:{path}", "--label", "class"]
+    assert main([*argv, "--classes", "class_2,class_1,class_0"]) == 0
+    captured = capsys.readouterr()
+    assert "not protected" not in captured.err
+    (info,) = stored_tables()
+    assert info.class_names == ("class_2", "class_1", "class_0")
+    assert json.loads(captured.out)["dataset"] == info.id
+    _one_error_line(capsys, [*argv, "--classes", "class_0,class_1"], "not among the classes")
+    _one_error_line(capsys, [*RUN, "--dataset", "digits", "--classes", "a,b"], "--classes apply")

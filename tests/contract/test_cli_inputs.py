@@ -172,7 +172,7 @@ CLI_CASES = [
     # warm
     pytest.param(["warm", "--dataset", "cifar"], "unknown dataset", id="warm-unknown-dataset"),
     pytest.param(["warm", "--dataset", "mnist"], "not on this machine", id="warm-missing-dataset"),
-    pytest.param(["warm", "--grid", "9"], "--grid apply to --dataset file:", id="warm-stray-grid"),
+    pytest.param(["warm", "--grid", "9"], "--classes apply to --dataset", id="warm-stray-grid"),
     pytest.param(["warm", "--grid", "x"], "invalid int value", id="warm-text-grid"),
     pytest.param([*SWEEP, "--low", "a"], "invalid float value", id="sweep-text-low"),
     pytest.param(
