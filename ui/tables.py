@@ -24,6 +24,7 @@ __all__ = ["chosen_file", "forget_panel", "preview_and_add"]
 
 _EXAMPLES = {"wine": "class", "breast-cancer": "class"}
 _FILE = "your_data_file"
+_EXAMPLE = "your_data_example"
 _UPLOAD = "your_data_upload"
 _PARSED = "your_data_parsed"
 
@@ -38,7 +39,7 @@ def chosen_file() -> tuple[str, bytes] | None:
     example = left.selectbox("…or an example", offered("table_example", list(_EXAMPLES)),
                              key="table_example", bind="query-params")  # fmt: skip
     if right.button("Try an example", key="table_try_example"):
-        _choose(example, example_table(example))
+        _choose(example, example_table(example), example=True)
     elif upload is not None and st.session_state.get(_UPLOAD) != upload.file_id:
         # Read once per upload: Streamlit hands the file over again on every rerun.
         st.session_state[_UPLOAD] = upload.file_id
@@ -46,9 +47,10 @@ def chosen_file() -> tuple[str, bytes] | None:
     return st.session_state.get(_FILE)
 
 
-def _choose(name: str, data: bytes) -> None:
+def _choose(name: str, data: bytes, example: bool = False) -> None:
     """Look at a new file: its own class list's default, not the last file's."""
     st.session_state[_FILE] = (name, data)
+    st.session_state[_EXAMPLE] = name if example else None
     st.session_state.pop("table_classes", None)
 
 
@@ -81,7 +83,9 @@ def preview_and_add(name: str, data: bytes) -> TableInfo | None:
     known = _EXAMPLES.get(name)
     default = columns.index(known) if known in columns else len(columns) - 1
     label = st.selectbox("The label (the private column)", columns, index=default, key="label")
-    options = _task_controls(frame[label], EXAMPLE_CLASSES.get(name) if label == known else None)
+    example = st.session_state.get(_EXAMPLE)  # an upload called wine.csv is not the example
+    public = EXAMPLE_CLASSES.get(example) if example == name and label == known else None
+    options = _task_controls(frame[label], public)
     counts = frame[label].astype(str).value_counts().sort_index()
     chart(st, plots.label_histogram, tuple(counts.index), tuple(counts.to_numpy().tolist()),
           label, key="table_labels")  # fmt: skip

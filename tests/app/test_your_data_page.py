@@ -105,3 +105,15 @@ def test_a_class_list_known_in_public_is_typed_in_and_without_one_the_page_says_
     app.text_input(key="table_classes").input("c0,c1").run()
     app.button(key="table_add").click().run()
     assert any("not among the classes given" in e.value for e in app.error)
+
+
+def test_an_upload_called_like_an_example_gets_no_class_list_of_the_examples():
+    from labeldp_core.data.tables import example_table
+
+    app = open_page(PAGE)
+    app.session_state["your_data_file"] = ("wine", example_table("wine"))  # an upload
+    app.run()
+    assert app.selectbox(key="label").value == "class"
+    assert app.text_input(key="table_classes").value == ""
+    app.button(key="table_try_example").click().run()  # the example itself: its public classes
+    assert app.text_input(key="table_classes").value == "class_0,class_1,class_2"
