@@ -45,7 +45,7 @@ def test_labels_page_runs_the_sweep_with_secure_noise():
 
 def test_pate_page_switches_to_secure_noise():
     app = open_page("pages/pate.py", epochs="1", teachers="5", queries="25", teacher_epochs="1",
-                    aggregator="lnmax")  # fmt: skip
+                    aggregator="lnmax", self_training_rounds="0")  # fmt: skip
     assert_no_errors(app)
     assert not any("Secure noise" in c.value for c in app.caption)
     app.sidebar.selectbox(key="noise").set_value("secure").run()
