@@ -117,3 +117,28 @@ def test_an_upload_called_like_an_example_gets_no_class_list_of_the_examples():
     assert app.text_input(key="table_classes").value == ""
     app.button(key="table_try_example").click().run()  # the example itself: its public classes
     assert app.text_input(key="table_classes").value == "class_0,class_1,class_2"
+
+
+def test_a_tables_values_reach_no_log_nor_the_servers_output(caplog, capfd):
+    import logging
+
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(3)
+    labels = rng.choice(["zebra-secret-7", "okapi-secret-9"], 150)
+    frame = pd.DataFrame({"weight": rng.normal(size=150) + 4242.125, "secret": labels})
+    caplog.set_level(logging.DEBUG)
+    app = open_page(PAGE)
+    app.session_state["your_data_file"] = ("animals", frame.to_csv(index=False).encode())
+    app.run()
+    app.selectbox(key="label").set_value("secret").run()
+    app.button(key="table_add").click().run()
+    assert_no_errors(app)
+    (info,) = stored_tables()
+    page = open_page("pages/randomized_response.py", dataset=f"animals · {info.id}", epochs="1")
+    assert_no_errors(page)
+    logged = "\n".join(record.getMessage() for record in caplog.records)
+    out, err = capfd.readouterr()
+    for written in (logged, out, err):
+        assert "secret-" not in written and "4242" not in written
