@@ -144,6 +144,7 @@ def _training_controls(sidebar, ignored: tuple[str, ...], dataset: str) -> tuple
     if is_table(dataset):
         sidebar.caption("A table has features, not images: the CNN is not offered (the MLP "
                         "trains by default).")  # fmt: skip
+        sidebar.caption(_table_privacy(dataset))
     default_epochs = dataset_info(dataset).default_epochs
     choice = sidebar.selectbox(
         "Training epochs", offered("epochs", EPOCH_CHOICES), key="epochs", bind="query-params",
@@ -152,6 +153,17 @@ def _training_controls(sidebar, ignored: tuple[str, ...], dataset: str) -> tuple
         "mechanism's published recipe where it has one (DP-SGD: 40).",
     )  # fmt: skip
     return int(seed), model, choice
+
+
+def _table_privacy(dataset: str) -> str:
+    """What an epsilon on a table protects, and what it takes as known."""
+    info = table_info(dataset)
+    known = "the features and which rows have a label are taken as known"
+    if not info.unprotected:
+        return f"On this table ε protects each row's label; {known}."
+    return (f"On this table ε protects each row's label; {known}, and so is "
+            f"{' and '.join(info.unprotected)}: that comes from the labels and is not protected "
+            "(give it in public on the 'Your data' page).")  # fmt: skip
 
 
 def current_controls() -> Controls:

@@ -106,6 +106,9 @@ class TableInfo:
     high: float | None = None
     #: How many evenly spaced values a numeric label was snapped to; None: whole numbers.
     grid: int | None = None
+    #: What the epsilons on this table take as known although it comes from its labels: which
+    #: classes occur, or a numeric label's range, when they were not given in public.
+    unprotected: tuple[str, ...] = ()
 
     @property
     def value_step(self) -> float:
@@ -440,10 +443,19 @@ def add_table(
     x = x.reshape(len(x), 1, 1, -1)
     info = TableInfo(table_id, str(name), str(label), task, content, len(frame), len(train),
                      len(test), class_names, features, (*notes, *more, *feature_notes), low,
-                     high, grid)  # fmt: skip
+                     high, grid, _unprotected(options, low, high))  # fmt: skip
     _store(info, {"x_train": x[train], "y_train": codes[train], "x_test": x[test],
                   "y_test": codes[test]}, root)  # fmt: skip
     return info
+
+
+def _unprotected(options: dict, low: float | None, high: float | None) -> tuple[str, ...]:
+    """What came from the labels themselves because it was not given in public."""
+    if options["task"] == "classification":
+        return () if "classes" in options else ("which classes occur (the column's own values)",)
+    if options["low"] is None:
+        return (f"the range {low:g}..{high:g} (the column's own minimum and maximum)",)
+    return ()
 
 
 def _options(
@@ -500,8 +512,8 @@ def table_info(table_id: str, root: Path | None = None) -> TableInfo:
             f"no table {table_id!r} here: add it with --dataset file:PATH --label COLUMN, or on "
             "the app's 'Your data' page"
         ) from None
-    for name in ("class_names", "features", "notes"):
-        fields[name] = tuple(fields[name])
+    for name in ("class_names", "features", "notes", "unprotected"):
+        fields[name] = tuple(fields.get(name, ()))
     return TableInfo(**fields)
 
 

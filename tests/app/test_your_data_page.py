@@ -27,6 +27,8 @@ def test_an_example_table_is_added_listed_trained_on_and_forgotten():
     assert page.sidebar.selectbox(key="model").options == ["mlp", "logistic"]
     metrics = {m.label: m.value for m in page.metric}
     assert metrics["ε spent (label, replace-one)"] == "1" and metrics["Training labels"] == "142"
+    said = [c.value for c in page.sidebar.caption if "On this table ε protects" in c.value]
+    assert said and "not protected" not in said[0]  # the example's classes are public
 
     app = open_page(PAGE)
     app.button(key=f"forget_{info.id}").click().run()
@@ -102,6 +104,11 @@ def test_a_class_list_known_in_public_is_typed_in_and_without_one_the_page_says_
     assert_no_errors(app)
     public = [info for info in stored_tables() if info.class_names[0] == "c2"]
     assert [info.class_names for info in public] == [("c2", "c1", "c0")]
+    for info in stored_tables():
+        page = open_page("pages/rr_prior.py", dataset=f"{info.name} · {info.id}", epochs="1")
+        said = " ".join(c.value for c in page.sidebar.caption)
+        leaks = "which classes occur (the column's own values): that comes from the labels"
+        assert (leaks in said) == (info.class_names[0] != "c2"), said
     app.text_input(key="table_classes").input("c0,c1").run()
     app.button(key="table_add").click().run()
     assert any("not among the classes given" in e.value for e in app.error)

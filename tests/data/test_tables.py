@@ -172,7 +172,7 @@ def test_a_whole_number_label_in_a_public_range_is_a_regression_table(cache):
     info = add_table(_ratings(), "rating", "ratings", task="regression", low=0, high=6)
     assert (info.task, info.low, info.high) == ("regression", 0, 6)
     assert info.class_names == ("0", "1", "2", "3", "4", "5", "6")
-    assert not any("leaks" in note for note in info.notes)
+    assert not any("leaks" in note for note in info.notes) and info.unprotected == ()
     data = load_dataset(info.id)
     values = pd.read_csv(io.BytesIO(_ratings()))["rating"]
     assert sorted(np.concatenate([data.y_train, data.y_test]).tolist()) == sorted(values - 0)
@@ -185,6 +185,7 @@ def test_a_whole_number_label_in_a_public_range_is_a_regression_table(cache):
 def test_a_range_from_the_data_is_used_with_a_note_that_it_leaks_and_outliers_are_clamped():
     derived = add_table(_ratings(), "rating", "r", task="regression")
     assert (derived.low, derived.high) == (1, 5)
+    assert derived.unprotected == ("the range 1..5 (the column's own minimum and maximum)",)
     assert any("own minimum and maximum, which it leaks" in note for note in derived.notes)
     clamped = add_table(_ratings(), "rating", "r", task="regression", low=2, high=4)
     assert any("outside 2..4 were clamped into it" in note for note in clamped.notes)
@@ -294,7 +295,9 @@ def test_classes_known_in_public_are_used_in_their_order_and_the_columns_own_are
     own = _add(_csv())
     assert own.class_names == ("c0", "c1", "c2")
     assert any("which classes occur is not protected" in note for note in own.notes)
+    assert own.unprotected == ("which classes occur (the column's own values)",)
     given = add_table(_csv(), "label", "t", classes=["c2", "c1", "c0", "c3"])
+    assert given.unprotected == ()
     assert given.class_names == ("c2", "c1", "c0", "c3") and given.id != own.id
     assert not any("not protected" in note for note in given.notes)
     data, reference = load_dataset(given.id), load_dataset(own.id)
