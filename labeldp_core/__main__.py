@@ -1,4 +1,4 @@
-"""Command line: ``python -m labeldp_core list|run|sweep|warm|audit|reproduce``, for scripts.
+"""Command line: ``python -m labeldp_core list|run|sweep|warm|audit|reproduce|forget|cache``.
 
 Exit status 0 on success and 2 on bad input, with one ``error: ...`` line on stderr; ``audit``
 exits with 1 when a mechanism (not a negative control) is caught leaking more than it claims,
@@ -439,25 +439,33 @@ def _parser() -> argparse.ArgumentParser:
     listing = commands.add_parser("list", help="mechanisms and datasets with one-line descriptions")
     listing.add_argument("--json", action="store_true", help="print JSON")
     listing.set_defaults(handler=_cmd_list)
+    _computing_commands(commands)
+    _keeping_commands(commands)
+    return parser
 
-    def common(sub: argparse.ArgumentParser) -> None:
-        sub.add_argument("mechanism", help="mechanism id, see `list`")
-        sub.add_argument("--dataset", required=True, help="dataset id, see `list`")
-        sub.add_argument("--epochs", type=int, help="training epochs (default: per dataset)")
-        sub.add_argument(
-            "--set", action="append", default=[], metavar="KEY=VALUE", help="a mechanism setting"
-        )
-        sub.add_argument("--json", action="store_true", help="print the JSON result")
-        _table_options(sub)
 
+def _run_options(sub: argparse.ArgumentParser) -> None:
+    """What ``run`` and ``sweep`` share: the mechanism, its dataset and its settings."""
+    sub.add_argument("mechanism", help="mechanism id, see `list`")
+    sub.add_argument("--dataset", required=True, help="dataset id, see `list`")
+    sub.add_argument("--epochs", type=int, help="training epochs (default: per dataset)")
+    sub.add_argument(
+        "--set", action="append", default=[], metavar="KEY=VALUE", help="a mechanism setting"
+    )
+    sub.add_argument("--json", action="store_true", help="print the JSON result")
+    _table_options(sub)
+
+
+def _computing_commands(commands: argparse._SubParsersAction) -> None:
+    """``run``, ``sweep``, ``warm`` and ``audit``: the commands that compute."""
     single = commands.add_parser("run", help="run one mechanism at one epsilon")
-    common(single)
+    _run_options(single)
     single.add_argument("--epsilon", type=float, required=True, help="privacy budget, > 0")
     single.add_argument("--seed", type=int, default=0)
     single.set_defaults(handler=_cmd_run)
 
     many = commands.add_parser("sweep", help="run a mechanism over epsilons and seeds")
-    common(many)
+    _run_options(many)
     many.add_argument("--epsilons", type=float, nargs="+", required=True, metavar="E")
     many.add_argument("--seeds", type=int, nargs="+", default=[0], metavar="S")
     many.add_argument("--csv", metavar="PATH", help="also write the results as CSV")
@@ -483,6 +491,9 @@ def _parser() -> argparse.ArgumentParser:
     _cluster_options(audit)
     audit.set_defaults(handler=_cmd_audit)
 
+
+def _keeping_commands(commands: argparse._SubParsersAction) -> None:
+    """``reproduce``, ``forget`` and ``cache``: the commands that report on or move the cache."""
     again = commands.add_parser(
         "reproduce", help="our figures beside the papers' and the seeds' claims"
     )
@@ -506,7 +517,6 @@ def _parser() -> argparse.ArgumentParser:
     moving.add_argument("direction", choices=("export", "import"))
     moving.add_argument("path", metavar="FILE", help="the archive (.zip) to write or read")
     moving.set_defaults(handler=_cmd_cache)
-    return parser
 
 
 def _cmd_forget(args: argparse.Namespace) -> int:
