@@ -20,6 +20,7 @@ which the command line and the app should not pay until DP-SGD is actually accou
 
 import warnings
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -67,9 +68,17 @@ class PrvTooLargeError(InvalidInputError):
 def rdp_per_step(q: float, sigma: float, orders: Sequence[float] = RDP_ORDERS) -> np.ndarray:
     """Renyi DP of one subsampled Gaussian step at each order (composition adds these up).
 
+    Remembered per (q, sigma, orders) in this process: Opacus computes each fractional order in
+    a Python loop (about 0.1 s for the default grid), and a page asks again on every rerun.
+
     >>> float(rdp_per_step(1.0, 2.0, [2.0])[0])  # no subsampling: alpha / (2 sigma^2)
     0.25
     """
+    return _rdp_per_step(float(q), float(sigma), tuple(map(float, orders))).copy()
+
+
+@lru_cache(maxsize=1024)
+def _rdp_per_step(q: float, sigma: float, orders: tuple[float, ...]) -> np.ndarray:
     from opacus.accountants.analysis import rdp as opacus_rdp
 
     return np.asarray(
@@ -122,16 +131,24 @@ def prv_grid_points(q: float, sigma: float, steps: int, delta: float) -> int:
 def prv_epsilon(q: float, sigma: float, steps: int, delta: float) -> float:
     """Epsilon of ``steps`` subsampled Gaussian steps by the PRV accountant (an upper bound).
 
+    Remembered per argument (and grid cap) in this process: a pure function, and seconds of
+    work, since the grid's domain alone evaluates Opacus's RDP at every order.
+
     Raises:
         PrvTooLargeError: if the grid would have more than :data:`PRV_MAX_POINTS` points.
         ValueError, RuntimeError: where the numerical composition cannot reach ``delta`` (for
             example a delta so small that floating point error dominates).
     """
+    return _prv_epsilon(float(q), float(sigma), int(steps), float(delta), PRV_MAX_POINTS)
+
+
+@lru_cache(maxsize=1024)
+def _prv_epsilon(q: float, sigma: float, steps: int, delta: float, cap: int) -> float:
     accountant, points = _prv_accountant(q, sigma, steps, delta)
-    if points > PRV_MAX_POINTS:
+    if points > cap:
         raise PrvTooLargeError(
             f"the PRV accountant would need {points:,} grid points at noise multiplier "
-            f"{sigma:.3g} over {steps:,} steps (at most {PRV_MAX_POINTS:,}: several GB of "
+            f"{sigma:.3g} over {steps:,} steps (at most {cap:,}: several GB of "
             "memory); use accountant=rdp, or a smaller epsilon, fewer epochs or a larger delta"
         )
     with warnings.catch_warnings():

@@ -259,12 +259,28 @@ def test_the_prv_grid_checked_is_the_one_the_accountant_uses(monkeypatch):
         return real(tprv, domain)
 
     monkeypatch.setattr("opacus.accountants.prv.discretize", recording)
+    sampled_gaussian._prv_epsilon.cache_clear()  # computed here, not remembered from elsewhere
     q, sigma, steps, delta = 256 / 60000, 0.8, 1175, 1e-5
     epsilon = sampled_gaussian.prv_epsilon(q, sigma, steps, delta)
     expected = PRVAccountant()
     expected.history = [(sigma, q, steps)]
     assert epsilon == expected.get_epsilon(delta, eps_error=PRV_EPSILON_ERROR)
     assert sizes[0] == prv_grid_points(q, sigma, steps, delta)
+
+
+def test_the_accountants_answers_are_remembered_and_the_grid_cap_is_part_of_the_question(
+    monkeypatch,
+):
+    q, sigma, steps, delta = 256 / 60000, 0.9, 1175, 1e-5
+    assert rdp_per_step(q, sigma) is not rdp_per_step(q, sigma)  # a copy each time
+    assert np.array_equal(rdp_per_step(q, sigma), rdp_per_step(q, sigma))
+    first = sampled_gaussian.prv_epsilon(q, sigma, steps, delta)
+    monkeypatch.setattr("opacus.accountants.PRVAccountant.get_epsilon", None)  # not called again
+    assert sampled_gaussian.prv_epsilon(q, sigma, steps, delta) == first
+    points = prv_grid_points(q, sigma, steps, delta)
+    monkeypatch.setattr(sampled_gaussian, "PRV_MAX_POINTS", points - 1)
+    with pytest.raises(InvalidInputError, match="would need"):
+        sampled_gaussian.prv_epsilon(q, sigma, steps, delta)  # a lower cap is a new question
 
 
 def test_a_prv_grid_over_the_cap_is_refused_before_it_is_built(monkeypatch):
