@@ -149,3 +149,19 @@ def test_a_tables_values_reach_no_log_nor_the_servers_output(caplog, capfd):
     out, err = capfd.readouterr()
     for written in (logged, out, err):
         assert "secret-" not in written and "4242" not in written
+
+
+def test_a_reversed_public_range_is_refused_on_the_page_and_nothing_is_kept():
+    from tests.data.test_tables import _prices
+
+    app = open_page(PAGE)
+    app.session_state["your_data_file"] = ("prices", _prices())
+    app.run()
+    app.selectbox(key="label").set_value("price")
+    app.radio(key="table_task").set_value("a number").run()
+    app.checkbox(key="table_public").check().run()
+    app.number_input(key="table_low").set_value(25.0)
+    app.number_input(key="table_high").set_value(0.5)
+    app.button(key="table_add").click().run()
+    assert any("finite numbers with low < high" in e.value for e in app.error)
+    assert stored_tables() == []
