@@ -10,9 +10,10 @@ current_controls()
 st.title("Your data")
 st.markdown(
     "Bring a table (CSV or Parquet) and pick the column whose values are private: the *label*. "
-    "Every mechanism then protects that column only; the other columns are features the model "
-    "reads, standardised or one-hot encoded. A table has no images, so the pages train the MLP "
-    "or the logistic model on it."
+    "Every mechanism then protects each row's label and nothing else: the other columns are "
+    "features the model reads (standardised or one-hot encoded), and which rows have a label, "
+    "and the classes or range you give, are taken as known. A table has no images, so the pages "
+    "train the MLP or the logistic model on it."
 )
 with reported_errors():
     if read_only():
