@@ -13,12 +13,12 @@ from labeldp_core.data.tables import (
     add_table,
     example_table,
     forget_table,
-    read_table,
     stored_tables,
 )
 from labeldp_core.errors import LabelDPError
 from ui.export import chart
 from ui.links import offered
+from ui.table_reading import forget_parsed, one_at_a_time, parsed_table
 
 __all__ = ["chosen_file", "forget_panel", "preview_and_add"]
 
@@ -26,7 +26,6 @@ _EXAMPLES = {"wine": "class", "breast-cancer": "class"}
 _FILE = "your_data_file"
 _EXAMPLE = "your_data_example"
 _UPLOAD = "your_data_upload"
-_PARSED = "your_data_parsed"
 
 
 def chosen_file() -> tuple[str, bytes] | None:
@@ -54,31 +53,17 @@ def _choose(name: str, data: bytes, example: bool = False) -> None:
     st.session_state.pop("table_classes", None)
 
 
-def _parsed(data: bytes) -> pd.DataFrame:
-    """The table in ``data``, parsed once per file, not on every rerun of the page.
-
-    Raises:
-        LabelDPError: as :func:`read_table`.
-    """
-    found = st.session_state.get(_PARSED)
-    if found is None or found[0] is not data:
-        st.session_state[_PARSED] = (data, read_table(data))
-    return st.session_state[_PARSED][1]
-
-
 def preview_and_add(name: str, data: bytes) -> TableInfo | None:
     """Show the table, ask for its label column and name; the stored table once added."""
     try:
-        frame = _parsed(data)
+        parsed = parsed_table(data)
     except LabelDPError as exc:
         st.error(f"This file cannot be used: {exc}")
         return None
+    frame = parsed.frame
     st.caption(f"{frame.shape[0]:,} rows, {frame.shape[1]} columns. The first rows:")
     st.dataframe(frame.head(8), hide_index=True)
-    types = pd.DataFrame({"column": frame.columns.astype(str),
-                          "type": frame.dtypes.astype(str).to_numpy(),
-                          "distinct values": frame.nunique().to_numpy()})  # fmt: skip
-    st.dataframe(types, hide_index=True)
+    st.dataframe(parsed.columns, hide_index=True)
     columns = [str(column) for column in frame.columns]
     known = _EXAMPLES.get(name)
     default = columns.index(known) if known in columns else len(columns) - 1
@@ -93,7 +78,8 @@ def preview_and_add(name: str, data: bytes) -> TableInfo | None:
     if not st.button("Use this table", key="table_add", type="primary"):
         return None
     try:
-        info = add_table(data, label, shown.strip() or name, **options)
+        with one_at_a_time("prepared"):
+            info = add_table(data, label, shown.strip() or name, **options)
     except LabelDPError as exc:
         st.error(f"This table cannot be used: {exc}")
         return None
@@ -166,6 +152,7 @@ def forget_panel(buttons: bool = True) -> None:
                       f"{_label_kind(info)} (`{info.id}`)")  # fmt: skip
         if buttons and right.button("Forget this dataset", key=f"forget_{info.id}"):
             forget_table(info.id)
+            forget_parsed()  # no parsed copy of its file lingers in the server's memory
             st.rerun()
 
 

@@ -6,6 +6,7 @@ import pytest
 import streamlit as st
 
 import ui.results
+from ui import table_reading
 
 
 @pytest.fixture(autouse=True)
@@ -20,9 +21,11 @@ def pages_compute_points_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture(autouse=True)
 def fresh_streamlit_caches() -> None:
-    """AppTest runs share Streamlit's process-wide caches; each test starts from empty ones."""
+    """AppTest runs share the process-wide caches (Streamlit's, the parsed uploads); each test
+    starts from empty ones."""
     st.cache_data.clear()
     st.cache_resource.clear()
+    table_reading.forget_parsed()
 
 
 @pytest.fixture(autouse=True)

@@ -30,10 +30,13 @@ def test_an_example_table_is_added_listed_trained_on_and_forgotten():
     said = [c.value for c in page.sidebar.caption if "On this table ε protects" in c.value]
     assert said and "not protected" not in said[0]  # the example's classes are public
 
+    from ui import table_reading
+
+    assert table_reading._KEPT  # the parsed file, kept for the sessions that show it
     app = open_page(PAGE)
     app.button(key=f"forget_{info.id}").click().run()
     assert_no_errors(app)
-    assert stored_tables() == []
+    assert stored_tables() == [] and not table_reading._KEPT  # nor left in memory
 
 
 def test_a_file_that_is_not_a_table_is_refused_on_the_page_and_nothing_is_kept():
@@ -165,3 +168,50 @@ def test_a_reversed_public_range_is_refused_on_the_page_and_nothing_is_kept():
     app.button(key="table_add").click().run()
     assert any("finite numbers with low < high" in e.value for e in app.error)
     assert stored_tables() == []
+
+
+def test_sessions_showing_one_file_share_one_parse_and_the_server_keeps_a_few(monkeypatch):
+    from tests.data.test_tables import _csv
+    from ui import table_reading
+
+    parses = []
+    real = table_reading.read_table
+    monkeypatch.setattr(table_reading, "read_table", lambda data: parses.append(1) or real(data))
+    for _ in range(2):  # two students with the same file
+        app = open_page(PAGE)
+        app.session_state["your_data_file"] = ("shapes", _csv())
+        app.run()
+        assert_no_errors(app)
+    assert len(parses) == 1
+    for seed in range(table_reading.MAX_PARSED + 2):
+        table_reading.parsed_table(_csv(seed=seed + 10))
+    assert len(table_reading._KEPT) == table_reading.MAX_PARSED
+
+
+def test_one_table_is_read_or_prepared_at_a_time_and_the_waiting_page_says_so(monkeypatch):
+    import threading
+
+    from ui import table_reading
+
+    said, entered = [], threading.Event()
+    monkeypatch.setattr(table_reading.st, "spinner", lambda text: said.append(text) or _Null())
+
+    def second() -> None:
+        with table_reading.one_at_a_time("read"):
+            entered.set()
+
+    with table_reading.one_at_a_time("prepared"):
+        waiting = threading.Thread(target=second)
+        waiting.start()
+        assert not entered.wait(0.3)  # it waits while the slot is held
+    waiting.join()
+    assert entered.is_set()
+    assert said == ["Another table is being read on this server; yours is next..."]
+
+
+class _Null:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
