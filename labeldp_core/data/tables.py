@@ -34,6 +34,7 @@ import os
 import shutil
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
+from numbers import Integral, Real
 from pathlib import Path
 
 import numpy as np
@@ -314,8 +315,7 @@ def _checked_grid(low: object, high: object, grid: object) -> tuple[float, float
     if not _is_int(grid) or not 2 <= grid <= MAX_CLASSES:
         raise InvalidInputError(f"grid must be a whole number of values in 2..{MAX_CLASSES}, "
                                 f"got {grid!r}")  # fmt: skip
-    numbers = all(isinstance(v, int | float | np.number) and not isinstance(v, bool)
-                  for v in (low, high))  # fmt: skip
+    numbers = all(isinstance(v, Real) and not isinstance(v, bool) for v in (low, high))
     if not numbers or not np.isfinite([low, high]).all() or not low < high:
         raise InvalidInputError(f"low and high must be finite numbers with low < high, got "
                                 f"{low!r} and {high!r}")  # fmt: skip
@@ -323,7 +323,7 @@ def _checked_grid(low: object, high: object, grid: object) -> tuple[float, float
 
 
 def _is_int(value: object) -> bool:
-    return isinstance(value, int | np.integer) and not isinstance(value, bool)
+    return isinstance(value, Integral) and not isinstance(value, bool)
 
 
 def _canonical(bound: object) -> object:
