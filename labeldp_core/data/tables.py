@@ -278,6 +278,9 @@ def _numbers(
     notes = []
     if low is None and high is None:
         low, high = float(numbers.min()), float(numbers.max())
+        if low == high:
+            raise InvalidInputError(f"the label {label!r} has one value only ({low:g}): nothing "
+                                    "to predict; pick another column")  # fmt: skip
         low, high = (int(low), int(high)) if grid is None else (low, high)
         notes.append(
             f"the range {low:g}..{high:g} is the label column's own minimum and "
@@ -294,8 +297,16 @@ def _numbers(
         notes.append(f"labels snapped to the nearest of {grid} values {step:.6g} apart: by "
                      f"{moved.mean():.4g} on average (a mean squared {np.mean(moved**2):.4g} "
                      "that every MSE here includes)")  # fmt: skip
-    names = tuple(f"{low + step * k:.6g}" for k in range(size))
-    return positions, names, notes, low, high
+    return positions, _value_names(low, step, size), notes, low, high
+
+
+def _value_names(low: float, step: float, size: int) -> tuple[str, ...]:
+    """The grid's values as text, with as many digits as it takes to tell them apart."""
+    for digits in range(6, 18):
+        names = tuple(f"{low + step * k:.{digits}g}" for k in range(size))
+        if len(set(names)) == size:
+            return names
+    return names
 
 
 def _checked_grid(low: object, high: object, grid: object) -> tuple[float, float, float]:

@@ -255,6 +255,7 @@ BAD_NUMBERS = {
     "grid, text bound": (_prices(), {"low": "0", "high": 5, "grid": 9}, "finite numbers"),
     "wide whole range": (_ratings(), {"low": 0, "high": 500}, "give a grid of at most 100"),
     "infinite label": (_prices(first="inf"), {"grid": 9}, "infinite numbers"),
+    "one value only": (_prices(scale=0.0), {"grid": 9}, "has one value only"),
 }
 
 
@@ -327,3 +328,12 @@ def test_a_bad_list_of_classes_is_refused(classes, match):
     assert tables.stored_tables() == []
     with pytest.raises(InvalidInputError, match="classes apply to a label read as classes"):
         add_table(_ratings(), "rating", "t", task="regression", classes=["1", "2"])
+
+
+def test_the_values_of_a_fine_grid_far_from_zero_keep_names_of_their_own():
+    frame = pd.read_csv(io.BytesIO(_prices()))
+    frame["price"] = 1_000_000 + frame["price"] / 20
+    info = add_table(frame.to_csv(index=False).encode(), "price", "t", task="regression",
+                     low=1_000_000, high=1_000_001, grid=100)  # fmt: skip
+    assert len(set(info.class_names)) == 100
+    assert info.class_names[0] == "1000000" and info.class_names[-1] == "1000001"
