@@ -190,11 +190,13 @@ def test_sessions_showing_one_file_share_one_parse_and_the_server_keeps_a_few(mo
 
 def test_one_table_is_read_or_prepared_at_a_time_and_the_waiting_page_says_so(monkeypatch):
     import threading
+    from contextlib import nullcontext
 
     from ui import table_reading
 
     said, entered = [], threading.Event()
-    monkeypatch.setattr(table_reading.st, "spinner", lambda text: said.append(text) or _Null())
+    spinner = lambda text: said.append(text) or nullcontext()  # noqa: E731
+    monkeypatch.setattr(table_reading.st, "spinner", spinner)
 
     def second() -> None:
         with table_reading.one_at_a_time("read"):
@@ -208,10 +210,3 @@ def test_one_table_is_read_or_prepared_at_a_time_and_the_waiting_page_says_so(mo
     assert entered.is_set()
     assert said == ["Another table is being read on this server; yours is next..."]
 
-
-class _Null:
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
