@@ -195,7 +195,11 @@ def test_one_table_is_read_or_prepared_at_a_time_and_the_waiting_page_says_so(mo
     from ui import table_reading
 
     said, entered = [], threading.Event()
-    spinner = lambda text: said.append(text) or nullcontext()  # noqa: E731
+
+    def spinner(text: str) -> nullcontext:
+        said.append(text)
+        return nullcontext()
+
     monkeypatch.setattr(table_reading.st, "spinner", spinner)
 
     def second() -> None:
