@@ -213,4 +213,3 @@ def test_one_table_is_read_or_prepared_at_a_time_and_the_waiting_page_says_so(mo
     waiting.join()
     assert entered.is_set()
     assert said == ["Another table is being read on this server; yours is next..."]
-
