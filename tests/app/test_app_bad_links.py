@@ -156,11 +156,12 @@ def test_every_seed_the_core_accepts_is_accepted_by_the_control():
 
 
 def test_a_link_value_a_choice_control_lacks_is_answered_with_the_values_it_takes():
-    app = open_page("pages/pate.py", teachers="7", epochs="1")
+    # (On the noise page: the PATE page's teachers=7 said the same, then trained 50 teachers.)
+    app = open_page("pages/laplace_noise.py", compare="7")
     assert not app.exception
     (message,) = _errors(app)
-    assert message.startswith("The link sets teachers=`7`, which cannot be used: teachers can be "
-                              "one of 5, 10, 25, 50, 100, 250.")  # fmt: skip
+    assert message.startswith("The link sets compare=`7`, which cannot be used: compare can be "
+                              "one of 0.1, 0.25, 0.5, 1, 2, 4, 8.")  # fmt: skip
 
 
 @pytest.mark.parametrize(
