@@ -156,7 +156,6 @@ def forget_panel(buttons: bool = True) -> None:
             st.rerun()
 
 
-
 def _label_kind(info: TableInfo) -> str:
     """What the label is: how many classes, or which numbers."""
     if info.task == "classification":

@@ -206,19 +206,20 @@ def _labelled(frame: pd.DataFrame, label: str) -> tuple[pd.DataFrame, list[str]]
 
 
 def _classes(
-    values: pd.Series, label: str, classes: tuple[str, ...] | None
+    values: pd.Series, label: str, classes: Sequence[str] | None
 ) -> tuple[np.ndarray, tuple[str, ...], list[str]]:
     """Class indices of a label read as categories, the class names, and notes.
 
-    ``classes`` is a list known in public, in its order; without one the column's own values are
-    the classes, and a note says that which classes occur is then not protected.
+    ``classes`` is a list known in public (checked by :func:`_options`), in its order; without
+    one the column's own values are the classes, and a note says that which classes occur is
+    then not protected.
     """
     seen = values.astype(str).str.strip().to_numpy()
     if classes is None:
         names, codes = np.unique(seen, return_inverse=True)
         names, notes = tuple(map(str, names)), [_OWN_CLASSES]
     else:
-        names, notes = _checked_classes(classes), []
+        names, notes = tuple(classes), []
         codes = pd.Series(seen).map({name: k for k, name in enumerate(names)})
         unknown = codes.isna().to_numpy()
         if unknown.any():
@@ -290,10 +291,11 @@ def _numbers(
     outside = int(np.sum((numbers < low) | (numbers > high)))
     if outside:
         notes.append(f"{outside:,} labels outside {low:g}..{high:g} were clamped into it")
-    positions = np.rint((np.clip(numbers, low, high) - low) / step).astype(np.int64)
+    clamped = np.clip(numbers, low, high)
+    positions = np.rint((clamped - low) / step).astype(np.int64)
     size = round((high - low) / step) + 1
     if grid is not None:
-        moved = np.abs(low + step * positions - np.clip(numbers, low, high))
+        moved = np.abs(low + step * positions - clamped)
         notes.append(f"labels snapped to the nearest of {grid} values {step:.6g} apart: by "
                      f"{moved.mean():.4g} on average (a mean squared {np.mean(moved**2):.4g} "
                      "that every MSE here includes)")  # fmt: skip
