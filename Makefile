@@ -9,7 +9,7 @@ ARGS ?=
 # Host names and addresses a classroom's browsers may use to reach this machine.
 CLASS_HOSTS ?= $(shell hostname) $(shell hostname -I 2>/dev/null) localhost 127.0.0.1
 
-.PHONY: run classroom test lint bench mutation data warm clean-cache lock scheduler worker
+.PHONY: run classroom test lint bench mutation data browser warm clean-cache lock scheduler worker
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -44,7 +44,9 @@ worker: $(VENV)/.requirements
 	PYTHONPATH=$(CURDIR) LABELDP_TORCH_THREADS=1 $(VENV)/bin/dask worker $(SCHEDULER) \
 		--nworkers $(NWORKERS) --nthreads 1
 
-test: $(VENV)/.requirements-dev
+# Everything the suite reads is installed here (Fashion-MNIST's files, a browser): `make test` on a
+# machine that never ran anything else must pass.
+test: $(VENV)/.requirements-dev data browser
 	$(PY) -m ruff check .
 	$(PY) -m pytest -q
 
@@ -99,10 +101,21 @@ print(f"fashion-mnist ready: {data.n_train} training + {data.n_test} test images
 endef
 export DATA_CHECK
 
+# Installs the Debian packages named unless they are installed already, reading apt's lists first
+# (a new machine may have none).
+define APT_INSTALL
+dpkg-query -W -f='$${Status}' $(1) 2>/dev/null | grep -q 'ok installed' || { $(SUDO) apt-get update -qq \
+	&& DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $(1); }
+endef
+
 # Debian's Fashion-MNIST package; the loader unpacks its files where torchvision looks.
 data: $(VENV)/.requirements
-	$(SUDO) apt-get install -y dataset-fashion-mnist
+	@$(call APT_INSTALL,dataset-fashion-mnist)
 	LABELDP_OFFLINE=1 $(PY) -c "$$DATA_CHECK"
+
+# Debian's Chromium, for the tests that drive the app in a real browser (never a downloaded one).
+browser:
+	@$(call APT_INSTALL,chromium)
 
 # Precompute the demo set for digits and Fashion-MNIST (resumable: rerun after an interruption).
 warm: data
