@@ -3,10 +3,17 @@
 Sequential composition: mechanisms that all read the same labels add their epsilons. Parallel
 composition: mechanisms that read disjoint sets of labels cost the largest of their epsilons,
 because one changed label is seen by only one of them.
+
+Sums are exact: every epsilon is a double, which ``fractions.Fraction`` holds exactly, so a split
+is checked and a composed total computed on fractions, and the total reported is rounded *up* to
+a double, as the noise plans round their own epsilons (a sum rounded to nearest could fall one
+unit in the last place below the loss of the noise drawn).
 """
 
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass
+from fractions import Fraction
 from numbers import Real
 
 import numpy as np
@@ -33,13 +40,32 @@ def _budgets(epsilons: Iterable[float]) -> list[float]:
     return [float(value) for value in values]
 
 
+def _exact_sum(epsilons: Iterable[float]) -> Fraction:
+    return sum((Fraction(value) for value in epsilons), Fraction(0))
+
+
+def _float_at_least(value: Fraction) -> float:
+    """The smallest double >= ``value`` (infinity beyond the largest double)."""
+    try:
+        nearest = float(value)
+    except OverflowError:
+        return math.inf
+    if Fraction(nearest) < value:
+        nearest = math.nextafter(nearest, math.inf)
+    return nearest
+
+
 def sequential_composition(epsilons: Iterable[float]) -> float:
     """Total epsilon of pure-DP mechanisms that all see the same data: their sum.
 
+    The sum is exact and rounded up to a double, so the figure is never below the true total.
+
     >>> sequential_composition([0.25, 0.75])
     1.0
+    >>> sequential_composition([0.1, 0.7]) > 0.1 + 0.7  # the float sum rounds below the exact one
+    True
     """
-    return float(sum(_budgets(epsilons)))
+    return _float_at_least(_exact_sum(_budgets(epsilons)))
 
 
 def parallel_composition(epsilons: Iterable[float]) -> float:
@@ -74,7 +100,8 @@ def split_budget(total: float, prior_epsilon: float) -> BudgetSplit:
     """Give ``prior_epsilon`` to the prior and exactly what is left of ``total`` to the release.
 
     ``prior_epsilon`` may be 0 (a prior that reads no labels). The release budget is rounded down
-    by at most one unit in the last place so that the composed total never exceeds ``total``.
+    by a unit in the last place at a time until the exact sum of the two doubles is at most
+    ``total``, so the composed total (rounded up) never exceeds ``total`` either.
 
     Raises:
         InvalidInputError: if the prior budget is negative or leaves nothing for the release.
@@ -94,8 +121,8 @@ def split_budget(total: float, prior_epsilon: float) -> BudgetSplit:
             f"epsilon={total:g}; choose prior_epsilon below {total:g} "
             f"(e.g. {0.2 * total:.3g}, a fifth of the total)"
         )
-    while prior_epsilon + release_epsilon > total:
-        release_epsilon = float(np.nextafter(release_epsilon, 0.0))
+    while _exact_sum([prior_epsilon, release_epsilon]) > Fraction(total):
+        release_epsilon = math.nextafter(release_epsilon, 0.0)
     return BudgetSplit(total=total, prior_epsilon=prior_epsilon, release_epsilon=release_epsilon)
 
 

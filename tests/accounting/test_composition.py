@@ -1,7 +1,9 @@
 import math
+from fractions import Fraction
 
+import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from labeldp_core.accounting import (
@@ -11,6 +13,13 @@ from labeldp_core.accounting import (
     split_budget_by_share,
 )
 from labeldp_core.errors import InvalidInputError
+
+#: Issue 34's example: a fifth of this epsilon to the prior left a release whose exact sum with the
+#: prior was above the total by under one unit in the last place, while the floats said "equal".
+EXAMPLE = 5.082239008815137
+#: A dense grid of totals: 0.001 steps up to 10, then a geometric grid up to 40 (the example's).
+DENSE_TOTALS = [round(0.001 * i, 3) for i in range(1, 10_001)] + list(np.geomspace(0.01, 40, 600))
+SHARES = (0.1, 0.2, 0.5)
 
 
 def test_sequential_adds_and_parallel_takes_the_largest():
@@ -59,3 +68,51 @@ def test_share_must_lie_in_0_to_1_leaving_budget_for_the_release(share):
 def test_a_zero_share_means_no_prior_and_the_whole_budget_released():
     split = split_budget_by_share(1.5, 0.0)
     assert (split.prior_epsilon, split.release_epsilon, split.spent) == (0.0, 1.5, 1.5)
+
+
+def test_the_example_split_fits_its_total_in_exact_arithmetic():
+    split = split_budget_by_share(EXAMPLE, 0.2)
+    assert Fraction(split.prior_epsilon) + Fraction(split.release_epsilon) <= Fraction(EXAMPLE)
+    assert split.spent == EXAMPLE  # one unit in the last place was taken from the release only
+
+
+def test_splits_fit_their_totals_exactly_on_a_dense_grid():
+    for total in DENSE_TOTALS:
+        for share in SHARES:
+            split = split_budget_by_share(float(total), share)
+            exact = Fraction(split.prior_epsilon) + Fraction(split.release_epsilon)
+            assert exact <= Fraction(split.total), (total, share)
+            assert Fraction(split.spent) >= exact
+            assert split.spent <= split.total
+            # The release lost at most a few units in the last place to the exact check.
+            assert split.total - split.prior_epsilon - split.release_epsilon <= 4 * math.ulp(total)
+
+
+@given(total=st.floats(1e-3, 100.0), prior=st.floats(0.0, 100.0))
+@example(total=EXAMPLE, prior=0.2 * EXAMPLE)
+def test_any_split_fits_its_total_exactly(total, prior):
+    if prior >= total:
+        return
+    split = split_budget(total, prior)
+    assert Fraction(split.prior_epsilon) + Fraction(split.release_epsilon) <= Fraction(total)
+
+
+def _sum_rounded_up_is_the_smallest_double(epsilons: list[float]) -> None:
+    composed = sequential_composition(epsilons)
+    exact = sum(map(Fraction, epsilons), Fraction(0))
+    assert Fraction(composed) >= exact
+    assert Fraction(math.nextafter(composed, -math.inf)) < exact or composed == 0.0
+
+
+def test_sequential_composition_rounds_the_exact_sum_up():
+    # 0.1 + 0.7 rounds to nearest below the exact sum of the two doubles.
+    assert Fraction(0.1 + 0.7) < Fraction(0.1) + Fraction(0.7)
+    assert sequential_composition([0.1, 0.7]) == math.nextafter(0.1 + 0.7, math.inf)
+    _sum_rounded_up_is_the_smallest_double([0.1, 0.7])
+    assert sequential_composition([0.0]) == 0.0
+
+
+@given(epsilons=st.lists(st.floats(0.0, 1e3), min_size=1, max_size=6))
+@example(epsilons=[1.0164478017630274, 4.06579120705211])
+def test_sequential_composition_is_the_smallest_double_at_least_the_exact_sum(epsilons):
+    _sum_rounded_up_is_the_smallest_double(epsilons)

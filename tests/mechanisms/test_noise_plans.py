@@ -16,6 +16,7 @@ from scipy import stats
 
 from labeldp_core.accounting import split_budget_by_share
 from labeldp_core.errors import InvalidInputError
+from labeldp_core.experiments.label_prior import PriorEstimate, budget_table
 from labeldp_core.experiments.noise import histogram_split
 from labeldp_core.mechanisms import (
     laplace_one_hot,
@@ -33,7 +34,7 @@ from labeldp_core.mechanisms.noise_plans import (
     rr_plan,
 )
 from labeldp_core.mechanisms.pate import confident_gnmax
-from labeldp_core.mechanisms.rr_bins import optimal_bins, rr_on_bins
+from labeldp_core.mechanisms.rr_bins import optimal_bins, rr_bins_epsilon, rr_on_bins
 from labeldp_core.mechanisms.secure_noise import SeededSource, float_at_least
 from labeldp_core.validation import MAX_EPSILON
 
@@ -92,13 +93,31 @@ def test_rr_plan_spends_all_it_can_on_its_grid():
         assert epsilon - plan.epsilon_spent <= 1.0 / (plan.flip_weight - 1) + math.ulp(epsilon)
 
 
-def test_histogram_and_release_add_up_to_at_most_the_total_on_the_grid():
+def _release_losses(release_epsilon: float, mode: str) -> dict[str, float]:
+    """What rr-prior, ALIBI and RR-on-bins (10 bins) spend of the release budget left to them."""
+    return {
+        "rr-prior": rr_plan(release_epsilon, 10, mode).epsilon_spent,
+        "alibi": laplace_plan(2.0, release_epsilon, mode).epsilon_spent,
+        "rr-bins": rr_bins_epsilon(10, release_epsilon),
+    }
+
+
+#: Issue 34's grid: 600 totals from 0.01 to 40, evenly spaced in log, the example among them.
+COMPOSED_GRID = sorted({*GRID, *np.geomspace(0.01, 40, 600).tolist(), 5.082239008815137})
+
+
+def test_histogram_and_release_add_up_to_at_most_the_total_exactly_on_the_grid():
+    # Before issue 34 the floats said "equal to the total" where the exact sum was one unit in
+    # the last place above it (e.g. 5.082239008815137, float mode).
     for mode in ("float", "secure"):
-        for total in GRID:
+        for total in COMPOSED_GRID:
             split, plan = histogram_split(split_budget_by_share(total, 0.2), mode)
-            release = rr_plan(split.release_epsilon, 10, mode).epsilon_spent
             assert split.prior_epsilon == plan.epsilon_spent
-            assert split.prior_epsilon + release <= total
+            estimate = PriorEstimate(np.ones(10) / 10, split, plan=plan)
+            for name, release in _release_losses(split.release_epsilon, mode).items():
+                exact = Fraction(split.prior_epsilon) + Fraction(release)
+                reported = budget_table(estimate, name, release)[-1]["epsilon"]
+                assert exact <= Fraction(reported) <= Fraction(total), (total, mode, name)
 
 
 def test_gaussian_plan_accounts_a_sigma_never_above_the_one_drawn():
