@@ -1,11 +1,12 @@
 """Connecting to a Dask cluster: a local one (``--workers N``) or an existing scheduler.
 
 ``--workers N`` starts a ``distributed.LocalCluster`` of N worker processes with one task at a
-time each, the machine's cores shared out among them as torch threads; ``--scheduler ADDRESS``
-(or ``$LABELDP_SCHEDULER``) connects to a cluster started with the stock ``dask scheduler`` and
-``dask worker`` commands. Every worker must run the client's code version: a worker that does
-not is refused before any point is sent (and each task checks again, for workers that join
-later), so a stale worker never fills the cache with numbers from other code.
+time each, the machine's cores shared among their trainings (:mod:`labeldp_core.threads`);
+``--scheduler ADDRESS`` (or ``$LABELDP_SCHEDULER``) connects to a cluster started with the
+stock ``dask scheduler`` and ``dask worker`` commands. Every worker must run the client's code
+version: a worker that does not is refused before any point is sent (and each task checks again,
+for workers that join later), so a stale worker never fills the cache with numbers from other
+code.
 """
 
 import os
@@ -14,7 +15,6 @@ import socket
 from dataclasses import dataclass
 
 from labeldp_core.cluster.worker import (
-    THREADS_ENV,
     CodeMismatchError,
     code_identity,
     refuse_mismatch,
@@ -158,11 +158,10 @@ def open_cluster(
 def _local_session(workers: int, env: dict[str, str]) -> ClusterSession:
     from distributed import Client, LocalCluster
 
-    threads = max(1, (os.cpu_count() or 1) // workers)
     cluster = LocalCluster(
         n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0",
-        env={THREADS_ENV: str(threads)} | env, silence_logs=40,
-    )  # fmt: skip
+        env=env, silence_logs=40,
+    )
     return ClusterSession(Client(cluster), cluster)
 
 

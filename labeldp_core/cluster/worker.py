@@ -20,6 +20,7 @@ from typing import Any
 from labeldp_core import __version__
 from labeldp_core.cache import ResultCache, code_fingerprint
 from labeldp_core.errors import LabelDPError
+from labeldp_core.threads import THREADS_ENV, fixed_threads
 
 __all__ = [
     "THREADS_ENV",
@@ -30,9 +31,6 @@ __all__ = [
     "refuse_mismatch",
 ]
 
-#: Torch threads of each worker process (set by ``--workers`` to the cores shared out among the
-#: workers; set it yourself for workers started with ``dask worker``).
-THREADS_ENV = "LABELDP_TORCH_THREADS"
 #: A returned entry: its cache key, ``"json"`` or ``"arrays"``, and its bytes.
 Entry = tuple[str, str, bytes]
 
@@ -126,11 +124,12 @@ def _local_cache() -> _RecordingCache:
 
 
 def _torch_threads() -> None:
-    threads = os.environ.get(THREADS_ENV)
+    """Outside training, the count fixed by ``LABELDP_TORCH_THREADS`` (for ``dask worker``)."""
+    threads = fixed_threads()
     if threads:
         import torch
 
-        torch.set_num_threads(max(1, int(threads)))
+        torch.set_num_threads(threads)
 
 
 def _computed(expected: dict[str, str], compute: Callable[[ResultCache], Any]) -> list[Entry]:

@@ -44,8 +44,9 @@ from labeldp_core.mechanisms.noise_plans import (
     gaussian_plan,
     laplace_plan_for_scale,
 )
+from labeldp_core.threads import single_thread
 from labeldp_core.training import ProgressFn, TrainOutcome, TrainSettings, train_classifier
-from labeldp_core.training.ensemble import ensemble_votes, single_thread
+from labeldp_core.training.ensemble import ensemble_votes
 from labeldp_core.training.self_training import SelfTraining, TrainFn, self_train
 
 __all__ = [

@@ -2,11 +2,13 @@
 
 Why processes: torch's thread count, its global seed and its allocator are process-wide, so two
 trainings in one process (two students' sessions) change each other's numbers and oversubscribe
-the cores. Here each worker computes one point at a time on ``threads`` torch threads: the same
-configuration and seed give the same numbers under any load, and at most ``workers`` trainings
-run at once, server-wide. A point asked for while it is queued or running is not computed again:
-every asker waits on the same job (single flight, keyed by the cache key). A queued job nobody
-waits for any more (its tabs were closed) is dropped. Workers are replaced after
+the cores. Here each worker computes one point at a time, its training on the threads
+:mod:`labeldp_core.threads` gives (the cores shared among the trainings running on the machine, or
+``threads`` if given): the same configuration and seed give the same numbers under any load, and
+at most ``workers`` trainings run at once, server-wide. A point asked for while it is queued or
+running is not computed again: every asker waits on the same job (single flight, keyed by the
+cache key). A queued job nobody waits for any more (its tabs were closed) is dropped. Workers are
+replaced after
 ``tasks_per_worker`` points, giving the memory a training freed back to the system, and when one
 dies (killed, out of memory) its job fails with a clear message and a new worker takes its place.
 Workers are daemon processes: stopping the server stops them; a point cut off is simply not
@@ -34,6 +36,7 @@ from labeldp_core.cache import ResultCache
 from labeldp_core.errors import LabelDPError
 from labeldp_core.experiments.runner import run
 from labeldp_core.experiments.spec import RunConfig, RunResult
+from labeldp_core.threads import THREADS_ENV, fixed_threads
 
 __all__ = ["ComputeService", "Job", "JobFailedError", "default_workers", "resident_mb"]
 
@@ -102,7 +105,8 @@ class ComputeService:
     Args:
         cache_dir: the result cache every worker reads and writes.
         workers: how many points are computed at once.
-        threads: torch threads per worker (default: the cores shared out among the workers).
+        threads: torch threads per worker, fixed (default: the cores shared among the trainings
+            running on the machine, re-checked every epoch; see :mod:`labeldp_core.threads`).
         tasks_per_worker: points a worker computes before it is replaced (memory given back).
         memory_limit_mb: a worker whose resident memory passes this is stopped, failing its
             point with that reason (no link can take the server's memory).
@@ -121,7 +125,7 @@ class ComputeService:
         if workers < 1:
             raise ValueError(f"a compute service needs at least one worker, got {workers}")
         self.cache_dir = Path(cache_dir)
-        self.threads = threads or max(1, (os.cpu_count() or 1) // workers)
+        self.threads = threads
         self.tasks_per_worker = tasks_per_worker
         self.memory_limit_mb, self.time_limit_s = memory_limit_mb, time_limit_s
         self._context = multiprocessing.get_context("spawn")
@@ -301,11 +305,13 @@ def _main_module_hidden():
         sys.modules["__main__"] = real
 
 
-def _worker_main(slot, tasks, events, cache_dir: str, threads: int, budget: int) -> None:
+def _worker_main(slot, tasks, events, cache_dir: str, threads: int | None, budget: int) -> None:
     """Compute points from ``tasks`` one at a time; retire after ``budget`` of them."""
+    if threads:
+        os.environ[THREADS_ENV] = str(threads)
     import torch
 
-    torch.set_num_threads(threads)
+    torch.set_num_threads(fixed_threads() or 1)
     cache = ResultCache(cache_dir)
     for _ in range(budget):
         config = tasks.get()

@@ -8,26 +8,14 @@ teacher took 0.7 s on one thread and 10 s on two, on the shared machine; see
 ``bench/pate_speed.py``).
 """
 
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 
 import numpy as np
-import torch
 
+from labeldp_core.threads import single_thread
 from labeldp_core.training.loop import TrainSettings, fit_classifier, predict_proba
 
-__all__ = ["ensemble_votes", "member_seed", "single_thread"]
-
-
-@contextmanager
-def single_thread() -> Iterator[None]:
-    """Run torch on one intra-op thread inside the block, restoring the setting afterwards."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
+__all__ = ["ensemble_votes", "member_seed"]
 
 
 def member_seed(seed: int, index: int) -> int:

@@ -14,6 +14,7 @@ from torch import nn
 from torch.nn import functional
 
 from labeldp_core.models import build_model
+from labeldp_core.threads import training_threads
 from labeldp_core.training.allocator import keep_freed_memory
 
 __all__ = [
@@ -118,18 +119,21 @@ def _fit(
     optimiser = adam(model, settings.learning_rate)
     n = inputs.shape[0]
     curve = []
-    for epoch in range(settings.epochs):
-        model.train()
-        order = torch.randperm(n, generator=shuffler)
-        for start in range(0, n, settings.batch_size):
-            batch = order[start : start + settings.batch_size]
-            optimiser.zero_grad(set_to_none=True)
-            loss_fn(model(inputs.index_select(0, batch)), targets.index_select(0, batch)).backward()
-            optimiser.step()
-        if evaluate is not None:
-            curve.append(evaluate(model))
-        if progress is not None:
-            progress(epoch + 1, settings.epochs)
+    with training_threads(settings.model) as refresh_threads:
+        for epoch in range(settings.epochs):
+            refresh_threads()
+            model.train()
+            order = torch.randperm(n, generator=shuffler)
+            for start in range(0, n, settings.batch_size):
+                batch = order[start : start + settings.batch_size]
+                optimiser.zero_grad(set_to_none=True)
+                outputs = model(inputs.index_select(0, batch))
+                loss_fn(outputs, targets.index_select(0, batch)).backward()
+                optimiser.step()
+            if evaluate is not None:
+                curve.append(evaluate(model))
+            if progress is not None:
+                progress(epoch + 1, settings.epochs)
     model.eval()
     return TrainOutcome(model, tuple(curve))
 
