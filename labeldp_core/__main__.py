@@ -393,9 +393,11 @@ def _cmd_reproduce(args: argparse.Namespace) -> None:
         print(f"{row['id']}: {row['method']} on {row['dataset']} at epsilon "
               f"{row['epsilon']:g}: theirs {row['theirs']:.3f}; {ours}")  # fmt: skip
     for row in lessons:
-        print(f"lesson: {row['lesson']}: claims {row['claimed_epsilon']:g}, spends "
-              f"{row['true_epsilon']:.3g}; audit proves at least "
-              f"{row['audited_lower_bound']:.3g}")  # fmt: skip
+        audit = row["audited_lower_bound"]
+        proved = f"audit proves at least {audit:.3g}" if audit is not None else "no audit"
+        print(f"lesson: {row['lesson']}; released: {row['released']}: claims "
+              f"{row['claimed_epsilon']:g}, spends {row['true_epsilon']:.3g}; "
+              f"{proved}")  # fmt: skip
 
 
 def _cmd_audit(args: argparse.Namespace) -> int:

@@ -1,10 +1,12 @@
 """`reproduce`: published figures beside ours, and the seeds' claimed vs true epsilons."""
 
 import json
+import math
 
 import pytest
 
 from labeldp_core.__main__ import main
+from labeldp_core.accounting.truncated_votes import argmax_loss, vote_counts_loss
 from labeldp_core.experiments import MECHANISMS
 from labeldp_core.reproduce import (
     dataset_configs,
@@ -32,7 +34,7 @@ def test_reproduce_json_has_a_row_for_every_entry_and_marks_what_is_not_computed
     report = json.loads(capsys.readouterr().out)
     assert [row["id"] for row in report["papers"]] == [f.id for f in published_figures()]
     assert all(row["computed_seeds"] == 0 for row in report["papers"])  # an empty cache
-    assert len(report["lessons"]) == 3
+    assert len(report["lessons"]) == 4  # three lessons, PATE's twice: counts and argmax
 
 
 def test_computed_runs_fill_our_side_with_mean_range_and_retention(
@@ -55,9 +57,31 @@ def test_computed_runs_fill_our_side_with_mean_range_and_retention(
 
 
 def test_each_lesson_claims_less_than_it_spends_and_the_audit_refutes_it(cache):
-    for row in lesson_rows(cache):
+    audited = [row for row in lesson_rows(cache) if row["audit_case"] is not None]
+    assert len(audited) == 3
+    for row in audited:
         assert row["true_epsilon"] > row["claimed_epsilon"]
         assert row["claimed_epsilon"] < row["audited_lower_bound"] <= row["true_epsilon"] + 0.05
+
+
+def test_the_pate_lesson_shows_the_counts_and_the_argmax_each_named_by_what_is_released(cache):
+    pate = [row for row in lesson_rows(cache) if "int(noise)" in row["lesson"]]
+    assert [row["released"] for row in pate] == [
+        "the noisy vote counts", "only the argmax (what PATE publishes)",
+    ]  # fmt: skip
+    counts, argmax = pate
+    # Each figure is the computation's, at PATE's scale 2/epsilon for the claimed epsilon 1.
+    assert counts["true_epsilon"] == vote_counts_loss(2.0) == pytest.approx(1 + 2 * math.log(2))
+    assert argmax["true_epsilon"] == argmax_loss(2.0) == 1.0
+    assert argmax["claimed_epsilon"] == 1.0  # the claim holds when only the argmax is released
+    assert argmax["audited_lower_bound"] is None and "2/b" in argmax["how"]
+
+
+def test_the_cli_prints_both_pate_figures(cache, capsys):
+    assert main(["reproduce"]) == 0
+    out = capsys.readouterr().out
+    assert "released: the noisy vote counts" in out
+    assert "released: only the argmax (what PATE publishes)" in out
 
 
 @pytest.mark.parametrize("option", ["--csv", "--html"])

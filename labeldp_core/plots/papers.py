@@ -35,8 +35,13 @@ def papers_figure(rows: Sequence[dict[str, Any]]) -> go.Figure:
 
 
 def lesson_figure(rows: Sequence[dict[str, Any]]) -> go.Figure:
-    """Per lesson: the epsilon claimed, the one really spent, and the audit's lower bound."""
-    names = [f"lesson {i + 1}" for i in range(len(rows))]
+    """Per lesson and what it releases: the epsilon claimed, the one really spent, the audit's.
+
+    A lesson may appear once per release (PATE's noisy counts and its argmax); its bars are then
+    named by the lesson's number and the release, and a row without an audit gets no audit bar.
+    """
+    numbers = {lesson: i + 1 for i, lesson in enumerate(dict.fromkeys(r["lesson"] for r in rows))}
+    names = [f"lesson {numbers[row['lesson']]}: {row['released']}" for row in rows]
     figure = go.Figure()
     for key, name in (("claimed_epsilon", "ε claimed"), ("true_epsilon", "ε really spent"),
                       ("audited_lower_bound", "lower bound the audit proves")):  # fmt: skip

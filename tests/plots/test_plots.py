@@ -191,3 +191,22 @@ def test_compare_spans_the_label_dp_grid_and_marks_far_points_at_the_edge():
         (20.0, 0.85, "triangle-right-open", 50.0),
     ]
     assert {t.marker.color for t in edges} == {line.line.color}
+
+
+def test_the_lessons_figure_names_each_bar_group_by_its_lesson_and_what_is_released():
+    rows = [
+        {"lesson": "a", "released": "the noisy labels", "claimed_epsilon": 1.0,
+         "true_epsilon": 2.05, "audited_lower_bound": 1.9},
+        {"lesson": "b", "released": "the noisy vote counts", "claimed_epsilon": 1.0,
+         "true_epsilon": 2.39, "audited_lower_bound": 2.3},
+        {"lesson": "b", "released": "only the argmax", "claimed_epsilon": 1.0,
+         "true_epsilon": 1.0, "audited_lower_bound": None},
+    ]  # fmt: skip
+    claimed, true, audited = plots.lesson_figure(rows).data
+    assert list(claimed.y) == [1.0, 1.0, 1.0]
+    assert list(true.x) == [
+        "lesson 1: the noisy labels", "lesson 2: the noisy vote counts",
+        "lesson 2: only the argmax",
+    ]  # fmt: skip
+    assert list(true.y) == [2.05, 2.39, 1.0]
+    assert list(audited.y) == [1.9, 2.3, None]  # no audit bar where the claim holds
