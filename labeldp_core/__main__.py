@@ -14,6 +14,7 @@ import os
 import sys
 import time
 from collections.abc import Sequence
+from concurrent.futures.process import BrokenProcessPool
 from contextlib import nullcontext
 from pathlib import Path
 from typing import NoReturn
@@ -23,7 +24,6 @@ from labeldp_core.audit import (
     app_audit_points,
     audit_cases,
     audit_mechanism,
-    stored_audit_case,
 )
 from labeldp_core.audit.engine import check_trials
 from labeldp_core.cache import ResultCache
@@ -55,9 +55,10 @@ from labeldp_core.experiments import (
     sweep,
     sweep_configs,
 )
-from labeldp_core.experiments.progress import Progress, silent, within
+from labeldp_core.experiments.progress import Progress, silent
 from labeldp_core.reports import html_report, tables_report
 from labeldp_core.validation import check_output_path, check_seed
+from labeldp_core.warm import WarmStatus, run_warm
 
 EXIT_BAD_INPUT = 2
 EXIT_AUDIT_VIOLATION = 1
@@ -329,30 +330,42 @@ def _reported(report: ClusterReport) -> int:
 
 def _cmd_warm(args: argparse.Namespace) -> int:
     _table_dataset(args)
-    configs = demo_configs(args.dataset)
-    configs += [c for c in reproduce.dataset_configs(args.dataset) if c not in configs]
-    progress = _stderr_bar(lines=True)
-    cache = ResultCache()
-    points = app_audit_points()
+    extra = reproduce.dataset_configs(args.dataset)
+    if _wants_cluster(args):
+        return _warm_on_cluster(args, extra)
+    cache_dir = ResultCache().directory
+    try:
+        status = run_warm(args.dataset, cache_dir, _warm_line, extra=extra)
+    except BrokenProcessPool:
+        raise LabelDPError("a worker process died (out of memory?); every point it finished is "
+                           "in the cache: run warm again to go on from there") from None
+    print(f"{status.total} demo points and audit cases for {args.dataset} are cached "
+          f"({status.done} of them)", file=sys.stderr)
+    for failure in status.failures:
+        print(f"error: {failure}", file=sys.stderr)
+    return EXIT_POINTS_FAILED if status.failures else 0
+
+
+def _warm_line(status: WarmStatus, line: str) -> None:
+    """One line per point done: how far, the point, the time left, the first views ready."""
+    left = "time left unknown yet" if status.seconds_left is None else (
+        f"about {_duration(status.seconds_left)} left"
+    )
+    ready = sum(done == total for done, total in status.pages.values())
+    print(f"[{100 * status.done / max(1, status.total):5.1f}%] {line}; {left}; first views "
+          f"ready: {ready}/{len(status.pages)}", file=sys.stderr, flush=True)
+
+
+def _duration(seconds: float) -> str:
+    return f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.0f} min"
+
+
+def _warm_on_cluster(args: argparse.Namespace, configs: list[RunConfig]) -> int:
+    configs = [*demo_configs(args.dataset), *configs]
+    progress, cache = _stderr_bar(lines=True), ResultCache()
     with _cluster(args, configs) as session:
-        if session is not None:
-            status = _reported(run_on_cluster(session, configs, cache, progress))
-            status |= _reported(audit_on_cluster(session, points, cache, progress))
-            return status
-        computed = 0
-        for index, config in enumerate(configs):
-            label = f"{config.mechanism} ε={config.epsilon:g} seed={config.seed}"
-            point = within(progress, index / len(configs), (index + 1) / len(configs))
-            result = run(config, cache, lambda f, m, p=point, s=label: p(f, f"{s}: {m}"))
-            computed += not result.cached
-        progress(1.0, "demo points done")
-        print(f"{len(configs)} demo points for {args.dataset} are cached ({computed} computed now)")
-        for index, point in enumerate(points):
-            progress(index / len(points), f"audit {point[0]} case {point[2] + 1}")
-            stored_audit_case(*point, cache=cache)
-        progress(1.0, "audits done")
-        print(f"{len(points)} audit cases of the audit page's first view are cached")
-    return 0
+        status = _reported(run_on_cluster(session, configs, cache, progress))
+        return status | _reported(audit_on_cluster(session, app_audit_points(), cache, progress))
 
 
 #: The columns of ``reproduce``'s papers table in its CSV and text forms.

@@ -82,6 +82,7 @@ def demo_configs(
     epochs: int | None = None,
     model: str | None = None,
     variants: bool = True,
+    class_stops: bool = True,
 ) -> list[RunConfig]:
     """Every demo point of ``dataset``: mechanism x settings variant x epsilon grid x seeds.
 
@@ -91,7 +92,8 @@ def demo_configs(
     The variants are the defaults plus the settings the pages put side by side (Laplace's
     post-processings, an imbalanced DPPL set), and, for the first seed only, DP-SGD on the DPPL
     page's grid and imbalance. ``model`` replaces the default model of the mechanisms that accept
-    it; ``variants=False`` keeps the default settings on the curves' grid only.
+    it; ``variants=False`` keeps the default settings on the curves' grid only, and
+    ``class_stops=False`` leaves out the extra values of CLASS_EPSILONS.
     """
     chosen = list(MECHANISMS) if mechanisms is None else list(mechanisms)
     seeds = list(seeds)
@@ -106,7 +108,7 @@ def demo_configs(
             for epsilon in demo_epsilons(mechanism)
             for seed in seeds
         ]
-        if variants and seeds:
+        if variants and class_stops and seeds:
             extra = sorted(set(point_epsilons(mechanism, dataset)) - set(demo_epsilons(mechanism)))
             configs += [make_config(mechanism, dataset, e, seeds[0], epochs, base) for e in extra]
         if variants and mechanism in _GUESTS and seeds:

@@ -15,6 +15,7 @@ from labeldp_core.reproduce import (
     paper_rows,
     published_figures,
 )
+from labeldp_core.warm import warm_tasks
 
 
 def test_the_citation_file_parses_and_every_row_names_its_source():
@@ -92,19 +93,19 @@ def test_reports_are_written(tmp_path, capsys, option):
     assert "ghazi2021-lp1st-eps1" in text
 
 
-def test_warm_computes_the_reproduce_runs_of_its_dataset(monkeypatch, capsys):
+def test_warm_computes_the_reproduce_runs_of_its_dataset(monkeypatch):
     figure = published_figures()[0]
     stand_in = type(figure)(**(vars(figure) | {"dataset": "digits", "epsilon": 0.123}))
     monkeypatch.setattr("labeldp_core.reproduce.published_figures", lambda: [stand_in])
     assert dataset_configs("digits") == paper_configs(stand_in)
-    ran = []
+    asked = []
 
-    def record(config, cache, progress):
-        ran.append(config)
-        raise SystemExit(0)  # enough: the demo points come first, then these
+    def record(dataset, cache_dir, progress, *, extra):
+        asked.append(warm_tasks(dataset, extra))
+        raise SystemExit(0)  # enough: what it would compute is known
 
-    monkeypatch.setattr("labeldp_core.__main__.demo_configs", lambda dataset: [])
-    monkeypatch.setattr("labeldp_core.__main__.run", record)
+    monkeypatch.setattr("labeldp_core.__main__.run_warm", record)
     with pytest.raises(SystemExit):
         main(["warm", "--dataset", "digits"])
-    assert ran == paper_configs(stand_in)[:1]
+    (tasks,) = asked
+    assert set(paper_configs(stand_in)) <= {task.config for task in tasks}

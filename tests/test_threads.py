@@ -43,9 +43,12 @@ def another_trainer(tmp_path: Path) -> Iterator[None]:
     """A second process holding a trainer slot until the block ends."""
     env = os.environ | {"TMPDIR": str(tmp_path), "PYTHONPATH": str(ROOT)}
     process = subprocess.Popen(
-        [sys.executable, "-c", HOLD_A_SLOT], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-        env=env, text=True,
-    )  # fmt: skip
+        [sys.executable, "-c", HOLD_A_SLOT],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        env=env,
+        text=True,
+    )
     try:
         assert process.stdout.readline().strip() == "holding"
         yield
@@ -69,9 +72,13 @@ def test_importing_the_package_before_torch_gives_torch_one_thread():
     env = {k: v for k, v in os.environ.items() if k not in ("OMP_NUM_THREADS", "MKL_NUM_THREADS")}
     code = "import labeldp_core, torch; print(torch.get_num_threads())"
     found = subprocess.run(
-        [sys.executable, "-c", code], env=env | {"PYTHONPATH": str(ROOT)}, cwd=ROOT,
-        capture_output=True, text=True, check=True,
-    )  # fmt: skip
+        [sys.executable, "-c", code],
+        env=env | {"PYTHONPATH": str(ROOT)},
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert found.stdout.strip() == "1"
 
 

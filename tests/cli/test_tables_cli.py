@@ -124,11 +124,12 @@ def test_warm_fills_a_tables_demo_points_into_its_own_cache(tmp_path, monkeypatc
     def few(dataset: str) -> list:
         return demo_configs(dataset, ["rr"], seeds=[0], epochs=1, variants=False)[:2]
 
-    monkeypatch.setattr("labeldp_core.__main__.demo_configs", few)
-    monkeypatch.setattr("labeldp_core.__main__.app_audit_points", lambda: [])
+    monkeypatch.setattr("labeldp_core.warm.demo_configs", lambda dataset, **options: few(dataset))
+    monkeypatch.setattr("labeldp_core.warm.app_audit_points", lambda: [])
     assert main(["warm", "--dataset", f"file:{path}", "--label", "class"]) == 0
     (info,) = stored_tables()
-    assert f"2 demo points for {info.id} are cached (2 computed now)" in capsys.readouterr().out
+    told = capsys.readouterr().err
+    assert f"2 demo points and audit cases for {info.id} are cached (2 of them)" in told
     cache = ResultCache()
     assert all(lookup(config, cache) is not None for config in few(info.id))
     assert results_cache(cache, info.id).directory.parent.name == info.id

@@ -1,0 +1,294 @@
+"""``warm``: the demo set computed ahead of a class, several points at once, first views first.
+
+The points run on a pool of worker processes (one per core; each training takes its share of the
+cores, :mod:`labeldp_core.threads`) that live for the whole warm, so no point pays for a process
+start, and every worker reads and writes the one result cache, so what points share (clean
+baselines, image clusters, teacher votes) is computed once and read by the others. Points go out
+in order of need: first every page's first view (each mechanism's default settings on its
+curve's grid and seeds, and the audit page's cases), then the variants, the class's extra ε
+values and the papers' runs. A status file in the cache folder says how far a warm got and the
+time left (read by the app); an interrupted warm keeps every point it finished and resumes there.
+"""
+
+import json
+import os
+import statistics
+import time
+from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import asdict, dataclass, field
+from multiprocessing import get_context
+from pathlib import Path
+
+from labeldp_core.audit import app_audit_points, stored_audit_case
+from labeldp_core.cache import ResultCache
+from labeldp_core.demo import demo_configs
+from labeldp_core.experiments import RunConfig, run
+from labeldp_core.experiments.runner import lookup
+from labeldp_core.experiments.timing import estimate_seconds
+
+__all__ = [
+    "AUDIT_PAGE",
+    "WarmStatus",
+    "WarmTask",
+    "read_status",
+    "run_warm",
+    "status_path",
+    "warm_tasks",
+]
+
+#: The name the audit page's cases go under in a warm's status (the others: mechanism ids).
+AUDIT_PAGE = "audit"
+#: Seconds between two writes of the status file while points are running.
+_STATUS_EVERY_S = 2.0
+
+
+@dataclass(frozen=True)
+class WarmTask:
+    """One point of a warm: a run (``config``) or an audit case (``audit``), and whose view."""
+
+    page: str
+    first_view: bool
+    config: RunConfig | None = None
+    audit: tuple | None = None
+
+    @property
+    def label(self) -> str:
+        """The point in a few words, for progress lines."""
+        if self.config is not None:
+            c = self.config
+            return f"{c.mechanism} ε={c.epsilon:g} seed={c.seed}"
+        return f"audit {self.audit[0]} case {self.audit[2] + 1}"
+
+    @property
+    def kind(self) -> tuple:
+        """Points of one kind take about as long: same mechanism and settings, any ε and seed."""
+        if self.config is None:
+            return (AUDIT_PAGE, self.audit[0])
+        return (self.config.mechanism, json.dumps(self.config.settings, sort_keys=True))
+
+
+def warm_tasks(dataset: str, extra: list[RunConfig] | None = None) -> list[WarmTask]:
+    """Every point of ``dataset``'s demo set (and ``extra`` runs), first views first.
+
+    A first view is every point a page draws when it opens (its curves' grid, seeds and the
+    variants it shows side by side) and the audit page's cases; after them come the ε values the
+    class slider stops at between the grid's, and ``extra``.
+    """
+    first = demo_configs(dataset, class_stops=False)
+    tasks = [WarmTask(c.mechanism, True, config=c) for c in first]
+    tasks += [WarmTask(AUDIT_PAGE, True, audit=point) for point in app_audit_points()]
+    seen = set(first)
+    for config in [*demo_configs(dataset), *(extra or [])]:
+        if config not in seen:
+            seen.add(config)
+            tasks.append(WarmTask(config.mechanism, False, config=config))
+    return tasks
+
+
+def _is_stored(task: WarmTask, cache: ResultCache) -> bool:
+    if task.config is not None:
+        return lookup(task.config, cache) is not None
+    return stored_audit_case(*task.audit, cache=cache, compute=False) is not None
+
+
+@dataclass
+class WarmStatus:
+    """How far a warm is: points done and left, per page, and the time left (the status file)."""
+
+    dataset: str
+    total: int
+    done: int = 0
+    pid: int = field(default_factory=os.getpid)
+    started: float = field(default_factory=time.time)
+    updated: float = 0.0
+    seconds_left: float | None = None
+    state: str = "running"  # running, finished, interrupted, failed
+    pages: dict[str, list[int]] = field(default_factory=dict)  # page: [first view done, of]
+    failures: list[str] = field(default_factory=list)
+
+    def count(self, task: WarmTask, done: bool) -> None:
+        """Count ``task`` among the points of its page's first view, and as done if ``done``."""
+        if task.first_view:
+            tally = self.pages.setdefault(task.page, [0, 0])
+            tally[0] += done
+            tally[1] += 1
+        self.done += done
+
+    def finished(self, task: WarmTask) -> None:
+        """Count ``task``, counted before as not done, as done."""
+        if task.first_view:
+            self.pages[task.page][0] += 1
+        self.done += 1
+
+    def running(self) -> bool:
+        """Whether the warm that wrote this status is still computing."""
+        return self.state == "running" and _alive(self.pid)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def status_path(cache_dir: Path, dataset: str) -> Path:
+    """Where the warm of ``dataset`` keeps its status in the cache folder ``cache_dir``."""
+    safe = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in dataset)[:80]
+    return Path(cache_dir) / f"warm-status-{safe}.json"
+
+
+def _write_status(path: Path, status: WarmStatus) -> None:
+    status.updated = time.time()
+    partial = path.with_name(path.name + ".partial")
+    partial.write_text(json.dumps(asdict(status)))
+    partial.replace(path)
+
+
+def read_status(cache_dir: Path, dataset: str) -> WarmStatus | None:
+    """The last status a warm of ``dataset`` wrote in ``cache_dir``, or None if there is none."""
+    try:
+        found = json.loads(status_path(cache_dir, dataset).read_text())
+        return WarmStatus(**found)
+    except (OSError, ValueError, TypeError):
+        return None
+
+
+class _Estimate:
+    """Seconds a point takes: points of its kind seen in this warm, then earlier, then any point."""
+
+    def __init__(self, cache: ResultCache) -> None:
+        self.cache = cache
+        self.seen: dict[tuple, list[float]] = {}
+        self.earlier: dict[tuple, float | None] = {}
+
+    def add(self, task: WarmTask, seconds: float) -> None:
+        self.seen.setdefault(task.kind, []).append(seconds)
+
+    def of(self, task: WarmTask) -> float | None:
+        if task.kind in self.seen:
+            return statistics.median(self.seen[task.kind])
+        if task.config is not None and task.kind not in self.earlier:
+            self.earlier[task.kind] = estimate_seconds(self.cache, [task.config])
+        earlier = self.earlier.get(task.kind)
+        if earlier is not None:
+            return earlier
+        every = [s for found in self.seen.values() for s in found]
+        return statistics.median(every) if every else None
+
+    def left(self, waiting: list[WarmTask], running: dict, workers: int) -> float | None:
+        """Seconds until every point is done, ``running`` maps a task to when it started."""
+        now, total = time.monotonic(), 0.0
+        for task, started in [*((t, None) for t in waiting), *running.values()]:
+            seconds = self.of(task)
+            if seconds is None:
+                return None
+            total += seconds if started is None else max(0.0, seconds - (now - started))
+        return total / workers
+
+
+_WORKER_CACHE: ResultCache | None = None
+
+
+def _open_cache(cache_dir: str) -> None:
+    global _WORKER_CACHE
+    _WORKER_CACHE = ResultCache(cache_dir)
+
+
+def _compute(task: WarmTask) -> float:
+    """Compute ``task`` into the shared cache (in a worker); the seconds it took."""
+    started = time.perf_counter()
+    if task.config is not None:
+        run(task.config, _WORKER_CACHE)
+    else:
+        stored_audit_case(*task.audit, cache=_WORKER_CACHE)
+    return time.perf_counter() - started
+
+
+def _pool(cache_dir: Path, workers: int) -> ProcessPoolExecutor:
+    return ProcessPoolExecutor(
+        workers, mp_context=get_context("spawn"), initializer=_open_cache,
+        initargs=(str(cache_dir),),
+    )
+
+
+def _plan(dataset: str, cache: ResultCache, extra: list[RunConfig] | None) -> tuple:
+    """The warm's status with what is stored already counted, and the points left, in order."""
+    tasks = warm_tasks(dataset, extra)
+    status, todo = WarmStatus(dataset, total=len(tasks)), []
+    for task in tasks:
+        stored = _is_stored(task, cache)
+        status.count(task, stored)
+        if not stored:
+            todo.append(task)
+    return status, todo
+
+
+Progress = Callable[[WarmStatus, str], None]
+
+
+def run_warm(
+    dataset: str,
+    cache_dir: Path,
+    progress: Progress,
+    *,
+    workers: int | None = None,
+    extra: list[RunConfig] | None = None,
+) -> WarmStatus:
+    """Compute every point of ``dataset``'s demo set not in the cache at ``cache_dir``.
+
+    ``progress`` is called with the status and a line after every point. Returns the final
+    status; a point that failed is named in its ``failures`` (the others still run).
+    """
+    workers = workers or os.cpu_count() or 1
+    cache = ResultCache(cache_dir)
+    status, waiting = _plan(dataset, cache, extra)
+    path, estimate = status_path(cache_dir, dataset), _Estimate(cache)
+    _write_status(path, status)
+    try:
+        with _pool(cache_dir, workers) as pool:
+            _drain(pool, workers, waiting, status, estimate, progress, path)
+    except BaseException:
+        status.state = "interrupted"
+        _write_status(path, status)
+        raise
+    status.state, status.seconds_left = ("failed" if status.failures else "finished"), 0.0
+    _write_status(path, status)
+    return status
+
+
+def _drain(pool, workers, waiting, status, estimate, progress, path) -> None:
+    """Keep every worker busy with the next point in order until none is left."""
+    running: dict[Future, tuple[WarmTask, float]] = {}
+    written = 0.0
+    while waiting or running:
+        while waiting and len(running) < workers:
+            task = waiting.pop(0)
+            running[pool.submit(_compute, task)] = (task, time.monotonic())
+        finished, _ = wait(list(running), timeout=_STATUS_EVERY_S, return_when=FIRST_COMPLETED)
+        for future in finished:
+            task, _ = running.pop(future)
+            line = _account(future, task, status, estimate)
+            status.seconds_left = estimate.left(waiting, running, workers)
+            progress(status, line)
+        if finished or time.monotonic() - written > _STATUS_EVERY_S:
+            status.seconds_left = estimate.left(waiting, running, workers)
+            _write_status(path, status)
+            written = time.monotonic()
+
+
+def _account(future: Future, task: WarmTask, status: WarmStatus, estimate: _Estimate) -> str:
+    """Count a returned point as done (or failed); the line that says so."""
+    try:
+        seconds = future.result()
+    except Exception as exc:  # a failing point is named; the others go on
+        status.failures.append(f"{task.label}: {type(exc).__name__}: {exc}")
+        return f"{task.label} failed: {exc}"
+    estimate.add(task, seconds)
+    status.finished(task)
+    return f"{task.label} ({seconds:.1f} s)"
+

@@ -1,0 +1,81 @@
+"""`warm`: every demo point and audit case once, first views first, on a pool of workers."""
+
+import json
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from labeldp_core import warm
+from labeldp_core.audit import app_audit_points
+from labeldp_core.cache import ResultCache
+from labeldp_core.demo import demo_configs
+from labeldp_core.experiments import lookup, make_config
+from labeldp_core.warm import AUDIT_PAGE, WarmTask, read_status, run_warm, warm_tasks
+
+
+def _cheap(epsilon: float, seed: int = 0, **settings) -> WarmTask:
+    config = make_config("rr", "digits", epsilon, seed, 1, {"model": "logistic"} | settings)
+    return WarmTask("rr", not settings, config=config)
+
+
+def test_every_demo_point_and_audit_case_once_first_views_first():
+    extra = [make_config("rr", "digits", 0.123, 0)]
+    tasks = warm_tasks("digits", extra)
+    runs = [t.config for t in tasks if t.config is not None]
+    assert len(runs) == len(set(runs))
+    assert set(runs) == {*demo_configs("digits"), *extra}
+    assert [t.audit for t in tasks if t.audit is not None] == app_audit_points()
+    firsts = [t.first_view for t in tasks]
+    assert firsts == sorted(firsts, reverse=True), "a first view's point comes after another's"
+    assert {t.config for t in tasks if t.first_view and t.config} == set(
+        demo_configs("digits", class_stops=False)
+    )
+    assert all(t.page == AUDIT_PAGE for t in tasks if t.audit is not None)
+
+
+@pytest.mark.usefixtures("no_local_mnist")
+def test_a_warm_computes_what_is_missing_and_says_so_in_its_status(
+    isolated_cache: Path, monkeypatch: pytest.MonkeyPatch
+):
+    broken = replace(_cheap(1.0, seed=1).config, dataset="mnist")  # not here: fails to load
+    tasks = [_cheap(1.0), _cheap(2.0), WarmTask("rr", True, config=broken)]
+    monkeypatch.setattr(warm, "warm_tasks", lambda dataset, extra=None: tasks)
+    lines = []
+    status = run_warm("digits", isolated_cache, lambda s, line: lines.append(line), workers=2)
+    assert status.state == "failed" and status.done == 2 and status.total == 3
+    assert len(status.failures) == 1 and "rr ε=1 seed=1" in status.failures[0]
+    cache = ResultCache(isolated_cache)
+    assert all(lookup(t.config, cache) is not None for t in tasks[:2])
+    assert status.pages == {"rr": [2, 3]}
+    assert read_status(isolated_cache, "digits") == status
+    assert len(lines) == 3 and not status.running()
+
+    monkeypatch.setattr(warm, "warm_tasks", lambda dataset, extra=None: tasks[:2])
+    again = run_warm("digits", isolated_cache, lambda s, line: lines.append(line), workers=2)
+    assert again.state == "finished" and again.done == again.total == 2
+    assert len(lines) == 3, "a second warm computes nothing"
+
+
+def test_the_time_left_comes_from_points_of_the_same_kind(isolated_cache: Path):
+    estimate = warm._Estimate(ResultCache(isolated_cache))
+    fast, slow = _cheap(1.0), _cheap(1.0, batch_size=64)
+    assert estimate.of(fast) is None  # nothing measured yet: no guess
+    estimate.add(fast, 1.0)
+    estimate.add(fast, 3.0)
+    assert estimate.of(fast) == 2.0
+    assert estimate.of(slow) == 2.0  # a kind not seen yet: the median of every point
+    estimate.add(slow, 10.0)
+    started = time.monotonic() - 4.0
+    left = estimate.left([fast, fast, slow], {"future": (slow, started)}, workers=2)
+    assert left == pytest.approx((2.0 + 2.0 + 10.0 + 6.0) / 2, abs=0.1)
+
+
+def test_a_status_file_from_elsewhere_is_ignored_not_trusted(isolated_cache: Path):
+    isolated_cache.mkdir(parents=True, exist_ok=True)
+    path = warm.status_path(isolated_cache, "digits")
+    path.write_text(json.dumps({"dataset": "digits", "total": 1, "evil": True}))
+    assert read_status(isolated_cache, "digits") is None
+    path.write_text("not json")
+    assert read_status(isolated_cache, "digits") is None
