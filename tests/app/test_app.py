@@ -1,7 +1,7 @@
 import pytest
 from app_helpers import app_with, assert_no_errors, open_page
 
-from labeldp_core.data import loaders
+from labeldp_core.data import dataset_info, loaders
 
 RR_PAGE = "pages/randomized_response.py"
 
@@ -96,3 +96,11 @@ def test_the_app_is_offline_unless_told_otherwise(monkeypatch):
     monkeypatch.delenv("LABELDP_OFFLINE")
     app_with().run()
     assert not loaders.downloads_allowed()
+
+
+@pytest.mark.parametrize("page", ["pages/randomized_response.py", "pages/compare.py"])
+def test_the_sidebar_says_the_bundled_datasets_split_is_public_and_fixed(page):
+    app = open_page(page)
+    assert not app.exception
+    notes = [c.value for c in app.sidebar.caption if "public and fixed" in c.value]
+    assert notes == [dataset_info("digits").threat_note]

@@ -28,6 +28,20 @@ def test_split_is_fixed_and_stratified():
     np.testing.assert_allclose(train_share, test_share, atol=0.01)
 
 
+@pytest.mark.parametrize("name", list(DATASETS))
+def test_every_bundled_dataset_says_its_split_is_public_and_fixed(name):
+    # Issue 34: the bundled splits are not label-blind; the guarantee takes them as known.
+    note = dataset_info(name).threat_note
+    assert "public and fixed" in note and "not protected" in note
+    assert ("stratified by label" in note) == (name in ("digits", "mnist-5k"))
+
+
+def test_the_readme_says_the_bundled_splits_are_public_and_fixed():
+    readme = (Path(__file__).parents[2] / "README.md").read_text()
+    datasets = readme.split("## Datasets", 1)[1].split("\n## ", 1)[0]
+    assert "public and fixed" in datasets and "stratified by label" in datasets
+
+
 def test_arrays_are_read_only_so_a_run_cannot_corrupt_the_shared_copy():
     data = load_dataset("digits")
     with pytest.raises(ValueError, match="read-only"):
