@@ -5,8 +5,9 @@ from pathlib import Path
 
 import streamlit as st
 
-from ui.controls import end_of_run, shared_controls
+from ui.controls import current_controls, end_of_run, shared_controls
 from ui.results import compute_service
+from ui.warm_panel import warm_panel, warm_sidebar_line
 
 #: The tab's icon, served by the app itself (a Material icon here is a link to a font service).
 ICON = Path(__file__).parent / "ui" / "assets" / "icon.png"
@@ -39,6 +40,7 @@ from a cache, so a result computed once comes back at once. Copy the address bar
     st.subheader("Pages")
     for page in MECHANISM_PAGES:
         st.page_link(page)
+    warm_panel(current_controls().dataset)
 
 
 #: (file in pages/, title, Material icon) of every page after the home page. Each page's URL path
@@ -72,7 +74,8 @@ navigation = st.navigation([HOME_PAGE, *MECHANISM_PAGES])
 with st.sidebar.container(key="app_navigation"):
     for page in (HOME_PAGE, *MECHANISM_PAGES):
         st.page_link(page)
-shared_controls(navigation.url_path)
+controls = shared_controls(navigation.url_path)
+warm_sidebar_line(controls.dataset)
 try:
     navigation.run()
 finally:

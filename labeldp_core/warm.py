@@ -13,6 +13,8 @@ time left (read by the app); an interrupted warm keeps every point it finished a
 import json
 import os
 import statistics
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -31,8 +33,10 @@ __all__ = [
     "AUDIT_PAGE",
     "WarmStatus",
     "WarmTask",
+    "coverage",
     "read_status",
     "run_warm",
+    "start_warm",
     "status_path",
     "warm_tasks",
 ]
@@ -41,6 +45,8 @@ __all__ = [
 AUDIT_PAGE = "audit"
 #: Seconds between two writes of the status file while points are running.
 _STATUS_EVERY_S = 2.0
+#: A running warm's status older than this is from a warm that was killed.
+_STALE_AFTER_S = 60.0
 
 
 @dataclass(frozen=True)
@@ -122,8 +128,9 @@ class WarmStatus:
         self.done += 1
 
     def running(self) -> bool:
-        """Whether the warm that wrote this status is still computing."""
-        return self.state == "running" and _alive(self.pid)
+        """Whether the warm that wrote this status is still computing (it writes every 2 s)."""
+        fresh = time.time() - self.updated < _STALE_AFTER_S
+        return self.state == "running" and fresh and _alive(self.pid)
 
 
 def _alive(pid: int) -> bool:
@@ -292,3 +299,33 @@ def _account(future: Future, task: WarmTask, status: WarmStatus, estimate: _Esti
     status.finished(task)
     return f"{task.label} ({seconds:.1f} s)"
 
+
+
+def coverage(dataset: str, cache_dir: Path, workers: int | None = None) -> WarmStatus:
+    """What a warm of ``dataset`` would find in ``cache_dir``: points stored, per page, time left.
+
+    The time left is estimated from the seconds earlier runs of each kind took here (None when a
+    kind was never computed here). The state is "finished" when nothing is missing, else
+    "incomplete"; a warm running now is told by :func:`read_status`.
+    """
+    cache = ResultCache(cache_dir)
+    status, waiting = _plan(dataset, cache, None)
+    status.pid, status.state = 0, "incomplete" if waiting else "finished"
+    status.seconds_left = _Estimate(cache).left(waiting, {}, workers or os.cpu_count() or 1)
+    return status
+
+
+def start_warm(dataset: str, cache_dir: Path) -> subprocess.Popen:
+    """Start ``python -m labeldp_core warm --dataset DATASET`` on ``cache_dir``, detached.
+
+    It outlives the caller (a page's rerun, a closed tab) and writes its lines to
+    ``warm-<dataset>.log`` beside its status file.
+    """
+    log = status_path(cache_dir, dataset).with_suffix(".log").open("ab")
+    env = os.environ | {"LABELDP_CACHE_DIR": str(cache_dir)}
+    command = [sys.executable, "-m", "labeldp_core", "warm", "--dataset", dataset]
+    with log:
+        return subprocess.Popen(
+            command, cwd=Path(__file__).resolve().parents[1], env=env, stdin=subprocess.DEVNULL,
+            stdout=log, stderr=log, start_new_session=True,
+        )

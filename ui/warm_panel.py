@@ -1,0 +1,104 @@
+"""Warm in the app: which pages are ready for a class, the points and the time left; a start button.
+
+A teacher opens the home page before class and sees whether the demo set of the dataset chosen in
+the sidebar is cached; if not, one button starts ``warm`` in the background (not in read-only
+mode). While it runs, the panel and a line in the sidebar follow it every few seconds.
+"""
+
+import streamlit as st
+
+from labeldp_core.data import DATASETS
+from labeldp_core.experiments import MECHANISMS
+from labeldp_core.warm import AUDIT_PAGE, WarmStatus, coverage, read_status, start_warm
+from ui.results import read_only, result_cache
+
+__all__ = ["warm_panel", "warm_sidebar_line"]
+
+#: Seconds between two looks at a running warm's status.
+_REFRESH_S = 5
+
+
+def _page_name(page: str) -> str:
+    return "Privacy audit" if page == AUDIT_PAGE else MECHANISMS[page].title
+
+
+def _duration(seconds: float | None) -> str:
+    if seconds is None:
+        return "a time not known yet (nothing of the kind was computed here)"
+    return f"about {seconds:.0f} s" if seconds < 90 else f"about {seconds / 60:.0f} min"
+
+
+@st.cache_data(ttl=30, show_spinner=False)
+def _stored_coverage(cache_dir: str, dataset: str) -> WarmStatus:
+    return coverage(dataset, cache_dir)
+
+
+def _running(dataset: str) -> WarmStatus | None:
+    status = read_status(result_cache().directory, dataset)
+    return status if status is not None and status.running() else None
+
+
+def _pages_table(status: WarmStatus) -> None:
+    rows = [
+        {"page": _page_name(page), "first view": f"{done}/{total}", "ready": done == total}
+        for page, (done, total) in status.pages.items()
+    ]
+    st.dataframe(rows, hide_index=True, width="stretch")
+
+
+def _show_running(status: WarmStatus) -> None:
+    ready = sum(done == total for done, total in status.pages.values())
+    st.progress(
+        status.done / max(1, status.total),
+        text=f"Warming {status.dataset}: {status.done} of {status.total} points, "
+        f"{status.total - status.done} left, {_duration(status.seconds_left)} left; "
+        f"{ready} of {len(status.pages)} pages' first views ready",
+    )
+
+
+def _show_stored(status: WarmStatus, dataset: str) -> None:
+    if status.state == "finished":
+        st.success(f"Every page's demo points for {dataset} are cached: no page will wait.")
+        return
+    ready = sum(done == total for done, total in status.pages.values())
+    st.info(
+        f"{status.done} of {status.total} demo points for {dataset} are cached; {ready} of "
+        f"{len(status.pages)} pages' first views are ready. A warm computes the other "
+        f"{status.total - status.done} in {_duration(status.seconds_left)}, on every core."
+    )
+    if read_only():
+        st.caption("This server is read-only: warm it from its command line (`make warm`).")
+    elif dataset not in DATASETS:
+        st.caption("A table of your own is warmed from the command line: `python -m "
+                   "labeldp_core warm --dataset file:PATH --label COLUMN`.")  # fmt: skip
+    elif st.button(f"Warm the cache for {dataset}", key="start_warm", type="primary"):
+        start_warm(dataset, result_cache().directory)
+        st.rerun()
+
+
+@st.fragment(run_every=_REFRESH_S)
+def _panel_body(dataset: str) -> None:
+    running = _running(dataset)
+    status = running or _stored_coverage(str(result_cache().directory), dataset)
+    if running is not None:
+        _show_running(running)
+    else:
+        _show_stored(status, dataset)
+    with st.expander("Pages ready for a class"):
+        _pages_table(status)
+
+
+def warm_panel(dataset: str) -> None:
+    """The home page's section on the cache: ready pages, points and time left, a start button."""
+    st.subheader("Ready for a class?")
+    _panel_body(dataset)
+
+
+def warm_sidebar_line(dataset: str) -> None:
+    """One line in the sidebar while a warm of ``dataset`` runs."""
+    status = _running(dataset)
+    if status is not None:
+        st.sidebar.caption(
+            f"Warming {dataset}: {100 * status.done / max(1, status.total):.0f}% done, "
+            f"{_duration(status.seconds_left)} left."
+        )
