@@ -18,6 +18,7 @@ from ui.results import (
     configs_for,
     diagnostics_caption,
     point,
+    replay_caption,
     reported_errors,
     stored_many,
 )
@@ -84,6 +85,7 @@ else:
     cols[2].metric("ε spent (example, add/remove)", spent)
     cols[3].metric("Private training examples", f"{result.n_train:,}")
     st.caption(f"**What ε covers:** {details['guarantee_scope']}.")
+    replay_caption(st, result)
     with st.expander("How the budget is spent"):
         st.write(details["composition"])
         if "epsilon_meaning" in details:

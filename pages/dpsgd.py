@@ -16,7 +16,7 @@ from ui.controls import current_controls
 from ui.epsilon import epsilon_control
 from ui.export import chart
 from ui.links import offered
-from ui.results import configs_for, point, reported_errors, stored_many
+from ui.results import configs_for, point, replay_caption, reported_errors, stored_many
 from ui.sweeps import compute_button
 
 #: The demo grid, so that `python -m labeldp_core warm` fills this page's curves.
@@ -174,6 +174,8 @@ else:
     for col, name in zip(cols[2:], ("rdp", "prv"), strict=True):
         value = details[f"epsilon_{name}"]
         col.metric(f"ε by {name.upper()}", "n/a" if value is None else f"{value:.3g}")
+    st.caption(f"**What ε covers:** {details['guarantee_scope']}.")
+    replay_caption(st, result)
     chart(
         st,
         plots.accountant_comparison,

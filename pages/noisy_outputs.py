@@ -20,6 +20,7 @@ from ui.results import (
     configs_for,
     diagnostics_caption,
     point,
+    replay_caption,
     reported_errors,
     stored_many,
 )
@@ -59,6 +60,7 @@ if current is not None:
     cols[2].metric("Calinski-Harabasz, noisy", f"{ch:.1f}",
                    f"{ch - d['calinski_harabasz_clean']:+.1f} vs clean")  # fmt: skip
     cols[3].metric("ε spent (per output vector)", f"{current.epsilon_spent:g}")
+    replay_caption(st, current)
     diagnostics_caption(st, [current])
 
 chart(st, plots.cluster_metrics_vs_epsilon, found, epsilon, key="metrics")

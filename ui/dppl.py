@@ -82,8 +82,10 @@ def dpsgd_comparison(
             [], f"No DP-SGD results for these settings in the cache yet (run `dpsgd` with "
             f"--epochs {epochs} --set imbalance={imbalance:g} to add them)."
         )  # fmt: skip
+    scope = found[0].details.get("guarantee_scope")
     return DpsgdComparison(
         found,
         f"DP-SGD points ({len(found)} cached) trained a {model} on "
-        f"{found[0].details['training_set']}, with example-level add/remove DP-SGD accounting.",
+        f"{found[0].details['training_set']}, with example-level add/remove DP-SGD accounting."
+        + (f" What its ε covers: {scope}." if scope else ""),
     )

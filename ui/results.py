@@ -29,6 +29,7 @@ __all__ = [
     "estimate",
     "point",
     "read_only",
+    "replay_caption",
     "reported_errors",
     "result_cache",
     "run_with_progress",
@@ -255,6 +256,19 @@ def reported_errors() -> Iterator[None]:
     except LabelDPError as exc:
         st.error(str(exc))
         st.stop()
+
+
+def replay_caption(container, result: RunResult) -> None:
+    """Say in one line that a run with seeded (float) noise replays from its seed.
+
+    The seed is printed in every result and link, so such a run is for teaching only.
+    """
+    if result.details.get("noise_mode") == "float":
+        container.caption(
+            f"**Replayable from its seed:** this run's noise came from a generator seeded by "
+            f"seed {result.seed}, which its result and link show, so anyone can replay it: a "
+            "teaching run, not a release (noise=secure seeds it from the operating system)."
+        )
 
 
 def diagnostics_caption(container, results: list[RunResult]) -> None:

@@ -8,6 +8,11 @@ clean reference (``baseline_score``) is the same prototypes computed without pri
 
 Privacy unit: one private example, image and label together; neighbouring datasets differ by
 adding or removing one (add/remove). Replace-one figures are given in ``details`` too.
+
+CoinPress's Gaussian noise and the exponential mechanism's picks are floating point in both noise
+modes: ``float`` draws them from the run's seeded generator (the seed replays them), ``secure``
+from a generator seeded from os.urandom. The split, the encoder and the imbalanced subsample stay
+seeded in both (``details["random_draws"]`` says why).
 """
 
 import math
@@ -19,6 +24,13 @@ from labeldp_core.accounting.zcdp import group_zcdp, rho_for_approx_dp, zcdp_to_
 from labeldp_core.data.dataset import Dataset
 from labeldp_core.data.imbalance import ImbalancedSubset, imbalanced_subset
 from labeldp_core.experiments.context import RunContext
+from labeldp_core.experiments.noise import (
+    SAMPLER_NOISE_SETTING,
+    draw_sources,
+    release_generator,
+    sampler_details,
+    sampler_source,
+)
 from labeldp_core.experiments.public_encoder import (
     ENCODER_MODELS,
     PublicEmbeddings,
@@ -42,6 +54,7 @@ __all__ = [
     "NEIGHBOURS",
     "PUBLIC_FRACTION",
     "PUBLIC_SPEC",
+    "SUBSAMPLE_DRAW",
     "SUBSAMPLE_SCOPE",
     "TOPK_SPEC",
     "check_scores",
@@ -71,10 +84,18 @@ _COMMON_DIAGNOSTICS = (
     "details.baseline_per_class_accuracy",
     "details.baseline_minority_accuracy",
 )
-_NO_SECURE_NOISE = (
-    "the exponential mechanism's probabilities and CoinPress's Gaussian noise are floating "
-    "point, with no exact sampler here"
+#: Why the imbalanced subsample may stay seeded in every noise mode.
+SUBSAMPLE_DRAW = (
+    "the private examples kept at this imbalance, drawn with the run's seed from the true labels "
+    "(the same at one seed for DPPL and DP-SGD): they are the dataset the epsilon is about (see "
+    "guarantee_scope), not a draw of the release"
 )
+#: Draws that stay seeded in every mode, and why the guarantee does not need them secret.
+_SEEDED_DRAWS = {
+    "public/private split": "a seeded permutation of the training indices: reads no label",
+    "encoder training": "the encoder trains on the public part only, with the run's seed: it "
+    "reads no private example",
+}
 _ENCODER_END = 0.9
 
 _SHARED = {
@@ -91,6 +112,7 @@ _SHARED = {
     "imbalance": Setting(
         1.0, "largest / smallest private class size (1 = balanced)", minimum=1.0, maximum=1000.0
     ),
+    "noise": SAMPLER_NOISE_SETTING,
 }  # fmt: skip
 _SCORES = {
     "min_score": Setting(
@@ -146,6 +168,17 @@ def _private_set(config: RunConfig, data: Dataset, emb: PublicEmbeddings) -> _Pr
         config.seed,
     )  # fmt: skip
     return _PrivateSet(emb.train[kept], data.y_train[kept], subset, len(emb.private_index))
+
+
+def _draw_details(config: RunConfig, released: str, samplers: str) -> dict[str, object]:
+    """The noise mode's entries and where every draw of the run came from (``random_draws``)."""
+    noise = config.setting("noise")
+    seeded = dict(_SEEDED_DRAWS)
+    if config.setting("imbalance") > 1:
+        seeded["imbalanced subsample"] = SUBSAMPLE_DRAW
+    return sampler_details(noise, samplers) | {
+        "random_draws": draw_sources(noise, [released], seeded, sampler_source(noise)),
+    }
 
 
 def _scores(prototypes: np.ndarray, emb: PublicEmbeddings, data: Dataset) -> dict[str, object]:
@@ -230,7 +263,8 @@ def run_dppl_mean(config: RunConfig, ctx: RunContext) -> Outcome:
     delta = config.setting("delta")
     rho_asked = rho_for_approx_dp(config.epsilon, delta)
     release = private_class_means(
-        private.embeddings, private.labels, data.num_classes, rho_asked, ctx.rng,
+        private.embeddings, private.labels, data.num_classes, rho_asked,
+        release_generator(config.setting("noise"), ctx),
         steps=config.setting("steps"), count_share=config.setting("count_share"), spread=spread,
     )  # fmt: skip
     exact = np.stack(
@@ -247,6 +281,7 @@ def run_dppl_mean(config: RunConfig, ctx: RunContext) -> Outcome:
             "rho_steps": list(release.step_rhos),
             "epsilon_replace_one": zcdp_to_approx_dp(group_zcdp(rho, 2), delta),
             "rho_replace_one": group_zcdp(rho, 2),
+            **_draw_details(config, "CoinPress noise", "NumPy's Gaussian sampler"),
             "spread": spread,
             "noisy_counts": None if release.noisy_counts is None
             else release.noisy_counts.tolist(),
@@ -299,7 +334,8 @@ def _run_public(config: RunConfig, ctx: RunContext, k: int) -> Outcome:
     utilities = _utilities(ctx, emb, private)
     ctx.progress(0.97, "selecting prototypes (exponential mechanism)")
     # Each class's picks, sorted by candidate index: the order carries nothing beyond the set.
-    chosen = public_prototype_indices(utilities, config.epsilon, ctx.rng, k)
+    generator = release_generator(config.setting("noise"), ctx)
+    chosen = public_prototype_indices(utilities, config.epsilon, generator, k)
     ranking = np.argsort(-utilities, axis=1, kind="stable")
     best = ranking[:, :k]
     rank_of = np.argsort(ranking, axis=1)
@@ -323,6 +359,11 @@ def _run_public(config: RunConfig, ctx: RunContext, k: int) -> Outcome:
             "chosen_utility_rank": np.take_along_axis(rank_of, chosen, axis=1).tolist(),
             "epsilon_per_class": per_class_epsilon,
             "epsilon_replace_one": 2 * epsilon_spent,
+            **_draw_details(
+                config, "exponential-mechanism picks",
+                "the exponential mechanism's probabilities in double precision, NumPy's uniform "
+                "draws",
+            ),
             "composition": (
                 f"per class one exponential-mechanism draw of {'a set of ' if k > 1 else ''}"
                 f"{k} candidate{'s' if k > 1 else ''}, sensitivity 1, monotone under add/remove "
@@ -377,7 +418,6 @@ MEAN_SPEC = MechanismSpec(
     },
     runner=run_dppl_mean,
     trains_model=False,
-    no_secure_noise=_NO_SECURE_NOISE,
 )  # fmt: skip
 
 PUBLIC_SPEC = MechanismSpec(
@@ -389,7 +429,6 @@ PUBLIC_SPEC = MechanismSpec(
     settings=_SHARED | _SCORES,
     runner=run_dppl_public,
     trains_model=False,
-    no_secure_noise=_NO_SECURE_NOISE,
     check=check_scores,
 )
 
@@ -404,6 +443,5 @@ TOPK_SPEC = MechanismSpec(
     },
     runner=run_dppl_topk,
     trains_model=False,
-    no_secure_noise=_NO_SECURE_NOISE,
     check=check_scores,
 )  # fmt: skip

@@ -7,7 +7,12 @@ steps, trains, and reports what the accountant computes for the steps actually t
 
 With ``imbalance`` above 1 it trains on the imbalanced private set of the DP prototypes
 (:mod:`labeldp_core.experiments.dppl`) at their default public share: the same seed gives the
-same examples, so the two are compared on the same class counts. The public part is not used.
+same examples, so the two are compared on the same class counts. The public part is not used,
+and the epsilon covers that subsample only (``details["guarantee_scope"]``).
+
+``noise=float`` draws the Poisson batches and the noise from torch generators seeded by the seed
+(replayable from it, a teaching run); ``noise=secure`` from generators whose state comes from
+os.urandom. The samplers are floating point in both (:mod:`labeldp_core.training.dpsgd`).
 """
 
 import math
@@ -30,7 +35,13 @@ from labeldp_core.data import Dataset, load_dataset
 from labeldp_core.data.tables import is_table, table_info
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.experiments.context import RunContext
-from labeldp_core.experiments.dppl import PUBLIC_FRACTION, imbalanced_private_set
+from labeldp_core.experiments.dppl import PUBLIC_FRACTION, SUBSAMPLE_DRAW, imbalanced_private_set
+from labeldp_core.experiments.noise import (
+    SAMPLER_NOISE_SETTING,
+    draw_sources,
+    sampler_details,
+    sampler_source,
+)
 from labeldp_core.experiments.progress import within
 from labeldp_core.experiments.public_encoder import public_private_indices
 from labeldp_core.experiments.spec import MechanismSpec, Outcome, RunConfig, Scalar, Setting
@@ -42,6 +53,7 @@ if TYPE_CHECKING:  # importing Opacus costs seconds; the runner imports it when 
 __all__ = [
     "REFERENCE_NOISE_MULTIPLIERS",
     "SPEC",
+    "SUBSAMPLE_SCOPE",
     "TrainingSet",
     "budget_outlook",
     "delta_warning",
@@ -58,6 +70,28 @@ NEIGHBOURS = "add/remove one training example (its image and label together)"
 _CHECKPOINTS = 8
 #: Fixed noise levels drawn next to a run's own in the budget outlook.
 REFERENCE_NOISE_MULTIPLIERS: tuple[float, ...] = (0.7, 1.0, 1.5, 2.5)
+#: What the epsilon of a run at ``imbalance`` above 1 covers.
+SUBSAMPLE_SCOPE = (
+    "the imbalanced private set only: DP-SGD trains on a subsample of the training split (outside "
+    "the DP prototypes' public part) whose class sizes were chosen from the true labels (without "
+    "privacy), so epsilon covers adding or removing an example of that subsample, not of the "
+    "whole training split"
+)
+#: What the epsilon of a run at ``imbalance`` 1 covers.
+_WHOLE_SPLIT = "the whole training split"
+#: The generators of DP-SGD's private draws, and the samplers that draw from them.
+_GENERATORS = "pair of torch generators (Poisson batches, Gaussian noise)"
+_SAMPLERS = "torch's uniform draws for the Poisson batches, its Gaussian sampler for the noise"
+#: Draws that stay seeded in every mode, and why the guarantee does not need them secret.
+_SEEDED_DRAWS = {
+    "model initialisation and dropout": "torch's global generator, seeded by the run's seed: "
+    "reads no data, and each noisy step's guarantee holds for any initial weights and dropout "
+    "masks",
+}
+_SUBSAMPLE_DRAWS = {
+    "public/private split": "a seeded permutation of the training indices: reads no label",
+    "imbalanced subsample": SUBSAMPLE_DRAW,
+}
 
 
 @dataclass(frozen=True)
@@ -285,7 +319,7 @@ def run_dpsgd(config: RunConfig, ctx: RunContext) -> Outcome:
 
     trained = train_dpsgd_classifier(
         train.select(data.x_train), labels, data.x_test, data.y_test, data.num_classes,
-        settings, privacy, config.seed, on_epoch,
+        settings, privacy, config.seed, on_epoch, noise=config.setting("noise"),
     )  # fmt: skip
     baseline = _subset_baseline(config, ctx, train.indices)
     ctx.progress(0.95, "epsilon by epoch with both accountants")
@@ -349,11 +383,24 @@ def _details(
         "calibration_rtol": CALIBRATION_RTOL,
         "test_curve": list(trained.test_curve),
         "neighbouring_relation": NEIGHBOURS,
+        "guarantee_scope": SUBSAMPLE_SCOPE if train.indices is not None else _WHOLE_SPLIT,
+        **_draw_details(config.setting("noise"), train),
         "composition": (
             f"{trained.steps} Poisson-subsampled Gaussian steps composed by the {accountant} "
             "accountant; the model and its test curve are post-processing"
         ),
     }
+
+
+def _draw_details(noise: str, train: TrainingSet) -> dict[str, Any]:
+    """The noise mode's entries and where every draw of the run came from (``random_draws``)."""
+    seeded = _SEEDED_DRAWS | ({} if train.indices is None else _SUBSAMPLE_DRAWS)
+    released = ["Poisson batch sampling", "gradient noise"]
+    source = sampler_source(noise, _GENERATORS)
+    return sampler_details(noise, _SAMPLERS, _GENERATORS) | {
+        "random_draws": draw_sources(noise, released, seeded, source),
+    }
+
 
 SPEC = MechanismSpec(
     id="dpsgd",
@@ -384,6 +431,7 @@ SPEC = MechanismSpec(
         ),
         "optimizer": Setting("sgd", "DP optimiser: sgd (with momentum) or adam", ("sgd", "adam")),
         "momentum": Setting(0.9, "momentum of DP-SGD's SGD", minimum=0.0, maximum=0.99),
+        "noise": SAMPLER_NOISE_SETTING,
         "dp_learning_rate": Setting(
             4.0, "learning rate of the DP optimiser (learning_rate sets the clean baseline's)",
             minimum=1e-6, maximum=100.0,
@@ -392,6 +440,4 @@ SPEC = MechanismSpec(
     runner=run_dpsgd,
     check=validate_dpsgd,
     recipe=dpsgd_recipe,
-    no_secure_noise="Opacus draws DP-SGD's Gaussian noise with torch's generator, and its secure "
-    "mode needs the torchcsprng package, which has no release for this version of torch",
 )  # fmt: skip

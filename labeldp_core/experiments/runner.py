@@ -62,7 +62,7 @@ def make_config(
             f"settings must be a mapping of names to values, e.g. {{'model': 'mlp'}}, "
             f"got {settings!r}"
         )
-    given = _without_noise_default(spec, dict(settings or {}))
+    given = dict(settings or {})
     unknown = sorted(set(given) - set(known))
     if unknown:
         allowed = ", ".join(known) or "none"
@@ -101,22 +101,6 @@ def _table_model(resolved: dict[str, Scalar], given: dict[str, object]) -> dict[
             "default for tables) or model=logistic"
         )
     return resolved | {"model": "mlp"}
-
-
-def _without_noise_default(spec: MechanismSpec, given: dict[str, object]) -> dict[str, object]:
-    """``given`` without ``noise=float`` for a mechanism that has no noise setting.
-
-    Such a mechanism only ever draws its own (seeded, floating-point) noise, so ``float`` asks
-    for what it does anyway; ``secure`` is refused with the mechanism's reason.
-    """
-    if "noise" not in given or "noise" in spec.all_settings():
-        return given
-    if given["noise"] == "float":
-        return {name: value for name, value in given.items() if name != "noise"}
-    raise InvalidInputError(
-        f"mechanism '{spec.id}' cannot use noise={given['noise']}: {spec.no_secure_noise}; "
-        "leave the noise setting out (its noise is seeded floating-point noise)"
-    )
 
 
 def dataset_training_defaults(spec: MechanismSpec, info: DatasetInfo) -> dict[str, Scalar]:

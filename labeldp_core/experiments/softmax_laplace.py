@@ -4,6 +4,10 @@ A model is trained once on clean labels (cached per dataset, seed and training s
 softmax outputs on the test images are released with Laplace noise of scale 2/ε per coordinate.
 k-means then clusters the clean and the noisy outputs, and silhouette and Calinski-Harabasz
 scores say how well separated the clusters still are.
+
+The noise is NumPy's floating-point Laplace noise in both noise modes (the outputs are real
+numbers, and the exact samplers need integers): ``float`` draws it from the run's seeded
+generator, so the seed replays it; ``secure`` from a generator seeded from os.urandom.
 """
 
 from typing import Any
@@ -14,6 +18,13 @@ from sklearn.decomposition import PCA
 from sklearn.metrics import adjusted_rand_score, calinski_harabasz_score, silhouette_score
 
 from labeldp_core.experiments.context import RunContext
+from labeldp_core.experiments.noise import (
+    SAMPLER_NOISE_SETTING,
+    draw_sources,
+    release_generator,
+    sampler_details,
+    sampler_source,
+)
 from labeldp_core.experiments.spec import MechanismSpec, Outcome, RunConfig
 from labeldp_core.mechanisms import (
     PROBABILITY_SENSITIVITY,
@@ -36,6 +47,16 @@ __all__ = [
 SILHOUETTE_SAMPLE = 2000
 #: Points of the 2-D projection kept in the result for the page's scatter plot.
 PROJECTION_POINTS = 300
+#: Stream of the seeded generator that picks the plotted points (apart from the noise's).
+_PROJECTION_STREAM = 0x9C07
+#: Draws that stay seeded in every mode, and why the guarantee does not need them secret.
+_SEEDED_DRAWS = {
+    "model training": "the model that answers, trained with the run's seed on clean labels: "
+    "the guarantee protects each output vector, not the training data",
+    "clustering and projection": "k-means, the silhouette sample, PCA and the plotted test "
+    "points, seeded: post-processing of the released outputs (and of the clean ones, shown "
+    "for comparison only)",
+}
 #: Figures that compare the noisy outputs with the clean ones or with the true labels.
 _DIAGNOSTICS = (
     "test_accuracy",
@@ -83,17 +104,18 @@ def _clean_outputs(ctx: RunContext) -> np.ndarray:
 
 def run_softmax_laplace(config: RunConfig, ctx: RunContext) -> Outcome:
     """Each output vector is released once at scale 2/ε: ε-LDP per output vector."""
-    data = ctx.dataset
+    data, noise = ctx.dataset, config.setting("noise")
     clean = _clean_outputs(ctx)
     plan = laplace_plan(PROBABILITY_SENSITIVITY, config.epsilon)
-    noisy = laplace_outputs(clean, config.epsilon, ctx.rng)
+    noisy = laplace_outputs(clean, config.epsilon, release_generator(noise, ctx))
     ctx.progress(0.85, "clustering clean and noisy outputs")
     k = data.num_classes
     clean_scores = cluster_scores(clean, k, config.seed)
     noisy_scores = cluster_scores(noisy, k, config.seed)
     clean_argmax, noisy_argmax = clean.argmax(axis=1), noisy.argmax(axis=1)
     projection = PCA(2, random_state=config.seed).fit(clean)
-    shown = ctx.rng.choice(data.n_test, min(PROJECTION_POINTS, data.n_test), replace=False)
+    plotted = np.random.default_rng([config.seed, _PROJECTION_STREAM])
+    shown = plotted.choice(data.n_test, min(PROJECTION_POINTS, data.n_test), replace=False)
     return Outcome(
         epsilon_spent=plan.epsilon_spent,
         test_score=float(np.mean(noisy_argmax == data.y_test)),
@@ -105,6 +127,10 @@ def run_softmax_laplace(config: RunConfig, ctx: RunContext) -> Outcome:
             "n_outputs": data.n_test,
             "noise_scale": plan.scale,
             **plan.describe("each output coordinate"),
+            **sampler_details(noise, "NumPy's Laplace sampler"),
+            "random_draws": draw_sources(
+                noise, ["output noise"], _SEEDED_DRAWS, sampler_source(noise)
+            ),
             "mean_abs_noise": float(np.mean(np.abs(noisy - clean))),
             "argmax_agreement": float(np.mean(noisy_argmax == clean_argmax)),
             "silhouette_clean": clean_scores["silhouette"],
@@ -140,8 +166,6 @@ SPEC = MechanismSpec(
     summary="softmax output + Laplace noise of scale 2/eps per coordinate; clustering impact",
     privacy_unit="output",
     task="classification",
-    settings={},
+    settings={"noise": SAMPLER_NOISE_SETTING},
     runner=run_softmax_laplace,
-    no_secure_noise="its outputs are real-valued probability vectors and exact integer noise "
-    "needs integer data, so its Laplace noise is NumPy's floating-point noise",
 )

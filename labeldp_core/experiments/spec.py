@@ -72,8 +72,6 @@ class MechanismSpec:
     #: Checks settings against each other and epsilon when the config is made (before any
     #: training); raises InvalidInputError. Its return value is ignored.
     check: Callable[[RunConfig], object] | None = None
-    #: Why ``noise=secure`` is refused, for a mechanism without a ``noise`` setting.
-    no_secure_noise: str = ""
     #: Per-dataset defaults of the mechanism's own recipe (settings, and ``epochs``), by name.
     recipe: Callable[[str], Mapping[str, Scalar]] | None = None
 

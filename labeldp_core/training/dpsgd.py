@@ -28,9 +28,18 @@ convolution rule of :mod:`labeldp_core.training.per_example` (``functorch`` diff
 layer itself and is right in either layout), and ``ew`` is not offered.
 ``tests/training/test_dpsgd.py`` checks ``hooks`` and ``functorch`` against autograd run one example
 at a time, and ``ghost-bk``'s clipped sums against the same per-example gradients clipped by hand.
+
+Where the private draws come from (``noise``): in ``float`` mode the Poisson batches and the noise
+come from torch generators seeded by the run's seed, so whoever knows the seed replays the run bit
+for bit; in ``secure`` mode each generator's whole state comes from os.urandom
+(:func:`secure_torch_generator`). The samplers are torch's floating-point ones either way (Opacus's
+own secure mode needs torchcsprng, which has no release for this torch). The initial weights (and
+the MLP's dropout) come from torch's global generator, seeded in both modes: they read no data.
 """
 
+import os
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -43,6 +52,7 @@ from torch.nn import functional
 
 from labeldp_core.accounting.dpsgd import check_clip, check_noise_multiplier, sampling_schedule
 from labeldp_core.errors import InvalidInputError
+from labeldp_core.mechanisms.secure_noise import check_noise
 from labeldp_core.models import build_model
 from labeldp_core.training.allocator import keep_freed_memory
 from labeldp_core.training.bookkeeping import BookkeepingModule
@@ -57,10 +67,22 @@ from labeldp_core.training.loop import (
 )
 from labeldp_core.training.per_example import conv_per_example_gradients
 
-__all__ = ["GRAD_SAMPLE_MODES", "DPSGDOutcome", "DPSGDSettings", "train_dpsgd_classifier"]
+__all__ = [
+    "GRAD_SAMPLE_MODES",
+    "DPSGDOutcome",
+    "DPSGDSettings",
+    "secure_torch_generator",
+    "train_dpsgd_classifier",
+]
 
 #: The ways of clipping per-example gradients that this loop offers (see the module notes).
 GRAD_SAMPLE_MODES = ("ghost-bk", "hooks", "functorch")
+#: torch's CPU generator state (``CPUGeneratorImplStateNew``, 5,056 bytes) holds the Mersenne
+#: Twister's 624 state words, one per uint64, after the initial seed (uint64), ``left`` and
+#: ``seeded`` (int32 each) and ``next`` (uint64).
+_MT_WORDS, _MT_OFFSET, _STATE_BYTES = 624, 24, 5056
+#: The offset of the noise generator's seed from the batches' in float mode.
+_NOISE_SEED_OFFSET = 0x5EED
 
 
 @dataclass(frozen=True)
@@ -95,6 +117,56 @@ class _LayoutSafeGradSampleModule(GradSampleModule):
         **GradSampleModule.GRAD_SAMPLERS,
         nn.Conv2d: conv_per_example_gradients,
     }
+
+
+def _state_words(state: torch.Tensor) -> tuple[np.ndarray, np.ndarray]:
+    """A copy of a generator's ``state`` bytes, and its Mersenne Twister words (uint64) in it."""
+    if state.numel() != _STATE_BYTES:
+        raise RuntimeError(
+            f"torch's generator state has {state.numel()} bytes, not {_STATE_BYTES}: secure "
+            "DP-SGD does not know where this torch keeps its Mersenne Twister words"
+        )
+    raw = state.numpy().copy()
+    return raw[_MT_OFFSET : _MT_OFFSET + 8 * _MT_WORDS].view(np.uint64), raw
+
+
+def _check_layout() -> None:
+    """Refuse a torch whose state words are elsewhere: seed 1's first two words are known."""
+    words, _ = _state_words(torch.Generator().manual_seed(1).get_state())
+    if words[:2].tolist() != [1, 1812433254]:  # Mersenne Twister's 32-bit initialisation
+        raise RuntimeError(
+            "torch's generator state has a layout secure DP-SGD does not know; use noise=float"
+        )
+
+
+def secure_torch_generator(entropy: Callable[[int], bytes] = os.urandom) -> torch.Generator:
+    """A torch generator whose whole Mersenne Twister state comes from ``entropy``.
+
+    ``manual_seed`` keeps only the low 32 bits of a seed (2^32 seeds would replay any run), so
+    the 624 words of the state are written instead, from os.urandom unless ``entropy`` is given
+    (tests). The generator is fast, not cryptographic; its raw draws are never released.
+
+    Raises:
+        RuntimeError: if this torch keeps its generator state in another layout.
+    """
+    _check_layout()
+    generator = torch.Generator()
+    words, raw = _state_words(generator.get_state())
+    words[:] = np.frombuffer(entropy(4 * _MT_WORDS), dtype=np.uint32)
+    generator.set_state(torch.from_numpy(raw))
+    return generator
+
+
+def _draw_generators(seed: int, noise: str) -> tuple[torch.Generator, torch.Generator]:
+    """The generators of the Poisson batches and of the Gaussian noise in ``noise`` mode.
+
+    Float: seeded by ``seed`` and ``seed + 0x5EED``, so the seed replays a run bit for bit.
+    Secure: each one's whole state from os.urandom, never from the seed.
+    """
+    if check_noise(noise) == "secure":
+        return secure_torch_generator(), secure_torch_generator()
+    sampler = torch.Generator().manual_seed(seed)
+    return sampler, torch.Generator().manual_seed(seed + _NOISE_SEED_OFFSET)
 
 
 def _wrap(model: nn.Module, mode: str, clip: float) -> GradSampleModule:
@@ -179,6 +251,7 @@ def train_dpsgd_classifier(
     privacy: DPSGDSettings,
     seed: int,
     progress: ProgressFn | None = None,
+    noise: str = "float",
 ) -> DPSGDOutcome:
     """Train a classifier on hard labels with DP-SGD (SGD or Adam) and score it after every epoch.
 
@@ -190,8 +263,10 @@ def train_dpsgd_classifier(
         num_classes: K, the number of outputs.
         settings: model, epochs, learning rate, and ``batch_size`` as the expected batch size.
         privacy: noise multiplier, clipping norm and Opacus's per-example gradient mode.
-        seed: seeds the initial weights, the Poisson draws and the noise.
+        seed: seeds the initial weights, and in ``float`` mode the Poisson draws and the noise.
         progress: called after every epoch with (epochs done, epochs in all).
+        noise: ``float`` (the Poisson draws and the noise replay from ``seed``) or ``secure``
+            (their generators' states from os.urandom).
 
     Returns:
         The model, its test accuracy after every epoch, the sample rate and the steps taken.
@@ -202,10 +277,9 @@ def train_dpsgd_classifier(
     sample_rate, steps = sampling_schedule(n, settings.batch_size, settings.epochs)
     steps_per_epoch = steps // settings.epochs
 
+    sampler, noise_generator = _draw_generators(seed, noise)
     keep_freed_memory()
     torch.manual_seed(seed)
-    sampler = torch.Generator().manual_seed(seed)
-    noise = torch.Generator().manual_seed(seed + 0x5EED)
     inputs = _as_input(x_train, settings)
     labels = torch.tensor(y_train)
     test_inputs = _as_input(x_test, settings)
@@ -215,7 +289,7 @@ def train_dpsgd_classifier(
     model = model.to(memory_format=_memory_format(settings))
     private = _wrap(model, privacy.grad_sample_mode, clip)
     optimiser = _dp_optimizer(
-        model, private, settings, noise_multiplier, clip, noise, privacy.optimizer,
+        model, private, settings, noise_multiplier, clip, noise_generator, privacy.optimizer,
         privacy.momentum,
     )  # fmt: skip
     curve, drawn, empty = [], 0, 0

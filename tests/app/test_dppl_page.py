@@ -29,6 +29,8 @@ def test_page_computes_switches_mechanism_and_runs_the_sweep(fresh_app_cache):
     assert_no_errors(app)
     assert _spent(app) == "1, δ=1e-05"  # DPPL-Mean at eps 1: rho calibrated to (1, 1e-5)-DP
     assert any("Public:" in m.value and "Private:" in m.value for m in app.markdown)
+    replay = [c.value for c in app.caption if c.value.startswith("**Replayable from its seed:**")]
+    assert len(replay) == 1 and "a teaching run, not a release" in replay[0]
     app.selectbox(key="dppl_mechanism").set_value("dppl-public").run()
     assert_no_errors(app)
     assert _spent(app) == "1"
@@ -52,6 +54,7 @@ def test_page_shows_dpsgd_minority_accuracy_next_to_the_prototypes(cache, fresh_
     assert_no_errors(app)
     note = next(c.value for c in app.caption if "DP-SGD points (1 cached)" in c.value)
     assert "private set at imbalance 10" in note
+    assert "What its ε covers: the imbalanced private set only" in note
     dppl = run(make_config("dppl-public", "digits", 1.0, epochs=1,
                            settings={"imbalance": 10.0}), cache)  # fmt: skip
     assert dppl.cached and dpsgd.details["class_counts"] == dppl.details["class_counts"]

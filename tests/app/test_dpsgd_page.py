@@ -42,6 +42,9 @@ def test_page_shows_noise_budget_accountants_and_the_units_sentence():
     assert float(metrics["ε by RDP"]) >= float(metrics["ε by PRV"])
     captions = " ".join(c.value for c in app.caption)
     assert "DP-SGD protects whole examples" in captions and "not directly comparable" in captions
+    # A float run says in one line that its seed replays it, and what its epsilon covers.
+    assert "**Replayable from its seed:**" in captions and "not a release" in captions
+    assert "**What ε covers:** the whole training split." in captions
     # The defaults are the published recipe's, and the page says why they were not tuned here.
     assert app.selectbox(key="clip").value == app.selectbox(key="batch").value == "recipe"
     assert "Papernot et al. 2021" in captions and "on the private data would leak it" in captions

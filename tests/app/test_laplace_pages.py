@@ -73,6 +73,8 @@ def test_outputs_page_computes_on_digits_and_reacts_to_epsilon():
     assert_no_errors(app)
     before = _metrics(app)
     assert before["ε spent (per output vector)"] == "1"
+    replay = [c.value for c in app.caption if c.value.startswith("**Replayable from its seed:**")]
+    assert len(replay) == 1 and "a teaching run, not a release" in replay[0]
     app.number_input(key="epsilon").set_value(16.0).run()
     assert_no_errors(app)
     after = _metrics(app)

@@ -159,7 +159,9 @@ def _dppl_public(calls, result) -> float:
     return call.arguments["epsilon"]  # pure, parallel over classes
 
 
-def _fake_dpsgd(x_train, y_train, x_test, y_test, num_classes, settings, privacy, seed, progress):
+def _fake_dpsgd(
+    x_train, y_train, x_test, y_test, num_classes, settings, privacy, seed, progress, noise
+):
     from labeldp_core.accounting.dpsgd import sampling_schedule
     from labeldp_core.models import build_model
 
