@@ -54,6 +54,7 @@ from labeldp_core.accounting.dpsgd import check_clip, check_noise_multiplier, sa
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.mechanisms.secure_noise import check_noise
 from labeldp_core.models import build_model
+from labeldp_core.threads import training_threads
 from labeldp_core.training.allocator import keep_freed_memory
 from labeldp_core.training.bookkeeping import BookkeepingModule
 from labeldp_core.training.loop import (
@@ -293,10 +294,11 @@ def train_dpsgd_classifier(
         privacy.momentum,
     )  # fmt: skip
     curve, drawn, empty = [], 0, 0
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), training_threads(settings.model) as refresh_threads:
         # Opacus's backward hooks fire on module outputs because the images need no gradient.
         warnings.filterwarnings("ignore", message="Full backward hook is firing")
         for epoch in range(settings.epochs):
+            refresh_threads()
             private.train()
             for _ in range(steps_per_epoch):
                 batch = torch.nonzero(torch.rand(n, generator=sampler) < sample_rate).squeeze(1)
