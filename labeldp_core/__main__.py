@@ -19,7 +19,7 @@ from contextlib import nullcontext
 from pathlib import Path
 from typing import NoReturn
 
-from labeldp_core import plots, reproduce
+from labeldp_core import reproduce
 from labeldp_core.audit import (
     app_audit_points,
     audit_cases,
@@ -56,7 +56,6 @@ from labeldp_core.experiments import (
     sweep_configs,
 )
 from labeldp_core.experiments.progress import Progress, silent
-from labeldp_core.reports import html_report, tables_report
 from labeldp_core.validation import check_output_path, check_seed
 from labeldp_core.warm import WarmStatus, run_warm
 
@@ -274,6 +273,9 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
 
 def _write_sweep(args: argparse.Namespace, results: list[RunResult]) -> None:
     if args.html:
+        from labeldp_core import plots  # plotly: only for the report, not every command's start
+        from labeldp_core.reports import html_report
+
         metric = "test accuracy" if results[0].test_accuracy is not None else "test MSE"
         figure = plots.score_vs_epsilon(
             {args.mechanism: results}, results[0].baseline_score, metric=metric
@@ -388,6 +390,8 @@ def _cmd_reproduce(args: argparse.Namespace) -> None:
             writer.writeheader()
             writer.writerows(papers)
     if args.html:
+        from labeldp_core.reports import tables_report  # plotly: only for the report
+
         report = tables_report(
             "Papers vs this explorer", reproduce.__doc__.split("\n\n")[1].replace("\n", " "),
             {"Published figures beside ours": papers,

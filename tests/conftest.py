@@ -107,7 +107,7 @@ def fast_runs(tmp_path_factory) -> Iterator[ResultCache]:
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(context.RunContext, "train", train)
         patch.setattr(pate_experiment, "ensemble_votes", votes)
-        patch.setattr(pate_experiment, "train_classifier", student)
+        patch.setattr(loop, "train_classifier", student)
         store = ResultCache(tmp_path_factory.mktemp("fast-runs"))
         yield store
         store.close()

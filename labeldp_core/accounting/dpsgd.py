@@ -12,8 +12,6 @@ from collections.abc import Callable, Sequence
 from functools import cache, lru_cache
 from numbers import Integral, Real
 
-from scipy import optimize
-
 from labeldp_core.accounting.sampled_gaussian import (
     PrvTooLargeError,
     prv_epsilon,
@@ -254,7 +252,9 @@ def _calibrated(target: float, delta: float, q: float, steps: int, accountant: s
             )
     while low == high or excess(low) <= 0:  # the start had enough noise: halve to bracket
         low, high = low - math.log(2), low
-    sigma = math.exp(optimize.brentq(excess, low, high, xtol=1e-6))
+    from scipy.optimize import brentq  # here: a quarter second no other command needs
+
+    sigma = math.exp(brentq(excess, low, high, xtol=1e-6))
     # A numerical accountant may be a little rough; step up until within the target.
     while spent(sigma) > target:
         sigma *= 1 + CALIBRATION_RTOL / 10

@@ -8,7 +8,7 @@ confidence (Jagielski, Ullman, Oprea 2020).
 
 import math
 
-from scipy import stats
+from scipy.special import betaincinv
 
 __all__ = ["clopper_pearson", "epsilon_lower_bound", "largest_provable_epsilon"]
 
@@ -20,11 +20,13 @@ def clopper_pearson(successes: int, trials: int, alpha: float) -> tuple[float, f
     >>> low, round(high, 4)
     (0.0, 0.3085)
     """
-    low = 0.0 if successes == 0 else stats.beta.ppf(alpha / 2, successes, trials - successes + 1)
+    # The beta distribution's quantiles, as scipy.stats.beta.ppf computes them (without loading
+    # scipy.stats, half a second of every command's start).
+    low = 0.0 if successes == 0 else betaincinv(successes, trials - successes + 1, alpha / 2)
     high = (
         1.0
         if successes == trials
-        else stats.beta.ppf(1 - alpha / 2, successes + 1, trials - successes)
+        else betaincinv(successes + 1, trials - successes, 1 - alpha / 2)
     )
     return float(low), float(high)
 

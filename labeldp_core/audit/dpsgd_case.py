@@ -20,14 +20,16 @@ with less noise than reported cannot hide in the accountant's slack.
 
 import math
 import warnings
+from typing import TYPE_CHECKING
 
-import dp_accounting
 import numpy as np
-from dp_accounting import rdp
 
 from labeldp_core.accounting.gaussian_curve import gaussian_point
 from labeldp_core.audit.engine import GAUSSIAN_TAIL, AuditCase
 from labeldp_core.validation import check_epsilon
+
+if TYPE_CHECKING:
+    import dp_accounting
 
 __all__ = [
     "AUDIT_DELTA",
@@ -46,11 +48,15 @@ TRIALS_PER_STEP = 1024
 _INPUT_SCALE = 10.0
 
 
-def _rdp_accountant() -> dp_accounting.PrivacyAccountant:
+def _rdp_accountant() -> "dp_accounting.PrivacyAccountant":
+    from dp_accounting import rdp  # here: a third of a second no other command needs
+
     return rdp.RdpAccountant()
 
 
-def _full_batch_step(noise_multiplier: float) -> dp_accounting.DpEvent:
+def _full_batch_step(noise_multiplier: float) -> "dp_accounting.DpEvent":
+    import dp_accounting
+
     return dp_accounting.PoissonSampledDpEvent(1.0, dp_accounting.GaussianDpEvent(noise_multiplier))
 
 
@@ -63,6 +69,8 @@ def one_step_epsilon(noise_multiplier: float, delta: float = AUDIT_DELTA) -> flo
 
 def dpsgd_noise_multiplier(epsilon: float, delta: float = AUDIT_DELTA) -> float:
     """The noise multiplier making one full-batch step (epsilon, delta)-DP (RDP accountant)."""
+    import dp_accounting
+
     epsilon = check_epsilon(epsilon)
     return float(
         dp_accounting.calibrate_dp_mechanism(_rdp_accountant, _full_batch_step, epsilon, delta)

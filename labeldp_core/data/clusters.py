@@ -6,8 +6,6 @@ no label privacy.
 """
 
 import numpy as np
-from sklearn.cluster import KMeans
-from sklearn.decomposition import PCA
 
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.validation import check_positive
@@ -39,6 +37,9 @@ def cluster_images(
             f"clusters={clusters} is more than the {flat.shape[0]} images to cluster; "
             f"use at most {flat.shape[0]}"
         )
+    from sklearn.cluster import KMeans  # here: the registry imports this module, not sklearn
+    from sklearn.decomposition import PCA
+
     kept = min(components, flat.shape[1], flat.shape[0])
     reduced = PCA(n_components=kept, svd_solver="randomized", random_state=seed).fit_transform(flat)
     kmeans = KMeans(n_clusters=clusters, n_init=1, random_state=seed)

@@ -11,7 +11,6 @@ tables are split blind to the labels instead (:mod:`labeldp_core.data.tables`).
 from dataclasses import dataclass
 
 import numpy as np
-from sklearn.model_selection import train_test_split
 
 __all__ = ["SPLIT_SEED", "Dataset", "split_fixed"]
 
@@ -75,6 +74,8 @@ def split_fixed(
     The split is stratified by label, so it depends on the labels: it is public and fixed, and
     the guarantees hold given it (see the module's docstring).
     """
+    from sklearn.model_selection import train_test_split  # here: only a load needs sklearn
+
     x_train, x_test, y_train, y_test = train_test_split(
         images, labels, test_size=test_fraction, random_state=SPLIT_SEED, stratify=labels
     )

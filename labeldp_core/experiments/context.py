@@ -2,23 +2,19 @@
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from torch import nn
 
+from labeldp_core import training
 from labeldp_core.cache import ResultCache
 from labeldp_core.data import Dataset, load_dataset
 from labeldp_core.experiments.config import RunConfig, Task
 from labeldp_core.experiments.progress import Progress, within
-from labeldp_core.training import (
-    ProgressFn,
-    TrainOutcome,
-    TrainSettings,
-    predict_proba,
-    train_classifier,
-    train_regressor,
-)
+from labeldp_core.training import ProgressFn, TrainOutcome, TrainSettings
+
+if TYPE_CHECKING:
+    from torch import nn
 
 __all__ = ["RunContext", "label_statistics"]
 
@@ -78,7 +74,7 @@ class RunContext:
 
         if self.task == "regression":
             return self._regress(images, targets, on_epoch)
-        outcome = train_classifier(
+        outcome = training.train_classifier(
             images, targets, data.x_test, data.y_test, data.num_classes,
             self.train_settings, self.config.seed, on_epoch,
         )  # fmt: skip
@@ -98,22 +94,22 @@ class RunContext:
         data = self.dataset
         offset, step = data.value_offset, data.value_step
         positions = (np.asarray(values, dtype=np.float64) - offset) / step
-        outcome = train_regressor(
+        outcome = training.train_regressor(
             images, positions, data.x_test, data.y_test.astype(np.float64),
             self.train_settings, self.config.seed, on_epoch,
         )  # fmt: skip
         return TrainOutcome(outcome.model, tuple(mse * step**2 for mse in outcome.test_curve))
 
-    def _accuracies(self, model: nn.Module) -> dict[str, float]:
+    def _accuracies(self, model: "nn.Module") -> dict[str, float]:
         data, settings = self.dataset, self.train_settings
-        on_train = predict_proba(model, data.x_train, settings).argmax(axis=1)
-        on_test = predict_proba(model, data.x_test, settings).argmax(axis=1)
+        on_train = training.predict_proba(model, data.x_train, settings).argmax(axis=1)
+        on_test = training.predict_proba(model, data.x_test, settings).argmax(axis=1)
         return {
             "train_accuracy": float(np.mean(on_train == data.y_train)),
             "test_accuracy": float(np.mean(on_test == data.y_test)),
         }
 
-    def note_attack_model(self, model: nn.Module) -> None:
+    def note_attack_model(self, model: "nn.Module") -> None:
         """Record how often ``model`` predicts the true label of the private training examples.
 
         An adversary who guesses a training example's label from the released model's prediction

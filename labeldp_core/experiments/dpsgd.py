@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from labeldp_core import training
 from labeldp_core.accounting.dpsgd import (
     ACCOUNTANTS,
     CALIBRATION_RTOL,
@@ -45,7 +46,7 @@ from labeldp_core.experiments.noise import (
 from labeldp_core.experiments.progress import within
 from labeldp_core.experiments.public_encoder import public_private_indices
 from labeldp_core.experiments.spec import MechanismSpec, Outcome, RunConfig, Scalar, Setting
-from labeldp_core.training import TrainSettings, predict_proba
+from labeldp_core.training import TrainSettings
 
 if TYPE_CHECKING:  # importing Opacus costs seconds; the runner imports it when it trains
     from labeldp_core.training.dpsgd import DPSGDOutcome, DPSGDSettings
@@ -356,7 +357,7 @@ def _details(
 ) -> dict[str, Any]:
     """What was trained on, how, and what the steps were; the test curve and class accuracies."""
     data, labels = ctx.dataset, train.select(ctx.dataset.y_train)
-    predicted = predict_proba(trained.model, data.x_test, settings).argmax(axis=1)
+    predicted = training.predict_proba(trained.model, data.x_test, settings).argmax(axis=1)
     correct = predicted == data.y_test
     warning = delta_warning(config.setting("delta"), len(labels))
     accountant = config.setting("accountant")

@@ -15,6 +15,7 @@ k* of every second-half example is stored in the result cache (see
 
 import numpy as np
 
+from labeldp_core import training
 from labeldp_core.accounting import parallel_composition
 from labeldp_core.experiments.context import RunContext
 from labeldp_core.experiments.label_release import released_labels_outcome
@@ -27,7 +28,6 @@ from labeldp_core.experiments.rr_prior import (
 from labeldp_core.experiments.spec import MechanismSpec, Outcome, RunConfig
 from labeldp_core.mechanisms import expected_flip_rate, randomized_response, rr_with_prior
 from labeldp_core.mechanisms.noise_plans import rr_plan
-from labeldp_core.training import predict_proba
 
 __all__ = ["SPEC", "run_lp_2st", "split_halves"]
 
@@ -70,7 +70,7 @@ def run_lp_2st(config: RunConfig, ctx: RunContext) -> Outcome:
         released[first], images=data.x_train[first], start=0.0, end=0.45,
         message="stage 1: training on RR labels of half 1",
     )  # fmt: skip
-    priors = predict_proba(stage1.model, data.x_train[second], ctx.train_settings)
+    priors = training.predict_proba(stage1.model, data.x_train[second], ctx.train_settings)
     released[second] = rr_with_prior(data.y_train[second], priors, epsilon, ctx.rng, noise=noise)
     flips = released != data.y_train
     stage2 = prior_summary(priors, data.y_train[second], epsilon)

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from labeldp_core import training
 from labeldp_core.accounting import (
     AGGREGATORS,
     calibrate_noise,
@@ -45,7 +46,7 @@ from labeldp_core.mechanisms.noise_plans import (
     laplace_plan_for_scale,
 )
 from labeldp_core.threads import single_thread
-from labeldp_core.training import ProgressFn, TrainOutcome, TrainSettings, train_classifier
+from labeldp_core.training import ProgressFn, TrainOutcome, TrainSettings
 from labeldp_core.training.ensemble import ensemble_votes
 from labeldp_core.training.self_training import SelfTraining, TrainFn, self_train
 
@@ -257,7 +258,7 @@ def _student_train_fn(ctx: RunContext, examples: int) -> TrainFn:
 
     def train(images: np.ndarray, labels: np.ndarray, on_epoch: ProgressFn | None) -> TrainOutcome:
         with single_thread():  # small batches: one thread is as fast, and robust when busy
-            return train_classifier(
+            return training.train_classifier(
                 images, labels, data.x_test, data.y_test, data.num_classes, settings,
                 ctx.config.seed, on_epoch,
             )  # fmt: skip

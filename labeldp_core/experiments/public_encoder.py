@@ -12,14 +12,16 @@ same orthant.
 """
 
 from dataclasses import dataclass, fields
+from typing import TYPE_CHECKING
 
 import numpy as np
-import torch
-from torch import nn
 
 from labeldp_core.data.public_private import public_private_split
 from labeldp_core.experiments.context import RunContext
 from labeldp_core.mechanisms.prototypes import normalise_rows
+
+if TYPE_CHECKING:
+    from torch import nn
 
 __all__ = [
     "ENCODER_MODELS",
@@ -49,8 +51,10 @@ def public_private_indices(
     return public_private_split(n_train, public_fraction, split_rng(seed, 1))
 
 
-def embed(model: nn.Sequential, images: np.ndarray) -> np.ndarray:
+def embed(model: "nn.Sequential", images: np.ndarray) -> np.ndarray:
     """The input of ``model``'s last layer for each image, as float32 ``(n, d)``."""
+    import torch
+
     encoder = model[:-1]
     encoder.eval()
     parts = []

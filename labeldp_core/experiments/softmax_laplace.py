@@ -13,10 +13,8 @@ generator, so the seed replays it; ``secure`` from a generator seeded from os.ur
 from typing import Any
 
 import numpy as np
-from sklearn.cluster import KMeans
-from sklearn.decomposition import PCA
-from sklearn.metrics import adjusted_rand_score, calinski_harabasz_score, silhouette_score
 
+from labeldp_core import training
 from labeldp_core.experiments.context import RunContext
 from labeldp_core.experiments.noise import (
     SAMPLER_NOISE_SETTING,
@@ -33,7 +31,6 @@ from labeldp_core.mechanisms import (
     laplace_scale,
 )
 from labeldp_core.mechanisms.noise_plans import laplace_plan
-from labeldp_core.training import predict_proba
 
 __all__ = [
     "PROJECTION_POINTS",
@@ -71,6 +68,9 @@ _DIAGNOSTICS = (
 
 def cluster_scores(outputs: np.ndarray, num_clusters: int, seed: int) -> dict[str, Any]:
     """k-means on ``outputs``: cluster ids, silhouette (on a sample) and Calinski-Harabasz."""
+    from sklearn.cluster import KMeans  # here: the registry imports this module, not sklearn
+    from sklearn.metrics import calinski_harabasz_score, silhouette_score
+
     clusters = KMeans(num_clusters, n_init=3, random_state=seed).fit_predict(outputs)
     if np.unique(clusters).shape[0] < 2:
         return {"clusters": clusters, "silhouette": 0.0, "calinski_harabasz": 0.0}
@@ -95,7 +95,8 @@ def _clean_outputs(ctx: RunContext) -> np.ndarray:
 
     def compute() -> dict[str, np.ndarray]:
         trained = ctx.train(ctx.dataset.y_train, end=0.8, message="training on clean labels")
-        return {"probabilities": predict_proba(trained.model, ctx.dataset.x_test, settings)}
+        probabilities = training.predict_proba(trained.model, ctx.dataset.x_test, settings)
+        return {"probabilities": probabilities}
 
     return ctx.cache.arrays_or_compute(
         "clean-softmax", payload, compute, required=["probabilities"]
@@ -113,6 +114,9 @@ def run_softmax_laplace(config: RunConfig, ctx: RunContext) -> Outcome:
     clean_scores = cluster_scores(clean, k, config.seed)
     noisy_scores = cluster_scores(noisy, k, config.seed)
     clean_argmax, noisy_argmax = clean.argmax(axis=1), noisy.argmax(axis=1)
+    from sklearn.decomposition import PCA
+    from sklearn.metrics import adjusted_rand_score
+
     projection = PCA(2, random_state=config.seed).fit(clean)
     plotted = np.random.default_rng([config.seed, _PROJECTION_STREAM])
     shown = plotted.choice(data.n_test, min(PROJECTION_POINTS, data.n_test), replace=False)

@@ -12,8 +12,9 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from labeldp_core import training
 from labeldp_core.threads import single_thread
-from labeldp_core.training.loop import TrainSettings, fit_classifier, predict_proba
+from labeldp_core.training.settings import TrainSettings
 
 __all__ = ["ensemble_votes", "member_seed"]
 
@@ -51,10 +52,10 @@ def ensemble_votes(
     votes = np.empty((len(shards), queries.shape[0]), dtype=np.int16)
     with single_thread():
         for index, shard in enumerate(shards):
-            model = fit_classifier(
+            model = training.fit_classifier(
                 images[shard], labels[shard], num_classes, settings, member_seed(seed, index)
             )
-            votes[index] = predict_proba(model, queries, settings).argmax(axis=1)
+            votes[index] = training.predict_proba(model, queries, settings).argmax(axis=1)
             if progress is not None:
                 progress(index + 1, len(shards))
     return votes

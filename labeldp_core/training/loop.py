@@ -6,7 +6,6 @@ small models' arithmetic. The CNN runs in channels_last layout, which oneDNN's c
 
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass
 
 import numpy as np
 import torch
@@ -16,6 +15,7 @@ from torch.nn import functional
 from labeldp_core.models import build_model
 from labeldp_core.threads import training_threads
 from labeldp_core.training.allocator import keep_freed_memory
+from labeldp_core.training.settings import ProgressFn, TrainOutcome, TrainSettings
 
 __all__ = [
     "ProgressFn",
@@ -29,33 +29,7 @@ __all__ = [
     "train_regressor",
 ]
 
-#: Called after every epoch with (epochs done, epochs in all).
-ProgressFn = Callable[[int, int], None]
-
 EVAL_BATCH = 4096
-
-
-@dataclass(frozen=True)
-class TrainSettings:
-    """How to train: the model by name and the optimiser's settings (Adam)."""
-
-    model: str = "cnn"
-    epochs: int = 10
-    batch_size: int = 128
-    learning_rate: float = 2e-3
-
-
-@dataclass(frozen=True)
-class TrainOutcome:
-    """The trained model and its test score after every epoch (accuracy, or MSE for regression)."""
-
-    model: nn.Module
-    test_curve: tuple[float, ...]
-
-    @property
-    def final(self) -> float:
-        """The test score after the last epoch."""
-        return self.test_curve[-1]
 
 
 def _memory_format(settings: TrainSettings) -> torch.memory_format:

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from labeldp_core.training.loop import ProgressFn, TrainOutcome, TrainSettings, predict_proba
+from labeldp_core import training
+from labeldp_core.training.settings import ProgressFn, TrainOutcome, TrainSettings
 
 __all__ = ["SelfTraining", "TrainFn", "self_train"]
 
@@ -37,7 +38,7 @@ def _confident(
     """Indices into ``pool`` whose top probability reaches ``confidence``, and their labels."""
     if len(pool) == 0:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    probabilities = predict_proba(outcome.model, pool, settings)
+    probabilities = training.predict_proba(outcome.model, pool, settings)
     keep = np.flatnonzero(probabilities.max(axis=1) >= confidence)
     return keep, probabilities[keep].argmax(axis=1)
 

@@ -44,6 +44,7 @@ from labeldp_core.mechanisms.noise_plans import (
     rr_plan,
 )
 from labeldp_core.training import dpsgd as dpsgd_training
+from labeldp_core.training import loop as training_loop
 
 K = 10  # digits
 N = 1437  # digits' training labels
@@ -357,7 +358,7 @@ def test_models_train_on_what_was_released_not_on_the_true_labels(
         return student(images, labels, *args, **kwargs)
 
     monkeypatch.setattr(context_module.RunContext, "train", recording)
-    monkeypatch.setattr(pate_experiment, "train_classifier", recording_student)
+    monkeypatch.setattr(training_loop, "train_classifier", recording_student)
     settings = {"model": "logistic"}
     settings |= SMALL.get(mechanism, {}) | ({"aggregator": "lnmax"} if mechanism == "pate" else {})
     result = run(make_config(mechanism, "digits", 0.6, seed=4, epochs=1, settings=settings),

@@ -307,7 +307,7 @@ def test_bad_settings_fail_before_any_training(setting, match, capsys, monkeypat
     def no_training(*args, **kwargs):
         raise AssertionError("trained before checking the settings")
 
-    monkeypatch.setattr("labeldp_core.experiments.context.train_classifier", no_training)
+    monkeypatch.setattr("labeldp_core.training.loop.train_classifier", no_training)
     args = ["run", "dpsgd", "--dataset", "digits", "--epsilon", "1", "--set", setting]
     assert main(args) == 2
     err = capsys.readouterr().err.strip().splitlines()
