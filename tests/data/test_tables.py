@@ -2,6 +2,7 @@
 
 import io
 import re
+import threading
 
 import numpy as np
 import pandas as pd
@@ -11,6 +12,7 @@ from labeldp_core.data import dataset_info, load_dataset, tables
 from labeldp_core.data.tables import add_table, example_table, forget_table, table_exists
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.experiments import lookup, make_config, run
+from labeldp_core.training import loop
 
 
 def _csv(rows: int = 200, classes: int = 3, seed: int = 0, **extra) -> bytes:
@@ -337,3 +339,70 @@ def test_the_values_of_a_fine_grid_far_from_zero_keep_names_of_their_own():
                      low=1_000_000, high=1_000_001, grid=100)  # fmt: skip
     assert len(set(info.class_names)) == 100
     assert info.class_names[0] == "1000000" and info.class_names[-1] == "1000001"
+
+
+#: What a running point's open cache holds for a worker process: opened before the forget.
+_FORGOTTEN = "the table was forgotten while this point was computing"
+
+
+def test_a_workers_open_cache_does_not_recreate_a_forgotten_table(cache):
+    # Issue 34: a worker opened the table's results before another session forgot it; its
+    # next write (the clean model's probabilities: a value file of its own) recreated the folder.
+    info = _add(_csv())
+    held = tables.results_cache(cache, info.id)
+    tables._RESULT_CACHES.clear()  # the worker is another process: forget cannot close its handle
+    assert forget_table(info.id)
+    probabilities = {"probabilities": np.random.default_rng(0).random((160, 3))}  # > 32 KB
+    with pytest.raises(tables.TableForgottenError, match=_FORGOTTEN):
+        held.put_arrays(held.key("clean", {"n": 1}), probabilities)
+    assert not (cache.directory / "tables" / info.id).exists()
+    held.close()
+
+
+def test_a_point_running_when_its_table_is_forgotten_fails_with_a_clear_message(
+    cache, monkeypatch
+):
+    info = _add(_csv())
+    original = loop._fit
+
+    def forgotten_while_training(*args, **kwargs):
+        forget_table(info.id)  # another session, while the clean model trains
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(loop, "_fit", forgotten_while_training)
+    config = make_config("rr", info.id, 1.0, 0, 1, {"model": "logistic"})
+    with pytest.raises(tables.TableForgottenError, match=_FORGOTTEN):
+        run(config, cache)
+    assert not (cache.directory / "tables" / info.id).exists()
+
+
+def test_forget_waits_for_a_write_in_progress_and_the_next_write_is_refused(cache):
+    info = _add(_csv())
+    held = tables.results_cache(cache, info.id)
+    writing, finish = threading.Event(), threading.Event()
+    store = held._store.set
+
+    def slow_set(*args, **kwargs):  # a write that takes a while, inside the table's lock
+        writing.set()
+        finish.wait()
+        return store(*args, **kwargs)
+
+    held._store.set = slow_set
+    writer = threading.Thread(
+        target=held.put_json, args=(held.key("result", {}), {"a": 1}), daemon=True
+    )
+    forgetting = threading.Thread(target=forget_table, args=(info.id,), daemon=True)
+    writer.start()
+    try:
+        writing.wait()
+        forgetting.start()
+        forgetting.join(0.3)
+        assert forgetting.is_alive()  # waits for the write to end
+        assert (cache.directory / "tables" / info.id / "table.json").is_file()
+    finally:
+        finish.set()
+        writer.join()
+        forgetting.join()
+    assert not (cache.directory / "tables" / info.id).exists()
+    with pytest.raises(tables.TableForgottenError):
+        tables.results_cache(cache, info.id)
