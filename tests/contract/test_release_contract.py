@@ -15,7 +15,7 @@ import pytest
 from dp_accounting import rdp
 from release_spies import Call, only, spy
 
-from labeldp_core.accounting import pate_epsilon
+from labeldp_core.accounting import pate_epsilon, sequential_composition
 from labeldp_core.accounting.zcdp import zcdp_to_approx_dp
 from labeldp_core.data import load_dataset
 from labeldp_core.experiments import MECHANISMS, label_prior, make_config, run
@@ -54,14 +54,14 @@ def _mode(call: Call) -> str:
     return call.arguments.get("noise", "float")
 
 
-def _prior_spent(calls: list[Call]) -> float:
-    """What the label histograms received cost (0 without a histogram), each call checked."""
-    spent = 0.0
+def _after_priors(calls: list[Call], release: float) -> float:
+    """The exact composition (rounded up) of the label histograms received and ``release``."""
+    spent = []
     for call in only(calls, "noisy_label_counts"):
         assert call.arguments["labels"].size == N  # the histogram reads every label
         plan = laplace_plan(HISTOGRAM_SENSITIVITY, call.arguments["epsilon"], _mode(call))
-        spent += plan.epsilon_spent
-    return spent
+        spent.append(plan.epsilon_spent)
+    return sequential_composition([*spent, release])
 
 
 def _rr(calls, result) -> float:
@@ -80,7 +80,7 @@ def _rr_prior(calls, result) -> float:
     else:  # the prior's share of the budget is the one the settings ask for
         asked = settings["prior_epsilon"] or settings["prior_share"] * result.epsilon
         assert [h.arguments["epsilon"] for h in histograms] == [pytest.approx(asked)]
-    return _prior_spent(calls) + rr_plan(call.arguments["epsilon"], K).epsilon_spent
+    return _after_priors(calls, rr_plan(call.arguments["epsilon"], K).epsilon_spent)
 
 
 def _lp_2st(calls, result) -> float:
@@ -98,7 +98,7 @@ def _laplace(calls, result) -> float:
     (call,) = only(calls, "laplace_one_hot")
     assert call.arguments["labels"].size == N and call.arguments["num_classes"] == K
     plan = laplace_plan(ONE_HOT_SENSITIVITY, call.arguments["epsilon"], _mode(call))
-    return _prior_spent(calls) + plan.epsilon_spent
+    return _after_priors(calls, plan.epsilon_spent)
 
 
 def _laplace_regression(calls, result) -> float:
@@ -113,7 +113,7 @@ def _rr_bins(calls, result) -> float:
     (call,) = only(calls, "rr_on_bins")
     bins = call.arguments["bins"]
     assert call.arguments["values"].size == N
-    return _prior_spent(calls) + rr_bins_epsilon(bins.num_bins, bins.epsilon)
+    return _after_priors(calls, rr_bins_epsilon(bins.num_bins, bins.epsilon))
 
 
 def _softmax(calls, result) -> float:
@@ -346,7 +346,7 @@ def test_models_train_on_what_was_released_not_on_the_true_labels(
         spy(monkeypatch, module, name, calls)
     trained = []
     fake = context_module.RunContext.train
-    student = pate_experiment.train_classifier
+    student = training_loop.train_classifier
 
     def recording(ctx, targets, **kwargs):
         if not kwargs.get("message", "").startswith("clean baseline"):
