@@ -31,6 +31,8 @@ Each example becomes a float32 ``(1, 1, d)`` "image", so the MLP and logistic mo
 unchanged; the CNN needs real images and is refused with the fix.
 """
 
+from __future__ import annotations
+
 import csv
 import fcntl
 import hashlib
@@ -43,15 +45,16 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, replace
 from numbers import Integral, Real
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
-from sklearn.model_selection import train_test_split
 
 from labeldp_core.cache import ResultCache, default_dir
 from labeldp_core.data.dataset import SPLIT_SEED, Dataset
 from labeldp_core.errors import InvalidInputError
+
+if TYPE_CHECKING:  # pandas loads where a table is read, not with the registry
+    import pandas as pd
 
 __all__ = [
     "EXAMPLE_CLASSES",
@@ -149,6 +152,8 @@ def _folder(table_id: str, root: Path | None = None) -> Path:
 
 def read_table(data: bytes) -> pd.DataFrame:
     """Parse a CSV (UTF-8) or Parquet file's bytes, refusing what is not a usable table."""
+    import pandas as pd
+
     if len(data) > MAX_TABLE_BYTES:
         raise InvalidInputError(
             f"the file is {len(data) / 2**20:,.0f} MB; the limit is {MAX_TABLE_BYTES // 2**20} MB: "
@@ -170,6 +175,8 @@ def read_table(data: bytes) -> pd.DataFrame:
 
 
 def _read_csv(data: bytes) -> pd.DataFrame:
+    import pandas as pd
+
     if b"\0" in data:
         raise InvalidInputError("the file is not a table (it holds binary data): give a CSV")
     try:
@@ -223,6 +230,8 @@ def _classes(
     one the column's own values are the classes, and a note says that which classes occur is
     then not protected.
     """
+    import pandas as pd
+
     seen = values.astype(str).str.strip().to_numpy()
     if classes is None:
         names, codes = np.unique(seen, return_inverse=True)
@@ -272,6 +281,8 @@ def _numbers(
     spaced values. Without a range given, the column's own minimum and maximum are used, and a
     note says that they leak: a range known in public (a rating's 1 and 5) spends nothing.
     """
+    import pandas as pd
+
     numbers = pd.to_numeric(values, errors="coerce")
     if numbers.isna().any():
         example = values[numbers.isna()].iloc[0]
@@ -361,6 +372,8 @@ def _split(rows: int) -> tuple[np.ndarray, np.ndarray]:
     Not stratified: under label DP the labels are private, and a stratified split lets one label
     move other rows between train and test (and the features' training statistics with them).
     """
+    from sklearn.model_selection import train_test_split
+
     return train_test_split(np.arange(rows), test_size=TEST_FRACTION, random_state=SPLIT_SEED)
 
 
@@ -379,6 +392,8 @@ def _features(frame: pd.DataFrame, train: np.ndarray) -> tuple[np.ndarray, tuple
     The columns are planned first and the matrix filled in place, so a million rows of a few
     hundred features take the float32 matrix and one column's worth of memory besides.
     """
+    import pandas as pd
+
     plan, names, notes = [], [], []
     for column in frame.columns:
         series = frame[column]
@@ -410,6 +425,8 @@ def _features(frame: pd.DataFrame, train: np.ndarray) -> tuple[np.ndarray, tuple
 
 def _filled(frame: pd.DataFrame, plan: list, train: np.ndarray, width: int) -> tuple:
     """Fill the float32 matrix column by column: numbers standardised, categories one-hot."""
+    import pandas as pd
+
     x = np.zeros((len(frame), width), dtype=np.float32)
     rows, at, imputed = np.arange(len(frame)), 0, 0
     for column, levels in plan:
