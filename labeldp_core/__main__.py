@@ -57,7 +57,7 @@ from labeldp_core.experiments import (
 )
 from labeldp_core.experiments.progress import Progress, silent
 from labeldp_core.validation import check_output_path, check_seed
-from labeldp_core.warm import WarmStatus, run_warm
+from labeldp_core.warm import WarmStatus, duration_text, run_warm
 
 EXIT_BAD_INPUT = 2
 EXIT_AUDIT_VIOLATION = 1
@@ -351,15 +351,11 @@ def _cmd_warm(args: argparse.Namespace) -> int:
 def _warm_line(status: WarmStatus, line: str) -> None:
     """One line per point done: how far, the point, the time left, the first views ready."""
     left = "time left unknown yet" if status.seconds_left is None else (
-        f"about {_duration(status.seconds_left)} left"
+        f"{duration_text(status.seconds_left)} left"
     )
     ready = sum(done == total for done, total in status.pages.values())
     print(f"[{100 * status.done / max(1, status.total):5.1f}%] {line}; {left}; first views "
           f"ready: {ready}/{len(status.pages)}", file=sys.stderr, flush=True)
-
-
-def _duration(seconds: float) -> str:
-    return f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.0f} min"
 
 
 def _warm_on_cluster(args: argparse.Namespace, configs: list[RunConfig]) -> int:

@@ -34,6 +34,7 @@ __all__ = [
     "WarmStatus",
     "WarmTask",
     "coverage",
+    "duration_text",
     "read_status",
     "run_warm",
     "start_warm",
@@ -141,6 +142,11 @@ def _alive(pid: int) -> bool:
     except PermissionError:
         return True
     return True
+
+
+def duration_text(seconds: float) -> str:
+    """A time left in words: seconds under a minute and a half, else minutes."""
+    return f"about {seconds:.0f} s" if seconds < 90 else f"about {seconds / 60:.0f} min"
 
 
 def status_path(cache_dir: Path, dataset: str) -> Path:

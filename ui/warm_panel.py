@@ -9,7 +9,14 @@ import streamlit as st
 
 from labeldp_core.data import DATASETS
 from labeldp_core.experiments import MECHANISMS
-from labeldp_core.warm import AUDIT_PAGE, WarmStatus, coverage, read_status, start_warm
+from labeldp_core.warm import (
+    AUDIT_PAGE,
+    WarmStatus,
+    coverage,
+    duration_text,
+    read_status,
+    start_warm,
+)
 from ui.results import read_only, result_cache
 
 __all__ = ["warm_panel", "warm_sidebar_line"]
@@ -25,7 +32,7 @@ def _page_name(page: str) -> str:
 def _duration(seconds: float | None) -> str:
     if seconds is None:
         return "a time not known yet (nothing of the kind was computed here)"
-    return f"about {seconds:.0f} s" if seconds < 90 else f"about {seconds / 60:.0f} min"
+    return duration_text(seconds)
 
 
 @st.cache_data(ttl=30, show_spinner=False)
