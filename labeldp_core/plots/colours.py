@@ -11,7 +11,15 @@ from collections.abc import Mapping, Sequence
 from labeldp_core.experiments import MECHANISMS
 from labeldp_core.experiments.spec import RunResult
 
-__all__ = ["MECHANISM_COLOURS", "PALETTE", "UNIT_DASH", "band_colour", "series_styles"]
+__all__ = [
+    "MECHANISM_COLOURS",
+    "PALETTE",
+    "UNIT_DASH",
+    "band_colour",
+    "mechanism_of",
+    "series_styles",
+    "shade",
+]
 
 #: Colour-blind-safe qualitative colours (Okabe & Ito 2008, then Tol's muted set): distinct on a
 #: projector and in grey-scale print.
@@ -19,12 +27,18 @@ PALETTE = (
     "#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#882255", "#117733",
     "#332288", "#999933", "#AA4499", "#44AA99", "#661100", "#6699CC",
 )  # fmt: skip
-#: Each registered mechanism's colour, in registration order.
+#: Each mechanism's colour, fixed by its id (not by registration order, nor by a chart's
+#: selection): adding a mechanism gives it a new entry and changes nobody else's colour.
 MECHANISM_COLOURS: dict[str, str] = {
-    mechanism: PALETTE[index % len(PALETTE)] for index, mechanism in enumerate(MECHANISMS)
-}
+    "rr": "#0072B2", "rr-prior": "#D55E00", "lp-2st": "#009E73", "laplace": "#CC79A7",
+    "laplace-regression": "#E69F00", "rr-bins": "#56B4E9", "alibi": "#882255",
+    "softmax-laplace": "#117733", "pate": "#332288", "dpsgd": "#999933", "dppl-mean": "#AA4499",
+    "dppl-public": "#44AA99", "dppl-topk": "#661100",
+}  # fmt: skip
 #: Line style per privacy unit.
 UNIT_DASH = {"label": "solid", "example": "dash", "output": "dot"}
+#: How far the n-th variant of one mechanism moves from its colour (towards black, then white).
+_VARIANT_SHADES = (0.0, -0.35, 0.4, -0.6, 0.65)
 
 
 def band_colour(colour: str, opacity: float = 0.2) -> str:
@@ -37,19 +51,58 @@ def band_colour(colour: str, opacity: float = 0.2) -> str:
     return f"rgba({red}, {green}, {blue}, {opacity:g})"
 
 
-def series_styles(series: Mapping[str, Sequence[RunResult]]) -> dict[str, tuple[str, str]]:
-    """(colour, dash) per series name.
+def shade(colour: str, amount: float) -> str:
+    """``colour`` moved towards white (``amount`` > 0) or black (< 0) by that fraction.
 
-    When every series is one mechanism, and no two share one, each gets its mechanism's colour
-    and its privacy unit's dash; otherwise (variants of one mechanism side by side) the series
-    take the palette in order, solid.
+    >>> shade("#808080", 0.5), shade("#808080", -0.5)
+    ('#c0c0c0', '#404040')
     """
-    mechanisms = [{r.mechanism for r in results} for results in series.values()]
-    single = [next(iter(m)) for m in mechanisms if len(m) == 1]
-    if len(single) == len(series) and len(set(single)) == len(single):
-        return {
-            name: (MECHANISM_COLOURS.get(mechanism, PALETTE[0]),
-                   UNIT_DASH.get(MECHANISMS[mechanism].privacy_unit, "solid"))
-            for name, mechanism in zip(series, single, strict=True)
-        }  # fmt: skip
-    return {name: (PALETTE[i % len(PALETTE)], "solid") for i, name in enumerate(series)}
+    if not amount:
+        return colour
+    channels = (int(colour[i : i + 2], 16) for i in (1, 3, 5))
+    target = 255 if amount > 0 else 0
+    return "#" + "".join(f"{round(c + (target - c) * abs(amount)):02x}" for c in channels)
+
+
+def mechanism_of(name: str, results: Sequence[RunResult]) -> str | None:
+    """The mechanism a series shows, or None.
+
+    Its name if that is a mechanism's id or title, else the one mechanism all its results come
+    from (None when it has no results yet, or results of several mechanisms).
+    """
+    if name in MECHANISMS:
+        return name
+    titled = [m for m, spec in MECHANISMS.items() if spec.title == name]
+    if titled:
+        return titled[0]
+    found = {r.mechanism for r in results}
+    return found.pop() if len(found) == 1 else None
+
+
+def series_styles(
+    series: Mapping[str, Sequence[RunResult]], mechanisms: Mapping[str, str] | None = None
+) -> dict[str, tuple[str, str]]:
+    """(colour, dash) per series name, from the mechanism each series shows.
+
+    A series' mechanism is ``mechanisms[name]`` if given, else :func:`mechanism_of`; its colour
+    is the mechanism's (:data:`MECHANISM_COLOURS`) and its dash its privacy unit's, whatever
+    else is drawn beside it and whether or not the others have points. Several series of one
+    mechanism (variants, e.g. Laplace's post-processings) take shades of its colour in their
+    order; a series of no known mechanism takes the palette at its place.
+    """
+    mechanisms = mechanisms or {}
+    found = {
+        name: mechanisms.get(name) or mechanism_of(name, rows) for name, rows in series.items()
+    }
+    seen: dict[str, int] = {}
+    styles = {}
+    for index, (name, mechanism) in enumerate(found.items()):
+        if mechanism not in MECHANISMS:
+            styles[name] = (PALETTE[index % len(PALETTE)], "solid")
+            continue
+        variant = seen.get(mechanism, 0)
+        seen[mechanism] = variant + 1
+        amount = _VARIANT_SHADES[variant % len(_VARIANT_SHADES)]
+        colour = shade(MECHANISM_COLOURS[mechanism], amount)
+        styles[name] = (colour, UNIT_DASH.get(MECHANISMS[mechanism].privacy_unit, "solid"))
+    return styles

@@ -89,6 +89,7 @@ def score_vs_epsilon(
     chance: float | None = None,
     marked_epsilon: float | None = None,
     at_spent: bool = False,
+    mechanisms: Mapping[str, str] | None = None,
 ) -> go.Figure:
     """Mean test score vs epsilon per named series, with a min-max band over seeds.
 
@@ -101,9 +102,11 @@ def score_vs_epsilon(
         marked_epsilon: the epsilon chosen on the page, drawn as a dashed line.
         at_spent: put each point at the epsilon its accounting computed (the largest over its
             seeds) instead of the epsilon asked for; the hover shows both.
+        mechanisms: the mechanism id by series name, where the name does not say it; a series'
+            colour and dash come from its mechanism (see ``colours.series_styles``).
     """
     figure = go.Figure()
-    styles = series_styles(series)
+    styles = series_styles(series, mechanisms)
     for name, results in series.items():
         points = _points(results, at_spent)
         if not points:
@@ -115,7 +118,7 @@ def score_vs_epsilon(
             figure.add_scatter(
                 x=xs + xs[::-1],
                 y=[float(s.max()) for s in scores] + [float(s.min()) for s in scores][::-1],
-                fill="toself", fillcolor=band_colour(colour), line={"width": 0},
+                mode="lines", fill="toself", fillcolor=band_colour(colour), line={"width": 0},
                 showlegend=False, hoverinfo="skip", name=f"{name} range over seeds",
             )  # fmt: skip
         where = "ε spent %{x:.3g} (asked %{customdata[1]:g})" if at_spent else "ε=%{x:g}"

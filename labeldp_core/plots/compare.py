@@ -14,7 +14,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from labeldp_core.experiments.spec import RunResult
-from labeldp_core.plots.colours import UNIT_DASH
+from labeldp_core.plots.colours import UNIT_DASH, mechanism_of
 from labeldp_core.plots.common import LABEL_DP_AXIS_RANGE, LABEL_DP_RANGE, score_vs_epsilon
 
 __all__ = [
@@ -65,9 +65,15 @@ def comparison_figure(
     hover gives the epsilon spent and the epsilon asked.
     """
     named = {f"{name} [{units[name]}; {_guarantee(rows)}]": rows for name, rows in results.items()}
+    mechanisms = {
+        label: mechanism
+        for label, (name, rows) in zip(named, results.items(), strict=True)
+        if (mechanism := mechanism_of(name, rows)) is not None
+    }
     figure = score_vs_epsilon(
-        named, baseline, metric=metric, marked_epsilon=marked_epsilon, at_spent=True
-    )
+        named, baseline, metric=metric, marked_epsilon=marked_epsilon, at_spent=True,
+        mechanisms=mechanisms,
+    )  # fmt: skip
     if metric == "test MSE":
         figure.update_yaxes(type="log")
     figure.update_layout(legend_title_text="mechanism [privacy unit; guarantee]")

@@ -8,6 +8,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from labeldp_core.experiments.spec import RunResult
+from labeldp_core.plots.colours import MECHANISM_COLOURS
 from labeldp_core.plots.common import EPSILON_AXIS, LAYOUT
 
 __all__ = [
@@ -24,9 +25,9 @@ MECHANISM_NAMES = {
     "dppl-topk": "DPPL-Public Top-K",
     "dpsgd": "DP-SGD",
 }
-_COLOURS = {"dppl-mean": "#1f77b4", "dppl-public": "#ff7f0e", "dppl-topk": "#2ca02c"}
+_COLOURS = {m: MECHANISM_COLOURS[m] for m in ("dppl-mean", "dppl-public", "dppl-topk")}
 _DASHES = ("solid", "dash", "dot", "dashdot", "longdash")
-_DPSGD_COLOUR = "#d62728"
+_DPSGD_COLOUR = MECHANISM_COLOURS["dpsgd"]
 #: The epsilon axis always reaches down to this, so a curve's missing small-epsilon end shows.
 _SMALLEST_EPSILON = 0.01
 

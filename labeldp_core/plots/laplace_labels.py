@@ -5,7 +5,6 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 import plotly.graph_objects as go
-from plotly.colors import qualitative
 from plotly.subplots import make_subplots
 
 from labeldp_core.experiments.spec import RunResult
@@ -15,6 +14,7 @@ from labeldp_core.mechanisms import (
     expected_squared_error,
     optimal_bins,
 )
+from labeldp_core.plots.colours import MECHANISM_COLOURS, series_styles
 from labeldp_core.plots.common import EPSILON_AXIS, LAYOUT
 
 __all__ = [
@@ -71,8 +71,9 @@ def mse_vs_epsilon(
     """Mean test MSE vs ε on log-log axes per series, each with its fitted power law dashed."""
     figure = go.Figure()
     all_epsilons = [r.epsilon for results in series.values() for r in results]
-    for index, (name, results) in enumerate(series.items()):
-        colour = qualitative.Plotly[index % len(qualitative.Plotly)]
+    styles = series_styles(series)
+    for name, results in series.items():
+        colour = styles[name][0]
         by_epsilon: dict[float, list[float]] = defaultdict(list)
         for result in results:
             by_epsilon[result.epsilon].append(result.score)
@@ -124,8 +125,14 @@ def expected_label_mse_figure(
     bins = [expected_squared_error(optimal_bins(support, prior, e), prior) for e in grid]
     variance = float(prior @ (support - prior @ support) ** 2)
     figure = go.Figure()
-    figure.add_scatter(x=grid, y=laplace, mode="lines", name="Laplace, clamped")
-    figure.add_scatter(x=grid, y=bins, mode="lines", name="RR-on-bins")
+    figure.add_scatter(
+        x=grid, y=laplace, mode="lines", name="Laplace, clamped",
+        line={"color": MECHANISM_COLOURS["laplace-regression"]},
+    )  # fmt: skip
+    figure.add_scatter(
+        x=grid, y=bins, mode="lines", name="RR-on-bins",
+        line={"color": MECHANISM_COLOURS["rr-bins"]},
+    )  # fmt: skip
     _horizontal(figure, list(epsilon_range), variance, f"always the mean: {variance:.2f}", "grey")
     figure.add_vline(x=epsilon, line_dash="dash", line_color="grey")
     top = np.log10(max(laplace) * 2)

@@ -4,15 +4,13 @@ from collections.abc import Collection, Mapping, Sequence
 
 import numpy as np
 import plotly.graph_objects as go
-from plotly.colors import qualitative
 
 from labeldp_core.experiments.spec import RunResult
 from labeldp_core.mechanisms import expected_flip_rate
+from labeldp_core.plots.colours import series_styles
 from labeldp_core.plots.common import EPSILON_AXIS, LAYOUT
 
 __all__ = ["flip_rate_comparison", "prior_mass_histogram", "set_size_histogram"]
-
-PALETTE = qualitative.Plotly
 
 
 def prior_mass_histogram(counts: Sequence[int], edges: Sequence[float]) -> go.Figure:
@@ -73,12 +71,13 @@ def flip_rate_comparison(
         x=grid, y=[expected_flip_rate(e, num_classes) for e in grid], mode="lines",
         name="RR closed form: (K-1)/(e^ε+K-1)", line={"color": "grey"},
     )  # fmt: skip
-    for index, (name, results) in enumerate(series.items()):
+    styles = series_styles(series)
+    for name, results in series.items():
         points = sorted((r for r in results if r.flip_rate is not None), key=lambda r: r.epsilon)
         if not points:
             continue
         epsilons = [r.epsilon for r in points]
-        colour = PALETTE[index % len(PALETTE)]  # one colour per series: markers and dotted line
+        colour = styles[name][0]  # the mechanism's: markers and dotted line
         figure.add_scatter(
             x=epsilons, y=[r.flip_rate for r in points], mode="markers", name=f"{name}: measured",
             marker={"color": colour, "size": 9},

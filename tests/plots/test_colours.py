@@ -5,7 +5,7 @@ from dataclasses import replace
 from labeldp_core import plots
 from labeldp_core.experiments import MECHANISMS
 from labeldp_core.experiments.spec import RunResult
-from labeldp_core.plots.colours import MECHANISM_COLOURS, PALETTE, band_colour
+from labeldp_core.plots.colours import MECHANISM_COLOURS, PALETTE, band_colour, shade
 
 _BASE = RunResult(
     mechanism="rr", dataset="digits", seed=0, epsilon=1.0, epsilon_spent=1.0, delta=0.0,
@@ -72,7 +72,48 @@ def test_each_band_takes_its_lines_colour():
         assert band.fillcolor == band_colour(line.line.color)
 
 
-def test_variants_of_one_mechanism_take_distinct_palette_colours():
+def test_variants_of_one_mechanism_take_distinct_shades_of_its_colour():
     figure = plots.score_vs_epsilon({"hard": _runs("laplace"), "soft": _runs("laplace", 0.6)})
     colours = [t.line.color for t in _lines(figure).values()]
-    assert colours == list(PALETTE[:2])
+    assert colours == [MECHANISM_COLOURS["laplace"], shade(MECHANISM_COLOURS["laplace"], -0.35)]
+
+
+def test_a_series_of_no_known_mechanism_takes_the_palette():
+    figure = plots.score_vs_epsilon({"mine": _runs("rr") + _runs("pate")})
+    assert [t.line.color for t in _lines(figure).values()] == [PALETTE[0]]
+
+
+def _styles(figure) -> dict[str, tuple[str, str]]:
+    return {n.split(" [")[0]: (t.line.color, t.line.dash) for n, t in _lines(figure).items()}
+
+
+def _compare(chosen: dict[str, list[RunResult]]):
+    """The comparison chart as pages/compare.py builds it: series named by mechanism title."""
+    series = {MECHANISMS[m].title: runs for m, runs in chosen.items()}
+    units = {MECHANISMS[m].title: MECHANISMS[m].privacy_unit for m in chosen}
+    return plots.comparison_figure(series, units, 0.9, "test accuracy")
+
+
+def test_an_incomplete_cache_changes_no_colour_and_no_dash():
+    complete = _compare({"rr": _runs("rr"), "pate": _runs("pate"), "dpsgd": _runs("dpsgd")})
+    incomplete = _compare({"rr": [], "pate": _runs("pate"), "dpsgd": _runs("dpsgd")})
+    expected = {
+        MECHANISMS[m].title: (MECHANISM_COLOURS[m], dash)
+        for m, dash in (("rr", "solid"), ("pate", "solid"), ("dpsgd", "dash"))
+    }
+    assert _styles(complete) == expected
+    assert _styles(incomplete) == {k: v for k, v in expected.items() if k != "Randomized response"}
+
+
+def test_a_series_missing_its_points_changes_no_other_series_style():
+    full = plots.score_vs_epsilon({"DP-SGD": _runs("dpsgd"), "PATE": _runs("pate")})
+    partial = plots.score_vs_epsilon({"DP-SGD": [], "PATE": _runs("pate")})
+    assert _styles(partial)["PATE"] == _styles(full)["PATE"] == (MECHANISM_COLOURS["pate"], "solid")
+
+
+def test_seed_bands_draw_no_markers_and_take_no_hover():
+    figure = _compare({"rr": _runs("rr"), "pate": _runs("pate"), "dpsgd": _runs("dpsgd")})
+    bands = [t for t in figure.data if t.fill == "toself"]
+    assert len(bands) == 3
+    for band in bands:
+        assert band.mode == "lines" and band.hoverinfo == "skip" and band.showlegend is False
