@@ -19,6 +19,7 @@ __all__ = [
     "DEMO_SEEDS",
     "demo_configs",
     "demo_epsilons",
+    "log_interpolate",
     "on_demo_grid",
     "point_epsilons",
 ]
@@ -134,3 +135,22 @@ def on_demo_grid(config: RunConfig) -> bool:
 @lru_cache(maxsize=256)
 def _grid(dataset: str, mechanism: str, model: str | None) -> frozenset[RunConfig]:
     return frozenset(demo_configs(dataset, [mechanism], model=model))
+
+
+def log_interpolate(epsilon: float, known: dict[float, float]) -> tuple[float, float, float] | None:
+    """A value at ``epsilon`` read off the straight line between its computed neighbours.
+
+    ``known`` maps computed epsilons to a result (a test accuracy, say). The line is drawn on
+    log ε, the scale of the slider and of every curve. Returns (estimate, lower neighbour, upper
+    neighbour), or None when ``epsilon`` has no computed point on one side: no guess outside them.
+
+    >>> log_interpolate(2.0, {1.0: 0.5, 4.0: 0.9})
+    (0.7, 1.0, 4.0)
+    """
+    below = max((e for e in known if e < epsilon), default=None)
+    above = min((e for e in known if e > epsilon), default=None)
+    if below is None or above is None:
+        return None
+    share = (np.log(epsilon) - np.log(below)) / (np.log(above) - np.log(below))
+    value = known[below] + float(share) * (known[above] - known[below])
+    return round(value, 12), below, above

@@ -7,7 +7,7 @@ from labeldp_core.accounting import calibrate_noise_multiplier
 from labeldp_core.accounting.dpsgd import sampling_schedule
 from labeldp_core.accounting.units import EXAMPLE_TO_LABEL
 from labeldp_core.data import dataset_info, load_dataset
-from labeldp_core.demo import demo_epsilons, point_epsilons
+from labeldp_core.demo import demo_epsilons
 from labeldp_core.errors import LabelDPError
 from labeldp_core.experiments import MECHANISMS, make_config
 from labeldp_core.experiments.dpsgd import RECIPE_SOURCE, budget_outlook, delta_warning
@@ -16,7 +16,14 @@ from ui.controls import current_controls
 from ui.epsilon import epsilon_control
 from ui.export import chart
 from ui.links import offered
-from ui.results import configs_for, point, replay_caption, reported_errors, stored_many
+from ui.results import (
+    computed_stops,
+    configs_for,
+    point,
+    replay_caption,
+    reported_errors,
+    stored_many,
+)
 from ui.sweeps import compute_button
 
 #: The demo grid, so that `python -m labeldp_core warm` fills this page's curves.
@@ -40,7 +47,7 @@ def outlook(sigma: float, q: float, steps_per_epoch: int, epochs: int, delta: fl
 
 controls = current_controls()
 st.title("DP-SGD baseline")
-epsilon = epsilon_control(grid=point_epsilons("dpsgd", controls.dataset))
+epsilon = epsilon_control(grid=computed_stops("dpsgd", controls))
 st.markdown(
     "DP-SGD trains on the true labels but hides every example: each step samples every training "
     "example with probability q, clips each sampled example's gradient to norm C, and adds "

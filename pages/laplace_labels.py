@@ -6,7 +6,7 @@ import streamlit as st
 from labeldp_core import plots
 from labeldp_core.accounting import split_budget_by_share
 from labeldp_core.data import load_dataset
-from labeldp_core.demo import demo_epsilons, point_epsilons
+from labeldp_core.demo import demo_epsilons
 from labeldp_core.experiments.label_prior import PRIOR_STEP, split_from_table
 from labeldp_core.experiments.laplace import expected_argmax_accuracy
 from labeldp_core.experiments.noise import histogram_split
@@ -25,7 +25,13 @@ from ui.controls import current_controls, noise_control
 from ui.epsilon import epsilon_control
 from ui.export import chart
 from ui.links import offered
-from ui.results import configs_for, diagnostics_caption, reported_errors, stored_many
+from ui.results import (
+    computed_stops,
+    configs_for,
+    diagnostics_caption,
+    reported_errors,
+    stored_many,
+)
 from ui.sweeps import compute_button, status_sentence
 
 #: The demo grid, so that `python -m labeldp_core warm` fills this page's curves.
@@ -41,7 +47,7 @@ REGRESSORS = {"Laplace, clamped": ("laplace-regression", {}), "RR-on-bins": ("rr
 
 controls = current_controls()
 st.title("Laplace on labels")
-epsilon = epsilon_control(grid=point_epsilons("laplace", controls.dataset))
+epsilon = epsilon_control(grid=computed_stops("laplace", controls))
 data = load_dataset(controls.dataset)
 k = data.num_classes
 values = data.class_values

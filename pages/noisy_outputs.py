@@ -17,6 +17,7 @@ from ui.controls import current_controls
 from ui.epsilon import epsilon_control
 from ui.export import chart
 from ui.results import (
+    computed_stops,
     configs_for,
     diagnostics_caption,
     point,
@@ -31,7 +32,7 @@ SWEEP_EPSILONS = list(demo_epsilons("softmax-laplace"))
 
 controls = current_controls()
 st.title("Noisy model outputs (local DP)")
-epsilon = epsilon_control(grid=SWEEP_EPSILONS)
+epsilon = epsilon_control(grid=computed_stops("softmax-laplace", controls))
 st.markdown(
     "Here the privacy unit is **one output vector**, not a training label: a trained model's "
     "softmax output for a query gets Laplace noise on every coordinate before it is released, so "

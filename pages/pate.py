@@ -13,7 +13,7 @@ from ui.controls import current_controls, noise_control
 from ui.epsilon import epsilon_control
 from ui.export import chart
 from ui.links import offered
-from ui.results import configs_for, point, reported_errors, stored_many
+from ui.results import computed_stops, configs_for, point, reported_errors, stored_many
 from ui.sweeps import compute_button
 
 #: The demo grid, so that `python -m labeldp_core warm` fills this page's curves.
@@ -26,7 +26,7 @@ TEACHER_MODELS = ["mlp", "cnn", "logistic"]
 
 controls = current_controls()
 st.title("PATE")
-epsilon = epsilon_control(grid=SWEEP_EPSILONS)
+epsilon = epsilon_control(grid=computed_stops("pate", controls))
 sidebar = st.sidebar
 sidebar.header("PATE")
 aggregator = sidebar.selectbox(

@@ -6,13 +6,20 @@ import streamlit as st
 
 from labeldp_core import plots
 from labeldp_core.data import dataset_info, load_dataset
-from labeldp_core.demo import demo_epsilons, point_epsilons
+from labeldp_core.demo import demo_epsilons
 from labeldp_core.experiments import make_config
 from labeldp_core.mechanisms import expected_flip_rate
 from ui.controls import current_controls, noise_control
 from ui.epsilon import epsilon_control
 from ui.export import chart
-from ui.results import configs_for, diagnostics_caption, point, reported_errors, stored_many
+from ui.results import (
+    computed_stops,
+    configs_for,
+    diagnostics_caption,
+    point,
+    reported_errors,
+    stored_many,
+)
 from ui.sweeps import compute_button, status_sentence
 
 #: The demo grid, so that `python -m labeldp_core warm` fills this page's curves.
@@ -20,7 +27,7 @@ SWEEP_EPSILONS = list(demo_epsilons("rr"))
 
 controls = current_controls()
 st.title("Randomized response")
-epsilon = epsilon_control(grid=point_epsilons("rr", controls.dataset))
+epsilon = epsilon_control(grid=computed_stops("rr", controls))
 st.markdown(
     "Each training label is kept with probability e^ε/(e^ε+K−1) and otherwise replaced by one of "
     "the other K−1 labels, chosen uniformly. Changing one true label changes the chance of any "
@@ -43,16 +50,17 @@ with reported_errors():
 if result is not None:
     with closed_form.container():
         chart(st, plots.keep_flip_curve, num_classes, epsilon, result.flip_rate, key="keep_flip")
+measured = "The cross is the flip rate measured in this run; it sits on the curve up to noise. "
 left.caption(
     f"At ε = {epsilon:g} a label survives with probability "
     f"{1 - expected_flip_rate(epsilon, num_classes):.3f}. "
-    "The cross is the flip rate measured in this run; it sits on the curve up to sampling noise. "
-    f"With K = {num_classes} classes keep and flip cross at ε = ln(K − 1) ≈ "
+    + ("" if result is None else measured)
+    + f"With K = {num_classes} classes keep and flip cross at ε = ln(K − 1) ≈ "
     f"{math.log(num_classes - 1):.2g}: below it most labels are flipped, yet with enough data a "
     "model still learns, because the true label stays the most likely one at every ε."
 )
 if result is None:
-    right.info("Press the button to train on this dataset; the result is then cached.")
+    right.info(f"Not computed yet at ε = {epsilon:g}: the button under the ε control trains it.")
 else:
     chart(
         right,

@@ -4,7 +4,7 @@ import streamlit as st
 
 from labeldp_core import plots
 from labeldp_core.data import dataset_info
-from labeldp_core.demo import demo_epsilons, point_epsilons
+from labeldp_core.demo import demo_epsilons
 from labeldp_core.experiments import make_config
 from labeldp_core.experiments.noise import histogram_split
 from labeldp_core.experiments.rr_prior import budget_split, rr_prior_recipe
@@ -14,6 +14,7 @@ from ui.epsilon import epsilon_control
 from ui.export import chart
 from ui.links import offered
 from ui.results import (
+    computed_stops,
     configs_for,
     diagnostics_caption,
     point,
@@ -34,7 +35,7 @@ NAMES = {"rr": "RR", "rr-prior": "RR with prior", "lp-2st": "LP-2ST"}
 controls = current_controls()
 st.title("RR with prior")
 epsilon = epsilon_control(
-    label="Total privacy budget ε", grid=point_epsilons("rr-prior", controls.dataset)
+    label="Total privacy budget ε", grid=computed_stops("rr-prior", controls)
 )
 st.sidebar.header("Prior")
 share = st.sidebar.slider(

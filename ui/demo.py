@@ -13,8 +13,9 @@ __all__ = ["SNAP_KEY", "TOUR", "demo_mode", "demo_toggle", "tour_panel"]
 
 _ON = "_demo_mode"
 _TOGGLE = "demo_toggle"
-#: The ε control's "computed values only" checkbox: on by default in demo mode only.
-SNAP_KEY = "epsilon_snap"
+#: The ε control's "computed values only" checkbox and its name in a link: one setting for the
+#: session, on by default in every mode (ui/epsilon.py keeps it across pages).
+SNAP_KEY = "snap"
 
 
 class Stop(NamedTuple):
@@ -66,7 +67,6 @@ def demo_mode() -> bool:
 
 def _toggled() -> None:
     st.session_state[_ON] = bool(st.session_state[_TOGGLE])
-    st.session_state.pop(SNAP_KEY, None)  # snapping follows the mode again
 
 
 def demo_toggle() -> bool:
@@ -78,7 +78,8 @@ def demo_toggle() -> bool:
     st.session_state[_TOGGLE] = on
     st.sidebar.toggle(
         "Demo mode", key=_TOGGLE, on_change=_toggled,
-        help="Larger type, only the dataset in the sidebar, ε moving between computed values, "
+        help="Larger type, only the dataset in the sidebar, no exact ε box (ε moves between "
+        "computed values), "
         "and a guided tour of the README's 10-minute demo.",
     )  # fmt: skip
     if on:

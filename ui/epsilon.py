@@ -13,12 +13,20 @@ from collections.abc import Sequence
 
 import numpy as np
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from labeldp_core.errors import LabelDPError
 from labeldp_core.validation import check_epsilon
 from ui.demo import SNAP_KEY, demo_mode
 
-__all__ = ["EPSILON_GRID", "EPSILON_RANGE", "epsilon_control", "link_epsilon", "shown_epsilon"]
+__all__ = [
+    "EPSILON_GRID",
+    "EPSILON_RANGE",
+    "answer_area",
+    "epsilon_control",
+    "link_epsilon",
+    "shown_epsilon",
+]
 
 #: Log-spaced positions of the epsilon slider, 0.05 to 20.
 EPSILON_GRID: tuple[float, ...] = tuple(
@@ -29,6 +37,11 @@ EPSILON_RANGE = (0.001, 100.0)
 _VALUE = "_epsilon"
 _BOX = "epsilon"
 _SLIDER = "epsilon_slider"
+#: Whether the value was typed (in the box or a link) and stays exact, or was dragged.
+_EXACT = "_epsilon_exact"
+#: The session's snapping choice (the checkbox ``SNAP_KEY`` shows it).
+_SNAP = "_epsilon_snap"
+_AREA = "_epsilon_answer_area"
 
 
 def link_epsilon(text: str) -> float:
@@ -63,27 +76,61 @@ def shown_epsilon(default: float = 1.0) -> float:
 def _box_typed() -> None:
     if st.session_state.get(_BOX) is not None:  # an emptied box keeps the value
         st.session_state[_VALUE] = float(st.session_state[_BOX])
+        st.session_state[_EXACT] = True
 
 
 def _slider_moved() -> None:
     st.session_state[_VALUE] = float(st.session_state[_SLIDER])
+    st.session_state[_EXACT] = False
 
 
 def _nearest(value: float, grid: Sequence[float]) -> float:
     return float(min(grid, key=lambda point: abs(math.log(point) - math.log(value))))
 
 
-def _snapping(grid: Sequence[float] | None) -> bool:
-    """Whether the slider moves between ``grid``'s values only (a checkbox, on in demo mode)."""
+def _link_snap() -> bool:
+    """The link's ``snap`` (true or false; anything else: on, and the link's error says why)."""
+    return st.query_params.get(SNAP_KEY, "true").strip().lower() != "false"
+
+
+def _snap_moved() -> None:
+    st.session_state[_SNAP] = bool(st.session_state[SNAP_KEY])
+
+
+def _snapping(box, grid: Sequence[float] | None) -> bool:
+    """Whether the slider stops at computed values only; the checkbox where there is a grid.
+
+    One setting for the session, on unless turned off, kept across pages (not a widget's state,
+    which a page switch forgets) and in the link as ``snap``.
+    """
+    if _SNAP not in st.session_state:
+        st.session_state[_SNAP] = _link_snap()
+    on = bool(st.session_state[_SNAP])
+    st.query_params[SNAP_KEY] = str(on).lower()
     if not grid:
         return False
-    if SNAP_KEY not in st.session_state:
-        st.session_state[SNAP_KEY] = demo_mode()
-    return st.checkbox(
-        "Computed ε only", key=SNAP_KEY,
-        help="Move between the ε values `make warm` computes for this page, so every position "
-        "shows a cached result at once.",
+    st.session_state[SNAP_KEY] = on
+    return box.checkbox(
+        "Computed ε only", key=SNAP_KEY, on_change=_snap_moved,
+        help="Stop the slider only at the ε values computed for this page, so every position "
+        "shows a cached result at once. The exact box still takes any value.",
     )  # fmt: skip
+
+
+def answer_area():
+    """The place right under the ε control where a page says what its ε needs.
+
+    An estimate and a compute button go there, in view next to the control; without a control
+    on the page, they go where the page is.
+    """
+    area, run = st.session_state.get(_AREA, (None, None))
+    return area if area is not None and run is _this_run() else st
+
+
+def _this_run() -> object:
+    """An object that lasts one run of the page: its cursors (a new dict on every run)."""
+    ctx = get_script_run_ctx()
+    return None if ctx is None else ctx.cursors
 
 
 def epsilon_control(
@@ -92,28 +139,36 @@ def epsilon_control(
     """Draw the epsilon slider and number box at this point of the page; return the value.
 
     Call it right under the page's title. ``default`` is used when neither the session nor the
-    link has an epsilon yet. ``grid``: the epsilons this page's curves are computed on; with
-    snapping on (demo mode) the slider moves between them only and the box is not shown.
+    link has an epsilon yet. ``grid``: the epsilons computed for this page (see
+    :func:`ui.results.computed_stops`); with snapping on (the default) the slider stops at
+    those only, and a value dragged on another page moves to the nearest one. A value typed in
+    the box (or a link's) stays exact, with the page's estimate and compute button right under
+    the control; in demo mode, whose box is hidden, every value moves to a stop.
     """
     epsilon = shown_epsilon(default)
+    st.session_state.setdefault(_EXACT, _BOX in st.query_params)  # a link's value is typed
     slider, box = st.columns([4, 1], vertical_alignment="bottom")
     with box:
-        snap = _snapping(grid)
-    if snap:
-        epsilon = st.session_state[_VALUE] = _nearest(epsilon, grid)
+        snap = _snapping(st, grid)
+    stops = sorted(grid) if snap else []
+    hide_box = snap and demo_mode()
+    exact = st.session_state[_EXACT] and not hide_box
+    if snap and not exact:
+        epsilon = st.session_state[_VALUE] = _nearest(epsilon, stops)
     st.session_state[_SLIDER] = epsilon
     st.query_params[_BOX] = f"{epsilon:g}"
-    options = sorted(grid) if snap else sorted({*EPSILON_GRID, epsilon})
+    options = sorted({*stops, epsilon}) if snap else sorted({*EPSILON_GRID, epsilon})
     slider.select_slider(
         f"{label} (log scale)", options=options, key=_SLIDER, on_change=_slider_moved,
         format_func=lambda value: f"{value:g}",
         help="Smaller ε means more privacy and noisier labels.",
     )  # fmt: skip
-    if not snap:
+    if not hide_box:
         st.session_state[_BOX] = epsilon
         low, high = EPSILON_RANGE
         box.number_input(
             f"{label}, exact", min_value=low, max_value=high, value=None, step=0.1,
             format="%.3g", key=_BOX, on_change=_box_typed,
         )  # fmt: skip
+    st.session_state[_AREA] = (st.container(), _this_run())
     return epsilon

@@ -2,31 +2,37 @@
 
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
+from typing import Any
 
 import streamlit as st
 
 from labeldp_core.cache import ResultCache
 from labeldp_core.data import dataset_info, load_dataset
-from labeldp_core.demo import on_demo_grid
+from labeldp_core.demo import log_interpolate, on_demo_grid, point_epsilons
 from labeldp_core.errors import DatasetUnavailableError, LabelDPError
-from labeldp_core.experiments import RunConfig, RunResult, lookup, make_config, run
+from labeldp_core.experiments import MECHANISMS, RunConfig, RunResult, lookup, make_config, run
 from labeldp_core.experiments.diagnostics import diagnostics_sentence
 from labeldp_core.experiments.service import ComputeService, Job, default_workers
 from labeldp_core.experiments.timing import QUICK_S, estimate_seconds, spoken_duration
 from ui.cluster import cluster, run_on_the_cluster
+from ui.epsilon import answer_area
 from ui.links import report_refused
 
 __all__ = [
     "READ_ONLY_NOTE",
     "button_label",
     "compute_service",
+    "computed_epsilons",
+    "computed_stops",
     "computes_at_once",
     "configs_for",
     "dataset_problem",
     "diagnostics_caption",
     "estimate",
+    "neighbour_estimate",
     "point",
     "read_only",
     "replay_caption",
@@ -216,21 +222,84 @@ def button_label(action: str, configs: list[RunConfig], seconds: float | None) -
 def point(config: RunConfig, button: str, progress_label: str) -> RunResult | None:
     """The result of ``config``: cached; computed at once when quick; else behind a button.
 
-    The button says what it computes and roughly how long it takes. Returns None while the
-    point waits for it.
+    A missing point is explained right under the ε control, in view: one line saying what the
+    button computes, an estimate read off the computed neighbours (greyed, called an estimate),
+    and the button saying roughly how long it takes. Returns None while the point waits for it.
     """
     result = stored(config)
     if result is not None:
         return result
+    area = answer_area()
     if read_only():
-        st.info(READ_ONLY_NOTE)
+        area.info(READ_ONLY_NOTE)
         return None
     seconds = estimate([config])
-    if computes_at_once([config], seconds) or st.button(
-        button_label(button, [config], seconds), type="primary", key="compute_point"
-    ):
+    if computes_at_once([config], seconds):
+        return run_with_progress([config], progress_label)[0]
+    area.caption(
+        f"ε = {config.epsilon:g} is not computed yet: the button computes this page's result at "
+        f"exactly that ε (seed {config.seed}, {config.epochs} epoch"
+        f"{'s' if config.epochs != 1 else ''}) and caches it."
+    )
+    area.caption(neighbour_estimate(config))
+    if area.button(button_label(button, [config], seconds), type="primary", key="compute_point"):
         result = run_with_progress([config], progress_label)[0]
     return result
+
+
+def neighbour_estimate(config: RunConfig) -> str:
+    """What ``config``'s test accuracy is likely to be, from the points computed around it.
+
+    Read off the straight line (on log ε) between the nearest computed epsilons below and above,
+    among those `warm` computes for this page; said to be an estimate, never shown as a result.
+    """
+    known = {}
+    for epsilon in point_epsilons(config.mechanism, config.dataset):
+        result = stored(replace(config, epsilon=epsilon))
+        if result is not None:
+            known[epsilon] = result.test_accuracy
+    found = log_interpolate(config.epsilon, known)
+    if found is None:
+        return (
+            f"No estimate: no computed point on both sides of ε = {config.epsilon:g} with these "
+            "settings."
+        )
+    value, low, high = found
+    return (
+        f"Estimate, not computed: test accuracy ≈ {value:.2f}, on the line (log ε) between ε = "
+        f"{low:g} ({known[low]:.2f}) and ε = {high:g} ({known[high]:.2f})."
+    )
+
+
+def computed_stops(mechanism: str, controls: Any) -> tuple[float, ...]:
+    """Where the ε slider stops on ``mechanism``'s page: its point's computed epsilons.
+
+    Those of :func:`point_epsilons` (what `warm` computes, per dataset) that the cache holds
+    for the sidebar's ``controls`` (a :class:`ui.controls.Controls`); all of them while none is.
+    """
+    grid = point_epsilons(mechanism, controls.dataset)
+    found = computed_epsilons(mechanism, controls.dataset, grid, controls.seed,
+                              controls.epochs_asked, controls.model)  # fmt: skip
+    return tuple(found) or grid
+
+
+def computed_epsilons(
+    mechanism: str, dataset: str, candidates: Sequence[float], seed: int, epochs: int | None,
+    model: str,
+) -> list[float]:  # fmt: skip
+    """The ``candidates`` at which ``mechanism``'s point with its default settings is cached.
+
+    The point `warm` computes (the model given where the mechanism takes one): the ε control
+    stops at these so that every position answers at once.
+    """
+    model_setting = MECHANISMS[mechanism].all_settings().get("model")
+    takes_model = model_setting is not None and model in model_setting.choices
+    settings = {"model": model} if takes_model else {}
+    try:
+        configs = [make_config(mechanism, dataset, e, seed, epochs, settings) for e in candidates]
+    except LabelDPError:
+        return []
+    return sorted(c.epsilon for c in configs if stored(c) is not None)
 
 
 def configs_for(

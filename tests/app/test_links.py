@@ -4,9 +4,9 @@ import pytest
 from app_helpers import assert_no_errors, open_page, page_files
 
 #: Widgets that mirror another bound control instead of being in the URL themselves: the slider
-#: mirrors the epsilon box; the demo toggle is written as demo=1 (tests/app/test_demo_tour.py)
-#: and the snapping checkbox follows demo mode.
-MIRRORS = {"epsilon_slider", "demo_toggle", "epsilon_snap"}
+#: mirrors the epsilon box; the demo toggle is written as demo=1 (tests/app/test_demo_tour.py).
+#: The snapping checkbox is in the link as snap (checked below like any control).
+MIRRORS = {"epsilon_slider", "demo_toggle"}
 #: Query values that keep every page quick: one epoch on the bundled digits.
 FAST = {"dataset": "digits", "epochs": "1"}
 #: Controls of the shared sidebar: checked on the first page only, they are the same everywhere.
