@@ -4,7 +4,9 @@ diskcache pickles values by default, and unpickling runs code, so a writable cac
 a code-execution hole (CVE-2025-69872). :class:`DataOnlyDisk` stores and returns bytes only and
 refuses any pickled row it finds. Keys are sha256 digests of canonical JSON of what was computed,
 the package version and a fingerprint of the code that computes results, so a code change never
-serves a stale number. An entry that cannot be read is dropped and recomputed.
+serves a stale number. Every entry keeps that JSON text beside it (its *identity*, in diskcache's
+``tag`` column), so an entry moved elsewhere says what it is and its key can be recomputed from
+it (:func:`identity_of`). An entry that cannot be read is dropped and recomputed.
 """
 
 import hashlib
@@ -31,12 +33,14 @@ from labeldp_core import __version__
 __all__ = [
     "KEY_PATTERN",
     "MAX_VALUE_BYTES",
+    "CacheKey",
     "CorruptEntryError",
     "DataOnlyDisk",
     "ResultCache",
     "check_entry",
     "code_fingerprint",
     "default_dir",
+    "identity_of",
 ]
 
 _JSON_TAG = b"J"
@@ -62,10 +66,14 @@ class DataOnlyDisk(diskcache.Disk):
     """A diskcache ``Disk`` that keeps ``str`` keys and ``bytes`` values and never unpickles."""
 
     def put(self, key: Any) -> tuple[Any, bool]:
-        """Store ``str`` keys raw; anything else would be pickled, so it is refused."""
+        """Store ``str`` keys raw; anything else would be pickled, so it is refused.
+
+        A :class:`CacheKey` is stored as the plain text it is (diskcache pickles any key whose
+        type is not exactly ``str``).
+        """
         if not isinstance(key, str):
             raise TypeError(f"cache keys must be str, got {type(key).__name__}")
-        return super().put(key)
+        return super().put(str(key))
 
     def get(self, key: Any, raw: bool) -> Any:
         """Return a stored key; a key that was pickled is never loaded."""
@@ -139,6 +147,65 @@ def code_fingerprint(parts: tuple[str, ...] = _COMPUTES_RESULTS) -> str:
 
 def _canonical(payload: Mapping[str, Any]) -> str:
     return json.dumps(payload, sort_keys=True, separators=(",", ":"), allow_nan=False)
+
+
+class CacheKey(str):
+    """A key :meth:`ResultCache.key` made: the sha256 hex digest of ``identity``, which it keeps.
+
+    ``identity`` is the canonical JSON ``{"kind", "payload", "version", "code"}`` the key hashes;
+    the put methods store it beside the value.
+    """
+
+    identity: str
+
+    def __new__(cls, identity: str) -> "CacheKey":
+        """The key of ``identity``: its sha256 digest in hex."""
+        key = super().__new__(cls, hashlib.sha256(identity.encode()).hexdigest())
+        key.identity = identity
+        return key
+
+    def __reduce__(self) -> tuple[type, tuple[str]]:
+        # Copies and pickles rebuild the key from its identity (str's own way would hash the
+        # digest again).
+        return CacheKey, (self.identity,)
+
+
+#: The longest identity read (a key's payload is a config: well under a kilobyte).
+MAX_IDENTITY_CHARS = 64 * 2**10
+_IDENTITY_FIELDS = {"kind", "payload", "version", "code"}
+
+
+def identity_of(key: str, identity: object) -> dict[str, Any]:
+    """What the entry under ``key`` is: its ``identity`` read, once checked to be the key's.
+
+    Returns:
+        ``{"kind", "payload", "version", "code"}``: the text ``identity`` holds, which this
+        code's :meth:`ResultCache.key` hashes to ``key`` (so the entry can only be read by code
+        asking for that kind and payload).
+
+    Raises:
+        CorruptEntryError: if ``identity`` is missing, does not hash to ``key``, is not a key's
+            identity, or names another version of the code.
+    """
+    if identity is None:
+        raise CorruptEntryError("it has no identity (the kind and payload its key hashes)")
+    if (not isinstance(identity, str) or len(identity) > MAX_IDENTITY_CHARS
+            or not identity.isascii()
+            or hashlib.sha256(identity.encode()).hexdigest() != key):  # fmt: skip
+        raise CorruptEntryError("its identity does not hash to its key")
+    try:
+        fields = json.loads(identity, parse_constant=_refuse_constant)
+    except (ValueError, RecursionError):
+        fields = None
+    if (not isinstance(fields, dict) or fields.keys() != _IDENTITY_FIELDS
+            or not isinstance(fields["kind"], str)):  # fmt: skip
+        raise CorruptEntryError("its identity is not a cache key's")
+    if (fields["version"], fields["code"]) != (__version__, code_fingerprint()):
+        raise CorruptEntryError(
+            f"its identity names other code (labeldp {fields['version']}, code "
+            f"{fields['code']}), whose keys are never read here"
+        )
+    return fields
 
 
 def _encode_json(value: Mapping[str, Any]) -> bytes:
@@ -264,12 +331,13 @@ class ResultCache:
         settings = diskcache.DEFAULT_SETTINGS | {"size_limit": 2**34}
         return diskcache.Cache(str(self.directory), disk=DataOnlyDisk, **settings)
 
-    def key(self, kind: str, payload: Mapping[str, Any]) -> str:
-        """The sha256 key of ``payload`` of a given ``kind`` under this code version."""
-        text = _canonical(
-            {"kind": kind, "payload": payload, "version": __version__, "code": code_fingerprint()}
-        )
-        return hashlib.sha256(text.encode()).hexdigest()
+    def key(self, kind: str, payload: Mapping[str, Any]) -> CacheKey:
+        """The sha256 key of ``payload`` of a given ``kind`` under this code version.
+
+        It keeps the text it hashes (``.identity``), which the put methods store with the value.
+        """
+        fields = {"kind": kind, "payload": payload, "version": __version__}
+        return CacheKey(_canonical(fields | {"code": code_fingerprint()}))
 
     def _get(self, key: str, tag: bytes) -> Any:
         try:
@@ -292,12 +360,12 @@ class ResultCache:
         return self._get(key, _NPZ_TAG)
 
     def put_json(self, key: str, value: Mapping[str, Any]) -> None:
-        """Store a JSON object (finite numbers only)."""
-        self._store.set(key, _encode_json(value))
+        """Store a JSON object (finite numbers only), with the key's identity if it has one."""
+        self._store.set(key, _encode_json(value), tag=getattr(key, "identity", None))
 
     def put_arrays(self, key: str, arrays: Mapping[str, np.ndarray]) -> None:
-        """Store named arrays as a compressed ``.npz`` (no object arrays)."""
-        self._store.set(key, _encode_arrays(arrays))
+        """Store named arrays as a compressed ``.npz`` (no object arrays), as :meth:`put_json`."""
+        self._store.set(key, _encode_arrays(arrays), tag=getattr(key, "identity", None))
 
     def _or_compute(
         self,
@@ -348,28 +416,34 @@ class ResultCache:
         """Every key stored, of any kind."""
         return [key for key in self._store.iterkeys() if isinstance(key, str)]
 
-    def entry(self, key: str) -> tuple[str, bytes] | None:
-        """``("json", text)`` or ``("arrays", npz bytes)`` stored under ``key``, checked readable.
+    def entry(self, key: str) -> tuple[str, bytes, str | None] | None:
+        """``(type, bytes, identity)`` of the entry under ``key``, checked readable.
 
-        None if absent or damaged (a damaged entry is dropped, as on every read).
+        ``type`` is ``"json"`` (bytes: the object's text) or ``"arrays"`` (``.npz`` bytes);
+        ``identity`` is the text its key hashes, None if it was stored under a bare ``str`` (it
+        is not checked here: see :func:`identity_of`). None if absent or damaged (a damaged entry
+        is dropped, as on every read).
         """
         try:
-            blob = self._store.get(key)
+            blob, identity = self._store.get(key, tag=True)
             if blob is None:
                 return None
             _decode(blob, blob[:1] if blob[:1] in _ENTRY_TYPES else _JSON_TAG)
         except (CorruptEntryError, OSError, sqlite3.DatabaseError):
             self.discard(key)
             return None
-        return _ENTRY_TYPES[blob[:1]], blob[1:]
+        return _ENTRY_TYPES[blob[:1]], blob[1:], identity if isinstance(identity, str) else None
 
-    def put_entry(self, key: str, kind: str, body: bytes) -> None:
-        """Store ``body`` (a JSON object's text, or ``.npz`` bytes) after checking it reads back.
+    def put_entry(self, key: str, kind: str, body: bytes, identity: str) -> None:
+        """Store ``body`` (a JSON object's text, or ``.npz`` bytes) and its ``identity``, checked.
+
+        ``body`` must read back, and ``identity`` be the text ``key`` hashes under this code.
 
         Raises:
-            CorruptEntryError: as :func:`check_entry`.
+            CorruptEntryError: as :func:`check_entry` and :func:`identity_of`.
         """
-        self._store.set(key, check_entry(key, kind, body) + body)
+        identity_of(key, identity)
+        self._store.set(key, check_entry(key, kind, body) + body, tag=identity)
 
     def __contains__(self, key: str) -> bool:
         return key in self._store

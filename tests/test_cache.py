@@ -1,5 +1,9 @@
+import copy
+import hashlib
 import io
+import json
 import os
+import pickle
 import sqlite3
 import stat
 import zipfile
@@ -8,7 +12,7 @@ import diskcache
 import numpy as np
 import pytest
 
-from labeldp_core.cache import ResultCache
+from labeldp_core.cache import CorruptEntryError, ResultCache
 
 
 def test_json_round_trip(cache):
@@ -189,3 +193,40 @@ def test_editing_the_demo_grid_keeps_every_key_and_editing_a_runner_does_not(tmp
     with (package / "experiments" / "rr.py").open("a", encoding="utf-8") as runner:
         runner.write("\n# a changed runner\n")
     assert fingerprint() != before
+
+
+def test_a_key_knows_the_text_it_hashes_and_its_entry_keeps_it(cache):
+    key = cache.key("baseline", {"seed": 0})
+    assert hashlib.sha256(key.identity.encode()).hexdigest() == key
+    assert json.loads(key.identity)["kind"] == "baseline"
+    assert json.loads(key.identity)["payload"] == {"seed": 0}
+    cache.put_json(key, {"score": 0.9})
+    votes = cache.key("votes", {"seed": 0})
+    cache.put_arrays(votes, {"votes": np.zeros(2)})
+    assert cache.entry(key) == ("json", b'{"score": 0.9}', key.identity)
+    assert cache.entry(votes)[2] == votes.identity
+    # Stored as text, not pickled (diskcache pickles a key that is not exactly a str).
+    with sqlite3.connect(cache.directory / "cache.db") as db:
+        rows = db.execute("SELECT key, raw, tag FROM Cache").fetchall()
+    assert {(type(k), raw) for k, raw, _ in rows} == {(str, 1)}
+    assert (str(key), 1, key.identity) in rows
+    # An entry stored under a bare key has no identity.
+    cache.put_json(str(cache.key("r", {"i": 1})), {"x": 1})
+    assert cache.entry(cache.key("r", {"i": 1}))[2] is None
+
+
+def test_a_key_survives_copies_and_pickles_whole(cache):
+    key = cache.key("rr-prior-set-sizes", {"epsilon": 1.0})
+    for copied in (copy.copy(key), copy.deepcopy(key), pickle.loads(pickle.dumps(key))):
+        assert copied == key and copied.identity == key.identity
+    assert copy.deepcopy({"set_sizes_artifact": key})["set_sizes_artifact"] == key
+
+
+def test_put_entry_refuses_an_identity_that_is_not_its_keys(cache):
+    key, other = cache.key("timing", {"i": 1}), cache.key("timing", {"i": 2})
+    for identity in (other.identity, None, key.identity + " "):
+        with pytest.raises(CorruptEntryError, match="identity"):
+            cache.put_entry(key, "json", b'{"seconds": [1.0]}', identity)
+    assert key not in cache
+    cache.put_entry(key, "json", b'{"seconds": [1.0]}', key.identity)
+    assert cache.entry(key)[2] == key.identity

@@ -1,12 +1,16 @@
 """Points computed on a cluster and stored by the client, each as soon as it returns.
 
 Workers compute; the client stores. Each task returns the cache entries its computation found or
-stored (see :mod:`labeldp_core.cluster.worker`); the client checks them (every entry must decode
-as JSON or pickle-free arrays under a well-formed key, and a run's result must pass the result
-schema, name the point it was asked for and sit under that point's key) and writes them to its
-own cache. A malformed answer is an error for that point, never a poisoned cache. Points already
-in the client's cache are not sent; an interrupted client loses only the points not yet
-returned, and a rerun sends only those. A worker that dies mid-point (killed, out of memory) is
+stored, each with its identity (see :mod:`labeldp_core.cluster.worker`); the client checks them
+(every entry's identity must hash to its key under this code, as ``cache import`` checks, and the
+entry must decode as JSON or pickle-free arrays; a run's result must pass the result schema, name
+the point it was asked for and sit under that point's key) and writes them, with their
+identities, to its own cache. A malformed answer is an error for that point, never a poisoned
+cache. Unlike an archive, a worker's answer may hold the artefacts the privacy proofs rely on
+(clusters, embeddings, votes, utilities, clean outputs): the worker runs the client's code
+(checked) on a machine the client trusts (see the README, *On the wire*). Points already in the
+client's cache are not sent; an interrupted client loses only the points not yet returned, and a
+rerun sends only those. A worker that dies mid-point (killed, out of memory) is
 replaced by Dask and its point is run again elsewhere; a point that raises is reported with its
 config and the worker's error text while the others go on.
 """
@@ -16,8 +20,8 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
-from labeldp_core.cache import CorruptEntryError, ResultCache, check_entry
-from labeldp_core.cache_transfer import result_problem
+from labeldp_core.cache import CorruptEntryError, ResultCache
+from labeldp_core.cache_transfer import checked_kind, result_problem
 from labeldp_core.cluster.session import ClusterSession
 from labeldp_core.cluster.worker import Entry, code_identity, compute_audit_case, compute_point
 from labeldp_core.data.tables import is_table
@@ -220,17 +224,16 @@ def _store_run(cache: ResultCache, config: RunConfig, entries: list[Entry]) -> R
 def _store_entries(cache: ResultCache, entries: list[Entry], replace: bool = False) -> None:
     """Check every entry, then store those the client does not hold yet (all if ``replace``).
 
-    As ``cache import`` does, a run result among them must sit under its own point's key, and
-    every entry must decode as JSON or pickle-free arrays; one bad entry stores none of them.
+    As ``cache import`` does (:func:`~labeldp_core.cache_transfer.checked_kind`), every entry's
+    identity must hash to its key, every entry must decode as JSON or pickle-free arrays, and a
+    run result among them must sit under its own point's key; one bad entry stores none of them.
     """
-    for key, kind, body in entries:
+    for key, kind, body, identity in entries:
         try:
-            problem = result_problem(cache, key, json.loads(body)) if kind == "json" else ""
-            check_entry(key, kind, body)
+            checked_kind(cache, key, kind, body, identity)
         except (CorruptEntryError, ValueError, RecursionError) as exc:
-            raise _MalformedAnswerError(f"a returned cache entry is malformed: {exc}") from None
-        if problem:
-            raise _MalformedAnswerError(f"a returned cache entry is refused: {problem}")
-    for key, kind, body in entries:
+            raise _MalformedAnswerError(f"a returned cache entry ({str(key)[:12]}) is refused: "
+                                        f"{exc}") from None  # fmt: skip
+    for key, kind, body, identity in entries:
         if replace or cache.entry(key) is None:
-            cache.put_entry(key, kind, body)
+            cache.put_entry(key, kind, body, identity)

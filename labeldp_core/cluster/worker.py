@@ -3,10 +3,11 @@
 A worker never writes to the client's cache: it computes into a cache folder of its own process
 (in its local directory, kept for the process's lifetime so a clean baseline or a public encoder
 trained for one point serves the next points of that worker) and returns the
-entries the computation read or wrote, as ``(key, kind, bytes)`` with JSON text or ``.npz`` bytes,
-for the client to check and store. Arguments arrive as plain data (a config's dict), never as
-pickled objects of this package, so a worker running other code fails the identity check below
-with a clear message instead of an error unpickling classes it does not have.
+entries the computation read or wrote, as ``(key, type, bytes, identity)`` with JSON text or
+``.npz`` bytes and the text the key hashes, for the client to check and store. Arguments arrive
+as plain data (a config's dict), never as pickled objects of this package, so a worker running
+other code fails the identity check below with a clear message instead of an error unpickling
+classes it does not have.
 """
 
 import atexit
@@ -31,8 +32,9 @@ __all__ = [
     "refuse_mismatch",
 ]
 
-#: A returned entry: its cache key, ``"json"`` or ``"arrays"``, and its bytes.
-Entry = tuple[str, str, bytes]
+#: A returned entry: its cache key, ``"json"`` or ``"arrays"``, its bytes, and its identity (the
+#: text the key hashes: :func:`labeldp_core.cache.identity_of`; None if it has none, refused).
+Entry = tuple[str, str, bytes, str | None]
 
 
 class CodeMismatchError(LabelDPError):
@@ -96,8 +98,12 @@ class _RecordingCache(ResultCache):
         yield self.touched
 
     def entries(self, keys: list[str]) -> list[Entry]:
-        """``(key, kind, bytes)`` of every key in ``keys`` still readable."""
-        found = ((key, self.entry(key)) for key in keys)
+        """``(key, type, bytes, identity)`` of every key in ``keys`` still readable.
+
+        Keys go as plain text (a :class:`~labeldp_core.cache.CacheKey` carries its identity,
+        which goes in the entry).
+        """
+        found = ((str(key), self.entry(key)) for key in keys)
         return [(key, *entry) for key, entry in found if entry is not None]
 
 

@@ -1,6 +1,7 @@
 """Points on a Dask cluster (real worker processes, no mocks): equal to in-process runs, stored
 by the client once each, faults reported per point, malformed answers refused."""
 
+import hashlib
 import json
 import os
 import signal
@@ -34,8 +35,8 @@ class CountingCache(ResultCache):
         super().__init__(directory)
         self.writes: dict[str, int] = {}
 
-    def put_entry(self, key: str, kind: str, body: bytes) -> None:
-        super().put_entry(key, kind, body)
+    def put_entry(self, key: str, kind: str, body: bytes, identity: str) -> None:
+        super().put_entry(key, kind, body, identity)
         self.writes[key] = self.writes.get(key, 0) + 1
 
 
@@ -127,8 +128,8 @@ def test_a_malformed_result_is_refused_and_nothing_is_stored(tmp_path, tamper, r
     worker, entries = _entries_of(config, tmp_path)
     key = worker.key("result", config.to_dict())
     tampered = [
-        (k, kind, json.dumps(tamper(json.loads(body))).encode() if k == key else body)
-        for k, kind, body in entries
+        (k, kind, json.dumps(tamper(json.loads(body))).encode() if k == key else body, identity)
+        for k, kind, body, identity in entries
     ]
     client = ResultCache(tmp_path / "client")
     with pytest.raises(_MalformedAnswerError, match=reason):
@@ -171,11 +172,32 @@ def test_another_points_result_slipped_into_an_answer_is_refused(tmp_path):
     other = make_config("rr", "digits", 2.0, 0, 1, LOGISTIC)
     worker, entries = _entries_of(config, tmp_path)
     _, theirs = _entries_of(other, tmp_path / "other")
-    other_result = next(body for key, kind, body in theirs
+    other_result = next(body for key, kind, body, _ in theirs
                         if key == worker.key("result", other.to_dict()))  # fmt: skip
     third = make_config("rr", "digits", 3.0, 0, 1, LOGISTIC)
-    slipped = (worker.key("result", third.to_dict()), "json", other_result)
+    third_key = worker.key("result", third.to_dict())
+    slipped = (third_key, "json", other_result, third_key.identity)
     client = ResultCache(tmp_path / "client")
     with pytest.raises(_MalformedAnswerError, match="under another point's key"):
         _store_run(client, config, [slipped, *entries])
     assert lookup(third, client) is None and lookup(config, client) is None
+
+
+def test_every_stored_entry_knows_what_it_is_and_an_identity_of_another_key_is_refused(tmp_path):
+    config = make_config("rr-prior", "digits", 1.0, 0, 1, LOGISTIC)
+    _, entries = _entries_of(config, tmp_path)
+    assert all(type(key) is str for key, *_ in entries)  # plain text on the wire
+    clusters = next(e for e in entries if json.loads(e[3])["kind"] == "image-clusters")
+    timing = next(e for e in entries if json.loads(e[3])["kind"] == "timing")
+    for identity in (timing[3], None):  # the clusters' bytes under their key, wearing another's
+        disguised = [(*e[:3], identity) if e is clusters else e for e in entries]
+        client = ResultCache(tmp_path / "refusing")
+        with pytest.raises(_MalformedAnswerError, match="identity"):
+            _store_run(client, config, disguised)
+        assert len(client) == 0
+    client = ResultCache(tmp_path / "client")
+    _store_run(client, config, entries)
+    # All but the worker's timing (the client records its own).
+    assert set(client.stored_keys()) == {key for key, *_ in entries} - {timing[0]}
+    for key in client.stored_keys():
+        assert hashlib.sha256(client.entry(key)[2].encode()).hexdigest() == key
