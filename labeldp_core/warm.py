@@ -80,17 +80,28 @@ def warm_tasks(dataset: str, extra: list[RunConfig] | None = None) -> list[WarmT
 
     A first view is every point a page draws when it opens (its curves' grid, seeds and the
     variants it shows side by side) and the audit page's cases; after them come the ε values the
-    class slider stops at between the grid's, and ``extra``.
+    class slider stops at between the grid's, and ``extra``. One point of every kind of the first
+    views goes first, so that the time left is estimated from a measured point of each kind.
     """
     first = demo_configs(dataset, class_stops=False)
     tasks = [WarmTask(c.mechanism, True, config=c) for c in first]
     tasks += [WarmTask(AUDIT_PAGE, True, audit=point) for point in app_audit_points()]
+    tasks = _one_of_each_kind_first(tasks)
     seen = set(first)
     for config in [*demo_configs(dataset), *(extra or [])]:
         if config not in seen:
             seen.add(config)
             tasks.append(WarmTask(config.mechanism, False, config=config))
     return tasks
+
+
+def _one_of_each_kind_first(tasks: list[WarmTask]) -> list[WarmTask]:
+    """``tasks`` with the first task of each kind moved ahead, the order otherwise kept."""
+    firsts: dict[tuple, WarmTask] = {}
+    for task in tasks:
+        firsts.setdefault(task.kind, task)
+    probes = set(map(id, firsts.values()))
+    return [*firsts.values(), *(task for task in tasks if id(task) not in probes)]
 
 
 def _is_stored(task: WarmTask, cache: ResultCache) -> bool:
