@@ -15,6 +15,24 @@ from ui.sweeps import compute_button, status_sentence
 
 #: Label-DP mechanisms that train a classifier on released training labels.
 ATTACKED = ["rr", "rr-prior", "lp-2st", "laplace", "alibi"]
+#: Those whose release starts from a prior read off the public image: their bound is its own.
+WITH_PRIOR = {"rr-prior", "lp-2st"}
+
+
+def _missing_bounds(table: list[dict]) -> str:
+    """A sentence naming the rows computed before their prior's bound was stored (no tick)."""
+    names = [
+        row["mechanism"]
+        for row in table
+        if "released_label_bound" in row and row["released_label_bound"] is None
+    ]
+    if not names:
+        return ""
+    return (
+        f" {' and '.join(names)}: computed before its prior's bound was stored, so its released "
+        "label has no tick; compute the point again in an empty cache to draw it."
+    )
+
 
 controls = current_controls()
 st.title("What ε means")
@@ -67,6 +85,8 @@ for result in found:
         "released_label": result.label_accuracy,
         "model_on_training_example": attack.get("train_accuracy"),
         "model_on_test_example": attack.get("test_accuracy"),
+        **({"released_label_bound": result.details.get("prior_guess_bound")}
+           if result.mechanism in WITH_PRIOR else {}),
     })  # fmt: skip
 if found:
     attack = found[0].details.get("attack", {})
@@ -81,12 +101,17 @@ chart(st, plots.attack_bars, rows, epsilon, num_classes, key="bars")
 st.caption(
     "Three guesses of a training example's true label: the label that was released for it, the "
     "released model's prediction on it, and (for comparison) the same model's accuracy on test "
-    "examples it never saw. " + status_sentence(absent)
+    "examples it never saw. " + status_sentence(absent) + _missing_bounds(rows)
 )
 st.markdown(
-    "**Reading the gap.** Each black tick is the bound its own bar must stay under. The released "
-    "label is guessed from nothing else, so its bound is the uniform-prior one, e^ε/(e^ε + K − 1): "
-    "randomized response sits on it, the best possible for that adversary. The model's guess on "
+    "**Reading the gap.** Each black tick is the bound its own bar must stay under, from what "
+    "the guess knows before the release. RR, Laplace and ALIBI release a label from nothing "
+    "else, so its bound is the uniform-prior one, e^ε/(e^ε + K − 1): randomized response sits on "
+    "it, the best possible for that adversary. **The image is public, so RR-with-prior's guess "
+    "starts above 1/K**: it answers from the labels an image's neighbours point to, and its tick "
+    "is the bound for an adversary who knows that much (the best share any ε-DP release can "
+    "reach from that prior), not a broken promise. ε limits what the release adds to the image. "
+    "The model's guess on "
     "a training example starts from what the model knows without that label, its accuracy on "
     "examples it never saw (π), so its bound is π e^ε/(π e^ε + 1 − π): a model that simply "
     "learned the task is near its held-out accuracy, far below that bound. What ε limits is the "

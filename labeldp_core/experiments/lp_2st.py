@@ -23,6 +23,7 @@ from labeldp_core.experiments.noise import NOISE_SETTING, TRAINING_DRAW, draw_so
 from labeldp_core.experiments.rr_prior import (
     PRIOR_SUMMARY_DIAGNOSTICS,
     prior_summary,
+    set_guess_bound,
     set_size_details,
 )
 from labeldp_core.experiments.spec import MechanismSpec, Outcome, RunConfig
@@ -44,6 +45,7 @@ _DIAGNOSTICS = (
     "details.stage2_flip_rate",
     "details.stage2_expected_flip_rate",
     "details.confusion",
+    "details.prior_guess_bound",
 )
 
 
@@ -75,6 +77,7 @@ def run_lp_2st(config: RunConfig, ctx: RunContext) -> Outcome:
     flips = released != data.y_train
     stage2 = prior_summary(priors, data.y_train[second], epsilon)
     rr_expected = expected_flip_rate(epsilon, data.num_classes)
+    uniform = np.full((len(first), data.num_classes), 1.0 / data.num_classes)
     expected = (len(first) * rr_expected + len(second) * stage2["expected_flip_rate"]) / len(flips)
     spent = parallel_composition([plan.epsilon_spent, plan.epsilon_spent])
     details = {
@@ -97,6 +100,12 @@ def run_lp_2st(config: RunConfig, ctx: RunContext) -> Outcome:
         "rr_expected_flip_rate": rr_expected,
         **stage2,
         **set_size_details(ctx, priors, epsilon, second),
+        # Half 1 is released with no prior (one set: all K labels), half 2 with the model's.
+        "prior_guess_bound": float(
+            len(first) * set_guess_bound(uniform, data.y_train[first], epsilon, epsilon)
+            + len(second) * set_guess_bound(priors, data.y_train[second], epsilon, epsilon)
+        )
+        / len(flips),
     }
     return released_labels_outcome(
         ctx, released, spent, details, _DIAGNOSTICS,

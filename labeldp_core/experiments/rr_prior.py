@@ -66,6 +66,7 @@ from labeldp_core.mechanisms import (
     rr_with_prior,
 )
 from labeldp_core.mechanisms.noise_plans import rr_plan
+from labeldp_core.mechanisms.rr_prior import prior_guess_bound, top_sets
 
 __all__ = [
     "PRIOR_MASS_BINS",
@@ -79,6 +80,7 @@ __all__ = [
     "prior_summary",
     "rr_prior_recipe",
     "run_rr_prior",
+    "set_guess_bound",
     "set_size_details",
 ]
 
@@ -197,6 +199,35 @@ def prior_summary(priors: np.ndarray, labels: np.ndarray, epsilon: float) -> dic
         "true_in_set_rate": float(in_set.mean()),
         "expected_flip_rate": float(1.0 - keep.mean()),
     }
+
+
+def set_guess_bound(
+    priors: np.ndarray, labels: np.ndarray, release_epsilon: float, epsilon: float
+) -> float:
+    """The most a guess of the released labels can succeed at ``epsilon``, given their priors.
+
+    RR-with-prior treats two examples alike when their priors pick the same top-k* set, so an
+    attacker who knows each example's set (public: it comes from the image and the released
+    prior) and how the true labels spread among the examples with that set holds a calibrated
+    prior: that spread. :func:`~labeldp_core.mechanisms.rr_prior.prior_guess_bound` of those
+    spreads, weighted by their examples, bounds the expected share of released labels equal to
+    the true ones: within a set's group it is Σ_y q_y Q(y | y) <= B(q). The prior's own noise
+    does not loosen it (a noisy, flattened prior would understate what the sets know). It reads
+    the true labels: a diagnostic, drawn beside the released label's accuracy on *What ε means*.
+
+    Args:
+        priors: (n, K) the priors RR-with-prior used.
+        labels: (n,) the true labels.
+        release_epsilon: the budget RR-with-prior ran at (it fixes the sets).
+        epsilon: the budget the bound is for (the run's total, at least ``release_epsilon``).
+    """
+    sets = top_sets(priors, release_epsilon)
+    codes = sets.astype(np.int64) @ (np.int64(1) << np.arange(sets.shape[1], dtype=np.int64))
+    _, group = np.unique(codes, return_inverse=True)
+    counts = np.zeros((group.max() + 1, sets.shape[1]))
+    np.add.at(counts, (group, labels), 1.0)
+    sizes = counts.sum(axis=1)
+    return prior_guess_bound(counts / sizes[:, None], epsilon, weights=sizes)
 
 
 def set_size_details(
@@ -348,8 +379,11 @@ def run_rr_prior(config: RunConfig, ctx: RunContext) -> Outcome:
         **prior_summary(priors, data.y_train, split.release_epsilon),
         **set_size_details(ctx, priors, split.release_epsilon, np.arange(data.n_train)),
         "rr_expected_flip_rate": expected_flip_rate(config.epsilon, data.num_classes),
+        "prior_guess_bound": set_guess_bound(
+            priors, data.y_train, split.release_epsilon, config.epsilon
+        ),
     }
-    diagnostics = (*PRIOR_SUMMARY_DIAGNOSTICS, "details.confusion")
+    diagnostics = (*PRIOR_SUMMARY_DIAGNOSTICS, "details.confusion", "details.prior_guess_bound")
     return released_labels_outcome(ctx, released, spent, details, diagnostics, start=start)
 
 

@@ -29,8 +29,10 @@ __all__ = [
     "expected_keep_probability",
     "optimal_set_size",
     "output_probabilities",
+    "prior_guess_bound",
     "rr_with_prior",
     "set_keep_probability",
+    "top_sets",
 ]
 
 #: How far a prior row's sum may be from 1 (softmax outputs in float32 are off by ~1e-7).
@@ -157,6 +159,11 @@ def _best_sizes(
     return sizes, best, threshold
 
 
+def top_sets(priors: np.ndarray, epsilon: float) -> np.ndarray:
+    """The (n, K) mask of each example's top-k* labels: the set RR-with-prior answers from."""
+    return _top_sets(_check_priors(priors), epsilon)[1].T.copy()
+
+
 def _top_sets(columns: np.ndarray, epsilon: float) -> tuple[np.ndarray, np.ndarray]:
     """k* per example and the (K, n) mask of its top-k* labels, ties broken towards small labels.
 
@@ -193,6 +200,47 @@ def expected_keep_probability(priors: np.ndarray, epsilon: float) -> np.ndarray:
     plain RR's keep probability e^eps / (e^eps + K - 1).
     """
     return _best_sizes(_check_priors(priors), epsilon)[1]
+
+
+def prior_guess_bound(
+    priors: np.ndarray, epsilon: float, weights: np.ndarray | None = None
+) -> float:
+    """The most any guess of a label can succeed after an ε-label-DP release, given its prior.
+
+    Mean over the rows of ``priors`` of  B(p) = max_k e^ε S_k(p) / (e^ε + k - 1),  where S_k(p)
+    is the mass of the k most likely labels of p: the chance that an attacker who believes
+    p (say, from the public image) guesses the label right after seeing *any* ε-label-DP
+    release, averaged over examples. The reasoning, for one example with prior p over K labels:
+
+    1. Any guess is post-processing of the release, so the channel Q(g | y) from the true
+       label y to the guess g is itself ε-DP: Q(g | y) <= e^ε Q(g | y') for all g, y, y'.
+       Success is Σ_y p_y Q(y | y) (Bayes: Σ_x max_y p_y P(x | y) for the MAP guess).
+    2. Let c_g = min_y Q(g | y). Then Q(y | y) <= e^ε c_y, and since row y sums to 1,
+       Q(y | y) <= 1 - Σ_{g≠y} c_g. On the guessed set G (c_g > 0), with T = Σ_{g∈G} Q(g | g),
+       each Q(y | y) <= u(T) = (1 - e^-ε T) / (1 - e^-ε).
+    3. For a fixed T the best is u(T) on the most likely labels, linear in T between the points
+       where T = k u(T), i.e. u = e^ε / (e^ε + k - 1); the maximum is at one of them:
+       max_k S_k(p) e^ε / (e^ε + k - 1). RR-with-prior attains it by its choice of k*
+       (:func:`expected_keep_probability`), as K-ary RR attains e^ε / (e^ε + K - 1) for a
+       uniform prior (k = K).
+
+    The simpler bound of the posterior odds (each changes by at most e^ε) is weaker:
+    B(p) <= π e^ε / (π e^ε + 1 - π) with π = max_y p_y. And B(p) >= e^ε / (e^ε + K - 1) for
+    every p (take k = K): a prior can only raise the bound. The average over examples bounds the
+    measured share of right guesses when the labels follow their priors (a calibrated prior);
+    :func:`labeldp_core.experiments.rr_prior.set_guess_bound` builds such priors from the
+    labels themselves.
+
+    Args:
+        priors: (n, K) prior rows, each summing to 1.
+        epsilon: the label-DP budget of the release.
+        weights: (n,) how many examples each row stands for; all 1 if None.
+
+    >>> round(prior_guess_bound(np.full((2, 10), 0.1), 1.0), 4)  # uniform: e / (e + 9)
+    0.232
+    """
+    bounds = _best_sizes(_check_priors(priors), epsilon)[1]
+    return float(np.average(bounds, weights=weights))
 
 
 def _check_inputs(labels: object, priors: object) -> tuple[np.ndarray, np.ndarray]:

@@ -10,6 +10,7 @@ from labeldp_core.plots.common import EPSILON_AXIS, LAYOUT, mark_epsilon
 
 __all__ = [
     "ATTACKS",
+    "BOUND_COLOUR",
     "attack_bars",
     "attack_bounds",
     "guess_bound",
@@ -68,16 +69,29 @@ _OFFSETS = {column: (index - 1) * 0.8 / 3 for index, column in enumerate(ATTACKS
 def attack_bounds(row: dict[str, Any], epsilon: float, num_classes: int) -> dict[str, float]:
     """The ε bound each of a private row's attacks must stay under, against its own prior.
 
-    The released label is guessed from nothing else: prior 1/K. The model's guess on a training
-    example is compared with what the model knows without that example's label, its accuracy
-    on examples it never saw (π): its bound is π e^ε / (π e^ε + 1 − π), so a model that learned
-    the task is not mistaken for one that leaks labels. The held-out guess needs no bound.
+    The released label: a row may carry ``released_label_bound``, the bound for the prior its
+    release started from (RR-with-prior and LP-2ST pick each label's candidates from the public
+    image, so a guess starts above 1/K: max_k e^ε S_k(p) / (e^ε + k - 1), the reasoning in
+    :func:`labeldp_core.mechanisms.rr_prior.prior_guess_bound`); None there means that bound was
+    not stored and no tick is drawn. A row without it was released with no prior: 1/K, the
+    bound e^ε / (e^ε + K - 1). The model's guess on a training example is compared with what
+    the model knows without that example's label, its accuracy on examples it never saw (π):
+    π e^ε / (π e^ε + 1 − π), so a model that learned the task is not mistaken for one that leaks
+    labels. The held-out guess needs no bound.
     """
-    bounds = {"released_label": float(guess_bound(epsilon, 1 / num_classes))}
+    bounds = {}
+    if "released_label_bound" not in row:
+        bounds["released_label"] = float(guess_bound(epsilon, 1 / num_classes))
+    elif row["released_label_bound"] is not None:
+        bounds["released_label"] = float(row["released_label_bound"])
     held_out = row.get("model_on_test_example")
     if held_out is not None and 0 < held_out < 1:
         bounds["model_on_training_example"] = float(guess_bound(epsilon, held_out))
     return bounds
+
+
+#: The colour of the bound ticks (the page's text names it).
+BOUND_COLOUR = "black"
 
 
 def attack_bars(rows: Sequence[dict[str, Any]], epsilon: float, num_classes: int) -> go.Figure:
@@ -101,10 +115,12 @@ def attack_bars(rows: Sequence[dict[str, Any]], epsilon: float, num_classes: int
         if row.get("private", True)
         for column, bound in attack_bounds(row, epsilon, num_classes).items()
     ]
+    # An open marker is stroked in marker.color (its line.color is ignored): both are set.
     figure.add_scatter(
         x=[x for x, _ in ticks], y=[y for _, y in ticks], mode="markers",
-        marker={"symbol": "line-ew-open", "size": 26, "line": {"width": 3, "color": "black"}},
-        name=f"ε = {epsilon:g} bound for that guess (prior: 1/K, or the model's held-out accuracy)",
+        marker={"symbol": "line-ew-open", "size": 26, "color": BOUND_COLOUR,
+                "line": {"width": 3, "color": BOUND_COLOUR}},
+        name=f"ε = {epsilon:g} bound for that guess, from the prior it starts with",
         hovertemplate="bound %{y:.3f}<extra></extra>",
     )  # fmt: skip
     figure.update_layout(
