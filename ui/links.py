@@ -106,8 +106,9 @@ def _message(key: str, text: list[str], shown: object) -> str:
         except LabelDPError as exc:
             reason = str(exc)
     return (
-        f"The link sets {key}={_quoted(given)}, which cannot be used: {_inert(reason)}. Showing "
-        f"{key}={_display(shown)} instead; choose another value with the control to fix the link."
+        f"The link sets {key}={_quoted(given)}, which cannot be used: {_echoed(reason, given)}. "
+        f"Showing {key}={_display(shown)} instead; choose another value with the control to fix "
+        "the link."
     )
 
 
@@ -115,19 +116,40 @@ def _message(key: str, text: list[str], shown: object) -> str:
 QUOTED_MAX = 40
 #: Markdown that could turn text into a link, an image, HTML or emphasis.
 _ACTIVE = re.compile(r"([\\`*_\[\]()!<>:#|~])")
+#: Where GitHub's autolinks start: http(s)://, www. and the @ of an e-mail address (mailto: too).
+#: They are found in the text *after* escapes are undone, so escaping cannot stop them; a
+#: zero-width space inside each trigger does, and shows nothing.
+_AUTOLINK = re.compile(r"(?i)(?<=http)(?=s?:)|(?<=ww)(?=w\.)|(?=@)")
+_ZERO_WIDTH = "\u200b"
 
 
 def _quoted(given: str) -> str:
-    """A link value as inert text: a code span (nothing inside is markdown), truncated."""
+    """A link value as inert text: a code span (nothing inside is markdown), truncated.
+
+    A backtick would close the span and a line break could end its paragraph, letting the rest
+    be read as markdown: both become harmless characters.
+    """
     if not given:
         return "(nothing)"
     shown = given if len(given) <= QUOTED_MAX else given[:QUOTED_MAX] + "…"
-    return "`" + shown.replace("`", "'") + "`"
+    return "`" + re.sub(r"\s", " ", shown.replace("`", "'")) + "`"
+
+
+def _echoed(reason: str, given: str) -> str:
+    """The core's ``reason``, its quotes of the link value ``given`` shown as :func:`_quoted`.
+
+    The core quotes a value it refuses (``repr`` or in quotes); the rest of the reason is its
+    own text, made inert too (:func:`_inert`), since it may hold the value in another form.
+    """
+    forms = sorted({repr(given), f"'{given}'", f'"{given}"'}, key=len, reverse=True)
+    parts = re.split("(" + "|".join(map(re.escape, forms)) + ")", reason)
+    # re.split with one group alternates text (even places) and the value found (odd places).
+    return "".join(_quoted(given) if odd % 2 else _inert(part) for odd, part in enumerate(parts))
 
 
 def _inert(text: str) -> str:
-    """``text`` (which may repeat a link value) with every markdown-active character escaped."""
-    return _ACTIVE.sub(r"\\\1", text).replace("www.", "www\\.")
+    """``text`` (which may repeat a link value) with no markdown, HTML or autolink left in it."""
+    return _AUTOLINK.sub(_ZERO_WIDTH, _ACTIVE.sub(r"\\\1", re.sub(r"\s", " ", text)))
 
 
 def _display(value: object) -> str:

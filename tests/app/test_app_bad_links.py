@@ -40,7 +40,7 @@ NO_EPSILON = {"papers.py", "your_data.py"}
 REASONS = {
     "epsilon": "epsilon must be greater than 0",
     "seed": "seed must be a whole number",
-    "dataset": "unknown dataset 'cifar'; choose one of: digits",
+    "dataset": "unknown dataset `cifar`; choose one of: digits",
 }
 
 
@@ -106,7 +106,7 @@ def test_bad_link_values_are_reported_and_the_rest_of_the_page_is_kept(file, tit
         ("-inf", "epsilon must be a finite number"),
         ("0", "epsilon must be greater than 0"),
         ("1e9", "is too large to mean anything"),
-        ("abc", "epsilon must be a number, got 'abc'"),
+        ("abc", "epsilon must be a number, got `abc`"),
         ("0.0001", "the ε control takes values from 0.001 to 100"),
     ],
 )
@@ -170,12 +170,40 @@ def test_a_link_value_a_choice_control_lacks_is_answered_with_the_values_it_take
 )  # fmt: skip
 def test_a_link_value_is_quoted_back_as_inert_text(value):
     # A link is anybody's text: inside the app's own red box it must not become a link, an
-    # image or HTML. It is quoted as a code span (truncated) and the reason that repeats it is
-    # escaped.
+    # image or HTML. It is quoted as a code span (truncated), also where the reason repeats
+    # it, and the rest of the reason is escaped.
     app = open_page("pages/laplace_noise.py", dataset=value)
     (raw,) = [e.value for e in app.error]
     quoted = "`" + value[:40] + ("…" if len(value) > 40 else "") + "`"
     assert raw.startswith(f"The link sets dataset={quoted},")
-    rest = raw.removeprefix(f"The link sets dataset={quoted},")
+    rest = raw.removeprefix(f"The link sets dataset={quoted},").replace(quoted, "")
     assert not re.search(r"(?<!\\)[\[\]()<>!]", rest.split("Showing")[0]), rest
     assert "http://" not in rest and "www." not in rest
+
+
+#: Link values GitHub-flavoured Markdown would show as a link, an image or HTML.
+ACTIVE_VALUES = [
+    "http://evil.example/x", "https://evil.example", "www.evil.example",
+    "mailto:someone@evil.example", "someone@evil.example", "[click](http://evil.example)",
+    "![pic](http://evil.example/p.png)", "<a href='http://evil.example'>x</a>",
+    "`a`\n\n[click](http://evil.example)",
+]  # fmt: skip
+#: What starts a GitHub autolink in text, once Markdown's escapes are undone.
+AUTOLINK = re.compile(r"(?i)https?:|www\.|[-.\w+]@")
+
+
+@pytest.mark.parametrize("key", ["dataset", "epsilon"])
+@pytest.mark.parametrize("value", ACTIVE_VALUES)
+def test_a_link_value_is_echoed_only_inside_a_code_span(key, value):
+    # Escaping ':' did not stop GitHub's autolinks (the red box linked http://, www. and e-mail
+    # addresses): the value is shown only in a code span, and the text around it, which may
+    # repeat it, keeps no autolink trigger, no unescaped markdown and no line break.
+    app = open_page("pages/laplace_noise.py", **{key: value})
+    assert not app.exception
+    (raw,) = [e.value for e in app.error]
+    spans = re.findall(r"`([^`]*)`", raw)
+    assert spans and all("\n" not in span for span in spans), raw
+    text = re.sub(r"`[^`]*`", "", raw).replace("\\", "")
+    assert not AUTOLINK.search(text.replace("\\", "")), raw
+    assert not re.search(r"(?<!\\)[\[\]()<>!]", re.sub(r"`[^`]*`", "", raw)), raw
+    assert "\n" not in raw

@@ -11,7 +11,7 @@ import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from urllib.parse import parse_qs, urlparse
+from urllib.parse import parse_qs, urlencode, urlparse
 
 import pytest
 from app_sessions import streamlit_server
@@ -250,3 +250,34 @@ def test_chromium_comes_from_debian_not_a_download():
     _ensure_chromium()
     owner = subprocess.run(["dpkg", "-S", CHROMIUM], capture_output=True, text=True, check=False)
     assert owner.returncode == 0 and owner.stdout.startswith("chromium"), owner.stdout
+
+
+#: Link values that Markdown (with GitHub's autolinks) would turn into a link, an image or HTML.
+ACTIVE_LINK_VALUES = [
+    "http://evil.example/x",
+    "https://evil.example",
+    "www.evil.example",
+    "mailto:someone@evil.example",
+    "someone@evil.example",
+    "[click](http://evil.example)",
+    "![pic](http://evil.example/p.png)",
+    "<a href='http://evil.example'>x</a>",
+    "<img src='http://evil.example/p.png'>",
+]
+
+
+@pytest.mark.parametrize("key", ["dataset", "epsilon"])
+def test_a_link_value_never_becomes_a_link_or_an_image_in_an_error_box(server, browser, key):
+    # Each value is refused by its control and quoted back in a red box; in the browser no box
+    # may hold an anchor or an image (GitHub's autolinks ignore Markdown escapes).
+    page = browser.new_page(**VIEWPORT)
+    for value in ACTIVE_LINK_VALUES:
+        page.goto(f"{server}/laplace_noise?{urlencode({key: value, 'epochs': '1'})}")
+        page.wait_for_selector(IDLE)
+        boxes = page.locator("[data-testid='stAlertContentError']")
+        boxes.first.wait_for()
+        assert boxes.count() >= 1, value
+        found = page.locator("[data-testid='stAlertContentError'] :is(a, img)")
+        shown = [boxes.nth(i).inner_html() for i in range(boxes.count())]
+        assert found.count() == 0, (value, shown)
+    page.close()
