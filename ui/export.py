@@ -12,6 +12,7 @@ from streamlit.delta_generator import DeltaGenerator
 
 from labeldp_core.experiments import RunResult
 from labeldp_core.plots import figure_table, projector_ready
+from ui.demo import demo_mode
 
 __all__ = ["chart", "csv_button", "csv_text", "html_button"]
 
@@ -50,16 +51,16 @@ def _result_text(result: RunResult) -> str:
 
 @st.cache_resource(max_entries=512, show_spinner=False, hash_funcs={RunResult: _result_text})
 def _ready_figure(
-    name: str, _builder: Callable[..., go.Figure], *args: Any, **kwargs: Any
+    name: str, demo: bool, _builder: Callable[..., go.Figure], *args: Any, **kwargs: Any
 ) -> go.Figure:
     """``_builder(*args, **kwargs)`` made projector-ready, built once per arguments per server.
 
     ``name`` (the builder's qualified name) is what tells builders apart in the cache key;
-    Streamlit does not hash a function passed in. Every visitor shares the object, so nothing
-    may change it after this: with 30 students on the same cached page, building and styling
-    the figures was most of each render's time.
+    Streamlit does not hash a function passed in; ``demo`` asks for demo mode's larger text.
+    Every visitor shares the object, so nothing may change it after this: with 30 students on
+    the same cached page, building and styling the figures was most of each render's time.
     """
-    return projector_ready(_builder(*args, **kwargs))
+    return projector_ready(_builder(*args, **kwargs), demo=demo)
 
 
 def chart(
@@ -74,14 +75,15 @@ def chart(
     ``figure`` is a figure, or a function of the library's ``plots`` that builds one from
     ``*args`` and ``**kwargs``; a built figure is remembered for the same arguments, so a page
     every visitor opens at the same values builds it once. Either way the figure is made
-    projector-ready (numbers on log axes, the legend below, titles wrapped); the CSV is built
-    only when the button is clicked.
+    projector-ready (numbers on log axes, the legend below, titles wrapped; larger text in demo
+    mode); the CSV is built only when the button is clicked.
     """
+    demo = demo_mode()
     if callable(figure) and not isinstance(figure, go.Figure):
         name = f"{figure.__module__}.{figure.__qualname__}"
-        figure = _ready_figure(name, figure, *args, **kwargs)
+        figure = _ready_figure(name, demo, figure, *args, **kwargs)
     else:
-        figure = projector_ready(figure)
+        figure = projector_ready(figure, demo=demo)
     where.plotly_chart(figure, key=key)
     where.download_button(
         "Download this chart's numbers (CSV)", lambda: csv_text(figure_table(figure)),

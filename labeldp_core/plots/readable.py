@@ -1,27 +1,73 @@
-"""Figures readable on a projector: numbers on log axes, legends below, titles wrapped.
+"""Figures readable on a projector: large dark text, numbers on log axes, nothing overlapping.
 
 Plotly labels a log axis with the bare leading digit of its minor ticks ("5 0.1 2 5 1 2 5 10 2":
 0.05 shows as "5"), puts the legend beside the plot (which squeezes it to a strip on a 1280 px
-screen) and cuts a title longer than the plot is wide. :func:`projector_ready` fixes all three on
-any figure, whatever page made it, and is applied where figures are shown and exported.
+screen), cuts a title longer than the plot is wide, and writes 12 px light grey axis titles.
+:func:`projector_ready` fixes all of it on any figure, whatever page made it, and is applied where
+figures are shown and exported; in demo mode (``demo=True``) every text is larger again.
+
+Where each text goes, so that none covers another: the figure's title at the top of the figure;
+under it, the notes above the plot (subplot titles, the chosen ε's label, boxed notes), stacked
+by their height above the plot; the legend at the bottom of the figure, below the axis titles
+(its own space reserved by Plotly); the margins grow with long or rotated tick labels.
 """
 
 import math
 import textwrap
+from dataclasses import dataclass
 
 import plotly.graph_objects as go
 
-__all__ = ["LOG_TICK_VALUES", "TICK_FONT", "log_tick_text", "projector_ready", "wrap"]
+__all__ = [
+    "DEMO_SIZES",
+    "LOG_TICK_VALUES",
+    "SIZES",
+    "TEXT_COLOUR",
+    "TICK_FONT",
+    "TextSizes",
+    "log_tick_text",
+    "projector_ready",
+    "wrap",
+]
 
 #: 1, 2 and 5 of every decade from 1e-6 to 1e7: Plotly draws only those inside the axis range.
 LOG_TICK_VALUES: tuple[float, ...] = tuple(
     float(f"{m}e{e}") for e in range(-6, 8) for m in (1, 2, 5)
 )
-#: Tick labels at least 13 px and darker than the template's grey.
-TICK_FONT = {"size": 13, "color": "#222"}
+#: Every text of a chart: near black, not the template's light grey.
+TEXT_COLOUR = "#222"
+
+
+@dataclass(frozen=True)
+class TextSizes:
+    """Font sizes in px of a chart's texts."""
+
+    tick: int
+    axis_title: int
+    title: int
+    legend: int
+    note: int
+
+
+#: At least 16 px for ticks and 18 px for titles: legible from the back of a room.
+SIZES = TextSizes(tick=16, axis_title=18, title=20, legend=16, note=16)
+#: Demo mode, on a projector: every text larger again.
+DEMO_SIZES = TextSizes(tick=20, axis_title=22, title=26, legend=20, note=20)
+#: Tick labels by default.
+TICK_FONT = {"size": SIZES.tick, "color": TEXT_COLOUR}
 #: Characters per title line before it wraps, for a plot about half a 1280 px screen wide.
 TITLE_WIDTH = 48
-_LEGEND_BELOW = {"orientation": "h", "yanchor": "top", "y": -0.22, "x": 0, "xanchor": "left"}
+#: Characters per line of an x axis's title and of a y axis's (written upwards, so shorter).
+_X_TITLE_WIDTH = 40
+_Y_TITLE_WIDTH = 28
+#: Line height as a multiple of the font size, and the gap between stacked texts, in px.
+_LINE = 1.3
+_GAP = 6
+#: The least height in px a figure keeps for its plot, besides its margins and its legend.
+_MIN_PLOT = 240
+#: Streamlit's height for a figure that sets none, and the width assumed for a chart, in px.
+_DEFAULT_HEIGHT = 450
+_WIDTH = 800
 
 
 def log_tick_text(value: float) -> str:
@@ -57,30 +103,125 @@ def _log_axes(figure: go.Figure) -> list[str]:
     ]
 
 
-def projector_ready(figure: go.Figure) -> go.Figure:
-    """``figure`` with readable log ticks, the legend below, wrapped titles and large ticks.
+def _lines(text: str | None) -> int:
+    return (text or "").count("<br>") + 1
 
-    Changes ``figure`` in place and returns it. Log axes get 1-2-5 ticks labelled as numbers;
-    every title (the figure's, each axis's and each subplot's) wraps at :data:`TITLE_WIDTH`.
+
+def _is_above(annotation: go.layout.Annotation) -> bool:
+    """Whether ``annotation`` is written above the plot (a subplot title, an ε label, a note)."""
+    return (
+        annotation.yref == "paper" and annotation.y is not None and annotation.y >= 1
+        and annotation.yanchor == "bottom"
+    )  # fmt: skip
+
+
+def _stack_above(figure: go.Figure, sizes: TextSizes) -> float:
+    """Lift the notes above the plot in rows by height; return the rows' total height in px.
+
+    Notes at the same height (the subplot titles of one row, an ε label) share a row; a note
+    asked higher (y > 1, e.g. a boxed warning) goes in the next row up, above them all.
     """
+    above = [a for a in figure.layout.annotations if _is_above(a)]
+    lifted = 0.0
+    for level in sorted({a.y for a in above}):
+        row = [a for a in above if a.y == level]
+        for annotation in row:
+            annotation.update(yshift=lifted, font={"size": sizes.axis_title, "color": TEXT_COLOUR})
+        box = max(2 * ((a.borderpad or 1) + (a.borderwidth or 0)) for a in row)
+        lifted += max(_lines(a.text) for a in row) * sizes.axis_title * _LINE + box + _GAP
+    return lifted
+
+
+def _wrap_annotations(figure: go.Figure, sizes: TextSizes) -> None:
+    """Wrap the notes above the plot to their share of its width; size the notes inside it."""
+    above = [a for a in figure.layout.annotations if _is_above(a)]
+    per_row = max([sum(1 for b in above if b.y == a.y) for a in above], default=1)
+    for annotation in figure.layout.annotations:
+        if _is_above(annotation):
+            width = TITLE_WIDTH * 16 // sizes.axis_title if per_row == 1 else 80 // per_row
+            annotation.text = wrap(annotation.text or "", max(width, 12))
+        else:
+            annotation.update(font={"size": sizes.note, "color": TEXT_COLOUR})
+
+
+def _style_axes(figure: go.Figure, sizes: TextSizes) -> None:
     for name in _log_axes(figure):
         figure.layout[name].update(
             tickmode="array", tickvals=LOG_TICK_VALUES,
             ticktext=[log_tick_text(v) for v in LOG_TICK_VALUES], minor={"showgrid": False},
         )  # fmt: skip
-    figure.update_xaxes(tickfont=TICK_FONT, title_font={"size": 14})
-    figure.update_yaxes(tickfont=TICK_FONT, title_font={"size": 14})
+    widths = ((figure.select_xaxes, _X_TITLE_WIDTH), (figure.select_yaxes, _Y_TITLE_WIDTH))
+    for select, width in widths:
+        for axis in select():
+            if axis.title.text:
+                chars = width * SIZES.axis_title // sizes.axis_title
+                axis.title.text = wrap(axis.title.text, chars)
+    tick_font = {"size": sizes.tick, "color": TEXT_COLOUR}
+    title_font = {"size": sizes.axis_title, "color": TEXT_COLOUR}
+    for update in (figure.update_xaxes, figure.update_yaxes):
+        update(tickfont=tick_font, title_font=title_font, automargin=True, title_standoff=8)
+
+
+def projector_ready(figure: go.Figure, *, demo: bool = False) -> go.Figure:
+    """``figure`` with large dark text, readable log ticks, and no text over another.
+
+    Changes ``figure`` in place and returns it; applying it twice changes nothing. Log axes get
+    1-2-5 ticks labelled as numbers; the figure's title and the notes above the plot wrap; the
+    title sits at the top, the notes between it and the plot, the legend at the bottom under
+    the axis titles (see the module's docstring).
+
+    Args:
+        figure: any figure of :mod:`labeldp_core.plots`.
+        demo: demo mode's larger text (:data:`DEMO_SIZES` instead of :data:`SIZES`).
+    """
+    sizes = DEMO_SIZES if demo else SIZES
+    _style_axes(figure, sizes)
     title = figure.layout.title.text
-    lines = 1
+    title_height = 0.0
     if title:
-        figure.layout.title.text = wrap(title)
-        lines = figure.layout.title.text.count("<br>") + 1
-    for annotation in figure.layout.annotations:  # subplot titles are annotations
-        if annotation.text and annotation.yref == "paper" and annotation.y == 1:
-            annotation.text = wrap(annotation.text, TITLE_WIDTH // 2)
-    legend_rows = math.ceil(sum(trace.showlegend is not False for trace in figure.data) / 3)
+        width = TITLE_WIDTH * SIZES.title // sizes.title
+        figure.layout.title.text = wrap(title, width)
+        title_height = _lines(figure.layout.title.text) * sizes.title * _LINE + 2 * _GAP
+    _wrap_annotations(figure, sizes)
+    above = _stack_above(figure, sizes)
+    # The title's first line sits above the notes above the plot, and Plotly writes its other
+    # lines below the first (anchored to the top of the figure, it would cut the first line).
+    lower_lines = (_lines(figure.layout.title.text) - 1) * sizes.title * _LINE
+    above += sizes.tick * 0.75 + _GAP  # the top tick label of a y axis reaches above the plot
     figure.update_layout(
-        legend=_LEGEND_BELOW, font={"size": 14},
-        margin={"t": 30 + 22 * lines, "b": 70 + 24 * legend_rows},
+        title={"x": 0, "xref": "container", "xanchor": "left", "y": 1, "yref": "paper",
+               "yanchor": "bottom", "pad": {"l": _GAP, "b": math.ceil(above + lower_lines)},
+               "font": {"size": sizes.title, "color": TEXT_COLOUR}},
     )  # fmt: skip
+    legend = {"orientation": "h", "x": 0, "xanchor": "left", "xref": "container",
+              "y": 0, "yanchor": "bottom", "yref": "container",
+              "font": {"size": sizes.legend, "color": TEXT_COLOUR},
+              "title": {"font": {"size": sizes.legend, "color": TEXT_COLOUR},
+                        "side": "top"}}  # fmt: skip
+    margin = {"t": math.ceil(title_height + above + _GAP),
+              "b": math.ceil((sizes.tick + sizes.axis_title) * _LINE + 3 * _GAP)}  # fmt: skip
+    figure.update_layout(legend=legend, font={"size": sizes.tick, "color": TEXT_COLOUR},
+                         margin=margin)  # fmt: skip
+    needed = margin["t"] + margin["b"] + _legend_height(figure, sizes) + _MIN_PLOT
+    if needed > (figure.layout.height or _DEFAULT_HEIGHT):  # room for the plot and the legend
+        figure.layout.height = needed
     return figure
+
+
+def _legend_height(figure: go.Figure, sizes: TextSizes) -> int:
+    """About how tall the legend below the plot is, in px, on a chart :data:`_WIDTH` wide.
+
+    Plotly puts as many entries in a row as fit (an entry: its symbol and its text, about 0.55
+    of the font size per character); the legend's title takes a row of its own.
+    """
+    if figure.layout.showlegend is False:
+        return 0
+    names = [t.name or "" for t in figure.data if t.showlegend is not False and t.name]
+    if len(names) < 2 and figure.layout.showlegend is not True:
+        return 0
+    if not names:
+        return 0
+    entry = max(len(name) for name in names) * 0.55 * sizes.legend + 50
+    rows = math.ceil(len(names) / max(1, int(_WIDTH // entry)))
+    rows += bool(figure.layout.legend.title.text)
+    return math.ceil(rows * sizes.legend * 1.45 + 2 * _GAP)

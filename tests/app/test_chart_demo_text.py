@@ -1,0 +1,34 @@
+"""Demo mode enlarges the charts' text too, not only the page's (issue 36, item 2)."""
+
+import json
+
+from streamlit.testing.v1 import AppTest
+
+from labeldp_core.plots.readable import DEMO_SIZES, SIZES
+
+PAGE = """
+import plotly.graph_objects as go
+import streamlit as st
+from ui.export import chart
+
+def figure(values):
+    return go.Figure(go.Scatter(y=values), layout={"title": "a chart", "xaxis_title": "x"})
+
+chart(st, figure, [1, 2, 3], key="built_here")
+chart(st, go.Figure(go.Scatter(y=[3, 1]), layout={"xaxis_title": "x"}), key="passed_in")
+"""
+
+
+def _sizes(demo: bool) -> list[tuple[int, int]]:
+    app = AppTest.from_string(PAGE)
+    app.session_state["_demo_mode"] = demo
+    app.run()
+    assert not app.exception, [e.value for e in app.exception]
+    layouts = [json.loads(c.proto.spec)["layout"] for c in app.get("plotly_chart")]
+    return [(lay["xaxis"]["tickfont"]["size"], lay["xaxis"]["title"]["font"]["size"])
+            for lay in layouts]  # fmt: skip
+
+
+def test_demo_mode_draws_larger_chart_text_and_the_default_is_projector_sized():
+    assert _sizes(False) == [(SIZES.tick, SIZES.axis_title)] * 2
+    assert _sizes(True) == [(DEMO_SIZES.tick, DEMO_SIZES.axis_title)] * 2
