@@ -51,9 +51,13 @@ def teacher_accuracy_strip(
 def agreement_histograms(
     top_votes: Sequence[int], top_two_gap: Sequence[int], teachers: int
 ) -> go.Figure:
-    """Histograms per query of the top vote share and of the gap between the top two counts."""
+    """Histograms per query of the top vote share and of the gap between the top two counts.
+
+    One above the other, each the full width of the half-page column the page gives them: side
+    by side, their titles ran into each other and the second x title was cut.
+    """
     figure = make_subplots(
-        rows=1, cols=2, horizontal_spacing=0.15,
+        rows=2, cols=1, vertical_spacing=0.3,
         subplot_titles=("vote share of the top class", "lead over the runner-up"),
     )  # fmt: skip
     share = np.asarray(top_votes, dtype=float) / teachers
@@ -63,14 +67,15 @@ def agreement_histograms(
     )  # fmt: skip
     figure.add_histogram(
         x=list(top_two_gap), nbinsx=min(teachers + 1, 40), name="gap",
-        hovertemplate="gap %{x}: %{y} queries<extra></extra>", row=1, col=2,
+        hovertemplate="gap %{x}: %{y} queries<extra></extra>", row=2, col=1,
     )  # fmt: skip
     figure.update_xaxes(title_text="top count / teachers", range=[0, 1.02], row=1, col=1)
-    figure.update_xaxes(
-        title_text="top count minus runner-up (votes)", range=[0, teachers + 1], row=1, col=2
+    figure.update_xaxes(title_text="top count − runner-up (votes)", range=[0, teachers + 1],
+                        row=2, col=1)  # fmt: skip
+    figure.update_yaxes(title_text="queries")
+    figure.update_layout(
+        title="How much the teachers agree", showlegend=False, height=620, **LAYOUT
     )
-    figure.update_yaxes(title_text="queries", row=1, col=1)
-    figure.update_layout(title="How much the teachers agree", showlegend=False, **LAYOUT)
     return figure
 
 

@@ -55,8 +55,10 @@ SIZES = TextSizes(tick=16, axis_title=18, title=20, legend=16, note=16)
 DEMO_SIZES = TextSizes(tick=20, axis_title=22, title=26, legend=20, note=20)
 #: Tick labels by default.
 TICK_FONT = {"size": SIZES.tick, "color": TEXT_COLOUR}
-#: Characters per title line before it wraps, for a plot about half a 1280 px screen wide.
-TITLE_WIDTH = 48
+#: Characters per title line before it wraps, for a chart in a half-page column (400 px at 1280).
+TITLE_WIDTH = 36
+#: Characters per line of a boxed note above the plot.
+_NOTE_WIDTH = 72
 #: Characters per line of an x axis's title and of a y axis's (written upwards, so shorter).
 _X_TITLE_WIDTH = 40
 _Y_TITLE_WIDTH = 28
@@ -110,9 +112,18 @@ def _lines(text: str | None) -> int:
 def _is_above(annotation: go.layout.Annotation) -> bool:
     """Whether ``annotation`` is written above the plot (a subplot title, an ε label, a note)."""
     return (
-        annotation.yref == "paper" and annotation.y is not None and annotation.y >= 1
+        annotation.yref == "paper" and annotation.y is not None and annotation.y >= 1 - 1e-9
         and annotation.yanchor == "bottom"
     )  # fmt: skip
+
+
+def _is_boxed(annotation: go.layout.Annotation) -> bool:
+    """Whether ``annotation`` is a boxed note (a warning, not a title or a label)."""
+    return bool(annotation.bordercolor or annotation.bgcolor)
+
+
+def _above_size(annotation: go.layout.Annotation, sizes: TextSizes) -> int:
+    return sizes.note if _is_boxed(annotation) else sizes.axis_title
 
 
 def _stack_above(figure: go.Figure, sizes: TextSizes) -> float:
@@ -126,22 +137,35 @@ def _stack_above(figure: go.Figure, sizes: TextSizes) -> float:
     for level in sorted({a.y for a in above}):
         row = [a for a in above if a.y == level]
         for annotation in row:
-            annotation.update(yshift=lifted, font={"size": sizes.axis_title, "color": TEXT_COLOUR})
-        box = max(2 * ((a.borderpad or 1) + (a.borderwidth or 0)) for a in row)
-        lifted += max(_lines(a.text) for a in row) * sizes.axis_title * _LINE + box + _GAP
+            size = _above_size(annotation, sizes)
+            annotation.update(yshift=lifted, font={"size": size, "color": TEXT_COLOUR})
+        lifted += (
+            max(
+                _lines(a.text) * _above_size(a, sizes) * _LINE
+                + 2 * ((a.borderpad or 1) + (a.borderwidth or 0))
+                for a in row
+            )
+            + _GAP
+        )
     return lifted
 
 
 def _wrap_annotations(figure: go.Figure, sizes: TextSizes) -> None:
-    """Wrap the notes above the plot to their share of its width; size the notes inside it."""
+    """Wrap the notes above the plot to their share of its width; size the notes inside it.
+
+    A subplot title gets its share of the width; a title alone in its row, or a boxed note,
+    about half (a boxed note in its smaller type, so more characters).
+    """
     above = [a for a in figure.layout.annotations if _is_above(a)]
     per_row = max([sum(1 for b in above if b.y == a.y) for a in above], default=1)
     for annotation in figure.layout.annotations:
-        if _is_above(annotation):
+        if not _is_above(annotation):
+            annotation.update(font={"size": sizes.note, "color": TEXT_COLOUR})
+        elif _is_boxed(annotation):
+            annotation.text = wrap(annotation.text or "", _NOTE_WIDTH * SIZES.note // sizes.note)
+        else:
             width = TITLE_WIDTH * 16 // sizes.axis_title if per_row == 1 else 80 // per_row
             annotation.text = wrap(annotation.text or "", max(width, 12))
-        else:
-            annotation.update(font={"size": sizes.note, "color": TEXT_COLOUR})
 
 
 def _style_axes(figure: go.Figure, sizes: TextSizes) -> None:

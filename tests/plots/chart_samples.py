@@ -89,3 +89,37 @@ NAMED = {
     "papers": papers,
     "compare": compare,
 }
+
+
+def teacher_strip() -> go.Figure:
+    accuracies = np.random.default_rng(0).uniform(0.6, 0.8, 250)
+    return plots.teacher_accuracy_strip(accuracies, 0.912, chance=0.1)
+
+
+def label_mse() -> go.Figure:
+    return plots.expected_label_mse_figure(np.full(10, 0.1), 1.0)
+
+
+def rr_bins() -> go.Figure:
+    from labeldp_core.mechanisms import optimal_bins
+
+    return plots.rr_bins_figure(optimal_bins(np.arange(10.0), np.full(10, 0.1), 1.0))
+
+
+def prior_mass() -> go.Figure:
+    return plots.prior_mass_histogram([5, 10, 20, 40, 25], np.linspace(0, 1, 6))
+
+
+def set_size() -> go.Figure:
+    return plots.set_size_histogram([10, 30, 20, 5, 1, 0, 0, 0, 0, 4])
+
+
+#: Charts the pages put in one of two columns (about 400 px wide at 1280x800).
+IN_COLUMNS = {
+    "pate_agreement": pate_agreement,
+    "teacher_strip": teacher_strip,
+    "label_mse": label_mse,
+    "rr_bins": rr_bins,
+    "prior_mass": prior_mass,
+    "set_size": set_size,
+}

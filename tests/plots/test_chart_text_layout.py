@@ -13,7 +13,7 @@ from collections.abc import Iterator
 import pytest
 
 from labeldp_core.plots import projector_ready
-from tests.plots.chart_samples import NAMED
+from tests.plots.chart_samples import IN_COLUMNS, NAMED
 from tests.plots.chart_text import CHROMIUM, Drawn, chart_drawer
 
 pytestmark = pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="needs Debian's Chromium")
@@ -26,7 +26,7 @@ def draw(tmp_path_factory: pytest.TempPathFactory) -> Iterator:
 
 
 def _drawn(draw, name: str, width: int, demo: bool) -> Drawn:
-    figure = NAMED[name]()
+    figure = (NAMED | IN_COLUMNS)[name]()
     return draw(projector_ready(figure, demo=True) if demo else projector_ready(figure), width)
 
 
@@ -59,7 +59,15 @@ def test_the_title_sits_above_every_note_above_the_plot(draw, name):
     assert notes and all(title.box[3] <= note.box[1] for note in notes if note.box[1] < 150)
 
 
+@pytest.mark.parametrize("demo", [False, True], ids=["default", "demo"])
+@pytest.mark.parametrize("name", list(IN_COLUMNS))
+def test_charts_in_a_half_page_column_keep_their_text_apart_and_whole(draw, name, demo):
+    drawn = _drawn(draw, name, 400, demo)
+    assert _say(drawn.overlaps()) == []
+    assert [(t.kind, t.text[:30]) for t in drawn.outside()] == []
+
+
 def test_the_pate_x_titles_are_whole_and_apart(draw):
-    drawn = _drawn(draw, "pate_agreement", 820, demo=True)
-    first, second = sorted(drawn.of("axis_title", "top count"), key=lambda t: t.box[0])
-    assert first.box[2] < second.box[0] and second.box[2] <= drawn.frame[2]
+    drawn = _drawn(draw, "pate_agreement", 400, demo=True)
+    first, second = sorted(drawn.of("axis_title", "top count"), key=lambda t: t.box[1])
+    assert first.box[3] < second.box[1] and second.box[2] <= drawn.frame[2]
