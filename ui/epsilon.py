@@ -147,7 +147,8 @@ def epsilon_control(
     """
     epsilon = shown_epsilon(default)
     st.session_state.setdefault(_EXACT, _BOX in st.query_params)  # a link's value is typed
-    slider, box = st.columns([4, 1], vertical_alignment="bottom")
+    # demo mode: larger type, so a wider column keeps "Computed ε only" whole at 1280 px
+    slider, box = st.columns([3, 1] if demo_mode() else [4, 1], vertical_alignment="bottom")
     with box:
         snap = _snapping(st, grid)
     stops = sorted(grid) if snap else []

@@ -1,6 +1,7 @@
 """Cached access to core results for the pages: Streamlit's memory cache over the disk cache."""
 
 import json
+import math
 import os
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -25,13 +26,13 @@ __all__ = [
     "READ_ONLY_NOTE",
     "button_label",
     "compute_service",
-    "computed_epsilons",
     "computed_stops",
     "computes_at_once",
     "configs_for",
     "dataset_problem",
     "diagnostics_caption",
     "estimate",
+    "few_rows_note",
     "neighbour_estimate",
     "point",
     "read_only",
@@ -272,34 +273,36 @@ def neighbour_estimate(config: RunConfig) -> str:
 
 
 def computed_stops(mechanism: str, controls: Any) -> tuple[float, ...]:
-    """Where the ε slider stops on ``mechanism``'s page: its point's computed epsilons.
+    """Where the ε slider stops on ``mechanism``'s page: the epsilons whose point answers at once.
 
-    Those of :func:`point_epsilons` (what `warm` computes, per dataset) that the cache holds
-    for the sidebar's ``controls`` (a :class:`ui.controls.Controls`); all of them while none is.
+    Those of :func:`point_epsilons` (what `warm` computes, per dataset) at which the point for
+    the sidebar's ``controls`` (a :class:`ui.controls.Controls`) is cached, or computed without
+    a click (quick, on the demo grid), so no stop shows a compute button. All of them while
+    fewer than two answer: a slider needs two stops to move (their points wait for a button).
     """
     grid = point_epsilons(mechanism, controls.dataset)
-    found = computed_epsilons(mechanism, controls.dataset, grid, controls.seed,
-                              controls.epochs_asked, controls.model)  # fmt: skip
-    return tuple(found) or grid
+    configs = _default_points(mechanism, controls, grid)
+    missing = [c for c in configs if stored(c) is None]
+    seconds = estimate(missing[:1]) if missing and not read_only() else None
+    slow = [c for c in missing if read_only() or not computes_at_once([c], seconds)]
+    stops = [c.epsilon for c in configs if c not in slow]
+    return tuple(stops) if len(stops) >= 2 else grid
 
 
-def computed_epsilons(
-    mechanism: str, dataset: str, candidates: Sequence[float], seed: int, epochs: int | None,
-    model: str,
-) -> list[float]:  # fmt: skip
-    """The ``candidates`` at which ``mechanism``'s point with its default settings is cached.
+def _default_points(mechanism: str, controls: Any, grid: Sequence[float]) -> list[RunConfig]:
+    """``mechanism``'s point at each of ``grid`` as `warm` computes it for ``controls``.
 
-    The point `warm` computes (the model given where the mechanism takes one): the ε control
-    stops at these so that every position answers at once.
+    Its default settings, with the sidebar's model where the mechanism takes one; none if the
+    sidebar's choices do not make a valid config.
     """
     model_setting = MECHANISMS[mechanism].all_settings().get("model")
-    takes_model = model_setting is not None and model in model_setting.choices
-    settings = {"model": model} if takes_model else {}
+    takes_model = model_setting is not None and controls.model in model_setting.choices
+    settings = {"model": controls.model} if takes_model else {}
+    where = (controls.dataset, controls.seed, controls.epochs_asked)
     try:
-        configs = [make_config(mechanism, dataset, e, seed, epochs, settings) for e in candidates]
+        return [make_config(mechanism, where[0], e, *where[1:], settings) for e in sorted(grid)]
     except LabelDPError:
         return []
-    return sorted(c.epsilon for c in configs if stored(c) is not None)
 
 
 def configs_for(
@@ -341,7 +344,33 @@ def replay_caption(container, result: RunResult) -> None:
 
 
 def diagnostics_caption(container, results: list[RunResult]) -> None:
-    """Say on the page which of the shown figures are diagnostics computed without privacy."""
+    """Say on the page which of the shown figures are diagnostics computed without privacy.
+
+    On a small test split it also says how far luck alone moves a score (:func:`few_rows_note`).
+    """
     paths = [path for r in results if r.diagnostics for path in r.diagnostics["keys"]]
     if results:
-        container.caption(diagnostics_sentence(paths))
+        container.caption(diagnostics_sentence(paths) + few_rows_note(results))
+
+
+#: Fewer test rows than this make a test accuracy too noisy to read without its error.
+FEW_TEST_ROWS = 200
+
+
+def few_rows_note(results: list[RunResult]) -> str:
+    """A sentence on the binomial noise of test accuracies scored on few rows, else "".
+
+    A test accuracy p on n rows has standard error √(p(1 − p)/n): on 36 rows up to 0.08, so a
+    difference of 0.15 between two points, or a score under chance, can be luck alone.
+    """
+    scored = [r for r in results if r.test_accuracy is not None and r.n_test < FEW_TEST_ROWS]
+    if not scored:
+        return ""
+    rows = min(r.n_test for r in scored)
+    error = max(math.sqrt(r.test_accuracy * (1 - r.test_accuracy) / r.n_test) for r in scored)
+    chance = 1 / scored[0].num_classes
+    return (
+        f" Scored on {rows} test rows only: a test accuracy's standard error is about "
+        f"{max(error, 0.5 / rows):.2f} (binomial, √(p(1 − p)/n)), so differences of twice that, "
+        f"or a score below chance (1/K = {chance:.2f}), can be the luck of so few rows."
+    )

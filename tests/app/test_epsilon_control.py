@@ -81,6 +81,16 @@ def test_dragging_across_the_whole_slider_never_shows_a_compute_button(cache):
 
 
 @pytest.mark.usefixtures("instant_training", "buttons_only")
+def test_a_slider_with_one_computed_point_keeps_the_whole_grid_so_it_can_move(cache):
+    from labeldp_core.demo import point_epsilons
+
+    _warm_rr(cache, (1.0,))
+    app = open_page(RR_PAGE, model="logistic", **FAST)
+    options = [float(o) for o in app.select_slider(key="epsilon_slider").options]
+    assert options == list(point_epsilons("rr", "digits"))
+
+
+@pytest.mark.usefixtures("instant_training", "buttons_only")
 def test_a_typed_value_off_the_grid_shows_an_estimate_and_its_button_under_the_control(cache):
     _warm_rr(cache)
     app = open_page(RR_PAGE, model="logistic", **FAST)
