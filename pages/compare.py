@@ -22,6 +22,18 @@ def _paper_rows() -> list[dict]:
     return reproduce.paper_rows(result_cache())
 
 
+
+
+def _title(mechanism: str) -> str:
+    """How the picker and the tables name a mechanism: its title (its id stays the value)."""
+    return MECHANISMS[mechanism].title if mechanism in MECHANISMS else mechanism
+
+
+def _titled(table: list[dict]) -> list[dict]:
+    """``table`` with each row's mechanism id replaced by its title."""
+    return [row | {"mechanism": _title(row["mechanism"])} for row in table]
+
+
 controls = current_controls()
 st.title("Compare mechanisms")
 epsilon = epsilon_control(grid=DEMO_EPSILONS)
@@ -32,10 +44,10 @@ st.markdown(
     "(add/remove) and are drawn dashed. " + UNIT_SCALE_NOTE
 )
 chosen = st.multiselect(
-    "Mechanisms", offered("mechanisms", list(MECHANISMS)),
-    default=[m for m in DEFAULT if m in MECHANISMS],
+    "Mechanisms", offered("mechanisms", list(MECHANISMS), _title),
+    default=[m for m in DEFAULT if m in MECHANISMS], format_func=_title,
     key="mechanisms", bind="query-params",
-    help="\n".join(f"- {s.id}: {s.summary} [{s.privacy_unit}]" for s in MECHANISMS.values()),
+    help="\n".join(f"- {s.title}: {s.summary} [{s.privacy_unit}]" for s in MECHANISMS.values()),
 )  # fmt: skip
 
 with reported_errors():
@@ -46,12 +58,12 @@ with reported_errors():
     compute_button(absent, "Compute the missing points", key="compute_missing")
 if absent:
     with st.expander(f"{len(absent)} points not computed yet"):
-        st.write(sorted({f"{c.mechanism} ε={c.epsilon:g}" for c in absent}))
+        st.write(sorted({f"{_title(c.mechanism)} ε={c.epsilon:g}" for c in absent}))
 
 at_epsilon = plots.summary_at(found, epsilon)
 if at_epsilon:
     st.subheader(f"At ε ≈ {epsilon:g}, by privacy unit")
-    st.dataframe(at_epsilon, hide_index=True, key="at_epsilon")
+    st.dataframe(_titled(at_epsilon), hide_index=True, key="at_epsilon")
     st.caption(
         "Each mechanism at the grid ε nearest the one chosen, the best first within each privacy "
         "unit, with the ε it spent there and what that ε protects. Rows of different units are "
@@ -93,7 +105,7 @@ st.caption(
 )
 
 st.subheader(f"The numbers at every ε ({controls.dataset_name})")
-rows = plots.summary_rows(found, chosen)
+rows = _titled(plots.summary_rows(found, chosen))
 st.dataframe(rows, hide_index=True)
 st.caption(
     "ε spent is what the accounting computed (it can be below what was asked, e.g. when a noise "

@@ -63,7 +63,12 @@ class DpsgdComparison:
 
 
 def dpsgd_comparison(
-    dataset: str, epsilons: Sequence[float], seed: int, epochs: int, model: str, imbalance: float
+    dataset: str,
+    epsilons: Sequence[float],
+    seed: int,
+    epochs: int | None,
+    model: str,
+    imbalance: float,
 ) -> DpsgdComparison:
     """Look up (never compute) DP-SGD (``dpsgd``) at these points in the cache.
 
@@ -78,10 +83,16 @@ def dpsgd_comparison(
         return DpsgdComparison([], f"DP-SGD cannot be looked up here: {exc}")
     found, _ = stored_many(configs)
     if not found:
+        command = (
+            f"python -m labeldp_core sweep dpsgd --dataset {dataset} --epsilons "
+            + " ".join(f"{e:g}" for e in sorted(set(epsilons)))
+            + f" --seeds {seed}"
+            + (f" --epochs {epochs}" if epochs else "")
+            + f" --set model={model} --set imbalance={imbalance:g}"
+        )
         return DpsgdComparison(
-            [], f"No DP-SGD results for these settings in the cache yet (run `dpsgd` with "
-            f"--epochs {epochs} --set imbalance={imbalance:g} to add them)."
-        )  # fmt: skip
+            [], f"No DP-SGD results for these settings in the cache yet; `{command}` adds them."
+        )
     scope = found[0].details.get("guarantee_scope")
     return DpsgdComparison(
         found,

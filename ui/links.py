@@ -30,6 +30,7 @@ _REFUSED = "_link_refused"
 _SLOT = "_link_slot"
 _SHOWN = "_link_shown"
 _OFFERED = "_link_offered"
+_LABELS = "_link_labels"
 
 
 def _whole(text: str, name: str) -> int:
@@ -48,13 +49,28 @@ _REASONS: dict[str, Callable[[str], object]] = {
 }
 
 
-def offered(key: str, options: Sequence[T]) -> Sequence[T]:
+def offered(
+    key: str, options: Sequence[T], labels: Callable[[T], str] | None = None
+) -> Sequence[T]:
     """Remember the options of the control keyed ``key``; return them unchanged.
 
     Wrap the options of every choice control bound to the URL, so that a link value it refuses
-    is reported with the values it takes.
+    is reported with the values it takes. With ``labels`` (the control's ``format_func``: the
+    URL then holds each option's label) a link may name an option by its value or its label:
+    the values are put in the control's state before it is drawn, so older links keep working.
     """
-    st.session_state.setdefault(_OFFERED, {})[key] = list(options)
+    st.session_state.setdefault(_OFFERED, {})[key] = [
+        labels(option) if labels else option for option in options
+    ]
+    if labels is not None:
+        by_label = {labels(option): option for option in options}
+        st.session_state.setdefault(_LABELS, {})[key] = {str(o): labels(o) for o in options}
+        given = st.session_state.get(_PENDING, {}).get(key) or []
+        if key not in st.session_state and given and all(
+            g in by_label or g in map(str, options) for g in given
+        ):
+            as_value = {str(option): option for option in options}
+            st.session_state[key] = [by_label.get(g, as_value.get(g)) for g in given]
     return options
 
 
@@ -81,7 +97,7 @@ def report_refused() -> None:
     refused = st.session_state.setdefault(_REFUSED, {})
     for key in [key for key in pending if key in st.session_state]:
         text, shown = pending.pop(key), st.session_state[key]
-        if not _same(text, shown):
+        if not _same(text, _labelled(key, shown)) and not _same(text, shown):
             refused[key] = (_message(key, text, shown), shown)
     slot, shown_now = st.session_state.get(_SLOT), st.session_state.get(_SHOWN, set())
     for key, (message, shown) in list(refused.items()):
@@ -156,6 +172,16 @@ def _display(value: object) -> str:
     if isinstance(value, list | tuple):
         return ",".join(map(str, value)) or "(none)"
     return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def _labelled(key: str, value: object) -> object:
+    """``value`` as its control's labels name it (itself if the control has none)."""
+    labels = st.session_state.get(_LABELS, {}).get(key)
+    if not labels:
+        return value
+    if isinstance(value, list | tuple):
+        return [labels.get(str(v), v) for v in value]
+    return labels.get(str(value), value)
 
 
 def _same(text: list[str], value: object) -> bool:

@@ -4,7 +4,6 @@ import pandas as pd
 import streamlit as st
 
 from labeldp_core import plots
-from labeldp_core.cache import default_dir
 from labeldp_core.data.tables import (
     EXAMPLE_CLASSES,
     MAX_CLASSES,
@@ -33,6 +32,7 @@ def chosen_file() -> tuple[str, bytes] | None:
     upload = st.file_uploader(
         "A CSV (UTF-8) or Parquet table", type=["csv", "parquet"], key="table_upload",
         help=f"Up to {MAX_TABLE_BYTES // 2**20} MB; one row per example, one column per value.",
+        max_upload_size=MAX_TABLE_BYTES // 2**20,  # the core's limit, whatever the server's config
     )  # fmt: skip
     left, right = st.columns([2, 1])
     example = left.selectbox("…or an example", offered("table_example", list(_EXAMPLES)),
@@ -142,8 +142,8 @@ def forget_panel(buttons: bool = True) -> None:
     """
     found = stored_tables()
     st.subheader("Your tables")
-    st.caption(f"Kept on this server, in {default_dir() / 'tables'} (readable by its owner "
-               "only), with every result computed from them.")  # fmt: skip
+    st.caption("Kept on this server (readable by the account that runs it only), with every "
+               "result computed from them, until forgotten here.")  # fmt: skip
     if not found:
         st.caption("None yet.")
     for info in found:

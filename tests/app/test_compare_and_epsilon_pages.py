@@ -89,7 +89,7 @@ def test_compare_page_draws_the_clean_baseline_without_rr_and_dppl_mean_at_epsil
     # First screen: each mechanism at the chosen epsilon, label DP first, then example DP.
     summary = app.dataframe[0].value
     assert list(summary["privacy unit"]) == ["label", "label", "example"]
-    assert set(summary["mechanism"]) == set(chosen)
+    assert set(summary["mechanism"]) == {MECHANISMS[m].title for m in chosen}
 
 
 def test_attack_bars_draw_each_measured_accuracy_and_the_bound_it_must_obey():
@@ -117,3 +117,23 @@ def test_attack_bars_draw_each_measured_accuracy_and_the_bound_it_must_obey():
     assert list(ticks.x) == pytest.approx([-0.8 / 3, 0.0, 1 - 0.8 / 3, 1.0])
     # The model's bar is under its own bound though above the uniform line: no false alarm.
     assert uniform < 0.8 < own[1]
+
+
+def test_compare_names_mechanisms_by_title_and_still_opens_links_with_ids():
+    # The picker and the tables showed ids (rr, lp-2st); a link written with ids still works.
+    app = open_page("pages/compare.py", epochs="1", mechanisms=["rr", "lp-2st"])
+    assert_no_errors(app)
+    picker = app.multiselect(key="mechanisms")
+    assert picker.value == ["rr", "lp-2st"]
+    assert [picker.format_func(m) for m in picker.value] == [
+        MECHANISMS["rr"].title, MECHANISMS["lp-2st"].title
+    ]
+    assert MECHANISMS["lp-2st"].title in picker.options and "lp-2st" not in picker.options
+    app.button(key="compute_missing").click().run()
+    assert_no_errors(app)
+    for table in app.dataframe:
+        if "mechanism" in table.value:
+            assert set(table.value["mechanism"]) <= {m.title for m in MECHANISMS.values()}
+    titled = open_page("pages/compare.py", epochs="1", mechanisms=[MECHANISMS["rr"].title])
+    assert_no_errors(titled)
+    assert titled.multiselect(key="mechanisms").value == ["rr"]

@@ -73,3 +73,17 @@ def test_page_shows_dpsgd_minority_accuracy_next_to_the_prototypes(cache, fresh_
     curves = json.loads(app.get("plotly_chart")[2].proto.spec)
     (line,) = [t for t in curves["data"] if t.get("name") == "DP-SGD"]
     assert line["y"] == pytest.approx([expected])
+
+
+def test_the_missing_dp_sgd_caption_gives_a_command_that_runs():
+    # It said "run `dpsgd` with --epochs None": no such command, and None is no number of epochs.
+    from ui.dppl import dpsgd_comparison
+
+    for epochs in (None, 3):
+        note = dpsgd_comparison("digits", [1.0, 4.0], 0, epochs, "mlp", 1.0).note
+        assert "None" not in note, note
+        command = note.split("`")[1]
+        assert command.startswith("python -m labeldp_core sweep dpsgd --dataset digits"), note
+        assert "--epsilons 1 4" in command and "--seeds 0" in command
+        assert "--set model=mlp" in command and "--set imbalance=1" in command
+        assert ("--epochs 3" in command) == (epochs == 3)

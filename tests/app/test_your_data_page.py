@@ -213,3 +213,39 @@ def test_one_table_is_read_or_prepared_at_a_time_and_the_waiting_page_says_so(mo
     waiting.join()
     assert entered.is_set()
     assert said == ["Another table is being read on this server; yours is next..."]
+
+
+def test_the_page_names_the_real_size_limit_and_no_server_path(monkeypatch):
+    # The uploader said "1GB per file" (a server started with another config, not the core's
+    # 512 MB) and the page printed the server's cache folder.
+    from streamlit import config
+
+    from labeldp_core.cache import default_dir
+    from labeldp_core.data.tables import MAX_TABLE_BYTES
+
+    original = config.get_option
+    monkeypatch.setattr(
+        config, "get_option",
+        lambda key: 1024 if key == "server.maxUploadSize" else original(key),
+    )  # fmt: skip
+    app = open_page("pages/your_data.py")
+    assert_no_errors(app)
+    (uploader,) = app.get("file_uploader")
+    assert uploader.proto.max_upload_size_mb == MAX_TABLE_BYTES // 2**20 == 512
+    texts = [e.value for e in [*app.caption, *app.markdown]]
+    assert not [t for t in texts if str(default_dir()) in t or "/tables" in t], texts
+
+
+def test_a_score_on_few_test_rows_says_how_noisy_it_is():
+    # Wine keeps 36 test rows: a score there moves by about 0.08 from luck alone, and a page
+    # once showed one below chance at ε = 0.25 with no word about it.
+    from labeldp_core.data.tables import add_table, example_table
+
+    info = add_table(example_table("wine"), "class", "wine")
+    page = open_page("pages/randomized_response.py", dataset=f"wine · {info.id}", epochs="1",
+                     epsilon="0.25")  # fmt: skip
+    assert_no_errors(page)
+    said = [c.value for c in page.caption if "test rows only" in c.value]
+    assert said and "standard error" in said[0] and "chance" in said[0], said
+    bundled = open_page("pages/randomized_response.py", epochs="1")
+    assert not [c.value for c in bundled.caption if "test rows only" in c.value]
