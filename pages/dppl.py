@@ -63,8 +63,8 @@ with reported_errors():
 dpsgd = dpsgd_comparison(controls.dataset, [*SWEEP_EPSILONS, epsilon], controls.seed,
                          controls.epochs_asked, model, float(imbalance))  # fmt: skip
 if result is None:
-    st.info("Press the button to train the public encoder and release the prototypes; the "
-            "embeddings and every result are then cached.")  # fmt: skip
+    st.info("The button under the ε control trains the public encoder and releases the "
+            "prototypes; the embeddings and every result are then cached.")  # fmt: skip
 else:
     details = result.details
     st.markdown(

@@ -168,7 +168,7 @@ st.caption(
 
 st.subheader("One run")
 if result is None:
-    st.info("Press the button above to train on this dataset; the result is then cached.")
+    st.info("Not computed yet: the button under the ε control trains it; it is then cached.")
 else:
     details = result.details
     cols = st.columns(4)

@@ -129,7 +129,7 @@ draw_budget(budget_area, result, stages)
 
 num_classes = dataset_info(controls.dataset).num_classes
 if result is None:
-    st.info("Press the button to cluster and train on this dataset; the result is then cached.")
+    st.info("Not computed yet: the button under the ε control clusters and trains; it is cached.")
 else:
     details = result.details
     cols = st.columns(4)
