@@ -51,16 +51,22 @@ def _result_text(result: RunResult) -> str:
 
 @st.cache_resource(max_entries=512, show_spinner=False, hash_funcs={RunResult: _result_text})
 def _ready_figure(
-    name: str, demo: bool, _builder: Callable[..., go.Figure], *args: Any, **kwargs: Any
+    name: str,
+    demo: bool,
+    narrow: bool,
+    _builder: Callable[..., go.Figure],
+    *args: Any,
+    **kwargs: Any,
 ) -> go.Figure:
     """``_builder(*args, **kwargs)`` made projector-ready, built once per arguments per server.
 
     ``name`` (the builder's qualified name) is what tells builders apart in the cache key;
-    Streamlit does not hash a function passed in; ``demo`` asks for demo mode's larger text.
+    Streamlit does not hash a function passed in; ``demo`` asks for demo mode's larger text,
+    ``narrow`` for a title wrapped to a half-page column.
     Every visitor shares the object, so nothing may change it after this: with 30 students on
     the same cached page, building and styling the figures was most of each render's time.
     """
-    return projector_ready(_builder(*args, **kwargs), demo=demo)
+    return projector_ready(_builder(*args, **kwargs), demo=demo, narrow=narrow)
 
 
 def chart(
@@ -78,12 +84,12 @@ def chart(
     projector-ready (numbers on log axes, the legend below, titles wrapped; larger text in demo
     mode); the CSV is built only when the button is clicked.
     """
-    demo = demo_mode()
+    demo, narrow = demo_mode(), where is not st  # a column, not the page's width
     if callable(figure) and not isinstance(figure, go.Figure):
         name = f"{figure.__module__}.{figure.__qualname__}"
-        figure = _ready_figure(name, demo, figure, *args, **kwargs)
+        figure = _ready_figure(name, demo, narrow, figure, *args, **kwargs)
     else:
-        figure = projector_ready(figure, demo=demo)
+        figure = projector_ready(figure, demo=demo, narrow=narrow)
     where.plotly_chart(figure, key=key)
     where.download_button(
         "Download this chart's numbers (CSV)", lambda: csv_text(figure_table(figure)),

@@ -21,9 +21,11 @@ import plotly.graph_objects as go
 __all__ = [
     "DEMO_SIZES",
     "LOG_TICK_VALUES",
+    "NARROW_TITLE_WIDTH",
     "SIZES",
     "TEXT_COLOUR",
     "TICK_FONT",
+    "TITLE_WIDTH",
     "TextSizes",
     "log_tick_text",
     "projector_ready",
@@ -55,8 +57,10 @@ SIZES = TextSizes(tick=16, axis_title=18, title=20, legend=16, note=16)
 DEMO_SIZES = TextSizes(tick=20, axis_title=22, title=26, legend=20, note=20)
 #: Tick labels by default.
 TICK_FONT = {"size": SIZES.tick, "color": TEXT_COLOUR}
-#: Characters per title line before it wraps, for a chart in a half-page column (400 px at 1280).
-TITLE_WIDTH = 36
+#: Characters per title line before it wraps: on a chart the page's width (820 px at 1280), and
+#: on one in a half-page column (400 px).
+TITLE_WIDTH = 60
+NARROW_TITLE_WIDTH = 36
 #: Characters per line of a boxed note above the plot.
 _NOTE_WIDTH = 72
 #: Characters per line of an x axis's title and of a y axis's (written upwards, so shorter).
@@ -164,7 +168,7 @@ def _wrap_annotations(figure: go.Figure, sizes: TextSizes) -> None:
         elif _is_boxed(annotation):
             annotation.text = wrap(annotation.text or "", _NOTE_WIDTH * SIZES.note // sizes.note)
         else:
-            width = TITLE_WIDTH * 16 // sizes.axis_title if per_row == 1 else 80 // per_row
+            width = NARROW_TITLE_WIDTH * 16 // sizes.axis_title if per_row == 1 else 80 // per_row
             annotation.text = wrap(annotation.text or "", max(width, 12))
 
 
@@ -186,7 +190,7 @@ def _style_axes(figure: go.Figure, sizes: TextSizes) -> None:
         update(tickfont=tick_font, title_font=title_font, automargin=True, title_standoff=8)
 
 
-def projector_ready(figure: go.Figure, *, demo: bool = False) -> go.Figure:
+def projector_ready(figure: go.Figure, *, demo: bool = False, narrow: bool = False) -> go.Figure:
     """``figure`` with large dark text, readable log ticks, and no text over another.
 
     Changes ``figure`` in place and returns it; applying it twice changes nothing. Log axes get
@@ -197,13 +201,14 @@ def projector_ready(figure: go.Figure, *, demo: bool = False) -> go.Figure:
     Args:
         figure: any figure of :mod:`labeldp_core.plots`.
         demo: demo mode's larger text (:data:`DEMO_SIZES` instead of :data:`SIZES`).
+        narrow: the chart goes in a half-page column: its title wraps sooner.
     """
     sizes = DEMO_SIZES if demo else SIZES
     _style_axes(figure, sizes)
     title = figure.layout.title.text
     title_height = 0.0
     if title:
-        width = TITLE_WIDTH * SIZES.title // sizes.title
+        width = (NARROW_TITLE_WIDTH if narrow else TITLE_WIDTH) * SIZES.title // sizes.title
         figure.layout.title.text = wrap(title, width)
         title_height = _lines(figure.layout.title.text) * sizes.title * _LINE + 2 * _GAP
     _wrap_annotations(figure, sizes)
@@ -227,9 +232,26 @@ def projector_ready(figure: go.Figure, *, demo: bool = False) -> go.Figure:
     figure.update_layout(legend=legend, font={"size": sizes.tick, "color": TEXT_COLOUR},
                          margin=margin)  # fmt: skip
     needed = margin["t"] + margin["b"] + _legend_height(figure, sizes) + _MIN_PLOT
+    needed += _category_overhang(figure, sizes)
     if needed > (figure.layout.height or _DEFAULT_HEIGHT):  # room for the plot and the legend
         figure.layout.height = needed
     return figure
+
+
+def _category_overhang(figure: go.Figure, sizes: TextSizes) -> int:
+    """About how far long category labels on an x axis reach below one line of ticks, in px.
+
+    Plotly turns labels that do not fit side by side by 30 degrees (their length then counts
+    by half), and the plot loses that height: the figure gets it back.
+    """
+    labels = {str(x) for t in figure.data if t.x is not None for x in t.x if isinstance(x, str)}
+    if not labels:
+        return 0
+    lines = [line for label in labels for line in label.split("<br>")]
+    longest = max(len(line) for line in lines) * 0.55 * sizes.tick
+    rows = max(label.count("<br>") + 1 for label in labels)
+    turned = len(labels) * longest > 0.8 * _WIDTH
+    return math.ceil((0.5 * longest if turned else 0) + (rows - 1) * sizes.tick * _LINE)
 
 
 def _legend_height(figure: go.Figure, sizes: TextSizes) -> int:

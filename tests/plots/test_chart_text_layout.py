@@ -27,7 +27,8 @@ def draw(tmp_path_factory: pytest.TempPathFactory) -> Iterator:
 
 def _drawn(draw, name: str, width: int, demo: bool) -> Drawn:
     figure = (NAMED | IN_COLUMNS)[name]()
-    return draw(projector_ready(figure, demo=True) if demo else projector_ready(figure), width)
+    options = ({"narrow": True} if width < 600 else {}) | ({"demo": True} if demo else {})
+    return draw(projector_ready(figure, **options), width)
 
 
 def _say(pairs) -> list[tuple[str, str, str, str]]:
