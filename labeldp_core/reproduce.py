@@ -32,6 +32,7 @@ __all__ = [
     "SEEDS",
     "PublishedFigure",
     "dataset_configs",
+    "fill_instructions",
     "gap_sentence",
     "lesson_rows",
     "paper_configs",
@@ -138,6 +139,39 @@ def paper_rows(
             continue
         rows.append(row | _ours(figure, results))
     return rows
+
+
+def fill_instructions(rows: list[dict[str, Any]]) -> str | None:
+    """What is missing from the papers' comparison and which command fills it; None if nothing.
+
+    Said plainly for a page or a terminal: which datasets the missing rows need, which of them
+    this machine lacks (and why), and the command that computes our side.
+    """
+    missing = [row for row in rows if not row.get("computed_seeds")]
+    if not missing:
+        return None
+    datasets = sorted({row["dataset"] for row in missing})
+    absent = {row["dataset"]: row["problem"] for row in missing if row.get("problem")}
+    none = len(missing) == len(rows)
+    lacking = (
+        f"None of the {len(rows)} published figures has a run of this explorer beside it yet"
+        if none
+        else f"{len(missing)} of the {len(rows)} published figures have no run of ours yet"
+    )
+    parts = [
+        f"{lacking}: they report {', '.join(datasets)}, and this cache holds no run of "
+        "theirs there"
+        + (" (a cache warmed on digits only has none)." if "digits" not in datasets else ".")
+    ]
+    for dataset, problem in absent.items():
+        parts.append(f"{dataset} is not on this machine: {problem}")
+    parts.append(
+        "`python -m labeldp_core reproduce --compute` computes the missing runs (seeds "
+        f"{', '.join(map(str, SEEDS))}; DP-SGD on 60,000 images takes a while), or "
+        + " ".join(f"`python -m labeldp_core warm --dataset {d}`" for d in datasets)
+        + " with the rest of that dataset's demo points."
+    )
+    return " ".join(parts)
 
 
 def gap_sentence(rows: list[dict[str, Any]], dataset: str) -> str:

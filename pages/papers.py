@@ -3,6 +3,7 @@
 import streamlit as st
 
 from labeldp_core import plots, reproduce
+from labeldp_core.plots.papers import figure_label
 from ui.controls import current_controls
 from ui.export import chart
 from ui.results import reported_errors, result_cache
@@ -24,12 +25,15 @@ st.markdown(
 )
 with reported_errors():
     papers, lessons = _rows()
+to_fill = reproduce.fill_instructions(papers)
+if to_fill:
+    st.info(to_fill, icon=":material/info:")
 chart(st, plots.papers_figure, papers, key="papers")
-missing = [row["id"] for row in papers if not row["computed_seeds"]]
+missing = [figure_label(row) for row in papers if not row["computed_seeds"]]
 st.caption(
-    "Grey gaps are rows whose runs are not computed yet: `python -m labeldp_core reproduce "
-    "--compute` (or `make warm`) computes them. "
-    + (f"Not computed yet: {', '.join(missing)}." if missing else "Every row is computed.")
+    "A missing bar of ours is a row whose runs are not computed yet (what fills it is said "
+    "above). "
+    + (f"Not computed yet: {'; '.join(missing)}." if missing else "Every row is computed.")
 )
 st.dataframe(papers, hide_index=True, key="papers_table")
 st.subheader("The seeds' lessons: ε claimed, ε spent, ε proved")
