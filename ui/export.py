@@ -69,6 +69,18 @@ def _ready_figure(
     return projector_ready(_builder(*args, **kwargs), demo=demo, narrow=narrow)
 
 
+def _in_a_column(where: DeltaGenerator) -> bool:
+    """Whether ``where`` (``st`` inside a ``with column:`` block, or a column) is in a column.
+
+    Streamlit has no public way to ask; its own nesting check walks the same block types.
+    """
+    try:
+        target = (st._main if where is st else where)._active_dg
+        return "column" in target._ancestor_block_types
+    except AttributeError:  # another Streamlit: a column passed in is still one
+        return where is not st
+
+
 def chart(
     where: DeltaGenerator,
     figure: go.Figure | Callable[..., go.Figure],
@@ -84,7 +96,7 @@ def chart(
     projector-ready (numbers on log axes, the legend below, titles wrapped; larger text in demo
     mode); the CSV is built only when the button is clicked.
     """
-    demo, narrow = demo_mode(), where is not st  # a column, not the page's width
+    demo, narrow = demo_mode(), _in_a_column(where)
     if callable(figure) and not isinstance(figure, go.Figure):
         name = f"{figure.__module__}.{figure.__qualname__}"
         figure = _ready_figure(name, demo, narrow, figure, *args, **kwargs)
