@@ -25,12 +25,19 @@ _EXAMPLES = {"wine": "class", "breast-cancer": "class"}
 _FILE = "your_data_file"
 _EXAMPLE = "your_data_example"
 _UPLOAD = "your_data_upload"
+_NO_SIZE_NOTE = (
+    "<style>[data-testid='stFileUploaderDropzoneInstructions'] {display: none;}</style>"
+)
 
 
 def chosen_file() -> tuple[str, bytes] | None:
     """The file to look at: an upload, or a bundled example after its button; else None."""
+    # Streamlit's drop zone writes its own size in rounded decimal units (512 MB as "1GB per
+    # file"): hidden, and the label says the limit instead.
+    st.markdown(_NO_SIZE_NOTE, unsafe_allow_html=True)
     upload = st.file_uploader(
-        "A CSV (UTF-8) or Parquet table", type=["csv", "parquet"], key="table_upload",
+        f"A CSV (UTF-8) or Parquet table, up to {MAX_TABLE_BYTES // 2**20} MB",
+        type=["csv", "parquet"], key="table_upload",
         help=f"Up to {MAX_TABLE_BYTES // 2**20} MB; one row per example, one column per value.",
         max_upload_size=MAX_TABLE_BYTES // 2**20,  # the core's limit, whatever the server's config
     )  # fmt: skip

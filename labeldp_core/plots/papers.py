@@ -37,9 +37,9 @@ def papers_figure(rows: Sequence[dict[str, Any]]) -> go.Figure:
     figure = go.Figure()
     figure.add_bar(x=names, y=[row["theirs"] for row in rows], name="published")
     ours = [row.get("ours") for row in rows]
-    none_yet = " (none computed yet)" if all(value is None for value in ours) else ""
+    none_yet = ", none computed yet" if all(value is None for value in ours) else ""
     figure.add_bar(
-        x=names, y=ours, name=f"this explorer (seeds 0-2){none_yet}",
+        x=names, y=ours, name=f"this explorer (seeds 0-2{none_yet})",
         error_y={
             "type": "data", "symmetric": False,
             "array": [row["ours_max"] - row["ours"] if row.get("ours") else 0 for row in rows],

@@ -232,6 +232,9 @@ def test_the_page_names_the_real_size_limit_and_no_server_path(monkeypatch):
     assert_no_errors(app)
     (uploader,) = app.get("file_uploader")
     assert uploader.proto.max_upload_size_mb == MAX_TABLE_BYTES // 2**20 == 512
+    # Streamlit's drop zone would round it to "1GB per file": hidden, the label says 512 MB.
+    assert uploader.label.endswith("up to 512 MB")
+    assert any("stFileUploaderDropzoneInstructions" in m.value for m in app.markdown)
     texts = [e.value for e in [*app.caption, *app.markdown]]
     assert not [t for t in texts if str(default_dir()) in t or "/tables" in t], texts
 
