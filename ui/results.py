@@ -33,6 +33,7 @@ __all__ = [
     "diagnostics_caption",
     "estimate",
     "few_rows_note",
+    "is_stored",
     "neighbour_estimate",
     "point",
     "read_only",
@@ -118,6 +119,15 @@ def stored(config: RunConfig) -> RunResult | None:
         return RunResult.from_dict(_stored_dict(_key(config)))
     except _NotStoredError:
         return None
+
+
+def is_stored(config: RunConfig) -> bool:
+    """Whether ``config``'s result is cached: a presence check (the slider's stops), not a read."""
+    try:
+        _stored_dict(_key(config))
+    except _NotStoredError:
+        return False
+    return True
 
 
 def stored_many(configs: list[RunConfig]) -> tuple[list[RunResult], list[RunConfig]]:
@@ -282,7 +292,7 @@ def computed_stops(mechanism: str, controls: Any) -> tuple[float, ...]:
     """
     grid = point_epsilons(mechanism, controls.dataset)
     configs = _default_points(mechanism, controls, grid)
-    missing = [c for c in configs if stored(c) is None]
+    missing = [c for c in configs if not is_stored(c)]
     seconds = estimate(missing[:1]) if missing and not read_only() else None
     slow = [c for c in missing if read_only() or not computes_at_once([c], seconds)]
     stops = [c.epsilon for c in configs if c not in slow]

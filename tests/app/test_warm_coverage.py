@@ -1,6 +1,7 @@
-"""`warm` fills exactly what the pages show first, first: every result a page looks up when it
-opens with its default controls is among the first points a warm computes (its first views), so
-after `warm`, or a quarter of one, no page waits."""
+"""`warm` fills exactly what the pages show first, first: every result a page reads when it opens
+with its default controls is among the first points a warm computes (its first views), so after
+`warm`, or a quarter of one, no page waits. (The slider only checks which of its stops are cached,
+`results.is_stored`: a stop not cached yet is no stop, nothing waits for it.)"""
 
 import pytest
 from app_helpers import assert_no_errors, open_page, page_files
