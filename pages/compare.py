@@ -37,6 +37,7 @@ def _titled(table: list[dict]) -> list[dict]:
 controls = current_controls()
 st.title("Compare mechanisms")
 epsilon = epsilon_control(grid=DEMO_EPSILONS)
+headline = st.container()  # the comparison, right under the ε control (drawn below)
 st.markdown(
     "Every mechanism on the same dataset and model, over the same grid of ε, averaged over "
     f"{len(DEMO_SEEDS)} seeds (the band is the range). Label-DP mechanisms protect one training "
@@ -85,8 +86,8 @@ for task, metric in (("classification", "test accuracy"), ("regression", "test M
     baseline = plots.clean_baseline(trained, metric)
     figure = plots.comparison_figure(series, units, baseline, metric, marked_epsilon=epsilon)
     figures.append((figure, f"{metric} vs ε spent"))
-    chart(st, figure, key=f"compare_{task}")
-st.caption(
+    chart(headline, figure, key=f"compare_{task}")
+headline.caption(
     "Each line is the mean over seeds at the ε its accounting computed (ε spent, under the "
     "mechanism's own neighbouring relation); the shaded band spans the lowest to the highest "
     "seed. The legend says which guarantees carry a δ: DP-SGD, PATE and DPPL-Mean are (ε, δ)-DP. "

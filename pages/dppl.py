@@ -31,6 +31,7 @@ IMBALANCES = ["1", "10", "100"]
 controls = current_controls()
 st.title("DP prototypes")
 epsilon = epsilon_control(grid=SWEEP_EPSILONS)
+headline = st.container()  # accuracy per class, right under the ε control
 st.markdown(
     "A public encoder maps images to embeddings; each class of the **private** data is then "
     "represented by one *prototype* in that space, released with differential privacy, and an "
@@ -63,7 +64,7 @@ with reported_errors():
 dpsgd = dpsgd_comparison(controls.dataset, [*SWEEP_EPSILONS, epsilon], controls.seed,
                          controls.epochs_asked, model, float(imbalance))  # fmt: skip
 if result is None:
-    st.info("The button under the ε control trains the public encoder and releases the "
+    headline.info("The button under the ε control trains the public encoder and releases the "
             "prototypes; the embeddings and every result are then cached.")  # fmt: skip
 else:
     details = result.details
@@ -82,8 +83,8 @@ else:
         "vs non-private",
     )  # fmt: skip
     spent = f"{result.epsilon_spent:.3g}" + (f", δ={result.delta:g}" if result.delta else "")
-    cols[2].metric("ε spent (example, add/remove)", spent)
-    cols[3].metric("Private training examples", f"{result.n_train:,}")
+    cols[2].metric("ε spent", spent, help="example-level, add/remove")
+    cols[3].metric("Private examples", f"{result.n_train:,}", help="training examples")
     st.caption(f"**What ε covers:** {details['guarantee_scope']}.")
     replay_caption(st, result)
     with st.expander("How the budget is spent"):
@@ -92,7 +93,7 @@ else:
             st.write(details["epsilon_meaning"])
     diagnostics_caption(st, [result])
     chart(
-        st,
+        headline,
         plots.per_class_accuracy_bars,
         details["per_class_accuracy"],
         details["baseline_per_class_accuracy"],
@@ -102,7 +103,7 @@ else:
         dpsgd.per_class_at(epsilon),
         key="per_class_bars",
     )
-    st.caption(
+    headline.caption(
         "Each class's test accuracy with the DP prototypes (blue) and with the same prototypes "
         "computed without privacy (grey); the classes run from the largest private class to the "
         "smallest. Watch the minority classes (★) as ε falls: their prototypes rest on the "

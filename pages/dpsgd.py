@@ -48,6 +48,7 @@ def outlook(sigma: float, q: float, steps_per_epoch: int, epochs: int, delta: fl
 controls = current_controls()
 st.title("DP-SGD baseline")
 epsilon = epsilon_control(grid=computed_stops("dpsgd", controls))
+headline = st.container()  # the budget a longer run costs, right under the ε control
 st.markdown(
     "DP-SGD trains on the true labels but hides every example: each step samples every training "
     "example with probability q, clips each sampled example's gradient to norm C, and adds "
@@ -107,7 +108,7 @@ st.caption(
 if (weak := delta_warning(delta, n_train)) is not None:
     st.warning(f"Weak guarantee: {weak}.", icon="⚠️")
 cols = st.columns(4)
-cols[0].metric("Noise multiplier σ implied by ε", f"{sigma:.3g}")
+cols[0].metric("Noise multiplier σ", f"{sigma:.3g}", help="implied by ε, δ, q and the steps")
 cols[1].metric("Sample rate q", f"{q:.3g}")
 cols[2].metric("Noisy steps", f"{steps:,}")
 cols[3].metric("δ", f"{delta:g}")
@@ -121,7 +122,6 @@ st.caption(
     + ")."
 )
 
-st.subheader("The budget a longer run costs")
 # A run carries its outlook; otherwise the accountant computes it here.
 if result is not None:
     curves = result.details["budget_outlook"]
@@ -130,7 +130,7 @@ else:
         curves = outlook(sigma, q, steps // epochs, epochs, delta)
 by_epoch = None if result is None else result.details["epsilon_by_epoch"]
 chart(
-    st,
+    headline,
     plots.epsilon_vs_epochs,
     curves["epochs"],
     dict(zip(curves["noise_multipliers"], curves["epsilons"], strict=True)),
@@ -159,7 +159,7 @@ else:
             else f"the run's own {own} line is drawn once the run is trained."
         )
     )
-st.caption(
+headline.caption(
     "Each line is the ε spent after that many epochs at a fixed noise multiplier, for this "
     "dataset and batch size, by the RDP accountant (fast, an upper bound). The budget keeps "
     "growing with every step, roughly like the square root of the number of steps, and less "
@@ -177,7 +177,7 @@ else:
         f"{result.test_accuracy:.3f}",
         f"{result.test_accuracy - result.baseline_test_accuracy:+.3f} vs non-private",
     )
-    cols[1].metric("ε spent (example, add/remove)", f"{result.epsilon_spent:.3g}")
+    cols[1].metric("ε spent", f"{result.epsilon_spent:.3g}", help="example-level, add/remove")
     for col, name in zip(cols[2:], ("rdp", "prv"), strict=True):
         value = details[f"epsilon_{name}"]
         col.metric(f"ε by {name.upper()}", "n/a" if value is None else f"{value:.3g}")

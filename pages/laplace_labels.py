@@ -51,15 +51,7 @@ epsilon = epsilon_control(grid=computed_stops("laplace", controls))
 data = load_dataset(controls.dataset)
 k = data.num_classes
 values = data.class_values
-st.markdown(
-    "Each training label becomes its one-hot vector plus Laplace noise of scale 2/ε on every "
-    "coordinate (two one-hot vectors differ by 2 in L1), which is ε-label-DP. Anything computed "
-    "from a noisy vector alone is free: its argmax, a clamped soft label, a rounded 0/1 vector, "
-    "or ALIBI's Bayesian posterior over the classes. For regression the label value in "
-    f"{values[0]:g}..{values[-1]:g} gets noise of scale (high−low)/ε = "
-    f"{values[-1] - values[0]:g}/ε and is clamped; RR-on-bins instead releases one of a few "
-    "output values chosen to minimise the expected squared error."
-)
+headline = st.container()  # what the model trains on, right under the ε control
 left, middle, right = st.columns(3)
 prior_kind = left.selectbox(
     "Prior for ALIBI and RR-on-bins", offered("prior", ["uniform", "histogram"]),
@@ -75,7 +67,6 @@ prior_settings = {"prior": prior_kind, "prior_share": float(prior_share)}
 noise_settings = {"noise": noise}
 epsilons = sorted(set(SWEEP_EPSILONS) | {epsilon})
 
-st.subheader("What the model is trained on")
 examples = data.y_train[:EXAMPLES]
 rng = np.random.default_rng(controls.seed)
 with reported_errors():
@@ -93,8 +84,8 @@ panels = {
     "clamp + round": post_process(noisy, "round"),
     "ALIBI posterior": alibi_posterior(noisy, plan.epsilon_spent, scale=plan.scale),
 }
-chart(st, plots.noisy_vectors_figure, examples, panels, data.class_names, key="vectors")
-st.caption(
+chart(headline, plots.noisy_vectors_figure, examples, panels, data.class_names, key="vectors")
+headline.caption(
     f"The first {EXAMPLES} training labels at ε = {epsilon:g} ({scale_text}); "
     "each panel is one way to turn the noisy vector into a training target, the ALIBI panel with "
     "a uniform prior. At small ε the true class is rarely the largest coordinate, so argmax "
@@ -106,6 +97,16 @@ st.caption(
         if noise == "secure"
         else ""
     )
+)
+
+st.markdown(
+    "Each training label becomes its one-hot vector plus Laplace noise of scale 2/ε on every "
+    "coordinate (two one-hot vectors differ by 2 in L1), which is ε-label-DP. Anything computed "
+    "from a noisy vector alone is free: its argmax, a clamped soft label, a rounded 0/1 vector, "
+    "or ALIBI's Bayesian posterior over the classes. For regression the label value in "
+    f"{values[0]:g}..{values[-1]:g} gets noise of scale (high−low)/ε = "
+    f"{values[-1] - values[0]:g}/ε and is clamped; RR-on-bins instead releases one of a few "
+    "output values chosen to minimise the expected squared error."
 )
 
 

@@ -20,14 +20,7 @@ DRAWS = 10_000
 controls = current_controls()
 st.title("Laplace noise")
 epsilon = epsilon_control()
-st.markdown(
-    "The Laplace mechanism adds noise with density e^(−|x|/b)/(2b) to a value that one person "
-    "can change by at most Δ (the *sensitivity*, measured in L1). With scale b = Δ/ε, moving the "
-    "value by Δ changes the density of any output by at most a factor e^ε: that is ε-DP. "
-    "Δ is 2 for a one-hot label or a probability vector (two of them differ by at most 2 in L1) "
-    "and K−1 for a label value 0..K−1 used as a regression target."
-)
-
+headline = st.container()  # the density, right under the ε control
 left, middle, right = st.columns(3)
 sensitivity = left.number_input(
     "Sensitivity Δ", min_value=0.01, max_value=1000.0, value=2.0, step=1.0, key="sensitivity",
@@ -47,7 +40,7 @@ with reported_errors():
 others = [e for e in compare if not math.isclose(e, epsilon)]
 draws = np.random.default_rng(controls.seed).laplace(0.0, scale, DRAWS)
 
-chart(st, plots.laplace_density_figure, sensitivity, epsilon, others, draws, key="density")
+chart(headline, plots.laplace_density_figure, sensitivity, epsilon, others, draws, key="density")
 cols = st.columns(4)
 cols[0].metric("Scale b = Δ/ε", f"{scale:.4g}")
 cols[1].metric("Standard deviation √2·b", f"{math.sqrt(2) * scale:.4g}")
@@ -57,6 +50,14 @@ st.caption(
     f"The black curve is the density at ε = {epsilon:g}; the bars are {DRAWS:,} draws from it "
     "(seed from the sidebar) and follow it up to sampling noise. Halving ε doubles b: the peak "
     "halves and the tails stretch, which is what a smaller privacy budget costs."
+)
+
+st.markdown(
+    "The Laplace mechanism adds noise with density e^(−|x|/b)/(2b) to a value that one person "
+    "can change by at most Δ (the *sensitivity*, measured in L1). With scale b = Δ/ε, moving the "
+    "value by Δ changes the density of any output by at most a factor e^ε: that is ε-DP. "
+    "Δ is 2 for a one-hot label or a probability vector (two of them differ by at most 2 in L1) "
+    "and K−1 for a label value 0..K−1 used as a regression target."
 )
 
 st.subheader("How far can the noise go?")

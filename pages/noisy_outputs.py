@@ -33,6 +33,7 @@ SWEEP_EPSILONS = list(demo_epsilons("softmax-laplace"))
 controls = current_controls()
 st.title("Noisy model outputs (local DP)")
 epsilon = epsilon_control(grid=computed_stops("softmax-laplace", controls))
+headline = st.container()  # cluster quality vs ε, right under the ε control
 st.markdown(
     "Here the privacy unit is **one output vector**, not a training label: a trained model's "
     "softmax output for a query gets Laplace noise on every coordinate before it is released, so "
@@ -48,30 +49,32 @@ with reported_errors():
     configs = configs_for("softmax-laplace", controls.dataset, SWEEP_EPSILONS, [controls.seed],
                           controls.epochs_asked, controls.settings)  # fmt: skip
     found, absent = stored_many(configs)
-    compute_button(absent, "Run the sweep", "run_outputs")
 if current is not None and current.epsilon not in SWEEP_EPSILONS:
     found = sorted([*found, current], key=lambda r: r.epsilon)
 if current is not None:
     d = current.details
     cols = st.columns(4)
-    cols[0].metric("Argmax agreement with clean", f"{d['argmax_agreement']:.3f}")
+    cols[0].metric("Argmax agreement", f"{d['argmax_agreement']:.3f}",
+                   help="Share of noisy outputs whose largest coordinate is the clean one's")
     silhouette, ch = d["silhouette_noisy"], d["calinski_harabasz_noisy"]
     cols[1].metric("Silhouette, noisy", f"{silhouette:.3f}",
                    f"{silhouette - d['silhouette_clean']:+.3f} vs clean")  # fmt: skip
     cols[2].metric("Calinski-Harabasz, noisy", f"{ch:.1f}",
                    f"{ch - d['calinski_harabasz_clean']:+.1f} vs clean")  # fmt: skip
-    cols[3].metric("ε spent (per output vector)", f"{current.epsilon_spent:g}")
+    cols[3].metric("ε spent", f"{current.epsilon_spent:g}", help="per output vector (local DP)")
     replay_caption(st, current)
     diagnostics_caption(st, [current])
 
-chart(st, plots.cluster_metrics_vs_epsilon, found, epsilon, key="metrics")
-st.caption(
+chart(headline, plots.cluster_metrics_vs_epsilon, found, epsilon, key="metrics")
+headline.caption(
     "k-means with K clusters on the clean and on the noisy test outputs; silhouette (on a sample "
     "of up to 2,000 points) and Calinski-Harabasz say how compact and separated the clusters are, "
     "agreement is the share of noisy outputs whose largest coordinate is still the clean one. "
     "Below ε ≈ 1 the noise (scale 2/ε) dwarfs probabilities that live in [0, 1]. "
     + status_sentence(absent)
 )
+with reported_errors(), headline:
+    compute_button(absent, "Run the sweep", "run_outputs")
 
 if current is not None:
     chart(

@@ -27,6 +27,7 @@ TEACHER_MODELS = ["mlp", "cnn", "logistic"]
 controls = current_controls()
 st.title("PATE")
 epsilon = epsilon_control(grid=computed_stops("pate", controls))
+headline = st.container()  # the student's accuracy vs ε, right under the ε control
 sidebar = st.sidebar
 sidebar.header("PATE")
 aggregator = sidebar.selectbox(
@@ -85,15 +86,6 @@ if aggregator == "confident-gnmax":
         key="threshold_ratio", bind="query-params",
     )  # fmt: skip
 
-st.markdown(
-    "**Private Aggregation of Teacher Ensembles** (Papernot et al. 2017, 2018). The private "
-    "training data is cut into disjoint shards and one *teacher* is trained on each. The teachers "
-    "vote on public, unlabelled *queries*; noise is added to the vote counts and the noisy winner "
-    "becomes the query's label. A *student* trained on those labels is what gets released. One "
-    "teacher can move only one vote per query, so a query costs little privacy when the teachers "
-    "agree by a wide margin: the teachers' agreement *is* the privacy budget."
-)
-
 with reported_errors():
     config = make_config("pate", controls.dataset, epsilon, controls.seed, controls.epochs_asked,
                          settings)  # fmt: skip
@@ -112,12 +104,39 @@ if result is None:
 
 details = result.details
 num_classes = result.num_classes
+with reported_errors():
+    configs = configs_for("pate", controls.dataset, SWEEP_EPSILONS, [controls.seed],
+                          controls.epochs_asked, settings)  # fmt: skip
+    found, absent = stored_many(configs)
+chart(
+    headline,
+    plots.student_accuracy_vs_epsilon,
+    [*found, result] if result.epsilon not in SWEEP_EPSILONS else found,
+    result.baseline_test_accuracy,
+    details["student_clean_labels_accuracy"],
+    chance=1 / num_classes,
+    marked_epsilon=epsilon,
+    key="student_curve",
+)
+headline.caption(
+    "Each point is a student trained on the labels released at that ε and scored on the test "
+    "split. The dash-dotted line is the same student trained on the true labels of the same "
+    "queries, the dashed one the same model on the whole clean training split. At small ε with "
+    "few teachers the labels are close to random and so is the student: that is the price. "
+    + (f"{len(absent)} points are not computed yet; the button computes and caches each one "
+       "(the teachers' votes are reused)." if absent else "Every point of this curve is cached.")
+)  # fmt: skip
+with reported_errors(), headline:
+    compute_button(absent, "Run sweep", key="run_sweep")
+
 noise_name = {"lnmax": "b", "gnmax": "σ"}.get(details["aggregator"], "σ2")
 cols = st.columns(5)
-cols[0].metric("ε spent (data-independent)", f"{result.epsilon_spent:.3g}",
-               help=f"δ = {result.delta:g}. " + details["composition"])  # fmt: skip
-cols[1].metric("Data-dependent ε", f"{details['epsilon_data_dependent']:.3g}",
-               help=details["data_dependent_note"])  # fmt: skip
+cols[0].metric("ε spent", f"{result.epsilon_spent:.3g}",
+               help=f"Data-independent: safe to publish. δ = {result.delta:g}. "
+               + details["composition"])  # fmt: skip
+cols[1].metric("ε, data-dep.", f"{details['epsilon_data_dependent']:.3g}",
+               help="Data-dependent ε: computed from the private votes, not safe to publish. "
+               + details["data_dependent_note"])  # fmt: skip
 cols[2].metric(f"Noise {noise_name} (votes)", f"{details['noise']:.3g}",
                help=f"{details['noise_kind']}, the smallest meeting ε over "
                f"{details['queries']} queries")  # fmt: skip
@@ -140,6 +159,15 @@ if details["noise_mode"] == "secure":
         f"Secure noise: {details['noise_distribution']}, rounded up from the calibrated "
         f"{details['noise_calibrated']:.6g}. " + details["secure_accounting"]
     )
+st.markdown(
+    "**Private Aggregation of Teacher Ensembles** (Papernot et al. 2017, 2018). The private "
+    "training data is cut into disjoint shards and one *teacher* is trained on each. The teachers "
+    "vote on public, unlabelled *queries*; noise is added to the vote counts and the noisy winner "
+    "becomes the query's label. A *student* trained on those labels is what gets released. One "
+    "teacher can move only one vote per query, so a query costs little privacy when the teachers "
+    "agree by a wide margin: the teachers' agreement *is* the privacy budget."
+)
+
 split = details["split"]
 st.caption(
     f"Split (seed {result.seed}): {split['private']:,} private examples in {details['teachers']} "
@@ -208,28 +236,3 @@ right.caption(
     + (f" The dotted curve: {details['answered_only_scope']}" if "answered_only_scope" in details
        else "")
 )
-
-st.subheader("Student test accuracy vs ε")
-with reported_errors():
-    configs = configs_for("pate", controls.dataset, SWEEP_EPSILONS, [controls.seed],
-                          controls.epochs_asked, settings)  # fmt: skip
-    found, absent = stored_many(configs)
-    compute_button(absent, "Run sweep", key="run_sweep")
-chart(
-    st,
-    plots.student_accuracy_vs_epsilon,
-    [*found, result] if result.epsilon not in SWEEP_EPSILONS else found,
-    result.baseline_test_accuracy,
-    details["student_clean_labels_accuracy"],
-    chance=1 / num_classes,
-    marked_epsilon=epsilon,
-    key="student_curve",
-)
-st.caption(
-    "Each point is a student trained on the labels released at that ε and scored on the test "
-    "split. The dash-dotted line is the same student trained on the true labels of the same "
-    "queries, the dashed one the same model on the whole clean training split. At small ε with "
-    "few teachers the labels are close to random and so is the student: that is the price. "
-    + (f"{len(absent)} points are not computed yet; the button computes and caches each one "
-       "(the teachers' votes are reused)." if absent else "Every point of this curve is cached.")
-)  # fmt: skip

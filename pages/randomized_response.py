@@ -28,13 +28,6 @@ SWEEP_EPSILONS = list(demo_epsilons("rr"))
 controls = current_controls()
 st.title("Randomized response")
 epsilon = epsilon_control(grid=computed_stops("rr", controls))
-st.markdown(
-    "Each training label is kept with probability e^ε/(e^ε+K−1) and otherwise replaced by one of "
-    "the other K−1 labels, chosen uniformly. Changing one true label changes the chance of any "
-    "released label by at most a factor e^ε, so the released labels are ε-label-DP "
-    "(replace-one neighbours), and so is any model trained on them."
-)
-
 settings = controls.settings | {"noise": noise_control()}
 num_classes = dataset_info(controls.dataset).num_classes
 left, right = st.columns(2)
@@ -85,9 +78,16 @@ else:
         f"{result.test_accuracy:.3f}",
         f"{result.test_accuracy - result.baseline_test_accuracy:+.3f} vs clean labels",
     )
-    cols[2].metric("ε spent (label, replace-one)", f"{result.epsilon_spent:g}")
+    cols[2].metric("ε spent", f"{result.epsilon_spent:g}", help="label-DP, replace-one")
     cols[3].metric("Training labels", f"{result.n_train:,}")
     diagnostics_caption(st, [result])
+
+st.markdown(
+    "Each training label is kept with probability e^ε/(e^ε+K−1) and otherwise replaced by one of "
+    "the other K−1 labels, chosen uniformly. Changing one true label changes the chance of any "
+    "released label by at most a factor e^ε, so the released labels are ε-label-DP "
+    "(replace-one neighbours), and so is any model trained on them."
+)
 
 st.subheader("Test accuracy vs ε")
 with reported_errors():

@@ -37,6 +37,7 @@ st.title("RR with prior")
 epsilon = epsilon_control(
     label="Total privacy budget ε", grid=computed_stops("rr-prior", controls)
 )
+headline = st.container()  # the flip rates, right under the ε control (drawn at the end)
 st.sidebar.header("Prior")
 share = st.sidebar.slider(
     "Share of ε spent on the prior", min_value=0.05, max_value=0.95, value=0.2, step=0.05,
@@ -142,7 +143,7 @@ else:
         "Test accuracy", f"{result.test_accuracy:.3f}",
         f"{result.test_accuracy - result.baseline_test_accuracy:+.3f} vs clean labels",
     )  # fmt: skip
-    cols[2].metric("ε spent (label, replace-one)", f"{result.epsilon_spent:.4g}")
+    cols[2].metric("ε spent", f"{result.epsilon_spent:.4g}", help="label-DP, replace-one")
     cols[3].metric("Mean k*", f"{details['mean_set_size']:.2f} of {num_classes}")
     left, right = st.columns(2)
     chart(
@@ -179,10 +180,9 @@ with reported_errors():
     for mechanism, mechanism_configs in configs.items():
         found[NAMES[mechanism]], missing = stored_many(mechanism_configs)
         absent += missing
-    compute_button(absent, "Run sweep", key="run_sweep")
 
 chart(
-    st,
+    headline,
     plots.flip_rate_comparison,
     num_classes,
     found,
@@ -190,12 +190,14 @@ chart(
     with_expected=(NAMES["rr-prior"], NAMES["lp-2st"]),
     key="flip_rates",
 )
-st.caption(
+headline.caption(
     "Share of released training labels that differ from the true ones. Plain RR follows its "
     "closed form; the two prior-based mechanisms have one only given the prior they drew (dotted). "
     "A good prior pulls the flip rate far below RR at small ε; LP-2ST's prior is only as good as "
     "its stage-1 model, which needs enough examples and budget to learn from noisy labels."
 )
+with reported_errors(), headline:
+    compute_button(absent, "Run sweep", key="run_sweep")
 baseline = result.baseline_test_accuracy if result is not None else None
 baseline = baseline or next((r.baseline_test_accuracy for rs in found.values() for r in rs), None)
 chart(
@@ -222,10 +224,11 @@ if stages is not None:
         "Stage 1 flip rate (RR)", f"{stage['stage1_flip_rate']:.3f}",
         f"{stage['stage1_examples']:,} labels", delta_color="off",
     )  # fmt: skip
-    cols[1].metric("Stage-1 model test accuracy", f"{stage['stage1_test_accuracy']:.3f}")
+    cols[1].metric("Stage-1 model accuracy", f"{stage['stage1_test_accuracy']:.3f}")
     cols[2].metric(
-        "Stage 2 flip rate (RR with the stage-1 prior)", f"{stage['stage2_flip_rate']:.3f}",
+        "Stage 2 flip rate", f"{stage['stage2_flip_rate']:.3f}",
         f"{stage['stage2_examples']:,} labels", delta_color="off",
+        help="RR with the stage-1 model's prior",
     )  # fmt: skip
     diagnostics_caption(st, [stages])
     st.caption(

@@ -196,7 +196,7 @@ LOAD_PAGE = "randomized_response"
 LOAD_QUERY = "epochs=1&model=logistic"
 #: Each session opens the link, then types these epsilons one after another (all cached).
 LOAD_EPSILONS = (2.0, 4.0, 0.5, 1.0)
-EPSILON_SPENT = "ε spent (label, replace-one)"
+EPSILON_SPENT = "ε spent"
 
 
 def warm_load_page(cache_dir: Path) -> None:

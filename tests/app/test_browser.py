@@ -234,7 +234,7 @@ def test_a_table_uploaded_in_the_browser_is_trained_on_by_a_mechanism_page(
     shown = _open(browser, f"{server}/randomized_response?epochs=1&dataset=wine+·+{table}")
     # Off the demo grid and never timed here: the page asks before training (its table's name).
     shown.get_by_role("button", name="Compute ε = 1 on wine").click()
-    metric = shown.locator("[data-testid='stMetric']", has_text="ε spent (label, replace-one)")
+    metric = shown.locator("[data-testid='stMetric']", has_text="ε spent")
     metric.first.wait_for()
     shown.wait_for_selector(IDLE)
     assert shown.locator("[data-testid='stException']").count() == 0

@@ -26,7 +26,7 @@ def test_a_page_computes_its_missing_point_on_the_cluster_and_says_so(dask_clust
     finally:
         cluster().client.close()  # the app's client (one per server process)
     assert_no_errors(app)
-    assert {m.label: m.value for m in app.metric}["ε spent (label, replace-one)"] == "1"
+    assert {m.label: m.value for m in app.metric}["ε spent"] == "1"
     assert lookup(config, ResultCache()) is not None  # stored by the app, the cluster's client
     assert key in _keys_on_workers(dask_cluster)  # computed by a worker
     (panel,) = [c.value for c in app.sidebar.caption if "Dask cluster" in c.value]

@@ -51,7 +51,7 @@ def test_a_slow_point_waits_for_a_button_and_a_quick_one_does_not(monkeypatch):
     monkeypatch.setattr(ui.results, "QUICK_S", float("inf"))
     app.number_input(key="epsilon").set_value(2.0).run()
     assert not [b for b in app.button if b.key == "compute_point"]
-    assert {m.label: m.value for m in app.metric}["ε spent (label, replace-one)"] == "2"
+    assert {m.label: m.value for m in app.metric}["ε spent"] == "2"
 
 
 def test_a_point_never_timed_on_a_large_dataset_waits_for_its_button(monkeypatch):
@@ -67,7 +67,7 @@ def test_a_point_never_timed_on_a_large_dataset_waits_for_its_button(monkeypatch
     assert [t["name"].split(":")[0] for t in waiting["data"]] == ["keep", "flip"]
     button.click().run()
     assert len(chart_spec(app, "keep_flip")["data"]) == len(waiting["data"]) + 1
-    assert {m.label: m.value for m in app.metric}["ε spent (label, replace-one)"] == "1"
+    assert {m.label: m.value for m in app.metric}["ε spent"] == "1"
 
 
 def test_only_demo_grid_points_are_computed_without_a_click(monkeypatch):
@@ -80,7 +80,7 @@ def test_only_demo_grid_points_are_computed_without_a_click(monkeypatch):
     assert button.label.startswith("Compute ε = 1.3 on digits (1 missing point")
     app.number_input(key="epsilon").set_value(1.0).run()  # on the grid: computed at once
     assert not [b for b in app.button if b.key == "compute_point"]
-    assert {m.label: m.value for m in app.metric}["ε spent (label, replace-one)"] == "1"
+    assert {m.label: m.value for m in app.metric}["ε spent"] == "1"
 
 
 def test_the_demo_grid_is_warm_s_points_and_nothing_else():

@@ -21,7 +21,7 @@ def fresh_app_cache():
 
 
 def _spent(app):
-    return {m.label: m.value for m in app.metric}["ε spent (example, add/remove)"]
+    return {m.label: m.value for m in app.metric}["ε spent"]
 
 
 def test_page_computes_switches_mechanism_and_runs_the_sweep(fresh_app_cache):

@@ -14,7 +14,7 @@ def test_a_page_computes_its_point_in_a_worker_and_says_so(monkeypatch):
         assert_no_errors(app)
         service = ui.results.compute_service()
         assert service is not None and service.worker_pids()
-        assert {m.label: m.value for m in app.metric}["ε spent (label, replace-one)"] == "1"
+        assert {m.label: m.value for m in app.metric}["ε spent"] == "1"
         config = make_config("rr", "digits", 1.0, 0, 1, {"model": "logistic"})
         assert lookup(config, ResultCache()) is not None  # cached by the worker
     finally:

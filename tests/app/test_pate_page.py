@@ -11,7 +11,7 @@ def test_page_shows_the_run_and_moves_with_its_levers():
                     self_training_rounds="0")  # fmt: skip
     assert_no_errors(app)
     metrics = {m.label: m.value for m in app.metric}
-    assert metrics["ε spent (data-independent)"] == "1"
+    assert metrics["ε spent"] == "1"
     assert metrics["Queries answered"] == "50 / 50"
     assert len(app.get("plotly_chart")) == 5
     assert any("smooth sensitivity" in w.value for w in app.warning)

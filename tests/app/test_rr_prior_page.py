@@ -65,14 +65,14 @@ def test_page_shows_the_split_and_reacts_to_the_slider():
     planned = "planned (not computed yet)"
     assert [row[FROM_COLUMN] for row in rows] == ["this run"] * 3 + [planned] * 2
     metrics = {m.label: m.value for m in app.metric}
-    assert metrics["ε spent (label, replace-one)"] == "1"
+    assert metrics["ε spent"] == "1"
     before = metrics["Measured flip rate"]
 
     app.sidebar.slider(key="prior_share").set_value(0.5).run()
     assert_no_errors(app)
     assert [row[EPSILON_COLUMN] for row in _budget(app)[:3]] == ["0.5", "0.5", "1"]
     metrics = {m.label: m.value for m in app.metric}
-    assert metrics["ε spent (label, replace-one)"] == "1"
+    assert metrics["ε spent"] == "1"
     assert metrics["Measured flip rate"] != before
     assert len(app.get("plotly_chart")) == 4
     # The charts draw the run's own numbers: the prior mass histogram and the k* histogram.
@@ -126,4 +126,4 @@ def test_page_sweep_fills_all_three_curves():
     assert not [b for b in app.button if b.key == "run_sweep"]
     assert any("Every point of these curves is cached" in c.value for c in app.caption)
     assert any("stage by stage" in header.value for header in app.subheader)
-    assert "Stage-1 model test accuracy" in {m.label for m in app.metric}
+    assert "Stage-1 model accuracy" in {m.label for m in app.metric}

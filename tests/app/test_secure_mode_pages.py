@@ -52,4 +52,4 @@ def test_pate_page_switches_to_secure_noise():
     assert_no_errors(app)
     secure = [c.value for c in app.caption if c.value.startswith("Secure noise")]
     assert secure and "exact discrete Laplace (secure, os.urandom), scale " in secure[0]
-    assert float(_metrics(app)["ε spent (data-independent)"]) <= 1.0
+    assert float(_metrics(app)["ε spent"]) <= 1.0

@@ -1,0 +1,126 @@
+"""The projector layout in a real browser (issue 36, item 2): ε control and headline chart in view.
+
+A Streamlit server on a small warmed digits cache (logistic model, one epoch, seed 0: the points
+whose absence would leave a page without its headline chart), driven by Playwright through
+Debian's chromium at 1280x800, as a projector shows it. One tab follows the app's own navigation
+over every mechanism page and checks, with bounding boxes and without scrolling, that the ε slider
+and the page's first chart both lie inside the window. *Compare* must open on its chart.
+"""
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from app_sessions import served_app
+from test_browser import CHROMIUM, CHROMIUM_ARGS, IDLE, NAV_LINKS, _ensure_chromium, _open
+
+from labeldp_core.cache import ResultCache
+from labeldp_core.experiments import make_config, run
+
+WIDTH, HEIGHT = 1280, 800
+QUERY = "epochs=1&model=logistic&epsilon=1"
+#: Navigation titles of the pages with an ε control and one headline chart under it.
+MECHANISM_PAGES = (
+    "Randomized response",
+    "RR with prior",
+    "Laplace noise",
+    "Laplace on labels",
+    "Noisy model outputs (local DP)",
+    "PATE",
+    "DP-SGD baseline",
+    "DP prototypes",
+)
+#: Charts draw after the script has finished, behind a skeleton, once Plotly's bundle loads.
+CHARTS_DRAWN = (
+    "() => !document.querySelector(\"[data-testid='stSkeleton']\") && "
+    "[...document.querySelectorAll(\"[data-testid='stPlotlyChart']\")]"
+    ".every(chart => chart.querySelector('.main-svg'))"
+)
+EPSILON_SLIDER = "[data-testid='stSlider']"
+CHART = "[data-testid='stPlotlyChart']"
+
+
+def _warm(directory: Path) -> None:
+    """The points two pages need for their headline chart: PATE's run and DP prototypes'."""
+    cache = ResultCache(directory)
+    run(make_config("pate", "digits", 1.0, 0, 1, {"model": "logistic"}), cache)
+    run(make_config("dppl-mean", "digits", 1.0, 0, 1, {"model": "mlp", "imbalance": 10.0}), cache)
+    cache.close()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    _ensure_chromium()
+    directory = tmp_path_factory.mktemp("cache")
+    _warm(directory)
+    with served_app(directory, LABELDP_WORKERS="0") as app:
+        yield f"http://127.0.0.1:{app.port}"
+
+
+@pytest.fixture(scope="module")
+def browser(server: str):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+def _go(page, title: str) -> None:
+    """Click ``title`` in the app's navigation and wait until its charts are drawn."""
+    page.locator(NAV_LINKS).filter(has_text=title).first.click()
+    page.get_by_role("heading", level=1).filter(has_text=title.split(" (")[0]).wait_for()
+    page.wait_for_timeout(300)  # the rerun starts
+    page.wait_for_selector(IDLE)
+    page.wait_for_function(CHARTS_DRAWN)
+
+
+def _span(page, selector: str, **kwargs) -> tuple[float, float]:
+    """Top and bottom in px, in the window, of the first element ``selector`` finds."""
+    box = page.locator(selector, **kwargs).first.bounding_box()
+    assert box is not None, selector
+    return box["y"], box["y"] + box["height"]
+
+
+def _tour(browser, server: str, demo: bool) -> dict[str, tuple]:
+    """Every mechanism page's (slider span, first chart span, scroll offset), one tab."""
+    context = browser.new_context(viewport={"width": WIDTH, "height": HEIGHT})
+    page = _open(context, f"{server}/randomized_response?{QUERY}" + "&demo=1" * demo)
+    seen = {}
+    for title in MECHANISM_PAGES:
+        _go(page, title)
+        slider = _span(page, EPSILON_SLIDER, has_text="(log scale)")
+        seen[title] = (slider, _span(page, CHART), page.evaluate("window.scrollY"))
+    context.close()
+    return seen
+
+
+def _outside(seen: dict[str, tuple]) -> dict[str, tuple]:
+    return {
+        title: (slider, chart)
+        for title, (slider, chart, scrolled) in seen.items()
+        if scrolled or min(slider[0], chart[0]) < 0 or max(slider[1], chart[1]) > HEIGHT
+    }
+
+
+def test_every_mechanism_page_shows_the_epsilon_control_and_its_chart_without_scrolling(
+    server, browser
+):
+    seen = _tour(browser, server, demo=False)
+    assert not _outside(seen), seen
+    for title, (slider, chart, _) in seen.items():
+        assert slider[1] <= chart[0], title  # the chart sits under the control
+
+
+def test_compare_opens_on_its_chart(server, browser):
+    context = browser.new_context(viewport={"width": WIDTH, "height": HEIGHT})
+    page = _open(context, f"{server}/randomized_response?{QUERY}")
+    _go(page, "Compare mechanisms")
+    slider_bottom = _span(page, EPSILON_SLIDER, has_text="(log scale)")[1]
+    chart_top = _span(page, CHART)[0]
+    plot_bottom = _span(page, f"{CHART} .nsewdrag")[1]  # the plotting area
+    intro_top = _span(page, "[data-testid='stMain'] p", has_text="Every mechanism on the same")[0]
+    context.close()
+    assert slider_bottom <= chart_top and plot_bottom <= HEIGHT, (chart_top, plot_bottom)
+    assert intro_top > chart_top  # the paragraph comes after the chart
