@@ -30,8 +30,7 @@ st.title("Randomized response")
 epsilon = epsilon_control(grid=computed_stops("rr", controls))
 settings = controls.settings | {"noise": noise_control()}
 num_classes = dataset_info(controls.dataset).num_classes
-left, right = st.columns(2)
-closed_form = left.empty()  # drawn at once, before any training; the run adds its cross
+closed_form = st.empty()  # the headline: drawn at once, before any training; a run adds its cross
 with closed_form.container():
     chart(st, plots.keep_flip_curve, num_classes, epsilon, key="keep_flip_closed_form")
 with reported_errors():
@@ -44,7 +43,7 @@ if result is not None:
     with closed_form.container():
         chart(st, plots.keep_flip_curve, num_classes, epsilon, result.flip_rate, key="keep_flip")
 measured = "The cross is the flip rate measured in this run; it sits on the curve up to noise. "
-left.caption(
+st.caption(
     f"At ε = {epsilon:g} a label survives with probability "
     f"{1 - expected_flip_rate(epsilon, num_classes):.3f}. "
     + ("" if result is None else measured)
@@ -52,11 +51,12 @@ left.caption(
     f"{math.log(num_classes - 1):.2g}: below it most labels are flipped, yet with enough data a "
     "model still learns, because the true label stays the most likely one at every ε."
 )
+left, right = st.columns(2)
 if result is None:
-    right.info(f"Not computed yet at ε = {epsilon:g}: the button under the ε control trains it.")
+    left.info(f"Not computed yet at ε = {epsilon:g}: the button under the ε control trains it.")
 else:
     chart(
-        right,
+        left,
         plots.label_heatmap,
         result.details["confusion"], load_dataset(controls.dataset).class_names,
         key="heatmap",

@@ -1,8 +1,8 @@
 """The projector layout in a real browser (issue 36, item 2): ε control and headline chart in view.
 
-A Streamlit server on a small warmed digits cache (logistic model, one epoch, seed 0: the points
-whose absence would leave a page without its headline chart), driven by Playwright through
-Debian's chromium at 1280x800, as a projector shows it. One tab follows the app's own navigation
+A Streamlit server on a small warmed digits cache (each page's point at ε = 1: logistic model,
+one epoch, seed 0), driven by Playwright through Debian's chromium at 1280x800, as a projector
+shows it. One tab follows the app's own navigation
 over every mechanism page and checks, with bounding boxes and without scrolling, that the ε slider
 and the page's first chart both lie inside the window. *Compare* must open on its chart.
 """
@@ -16,6 +16,7 @@ from test_browser import CHROMIUM, CHROMIUM_ARGS, IDLE, NAV_LINKS, _ensure_chrom
 
 from labeldp_core.cache import ResultCache
 from labeldp_core.experiments import make_config, run
+from labeldp_core.experiments.public_encoder import ENCODER_MODELS
 
 WIDTH, HEIGHT = 1280, 800
 QUERY = "epochs=1&model=logistic&epsilon=1"
@@ -41,10 +42,12 @@ CHART = "[data-testid='stPlotlyChart']"
 
 
 def _warm(directory: Path) -> None:
-    """The points two pages need for their headline chart: PATE's run and DP prototypes'."""
+    """Each page's point at ε = 1, so no compute button comes between control and chart."""
     cache = ResultCache(directory)
-    run(make_config("pate", "digits", 1.0, 0, 1, {"model": "logistic"}), cache)
-    run(make_config("dppl-mean", "digits", 1.0, 0, 1, {"model": "mlp", "imbalance": 10.0}), cache)
+    for mechanism in ("rr", "rr-prior", "softmax-laplace", "pate", "dpsgd"):
+        run(make_config(mechanism, "digits", 1.0, 0, 1, {"model": "logistic"}), cache)
+    dppl = {"model": ENCODER_MODELS[0], "imbalance": 10.0}  # the page's encoder for 'logistic'
+    run(make_config("dppl-mean", "digits", 1.0, 0, 1, dppl), cache)
     cache.close()
 
 
@@ -124,3 +127,16 @@ def test_compare_opens_on_its_chart(server, browser):
     context.close()
     assert slider_bottom <= chart_top and plot_bottom <= HEIGHT, (chart_top, plot_bottom)
     assert intro_top > chart_top  # the paragraph comes after the chart
+
+
+#: Pages whose headline chart, in demo mode's larger type, is still taller than what the tour's
+#: box, the title and the ε control leave of 800 px (issue 36: left open, see the report).
+DEMO_TOO_TALL = {"Randomized response", "RR with prior", "DP-SGD baseline"}
+
+
+def test_in_demo_mode_the_epsilon_control_and_its_chart_fit_on_the_other_pages(server, browser):
+    seen = _tour(browser, server, demo=True)
+    outside = _outside(seen)
+    assert set(outside) <= DEMO_TOO_TALL, outside
+    for title, (slider, chart, _) in seen.items():
+        assert slider[1] <= chart[0], title
