@@ -75,12 +75,12 @@ else:
     cols = st.columns(4)
     cols[0].metric(
         "Test accuracy", f"{result.test_accuracy:.3f}",
-        f"{result.test_accuracy - result.baseline_test_accuracy:+.3f} vs non-private prototypes",
+        f"{result.test_accuracy - result.baseline_test_accuracy:+.3f} vs non-DP",
     )  # fmt: skip
     cols[1].metric(
-        "Minority-class accuracy", f"{details['minority_accuracy']:.3f}",
+        "Minority accuracy", f"{details['minority_accuracy']:.3f}",
         f"{details['minority_accuracy'] - details['baseline_minority_accuracy']:+.3f} "
-        "vs non-private",
+        "vs non-DP",
     )  # fmt: skip
     spent = f"{result.epsilon_spent:.3g}" + (f", δ={result.delta:g}" if result.delta else "")
     cols[2].metric("ε spent", spent, help="example-level, add/remove")

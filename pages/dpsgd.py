@@ -175,7 +175,7 @@ else:
     cols[0].metric(
         "Test accuracy",
         f"{result.test_accuracy:.3f}",
-        f"{result.test_accuracy - result.baseline_test_accuracy:+.3f} vs non-private",
+        f"{result.test_accuracy - result.baseline_test_accuracy:+.3f} vs non-DP",
     )
     cols[1].metric("ε spent", f"{result.epsilon_spent:.3g}", help="example-level, add/remove")
     for col, name in zip(cols[2:], ("rdp", "prv"), strict=True):

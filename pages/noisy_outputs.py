@@ -59,8 +59,9 @@ if current is not None:
     silhouette, ch = d["silhouette_noisy"], d["calinski_harabasz_noisy"]
     cols[1].metric("Silhouette, noisy", f"{silhouette:.3f}",
                    f"{silhouette - d['silhouette_clean']:+.3f} vs clean")  # fmt: skip
-    cols[2].metric("Calinski-Harabasz, noisy", f"{ch:.1f}",
-                   f"{ch - d['calinski_harabasz_clean']:+.1f} vs clean")  # fmt: skip
+    cols[2].metric("Calinski-Harabasz", f"{ch:.1f}",
+                   f"{ch - d['calinski_harabasz_clean']:+.1f} vs clean",
+                   help="on the noisy outputs")  # fmt: skip
     cols[3].metric("ε spent", f"{current.epsilon_spent:g}", help="per output vector (local DP)")
     replay_caption(st, current)
     diagnostics_caption(st, [current])

@@ -149,9 +149,10 @@ if details["aggregator"] == "confident-gnmax":
 cols[3].metric("Queries answered", f"{details['answered']} / {details['queries']}")
 supervised = details["student_supervised_accuracy"]
 cols[4].metric(
-    "Student test accuracy", f"{result.test_accuracy:.3f}",
-    f"{result.test_accuracy - supervised:+.3f} from the unlabelled pool",
-    help=details["self_training"]["method"],
+    "Student acc.", f"{result.test_accuracy:.3f}",
+    f"{result.test_accuracy - supervised:+.3f} pool",
+    help="The student's test accuracy; the change is what self-training on the public "
+    "part's unlabelled pool added. " + details["self_training"]["method"],
 )  # fmt: skip
 st.caption(student_sentence(details))
 if details["noise_mode"] == "secure":

@@ -76,7 +76,7 @@ else:
     cols[1].metric(
         "Test accuracy",
         f"{result.test_accuracy:.3f}",
-        f"{result.test_accuracy - result.baseline_test_accuracy:+.3f} vs clean labels",
+        f"{result.test_accuracy - result.baseline_test_accuracy:+.3f} vs clean",
     )
     cols[2].metric("ε spent", f"{result.epsilon_spent:g}", help="label-DP, replace-one")
     cols[3].metric("Training labels", f"{result.n_train:,}")

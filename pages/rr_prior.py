@@ -141,7 +141,7 @@ else:
     )  # fmt: skip
     cols[1].metric(
         "Test accuracy", f"{result.test_accuracy:.3f}",
-        f"{result.test_accuracy - result.baseline_test_accuracy:+.3f} vs clean labels",
+        f"{result.test_accuracy - result.baseline_test_accuracy:+.3f} vs clean",
     )  # fmt: skip
     cols[2].metric("ε spent", f"{result.epsilon_spent:.4g}", help="label-DP, replace-one")
     cols[3].metric("Mean k*", f"{details['mean_set_size']:.2f} of {num_classes}")
