@@ -43,9 +43,9 @@ draws = np.random.default_rng(controls.seed).laplace(0.0, scale, DRAWS)
 chart(headline, plots.laplace_density_figure, sensitivity, epsilon, others, draws, key="density")
 cols = st.columns(4)
 cols[0].metric("Scale b = Δ/ε", f"{scale:.4g}")
-cols[1].metric("Standard deviation √2·b", f"{math.sqrt(2) * scale:.4g}")
-cols[2].metric(f"Measured std of {DRAWS:,} draws", f"{draws.std():.4g}")
-cols[3].metric("Half the noise is within ±", f"{scale * math.log(2):.4g}")
+cols[1].metric("Std √2·b", f"{math.sqrt(2) * scale:.4g}", help="standard deviation of the noise")
+cols[2].metric("Measured std", f"{draws.std():.4g}", help=f"of the {DRAWS:,} draws")
+cols[3].metric("Half within ±", f"{scale * math.log(2):.4g}", help="half of all noise draws lie within ± this value")
 st.caption(
     f"The black curve is the density at ε = {epsilon:g}; the bars are {DRAWS:,} draws from it "
     "(seed from the sidebar) and follow it up to sampling noise. Halving ε doubles b: the peak "
@@ -123,7 +123,7 @@ chart(st, plots.discrete_laplace_figure, plan.scale, secure_draws, key="secure")
 cols = st.columns(3)
 cols[0].metric("Exact scale b", f"{plan.exact_scale}", help="a fraction: Δ/ε rounded up to 1/1000")
 cols[1].metric("ε guaranteed = Δ/b", f"{plan.epsilon_spent:.6g}")
-cols[2].metric(f"Measured std of {DRAWS:,} secure draws", f"{secure_draws.std():.4g}")
+cols[2].metric("Measured std", f"{secure_draws.std():.4g}", help=f"of the {DRAWS:,} secure draws")
 st.caption(
     f"{DRAWS:,} fresh draws from os.urandom (they change on every rerun) at ε = {epsilon:g} "
     "and Δ above, against the exact probabilities (red) and the continuous density (dotted). "
