@@ -45,7 +45,7 @@ cols = st.columns(4)
 cols[0].metric("Scale b = Δ/ε", f"{scale:.4g}")
 cols[1].metric("Std √2·b", f"{math.sqrt(2) * scale:.4g}", help="standard deviation of the noise")
 cols[2].metric("Measured std", f"{draws.std():.4g}", help=f"of the {DRAWS:,} draws")
-cols[3].metric("Half within ±", f"{scale * math.log(2):.4g}", help="half of all noise draws lie within ± this value")
+cols[3].metric("Half within ±", f"{scale * math.log(2):.4g}", help="half the noise lies within")
 st.caption(
     f"The black curve is the density at ε = {epsilon:g}; the bars are {DRAWS:,} draws from it "
     "(seed from the sidebar) and follow it up to sampling noise. Halving ε doubles b: the peak "
