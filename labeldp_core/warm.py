@@ -215,22 +215,54 @@ class _Estimate:
         return total / workers
 
 
-_WORKER_CACHE: ResultCache | None = None
+class _TimedCache(ResultCache):
+    """A worker's cache that counts the seconds spent computing what points share.
+
+    A clean baseline, the image clusters or the teacher votes are computed by the first point
+    that needs them and read by the others; the time left is estimated from the points' own
+    seconds, without these.
+    """
+
+    def __init__(self, directory: str) -> None:
+        super().__init__(directory)
+        self.shared_seconds, self._depth = 0.0, 0
+
+    def _or_compute(self, kind, payload, compute, required, get, put):
+        if kind == "audit":  # an audit case is a point of its own, shared by none
+            return super()._or_compute(kind, payload, compute, required, get, put)
+
+        def timed() -> dict:
+            started, self._depth = time.perf_counter(), self._depth + 1
+            try:
+                return compute()
+            finally:
+                self._depth -= 1
+                if self._depth == 0:
+                    self.shared_seconds += time.perf_counter() - started
+
+        return super()._or_compute(kind, payload, timed, required, get, put)
+
+
+_WORKER_CACHE: _TimedCache | None = None
 
 
 def _open_cache(cache_dir: str) -> None:
     global _WORKER_CACHE
-    _WORKER_CACHE = ResultCache(cache_dir)
+    _WORKER_CACHE = _TimedCache(cache_dir)
 
 
-def _compute(task: WarmTask) -> float:
-    """Compute ``task`` into the shared cache (in a worker); the seconds it took."""
-    started = time.perf_counter()
+def _compute(task: WarmTask) -> tuple[float, float]:
+    """Compute ``task`` into the shared cache (in a worker).
+
+    Returns:
+        The seconds it took, and how many of them went to artefacts other points share.
+    """
+    started, shared = time.perf_counter(), _WORKER_CACHE.shared_seconds
     if task.config is not None:
         run(task.config, _WORKER_CACHE)
     else:
         stored_audit_case(*task.audit, cache=_WORKER_CACHE)
-    return time.perf_counter() - started
+    return time.perf_counter() - started, _WORKER_CACHE.shared_seconds - shared
 
 
 def _pool(cache_dir: Path, workers: int) -> ProcessPoolExecutor:
@@ -308,11 +340,11 @@ def _drain(pool, workers, waiting, status, estimate, progress, path) -> None:
 def _account(future: Future, task: WarmTask, status: WarmStatus, estimate: _Estimate) -> str:
     """Count a returned point as done (or failed); the line that says so."""
     try:
-        seconds = future.result()
+        seconds, shared = future.result()
     except Exception as exc:  # a failing point is named; the others go on
         status.failures.append(f"{task.label}: {type(exc).__name__}: {exc}")
         return f"{task.label} failed: {exc}"
-    estimate.add(task, seconds)
+    estimate.add(task, seconds - shared)
     status.finished(task)
     return f"{task.label} ({seconds:.1f} s)"
 

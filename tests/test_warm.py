@@ -81,3 +81,23 @@ def test_a_status_file_from_elsewhere_is_ignored_not_trusted(isolated_cache: Pat
     assert read_status(isolated_cache, "digits") is None
     path.write_text("not json")
     assert read_status(isolated_cache, "digits") is None
+
+
+def test_a_workers_cache_counts_the_seconds_of_shared_artefacts_once(
+    isolated_cache: Path, monkeypatch: pytest.MonkeyPatch
+):
+    clock = [0.0]
+    monkeypatch.setattr(warm.time, "perf_counter", lambda: clock[0])
+    cache = warm._TimedCache(str(isolated_cache))
+
+    def slow(inner: bool = False) -> dict:
+        clock[0] += 1.0  # one second of computing
+        if inner:
+            cache.json_or_compute("baseline", {"inner": 1}, slow, required=["x"])
+        return {"x": 1}
+
+    cache.json_or_compute("baseline", {"seed": 0}, lambda: slow(inner=True), required=["x"])
+    assert cache.shared_seconds == 2.0  # the nested artefact counted once, inside its parent
+    cache.json_or_compute("baseline", {"seed": 0}, slow, required=["x"])  # read, not computed
+    cache.json_or_compute("audit", {"case": 0}, slow, required=["x"])  # a point of its own
+    assert cache.shared_seconds == 2.0
