@@ -9,12 +9,13 @@ import os
 import shutil
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import parse_qs, urlencode, urlparse
 
 import pytest
-from app_sessions import streamlit_server
+from app_sessions import served_app, streamlit_server
 
 from labeldp_core.data.tables import add_table, example_table
 
@@ -61,14 +62,34 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield f"http://127.0.0.1:{port}"
 
 
-@pytest.fixture(scope="module")
-def browser(server: str):
+@contextmanager
+def chromium_browser() -> Iterator:
+    """Debian's Chromium launched through Playwright (installed first if missing)."""
     from playwright.sync_api import sync_playwright
 
+    _ensure_chromium()
     with sync_playwright() as playwright:
         chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+@contextmanager
+def warmed_app(factory: pytest.TempPathFactory, warm: Callable[[Path], None]) -> Iterator[str]:
+    """The app served on a cache that ``warm`` filled first (computing in the page's thread)."""
+    _ensure_chromium()
+    directory = factory.mktemp("cache")
+    warm(directory)
+    with served_app(directory, LABELDP_WORKERS="0") as app:
+        yield f"http://127.0.0.1:{app.port}"
+
+
+@pytest.fixture(scope="module")
+def browser(server: str):
+    with chromium_browser() as chromium:
         yield chromium
-        chromium.close()
 
 
 def _open(browser, url: str):

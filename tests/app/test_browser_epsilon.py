@@ -11,8 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from app_sessions import served_app
-from test_browser import CHROMIUM, CHROMIUM_ARGS, IDLE, NAV_LINKS, _ensure_chromium, _open
+from test_browser import IDLE, NAV_LINKS, _open, chromium_browser, warmed_app
 
 from labeldp_core.cache import ResultCache
 from labeldp_core.demo import point_epsilons
@@ -31,21 +30,14 @@ def _warm(directory: Path) -> None:
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    _ensure_chromium()
-    directory = tmp_path_factory.mktemp("cache")
-    _warm(directory)
-    with served_app(directory, LABELDP_WORKERS="0") as app:
-        yield f"http://127.0.0.1:{app.port}"
+    with warmed_app(tmp_path_factory, _warm) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
 def context(server: str):
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    with chromium_browser() as chromium:
         yield chromium.new_context(viewport={"width": 1280, "height": 800})
-        chromium.close()
 
 
 def test_dragging_the_slider_across_its_whole_range_never_shows_a_compute_button(
