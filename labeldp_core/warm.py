@@ -326,15 +326,13 @@ def _drain(pool, workers, waiting, status, estimate, progress, path) -> None:
             task = waiting.pop(0)
             running[pool.submit(_compute, task)] = (task, time.monotonic())
         finished, _ = wait(list(running), timeout=_STATUS_EVERY_S, return_when=FIRST_COMPLETED)
-        for future in finished:
-            task, _ = running.pop(future)
-            line = _account(future, task, status, estimate)
-            status.seconds_left = estimate.left(waiting, running, workers)
-            progress(status, line)
+        lines = [_account(future, running.pop(future)[0], status, estimate) for future in finished]
         if finished or time.monotonic() - written > _STATUS_EVERY_S:
             status.seconds_left = estimate.left(waiting, running, workers)
             _write_status(path, status)
             written = time.monotonic()
+        for line in lines:
+            progress(status, line)
 
 
 def _account(future: Future, task: WarmTask, status: WarmStatus, estimate: _Estimate) -> str:
