@@ -47,9 +47,9 @@ from labeldp_core.cache import ResultCache
 from labeldp_core.data import load_dataset
 from labeldp_core.data.splits import teacher_split
 from labeldp_core.experiments import make_config
-from labeldp_core.experiments.context import RunContext
+from labeldp_core.engine.context import RunContext
 from labeldp_core.experiments.pate import teacher_votes
-from labeldp_core.experiments.progress import silent
+from labeldp_core.engine.progress import silent
 
 config = make_config("pate", {dataset!r}, 1.0, settings={{"teachers": {teachers}}})
 data = load_dataset(config.dataset)

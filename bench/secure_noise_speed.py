@@ -35,7 +35,7 @@ from scipy import stats
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from labeldp_core.mechanisms import discrete_laplace_pmf
-from labeldp_core.mechanisms.secure_noise import SecureSource, discrete_laplace, rational_scale
+from labeldp_core.noise.secure_noise import SecureSource, discrete_laplace, rational_scale
 
 SENSITIVITY = 2  # one-hot labels
 EPSILONS = (1.0, 0.3)  # scales 2 and 6667/1000: a whole and a fractional scale

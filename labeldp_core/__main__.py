@@ -45,6 +45,7 @@ from labeldp_core.data.tables import (
     table_exists,
 )
 from labeldp_core.demo import demo_configs
+from labeldp_core.engine.progress import Progress, silent
 from labeldp_core.errors import InvalidInputError, LabelDPError
 from labeldp_core.experiments import (
     MECHANISMS,
@@ -55,7 +56,6 @@ from labeldp_core.experiments import (
     sweep,
     sweep_configs,
 )
-from labeldp_core.experiments.progress import Progress, silent
 from labeldp_core.validation import check_output_path, check_seed
 from labeldp_core.warm import WarmStatus, duration_text, run_warm
 

@@ -8,8 +8,8 @@ from typing import Any
 import plotly.graph_objects as go
 
 from labeldp_core import __version__
-from labeldp_core.experiments.diagnostics import diagnostics_sentence
-from labeldp_core.experiments.spec import RunResult
+from labeldp_core.engine.diagnostics import diagnostics_sentence
+from labeldp_core.engine.spec import RunResult
 from labeldp_core.plots.readable import projector_ready
 
 __all__ = ["PRIVACY_UNITS", "html_report", "result_rows", "tables_report"]

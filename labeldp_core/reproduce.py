@@ -23,9 +23,9 @@ from labeldp_core.accounting.truncated_votes import argmax_loss, vote_counts_los
 from labeldp_core.audit import audit_cases, stored_audit_case
 from labeldp_core.audit.suite import APP_TRIALS
 from labeldp_core.cache import ResultCache
+from labeldp_core.engine.progress import Progress, silent, within
 from labeldp_core.errors import LabelDPError
 from labeldp_core.experiments import RunConfig, RunResult, lookup, make_config, run
-from labeldp_core.experiments.progress import Progress, silent, within
 
 __all__ = [
     "FIGURES_FILE",

@@ -25,9 +25,9 @@ from pathlib import Path
 from labeldp_core.audit import app_audit_points, stored_audit_case
 from labeldp_core.cache import ResultCache
 from labeldp_core.demo import demo_configs
+from labeldp_core.engine.timing import estimate_seconds
 from labeldp_core.experiments import RunConfig, run
 from labeldp_core.experiments.runner import lookup
-from labeldp_core.experiments.timing import estimate_seconds
 
 __all__ = [
     "AUDIT_PAGE",

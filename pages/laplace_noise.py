@@ -7,7 +7,7 @@ import streamlit as st
 
 from labeldp_core import plots
 from labeldp_core.mechanisms import epsilon_for_noise, laplace_cdf, laplace_scale, tail_probability
-from labeldp_core.mechanisms.noise_plans import laplace_plan
+from labeldp_core.noise.noise_plans import laplace_plan
 from ui.controls import current_controls
 from ui.epsilon import epsilon_control
 from ui.export import chart

@@ -90,7 +90,7 @@ def fast_runs(tmp_path_factory) -> Iterator[ResultCache]:
     """
     import numpy as np
 
-    from labeldp_core.experiments import context
+    from labeldp_core.engine import context
     from labeldp_core.experiments import pate as pate_experiment
 
     def train(ctx, targets, *, images=None, **kwargs):

@@ -257,7 +257,7 @@ def test_a_hostile_settings_table_is_ignored(isolated_cache, setting, value):
 def test_the_result_schema_checks_every_field_of_a_result():
     from dataclasses import fields
 
+    from labeldp_core.engine.result_schema import FIELD_CHECKS
     from labeldp_core.experiments import RunResult
-    from labeldp_core.experiments.result_schema import FIELD_CHECKS
 
     assert list(FIELD_CHECKS) == [f.name for f in fields(RunResult)]

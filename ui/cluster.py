@@ -11,9 +11,9 @@ import streamlit as st
 
 from labeldp_core.cache import ResultCache
 from labeldp_core.cluster import SCHEDULER_ENV, ClusterSession, open_cluster, run_on_cluster
+from labeldp_core.engine.progress import Progress
 from labeldp_core.errors import LabelDPError
 from labeldp_core.experiments import RunConfig, RunResult
-from labeldp_core.experiments.progress import Progress
 from labeldp_core.experiments.service import JobFailedError
 
 __all__ = ["cluster", "cluster_panel", "run_on_the_cluster"]

@@ -9,8 +9,8 @@ from streamlit.runtime.pages_manager import PagesManager
 
 from labeldp_core.data import DATASETS, dataset_info
 from labeldp_core.data.tables import is_table, stored_tables, table_info
-from labeldp_core.experiments.spec import COMMON_SETTINGS
-from labeldp_core.mechanisms.secure_noise import NOISE_KINDS
+from labeldp_core.engine.spec import COMMON_SETTINGS
+from labeldp_core.noise.secure_noise import NOISE_KINDS
 from ui.cluster import cluster_panel
 from ui.demo import demo_mode, demo_toggle, tour_panel
 from ui.glossary import glossary

@@ -5,9 +5,9 @@ from collections.abc import Sequence
 import numpy as np
 import streamlit as st
 
+from labeldp_core.engine.public_encoder import ENCODER_MODELS
 from labeldp_core.errors import LabelDPError
 from labeldp_core.experiments import RunConfig, RunResult, make_config
-from labeldp_core.experiments.public_encoder import ENCODER_MODELS
 from ui.controls import Controls
 from ui.results import stored_many
 

@@ -17,8 +17,8 @@ from typing import TypeVar
 import streamlit as st
 
 from labeldp_core.data import dataset_info
+from labeldp_core.engine.spec import COMMON_SETTINGS
 from labeldp_core.errors import LabelDPError
-from labeldp_core.experiments.spec import COMMON_SETTINGS
 from labeldp_core.validation import check_seed
 from ui.epsilon import link_epsilon
 

@@ -25,10 +25,10 @@ from labeldp_core.cache_transfer import checked_kind, result_problem
 from labeldp_core.cluster.session import ClusterSession
 from labeldp_core.cluster.worker import Entry, code_identity, compute_audit_case, compute_point
 from labeldp_core.data.tables import is_table
+from labeldp_core.engine.progress import Progress, silent
+from labeldp_core.engine.timing import record_seconds, timing_key
 from labeldp_core.errors import InvalidInputError, LabelDPError
 from labeldp_core.experiments import RunConfig, RunResult, lookup
-from labeldp_core.experiments.progress import Progress, silent
-from labeldp_core.experiments.timing import record_seconds, timing_key
 
 __all__ = [
     "ClusterReport",

@@ -1,9 +1,9 @@
 """Experiments: one runner per mechanism, a frozen config in and a JSON result out."""
 
-from labeldp_core.experiments.progress import Progress
+from labeldp_core.engine.progress import Progress
+from labeldp_core.engine.spec import MechanismSpec, RunConfig, RunResult
 from labeldp_core.experiments.registry import MECHANISMS, mechanism_spec
 from labeldp_core.experiments.runner import lookup, make_config, run, sweep, sweep_configs
-from labeldp_core.experiments.spec import MechanismSpec, RunConfig, RunResult
 
 __all__ = [
     "MECHANISMS",

@@ -2,7 +2,9 @@
 
 import numpy as np
 
-from labeldp_core.experiments.context import RunContext
+from labeldp_core.engine.context import RunContext
+from labeldp_core.engine.release_noise import NOISE_SETTING, TRAINING_DRAW, draw_sources
+from labeldp_core.engine.spec import MechanismSpec, Outcome, RunConfig
 from labeldp_core.experiments.label_prior import (
     PRIOR_SETTINGS,
     budget_table,
@@ -10,10 +12,8 @@ from labeldp_core.experiments.label_prior import (
     run_prior,
 )
 from labeldp_core.experiments.laplace import mass_on_true_label
-from labeldp_core.experiments.noise import NOISE_SETTING, TRAINING_DRAW, draw_sources
-from labeldp_core.experiments.spec import MechanismSpec, Outcome, RunConfig
 from labeldp_core.mechanisms import ONE_HOT_SENSITIVITY, alibi_posterior, laplace_one_hot
-from labeldp_core.mechanisms.noise_plans import laplace_plan
+from labeldp_core.noise.noise_plans import laplace_plan
 
 __all__ = ["SPEC", "run_alibi"]
 

@@ -23,22 +23,22 @@ import numpy as np
 from labeldp_core.accounting.zcdp import group_zcdp, rho_for_approx_dp, zcdp_to_approx_dp
 from labeldp_core.data.dataset import Dataset
 from labeldp_core.data.imbalance import ImbalancedSubset, imbalanced_subset
-from labeldp_core.experiments.context import RunContext
-from labeldp_core.experiments.noise import (
-    SAMPLER_NOISE_SETTING,
-    draw_sources,
-    release_generator,
-    sampler_details,
-    sampler_source,
-)
-from labeldp_core.experiments.public_encoder import (
+from labeldp_core.engine.context import RunContext
+from labeldp_core.engine.public_encoder import (
     ENCODER_MODELS,
     PublicEmbeddings,
     encoder_payload,
     public_embeddings,
     split_rng,
 )
-from labeldp_core.experiments.spec import MechanismSpec, Outcome, RunConfig, Setting
+from labeldp_core.engine.release_noise import (
+    SAMPLER_NOISE_SETTING,
+    draw_sources,
+    release_generator,
+    sampler_details,
+    sampler_source,
+)
+from labeldp_core.engine.spec import MechanismSpec, Outcome, RunConfig, Setting
 from labeldp_core.mechanisms.prototypes import (
     check_score_range,
     class_utilities,

@@ -34,18 +34,18 @@ from labeldp_core.accounting.dpsgd import (
 )
 from labeldp_core.data import Dataset, load_dataset
 from labeldp_core.data.tables import is_table, table_info
-from labeldp_core.errors import InvalidInputError
-from labeldp_core.experiments.context import RunContext
-from labeldp_core.experiments.dppl import PUBLIC_FRACTION, SUBSAMPLE_DRAW, imbalanced_private_set
-from labeldp_core.experiments.noise import (
+from labeldp_core.engine.context import RunContext
+from labeldp_core.engine.progress import within
+from labeldp_core.engine.public_encoder import public_private_indices
+from labeldp_core.engine.release_noise import (
     SAMPLER_NOISE_SETTING,
     draw_sources,
     sampler_details,
     sampler_source,
 )
-from labeldp_core.experiments.progress import within
-from labeldp_core.experiments.public_encoder import public_private_indices
-from labeldp_core.experiments.spec import MechanismSpec, Outcome, RunConfig, Scalar, Setting
+from labeldp_core.engine.spec import MechanismSpec, Outcome, RunConfig, Scalar, Setting
+from labeldp_core.errors import InvalidInputError
+from labeldp_core.experiments.dppl import PUBLIC_FRACTION, SUBSAMPLE_DRAW, imbalanced_private_set
 from labeldp_core.training import TrainSettings
 
 if TYPE_CHECKING:  # importing Opacus costs seconds; the runner imports it when it trains

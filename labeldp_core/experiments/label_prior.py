@@ -25,11 +25,11 @@ from labeldp_core.accounting import (
     split_budget,
     split_budget_by_share,
 )
-from labeldp_core.experiments.config import RunConfig, Setting
-from labeldp_core.experiments.context import RunContext
-from labeldp_core.experiments.noise import histogram_split
+from labeldp_core.engine.config import RunConfig, Setting
+from labeldp_core.engine.context import RunContext
+from labeldp_core.engine.release_noise import histogram_split
 from labeldp_core.mechanisms import noisy_label_counts, prior_from_counts
-from labeldp_core.mechanisms.noise_plans import LaplacePlan
+from labeldp_core.noise.noise_plans import LaplacePlan
 
 __all__ = [
     "PRIOR_SETTINGS",

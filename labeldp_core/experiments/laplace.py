@@ -3,9 +3,9 @@
 
 import numpy as np
 
-from labeldp_core.experiments.context import RunContext
-from labeldp_core.experiments.noise import NOISE_SETTING, TRAINING_DRAW, draw_sources
-from labeldp_core.experiments.spec import MechanismSpec, Outcome, RunConfig, Setting
+from labeldp_core.engine.context import RunContext
+from labeldp_core.engine.release_noise import NOISE_SETTING, TRAINING_DRAW, draw_sources
+from labeldp_core.engine.spec import MechanismSpec, Outcome, RunConfig, Setting
 from labeldp_core.mechanisms import (
     ONE_HOT_SENSITIVITY,
     POST_PROCESSING,
@@ -17,7 +17,7 @@ from labeldp_core.mechanisms.laplace_labels import (
     DISCRETE_ARGMAX_MAX_SCALE,
     discrete_argmax_accuracy,
 )
-from labeldp_core.mechanisms.noise_plans import LaplacePlan, laplace_plan
+from labeldp_core.noise.noise_plans import LaplacePlan, laplace_plan
 
 __all__ = ["SPEC", "expected_argmax_accuracy", "mass_on_true_label", "run_laplace"]
 

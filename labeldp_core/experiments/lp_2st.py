@@ -17,18 +17,18 @@ import numpy as np
 
 from labeldp_core import training
 from labeldp_core.accounting import parallel_composition
-from labeldp_core.experiments.context import RunContext
-from labeldp_core.experiments.label_release import released_labels_outcome
-from labeldp_core.experiments.noise import NOISE_SETTING, TRAINING_DRAW, draw_sources
+from labeldp_core.engine.context import RunContext
+from labeldp_core.engine.label_release import released_labels_outcome
+from labeldp_core.engine.release_noise import NOISE_SETTING, TRAINING_DRAW, draw_sources
+from labeldp_core.engine.spec import MechanismSpec, Outcome, RunConfig
 from labeldp_core.experiments.rr_prior import (
     PRIOR_SUMMARY_DIAGNOSTICS,
     prior_summary,
     set_guess_bound,
     set_size_details,
 )
-from labeldp_core.experiments.spec import MechanismSpec, Outcome, RunConfig
 from labeldp_core.mechanisms import expected_flip_rate, randomized_response, rr_with_prior
-from labeldp_core.mechanisms.noise_plans import rr_plan
+from labeldp_core.noise.noise_plans import rr_plan
 
 __all__ = ["SPEC", "run_lp_2st", "split_halves"]
 

@@ -21,10 +21,10 @@ from labeldp_core.accounting import (
     pate_epsilon,
 )
 from labeldp_core.data.splits import PUBLIC_MAX, TeacherSplit, teacher_split
-from labeldp_core.experiments.context import RunContext
-from labeldp_core.experiments.noise import NOISE_SETTING, draw_sources
-from labeldp_core.experiments.progress import within
-from labeldp_core.experiments.spec import (
+from labeldp_core.engine.context import RunContext
+from labeldp_core.engine.progress import within
+from labeldp_core.engine.release_noise import NOISE_SETTING, draw_sources
+from labeldp_core.engine.spec import (
     COMMON_SETTINGS,
     MechanismSpec,
     Outcome,
@@ -39,7 +39,7 @@ from labeldp_core.mechanisms import (
     top_two_gap,
     vote_counts,
 )
-from labeldp_core.mechanisms.noise_plans import (
+from labeldp_core.noise.noise_plans import (
     GaussianPlan,
     LaplacePlan,
     gaussian_plan,

@@ -1,5 +1,6 @@
 """Every mechanism the engine can run, by id."""
 
+from labeldp_core.engine.spec import MechanismSpec
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.experiments import (
     alibi,
@@ -14,7 +15,6 @@ from labeldp_core.experiments import (
     rr_prior,
     softmax_laplace,
 )
-from labeldp_core.experiments.spec import MechanismSpec
 
 __all__ = ["MECHANISMS", "mechanism_spec"]
 

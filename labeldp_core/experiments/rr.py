@@ -1,11 +1,11 @@
 """Randomized response experiment: release every training label by K-ary RR, train, score."""
 
-from labeldp_core.experiments.context import RunContext
-from labeldp_core.experiments.label_release import released_labels_outcome
-from labeldp_core.experiments.noise import NOISE_SETTING, TRAINING_DRAW, draw_sources
-from labeldp_core.experiments.spec import MechanismSpec, Outcome, RunConfig
+from labeldp_core.engine.context import RunContext
+from labeldp_core.engine.label_release import released_labels_outcome
+from labeldp_core.engine.release_noise import NOISE_SETTING, TRAINING_DRAW, draw_sources
+from labeldp_core.engine.spec import MechanismSpec, Outcome, RunConfig
 from labeldp_core.mechanisms import expected_flip_rate, keep_probability, randomized_response
-from labeldp_core.mechanisms.noise_plans import rr_plan
+from labeldp_core.noise.noise_plans import rr_plan
 
 __all__ = ["SPEC", "run_rr"]
 

@@ -2,15 +2,15 @@
 
 import numpy as np
 
-from labeldp_core.experiments.context import RunContext
+from labeldp_core.engine.context import RunContext
+from labeldp_core.engine.release_noise import NOISE_SETTING, TRAINING_DRAW, draw_sources
+from labeldp_core.engine.spec import MechanismSpec, Outcome, RunConfig
 from labeldp_core.experiments.label_prior import (
     PRIOR_SETTINGS,
     budget_table,
     prior_details,
     run_prior,
 )
-from labeldp_core.experiments.noise import NOISE_SETTING, TRAINING_DRAW, draw_sources
-from labeldp_core.experiments.spec import MechanismSpec, Outcome, RunConfig
 from labeldp_core.mechanisms import (
     best_constant_mse,
     expected_regression_mse,
@@ -19,7 +19,7 @@ from labeldp_core.mechanisms import (
     rr_bins_epsilon,
     rr_on_bins,
 )
-from labeldp_core.mechanisms.noise_plans import rr_plan
+from labeldp_core.noise.noise_plans import rr_plan
 
 __all__ = ["SPEC", "run_rr_bins"]
 

@@ -3,7 +3,7 @@
 The images are clustered without labels (PCA + k-means, cached per dataset, seed and number of
 clusters); with ``prior_features=encoder`` their embeddings by a public encoder are clustered
 instead, as Ghazi et al. 2021 (arXiv 2102.06062, Figure 1b) cluster self-supervised features. That
-encoder is DP prototypes' (:mod:`labeldp_core.experiments.public_encoder`): trained on a public
+encoder is DP prototypes' (:mod:`labeldp_core.engine.public_encoder`): trained on a public
 sixth of the training split with its labels, so those labels are public and the guarantee covers
 the others only. Measured on Fashion-MNIST (seeds 0-2, 200 clusters, the 5-epoch CNN), test
 accuracy at ε = 1: encoder 0.807 mean, pixels 0.796, plain RR 0.764; at ε = 2: encoder 0.820,
@@ -34,21 +34,20 @@ from labeldp_core.data import DATASETS, dataset_info
 from labeldp_core.data.clusters import PCA_COMPONENTS, cluster_images
 from labeldp_core.data.splits import PUBLIC_FRACTION
 from labeldp_core.data.tables import is_table, results_cache
-from labeldp_core.errors import InvalidInputError
-from labeldp_core.experiments.context import RunContext
-from labeldp_core.experiments.label_release import released_labels_outcome
-from labeldp_core.experiments.noise import (
+from labeldp_core.engine.context import RunContext
+from labeldp_core.engine.label_release import released_labels_outcome
+from labeldp_core.engine.public_encoder import (
+    ENCODER_MODELS,
+    encoder_payload,
+    public_embeddings,
+)
+from labeldp_core.engine.release_noise import (
     NOISE_SETTING,
     TRAINING_DRAW,
     draw_sources,
     histogram_split,
 )
-from labeldp_core.experiments.public_encoder import (
-    ENCODER_MODELS,
-    encoder_payload,
-    public_embeddings,
-)
-from labeldp_core.experiments.spec import (
+from labeldp_core.engine.spec import (
     MechanismSpec,
     Outcome,
     RunConfig,
@@ -56,6 +55,7 @@ from labeldp_core.experiments.spec import (
     Scalar,
     Setting,
 )
+from labeldp_core.errors import InvalidInputError
 from labeldp_core.mechanisms import (
     HISTOGRAM_SENSITIVITY,
     expected_flip_rate,
@@ -65,8 +65,8 @@ from labeldp_core.mechanisms import (
     prior_from_counts,
     rr_with_prior,
 )
-from labeldp_core.mechanisms.noise_plans import rr_plan
 from labeldp_core.mechanisms.rr_prior import prior_guess_bound, top_sets
+from labeldp_core.noise.noise_plans import rr_plan
 
 __all__ = [
     "PRIOR_MASS_BINS",

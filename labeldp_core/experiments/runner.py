@@ -8,20 +8,20 @@ from numbers import Integral
 from labeldp_core.cache import ResultCache
 from labeldp_core.data import DatasetInfo, dataset_info, load_dataset
 from labeldp_core.data.tables import is_table, results_cache
-from labeldp_core.errors import InvalidInputError
-from labeldp_core.experiments.context import RunContext
-from labeldp_core.experiments.diagnostics import diagnostics_entry
-from labeldp_core.experiments.progress import Progress, silent, within
-from labeldp_core.experiments.registry import mechanism_spec
-from labeldp_core.experiments.result_schema import ResultSchemaError
-from labeldp_core.experiments.spec import (
+from labeldp_core.engine.context import RunContext
+from labeldp_core.engine.diagnostics import diagnostics_entry
+from labeldp_core.engine.progress import Progress, silent, within
+from labeldp_core.engine.result_schema import ResultSchemaError
+from labeldp_core.engine.spec import (
     COMMON_SETTINGS,
     MechanismSpec,
     RunConfig,
     RunResult,
     Scalar,
 )
-from labeldp_core.experiments.timing import record_seconds
+from labeldp_core.engine.timing import record_seconds
+from labeldp_core.errors import InvalidInputError
+from labeldp_core.experiments.registry import mechanism_spec
 from labeldp_core.validation import check_epsilon, check_list, check_seed
 
 __all__ = ["dataset_training_defaults", "lookup", "make_config", "run", "sweep", "sweep_configs"]

@@ -33,9 +33,9 @@ from pathlib import Path
 from typing import Any
 
 from labeldp_core.cache import ResultCache
+from labeldp_core.engine.spec import RunConfig, RunResult
 from labeldp_core.errors import LabelDPError
 from labeldp_core.experiments.runner import run
-from labeldp_core.experiments.spec import RunConfig, RunResult
 from labeldp_core.threads import THREADS_ENV, fixed_threads
 
 __all__ = ["ComputeService", "Job", "JobFailedError", "default_workers", "resident_mb"]

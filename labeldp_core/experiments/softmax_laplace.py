@@ -15,22 +15,22 @@ from typing import Any
 import numpy as np
 
 from labeldp_core import training
-from labeldp_core.experiments.context import RunContext
-from labeldp_core.experiments.noise import (
+from labeldp_core.engine.context import RunContext
+from labeldp_core.engine.release_noise import (
     SAMPLER_NOISE_SETTING,
     draw_sources,
     release_generator,
     sampler_details,
     sampler_source,
 )
-from labeldp_core.experiments.spec import MechanismSpec, Outcome, RunConfig
+from labeldp_core.engine.spec import MechanismSpec, Outcome, RunConfig
 from labeldp_core.mechanisms import (
     PROBABILITY_SENSITIVITY,
     actual_epsilon,
     laplace_outputs,
     laplace_scale,
 )
-from labeldp_core.mechanisms.noise_plans import laplace_plan
+from labeldp_core.noise.noise_plans import laplace_plan
 
 __all__ = [
     "PROJECTION_POINTS",

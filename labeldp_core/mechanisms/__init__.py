@@ -7,31 +7,10 @@ from labeldp_core.mechanisms.coinpress import (
     CoinPressTrace,
     coinpress_mean,
 )
-from labeldp_core.mechanisms.discrete_laplace import (
-    discrete_laplace_noise,
-    discrete_laplace_parameter,
-    discrete_laplace_pmf,
-    discrete_laplace_variance,
-)
 from labeldp_core.mechanisms.exponential import (
     exponential_mechanism,
     exponential_probabilities,
     exponential_topk,
-)
-from labeldp_core.mechanisms.label_histogram import (
-    HISTOGRAM_SENSITIVITY,
-    label_counts,
-    noisy_label_counts,
-    prior_from_counts,
-)
-from labeldp_core.mechanisms.laplace import (
-    epsilon_for_noise,
-    laplace_cdf,
-    laplace_density,
-    laplace_epsilon,
-    laplace_scale,
-    laplace_variance,
-    tail_probability,
 )
 from labeldp_core.mechanisms.laplace_labels import (
     ONE_HOT_SENSITIVITY,
@@ -90,6 +69,27 @@ from labeldp_core.mechanisms.softmax_laplace import (
     actual_epsilon,
     epsilon_for_output_noise,
     laplace_outputs,
+)
+from labeldp_core.noise.discrete_laplace import (
+    discrete_laplace_noise,
+    discrete_laplace_parameter,
+    discrete_laplace_pmf,
+    discrete_laplace_variance,
+)
+from labeldp_core.noise.label_histogram import (
+    HISTOGRAM_SENSITIVITY,
+    label_counts,
+    noisy_label_counts,
+    prior_from_counts,
+)
+from labeldp_core.noise.laplace import (
+    epsilon_for_noise,
+    laplace_cdf,
+    laplace_density,
+    laplace_epsilon,
+    laplace_scale,
+    laplace_variance,
+    tail_probability,
 )
 
 __all__ = [

@@ -16,7 +16,7 @@ Secure noise: the released vector is then an integer vector with discrete Laplac
 P(o | k) = prod_j c a^|o_j - e_k,j| with a = e^(-1/b) and c = (1 - a)/(1 + a). The constant c^K
 is the same for every class and a^|x| = exp(-|x|/b) is the continuous kernel, so the posterior
 is the same formula with b the exact (rational) scale used: pass ``epsilon = 2/b``, which
-:func:`~labeldp_core.mechanisms.secure_noise.guaranteed_epsilon` gives. For an integer o_k the
+:func:`~labeldp_core.noise.secure_noise.guaranteed_epsilon` gives. For an integer o_k the
 term |o_k| - |o_k - 1| is +1 if o_k >= 1 and -1 otherwise, so the posterior only depends on which
 coordinates reached 1.
 """
@@ -24,8 +24,8 @@ coordinates reached 1.
 import numpy as np
 
 from labeldp_core.errors import InvalidInputError
-from labeldp_core.mechanisms.laplace import laplace_scale
 from labeldp_core.mechanisms.laplace_labels import ONE_HOT_SENSITIVITY
+from labeldp_core.noise.laplace import laplace_scale
 from labeldp_core.validation import check_real_array
 
 __all__ = ["alibi_posterior"]

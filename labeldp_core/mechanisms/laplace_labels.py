@@ -12,7 +12,7 @@ label, a rounded 0/1 vector) is post-processing and costs no extra privacy.
 
 Secure mode (``noise="secure"``): one-hot vectors and integer labels are integers, so they can
 take exact discrete Laplace noise of the same scale instead, drawn from os.urandom by
-:mod:`labeldp_core.mechanisms.secure_noise`. Adding an integer to an integer involves no
+:mod:`labeldp_core.noise.secure_noise`. Adding an integer to an integer involves no
 rounding, and the discrete noise's pmf ratio at distance Δ is e^(Δ/b) exactly as the density's;
 the scale is rounded up to a fraction, so the guaranteed epsilon is Δ/b <= the one asked for.
 """
@@ -24,9 +24,9 @@ import numpy as np
 from scipy import integrate, special
 
 from labeldp_core.errors import InvalidInputError
-from labeldp_core.mechanisms.laplace import laplace_cdf, laplace_density, laplace_scale
-from labeldp_core.mechanisms.noise_plans import laplace_plan
-from labeldp_core.mechanisms.secure_noise import Source, argmax_random_ties, check_noise
+from labeldp_core.noise.laplace import laplace_cdf, laplace_density, laplace_scale
+from labeldp_core.noise.noise_plans import laplace_plan
+from labeldp_core.noise.secure_noise import Source, argmax_random_ties, check_noise
 from labeldp_core.validation import (
     check_labels,
     check_num_classes,

@@ -11,7 +11,7 @@ to another, so each count changes by at most 1 (see :mod:`labeldp_core.accountin
 
 Secure mode (``noise="secure"``): vote counts are integers, so they take exact integer noise from
 os.urandom instead: discrete Laplace (scale rounded up to a fraction) for LNMax, discrete Gaussian
-(sigma^2 rounded up, :func:`~labeldp_core.mechanisms.secure_noise.rational_variance`) for GNMax
+(sigma^2 rounded up, :func:`~labeldp_core.noise.secure_noise.rational_variance`) for GNMax
 and the threshold check. Noisy counts then tie with positive probability; ties are broken
 uniformly at random, which keeps the plurality the most likely answer.
 """
@@ -21,13 +21,13 @@ import math
 import numpy as np
 
 from labeldp_core.errors import InvalidInputError
-from labeldp_core.mechanisms.noise_plans import (
+from labeldp_core.noise.noise_plans import (
     GaussianPlan,
     LaplacePlan,
     gaussian_plan,
     laplace_plan_for_scale,
 )
-from labeldp_core.mechanisms.secure_noise import Source, argmax_random_ties
+from labeldp_core.noise.secure_noise import Source, argmax_random_ties
 from labeldp_core.validation import check_num_classes, check_rng, check_vote_counts
 
 __all__ = [

@@ -6,8 +6,8 @@ every output o, P(o | a) <= e^epsilon P(o | b), which is exactly epsilon-label-D
 
 import numpy as np
 
-from labeldp_core.mechanisms.noise_plans import rr_plan
-from labeldp_core.mechanisms.secure_noise import Source
+from labeldp_core.noise.noise_plans import rr_plan
+from labeldp_core.noise.secure_noise import Source
 from labeldp_core.validation import check_epsilon, check_labels, check_num_classes, check_rng
 
 __all__ = [
@@ -56,7 +56,7 @@ def randomized_response(
 ) -> np.ndarray:
     """Release every label through K-ary randomized response, vectorised over the array.
 
-    The coins are the exact rational ones of :func:`~labeldp_core.mechanisms.noise_plans.rr_plan`
+    The coins are the exact rational ones of :func:`~labeldp_core.noise.noise_plans.rr_plan`
     (keep : each other label = D : m <= e^epsilon), so the release spends that plan's
     ``epsilon_spent``, at most ``epsilon``.
 

@@ -24,8 +24,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from labeldp_core.errors import InvalidInputError
-from labeldp_core.mechanisms.noise_plans import rr_plan
-from labeldp_core.mechanisms.secure_noise import Source, check_noise
+from labeldp_core.noise.noise_plans import rr_plan
+from labeldp_core.noise.secure_noise import Source, check_noise
 from labeldp_core.validation import check_epsilon, check_positive, check_real_array
 
 __all__ = [
@@ -67,7 +67,7 @@ class RRBins:
 def rr_bins_epsilon(num_bins: int, epsilon: float) -> float:
     """Privacy loss of RR over ``num_bins`` indices at ``epsilon``: its coins' ε, or 0 for one bin.
 
-    The coins are :func:`~labeldp_core.mechanisms.noise_plans.rr_plan`'s, whose exact ratio
+    The coins are :func:`~labeldp_core.noise.noise_plans.rr_plan`'s, whose exact ratio
     D/m spends ``epsilon_spent`` <= ``epsilon``.
     """
     epsilon = check_epsilon(epsilon)

@@ -20,8 +20,8 @@ from functools import cache
 import numpy as np
 
 from labeldp_core.errors import InvalidInputError
-from labeldp_core.mechanisms.noise_plans import rr_plan
-from labeldp_core.mechanisms.secure_noise import Source
+from labeldp_core.noise.noise_plans import rr_plan
+from labeldp_core.noise.secure_noise import Source
 from labeldp_core.validation import check_epsilon, check_labels, check_rng
 
 __all__ = [
@@ -284,7 +284,7 @@ def rr_with_prior(
     """Release every label by randomized response restricted to its prior's top-k* labels.
 
     Vectorised over examples: no Python loop over the n rows. The coins are the exact rational
-    ones of :func:`~labeldp_core.mechanisms.noise_plans.rr_plan`, so the release spends that
+    ones of :func:`~labeldp_core.noise.noise_plans.rr_plan`, so the release spends that
     plan's ``epsilon_spent`` (at most ``epsilon``).
 
     Args:

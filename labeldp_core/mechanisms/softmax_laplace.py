@@ -12,8 +12,8 @@ epsilon, see :func:`actual_epsilon`.
 import numpy as np
 
 from labeldp_core.errors import InvalidInputError
-from labeldp_core.mechanisms.laplace import epsilon_for_noise, laplace_scale
-from labeldp_core.mechanisms.noise_plans import laplace_plan
+from labeldp_core.noise.laplace import epsilon_for_noise, laplace_scale
+from labeldp_core.noise.noise_plans import laplace_plan
 from labeldp_core.validation import check_real_array
 
 __all__ = [

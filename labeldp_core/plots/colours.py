@@ -8,8 +8,8 @@ outputs), so guarantees that are not on one scale are told apart at a glance.
 
 from collections.abc import Mapping, Sequence
 
+from labeldp_core.engine.spec import RunResult
 from labeldp_core.experiments import MECHANISMS
-from labeldp_core.experiments.spec import RunResult
 
 __all__ = [
     "MECHANISM_COLOURS",

@@ -8,7 +8,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from labeldp_core.accounting.units import EXAMPLE_TO_LABEL
-from labeldp_core.experiments.spec import RunResult
+from labeldp_core.engine.spec import RunResult
 from labeldp_core.plots.colours import band_colour, series_styles
 
 __all__ = [

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import plotly.graph_objects as go
 
-from labeldp_core.experiments.spec import RunResult
+from labeldp_core.engine.spec import RunResult
 from labeldp_core.plots.colours import UNIT_DASH, mechanism_of
 from labeldp_core.plots.common import LABEL_DP_AXIS_RANGE, LABEL_DP_RANGE, score_vs_epsilon
 

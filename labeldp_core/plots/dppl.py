@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from labeldp_core.experiments.spec import RunResult
+from labeldp_core.engine.spec import RunResult
 from labeldp_core.plots.colours import MECHANISM_COLOURS
 from labeldp_core.plots.common import EPSILON_AXIS, LAYOUT
 

@@ -7,7 +7,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from labeldp_core.experiments.spec import RunResult
+from labeldp_core.engine.spec import RunResult
 from labeldp_core.mechanisms import (
     RRBins,
     expected_regression_mse,

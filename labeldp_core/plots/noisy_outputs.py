@@ -7,7 +7,7 @@ import plotly.graph_objects as go
 from plotly.colors import qualitative
 from plotly.subplots import make_subplots
 
-from labeldp_core.experiments.spec import RunResult
+from labeldp_core.engine.spec import RunResult
 from labeldp_core.plots.common import LAYOUT
 
 __all__ = ["cluster_metrics_vs_epsilon", "output_projection"]

@@ -52,8 +52,8 @@ from torch.nn import functional
 
 from labeldp_core.accounting.dpsgd import check_clip, check_noise_multiplier, sampling_schedule
 from labeldp_core.errors import InvalidInputError
-from labeldp_core.mechanisms.secure_noise import check_noise
 from labeldp_core.models import build_model
+from labeldp_core.noise.secure_noise import check_noise
 from labeldp_core.threads import training_threads
 from labeldp_core.training.allocator import keep_freed_memory
 from labeldp_core.training.bookkeeping import BookkeepingModule

@@ -106,7 +106,7 @@ def test_eight_students_on_one_cold_point_share_one_training(tmp_path):
     # point is trained once (one measured time is recorded), and all eight see the same number.
     from app_sessions import served_app
 
-    from labeldp_core.experiments.timing import timing_key
+    from labeldp_core.engine.timing import timing_key
 
     async def one(port: int):
         async with Session(port, "randomized_response", "dataset=digits&epsilon=1") as session:

@@ -14,8 +14,8 @@ import pytest
 from test_browser import IDLE, NAV_LINKS, _open, chromium_browser, warmed_app
 
 from labeldp_core.cache import ResultCache
+from labeldp_core.engine.public_encoder import ENCODER_MODELS
 from labeldp_core.experiments import make_config, run
-from labeldp_core.experiments.public_encoder import ENCODER_MODELS
 
 WIDTH, HEIGHT = 1280, 800
 QUERY = "epochs=1&model=logistic&epsilon=1"

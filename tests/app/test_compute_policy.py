@@ -8,8 +8,8 @@ from app_helpers import assert_no_errors, chart_spec, open_page
 import ui.results
 from labeldp_core.cache import ResultCache
 from labeldp_core.demo import demo_epsilons
+from labeldp_core.engine.timing import estimate_seconds, record_seconds, spoken_duration
 from labeldp_core.experiments import make_config
-from labeldp_core.experiments.timing import estimate_seconds, record_seconds, spoken_duration
 
 RR_PAGE = "pages/randomized_response.py"
 

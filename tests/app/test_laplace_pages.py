@@ -5,7 +5,7 @@ from app_helpers import assert_no_errors, open_page
 
 from labeldp_core.accounting import split_budget
 from labeldp_core.experiments import make_config, run
-from labeldp_core.mechanisms.secure_noise import guaranteed_epsilon, rational_scale
+from labeldp_core.noise.secure_noise import guaranteed_epsilon, rational_scale
 
 NOISE_PAGE = "pages/laplace_noise.py"
 LABELS_PAGE = "pages/laplace_labels.py"

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from labeldp_core.__main__ import main
+from labeldp_core.engine.spec import Setting
 from labeldp_core.experiments import MECHANISMS
-from labeldp_core.experiments.spec import Setting
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -18,9 +18,9 @@ from release_spies import Call, only, spy
 from labeldp_core.accounting import pate_epsilon, sequential_composition
 from labeldp_core.accounting.zcdp import zcdp_to_approx_dp
 from labeldp_core.data import load_dataset
+from labeldp_core.engine import context as context_module
 from labeldp_core.experiments import MECHANISMS, label_prior, make_config, run
 from labeldp_core.experiments import alibi as alibi_experiment
-from labeldp_core.experiments import context as context_module
 from labeldp_core.experiments import dppl as dppl_experiment
 from labeldp_core.experiments import laplace as laplace_experiment
 from labeldp_core.experiments import laplace_regression as laplace_regression_experiment
@@ -36,8 +36,8 @@ from labeldp_core.mechanisms import (
     alibi_posterior,
     rr_bins_epsilon,
 )
-from labeldp_core.mechanisms.label_histogram import HISTOGRAM_SENSITIVITY
-from labeldp_core.mechanisms.noise_plans import (
+from labeldp_core.noise.label_histogram import HISTOGRAM_SENSITIVITY
+from labeldp_core.noise.noise_plans import (
     gaussian_plan,
     laplace_plan,
     laplace_plan_for_scale,

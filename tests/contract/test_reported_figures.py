@@ -24,9 +24,9 @@ from labeldp_core.experiments import rr_prior as rr_prior_experiment
 from labeldp_core.experiments import softmax_laplace as softmax_experiment
 from labeldp_core.experiments.rr_prior import PRIOR_MASS_BINS
 from labeldp_core.mechanisms import ONE_HOT_SENSITIVITY, alibi_posterior, post_process
-from labeldp_core.mechanisms.label_histogram import HISTOGRAM_SENSITIVITY
-from labeldp_core.mechanisms.noise_plans import FLOAT_SOURCE, SECURE_SOURCE, laplace_plan
 from labeldp_core.mechanisms.rr_prior import output_probabilities
+from labeldp_core.noise.label_histogram import HISTOGRAM_SENSITIVITY
+from labeldp_core.noise.noise_plans import FLOAT_SOURCE, SECURE_SOURCE, laplace_plan
 
 DIGITS = load_dataset("digits")
 SOURCES = {"float": FLOAT_SOURCE, "secure": SECURE_SOURCE}

@@ -35,7 +35,7 @@ from labeldp_core.mechanisms import (
     noisy_label_counts,
     post_process,
 )
-from labeldp_core.mechanisms.secure_noise import (
+from labeldp_core.noise.secure_noise import (
     SeededSource,
     guaranteed_epsilon,
     rational_at_least,

@@ -4,10 +4,10 @@ import json
 import pytest
 
 from labeldp_core.data import dataset_info
+from labeldp_core.engine.spec import RunResult
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.experiments import MECHANISMS, lookup, make_config, run, sweep
 from labeldp_core.experiments.runner import dataset_training_defaults
-from labeldp_core.experiments.spec import RunResult
 
 DESIGN_KEYS = {
     "mechanism", "dataset", "seed", "epsilon", "epsilon_spent", "delta", "privacy_unit",

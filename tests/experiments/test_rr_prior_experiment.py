@@ -9,13 +9,13 @@ import pytest
 from labeldp_core.__main__ import main
 from labeldp_core.cache import ResultCache
 from labeldp_core.data import load_dataset
+from labeldp_core.engine.context import RunContext
+from labeldp_core.engine.public_encoder import public_embeddings
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.experiments import lp_2st, make_config, run
 from labeldp_core.experiments import rr_prior as rr_prior_experiment
-from labeldp_core.experiments.context import RunContext
-from labeldp_core.experiments.public_encoder import public_embeddings
 from labeldp_core.mechanisms import expected_flip_rate
-from labeldp_core.mechanisms.noise_plans import laplace_plan, rr_plan
+from labeldp_core.noise.noise_plans import laplace_plan, rr_plan
 
 CHANCE = 0.1
 FAST = {"model": "logistic"}

@@ -14,7 +14,7 @@ import torch
 from release_spies import Call, spy
 
 from labeldp_core.cache import ResultCache
-from labeldp_core.experiments import context as context_module
+from labeldp_core.engine import context as context_module
 from labeldp_core.experiments import dppl as dppl_experiment
 from labeldp_core.experiments import make_config, run
 from labeldp_core.experiments import softmax_laplace as softmax_experiment

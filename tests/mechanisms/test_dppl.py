@@ -18,10 +18,10 @@ from labeldp_core.accounting.zcdp import (
 )
 from labeldp_core.data.imbalance import imbalanced_counts, imbalanced_subset
 from labeldp_core.data.public_private import public_private_split
+from labeldp_core.engine.context import RunContext
+from labeldp_core.engine.spec import RunResult
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.experiments import make_config, run
-from labeldp_core.experiments.context import RunContext
-from labeldp_core.experiments.spec import RunResult
 from labeldp_core.mechanisms.coinpress import coinpress_mean
 from labeldp_core.mechanisms.exponential import (
     exponential_mechanism,

@@ -15,9 +15,9 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from labeldp_core.accounting import split_budget_by_share
+from labeldp_core.engine.release_noise import histogram_split
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.experiments.label_prior import PriorEstimate, budget_table
-from labeldp_core.experiments.noise import histogram_split
 from labeldp_core.mechanisms import (
     laplace_one_hot,
     laplace_regression,
@@ -26,16 +26,16 @@ from labeldp_core.mechanisms import (
     randomized_response,
     rr_with_prior,
 )
-from labeldp_core.mechanisms.noise_plans import (
+from labeldp_core.mechanisms.pate import confident_gnmax
+from labeldp_core.mechanisms.rr_bins import optimal_bins, rr_bins_epsilon, rr_on_bins
+from labeldp_core.noise.noise_plans import (
     _sqrt_at_most,
     gaussian_plan,
     laplace_plan,
     laplace_plan_for_scale,
     rr_plan,
 )
-from labeldp_core.mechanisms.pate import confident_gnmax
-from labeldp_core.mechanisms.rr_bins import optimal_bins, rr_bins_epsilon, rr_on_bins
-from labeldp_core.mechanisms.secure_noise import SeededSource, float_at_least
+from labeldp_core.noise.secure_noise import SeededSource, float_at_least
 from labeldp_core.validation import MAX_EPSILON
 
 #: Every epsilon of a 0.05 grid, where 2 / (2 / epsilon) came out above epsilon for 16 of them.

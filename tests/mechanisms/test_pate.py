@@ -245,7 +245,7 @@ def test_the_self_trained_student_never_reads_a_public_label(cache, isolated_cac
     y_train = data.y_train.copy()
     y_train[split.public] = (y_train[split.public] + 1 + np.arange(split.public.size) % 9) % 10
     scrambled = replace(data, y_train=y_train)
-    monkeypatch.setattr("labeldp_core.experiments.context.load_dataset", lambda name: scrambled)
+    monkeypatch.setattr("labeldp_core.engine.context.load_dataset", lambda name: scrambled)
     other_cache = ResultCache(isolated_cache / "scrambled")
     second = run(config, other_cache)
     other_cache.close()

@@ -6,8 +6,8 @@ import pytest
 from scipy import stats
 
 from labeldp_core.errors import InvalidInputError
-from labeldp_core.mechanisms.discrete_laplace import discrete_laplace_pmf as pmf_by_epsilon
-from labeldp_core.mechanisms.secure_noise import (
+from labeldp_core.noise.discrete_laplace import discrete_laplace_pmf as pmf_by_epsilon
+from labeldp_core.noise.secure_noise import (
     MAX_DENOMINATOR,
     SecureSource,
     SeededSource,

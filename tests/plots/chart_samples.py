@@ -7,8 +7,8 @@ import plotly.graph_objects as go
 
 from labeldp_core import plots
 from labeldp_core.audit import AuditResult
+from labeldp_core.engine.spec import RunResult
 from labeldp_core.experiments import MECHANISMS
-from labeldp_core.experiments.spec import RunResult
 
 _BASE = RunResult(
     mechanism="rr", dataset="digits", seed=0, epsilon=1.0, epsilon_spent=1.0, delta=0.0,

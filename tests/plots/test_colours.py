@@ -3,8 +3,8 @@
 from dataclasses import replace
 
 from labeldp_core import plots
+from labeldp_core.engine.spec import RunResult
 from labeldp_core.experiments import MECHANISMS
-from labeldp_core.experiments.spec import RunResult
 from labeldp_core.plots.colours import MECHANISM_COLOURS, PALETTE, band_colour, shade
 
 _BASE = RunResult(

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from labeldp_core import plots
-from labeldp_core.experiments.spec import RunResult
+from labeldp_core.engine.spec import RunResult
 from labeldp_core.mechanisms import RRBins, laplace_density, tail_probability
 
 

@@ -15,10 +15,10 @@ from labeldp_core.__main__ import main
 from labeldp_core.accounting import dpsgd_epsilon
 from labeldp_core.accounting.dpsgd import CALIBRATION_RTOL
 from labeldp_core.data import load_dataset
+from labeldp_core.engine.spec import RunResult
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.experiments import make_config, run
 from labeldp_core.experiments.dpsgd import delta_warning, epsilon_checkpoints
-from labeldp_core.experiments.spec import RunResult
 from labeldp_core.models import build_model
 from labeldp_core.training import TrainSettings
 from labeldp_core.training import dpsgd as dpsgd_training

@@ -9,8 +9,8 @@ import numpy as np
 from labeldp_core import training
 from labeldp_core.cache import ResultCache
 from labeldp_core.data import Dataset, load_dataset
-from labeldp_core.experiments.config import RunConfig, Task
-from labeldp_core.experiments.progress import Progress, within
+from labeldp_core.engine.config import RunConfig, Task
+from labeldp_core.engine.progress import Progress, within
 from labeldp_core.training import ProgressFn, TrainOutcome, TrainSettings
 
 if TYPE_CHECKING:

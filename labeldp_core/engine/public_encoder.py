@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from labeldp_core.data.public_private import public_private_split
-from labeldp_core.experiments.context import RunContext
+from labeldp_core.engine.context import RunContext
 from labeldp_core.mechanisms.prototypes import normalise_rows
 
 if TYPE_CHECKING:

@@ -7,7 +7,7 @@ epsilon-label-DP; clipping at 0 and normalising each row into a prior is post-pr
 is adding a pseudo-count to every entry first, which keeps a class whose noisy count fell below 0
 from getting prior probability exactly 0 (a Bayesian posterior can never recover from that).
 
-The noise is :func:`~labeldp_core.mechanisms.noise_plans.laplace_plan`'s for sensitivity 2: by
+The noise is :func:`~labeldp_core.noise.noise_plans.laplace_plan`'s for sensitivity 2: by
 default from the run's NumPy generator (a difference of two geometric draws); with
 ``noise="secure"`` from the exact sampler on os.urandom, at a scale rounded up to a fraction.
 """
@@ -15,8 +15,8 @@ default from the run's NumPy generator (a difference of two geometric draws); wi
 import numpy as np
 
 from labeldp_core.errors import InvalidInputError
-from labeldp_core.mechanisms.noise_plans import laplace_plan
-from labeldp_core.mechanisms.secure_noise import Source
+from labeldp_core.noise.noise_plans import laplace_plan
+from labeldp_core.noise.secure_noise import Source
 from labeldp_core.validation import (
     check_labels,
     check_num_classes,

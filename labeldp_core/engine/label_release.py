@@ -10,8 +10,8 @@ from typing import Any
 
 import numpy as np
 
-from labeldp_core.experiments.context import RunContext, label_statistics
-from labeldp_core.experiments.spec import Outcome
+from labeldp_core.engine.context import RunContext, label_statistics
+from labeldp_core.engine.spec import Outcome
 
 __all__ = ["released_labels_outcome"]
 

@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from labeldp_core.errors import InvalidInputError
-from labeldp_core.mechanisms.secure_noise import (
+from labeldp_core.noise.secure_noise import (
     SecureSource,
     Source,
     check_noise,

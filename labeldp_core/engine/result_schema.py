@@ -52,7 +52,7 @@ def _json_object(value: Any) -> bool:
 
 _UNITS = ("label", "example", "output")
 
-#: Per field of :class:`~labeldp_core.experiments.spec.RunResult`: whether it may be absent
+#: Per field of :class:`~labeldp_core.engine.spec.RunResult`: whether it may be absent
 #: (None), the check of its value, and the value's description for the error.
 FIELD_CHECKS: dict[str, tuple[bool, Callable[[Any], bool], str]] = {
     "mechanism": (False, _text, "a mechanism id"),

@@ -1,7 +1,7 @@
 """What every experiment shares: its config, its result, a mechanism's spec and its settings.
 
 A run is a frozen :class:`RunConfig` in (with its settings' types, from
-:mod:`labeldp_core.experiments.config`, re-exported here) and a JSON-serialisable
+:mod:`labeldp_core.engine.config`, re-exported here) and a JSON-serialisable
 :class:`RunResult` out. Each
 mechanism describes itself with a :class:`MechanismSpec`: its id, privacy unit, settings with
 defaults and ranges, and the runner that turns a config into an :class:`Outcome`.
@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-from labeldp_core.experiments.config import (
+from labeldp_core.engine.config import (
     COMMON_SETTINGS,
     PrivacyUnit,
     RunConfig,
@@ -19,8 +19,8 @@ from labeldp_core.experiments.config import (
     Setting,
     Task,
 )
-from labeldp_core.experiments.context import RunContext
-from labeldp_core.experiments.result_schema import check_result_dict
+from labeldp_core.engine.context import RunContext
+from labeldp_core.engine.result_schema import check_result_dict
 
 __all__ = [
     "COMMON_SETTINGS",
@@ -124,7 +124,7 @@ class RunResult:
 
         Raises:
             ResultSchemaError: if a field is missing or has the wrong type or range (see
-                :func:`~labeldp_core.experiments.result_schema.check_result_dict`).
+                :func:`~labeldp_core.engine.result_schema.check_result_dict`).
         """
         names = {f.name for f in fields(cls)}
         known = {k: v for k, v in data.items() if k in names} | overrides

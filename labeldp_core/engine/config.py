@@ -2,7 +2,7 @@
 
 A run is a frozen :class:`RunConfig` in (mechanism, dataset, budget, seed, epochs, settings);
 each :class:`Setting` says its default, range or choices. Kept apart from the results and the
-mechanism spec (:mod:`labeldp_core.experiments.spec`, which re-exports these names), so that the
+mechanism spec (:mod:`labeldp_core.engine.spec`, which re-exports these names), so that the
 run context can name a config without importing the spec that names the context.
 """
 

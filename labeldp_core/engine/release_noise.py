@@ -4,7 +4,7 @@
 random choice of the release from os.urandom: exact integer noise on integer data, exact rational
 coins for randomized response, random tie-breaks; nothing of it can be replayed from the seed.
 The noise itself, its exact scale and the epsilon it spends belong to the plans of
-:mod:`labeldp_core.mechanisms.noise_plans`; this module only wires them into experiments.
+:mod:`labeldp_core.noise.noise_plans`; this module only wires them into experiments.
 
 DP-SGD, the DP prototypes and Laplace on softmax outputs have no exact sampler here: their noise
 stays floating point in both modes. For them ``secure`` seeds every generator of the release from
@@ -17,16 +17,16 @@ import os
 import numpy as np
 
 from labeldp_core.accounting import BudgetSplit, split_budget
-from labeldp_core.experiments.context import RunContext
-from labeldp_core.experiments.spec import Setting
-from labeldp_core.mechanisms.label_histogram import HISTOGRAM_SENSITIVITY
-from labeldp_core.mechanisms.noise_plans import (
+from labeldp_core.engine.context import RunContext
+from labeldp_core.engine.spec import Setting
+from labeldp_core.noise.label_histogram import HISTOGRAM_SENSITIVITY
+from labeldp_core.noise.noise_plans import (
     FLOAT_SOURCE,
     SECURE_SOURCE,
     LaplacePlan,
     laplace_plan,
 )
-from labeldp_core.mechanisms.secure_noise import NOISE_KINDS, check_noise
+from labeldp_core.noise.secure_noise import NOISE_KINDS, check_noise
 
 __all__ = [
     "NOISE_SETTING",

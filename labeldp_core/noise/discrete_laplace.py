@@ -6,14 +6,14 @@ noisy count needs no rounding (rounding continuous Laplace noise would change it
 
 Sampling: the difference of two independent geometric variables with P(G = g) = (1 - alpha)
 alpha^g has exactly this distribution; the draws are those of
-:meth:`~labeldp_core.mechanisms.noise_plans.LaplacePlan.discrete` in float mode, from a NumPy
+:meth:`~labeldp_core.noise.noise_plans.LaplacePlan.discrete` in float mode, from a NumPy
 generator (exact integers from os.urandom need ``noise="secure"`` where a release offers it).
 """
 
 import numpy as np
 
 from labeldp_core.errors import InvalidInputError
-from labeldp_core.mechanisms.noise_plans import laplace_plan
+from labeldp_core.noise.noise_plans import laplace_plan
 from labeldp_core.validation import check_epsilon, check_positive, check_real_array
 
 __all__ = [
