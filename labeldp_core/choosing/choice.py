@@ -1,0 +1,209 @@
+"""Choose ε on a dataset: each mechanism's curve read from the cache, answered, and narrowed.
+
+The curves are the demo grid's (default settings, every seed), as Compare draws them, plus the
+points an earlier bisection computed; reading never computes. With ``compute`` the answers,
+best first, are narrowed by bisection (:mod:`labeldp_core.choosing.bisection`) for at most
+``max_trainings`` runs in all, each cached as it finishes.
+"""
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from labeldp_core.cache import ResultCache
+from labeldp_core.choosing.answer import Answer, choose, protection_gap
+from labeldp_core.choosing.bisection import Fetch, bisect
+from labeldp_core.choosing.curves import Curve, curve_point
+from labeldp_core.choosing.target import Target
+from labeldp_core.demo import DEMO_SEEDS, demo_configs
+from labeldp_core.engine.progress import Progress, silent
+from labeldp_core.engine.timing import estimate_seconds, spoken_duration
+from labeldp_core.errors import InvalidInputError, LabelDPError
+from labeldp_core.experiments import MECHANISMS, RunConfig, lookup, mechanism_spec, run
+
+__all__ = ["USE_OF_DATA", "Choice", "choose_epsilon"]
+
+#: Issue 38, section 4: reading these curves to pick ε is itself a use of the private data.
+USE_OF_DATA = (
+    "Choosing ε is itself a use of the data: these curves were computed on the private labels, "
+    "and picking ε from them spends privacy that no accountant here records. On the bundled "
+    "public datasets this is a teaching exercise; on a table of your own, choose on a public "
+    "proxy (a bundled dataset of the same shape, or a public sample) and say which."
+)
+#: The most runs ``--compute`` makes unless told otherwise (four bisection steps of 3 seeds).
+DEFAULT_TRAININGS = 12
+
+
+@dataclass(frozen=True)
+class Choice:
+    """The answers on a dataset, best first, and what they left out or computed."""
+
+    dataset: str
+    target: Target
+    answers: tuple[Answer, ...]
+    #: Mechanisms not answered, each with why (its privacy unit, its task, its configs).
+    skipped: tuple[tuple[str, str], ...] = ()
+    #: Runs of the grid not in the cache: the epsilons they belong to are left out of a curve.
+    missing: int = 0
+    #: Runs this call computed.
+    trainings: int = 0
+    notes: tuple[str, ...] = field(default=(USE_OF_DATA,))
+
+    @property
+    def reached(self) -> tuple[Answer, ...]:
+        """The answers that reach the target."""
+        return tuple(a for a in self.answers if a.reached)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The choice as JSON-ready fields."""
+        return {
+            "dataset": self.dataset, "target": self.target.describe(),
+            "answers": [a.to_dict() for a in self.answers],
+            "skipped": [{"mechanism": m, "reason": r} for m, r in self.skipped],
+            "missing_runs": self.missing, "trainings": self.trainings, "notes": list(self.notes),
+        }  # fmt: skip
+
+
+class _Budget:
+    """How many runs a call may still compute, and how many it did."""
+
+    def __init__(self, trainings: int) -> None:
+        self.total, self.used = trainings, 0
+
+    def allows(self, runs: int) -> bool:
+        return self.used + runs <= self.total
+
+
+def _candidates(target: Target, mechanisms: Sequence[str] | None) -> tuple[list[str], list]:
+    """The mechanisms that can answer ``target``, and the others with why not."""
+    task = "regression" if target.kind == "mse" else "classification"
+    chosen, skipped = [], []
+    other = "MSE" if task == "classification" else "accuracy"
+    for mechanism in MECHANISMS if mechanisms is None else mechanisms:
+        spec = mechanism_spec(mechanism)
+        gap = protection_gap(target.unit, spec.privacy_unit)
+        if spec.task != task:
+            skipped.append((mechanism, f"it is scored by {other}"))
+        elif gap is not None:
+            skipped.append((mechanism, gap))
+        else:
+            chosen.append(mechanism)
+    return chosen, skipped
+
+
+def _read_curve(
+    mechanism: str, configs: Sequence[RunConfig], cache: ResultCache, metric: str
+) -> tuple[Curve | None, int]:
+    """The curve of the cached runs of ``configs`` (epsilons with every seed), and runs missing."""
+    by_epsilon: dict[float, list] = defaultdict(list)
+    for config in configs:
+        by_epsilon[config.epsilon].append(lookup(config, cache))
+    points = [curve_point(rs) for _, rs in sorted(by_epsilon.items()) if None not in rs]
+    missing = sum(r is None for rs in by_epsilon.values() for r in rs)
+    if not points:
+        return None, missing
+    return Curve(mechanism, MECHANISMS[mechanism].privacy_unit, metric, tuple(points)), missing
+
+
+def _fetcher(
+    seeds: Sequence[RunConfig], cache: ResultCache, budget: _Budget | None, progress: Progress
+) -> Fetch:
+    """Read the point at an ε (one run per seed of ``seeds``); compute it if ``budget`` allows."""
+
+    def fetch(epsilon: float):
+        configs = [replace(config, epsilon=epsilon) for config in seeds]
+        results = [lookup(config, cache) for config in configs]
+        absent = [c for c, r in zip(configs, results, strict=True) if r is None]
+        if absent and (budget is None or not budget.allows(len(absent))):
+            return None
+        left = spoken_duration(estimate_seconds(cache, absent))
+        for config in absent:
+            where = f"{config.mechanism} at ε = {epsilon:g}, seed {config.seed}"
+            progress(budget.used / budget.total, f"{where} ({left} for this point)")
+            results[configs.index(config)] = run(config, cache)
+            budget.used += 1
+        return curve_point(results)
+
+    return fetch
+
+
+def choose_epsilon(
+    dataset: str,
+    target: Target,
+    *,
+    mechanisms: Sequence[str] | None = None,
+    seeds: Sequence[int] = DEMO_SEEDS,
+    cache: ResultCache | None = None,
+    compute: bool = False,
+    max_trainings: int = DEFAULT_TRAININGS,
+    progress: Progress = silent,
+) -> Choice:
+    """Each mechanism's smallest ε on ``dataset`` reaching ``target``, best first.
+
+    Without ``compute`` nothing is trained: the answer rests on cached runs only. With it, at
+    most ``max_trainings`` runs narrow the answers, the best first, by bisection.
+
+    Raises:
+        InvalidInputError: if the target is beyond every clean model (no ε can reach it).
+    """
+    if compute and (isinstance(max_trainings, bool) or not 1 <= max_trainings <= 10_000):
+        raise InvalidInputError(f"at most N trainings takes N in 1..10000, got {max_trainings!r}")
+    cache = ResultCache() if cache is None else cache
+    names, skipped = _candidates(target, mechanisms)
+    curves, templates, missing = _read_all(dataset, target, names, seeds, cache, skipped)
+    _check_reachable(dataset, target, curves)
+    budget = _Budget(max_trainings if compute else 0)
+    if compute:
+        by_name = {c.mechanism: c for c in curves}
+        for found in choose(curves, target):
+            fetch = _fetcher(templates[found.mechanism], cache, budget, progress)
+            by_name[found.mechanism] = bisect(by_name[found.mechanism], target, fetch)
+        curves = list(by_name.values())
+        progress(1.0, f"{budget.used} runs computed")
+    return Choice(dataset, target, tuple(choose(curves, target)), tuple(skipped), missing,
+                  budget.used)  # fmt: skip
+
+
+def _read_all(
+    dataset: str, target: Target, names: Sequence[str], seeds: Sequence[int],
+    cache: ResultCache, skipped: list,
+) -> tuple[list[Curve], dict[str, list[RunConfig]], int]:  # fmt: skip
+    """Each mechanism's cached curve, with the points an earlier bisection left in the cache.
+
+    Returns the curves, each mechanism's runs at one ε (one per seed: the template of a new
+    point) and how many runs of the grid are missing; a mechanism whose configs cannot be made
+    on ``dataset`` is added to ``skipped`` with why.
+    """
+    curves, templates, missing = [], {}, 0
+    for mechanism in names:
+        try:
+            configs = demo_configs(dataset, [mechanism], seeds, variants=False)
+        except LabelDPError as exc:
+            skipped.append((mechanism, str(exc)))
+            continue
+        curve, absent = _read_curve(mechanism, configs, cache, target.metric)
+        missing += absent
+        if curve is not None:
+            templates[mechanism] = [c for c in configs if c.epsilon == configs[0].epsilon]
+            reader = _fetcher(templates[mechanism], cache, None, silent)
+            curves.append(bisect(curve, target, reader))
+    return curves, templates, missing
+
+
+def _check_reachable(dataset: str, target: Target, curves: Sequence[Curve]) -> None:
+    """Refuse a target no clean model reaches: no ε, however large, would reach it."""
+    if not curves or target.kind == "within":
+        return
+    if target.kind == "accuracy" and target.value > max(c.baseline for c in curves):
+        best = max(c.baseline for c in curves)
+        raise InvalidInputError(
+            f"a test accuracy of {target.value:g} is above what the model trained on the true "
+            f"labels reaches on {dataset} ({best:.3f}): no ε can reach it; ask for at most that"
+        )
+    if target.kind == "mse" and target.value < min(c.baseline for c in curves):
+        best = min(c.baseline for c in curves)
+        raise InvalidInputError(
+            f"a test MSE of {target.value:g} is below what the model trained on the true labels "
+            f"reaches on {dataset} ({best:.3g}): no ε can reach it; ask for at least that"
+        )

@@ -1,0 +1,130 @@
+import math
+
+import pytest
+
+from labeldp_core.choosing import choice, make_target
+from labeldp_core.choosing.choice import choose_epsilon
+from labeldp_core.engine.spec import RunResult
+from labeldp_core.errors import InvalidInputError
+
+
+def _accuracy(mechanism: str, epsilon: float, seed: int) -> float:
+    """Linear on log2 ε, so the line between any two points is the curve itself."""
+    slope = 0.1 if mechanism == "rr" else 0.05
+    return 0.5 + slope * math.log2(epsilon) + 0.01 * (seed - 1)
+
+
+class FakeRuns:
+    """A cache of runs that follow _accuracy; ``run`` counts what it computes."""
+
+    def __init__(self, absent=()):
+        self.stored, self.computed, self.absent = {}, [], set(absent)
+
+    def result(self, config) -> RunResult:
+        unit = "example" if config.mechanism == "dpsgd" else "label"
+        return RunResult(
+            mechanism=config.mechanism, dataset=config.dataset, seed=config.seed,
+            epsilon=config.epsilon, epsilon_spent=config.epsilon, delta=0.0, privacy_unit=unit,
+            n_train=10, n_test=5, num_classes=10, elapsed_s=0.0, cached=True, epochs=1,
+            settings={}, details={},
+            test_accuracy=_accuracy(config.mechanism, config.epsilon, config.seed),
+            baseline_test_accuracy=0.95,
+        )  # fmt: skip
+
+    def lookup(self, config, cache=None):
+        key = (config.mechanism, config.epsilon, config.seed)
+        if key in self.stored:
+            return self.stored[key]
+        if key in self.absent or config.epsilon not in (0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0):
+            return None
+        return self.result(config)
+
+    def run(self, config, cache=None):
+        self.computed.append(config)
+        self.stored[(config.mechanism, config.epsilon, config.seed)] = self.result(config)
+        return self.stored[(config.mechanism, config.epsilon, config.seed)]
+
+
+@pytest.fixture
+def runs(monkeypatch):
+    fake = FakeRuns()
+    monkeypatch.setattr(choice, "lookup", fake.lookup)
+    monkeypatch.setattr(choice, "run", fake.run)
+    return fake
+
+
+def _choose(target=0.65, **kwargs):
+    kwargs.setdefault("mechanisms", ["rr", "dpsgd"])
+    return choose_epsilon("digits", make_target("accuracy", target), **kwargs)
+
+
+def test_reading_the_cache_answers_from_the_grid_and_computes_nothing(runs):
+    found = _choose()
+    rr = found.answers[0]
+    assert rr.mechanism == "rr" and rr.epsilon == pytest.approx(2**1.5)
+    assert (rr.below, rr.above, rr.points, rr.seeds) == (2.0, 4.0, 7, 3)
+    assert runs.computed == [] and found.trainings == 0 and found.missing == 0
+    assert [a.mechanism for a in found.answers] == ["rr", "dpsgd"]  # dpsgd: 2^3 = 8, doubled 16
+
+
+def test_compute_narrows_by_bisection_within_ten_percent_and_a_later_read_finds_the_points(runs):
+    found = _choose(compute=True, max_trainings=30)
+    rr = found.answers[0]
+    assert rr.above <= 1.1 * rr.below and rr.epsilon == pytest.approx(2**1.5)
+    assert rr.points > 7 and found.trainings == len(runs.computed) <= 30
+    assert {c.seed for c in runs.computed} == {0, 1, 2}
+    again = _choose()
+    assert again.trainings == 0 and again.answers[0] == rr
+
+
+def test_compute_stops_at_the_budget_a_point_at_a_time(runs):
+    found = _choose(compute=True, max_trainings=4)
+    assert found.trainings == len(runs.computed) == 3  # one point of 3 seeds; a second needs 6
+    assert found.answers[0].points == 8
+
+
+def test_an_epsilon_missing_a_seed_is_left_out_and_counted(monkeypatch):
+    fake = FakeRuns(absent={("rr", 4.0, 1)})
+    monkeypatch.setattr(choice, "lookup", fake.lookup)
+    found = _choose(mechanisms=["rr"])
+    assert found.missing == 1
+    assert (found.answers[0].below, found.answers[0].above) == (2.0, 8.0)
+
+
+def test_a_target_above_the_clean_model_is_refused_in_one_sentence(runs):
+    with pytest.raises(InvalidInputError, match="above what the model trained on the true labels"):
+        _choose(0.97)
+    with pytest.raises(InvalidInputError, match=r"1\.\.10000"):
+        _choose(compute=True, max_trainings=0)
+
+
+def test_example_level_need_answers_with_example_level_mechanisms_only(runs):
+    found = choose_epsilon(
+        "digits", make_target("accuracy", 0.6, "example"), mechanisms=["rr", "dpsgd"]
+    )
+    assert [a.mechanism for a in found.answers] == ["dpsgd"]
+    assert found.skipped[0][0] == "rr" and "not a whole example" in found.skipped[0][1]
+    assert "no accountant here records" in found.to_dict()["notes"][0]
+
+
+def test_the_answer_reads_results_stored_in_a_real_cache(cache, monkeypatch):
+    from dataclasses import replace
+
+    from labeldp_core.demo import demo_configs
+
+    fake = FakeRuns()
+
+    def store(config, into=cache):
+        result = replace(fake.result(config), settings=dict(config.settings), epochs=config.epochs)
+        into.put_json(into.key("result", config.to_dict()), result.to_dict())
+        return result
+
+    for config in demo_configs("digits", ["rr"], variants=False):
+        store(config)
+    monkeypatch.setattr(choice, "run", store)
+    found = choose_epsilon("digits", make_target("accuracy", 0.65), mechanisms=["rr"], cache=cache)
+    assert found.answers[0].epsilon == pytest.approx(2**1.5) and found.answers[0].points == 7
+    computed = _choose(mechanisms=["rr"], cache=cache, compute=True, max_trainings=3)
+    assert computed.trainings == 3 and computed.answers[0].points == 8
+    again = choose_epsilon("digits", make_target("accuracy", 0.65), mechanisms=["rr"], cache=cache)
+    assert again.answers[0].points == 8 and again.trainings == 0
