@@ -45,6 +45,21 @@ CLASSIFIERS = {
 }
 REGRESSORS = {"Laplace, clamped": ("laplace-regression", {}), "RR-on-bins": ("rr-bins", {})}
 
+
+def colour_ids(table: dict) -> dict[str, str]:
+    """Each series' colour id: its mechanism, and its variant ("laplace/soft"), never its place."""
+    return {name: "/".join([mechanism, *map(str, settings.values())])
+            for name, (mechanism, settings) in table.items()}  # fmt: skip
+
+
+def shown_budget(rows: list[dict]) -> list[dict]:
+    """Budget rows with ε written to 6 significant digits (0.9, not 0.8999999999999999).
+
+    For display only: the stored numbers stay exact.
+    """
+    return [row | {"epsilon": f"{row['epsilon']:.6g}"} for row in rows]
+
+
 controls = current_controls()
 st.title("Laplace on labels")
 epsilon = epsilon_control(grid=computed_stops("laplace", controls))
@@ -135,6 +150,7 @@ chart(
     found[0].baseline_test_accuracy if found else None,
     chance=1 / k,
     marked_epsilon=epsilon,
+    mechanisms=colour_ids(CLASSIFIERS),
     key="accuracy",
 )
 st.caption(
@@ -210,4 +226,4 @@ else:
     budget, spent_by = planned[0 if split.prior_epsilon else 1 :], "planned (not computed yet)"
 st.markdown(f"**RR-on-bins budget at this ε, {spent_by}** (sequential composition: the steps "
             "add up)")  # fmt: skip
-st.table(budget)
+st.table(shown_budget(budget))

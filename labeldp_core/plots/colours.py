@@ -15,6 +15,7 @@ __all__ = [
     "MECHANISM_COLOURS",
     "PALETTE",
     "UNIT_DASH",
+    "VARIANT_SHADES",
     "band_colour",
     "mechanism_of",
     "series_styles",
@@ -39,6 +40,12 @@ MECHANISM_COLOURS: dict[str, str] = {
 UNIT_DASH = {"label": "solid", "example": "dash", "output": "dot"}
 #: How far the n-th variant of one mechanism moves from its colour (towards black, then white).
 _VARIANT_SHADES = (0.0, -0.35, 0.4, -0.6, 0.65)
+#: The shade of each named variant ("mechanism/variant", as ``series_styles`` takes them): fixed
+#: by the variant, so a variant keeps its colour whichever others a chart draws beside it.
+VARIANT_SHADES: dict[str, float] = {
+    "laplace/argmax": _VARIANT_SHADES[0], "laplace/soft": _VARIANT_SHADES[1],
+    "laplace/round": _VARIANT_SHADES[2],
+}  # fmt: skip
 
 
 def band_colour(colour: str, opacity: float = 0.2) -> str:
@@ -86,9 +93,10 @@ def series_styles(
 
     A series' mechanism is ``mechanisms[name]`` if given, else :func:`mechanism_of`; its colour
     is the mechanism's (:data:`MECHANISM_COLOURS`) and its dash its privacy unit's, whatever
-    else is drawn beside it and whether or not the others have points. Several series of one
-    mechanism (variants, e.g. Laplace's post-processings) take shades of its colour in their
-    order; a series of no known mechanism takes the palette at its place.
+    else is drawn beside it and whether or not the others have points. ``mechanisms[name]`` may
+    name a variant, "laplace/soft": it then takes that variant's fixed shade of the mechanism's
+    colour (:data:`VARIANT_SHADES`). Other series of one mechanism take shades in their order;
+    a series of no known mechanism takes the palette at its place.
     """
     mechanisms = mechanisms or {}
     found = {
@@ -96,13 +104,17 @@ def series_styles(
     }
     seen: dict[str, int] = {}
     styles = {}
-    for index, (name, mechanism) in enumerate(found.items()):
+    for index, (name, named) in enumerate(found.items()):
+        mechanism = (named or "").split("/")[0]
         if mechanism not in MECHANISMS:
             styles[name] = (PALETTE[index % len(PALETTE)], "solid")
             continue
-        variant = seen.get(mechanism, 0)
-        seen[mechanism] = variant + 1
-        amount = _VARIANT_SHADES[variant % len(_VARIANT_SHADES)]
+        if named in VARIANT_SHADES:
+            amount = VARIANT_SHADES[named]
+        else:
+            variant = seen.get(mechanism, 0)
+            seen[mechanism] = variant + 1
+            amount = _VARIANT_SHADES[variant % len(_VARIANT_SHADES)]
         colour = shade(MECHANISM_COLOURS[mechanism], amount)
         styles[name] = (colour, UNIT_DASH.get(MECHANISMS[mechanism].privacy_unit, "solid"))
     return styles

@@ -1,7 +1,7 @@
 """The three Laplace pages through AppTest: they render, react to their controls and compute."""
 
 import pytest
-from app_helpers import assert_no_errors, open_page
+from app_helpers import assert_no_errors, chart_spec, open_page
 
 from labeldp_core.accounting import split_budget
 from labeldp_core.experiments import make_config, run
@@ -42,9 +42,10 @@ def test_labels_page_shows_vectors_runs_a_sweep_and_the_budget_split():
     app = open_page(LABELS_PAGE, epochs="1", model="logistic", prior="histogram")
     assert_no_errors(app)
     budget = app.table[0].value
-    # The release gets what is left in exact arithmetic: 0.1 + 0.9 is above 1 by a hair.
-    assert list(budget["epsilon"]) == [0.1, split_budget(1.0, 0.1).release_epsilon, 1.0]
-    assert budget["epsilon"][1] == pytest.approx(0.9)
+    # The release gets what is left in exact arithmetic (0.1 + 0.9 is above 1 by a hair); the
+    # table writes it as a reader does.
+    assert split_budget(1.0, 0.1).release_epsilon == pytest.approx(0.9)
+    assert list(budget["epsilon"]) == ["0.1", "0.9", "1"]
     sweep = app.button(key="run_regression")
     assert "missing points" in sweep.label
     sweep.click().run()
@@ -52,7 +53,7 @@ def test_labels_page_shows_vectors_runs_a_sweep_and_the_budget_split():
     assert not [b for b in app.button if b.key == "run_regression"]
     budget = app.table[0].value
     assert budget["step"].iloc[0] == "prior: noisy label histogram"
-    assert budget["epsilon"].iloc[-1] == 1.0
+    assert budget["epsilon"].iloc[-1] == "1"
     assert any("computed run" in c.value for c in app.caption)
 
 
@@ -88,3 +89,20 @@ def test_outputs_page_computes_on_digits_and_reacts_to_epsilon():
     )
     text = " ".join(m.value for m in app.markdown)
     assert "**32, not 16**" in text
+
+
+def test_each_laplace_variant_has_its_own_colour_whichever_others_are_computed(cache):
+    # Only the 'clamp + round' variant is computed: it keeps its own shade of Laplace's colour,
+    # not the first variant's (a colour by position in the chart).
+    from labeldp_core.plots.colours import MECHANISM_COLOURS, VARIANT_SHADES, shade
+
+    for epsilon in (0.5, 1.0):
+        settings = {"model": "logistic", "post": "round"}
+        run(make_config("laplace", "digits", epsilon, 0, 1, settings), cache)
+    app = open_page(LABELS_PAGE, epochs="1", model="logistic")
+    assert_no_errors(app)
+    lines = {t["name"]: t["line"]["color"] for t in chart_spec(app, "accuracy")["data"]
+             if t.get("showlegend") is not False}  # fmt: skip
+    expected = shade(MECHANISM_COLOURS["laplace"], VARIANT_SHADES["laplace/round"])
+    assert lines == {"Laplace, clamp + round": expected}
+    assert expected != MECHANISM_COLOURS["laplace"]

@@ -117,3 +117,18 @@ def test_seed_bands_draw_no_markers_and_take_no_hover():
     assert len(bands) == 3
     for band in bands:
         assert band.mode == "lines" and band.hoverinfo == "skip" and band.showlegend is False
+
+
+def test_a_named_variant_keeps_its_shade_whatever_its_place_and_the_others_points():
+    laplace = MECHANISM_COLOURS["laplace"]
+    named = {"argmax": "laplace/argmax", "soft": "laplace/soft", "round": "laplace/round"}
+    every = plots.score_vs_epsilon(
+        {"argmax": _runs("laplace"), "soft": _runs("laplace"), "round": _runs("laplace")},
+        mechanisms=named,
+    )  # fmt: skip
+    alone = plots.score_vs_epsilon(
+        {"round": _runs("laplace"), "argmax": [], "soft": []}, mechanisms=named
+    )
+    expected = {"argmax": laplace, "soft": shade(laplace, -0.35), "round": shade(laplace, 0.4)}
+    assert {n: c for n, (c, _) in _styles(every).items()} == expected
+    assert _styles(alone) == {"round": (expected["round"], "solid")}
