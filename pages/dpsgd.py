@@ -47,7 +47,7 @@ def outlook(sigma: float, q: float, steps_per_epoch: int, epochs: int, delta: fl
 
 controls = current_controls()
 st.title("DP-SGD baseline")
-epsilon = epsilon_control(grid=computed_stops("dpsgd", controls))
+control = st.container()  # the ε control, drawn once the settings below are known
 headline = st.container()  # the budget a longer run costs, right under the ε control
 st.markdown(
     "DP-SGD trains on the true labels but hides every example: each step samples every training "
@@ -57,7 +57,7 @@ st.markdown(
     "label together. " + UNIT_SCALE_NOTE
 )
 
-recipe = dict(make_config("dpsgd", controls.dataset, epsilon).settings)
+recipe = dict(make_config("dpsgd", controls.dataset, 1.0).settings)  # the same at every ε
 left, middle, right, last = st.columns(4)
 # Options are shown (and written in the link) as they are: "recipe" is this dataset's recipe.
 clip = left.selectbox(
@@ -80,6 +80,8 @@ key="delta", bind="query-params",
                        help="Chance that the ε promise fails; keep it well below 1/n.")  # fmt: skip
 chosen = {"clip": clip, "batch": batch, "accountant": accountant, "delta": delta}
 settings = controls.settings | {k: v for k, v in chosen.items() if v != "recipe"}
+with control:  # the slider stops where this page's own points, with these settings, are cached
+    epsilon = epsilon_control(grid=computed_stops("dpsgd", controls, settings))
 
 with reported_errors():
     config = make_config("dpsgd", controls.dataset, epsilon, controls.seed, controls.epochs_asked,

@@ -62,7 +62,7 @@ def shown_budget(rows: list[dict]) -> list[dict]:
 
 controls = current_controls()
 st.title("Laplace on labels")
-epsilon = epsilon_control(grid=computed_stops("laplace", controls))
+control = st.container()  # the ε control, drawn once the settings below are known
 data = load_dataset(controls.dataset)
 k = data.num_classes
 values = data.class_values
@@ -80,6 +80,10 @@ prior_share = middle.number_input(
 noise = noise_control(right)
 prior_settings = {"prior": prior_kind, "prior_share": float(prior_share)}
 noise_settings = {"noise": noise}
+with control:  # the slider stops where this page's points, with this noise, are cached
+    epsilon = epsilon_control(
+        grid=computed_stops("laplace", controls, controls.settings | noise_settings)
+    )
 epsilons = sorted(set(SWEEP_EPSILONS) | {epsilon})
 
 examples = data.y_train[:EXAMPLES]

@@ -26,8 +26,6 @@ TEACHER_MODELS = ["mlp", "cnn", "logistic"]
 
 controls = current_controls()
 st.title("PATE")
-epsilon = epsilon_control(grid=computed_stops("pate", controls))
-headline = st.container()  # the student's accuracy vs ε, right under the ε control
 sidebar = st.sidebar
 sidebar.header("PATE")
 aggregator = sidebar.selectbox(
@@ -85,6 +83,9 @@ if aggregator == "confident-gnmax":
         "Threshold noise σ1 / σ2", offered("threshold_ratio", [1.0, 1.5, 2.0, 3.0, 5.0]), value=3.0,
         key="threshold_ratio", bind="query-params",
     )  # fmt: skip
+# The sidebar's settings first: the slider stops where this page's own points are cached.
+epsilon = epsilon_control(grid=computed_stops("pate", controls, settings))
+headline = st.container()  # the student's accuracy vs ε, right under the ε control
 
 with reported_errors():
     config = make_config("pate", controls.dataset, epsilon, controls.seed, controls.epochs_asked,

@@ -27,8 +27,8 @@ SWEEP_EPSILONS = list(demo_epsilons("rr"))
 
 controls = current_controls()
 st.title("Randomized response")
-epsilon = epsilon_control(grid=computed_stops("rr", controls))
-settings = controls.settings | {"noise": noise_control()}
+settings = controls.settings | {"noise": noise_control()}  # in the sidebar
+epsilon = epsilon_control(grid=computed_stops("rr", controls, settings))
 num_classes = dataset_info(controls.dataset).num_classes
 closed_form = st.empty()  # the headline: drawn at once, before any training; a run adds its cross
 with closed_form.container():

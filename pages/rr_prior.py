@@ -34,10 +34,6 @@ NAMES = {"rr": "RR", "rr-prior": "RR with prior", "lp-2st": "LP-2ST"}
 
 controls = current_controls()
 st.title("RR with prior")
-epsilon = epsilon_control(
-    label="Total privacy budget ε", grid=computed_stops("rr-prior", controls)
-)
-headline = st.container()  # the flip rates, right under the ε control (drawn at the end)
 st.sidebar.header("Prior")
 share = st.sidebar.slider(
     "Share of ε spent on the prior", min_value=0.05, max_value=0.95, value=0.2, step=0.05,
@@ -63,6 +59,11 @@ noise_settings = controls.settings | {"noise": noise_control()}
 prior_settings = noise_settings | {
     "prior_share": share, "clusters": int(clusters), "prior_features": features,
 }  # fmt: skip
+# The sidebar's settings first: the slider stops where this page's own points are cached.
+epsilon = epsilon_control(
+    label="Total privacy budget ε", grid=computed_stops("rr-prior", controls, prior_settings)
+)
+headline = st.container()  # the flip rates, right under the ε control (drawn at the end)
 
 st.markdown(
     "Randomized response wastes its budget on labels nobody would believe. With a prior over "

@@ -282,16 +282,21 @@ def neighbour_estimate(config: RunConfig) -> str:
     )
 
 
-def computed_stops(mechanism: str, controls: Any) -> tuple[float, ...]:
+def computed_stops(
+    mechanism: str, controls: Any, settings: dict[str, object] | None = None
+) -> tuple[float, ...]:
     """Where the ε slider stops on ``mechanism``'s page: the epsilons whose point answers at once.
 
-    Those of :func:`point_epsilons` (what `warm` computes, per dataset) at which the point for
-    the sidebar's ``controls`` (a :class:`ui.controls.Controls`) is cached, or computed without
-    a click (quick, on the demo grid), so no stop shows a compute button. All of them while
-    fewer than two answer: a slider needs two stops to move (their points wait for a button).
+    Those of :func:`point_epsilons` (what `warm` computes, per dataset) at which the page's
+    point is cached, or computed without a click (quick, on the demo grid), so no stop shows a
+    compute button. The point is the one for the sidebar's ``controls`` (a
+    :class:`ui.controls.Controls`) and the page's current ``settings`` (as the page passes them
+    to ``make_config``; default: the sidebar's model only), so a page whose settings change the
+    cache key stops where its own points are. All of them while fewer than two answer: a slider
+    needs two stops to move (their points wait for a button).
     """
     grid = point_epsilons(mechanism, controls.dataset)
-    configs = _default_points(mechanism, controls, grid)
+    configs = _page_points(mechanism, controls, grid, settings)
     missing = [c for c in configs if not is_stored(c)]
     seconds = estimate(missing[:1]) if missing and not read_only() else None
     slow = [c for c in missing if read_only() or not computes_at_once([c], seconds)]
@@ -299,15 +304,18 @@ def computed_stops(mechanism: str, controls: Any) -> tuple[float, ...]:
     return tuple(stops) if len(stops) >= 2 else grid
 
 
-def _default_points(mechanism: str, controls: Any, grid: Sequence[float]) -> list[RunConfig]:
-    """``mechanism``'s point at each of ``grid`` as `warm` computes it for ``controls``.
+def _page_points(
+    mechanism: str, controls: Any, grid: Sequence[float], settings: dict[str, object] | None
+) -> list[RunConfig]:
+    """``mechanism``'s point at each of ``grid`` with the page's ``settings`` for ``controls``.
 
-    Its default settings, with the sidebar's model where the mechanism takes one; none if the
-    sidebar's choices do not make a valid config.
+    Without ``settings``: its default settings, with the sidebar's model where the mechanism
+    takes one (as `warm` computes them). None if the choices do not make a valid config.
     """
-    model_setting = MECHANISMS[mechanism].all_settings().get("model")
-    takes_model = model_setting is not None and controls.model in model_setting.choices
-    settings = {"model": controls.model} if takes_model else {}
+    if settings is None:
+        model_setting = MECHANISMS[mechanism].all_settings().get("model")
+        takes_model = model_setting is not None and controls.model in model_setting.choices
+        settings = {"model": controls.model} if takes_model else {}
     where = (controls.dataset, controls.seed, controls.epochs_asked)
     try:
         return [make_config(mechanism, where[0], e, *where[1:], settings) for e in sorted(grid)]

@@ -90,6 +90,46 @@ def test_a_slider_with_one_computed_point_keeps_the_whole_grid_so_it_can_move(ca
     assert options == list(point_epsilons("rr", "digits"))
 
 
+def _options(app) -> list[float]:
+    return [float(o) for o in app.select_slider(key="epsilon_slider").options]
+
+
+@pytest.mark.usefixtures("instant_training", "buttons_only")
+def test_the_stops_follow_the_pages_own_settings_not_the_defaults(cache):
+    # rr's points with the default (float) noise at WARMED, with secure noise at two others:
+    # the page set to secure noise stops at its own two, each of which answers at once.
+    from labeldp_core.experiments import make_config, run
+
+    _warm_rr(cache)
+    secure = (0.25, 4.0)
+    for epsilon in secure:
+        settings = {"model": "logistic", "noise": "secure"}
+        run(make_config("rr", "digits", epsilon, 0, 1, settings), cache)
+    app = open_page(RR_PAGE, model="logistic", noise="secure", **FAST)
+    assert _options(app) == list(secure)
+    for option in secure:
+        app.select_slider(key="epsilon_slider").set_value(option).run()
+        assert_no_errors(app)
+        assert not [b for b in app.button if b.key == "compute_point"], option
+    app.sidebar.selectbox(key="noise").set_value("float").run()
+    assert _options(app) == list(WARMED)
+
+
+@pytest.mark.usefixtures("instant_training", "buttons_only")
+def test_the_stops_follow_settings_drawn_below_the_control(cache):
+    # DP-SGD's clipping norm is chosen in the page, under the ε control and its chart.
+    from labeldp_core.experiments import make_config, run
+
+    clipped = (1.0, 4.0)
+    for epsilon in clipped:
+        run(make_config("dpsgd", "digits", epsilon, 0, 1, {"model": "logistic", "clip": 0.5}),
+            cache)  # fmt: skip
+    app = open_page("pages/dpsgd.py", model="logistic", clip="0.5", **FAST)
+    assert_no_errors(app)
+    assert _options(app) == list(clipped)
+    assert not [b for b in app.button if b.key == "compute_point"]
+
+
 @pytest.mark.usefixtures("instant_training", "buttons_only")
 def test_a_typed_value_off_the_grid_shows_an_estimate_and_its_button_under_the_control(cache):
     _warm_rr(cache)
