@@ -1,7 +1,8 @@
-"""Command line: ``python -m labeldp_core list|run|sweep|warm|audit|reproduce|forget|cache``.
+"""Command line: ``python -m labeldp_core list|run|sweep|warm|audit|choose|reproduce|forget|cache``.
 
 Exit status 0 on success and 2 on bad input, with one ``error: ...`` line on stderr; ``audit``
 exits with 1 when a mechanism (not a negative control) is caught leaking more than it claims,
+``choose`` with 1 when no mechanism reaches the target,
 and ``sweep``, ``warm`` and ``audit`` on a cluster (``--workers``, ``--scheduler``) with 1 when
 a point failed there (each failure named on stderr; every other point is stored).
 """
@@ -27,6 +28,8 @@ from labeldp_core.audit import (
 )
 from labeldp_core.audit.engine import check_trials
 from labeldp_core.cache import ResultCache
+from labeldp_core.choosing import make_target
+from labeldp_core.choosing.choice import DEFAULT_TRAININGS, Choice, choose_epsilon
 from labeldp_core.cluster import (
     SCHEDULER_ENV,
     ClusterReport,
@@ -62,6 +65,7 @@ from labeldp_core.warm import WarmStatus, duration_text, run_warm
 EXIT_BAD_INPUT = 2
 EXIT_AUDIT_VIOLATION = 1
 EXIT_POINTS_FAILED = 1
+EXIT_NOT_REACHED = 1
 #: ``--dataset file:PATH``: a CSV or Parquet table of your own.
 FILE_PREFIX = "file:"
 CSV_COLUMNS = (
@@ -455,8 +459,84 @@ def _parser() -> argparse.ArgumentParser:
     listing.add_argument("--json", action="store_true", help="print JSON")
     listing.set_defaults(handler=_cmd_list)
     _computing_commands(commands)
+    _choosing_command(commands)
     _keeping_commands(commands)
     return parser
+
+
+def _choosing_command(commands: argparse._SubParsersAction) -> None:
+    """``choose``: the smallest ε per mechanism that reaches a target (exit 1 if none does)."""
+    choose = commands.add_parser(
+        "choose", help="the smallest epsilon per mechanism reaching a target accuracy or MSE"
+    )
+    choose.add_argument("--dataset", required=True, help="dataset id, see `list`")
+    target = choose.add_mutually_exclusive_group(required=True)
+    target.add_argument("--target-accuracy", type=float, metavar="A", help="test accuracy ≥ A")
+    target.add_argument("--target-mse", type=float, metavar="M", help="test MSE ≤ M")
+    target.add_argument("--within-points", type=float, metavar="P",
+                        help="test accuracy within P points of the clean model's")  # fmt: skip
+    choose.add_argument(
+        "--unit",
+        default="label",
+        help="the privacy unit you need: label (one label changed; default) or example (one "
+        "example added or removed)",
+    )
+    choose.add_argument(
+        "--confident",
+        action="store_true",
+        help="every seed (the lower band), not the mean, must reach the target",
+    )
+    choose.add_argument(
+        "--compute",
+        action="store_true",
+        help="narrow the answers by bisection on epsilon, computing at most --max-trainings "
+        "runs (else: the cache only)",
+    )
+    choose.add_argument("--max-trainings", type=int, default=DEFAULT_TRAININGS, metavar="N")
+    choose.add_argument("--json", action="store_true", help="print JSON")
+    choose.set_defaults(handler=_cmd_choose)
+
+
+def _cmd_choose(args: argparse.Namespace) -> int:
+    kind, value = next(
+        (kind, value)
+        for kind, value in (("accuracy", args.target_accuracy), ("mse", args.target_mse),
+                            ("within", args.within_points))
+        if value is not None
+    )  # fmt: skip
+    target = make_target(kind, value, args.unit, args.confident)
+    choice = choose_epsilon(
+        args.dataset,
+        target,
+        compute=args.compute,
+        max_trainings=args.max_trainings,
+        progress=_stderr_bar(lines=True),
+    )
+    if args.json:
+        print(json.dumps(choice.to_dict(), indent=2))
+    else:
+        _print_choice(choice)
+    return 0 if choice.reached else EXIT_NOT_REACHED
+
+
+def _print_choice(choice: Choice) -> None:
+    print(f"Choose epsilon on {choice.dataset}: {choice.target.describe()}")
+    for rank, found in enumerate(choice.answers, 1):
+        print(f"{rank:>2}. {found.sentence()}")
+    if not choice.answers:
+        print(f"no computed curve on {choice.dataset} answers this yet: `python -m labeldp_core "
+              f"warm --dataset {choice.dataset}` computes them")  # fmt: skip
+    elif not choice.reached:
+        print("no mechanism reaches the target on the computed epsilons")
+    for mechanism, reason in choice.skipped:
+        print(f"not considered: {mechanism} ({reason})")
+    if choice.missing:
+        print(f"note: {choice.missing} runs of the grid are not cached; an epsilon missing a "
+              f"seed is left out (warm --dataset {choice.dataset} computes them)")  # fmt: skip
+    if choice.trainings:
+        print(f"note: computed {choice.trainings} runs now (cached)")
+    for note in choice.notes:
+        print(f"note: {note}")
 
 
 def _run_options(sub: argparse.ArgumentParser) -> None:

@@ -117,10 +117,11 @@ def _fetcher(
         absent = [c for c, r in zip(configs, results, strict=True) if r is None]
         if absent and (budget is None or not budget.allows(len(absent))):
             return None
-        left = spoken_duration(estimate_seconds(cache, absent))
+        seconds = estimate_seconds(cache, absent)
+        left = "time not known yet" if seconds is None else spoken_duration(seconds)
         for config in absent:
             where = f"{config.mechanism} at ε = {epsilon:g}, seed {config.seed}"
-            progress(budget.used / budget.total, f"{where} ({left} for this point)")
+            progress(budget.used / budget.total, f"{where} ({left} for this ε)")
             results[configs.index(config)] = run(config, cache)
             budget.used += 1
         return curve_point(results)

@@ -1,48 +1,9 @@
-import math
-
 import pytest
 
 from labeldp_core.choosing import choice, make_target
 from labeldp_core.choosing.choice import choose_epsilon
-from labeldp_core.engine.spec import RunResult
 from labeldp_core.errors import InvalidInputError
-
-
-def _accuracy(mechanism: str, epsilon: float, seed: int) -> float:
-    """Linear on log2 ε, so the line between any two points is the curve itself."""
-    slope = 0.1 if mechanism == "rr" else 0.05
-    return 0.5 + slope * math.log2(epsilon) + 0.01 * (seed - 1)
-
-
-class FakeRuns:
-    """A cache of runs that follow _accuracy; ``run`` counts what it computes."""
-
-    def __init__(self, absent=()):
-        self.stored, self.computed, self.absent = {}, [], set(absent)
-
-    def result(self, config) -> RunResult:
-        unit = "example" if config.mechanism == "dpsgd" else "label"
-        return RunResult(
-            mechanism=config.mechanism, dataset=config.dataset, seed=config.seed,
-            epsilon=config.epsilon, epsilon_spent=config.epsilon, delta=0.0, privacy_unit=unit,
-            n_train=10, n_test=5, num_classes=10, elapsed_s=0.0, cached=True, epochs=1,
-            settings={}, details={},
-            test_accuracy=_accuracy(config.mechanism, config.epsilon, config.seed),
-            baseline_test_accuracy=0.95,
-        )  # fmt: skip
-
-    def lookup(self, config, cache=None):
-        key = (config.mechanism, config.epsilon, config.seed)
-        if key in self.stored:
-            return self.stored[key]
-        if key in self.absent or config.epsilon not in (0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0):
-            return None
-        return self.result(config)
-
-    def run(self, config, cache=None):
-        self.computed.append(config)
-        self.stored[(config.mechanism, config.epsilon, config.seed)] = self.result(config)
-        return self.stored[(config.mechanism, config.epsilon, config.seed)]
+from tests.choosing.fake_curves import FakeRuns, store_grid
 
 
 @pytest.fixture
@@ -108,20 +69,8 @@ def test_example_level_need_answers_with_example_level_mechanisms_only(runs):
 
 
 def test_the_answer_reads_results_stored_in_a_real_cache(cache, monkeypatch):
-    from dataclasses import replace
-
-    from labeldp_core.demo import demo_configs
-
-    fake = FakeRuns()
-
-    def store(config, into=cache):
-        result = replace(fake.result(config), settings=dict(config.settings), epochs=config.epochs)
-        into.put_json(into.key("result", config.to_dict()), result.to_dict())
-        return result
-
-    for config in demo_configs("digits", ["rr"], variants=False):
-        store(config)
-    monkeypatch.setattr(choice, "run", store)
+    fake = store_grid(cache)
+    monkeypatch.setattr(choice, "run", lambda config, into: fake.store(config, into))
     found = choose_epsilon("digits", make_target("accuracy", 0.65), mechanisms=["rr"], cache=cache)
     assert found.answers[0].epsilon == pytest.approx(2**1.5) and found.answers[0].points == 7
     computed = _choose(mechanisms=["rr"], cache=cache, compute=True, max_trainings=3)

@@ -1,0 +1,87 @@
+import json
+import sys
+
+import pytest
+
+from labeldp_core.__main__ import main
+from labeldp_core.cache import ResultCache
+from labeldp_core.choosing import choice
+from tests.choosing.fake_curves import store_grid
+
+
+@pytest.fixture
+def warmed():
+    """The isolated cache with rr's and dpsgd's demo grid (accuracy linear on log2 ε)."""
+    cache = ResultCache()
+    fake = store_grid(cache, ("rr", "dpsgd"))
+    yield fake
+    cache.close()
+
+
+def _choose(capsys, *args):
+    status = main(["choose", "--dataset", "digits", *args])
+    return status, capsys.readouterr()
+
+
+def test_choose_prints_the_table_best_first_from_the_cache(warmed, capsys):
+    status, out = _choose(capsys, "--target-accuracy", "0.65")
+    assert status == 0, out.err
+    lines = out.out.splitlines()
+    assert lines[0] == (
+        "Choose epsilon on digits: test accuracy ≥ 0.65 (mean over seeds), label-level privacy"
+    )
+    assert lines[1].startswith(" 1. rr: ε ≈ 2.83, interpolated on log ε between the computed ε = 2")
+    assert lines[2].startswith(" 2. dpsgd: ") and "for one changed label" in lines[2]
+    assert any("no accountant here records" in line for line in lines)
+    assert any(line.startswith("not considered: softmax-laplace") for line in lines)
+
+
+def test_choose_json_has_the_answer_and_what_it_rests_on(warmed, capsys):
+    status, out = _choose(capsys, "--target-accuracy", "0.65", "--unit", "example", "--json")
+    assert status == 0
+    found = json.loads(out.out)
+    (answer,) = found["answers"]
+    assert answer["mechanism"] == "dpsgd" and answer["privacy_unit"] == "example"
+    assert answer["epsilon"] == pytest.approx(8.0) and answer["points"] == 7
+    assert answer["neighbours"] == "add/remove one example" and answer["reached"] is True
+
+
+def test_choose_exits_1_when_no_mechanism_reaches_the_target(warmed, capsys):
+    status, out = _choose(capsys, "--target-accuracy", "0.9")
+    assert status == 1
+    assert "not reached up to ε = 8, the largest computed" in out.out
+    assert "no mechanism reaches the target on the computed epsilons" in out.out
+
+
+def test_choose_on_an_empty_cache_says_how_to_fill_it_and_exits_1(capsys):
+    status, out = _choose(capsys, "--target-accuracy", "0.9")
+    assert status == 1 and "warm --dataset digits" in out.out
+
+
+def test_compute_narrows_the_answer_and_says_how_many_runs_it_made(warmed, capsys, monkeypatch):
+    monkeypatch.setattr(choice, "run", lambda config, cache: warmed.store(config, cache))
+    status, out = _choose(capsys, "--target-accuracy", "0.65", "--compute", "--max-trainings", "3")
+    assert status == 0 and "note: computed 3 runs now (cached)" in out.out
+    assert " 1. rr: ε ≈ 2.83, interpolated on log ε between the computed ε = 2 and 2.83" in out.out
+    assert "[ 33.3%] rr at ε = 2.83, seed 1 (time not known yet for this ε)" in out.err
+
+
+@pytest.mark.parametrize(
+    ("args", "match"),
+    [
+        (["--target-accuracy", "0"], "every model reaches 0"),
+        (["--target-accuracy", "nan"], "finite"),
+        (["--target-accuracy", "0.99"], "above what the model trained on the true labels"),
+        (["--target-accuracy", "0.9", "--unit", "person"], "unknown privacy unit"),
+        (["--within-points", "-3"], "P in (0, 100)"),
+        (["--target-accuracy", "0.9", "--target-mse", "2"], "not allowed with"),
+        ([], "one of the arguments"),
+        (["--target-accuracy", "0.9", "--compute", "--max-trainings", "0"], "1..10000"),
+    ],
+)
+def test_bad_input_exits_2_with_one_error_line(warmed, args, match, capsys):
+    with pytest.raises(SystemExit) as stopped:
+        sys.exit(main(["choose", "--dataset", "digits", *args]))
+    assert stopped.value.code == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and match in lines[0], lines
