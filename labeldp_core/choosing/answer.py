@@ -58,6 +58,30 @@ class Answer:
         """The answer as JSON-ready fields, with its sentence."""
         return asdict(self) | {"reached": self.reached, "sentence": self.sentence()}
 
+    def row(self) -> dict[str, str]:
+        """The answer as one table row of text, each figure saying how it was obtained."""
+        if self.epsilon is None:
+            smallest, how = f"not reached up to {self.largest_epsilon:g}", "largest computed ε"
+        elif self.below is None:
+            smallest, how = f"≤ {self.epsilon:g}", "met at the smallest computed ε"
+        elif self.interpolated:
+            smallest, how = (
+                f"≈ {self.epsilon:.3g}",
+                f"interpolated, {self.below:g} to {self.above:g}",
+            )
+        else:
+            smallest, how = f"{self.epsilon:g}", "computed"
+        high = f"{self.epsilon_high:.3g}" if self.epsilon_high is not None else "not reached"
+        spread = "" if self.epsilon_low is None else f"{self.epsilon_low:.3g} to {high}"
+        return {
+            "mechanism": self.mechanism, "smallest ε": smallest, "how": how,
+            "seeds' spread of ε": spread, self.metric: f"{self.score:.3f}",
+            "ε spent": f"{self.epsilon_spent:.3g}{_delta(self.delta)}",
+            "ε for your unit": f"{self.unit_epsilon:.3g}{_delta(self.unit_delta)}",
+            "privacy unit": f"{self.privacy_unit} ({self.neighbours})",
+            "rests on": f"{self.points} computed ε × {self.seeds} seeds",
+        }  # fmt: skip
+
     def sentence(self) -> str:
         """The answer in one line, saying what is computed and what is interpolated."""
         rests = f"{self.points} computed ε × {self.seeds} seeds"

@@ -135,6 +135,8 @@ def choose_epsilon(
     *,
     mechanisms: Sequence[str] | None = None,
     seeds: Sequence[int] = DEMO_SEEDS,
+    epochs: int | None = None,
+    model: str | None = None,
     cache: ResultCache | None = None,
     compute: bool = False,
     max_trainings: int = DEFAULT_TRAININGS,
@@ -142,8 +144,10 @@ def choose_epsilon(
 ) -> Choice:
     """Each mechanism's smallest ε on ``dataset`` reaching ``target``, best first.
 
-    Without ``compute`` nothing is trained: the answer rests on cached runs only. With it, at
-    most ``max_trainings`` runs narrow the answers, the best first, by bisection.
+    The curves are the demo grid's at ``seeds``, ``epochs`` and ``model`` (None: the defaults,
+    as `warm` computes them). Without ``compute`` nothing is trained: the answer rests on cached
+    runs only. With it, at most ``max_trainings`` runs narrow the answers, best first, by
+    bisection.
 
     Raises:
         InvalidInputError: if the target is beyond every clean model (no ε can reach it).
@@ -152,7 +156,8 @@ def choose_epsilon(
         raise InvalidInputError(f"at most N trainings takes N in 1..10000, got {max_trainings!r}")
     cache = ResultCache() if cache is None else cache
     names, skipped = _candidates(target, mechanisms)
-    curves, templates, missing = _read_all(dataset, target, names, seeds, cache, skipped)
+    grid = (seeds, epochs, model)
+    curves, templates, missing = _read_all(dataset, target, names, grid, cache, skipped)
     _check_reachable(dataset, target, curves)
     budget = _Budget(max_trainings if compute else 0)
     if compute:
@@ -167,11 +172,12 @@ def choose_epsilon(
 
 
 def _read_all(
-    dataset: str, target: Target, names: Sequence[str], seeds: Sequence[int],
+    dataset: str, target: Target, names: Sequence[str], grid: tuple,
     cache: ResultCache, skipped: list,
 ) -> tuple[list[Curve], dict[str, list[RunConfig]], int]:  # fmt: skip
     """Each mechanism's cached curve, with the points an earlier bisection left in the cache.
 
+    ``grid`` is (seeds, epochs, model) as :func:`~labeldp_core.demo.demo_configs` takes them.
     Returns the curves, each mechanism's runs at one ε (one per seed: the template of a new
     point) and how many runs of the grid are missing; a mechanism whose configs cannot be made
     on ``dataset`` is added to ``skipped`` with why.
@@ -179,7 +185,7 @@ def _read_all(
     curves, templates, missing = [], {}, 0
     for mechanism in names:
         try:
-            configs = demo_configs(dataset, [mechanism], seeds, variants=False)
+            configs = demo_configs(dataset, [mechanism], *grid, variants=False)
         except LabelDPError as exc:
             skipped.append((mechanism, str(exc)))
             continue

@@ -82,3 +82,13 @@ def test_answers_come_best_first_in_the_users_unit_the_unreached_last():
     never = _curve("never", "label", {1.0: (0.5,), 16.0: (0.7,)})
     order = [a.mechanism for a in choose([never, slow, sgd, RR], make_target("accuracy", 0.8))]
     assert order == ["dpsgd", "rr", "slow", "never"]
+
+
+def test_a_table_row_says_how_each_figure_was_obtained():
+    row = answer(RR, make_target("accuracy", 0.8)).row()
+    assert (row["smallest ε"], row["how"]) == ("≈ 8", "interpolated, 4 to 16")
+    assert row["test accuracy"] == "0.800" and row["rests on"] == "3 computed ε × 3 seeds"
+    assert row["privacy unit"] == "label (replace-one label)"
+    assert answer(RR, make_target("accuracy", 0.4)).row()["smallest ε"] == "≤ 1"
+    missed = answer(RR, make_target("accuracy", 0.92)).row()
+    assert (missed["smallest ε"], missed["seeds' spread of ε"]) == ("not reached up to 16", "13 to not reached")
