@@ -13,7 +13,7 @@ from typing import Any
 
 from labeldp_core.cache import ResultCache
 from labeldp_core.choosing.answer import Answer, choose, protection_gap
-from labeldp_core.choosing.bisection import Fetch, bisect
+from labeldp_core.choosing.bisection import CLOSE, Fetch, bisect
 from labeldp_core.choosing.curves import Curve, curve_point
 from labeldp_core.choosing.target import Target
 from labeldp_core.demo import DEMO_SEEDS, demo_configs
@@ -49,6 +49,11 @@ class Choice:
     #: Runs this call computed.
     trainings: int = 0
     notes: tuple[str, ...] = field(default=(USE_OF_DATA,))
+
+    @property
+    def coarse(self) -> tuple[Answer, ...]:
+        """The answers bisection would narrow: interpolated between points over 10% apart."""
+        return tuple(a for a in self.reached if a.below is not None and a.above > CLOSE * a.below)
 
     @property
     def reached(self) -> tuple[Answer, ...]:

@@ -77,3 +77,9 @@ def test_the_answer_reads_results_stored_in_a_real_cache(cache, monkeypatch):
     assert computed.trainings == 3 and computed.answers[0].points == 8
     again = choose_epsilon("digits", make_target("accuracy", 0.65), mechanisms=["rr"], cache=cache)
     assert again.answers[0].points == 8 and again.trainings == 0
+
+
+def test_the_answers_to_narrow_are_those_between_points_over_ten_percent_apart(runs):
+    assert [a.mechanism for a in _choose().coarse] == ["rr", "dpsgd"]
+    narrowed = _choose(mechanisms=["rr"], compute=True, max_trainings=30)
+    assert narrowed.coarse == () and narrowed.reached
