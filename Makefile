@@ -9,7 +9,7 @@ ARGS ?=
 # Host names and addresses a classroom's browsers may use to reach this machine.
 CLASS_HOSTS ?= $(shell hostname) $(shell hostname -I 2>/dev/null) localhost 127.0.0.1
 
-.PHONY: run classroom test lint bench mutation data browser warm clean-cache lock scheduler worker
+.PHONY: run classroom test lint docs bench mutation data browser warm clean-cache lock scheduler worker
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -33,7 +33,7 @@ classroom: $(VENV)/.requirements
 	LABELDP_READ_ONLY=1 $(PY) -m streamlit run app.py --server.port $(PORT) \
 		--server.address 0.0.0.0 $(foreach host,$(CLASS_HOSTS),--server.allowedHosts $(host)) $(ARGS)
 
-# A Dask cluster for `--scheduler` (README, "Running on a cluster"): `make scheduler` on one
+# A Dask cluster for `--scheduler` (docs/cluster.md): `make scheduler` on one
 # machine, `make worker SCHEDULER=tcp://HOST:8786` on each (after `make data` there).
 NWORKERS ?= $(shell nproc)
 scheduler: $(VENV)/.requirements
@@ -48,7 +48,12 @@ worker: $(VENV)/.requirements
 # machine that never ran anything else must pass.
 test: $(VENV)/.requirements-dev data browser
 	$(PY) -m ruff check .
+	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build --strict --quiet
 	$(PY) -m pytest -q
+
+# The documentation site (docs/, mkdocs.yml) on http://localhost:8000, rebuilt on every edit.
+docs: $(VENV)/.requirements-dev
+	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs serve
 
 lint: $(VENV)/.requirements-dev
 	$(PY) -m ruff check .

@@ -1,0 +1,176 @@
+"""MkDocs hook: the mechanism tables and family sections, generated from the registered mechanisms.
+
+The prose of each family lives in ``docs/mechanisms/<family>.md``; the marker
+``<!-- mechanisms -->`` on such a page becomes its mechanisms (id, title, summary, privacy unit,
+settings with defaults) and the published figures ``reproduce`` sets beside ours. The marker
+``<!-- mechanism table -->`` becomes the table of every mechanism. The registry is read in
+:func:`families` only, so that pointing the docs at a new registry is one function.
+"""
+
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from mkdocs.exceptions import PluginError
+
+ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:  # `mkdocs build` runs from its own script, not the checkout
+    sys.path.insert(0, str(ROOT))
+
+TABLE_MARKER = "<!-- mechanism table -->"
+FAMILY_MARKER = "<!-- mechanisms -->"
+FIGURES_FILE = ROOT / "labeldp_core" / "published_figures.json"
+
+#: Each family's page and title, and the mechanisms in it, until the families register
+#: themselves (issue 37, part 1): then :func:`families` reads them from there instead.
+_FAMILIES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    ("randomized-response", "Randomized response", ("rr",)),
+    ("rr-prior", "RR with prior and LP-2ST", ("rr-prior", "lp-2st")),
+    (
+        "laplace-labels",
+        "Laplace on labels, ALIBI and RR-on-bins",
+        ("laplace", "laplace-regression", "rr-bins", "alibi"),
+    ),
+    ("noisy-outputs", "Laplace on model outputs", ("softmax-laplace",)),
+    ("pate", "PATE", ("pate",)),
+    ("dpsgd", "DP-SGD", ("dpsgd",)),
+    ("prototypes", "DP prototypes", ("dppl-mean", "dppl-public", "dppl-topk")),
+)
+
+
+@dataclass(frozen=True)
+class Family:
+    """A family's page (``docs/mechanisms/<page>.md``), its title and its mechanisms' specs."""
+
+    page: str
+    title: str
+    mechanisms: tuple[Any, ...]
+
+
+def families() -> list[Family]:
+    """Every registered mechanism, by family: the one place the docs read the registry.
+
+    Raises:
+        PluginError: if a registered mechanism is in no family, or a family names an unknown id.
+    """
+    from labeldp_core.experiments import MECHANISMS
+
+    grouped = [
+        Family(page, title, tuple(MECHANISMS[i] for i in ids if i in MECHANISMS))
+        for page, title, ids in _FAMILIES
+    ]
+    unknown = {i for _, _, ids in _FAMILIES for i in ids} - set(MECHANISMS)
+    placed = {spec.id for family in grouped for spec in family.mechanisms}
+    if unknown or placed != set(MECHANISMS):
+        raise PluginError(
+            f"docs/hooks/mechanisms.py: unknown ids {sorted(unknown)}, "
+            f"registered but in no family {sorted(set(MECHANISMS) - placed)}"
+        )
+    return grouped
+
+
+def _cell(text: object) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def mechanism_table(found: list[Family]) -> str:
+    """One row per mechanism: id, title, summary, privacy unit, task and its family's page."""
+    rows = ["| id | mechanism | what it does | privacy unit | task | family |", "| --- " * 6 + "|"]
+    for family in found:
+        for spec in family.mechanisms:
+            rows.append(
+                f"| `{spec.id}` | {_cell(spec.title)} | {_cell(spec.summary)} | "
+                f"{spec.privacy_unit} | {spec.task} | [{family.title}]({family.page}.md) |"
+            )
+    return "\n".join(rows)
+
+
+def _allowed(setting: Any) -> str:
+    if setting.choices:
+        return ", ".join(f"`{choice}`" for choice in setting.choices)
+    low = "" if setting.minimum is None else f"≥ {setting.minimum:g}"
+    high = "" if setting.maximum is None else f"≤ {setting.maximum:g}"
+    return ", ".join(part for part in (low, high) if part) or "any"
+
+
+def settings_table(spec: Any) -> str:
+    """The mechanism's own ``--set KEY=VALUE`` settings with their defaults and ranges."""
+    rows = ["| setting | default | allowed | what it sets |", "| --- " * 4 + "|"]
+    for name, setting in spec.settings.items():
+        rows.append(
+            f"| `{name}` | `{setting.default}` | {_allowed(setting)} | {_cell(setting.help)} |"
+        )
+    return "\n".join(rows)
+
+
+def _mechanism_section(spec: Any) -> str:
+    common = (
+        " It also takes the [common training settings](../command-line.md#training-settings)."
+        if spec.trains_model
+        else ""
+    )
+    return (
+        f"### `{spec.id}`: {spec.title}\n\n{spec.summary}.\n\n"
+        f"Privacy unit: **{spec.privacy_unit}**; task: {spec.task}.{common}\n\n"
+        f"{settings_table(spec)}\n"
+    )
+
+
+def figures_table(ids: set[str], path: Path = FIGURES_FILE) -> str:
+    """The published figures of ``ids`` that ``reproduce`` sets beside ours, or a sentence."""
+    rows = [
+        row
+        for row in json.loads(path.read_text(encoding="utf-8"))["rows"]
+        if row["ours"]["mechanism"] in ids
+    ]
+    if not rows:
+        return "No published figure of this family is in `labeldp_core/published_figures.json`."
+    lines = [
+        "| paper | where | dataset | model | ε | δ | their figure | their clean model | ours |",
+        "| --- " * 9 + "|",
+    ]
+    for row in rows:
+        clean = "-" if row["clean_value"] is None else f"{row['clean_value']:g}"
+        lines.append(
+            f"| {_cell(row['paper'])} | {_cell(row['where'])} | {row['dataset']} | "
+            f"{_cell(row['model'])} | {row['epsilon']:g} | {row['delta']:g} | "
+            f"{row['metric']} {row['value']:g} | {clean} | `{row['ours']['mechanism']}` |"
+        )
+    return "\n".join(lines)
+
+
+def family_section(family: Family) -> str:
+    """The generated part of a family's page: its mechanisms, then the papers' figures."""
+    body = "\n".join(_mechanism_section(spec) for spec in family.mechanisms)
+    ids = {spec.id for spec in family.mechanisms}
+    return (
+        f"## The mechanisms\n\n{body}\n## Our figures beside the paper's\n\n"
+        "`python -m labeldp_core reproduce` prints our figure beside each of these, on the same "
+        "dataset at the same ε over seeds 0, 1 and 2 (`--compute` computes what the cache lacks; "
+        "the *Papers vs this explorer* page shows the same tables):\n\n"
+        f"{figures_table(ids)}\n"
+    )
+
+
+def on_files(files: Any, config: Any) -> Any:
+    """Fail the build when a family has no prose page."""
+    pages = {file.src_uri for file in files}
+    missing = [f.page for f in families() if f"mechanisms/{f.page}.md" not in pages]
+    if missing:
+        raise PluginError(f"no prose page docs/mechanisms/<family>.md for families {missing}")
+    return files
+
+
+def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
+    """Put the generated tables where the markers are."""
+    if TABLE_MARKER in markdown:
+        markdown = markdown.replace(TABLE_MARKER, mechanism_table(families()))
+    if FAMILY_MARKER in markdown:
+        name = Path(page.file.src_uri).stem
+        found = {family.page: family for family in families()}
+        if name not in found:
+            raise PluginError(f"{page.file.src_uri}: {FAMILY_MARKER} on a page of no family")
+        markdown = markdown.replace(FAMILY_MARKER, family_section(found[name]))
+    return markdown
