@@ -1,8 +1,9 @@
-"""Registrations a new mechanism needs that no other test would miss: the README's table (the
-app's page table is checked in tests/app/test_page_table.py; the rest where they live: see
-"Adding a mechanism"), and the library's tests running without Streamlit."""
+"""Registrations a new mechanism needs that no other test would miss: its family in the docs
+(the app's page table is checked in tests/app/test_page_table.py; the rest where they live: see
+docs/develop/adding-a-mechanism.md), and the library's tests running without Streamlit."""
 
 import ast
+import importlib.util
 import re
 import subprocess
 import sys
@@ -13,14 +14,35 @@ from labeldp_core.experiments import MECHANISMS
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _mechanism_table() -> str:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    return readme.split("## Mechanisms and pages", 1)[1].split("\n\n", 2)[1]
+def _docs_hook():
+    """docs/hooks/mechanisms.py, which writes the docs' mechanism tables from the registry."""
+    spec = importlib.util.spec_from_file_location(
+        "mechanisms_hook", ROOT / "docs/hooks/mechanisms.py"
+    )
+    hook = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hook)
+    return hook
 
 
-def test_every_mechanism_is_in_the_readmes_table():
-    listed = set(re.findall(r"`([a-z0-9-]+)`", _mechanism_table()))
-    assert set(MECHANISMS) <= listed, sorted(set(MECHANISMS) - listed)
+def test_every_mechanism_is_in_the_docs_table():
+    hook = _docs_hook()
+    table = hook.mechanism_table(hook.families())
+    listed = set(re.findall(r"^\| `([a-z0-9-]+)` \|", table, flags=re.MULTILINE))
+    assert listed == set(MECHANISMS), sorted(set(MECHANISMS) ^ listed)
+    assert hook.TABLE_MARKER in (ROOT / "docs/mechanisms/index.md").read_text(encoding="utf-8")
+
+
+def test_every_family_has_a_prose_page_with_its_generated_settings():
+    hook = _docs_hook()
+    for family in hook.families():
+        page = (ROOT / "docs/mechanisms" / f"{family.page}.md").read_text(encoding="utf-8")
+        assert hook.FAMILY_MARKER in page and "Proof sketch" in page, family.page
+        section = hook.family_section(family)
+        for spec in family.mechanisms:
+            assert f"### `{spec.id}`" in section
+            assert all(
+                f"| `{name}` | `{s.default}` |" in section for name, s in spec.settings.items()
+            )
 
 
 #: What the tests outside tests/app may not import: Streamlit, and the app that imports it.

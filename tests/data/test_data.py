@@ -36,9 +36,9 @@ def test_every_bundled_dataset_says_its_split_is_public_and_fixed(name):
     assert ("stratified by label" in note) == (name in ("digits", "mnist-5k"))
 
 
-def test_the_readme_says_the_bundled_splits_are_public_and_fixed():
-    readme = (Path(__file__).parents[2] / "README.md").read_text()
-    datasets = readme.split("## Datasets", 1)[1].split("\n## ", 1)[0]
+def test_the_docs_say_the_bundled_splits_are_public_and_fixed():
+    page = (Path(__file__).parents[2] / "docs" / "data.md").read_text()
+    datasets = page.split("## Datasets", 1)[1].split("\n## ", 1)[0]
     assert "public and fixed" in datasets and "stratified by label" in datasets
 
 

@@ -1,0 +1,52 @@
+"""What the docs tests read from the Markdown files: fenced blocks, the commands in them, links."""
+
+import re
+import shlex
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+#: The README and every page of the site.
+PAGES = (ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md")))
+#: The comment that must precede a shell block whose commands a test cannot run cheaply.
+NOT_RUN = re.compile(r"<!-- not run: \S.*? -->\s*$")
+COMMAND = "-m labeldp_core"
+_FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.MULTILINE | re.DOTALL)
+_LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)\)")
+
+
+@dataclass(frozen=True)
+class Block:
+    """One fenced block: its language, its text and whether a ``not run`` comment precedes it."""
+
+    language: str
+    text: str
+    not_run: bool
+
+    def commands(self) -> list[str]:
+        """Its lines that call ``python -m labeldp_core``."""
+        return [line for line in self.text.splitlines() if COMMAND in line]
+
+
+def blocks(path: Path) -> list[Block]:
+    """The fenced blocks of ``path``, in order."""
+    text = path.read_text(encoding="utf-8")
+    return [
+        Block(found[1], found[2], bool(NOT_RUN.search(text[: found.start()].rstrip() + "\n")))
+        for found in _FENCE.finditer(text)
+    ]
+
+
+def argv(line: str) -> list[str]:
+    """A documented command line as arguments, run by this interpreter (comments dropped)."""
+    words = shlex.split(line, comments=True)
+    assert words[0] in (".venv/bin/python", "python"), line
+    return [sys.executable, *words[1:]]
+
+
+def relative_links(path: Path) -> list[str]:
+    """The targets of the links and images of ``path`` that point into the repository."""
+    text = _FENCE.sub("", path.read_text(encoding="utf-8"))
+    targets = [found[1] for found in _LINK.finditer(text)]
+    return [t for t in targets if not re.match(r"[a-z]+:", t) and not t.startswith("#")]
