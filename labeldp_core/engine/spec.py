@@ -83,7 +83,7 @@ class MechanismSpec:
 
 @dataclass(frozen=True)
 class RunResult:
-    """The JSON result of one run, with the keys of DESIGN.md (``None`` fields are omitted)."""
+    """The JSON result of one run, keys as in docs/interfaces.md (``None`` fields are omitted)."""
 
     mechanism: str
     dataset: str

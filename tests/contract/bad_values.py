@@ -193,7 +193,7 @@ def value_ranges() -> list[Bad]:
 
 
 def rngs() -> list[Bad]:
-    """Something other than a numpy Generator where the DESIGN entry points take ``rng``."""
+    """Something other than a numpy Generator where the documented entry points take ``rng``."""
     return [
         Bad("rng", 0, "numpy.random.Generator", "seed"),
         Bad("rng", None, "numpy.random.Generator", "none"),

@@ -46,7 +46,7 @@ from tests.contract.bad_values import (
 ONE_HOT_OUTPUT_CASES = [Bad("outputs", [["a", "b", "c"]], "must hold real numbers", "strings")]
 
 MECHANISM_ROWS: list[Row] = [
-    # DESIGN.md's Python entry points.
+    # The Python entry points of docs/interfaces.md.
     Row(
         mechanisms.randomized_response,
         {"labels": LABELS, "epsilon": 1.0, "num_classes": 3, "rng": RNG},

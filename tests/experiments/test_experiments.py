@@ -9,7 +9,8 @@ from labeldp_core.errors import InvalidInputError
 from labeldp_core.experiments import MECHANISMS, lookup, make_config, run, sweep
 from labeldp_core.experiments.runner import dataset_training_defaults
 
-DESIGN_KEYS = {
+#: The run JSON's keys every run has (docs/interfaces.md, "The run JSON").
+RUN_JSON_KEYS = {
     "mechanism", "dataset", "seed", "epsilon", "epsilon_spent", "delta", "privacy_unit",
     "n_train", "n_test", "num_classes", "elapsed_s", "cached", "details",
 }  # fmt: skip
@@ -67,7 +68,7 @@ def test_rr_run_reports_the_design_json_and_is_cached(cache):
     assert lookup(config, cache) is None
     result = run(config, cache)
     data = result.to_dict()
-    assert set(data) >= DESIGN_KEYS
+    assert set(data) >= RUN_JSON_KEYS
     assert "test_accuracy" in data and "test_mse" not in data
     json.dumps(data, allow_nan=False)
     assert result.privacy_unit == "label" and result.delta == 0.0
