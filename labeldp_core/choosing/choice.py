@@ -13,7 +13,7 @@ from typing import Any
 
 from labeldp_core.cache import ResultCache
 from labeldp_core.choosing.answer import Answer, choose, protection_gap
-from labeldp_core.choosing.bisection import CLOSE, Fetch, bisect
+from labeldp_core.choosing.bisection import CLOSE, Fetch, bisect, next_epsilon
 from labeldp_core.choosing.curves import Curve, curve_point
 from labeldp_core.choosing.target import Target
 from labeldp_core.demo import DEMO_SEEDS, demo_configs
@@ -48,6 +48,8 @@ class Choice:
     missing: int = 0
     #: Runs this call computed.
     trainings: int = 0
+    #: The runs bisection would compute first, best answer first (one ε per answer, every seed).
+    next_runs: tuple[RunConfig, ...] = ()
     notes: tuple[str, ...] = field(default=(USE_OF_DATA,))
 
     @property
@@ -172,8 +174,16 @@ def choose_epsilon(
             by_name[found.mechanism] = bisect(by_name[found.mechanism], target, fetch)
         curves = list(by_name.values())
         progress(1.0, f"{budget.used} runs computed")
-    return Choice(dataset, target, tuple(choose(curves, target)), tuple(skipped), missing,
-                  budget.used)  # fmt: skip
+    answers = choose(curves, target)
+    by_name = {c.mechanism: c for c in curves}
+    upcoming = [
+        replace(config, epsilon=epsilon)
+        for found in answers
+        if (epsilon := next_epsilon(by_name[found.mechanism], target)) is not None
+        for config in templates[found.mechanism]
+    ]
+    return Choice(dataset, target, tuple(answers), tuple(skipped), missing, budget.used,
+                  next_runs=tuple(upcoming))  # fmt: skip
 
 
 def _read_all(
