@@ -73,11 +73,12 @@ class Answer:
             smallest, how = f"{self.epsilon:g}", "computed"
         high = f"{self.epsilon_high:.3g}" if self.epsilon_high is not None else "not reached"
         spread = "" if self.epsilon_low is None else f"{self.epsilon_low:.3g} to {high}"
+        near = "≈ " if self.interpolated else ""
         return {
             "mechanism": self.mechanism, "smallest ε": smallest, "how": how,
             "seeds' spread of ε": spread, self.metric: f"{self.score:.3f}",
-            "ε spent": f"{self.epsilon_spent:.3g}{_delta(self.delta)}",
-            "ε for your unit": f"{self.unit_epsilon:.3g}{_delta(self.unit_delta)}",
+            "ε spent": f"{near}{self.epsilon_spent:.3g}{_delta(self.delta)}",
+            "ε for your unit": f"{near}{self.unit_epsilon:.3g}{_delta(self.unit_delta)}",
             "privacy unit": f"{self.privacy_unit} ({self.neighbours})",
             "rests on": f"{self.points} computed ε × {self.seeds} seeds",
         }  # fmt: skip
@@ -104,7 +105,8 @@ class Answer:
         kind = "interpolated" if self.interpolated else "computed"
         return (
             f"{self.mechanism}: {where}; {self.metric} {self.score:.3f} there ({kind}); "
-            f"ε spent {self.epsilon_spent:.3g}{_delta(self.delta)}, {self.neighbours}{self._unit()}"
+            f"ε spent {'≈ ' if self.interpolated else ''}{self.epsilon_spent:.3g}"
+            f"{_delta(self.delta)}, {self.neighbours}{self._unit()}"
             f"; rests on {rests}"
         )
 

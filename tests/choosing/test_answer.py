@@ -30,6 +30,7 @@ def test_the_answer_is_the_mean_crossing_with_the_seeds_spread_around_it():
     assert found.epsilon_spent == pytest.approx(8.0) and found.unit_epsilon == found.epsilon_spent
     assert (found.points, found.seeds, found.neighbours) == (3, 3, "replace-one label")
     assert "interpolated on log ε between the computed ε = 4 and 16" in found.sentence()
+    assert "ε spent ≈ 8, replace-one label;" in found.sentence()
 
 
 def test_with_confidence_the_worst_seed_must_reach_the_target():
@@ -88,7 +89,10 @@ def test_a_table_row_says_how_each_figure_was_obtained():
     row = answer(RR, make_target("accuracy", 0.8)).row()
     assert (row["smallest ε"], row["how"]) == ("≈ 8", "interpolated, 4 to 16")
     assert row["test accuracy"] == "0.800" and row["rests on"] == "3 computed ε × 3 seeds"
-    assert row["privacy unit"] == "label (replace-one label)"
+    assert row["privacy unit"] == "label (replace-one label)" and row["ε spent"] == "≈ 8"
     assert answer(RR, make_target("accuracy", 0.4)).row()["smallest ε"] == "≤ 1"
     missed = answer(RR, make_target("accuracy", 0.92)).row()
-    assert (missed["smallest ε"], missed["seeds' spread of ε"]) == ("not reached up to 16", "13 to not reached")
+    assert (missed["smallest ε"], missed["seeds' spread of ε"]) == (
+        "not reached up to 16",
+        "13 to not reached",
+    )
