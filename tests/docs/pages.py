@@ -14,6 +14,11 @@ NOT_RUN = re.compile(r"<!-- not run: \S.*? -->\s*$")
 COMMAND = "-m labeldp_core"
 _FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.MULTILINE | re.DOTALL)
 _LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)\)")
+#: A path of the repository in a code span: under a top-level folder, or a top-level file.
+_PATH = re.compile(
+    r"`((?:labeldp_core|tests|bench|pages|ui|docs|\.streamlit)/[\w./-]*"
+    r"|app\.py|mkdocs\.yml|pyproject\.toml|requirements[\w.-]*\.(?:txt|lock))(?:::\w+)?`"
+)
 
 
 @dataclass(frozen=True)
@@ -50,3 +55,9 @@ def relative_links(path: Path) -> list[str]:
     text = _FENCE.sub("", path.read_text(encoding="utf-8"))
     targets = [found[1] for found in _LINK.finditer(text)]
     return [t for t in targets if not re.match(r"[a-z]+:", t) and not t.startswith("#")]
+
+
+def repository_paths(path: Path) -> list[str]:
+    """The repository paths that ``path`` names in code spans (placeholders such as
+    ``<name>`` are not paths)."""
+    return _PATH.findall(path.read_text(encoding="utf-8"))
