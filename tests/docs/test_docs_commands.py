@@ -33,6 +33,7 @@ def test_the_docs_show_commands_that_run_and_some_that_are_marked():
     assert len(RUNNABLE) >= 3 and marked
 
 
+@pytest.mark.slow  # tens of seconds: each page trains its models
 @pytest.mark.parametrize("page", RUNNABLE, ids=_name)
 def test_every_shell_command_exits_0(page, tmp_path):
     environment = os.environ | {"PYTHONPATH": str(ROOT), "LABELDP_OFFLINE": "1"}
