@@ -1,0 +1,76 @@
+"""The Choose ε page: answers from the cache above the rest, bad input in one sentence."""
+
+import pytest
+from app_helpers import assert_no_errors, open_page
+
+from labeldp_core.cache import ResultCache
+from labeldp_core.choosing import choice
+from tests.choosing.fake_curves import store_grid
+
+PAGE = "pages/choose_epsilon.py"
+
+
+@pytest.fixture
+def warmed():
+    """rr's and dpsgd's demo grid in the page's cache (accuracy 0.5 + slope·log2 ε; clean 0.95)."""
+    cache = ResultCache()
+    yield store_grid(cache, ("rr", "dpsgd"))
+    cache.close()
+
+
+def _asking(accuracy: float):
+    app = open_page(PAGE)
+    app.number_input(key="value").set_value(accuracy).run()
+    return app
+
+
+def test_the_answers_come_best_first_with_how_each_was_read(warmed):
+    app = _asking(0.65)
+    assert_no_errors(app)
+    table = app.dataframe[0].value
+    assert list(table["mechanism"]) == ["Randomized response", "DP-SGD baseline"]
+    assert table["smallest ε"][0] == "≈ 2.83" and table["how"][0] == "interpolated, 2 to 4"
+    assert table["rests on"][0] == "7 computed ε × 3 seeds"
+    assert "Best guess of one label" in [m.label for m in app.metric]
+    assert any("no accountant here records" in c.value for c in app.caption)
+
+
+def test_the_narrow_button_computes_by_bisection_and_the_answer_then_rests_on_more(
+    warmed, monkeypatch
+):
+    monkeypatch.setattr(choice, "run", lambda config, cache: warmed.store(config, cache))
+    app = _asking(0.65)
+    app.number_input(key="budget").set_value(3).run()
+    label = app.button(key="narrow").label
+    assert label.startswith("Narrow 2 answers by bisection on ε (3 runs at most, time unknown")
+    app.button(key="narrow").click().run()
+    assert_no_errors(app)
+    table = app.dataframe[0].value
+    assert table["rests on"][0] == "8 computed ε × 3 seeds"
+    assert table["how"][0] == "interpolated, 2 to 2.83"
+
+
+def test_a_read_only_server_offers_no_computation(warmed, monkeypatch):
+    monkeypatch.setenv("LABELDP_READ_ONLY", "1")
+    app = _asking(0.65)
+    assert_no_errors(app)
+    assert not [b for b in app.button if b.key == "narrow"]
+    assert any("read-only" in c.value for c in app.caption)
+
+
+@pytest.mark.parametrize(
+    ("accuracy", "sentence"),
+    [(0.0, "every model reaches 0"), (0.99, "above what the model trained on the true labels")],
+)
+def test_bad_input_gets_one_clear_sentence(warmed, accuracy, sentence):
+    app = _asking(accuracy)
+    assert not app.exception
+    assert len(app.error) == 1 and sentence in app.error[0].value
+
+
+def test_i_can_afford_x_lists_each_mechanism_at_the_nearest_computed_epsilon(warmed):
+    app = _asking(0.65)
+    app.number_input(key="afford").set_value(2.0).run()
+    table = app.dataframe[1].value
+    assert list(table["test accuracy"]) == [0.6, 0.55]  # rr, then dpsgd (another unit)
+    assert list(table["privacy unit"]) == ["label", "example"]
