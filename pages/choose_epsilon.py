@@ -6,6 +6,7 @@ from labeldp_core.choosing import make_target
 from labeldp_core.choosing.choice import DEFAULT_TRAININGS, Choice, choose_epsilon
 from labeldp_core.choosing.summary import summary_at
 from labeldp_core.data import dataset_info
+from labeldp_core.data.tables import is_table
 from labeldp_core.demo import DEMO_SEEDS, demo_configs
 from labeldp_core.engine.timing import spoken_duration
 from labeldp_core.errors import LabelDPError
@@ -81,12 +82,12 @@ else:
     st.info(f"No curve of {controls.dataset_name} is computed yet: warm the cache (sidebar, or "
             f"`python -m labeldp_core warm --dataset {controls.dataset}`).")  # fmt: skip
 st.caption(
-    f"{choice.target.describe().capitalize()}. The smallest ε whose curve reaches the target, "
-    "read on the straight line (log ε) between the computed ε around it: an ε marked ≈ and its "
-    "score are interpolated, not computed; nothing is read beyond the largest computed ε. The "
-    "seeds' spread is where the best and the worst seed reach it; ε spent is what the accounting "
-    "computed, under the mechanism's own neighbouring relation; 'ε for your unit' reads an "
-    "example-level guarantee for one changed label (2ε)."
+    f"On {controls.dataset_name}: {choice.target.describe()}. The smallest ε whose curve "
+    "reaches the target, read on the straight line (log ε) between the computed ε around it: "
+    "an ε marked ≈ and its score are interpolated, not computed; nothing is read beyond the "
+    "largest computed ε. The seeds' spread is where the best and the worst seed reach it; ε "
+    "spent is what the accounting computed, under the mechanism's own neighbouring relation; "
+    "'ε for your unit' reads an example-level guarantee for one changed label (2ε)."
     + (f" {choice.missing} runs of the grid are not cached: an ε missing a seed is left out."
        if choice.missing else "")
 )  # fmt: skip
@@ -134,3 +135,9 @@ try:
 except LabelDPError as exc:
     st.error(str(exc))
 st.caption(" ".join(choice.notes))
+if is_table(controls.dataset):
+    st.caption(
+        f"These answers read {controls.dataset_name}'s own curves, so its private labels chose "
+        "them: for a release, pick a bundled dataset of the same kind in the sidebar (a public "
+        "proxy), choose ε there, and say which proxy you used."
+    )

@@ -74,3 +74,14 @@ def test_i_can_afford_x_lists_each_mechanism_at_the_nearest_computed_epsilon(war
     table = app.dataframe[1].value
     assert list(table["test accuracy"]) == [0.6, 0.55]  # rr, then dpsgd (another unit)
     assert list(table["privacy unit"]) == ["label", "example"]
+
+
+def test_on_a_table_of_ones_own_the_page_recommends_a_public_proxy():
+    from labeldp_core.data.tables import add_table, example_table
+
+    info = add_table(example_table("wine"), "class", "wine")
+    app = open_page(PAGE, dataset=f"wine · {info.id}")
+    assert not app.exception
+    assert any("public proxy" in c.value and "wine's own curves" in c.value for c in app.caption)
+    bundled = open_page(PAGE)
+    assert not any("wine's own curves" in c.value for c in bundled.caption)
