@@ -3,9 +3,13 @@
 An interpolated answer is only as good as its two computed neighbours are close. Bisection
 takes the geometric mean of them (three significant digits, so the points are readable and the
 same for every target that passes that way), adds that point, reads the answer again, and stops
-when the neighbours are within :data:`CLOSE` of each other, or when no point comes back. The
-points it visits depend only on the grid and on the computed values, so reading a cache with the
-same steps (``fetch`` that never computes) finds every point an earlier bisection computed.
+when the neighbours are within :data:`CLOSE` of each other, or when no point comes back.
+
+Every point bisection can compute is a node of one tree per pair of neighbouring grid epsilons
+(the midpoint, then the midpoints of each half), and a node is computed only after its parent.
+So :func:`read_tree` finds every point any earlier bisection cached by walking down from the
+grid while the points are there, and every target reads the same curve: a higher target can
+never get a smaller ε.
 """
 
 import math
@@ -15,7 +19,7 @@ from labeldp_core.choosing.answer import answer
 from labeldp_core.choosing.curves import Curve, CurvePoint
 from labeldp_core.choosing.target import Target
 
-__all__ = ["CLOSE", "Fetch", "bisect", "midpoint", "next_epsilon"]
+__all__ = ["CLOSE", "Fetch", "bisect", "midpoint", "next_epsilon", "read_tree"]
 
 #: An answer is close enough when its computed neighbours are within 10% of each other.
 CLOSE = 1.1
@@ -48,4 +52,20 @@ def bisect(curve: Curve, target: Target, fetch: Fetch, close: float = CLOSE) -> 
         if point is None:
             break
         curve = curve.with_point(point)
+    return curve
+
+
+def read_tree(curve: Curve, fetch: Fetch, close: float = CLOSE) -> Curve:
+    """``curve`` with every point an earlier bisection left between its epsilons (by ``fetch``).
+
+    A bracket no wider than ``close`` is never split by bisection, so it is not looked into.
+    """
+    brackets = list(zip(curve.epsilons[:-1], curve.epsilons[1:], strict=True))
+    while brackets:
+        low, high = brackets.pop()
+        middle = midpoint(low, high) if high > close * low else None
+        point = None if middle is None else fetch(middle)
+        if point is not None:
+            curve = curve.with_point(point)
+            brackets += [(low, point.epsilon), (point.epsilon, high)]
     return curve

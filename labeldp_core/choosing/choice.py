@@ -1,9 +1,9 @@
 """Choose ε on a dataset: each mechanism's curve read from the cache, answered, and narrowed.
 
-The curves are the demo grid's (default settings, every seed), as Compare draws them, plus the
-points an earlier bisection computed; reading never computes. With ``compute`` the answers,
-best first, are narrowed by bisection (:mod:`labeldp_core.choosing.bisection`) for at most
-``max_trainings`` runs in all, each cached as it finishes.
+The curves are the demo grid's (default settings, every seed), as Compare draws them, plus every
+point an earlier bisection computed (for any target); reading never computes. With ``compute``
+the answers, best first, are narrowed by bisection (:mod:`labeldp_core.choosing.bisection`) for
+at most ``max_trainings`` runs in all, each cached as it finishes.
 """
 
 from collections import defaultdict
@@ -13,7 +13,7 @@ from typing import Any
 
 from labeldp_core.cache import ResultCache
 from labeldp_core.choosing.answer import Answer, choose, protection_gap
-from labeldp_core.choosing.bisection import CLOSE, Fetch, bisect, next_epsilon
+from labeldp_core.choosing.bisection import CLOSE, Fetch, bisect, next_epsilon, read_tree
 from labeldp_core.choosing.curves import Curve, curve_point
 from labeldp_core.choosing.target import Target
 from labeldp_core.demo import DEMO_SEEDS, demo_configs
@@ -120,7 +120,11 @@ def _fetcher(
 
     def fetch(epsilon: float):
         configs = [replace(config, epsilon=epsilon) for config in seeds]
-        results = [lookup(config, cache) for config in configs]
+        results = []
+        for config in configs:
+            results.append(lookup(config, cache))
+            if results[-1] is None and budget is None:
+                return None  # reading only: the first seed missing settles it
         absent = [c for c, r in zip(configs, results, strict=True) if r is None]
         if absent and (budget is None or not budget.allows(len(absent))):
             return None
@@ -190,7 +194,7 @@ def _read_all(
     dataset: str, target: Target, names: Sequence[str], grid: tuple,
     cache: ResultCache, skipped: list,
 ) -> tuple[list[Curve], dict[str, list[RunConfig]], int]:  # fmt: skip
-    """Each mechanism's cached curve, with the points an earlier bisection left in the cache.
+    """Each mechanism's cached curve, with every point an earlier bisection left in the cache.
 
     ``grid`` is (seeds, epochs, model) as :func:`~labeldp_core.demo.demo_configs` takes them.
     Returns the curves, each mechanism's runs at one ε (one per seed: the template of a new
@@ -209,7 +213,7 @@ def _read_all(
         if curve is not None:
             templates[mechanism] = [c for c in configs if c.epsilon == configs[0].epsilon]
             reader = _fetcher(templates[mechanism], cache, None, silent)
-            curves.append(bisect(curve, target, reader))
+            curves.append(read_tree(curve, reader))
     return curves, templates, missing
 
 

@@ -4,7 +4,7 @@ import pytest
 
 from labeldp_core.choosing import make_target
 from labeldp_core.choosing.answer import answer
-from labeldp_core.choosing.bisection import bisect, midpoint
+from labeldp_core.choosing.bisection import bisect, midpoint, read_tree
 from labeldp_core.choosing.curves import Curve, CurvePoint
 
 
@@ -40,3 +40,24 @@ def test_bisection_stops_when_no_point_comes_back_or_none_is_needed():
     assert bisect(coarse, make_target("accuracy", 0.95), lambda e: 1 / 0) == coarse  # not reached
     assert bisect(coarse, make_target("accuracy", 0.4), lambda e: 1 / 0) == coarse  # at the start
     assert midpoint(0.1, 0.25) == 0.158 and midpoint(2.0, 2.001) is None
+
+
+def test_reading_the_tree_finds_every_point_any_bisection_cached_so_targets_stay_ordered():
+    def truth(epsilon):  # concave on log ε: the line between grid points lies below the curve
+        return 0.9 - 0.4 / epsilon
+
+    cached = {}
+
+    def computing(epsilon):
+        cached[epsilon] = _point(epsilon, truth(epsilon))
+        return cached[epsilon]
+
+    grid = _curve({e: truth(e) for e in (1.0, 2.0, 4.0, 8.0)})
+    bisect(grid, make_target("accuracy", 0.78), computing)  # narrows between 2 and 4 only
+    bisect(grid, make_target("accuracy", 0.62), computing)  # and between 1 and 2
+    read = read_tree(grid, cached.get)
+    assert sorted(read.epsilons) == sorted({1.0, 2.0, 4.0, 8.0, *cached})
+    targets = [0.55 + 0.01 * i for i in range(30)]
+    found = [answer(read, make_target("accuracy", t)).epsilon for t in targets]
+    reached = [e for e in found if e is not None]
+    assert reached == sorted(reached) and len(reached) == len(found)
