@@ -492,7 +492,13 @@ def _choosing_command(commands: argparse._SubParsersAction) -> None:
         help="narrow the answers by bisection on epsilon, computing at most --max-trainings "
         "runs (else: the cache only)",
     )
-    choose.add_argument("--max-trainings", type=int, default=DEFAULT_TRAININGS, metavar="N")
+    choose.add_argument(
+        "--max-trainings",
+        type=int,
+        default=DEFAULT_TRAININGS,
+        metavar="N",
+        help=f"with --compute: the most runs it makes in all (default {DEFAULT_TRAININGS})",
+    )
     choose.add_argument("--json", action="store_true", help="print JSON")
     choose.set_defaults(handler=_cmd_choose)
 
