@@ -7,7 +7,7 @@ settings with defaults) and the published figures ``reproduce`` sets beside ours
 :func:`families` only, so that pointing the docs at a new registry is one function.
 """
 
-import json
+import functools
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,7 +21,6 @@ if str(ROOT) not in sys.path:  # `mkdocs build` runs from its own script, not th
 
 TABLE_MARKER = "<!-- mechanism table -->"
 FAMILY_MARKER = "<!-- mechanisms -->"
-FIGURES_FILE = ROOT / "labeldp_core" / "published_figures.json"
 
 #: Each family's page and title, and the mechanisms in it, until the families register
 #: themselves (issue 37, part 1): then :func:`families` reads them from there instead.
@@ -118,25 +117,38 @@ def _mechanism_section(spec: Any) -> str:
     )
 
 
-def figures_table(ids: set[str], path: Path = FIGURES_FILE) -> str:
-    """The published figures of ``ids`` that ``reproduce`` sets beside ours, or a sentence."""
-    rows = [
-        row
-        for row in json.loads(path.read_text(encoding="utf-8"))["rows"]
-        if row["ours"]["mechanism"] in ids
-    ]
+@functools.cache
+def _paper_rows() -> tuple[dict[str, Any], ...]:
+    """``reproduce``'s rows: each published figure, and ours from this machine's cache."""
+    from labeldp_core.reproduce import paper_rows
+
+    return tuple(paper_rows())
+
+
+def _ours(row: dict[str, Any]) -> str:
+    if not row.get("computed_seeds"):
+        return "not computed here"
+    spread = f"{row['ours_min']:.3f} to {row['ours_max']:.3f}"
+    return (
+        f"{row['ours']:.3f} ({row['computed_seeds']} seeds: {spread}; clean {row['our_clean']:.3f})"
+    )
+
+
+def figures_table(ids: set[str]) -> str:
+    """The published figures of ``ids`` beside ours, or a sentence when there are none."""
+    rows = [row for row in _paper_rows() if row["our_mechanism"] in ids]
     if not rows:
         return "No published figure of this family is in `labeldp_core/published_figures.json`."
     lines = [
-        "| paper | where | dataset | model | ε | δ | their figure | their clean model | ours |",
-        "| --- " * 9 + "|",
+        "| paper | where | dataset, model | ε, δ | theirs (clean) | ours, mean over the seeds |",
+        "| --- " * 6 + "|",
     ]
     for row in rows:
-        clean = "-" if row["clean_value"] is None else f"{row['clean_value']:g}"
+        clean = "" if row["their_clean"] is None else f" ({row['their_clean']:g})"
         lines.append(
-            f"| {_cell(row['paper'])} | {_cell(row['where'])} | {row['dataset']} | "
-            f"{_cell(row['model'])} | {row['epsilon']:g} | {row['delta']:g} | "
-            f"{row['metric']} {row['value']:g} | {clean} | `{row['ours']['mechanism']}` |"
+            f"| {_cell(row['paper'])} | {_cell(row['where'])} | {row['dataset']}, "
+            f"{_cell(row['model'])} | {row['epsilon']:g}, {row['delta']:g} | "
+            f"{row['theirs']:g}{clean} | `{row['our_mechanism']}`: {_ours(row)} |"
         )
     return "\n".join(lines)
 
@@ -147,9 +159,10 @@ def family_section(family: Family) -> str:
     ids = {spec.id for spec in family.mechanisms}
     return (
         f"## The mechanisms\n\n{body}\n## Our figures beside the paper's\n\n"
-        "`python -m labeldp_core reproduce` prints our figure beside each of these, on the same "
-        "dataset at the same ε over seeds 0, 1 and 2 (`--compute` computes what the cache lacks; "
-        "the *Papers vs this explorer* page shows the same tables):\n\n"
+        "Each figure a paper published that this explorer can match, beside ours on the same "
+        "dataset at the same ε over seeds 0, 1 and 2, as found in the cache of the machine that "
+        "built this page (`python -m labeldp_core reproduce --compute` computes what it lacks; "
+        "`reproduce` and the *Papers vs this explorer* page show the same rows):\n\n"
         f"{figures_table(ids)}\n"
     )
 

@@ -3,29 +3,19 @@
 docs/develop/adding-a-mechanism.md), and the library's tests running without Streamlit."""
 
 import ast
-import importlib.util
 import re
 import subprocess
 import sys
 from pathlib import Path
 
 from labeldp_core.experiments import MECHANISMS
+from tests.docs.pages import docs_hook
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _docs_hook():
-    """docs/hooks/mechanisms.py, which writes the docs' mechanism tables from the registry."""
-    spec = importlib.util.spec_from_file_location(
-        "mechanisms_hook", ROOT / "docs/hooks/mechanisms.py"
-    )
-    hook = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(hook)
-    return hook
-
-
 def test_every_mechanism_is_in_the_docs_table():
-    hook = _docs_hook()
+    hook = docs_hook()
     table = hook.mechanism_table(hook.families())
     listed = set(re.findall(r"^\| `([a-z0-9-]+)` \|", table, flags=re.MULTILINE))
     assert listed == set(MECHANISMS), sorted(set(MECHANISMS) ^ listed)
@@ -33,7 +23,7 @@ def test_every_mechanism_is_in_the_docs_table():
 
 
 def test_every_family_has_a_prose_page_with_its_generated_settings():
-    hook = _docs_hook()
+    hook = docs_hook()
     for family in hook.families():
         page = (ROOT / "docs/mechanisms" / f"{family.page}.md").read_text(encoding="utf-8")
         assert hook.FAMILY_MARKER in page and "Proof sketch" in page, family.page

@@ -1,10 +1,12 @@
 """What the docs tests read from the Markdown files: fenced blocks, the commands in them, links."""
 
+import importlib.util
 import re
 import shlex
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 
 ROOT = Path(__file__).resolve().parents[2]
 #: The README and every page of the site.
@@ -61,3 +63,13 @@ def repository_paths(path: Path) -> list[str]:
     """The repository paths that ``path`` names in code spans (placeholders such as
     ``<name>`` are not paths)."""
     return _PATH.findall(path.read_text(encoding="utf-8"))
+
+
+def docs_hook() -> ModuleType:
+    """docs/hooks/mechanisms.py, which writes the docs' mechanism tables from the registry."""
+    spec = importlib.util.spec_from_file_location(
+        "mechanisms_hook", ROOT / "docs/hooks/mechanisms.py"
+    )
+    hook = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hook)
+    return hook

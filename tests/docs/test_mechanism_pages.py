@@ -1,0 +1,41 @@
+"""The papers' figures on the family pages: ours beside theirs when the cache has them."""
+
+from tests.docs.pages import docs_hook
+
+ROW = {
+    "paper": "Ghazi et al. 2021",
+    "where": "Table 4",
+    "dataset": "fashion-mnist",
+    "model": "ResNet-18",
+    "epsilon": 1.0,
+    "delta": 0.0,
+    "theirs": 0.8078,
+    "their_clean": 0.9428,
+    "our_mechanism": "rr-prior",
+    "computed_seeds": 0,
+}
+
+
+def _table(monkeypatch, row):
+    hook = docs_hook()
+    monkeypatch.setattr(hook, "_paper_rows", lambda: (row,))
+    return hook.figures_table({"rr-prior"}), hook.figures_table({"rr"})
+
+
+def test_a_figure_not_in_the_cache_says_so(monkeypatch):
+    table, other = _table(monkeypatch, ROW)
+    assert "| 0.8078 (0.9428) | `rr-prior`: not computed here |" in table
+    assert "No published figure" in other
+
+
+def test_a_computed_figure_shows_our_mean_spread_and_clean_model(monkeypatch):
+    computed = ROW | {"computed_seeds": 3, "ours": 0.7512, "ours_min": 0.74, "ours_max": 0.76}
+    table, _ = _table(monkeypatch, computed | {"our_clean": 0.9})
+    assert "`rr-prior`: 0.751 (3 seeds: 0.740 to 0.760; clean 0.900) |" in table
+
+
+def test_every_published_figure_is_on_a_family_page(cache):
+    hook = docs_hook()
+    on_pages = {spec.id for family in hook.families() for spec in family.mechanisms}
+    mechanisms = {row["our_mechanism"] for row in hook._paper_rows()}
+    assert mechanisms and mechanisms <= on_pages
