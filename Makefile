@@ -51,9 +51,10 @@ test: $(VENV)/.requirements-dev data browser
 	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build --strict --quiet
 	$(PY) -m pytest -q
 
-# The documentation site (docs/, mkdocs.yml) on http://localhost:8000, rebuilt on every edit.
+# The documentation site (docs/, mkdocs.yml) on http://localhost:8000, rebuilt on every edit; its
+# mechanism pages show our figures beside the papers' from this machine's cache.
 docs: $(VENV)/.requirements-dev
-	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs serve
+	LABELDP_DOCS_OURS=1 NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs serve
 
 lint: $(VENV)/.requirements-dev
 	$(PY) -m ruff check .

@@ -22,6 +22,11 @@ def _table(monkeypatch, row):
     return hook.figures_table({"rr-prior"}), hook.figures_table({"rr"})
 
 
+def test_a_build_that_does_not_read_the_cache_says_so(monkeypatch):
+    table, _ = _table(monkeypatch, ROW | {"computed_seeds": None})
+    assert "| 0.8078 (0.9428) | `rr-prior`: not read by this build (`make docs`" in table
+
+
 def test_a_figure_not_in_the_cache_says_so(monkeypatch):
     table, other = _table(monkeypatch, ROW)
     assert "| 0.8078 (0.9428) | `rr-prior`: not computed here |" in table
@@ -34,7 +39,8 @@ def test_a_computed_figure_shows_our_mean_spread_and_clean_model(monkeypatch):
     assert "`rr-prior`: 0.751 (3 seeds: 0.740 to 0.760; clean 0.900) |" in table
 
 
-def test_every_published_figure_is_on_a_family_page(cache):
+def test_every_published_figure_is_on_a_family_page(monkeypatch):
+    monkeypatch.delenv("LABELDP_DOCS_OURS", raising=False)
     hook = docs_hook()
     on_pages = {spec.id for family in hook.families() for spec in family.mechanisms}
     mechanisms = {row["our_mechanism"] for row in hook._paper_rows()}
