@@ -6,6 +6,7 @@ from pathlib import Path
 import streamlit as st
 
 from ui.controls import current_controls, end_of_run, shared_controls
+from ui.navigation import page_table
 from ui.results import compute_service
 from ui.warm_panel import warm_panel, warm_sidebar_line
 
@@ -37,43 +38,31 @@ Pick a dataset, a seed and a model in the sidebar; every page reuses them, and e
 from a cache, so a result computed once comes back at once. Copy the address bar to share a view.
 """
     )
-    st.subheader("Pages")
-    for page in MECHANISM_PAGES:
-        st.page_link(page)
+    for section, section_pages in SECTIONS.items():
+        st.subheader(section)
+        for page in section_pages:
+            st.page_link(page)
     warm_panel(current_controls().dataset)
 
 
-#: (file in pages/, title, Material icon) of every page after the home page. Each page's URL path
-#: is its file name without ".py": the name Streamlit announces for the files in pages/ before
-#: app.py has run, so a direct link to a freshly started server never flashes "Page not found".
-PAGE_TABLE = [
-    ("randomized_response.py", "Randomized response", "casino"),
-    ("rr_prior.py", "RR with prior", "target"),
-    ("laplace_noise.py", "Laplace noise", "show_chart"),
-    ("laplace_labels.py", "Laplace on labels", "label"),
-    ("noisy_outputs.py", "Noisy model outputs (local DP)", "output"),
-    ("pate.py", "PATE", "school"),
-    ("dpsgd.py", "DP-SGD baseline", "calculate"),
-    ("dppl.py", "DP prototypes", "hub"),
-    ("compare.py", "Compare mechanisms", "compare_arrows"),
-    ("epsilon_meaning.py", "What ε means", "psychology"),
-    ("audit.py", "Privacy audit", "fact_check"),
-    ("papers.py", "Papers vs this explorer", "menu_book"),
-    ("your_data.py", "Your data", "upload_file"),
-]
-MECHANISM_PAGES = [
-    st.Page(f"pages/{file}", title=title, icon=f":material/{icon}:")
-    for file, title, icon in PAGE_TABLE
-]
+#: Every page after the home page, by section: the families' pages come from the registry.
+SECTIONS: dict[str, list[st.Page]] = {}
+for entry in page_table():
+    SECTIONS.setdefault(entry.section, []).append(
+        st.Page(entry.file, title=entry.title, icon=f":material/{entry.icon}:")
+    )
 
 HOME_PAGE = st.Page(home, title="Home", icon=":material/home:", default=True)
-navigation = st.navigation([HOME_PAGE, *MECHANISM_PAGES])
+navigation = st.navigation({"": [HOME_PAGE], **SECTIONS})
 # The app draws its own navigation (Streamlit's is off in .streamlit/config.toml): a link opened
 # first on a fresh server runs the page file alone once, under Streamlit's navigation of raw file
 # names, before app.py has run; with that one off, nothing flashes there.
 with st.sidebar.container(key="app_navigation"):
-    for page in (HOME_PAGE, *MECHANISM_PAGES):
-        st.page_link(page)
+    st.page_link(HOME_PAGE)
+    for section, section_pages in SECTIONS.items():
+        st.caption(section)
+        for page in section_pages:
+            st.page_link(page)
 controls = shared_controls(navigation.url_path)
 warm_sidebar_line(controls.dataset)
 try:

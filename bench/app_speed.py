@@ -8,7 +8,6 @@ Streamlit's in-memory caches are cleared before each page, so only the disk cach
 """
 
 import argparse
-import ast
 import statistics
 import subprocess
 import sys
@@ -23,12 +22,11 @@ TARGET_S = 1.0
 
 
 def pages() -> list[str]:
-    """The page files in app.py's PAGE_TABLE."""
-    tree = ast.parse((ROOT / "app.py").read_text())
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "PAGE_TABLE":
-            return [f"pages/{row.elts[0].value}" for row in node.value.elts]
-    raise SystemExit("PAGE_TABLE not found in app.py")
+    """The page files of the app's navigation, in its order."""
+    sys.path.insert(0, str(ROOT))
+    from ui.navigation import page_table
+
+    return [entry.file for entry in page_table()]
 
 
 def first_render(page: str, dataset: str) -> float:

@@ -16,8 +16,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from labeldp_core.mechanisms.exponential import exponential_mechanism
-from labeldp_core.mechanisms.prototypes import class_utilities, normalise_rows
+from labeldp_core.families.prototypes.exponential import exponential_mechanism
+from labeldp_core.families.prototypes.release import class_utilities, normalise_rows
 
 
 def loop_utilities(candidates, private, labels, num_classes, low, high):

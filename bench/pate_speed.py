@@ -31,7 +31,7 @@ from labeldp_core.accounting import calibrate_noise, pate_epsilon
 from labeldp_core.data import is_available, load_dataset
 from labeldp_core.data.splits import teacher_split
 from labeldp_core.experiments import make_config
-from labeldp_core.experiments.pate import epochs_for
+from labeldp_core.families.pate.experiment import epochs_for
 from labeldp_core.mechanisms import noisy_argmax, vote_counts
 from labeldp_core.training import TrainSettings, fit_classifier
 from labeldp_core.training.ensemble import ensemble_votes
@@ -48,7 +48,7 @@ from labeldp_core.data import load_dataset
 from labeldp_core.data.splits import teacher_split
 from labeldp_core.experiments import make_config
 from labeldp_core.engine.context import RunContext
-from labeldp_core.experiments.pate import teacher_votes
+from labeldp_core.families.pate.experiment import teacher_votes
 from labeldp_core.engine.progress import silent
 
 config = make_config("pate", {dataset!r}, 1.0, settings={{"teachers": {teachers}}})

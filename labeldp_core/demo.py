@@ -12,6 +12,7 @@ import numpy as np
 from labeldp_core.engine.spec import RunConfig
 from labeldp_core.experiments.registry import MECHANISMS
 from labeldp_core.experiments.runner import make_config
+from labeldp_core.registry import DEMO_GRIDS
 
 __all__ = [
     "CLASS_EPSILONS",
@@ -26,33 +27,6 @@ __all__ = [
 
 DEMO_EPSILONS: tuple[float, ...] = (0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0)
 DEMO_SEEDS: tuple[int, ...] = (0, 1, 2)
-_DPPL_EPSILONS: tuple[float, ...] = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0)
-#: Mechanisms whose interesting range differs from the standard grid.
-_EPSILONS_BY_MECHANISM: dict[str, tuple[float, ...]] = {
-    "pate": (0.5, 1.0, 2.0, 4.0, 8.0, 16.0),
-    "softmax-laplace": (0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0),
-    "dppl-mean": _DPPL_EPSILONS,
-    "dppl-public": _DPPL_EPSILONS,
-    "dppl-topk": _DPPL_EPSILONS,
-}
-
-
-#: Settings the pages show side by side for one mechanism, beyond its defaults.
-_VARIANTS: dict[str, tuple[dict[str, object], ...]] = {
-    "laplace": ({"post": "soft"}, {"post": "round"}),
-    "dppl-mean": ({"imbalance": 10.0},),
-    "dppl-public": ({"imbalance": 10.0},),
-    "dppl-topk": ({"imbalance": 10.0},),
-}
-
-
-#: Settings another page draws on its own grid and one seed: DP-SGD on the DP prototypes'
-#: imbalanced private set, next to them on their page (about 15 s a point on digits).
-_GUESTS: dict[str, tuple[dict[str, object], tuple[float, ...]]] = {
-    "dpsgd": ({"imbalance": 10.0}, _DPPL_EPSILONS),
-}
-
-
 #: Extra epsilons at which `warm` computes a page's own point (first seed, default settings) on
 #: CLASS_DATASETS: 20 values from 0.1 to 10, so that a class can drag the slider freely.
 CLASS_EPSILONS: tuple[float, ...] = tuple(float(f"{e:.2g}") for e in np.geomspace(0.1, 10, 20))
@@ -61,7 +35,7 @@ CLASS_DATASETS: tuple[str, ...] = ("digits",)
 
 def demo_epsilons(mechanism: str) -> tuple[float, ...]:
     """The epsilon grid a mechanism's curves are drawn on."""
-    return _EPSILONS_BY_MECHANISM.get(mechanism, DEMO_EPSILONS)
+    return DEMO_GRIDS[mechanism].epsilons or DEMO_EPSILONS
 
 
 def point_epsilons(mechanism: str, dataset: str) -> tuple[float, ...]:
@@ -71,7 +45,7 @@ def point_epsilons(mechanism: str, dataset: str) -> tuple[float, ...]:
     on the standard grid: the values the ε slider snaps to in demo mode.
     """
     grid = demo_epsilons(mechanism)
-    if dataset in CLASS_DATASETS and mechanism not in _EPSILONS_BY_MECHANISM:
+    if dataset in CLASS_DATASETS and DEMO_GRIDS[mechanism].epsilons is None:
         grid = tuple(sorted({*grid, *CLASS_EPSILONS}))
     return grid
 
@@ -105,15 +79,15 @@ def demo_configs(
         base = {"model": model} if accepts else {}
         configs += [
             make_config(mechanism, dataset, epsilon, seed, epochs, base | variant)
-            for variant in ({}, *(_VARIANTS.get(mechanism, ()) if variants else ()))
+            for variant in ({}, *(DEMO_GRIDS[mechanism].variants if variants else ()))
             for epsilon in demo_epsilons(mechanism)
             for seed in seeds
         ]
         if variants and class_stops and seeds:
             extra = sorted(set(point_epsilons(mechanism, dataset)) - set(demo_epsilons(mechanism)))
             configs += [make_config(mechanism, dataset, e, seeds[0], epochs, base) for e in extra]
-        if variants and mechanism in _GUESTS and seeds:
-            guest, epsilons = _GUESTS[mechanism]
+        if variants and DEMO_GRIDS[mechanism].guest and seeds:
+            guest, epsilons = DEMO_GRIDS[mechanism].guest
             configs += [
                 make_config(mechanism, dataset, epsilon, seeds[0], epochs, base | guest)
                 for epsilon in epsilons

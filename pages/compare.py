@@ -6,6 +6,7 @@ from labeldp_core import plots, reproduce
 from labeldp_core.demo import DEMO_EPSILONS, DEMO_SEEDS, demo_configs
 from labeldp_core.experiments import MECHANISMS
 from labeldp_core.plots.common import UNIT_SCALE_NOTE
+from labeldp_core.registry import ON_COMPARE
 from labeldp_core.reports import PRIVACY_UNITS, html_report
 from ui.controls import current_controls
 from ui.epsilon import epsilon_control
@@ -13,8 +14,6 @@ from ui.export import chart, csv_button, html_button
 from ui.links import offered
 from ui.results import reported_errors, result_cache, stored_many
 from ui.sweeps import compute_button, status_sentence
-
-DEFAULT = ["rr", "rr-prior", "lp-2st", "laplace", "alibi", "pate", "dpsgd", "dppl-mean"]
 
 
 @st.cache_data(show_spinner=False, ttl=60)
@@ -46,7 +45,7 @@ st.markdown(
 )
 chosen = st.multiselect(
     "Mechanisms", offered("mechanisms", list(MECHANISMS), _title),
-    default=[m for m in DEFAULT if m in MECHANISMS], format_func=_title,
+    default=list(ON_COMPARE), format_func=_title,
     key="mechanisms", bind="query-params",
     help="\n".join(f"- {s.title}: {s.summary} [{s.privacy_unit}]" for s in MECHANISMS.values()),
 )  # fmt: skip

@@ -10,7 +10,7 @@ from labeldp_core.data import dataset_info, load_dataset
 from labeldp_core.demo import demo_epsilons
 from labeldp_core.errors import LabelDPError
 from labeldp_core.experiments import MECHANISMS, make_config
-from labeldp_core.experiments.dpsgd import RECIPE_SOURCE, budget_outlook, delta_warning
+from labeldp_core.families.dpsgd.experiment import RECIPE_SOURCE, budget_outlook, delta_warning
 from labeldp_core.plots.common import UNIT_SCALE_NOTE
 from ui.controls import current_controls
 from ui.epsilon import epsilon_control

@@ -8,8 +8,9 @@ from labeldp_core.accounting import split_budget_by_share
 from labeldp_core.data import load_dataset
 from labeldp_core.demo import demo_epsilons
 from labeldp_core.engine.release_noise import histogram_split
-from labeldp_core.experiments.label_prior import PRIOR_STEP, split_from_table
-from labeldp_core.experiments.laplace import expected_argmax_accuracy
+from labeldp_core.families.laplace_labels.experiment import expected_argmax_accuracy
+from labeldp_core.families.laplace_labels.label_prior import PRIOR_STEP, split_from_table
+from labeldp_core.families.laplace_labels.rr_bins_release import RRBins
 from labeldp_core.mechanisms import (
     ONE_HOT_SENSITIVITY,
     alibi_posterior,
@@ -18,7 +19,6 @@ from labeldp_core.mechanisms import (
     post_process,
     set_keep_probability,
 )
-from labeldp_core.mechanisms.rr_bins import RRBins
 from labeldp_core.noise.noise_plans import laplace_plan
 from labeldp_core.noise.secure_noise import SeededSource
 from ui.controls import current_controls, noise_control

@@ -8,7 +8,7 @@ from labeldp_core.data import load_dataset
 from labeldp_core.data.splits import public_size
 from labeldp_core.demo import demo_epsilons
 from labeldp_core.experiments import make_config
-from labeldp_core.experiments.pate import PRIVACY_STATEMENT, student_sentence
+from labeldp_core.families.pate.experiment import PRIVACY_STATEMENT, student_sentence
 from ui.controls import current_controls, noise_control
 from ui.epsilon import epsilon_control
 from ui.export import chart

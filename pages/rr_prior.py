@@ -7,7 +7,7 @@ from labeldp_core.data import dataset_info
 from labeldp_core.demo import demo_epsilons
 from labeldp_core.engine.release_noise import histogram_split
 from labeldp_core.experiments import make_config
-from labeldp_core.experiments.rr_prior import budget_split, rr_prior_recipe
+from labeldp_core.families.rr_prior.experiment import budget_split, rr_prior_recipe
 from labeldp_core.mechanisms import expected_flip_rate
 from ui.controls import current_controls, noise_control
 from ui.epsilon import epsilon_control

@@ -91,7 +91,7 @@ def fast_runs(tmp_path_factory) -> Iterator[ResultCache]:
     import numpy as np
 
     from labeldp_core.engine import context
-    from labeldp_core.experiments import pate as pate_experiment
+    from labeldp_core.families.pate import experiment as pate_experiment
 
     def train(ctx, targets, *, images=None, **kwargs):
         outputs = 1 if ctx.task == "regression" else ctx.dataset.num_classes
@@ -126,3 +126,11 @@ def dask_cluster(tmp_path_factory) -> Iterator:
     session = open_cluster(workers=2, env={"LABELDP_DATA_DIR": str(data), "LABELDP_OFFLINE": "1"})
     yield session
     session.close()
+
+
+@pytest.fixture
+def toy_family(tmp_path, monkeypatch):
+    """A toy mechanism family imported from a temporary folder (not registered: see registered)."""
+    from toy_family import load_toy_family
+
+    return load_toy_family(tmp_path, monkeypatch)

@@ -23,7 +23,7 @@ from labeldp_core.cache_transfer import STAYS, TRAVELS, export_cache, import_cac
 from labeldp_core.data import load_dataset
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.experiments import make_config, run
-from labeldp_core.experiments.rr_prior import PCA_COMPONENTS, SET_SIZES_KIND, load_set_sizes
+from labeldp_core.families.rr_prior.experiment import PCA_COMPONENTS, SET_SIZES_KIND, load_set_sizes
 
 FAST = {"model": "logistic"}
 PACKAGE = Path(__file__).resolve().parents[1] / "labeldp_core"

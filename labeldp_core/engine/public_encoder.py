@@ -18,7 +18,6 @@ import numpy as np
 
 from labeldp_core.data.public_private import public_private_split
 from labeldp_core.engine.context import RunContext
-from labeldp_core.mechanisms.prototypes import normalise_rows
 
 if TYPE_CHECKING:
     from torch import nn
@@ -28,6 +27,7 @@ __all__ = [
     "PublicEmbeddings",
     "embed",
     "encoder_payload",
+    "normalise_rows",
     "public_embeddings",
     "public_private_indices",
     "split_rng",
@@ -37,6 +37,13 @@ __all__ = [
 ENCODER_MODELS = ("cnn", "mlp")
 _EMBED_BATCH = 4096
 _SPREAD_QUANTILE = 0.9
+
+
+def normalise_rows(vectors: np.ndarray) -> np.ndarray:
+    """Rows scaled to unit L2 norm (an all-zero row stays zero), as float64."""
+    array = np.asarray(vectors, dtype=np.float64)
+    norms = np.linalg.norm(array, axis=-1, keepdims=True)
+    return array / np.where(norms > 0, norms, 1.0)
 
 
 def split_rng(seed: int, purpose: int) -> np.random.Generator:

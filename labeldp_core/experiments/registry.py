@@ -1,41 +1,10 @@
-"""Every mechanism the engine can run, by id."""
+"""Every mechanism the engine can run, by id: derived from the registered families."""
 
 from labeldp_core.engine.spec import MechanismSpec
 from labeldp_core.errors import InvalidInputError
-from labeldp_core.experiments import (
-    alibi,
-    dppl,
-    dpsgd,
-    laplace,
-    laplace_regression,
-    lp_2st,
-    pate,
-    rr,
-    rr_bins,
-    rr_prior,
-    softmax_laplace,
-)
+from labeldp_core.registry import MECHANISMS
 
 __all__ = ["MECHANISMS", "mechanism_spec"]
-
-MECHANISMS: dict[str, MechanismSpec] = {
-    spec.id: spec
-    for spec in (
-        rr.SPEC,
-        rr_prior.SPEC,
-        lp_2st.SPEC,
-        laplace.SPEC,
-        laplace_regression.SPEC,
-        rr_bins.SPEC,
-        alibi.SPEC,
-        softmax_laplace.SPEC,
-        pate.SPEC,
-        dpsgd.SPEC,
-        dppl.MEAN_SPEC,
-        dppl.PUBLIC_SPEC,
-        dppl.TOPK_SPEC,
-    )
-}
 
 
 def mechanism_spec(mechanism: str) -> MechanismSpec:

@@ -1,18 +1,9 @@
 """Label-DP mechanisms: pure NumPy release functions and their closed-form facts."""
 
-from labeldp_core.mechanisms.alibi import (
+from labeldp_core.families.laplace_labels.alibi_release import (
     alibi_posterior,
 )
-from labeldp_core.mechanisms.coinpress import (
-    CoinPressTrace,
-    coinpress_mean,
-)
-from labeldp_core.mechanisms.exponential import (
-    exponential_mechanism,
-    exponential_probabilities,
-    exponential_topk,
-)
-from labeldp_core.mechanisms.laplace_labels import (
+from labeldp_core.families.laplace_labels.release import (
     ONE_HOT_SENSITIVITY,
     POST_PROCESSING,
     argmax_accuracy,
@@ -28,7 +19,21 @@ from labeldp_core.mechanisms.laplace_labels import (
     post_process,
     regression_log_likelihood,
 )
-from labeldp_core.mechanisms.pate import (
+from labeldp_core.families.laplace_labels.rr_bins_release import (
+    RRBins,
+    best_constant_mse,
+    expected_squared_error,
+    optimal_bins,
+    rr_bins_epsilon,
+    rr_on_bins,
+)
+from labeldp_core.families.noisy_outputs.release import (
+    PROBABILITY_SENSITIVITY,
+    actual_epsilon,
+    epsilon_for_output_noise,
+    laplace_outputs,
+)
+from labeldp_core.families.pate.release import (
     UNANSWERED,
     confident_gnmax,
     noisy_argmax,
@@ -37,38 +42,33 @@ from labeldp_core.mechanisms.pate import (
     top_two_gap,
     vote_counts,
 )
-from labeldp_core.mechanisms.prototypes import (
+from labeldp_core.families.prototypes.coinpress import (
+    CoinPressTrace,
+    coinpress_mean,
+)
+from labeldp_core.families.prototypes.exponential import (
+    exponential_mechanism,
+    exponential_probabilities,
+    exponential_topk,
+)
+from labeldp_core.families.prototypes.release import (
     class_utilities,
     nearest_prototype,
     private_class_means,
     public_prototype_indices,
 )
-from labeldp_core.mechanisms.randomized_response import (
+from labeldp_core.families.randomized_response.release import (
     expected_flip_rate,
     keep_probability,
     randomized_response,
     transition_matrix,
 )
-from labeldp_core.mechanisms.rr_bins import (
-    RRBins,
-    best_constant_mse,
-    expected_squared_error,
-    optimal_bins,
-    rr_bins_epsilon,
-    rr_on_bins,
-)
-from labeldp_core.mechanisms.rr_prior import (
+from labeldp_core.families.rr_prior.release import (
     expected_keep_probability,
     optimal_set_size,
     output_probabilities,
     rr_with_prior,
     set_keep_probability,
-)
-from labeldp_core.mechanisms.softmax_laplace import (
-    PROBABILITY_SENSITIVITY,
-    actual_epsilon,
-    epsilon_for_output_noise,
-    laplace_outputs,
 )
 from labeldp_core.noise.discrete_laplace import (
     discrete_laplace_noise,

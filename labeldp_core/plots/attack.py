@@ -72,8 +72,8 @@ def attack_bounds(row: dict[str, Any], epsilon: float, num_classes: int) -> dict
     The released label: a row may carry ``released_label_bound``, the bound for the prior its
     release started from (RR-with-prior and LP-2ST pick each label's candidates from the public
     image, so a guess starts above 1/K: max_k e^ε S_k(p) / (e^ε + k - 1), the reasoning in
-    :func:`labeldp_core.mechanisms.rr_prior.prior_guess_bound`); None there means that bound was
-    not stored and no tick is drawn. A row without it was released with no prior: 1/K, the
+    :func:`labeldp_core.families.rr_prior.release.prior_guess_bound`); None there means that
+    bound was not stored and no tick is drawn. A row without it was released with no prior: 1/K, the
     bound e^ε / (e^ε + K - 1). The model's guess on a training example is compared with what
     the model knows without that example's label, its accuracy on examples it never saw (π):
     π e^ε / (π e^ε + 1 − π), so a model that learned the task is not mistaken for one that leaks

@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 
 from labeldp_core.engine.spec import RunResult
 from labeldp_core.experiments import MECHANISMS
+from labeldp_core.registry import MECHANISM_COLOURS
 
 __all__ = [
     "MECHANISM_COLOURS",
@@ -28,14 +29,6 @@ PALETTE = (
     "#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#882255", "#117733",
     "#332288", "#999933", "#AA4499", "#44AA99", "#661100", "#6699CC",
 )  # fmt: skip
-#: Each mechanism's colour, fixed by its id (not by registration order, nor by a chart's
-#: selection): adding a mechanism gives it a new entry and changes nobody else's colour.
-MECHANISM_COLOURS: dict[str, str] = {
-    "rr": "#0072B2", "rr-prior": "#D55E00", "lp-2st": "#009E73", "laplace": "#CC79A7",
-    "laplace-regression": "#E69F00", "rr-bins": "#56B4E9", "alibi": "#882255",
-    "softmax-laplace": "#117733", "pate": "#332288", "dpsgd": "#999933", "dppl-mean": "#AA4499",
-    "dppl-public": "#44AA99", "dppl-topk": "#661100",
-}  # fmt: skip
 #: Line style per privacy unit.
 UNIT_DASH = {"label": "solid", "example": "dash", "output": "dot"}
 #: How far the n-th variant of one mechanism moves from its colour (towards black, then white).

@@ -8,9 +8,9 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from labeldp_core.engine.spec import RunResult
-from labeldp_core.mechanisms import (
+from labeldp_core.families.laplace_labels.release import expected_regression_mse
+from labeldp_core.families.laplace_labels.rr_bins_release import (
     RRBins,
-    expected_regression_mse,
     expected_squared_error,
     optimal_bins,
 )

@@ -6,7 +6,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from labeldp_core.engine.spec import RunResult
-from labeldp_core.mechanisms import expected_flip_rate
+from labeldp_core.families.randomized_response.release import expected_flip_rate
 from labeldp_core.plots.colours import series_styles
 from labeldp_core.plots.common import EPSILON_AXIS, LAYOUT
 

@@ -32,14 +32,10 @@ def assert_no_errors(app: AppTest) -> None:
 
 
 def page_files() -> list[str]:
-    """The page files listed in app.py's PAGE_TABLE (read, not imported: app.py runs Streamlit)."""
-    import ast
+    """The page files of the app's navigation (:func:`ui.navigation.page_table`), in its order."""
+    from ui.navigation import page_table
 
-    tree = ast.parse((Path(APP)).read_text())
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "PAGE_TABLE":
-            return [f"pages/{row.elts[0].value}" for row in node.value.elts]
-    raise AssertionError("PAGE_TABLE not found in app.py")
+    return [entry.file for entry in page_table()]
 
 
 def chart_spec(app: AppTest, key: str) -> dict:

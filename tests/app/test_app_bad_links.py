@@ -1,5 +1,6 @@
-"""Bad values in a link, on every page of ``app.py``'s ``PAGE_TABLE``: an error with the fix, never
-an exception, and the rest of the page drawn with every value of the link that was valid.
+"""Bad values in a link, on every page of the app's navigation (``ui.navigation.page_table``): an
+error with the fix, never an exception, and the rest of the page drawn with every value of the link
+that was valid.
 
 Streamlit itself refuses a URL value a widget cannot take (out of range, NaN, not an option) and
 falls back to the widget's default; ``ui.links`` makes that visible as one ``st.error`` per value,
@@ -7,33 +8,34 @@ naming it, saying why (with the core's own message where there is one) and what 
 The pages share one cache (module scope), so each result is computed once for all the links.
 """
 
-import ast
 import re
 from pathlib import Path
 
 import pytest
-from app_helpers import APP, open_page
+from app_helpers import open_page
+
+from labeldp_core.registry import pages
+from ui.navigation import page_table
 
 #: Refused by every page: a negative epsilon, a negative seed, an unknown dataset.
 SHARED_BAD = {"epsilon": "-1", "seed": "-5", "dataset": "cifar"}
 #: Valid values the page must keep: the model, one epoch (and, for PATE, a small ensemble).
 KEPT = {"model": "mlp", "epochs": "1"}
-#: Per page: bad values for its own controls, and valid ones it must keep.
-PAGE_LINKS: dict[str, tuple[dict[str, str], dict[str, str]]] = {
-    "randomized_response.py": ({}, {}),
-    "rr_prior.py": ({"clusters": "3"}, {}),
+#: Per page no family owns: bad values for its own controls, and valid ones it must keep (a
+#: family's page declares its own in its ``Page``).
+OTHER_LINKS: dict[str, tuple[dict[str, str], dict[str, str]]] = {
     "laplace_noise.py": ({"sensitivity": "-3"}, {}),
-    "laplace_labels.py": ({"prior": "median"}, {}),
-    "noisy_outputs.py": ({"output_p": "2"}, {}),
-    "pate.py": ({"aggregator": "magic"}, {"teachers": "5", "teacher_epochs": "1"}),
-    "dppl.py": ({"dppl_mechanism": "magic", "dppl_imbalance": "7"}, {}),
-    "dpsgd.py": ({"clip": "-1"}, {}),
     "compare.py": ({"mechanisms": "magic"}, {}),
+    "choose_epsilon.py": ({}, {}),
     "epsilon_meaning.py": ({}, {}),
     "audit.py": ({"mechanism": "magic"}, {}),
     "papers.py": ({}, {}),
     "your_data.py": ({}, {}),
 }
+#: Per page: bad values for its own controls, and valid ones it must keep.
+PAGE_LINKS = {
+    Path(page.file).name: (dict(page.bad_links), dict(page.kept_links)) for _, page in pages()
+} | OTHER_LINKS
 #: Pages without an epsilon control (the papers' table spans every epsilon; "Your data" adds
 #: tables): a link's epsilon is not theirs to refuse.
 NO_EPSILON = {"papers.py", "your_data.py"}
@@ -44,15 +46,8 @@ REASONS = {
 }
 
 
-def _page_table() -> list[tuple[str, str, str]]:
-    """``PAGE_TABLE`` read from app.py's source (importing app.py would run the app)."""
-    for node in ast.parse(Path(APP).read_text(encoding="utf-8")).body:
-        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "PAGE_TABLE":
-            return ast.literal_eval(node.value)
-    raise AssertionError("app.py has no PAGE_TABLE")
-
-
-PAGES = _page_table()
+#: (page file name, title) of every page of the navigation.
+PAGES = [(Path(entry.file).name, entry.title) for entry in page_table()]
 
 
 @pytest.fixture(scope="module")
@@ -71,10 +66,10 @@ def _errors(app) -> list[str]:
 
 
 def test_every_page_of_the_table_has_a_link_here():
-    assert {file for file, _, _ in PAGES} == set(PAGE_LINKS)
+    assert {file for file, _ in PAGES} == set(PAGE_LINKS)
 
 
-@pytest.mark.parametrize(("file", "title"), [page[:2] for page in PAGES], ids=[p[0] for p in PAGES])
+@pytest.mark.parametrize(("file", "title"), PAGES, ids=[p[0] for p in PAGES])
 def test_bad_link_values_are_reported_and_the_rest_of_the_page_is_kept(file, title):
     bad, kept = PAGE_LINKS[file]
     shared = {k: v for k, v in SHARED_BAD.items() if not (k == "epsilon" and file in NO_EPSILON)}

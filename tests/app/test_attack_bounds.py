@@ -13,9 +13,9 @@ from scipy import stats
 
 from labeldp_core import plots
 from labeldp_core.data import load_dataset
-from labeldp_core.experiments.rr_prior import set_guess_bound
+from labeldp_core.families.rr_prior.experiment import set_guess_bound
+from labeldp_core.families.rr_prior.release import prior_guess_bound
 from labeldp_core.mechanisms import rr_with_prior
-from labeldp_core.mechanisms.rr_prior import prior_guess_bound
 from labeldp_core.plots.attack import BOUND_COLOUR
 
 #: One-sided error level of the interval around each bar.

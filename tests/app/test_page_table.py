@@ -10,3 +10,13 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_every_page_file_is_in_the_apps_page_table():
     files = {path.name for path in (ROOT / "pages").glob("*.py")}
     assert files == {Path(page).name for page in page_files()}
+
+
+def test_a_registered_familys_page_joins_the_navigation_and_leaves_with_it(toy_family):
+    from labeldp_core.registry import registered
+    from ui.navigation import MECHANISMS_SECTION, page_table
+
+    entry = (MECHANISMS_SECTION, "pages/toy_coin.py", "Toy coins", "toys")
+    with registered(toy_family):
+        assert entry in page_table()
+    assert entry not in page_table()

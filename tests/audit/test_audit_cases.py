@@ -32,12 +32,13 @@ from labeldp_core.audit import (
     audit_mechanism,
     largest_provable_epsilon,
 )
-from labeldp_core.audit import dpsgd_case as dpsgd_case_module
-from labeldp_core.audit.dataset_cases import AUDIT_DELTA, pate_vote_pair
-from labeldp_core.audit.dpsgd_case import dpsgd_noise_multiplier, one_step_epsilon
 from labeldp_core.audit.engine import GAUSSIAN_TAIL, run_audit
-from labeldp_core.audit.label_cases import RR_PRIOR, SOFTMAX_PAIR
 from labeldp_core.experiments import MECHANISMS
+from labeldp_core.families.dpsgd import audit as dpsgd_case_module
+from labeldp_core.families.dpsgd.audit import dpsgd_noise_multiplier, one_step_epsilon
+from labeldp_core.families.noisy_outputs.audit import SOFTMAX_PAIR
+from labeldp_core.families.pate.audit import AUDIT_DELTA, pate_vote_pair
+from labeldp_core.families.rr_prior.audit import RR_PRIOR
 from labeldp_core.mechanisms import output_probabilities
 from labeldp_core.plots import audit_figure
 

@@ -19,17 +19,18 @@ from labeldp_core.accounting import pate_epsilon, sequential_composition
 from labeldp_core.accounting.zcdp import zcdp_to_approx_dp
 from labeldp_core.data import load_dataset
 from labeldp_core.engine import context as context_module
-from labeldp_core.experiments import MECHANISMS, label_prior, make_config, run
-from labeldp_core.experiments import alibi as alibi_experiment
-from labeldp_core.experiments import dppl as dppl_experiment
-from labeldp_core.experiments import laplace as laplace_experiment
-from labeldp_core.experiments import laplace_regression as laplace_regression_experiment
-from labeldp_core.experiments import lp_2st as lp_2st_experiment
-from labeldp_core.experiments import pate as pate_experiment
-from labeldp_core.experiments import rr as rr_experiment
-from labeldp_core.experiments import rr_bins as rr_bins_experiment
-from labeldp_core.experiments import rr_prior as rr_prior_experiment
-from labeldp_core.experiments import softmax_laplace as softmax_experiment
+from labeldp_core.experiments import MECHANISMS, make_config, run
+from labeldp_core.families.laplace_labels import alibi_experiment, label_prior, rr_bins_experiment
+from labeldp_core.families.laplace_labels import experiment as laplace_experiment
+from labeldp_core.families.laplace_labels import (
+    regression_experiment as laplace_regression_experiment,
+)
+from labeldp_core.families.noisy_outputs import experiment as softmax_experiment
+from labeldp_core.families.pate import experiment as pate_experiment
+from labeldp_core.families.prototypes import experiment as dppl_experiment
+from labeldp_core.families.randomized_response import experiment as rr_experiment
+from labeldp_core.families.rr_prior import experiment as rr_prior_experiment
+from labeldp_core.families.rr_prior import lp_2st as lp_2st_experiment
 from labeldp_core.mechanisms import (
     ONE_HOT_SENSITIVITY,
     PROBABILITY_SENSITIVITY,

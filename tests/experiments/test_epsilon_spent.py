@@ -13,11 +13,11 @@ from labeldp_core.cache import ResultCache
 from labeldp_core.engine import context as context_module
 from labeldp_core.engine.diagnostics import DIAGNOSTICS_NOTE, lookup_path
 from labeldp_core.experiments import MECHANISMS, make_config, run
-from labeldp_core.experiments import laplace as laplace_experiment
-from labeldp_core.experiments import pate as pate_experiment
-from labeldp_core.experiments import rr as rr_experiment
-from labeldp_core.experiments import rr_bins as rr_bins_experiment
-from labeldp_core.experiments import rr_prior as rr_prior_experiment
+from labeldp_core.families.laplace_labels import experiment as laplace_experiment
+from labeldp_core.families.laplace_labels import rr_bins_experiment
+from labeldp_core.families.pate import experiment as pate_experiment
+from labeldp_core.families.randomized_response import experiment as rr_experiment
+from labeldp_core.families.rr_prior import experiment as rr_prior_experiment
 
 pytestmark = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 

@@ -3,11 +3,13 @@ import json
 
 import pytest
 
+from labeldp_core import registry
 from labeldp_core.data import dataset_info
 from labeldp_core.engine.spec import RunResult
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.experiments import MECHANISMS, lookup, make_config, run, sweep
 from labeldp_core.experiments.runner import dataset_training_defaults
+from labeldp_core.registry import FAMILIES, family_of
 
 #: The run JSON's keys every run has (docs/interfaces.md, "The run JSON").
 RUN_JSON_KEYS = {
@@ -90,7 +92,15 @@ def test_sweep_resumes_from_finished_points(cache, monkeypatch):
         calls.append(config.epsilon)
         return original(config, ctx)
 
-    monkeypatch.setitem(MECHANISMS, "rr", dataclasses.replace(spec, runner=counting))
+    family = family_of("rr")
+    entries = tuple(
+        dataclasses.replace(m, spec=dataclasses.replace(spec, runner=counting))
+        if m.id == "rr"
+        else m
+        for m in family.mechanisms
+    )
+    swapped = dataclasses.replace(family, mechanisms=entries)
+    monkeypatch.setattr(registry, "FAMILIES", [swapped if f is family else f for f in FAMILIES])
     sweep("rr", "digits", [1.0], epochs=2, cache=cache)
     results = sweep("rr", "digits", [1.0, 4.0], epochs=2, cache=cache)
     assert calls == [1.0, 4.0]

@@ -8,7 +8,11 @@ import pytest
 from labeldp_core.data import load_dataset
 from labeldp_core.engine.context import RunContext
 from labeldp_core.experiments import make_config, run
-from labeldp_core.experiments.label_prior import budget_table, estimate_prior, split_from_table
+from labeldp_core.families.laplace_labels.label_prior import (
+    budget_table,
+    estimate_prior,
+    split_from_table,
+)
 
 FAST = {"model": "mlp"}
 

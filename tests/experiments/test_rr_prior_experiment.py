@@ -12,8 +12,9 @@ from labeldp_core.data import load_dataset
 from labeldp_core.engine.context import RunContext
 from labeldp_core.engine.public_encoder import public_embeddings
 from labeldp_core.errors import InvalidInputError
-from labeldp_core.experiments import lp_2st, make_config, run
-from labeldp_core.experiments import rr_prior as rr_prior_experiment
+from labeldp_core.experiments import make_config, run
+from labeldp_core.families.rr_prior import experiment as rr_prior_experiment
+from labeldp_core.families.rr_prior import lp_2st
 from labeldp_core.mechanisms import expected_flip_rate
 from labeldp_core.noise.noise_plans import laplace_plan, rr_plan
 

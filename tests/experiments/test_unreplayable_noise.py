@@ -15,14 +15,14 @@ from release_spies import Call, spy
 
 from labeldp_core.cache import ResultCache
 from labeldp_core.engine import context as context_module
-from labeldp_core.experiments import dppl as dppl_experiment
 from labeldp_core.experiments import make_config, run
-from labeldp_core.experiments import softmax_laplace as softmax_experiment
-from labeldp_core.mechanisms.exponential import (
+from labeldp_core.families.noisy_outputs import experiment as softmax_experiment
+from labeldp_core.families.prototypes import experiment as dppl_experiment
+from labeldp_core.families.prototypes.exponential import (
     exponential_probabilities,
     topk_worst_position_probabilities,
 )
-from labeldp_core.mechanisms.prototypes import SCORE_SENSITIVITY
+from labeldp_core.families.prototypes.release import SCORE_SENSITIVITY
 from labeldp_core.training import dpsgd as dpsgd_training
 
 pytestmark = [

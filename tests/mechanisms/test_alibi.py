@@ -8,7 +8,7 @@ from scipy import stats
 
 from labeldp_core.data import load_dataset
 from labeldp_core.errors import InvalidInputError
-from labeldp_core.experiments.label_prior import PRIOR_SETTINGS, estimate_prior
+from labeldp_core.families.laplace_labels.label_prior import PRIOR_SETTINGS, estimate_prior
 from labeldp_core.mechanisms import alibi_posterior, laplace_one_hot, prior_from_counts
 
 Z = stats.norm.ppf(1 - 1e-3 / 2)

@@ -22,14 +22,14 @@ from labeldp_core.engine.context import RunContext
 from labeldp_core.engine.spec import RunResult
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.experiments import make_config, run
-from labeldp_core.mechanisms.coinpress import coinpress_mean
-from labeldp_core.mechanisms.exponential import (
+from labeldp_core.families.prototypes.coinpress import coinpress_mean
+from labeldp_core.families.prototypes.exponential import (
     exponential_mechanism,
     exponential_probabilities,
     exponential_topk,
     topk_worst_position_probabilities,
 )
-from labeldp_core.mechanisms.prototypes import (
+from labeldp_core.families.prototypes.release import (
     SCORE_SENSITIVITY,
     class_utilities,
     cosine_scores,

@@ -1,4 +1,4 @@
-"""The exponential mechanism's defaults and edges (labeldp_core/mechanisms/exponential.py).
+"""The exponential mechanism's defaults and edges (labeldp_core/families/prototypes/exponential.py).
 
 Written for mutants that survived `make mutation`: a default of ``monotone=True`` halves the
 noise (it spends 2 epsilon on non-monotone utilities) and no test called the functions without
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from labeldp_core.errors import InvalidInputError
-from labeldp_core.mechanisms.exponential import (
+from labeldp_core.families.prototypes.exponential import (
     exponential_mechanism,
     exponential_probabilities,
     exponential_topk,

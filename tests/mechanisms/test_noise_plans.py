@@ -17,17 +17,21 @@ from scipy import stats
 from labeldp_core.accounting import split_budget_by_share
 from labeldp_core.engine.release_noise import histogram_split
 from labeldp_core.errors import InvalidInputError
-from labeldp_core.experiments.label_prior import PriorEstimate, budget_table
+from labeldp_core.families.laplace_labels.label_prior import PriorEstimate, budget_table
+from labeldp_core.families.laplace_labels.rr_bins_release import (
+    optimal_bins,
+    rr_bins_epsilon,
+    rr_on_bins,
+)
+from labeldp_core.families.pate.release import confident_gnmax
+from labeldp_core.families.randomized_response.release import randomized_response
 from labeldp_core.mechanisms import (
     laplace_one_hot,
     laplace_regression,
     noisy_argmax,
     noisy_label_counts,
-    randomized_response,
     rr_with_prior,
 )
-from labeldp_core.mechanisms.pate import confident_gnmax
-from labeldp_core.mechanisms.rr_bins import optimal_bins, rr_bins_epsilon, rr_on_bins
 from labeldp_core.noise.noise_plans import (
     _sqrt_at_most,
     gaussian_plan,

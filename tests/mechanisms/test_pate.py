@@ -18,7 +18,7 @@ from labeldp_core.data import load_dataset
 from labeldp_core.data.splits import PUBLIC_MAX, public_size, teacher_split
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.experiments import MECHANISMS, make_config, run
-from labeldp_core.experiments import pate as pate_experiment
+from labeldp_core.families.pate import experiment as pate_experiment
 from labeldp_core.mechanisms import (
     UNANSWERED,
     confident_gnmax,

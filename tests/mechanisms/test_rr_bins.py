@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from labeldp_core.errors import InvalidInputError
+from labeldp_core.families.laplace_labels.rr_bins_release import transition_probabilities
 from labeldp_core.mechanisms import (
     RRBins,
     best_constant_mse,
@@ -18,7 +19,6 @@ from labeldp_core.mechanisms import (
     rr_bins_epsilon,
     rr_on_bins,
 )
-from labeldp_core.mechanisms.rr_bins import transition_probabilities
 
 ALPHA = 1e-3
 Z = stats.norm.ppf(1 - ALPHA / 2)

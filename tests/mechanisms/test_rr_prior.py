@@ -307,7 +307,7 @@ def test_more_classes_than_the_sorting_network_takes_give_the_brute_force_sets(n
 def test_the_top_set_has_exactly_k_star_members_even_among_tied_priors(weights, epsilon):
     # Priors on a coarse grid tie often; the set must hold exactly k* labels (a tie group is
     # taken whole or not at all, since along equal priors the keep chance is monotone).
-    from labeldp_core.mechanisms.rr_prior import _check_priors, _top_sets
+    from labeldp_core.families.rr_prior.release import _check_priors, _top_sets
 
     counts = np.asarray(weights, dtype=np.float64) + 0.0
     counts[counts.sum(axis=1) == 0] = 1.0

@@ -7,7 +7,7 @@ import pytest
 from scipy import stats
 
 from labeldp_core.errors import InvalidInputError
-from labeldp_core.experiments.softmax_laplace import cluster_scores
+from labeldp_core.families.noisy_outputs.experiment import cluster_scores
 from labeldp_core.mechanisms import (
     actual_epsilon,
     epsilon_for_output_noise,

@@ -18,7 +18,7 @@ from labeldp_core.data import load_dataset
 from labeldp_core.engine.spec import RunResult
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.experiments import make_config, run
-from labeldp_core.experiments.dpsgd import delta_warning, epsilon_checkpoints
+from labeldp_core.families.dpsgd.experiment import delta_warning, epsilon_checkpoints
 from labeldp_core.models import build_model
 from labeldp_core.training import TrainSettings
 from labeldp_core.training import dpsgd as dpsgd_training

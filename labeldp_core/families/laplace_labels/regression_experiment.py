@@ -5,8 +5,11 @@ import numpy as np
 from labeldp_core.engine.context import RunContext
 from labeldp_core.engine.release_noise import NOISE_SETTING, TRAINING_DRAW, draw_sources
 from labeldp_core.engine.spec import MechanismSpec, Outcome, RunConfig
-from labeldp_core.mechanisms import expected_regression_mse, laplace_regression
-from labeldp_core.mechanisms.laplace_labels import expected_discrete_regression_mse
+from labeldp_core.families.laplace_labels.release import (
+    expected_discrete_regression_mse,
+    expected_regression_mse,
+    laplace_regression,
+)
 from labeldp_core.noise.noise_plans import laplace_plan
 
 __all__ = ["SPEC", "run_laplace_regression"]

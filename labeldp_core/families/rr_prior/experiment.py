@@ -56,16 +56,19 @@ from labeldp_core.engine.spec import (
     Setting,
 )
 from labeldp_core.errors import InvalidInputError
-from labeldp_core.mechanisms import (
-    HISTOGRAM_SENSITIVITY,
-    expected_flip_rate,
-    noisy_label_counts,
+from labeldp_core.families.randomized_response.release import expected_flip_rate
+from labeldp_core.families.rr_prior.release import (
     optimal_set_size,
     output_probabilities,
-    prior_from_counts,
+    prior_guess_bound,
     rr_with_prior,
+    top_sets,
 )
-from labeldp_core.mechanisms.rr_prior import prior_guess_bound, top_sets
+from labeldp_core.noise.label_histogram import (
+    HISTOGRAM_SENSITIVITY,
+    noisy_label_counts,
+    prior_from_counts,
+)
 from labeldp_core.noise.noise_plans import rr_plan
 
 __all__ = [
@@ -209,7 +212,7 @@ def set_guess_bound(
     RR-with-prior treats two examples alike when their priors pick the same top-k* set, so an
     attacker who knows each example's set (public: it comes from the image and the released
     prior) and how the true labels spread among the examples with that set holds a calibrated
-    prior: that spread. :func:`~labeldp_core.mechanisms.rr_prior.prior_guess_bound` of those
+    prior: that spread. :func:`~labeldp_core.families.rr_prior.release.prior_guess_bound` of those
     spreads, weighted by their examples, bounds the expected share of released labels equal to
     the true ones: within a set's group it is Σ_y q_y Q(y | y) <= B(q). The prior's own noise
     does not loosen it (a noisy, flattened prior would understate what the sets know). It reads

@@ -6,8 +6,8 @@ noise multiplier at which the chosen accountant's epsilon just meets the target 
 steps, trains, and reports what the accountant computes for the steps actually taken.
 
 With ``imbalance`` above 1 it trains on the imbalanced private set of the DP prototypes
-(:mod:`labeldp_core.experiments.dppl`) at their default public share: the same seed gives the
-same examples, so the two are compared on the same class counts. The public part is not used,
+(:mod:`labeldp_core.engine.private_set`) at their default public share: the same seed gives
+the same examples, so the two are compared on the same class counts. The public part is not used,
 and the epsilon covers that subsample only (``details["guarantee_scope"]``).
 
 ``noise=float`` draws the Poisson batches and the noise from torch generators seeded by the seed
@@ -35,6 +35,7 @@ from labeldp_core.accounting.dpsgd import (
 from labeldp_core.data import Dataset, load_dataset
 from labeldp_core.data.tables import is_table, table_info
 from labeldp_core.engine.context import RunContext
+from labeldp_core.engine.private_set import PUBLIC_FRACTION, SUBSAMPLE_DRAW, imbalanced_private_set
 from labeldp_core.engine.progress import within
 from labeldp_core.engine.public_encoder import public_private_indices
 from labeldp_core.engine.release_noise import (
@@ -45,7 +46,6 @@ from labeldp_core.engine.release_noise import (
 )
 from labeldp_core.engine.spec import MechanismSpec, Outcome, RunConfig, Scalar, Setting
 from labeldp_core.errors import InvalidInputError
-from labeldp_core.experiments.dppl import PUBLIC_FRACTION, SUBSAMPLE_DRAW, imbalanced_private_set
 from labeldp_core.training import TrainSettings
 
 if TYPE_CHECKING:  # importing Opacus costs seconds; the runner imports it when it trains

@@ -5,14 +5,15 @@ import numpy as np
 from labeldp_core.engine.context import RunContext
 from labeldp_core.engine.release_noise import NOISE_SETTING, TRAINING_DRAW, draw_sources
 from labeldp_core.engine.spec import MechanismSpec, Outcome, RunConfig
-from labeldp_core.experiments.label_prior import (
+from labeldp_core.families.laplace_labels.alibi_release import alibi_posterior
+from labeldp_core.families.laplace_labels.experiment import mass_on_true_label
+from labeldp_core.families.laplace_labels.label_prior import (
     PRIOR_SETTINGS,
     budget_table,
     prior_details,
     run_prior,
 )
-from labeldp_core.experiments.laplace import mass_on_true_label
-from labeldp_core.mechanisms import ONE_HOT_SENSITIVITY, alibi_posterior, laplace_one_hot
+from labeldp_core.families.laplace_labels.release import ONE_HOT_SENSITIVITY, laplace_one_hot
 from labeldp_core.noise.noise_plans import laplace_plan
 
 __all__ = ["SPEC", "run_alibi"]
@@ -23,7 +24,7 @@ def run_alibi(config: RunConfig, ctx: RunContext) -> Outcome:
 
     With ``noise=secure`` both the histogram and the one-hot vectors get exact discrete Laplace
     noise; the posterior is then the discrete likelihood's, which has the same form with the
-    exact scale (see :mod:`labeldp_core.mechanisms.alibi`).
+    exact scale (see :mod:`labeldp_core.families.laplace_labels.alibi_release`).
     """
     data = ctx.dataset
     noise = config.setting("noise")

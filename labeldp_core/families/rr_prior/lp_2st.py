@@ -10,7 +10,8 @@ composition the whole run is epsilon-label-DP: the stage-2 prior depends on the 
 through its already-private released labels (post-processing).
 
 k* of every second-half example is stored in the result cache (see
-:func:`labeldp_core.experiments.rr_prior.load_set_sizes`); the first half has none (plain RR).
+:func:`labeldp_core.families.rr_prior.experiment.load_set_sizes`); the first half has none
+(plain RR).
 """
 
 import numpy as np
@@ -21,13 +22,17 @@ from labeldp_core.engine.context import RunContext
 from labeldp_core.engine.label_release import released_labels_outcome
 from labeldp_core.engine.release_noise import NOISE_SETTING, TRAINING_DRAW, draw_sources
 from labeldp_core.engine.spec import MechanismSpec, Outcome, RunConfig
-from labeldp_core.experiments.rr_prior import (
+from labeldp_core.families.randomized_response.release import (
+    expected_flip_rate,
+    randomized_response,
+)
+from labeldp_core.families.rr_prior.experiment import (
     PRIOR_SUMMARY_DIAGNOSTICS,
     prior_summary,
     set_guess_bound,
     set_size_details,
 )
-from labeldp_core.mechanisms import expected_flip_rate, randomized_response, rr_with_prior
+from labeldp_core.families.rr_prior.release import rr_with_prior
 from labeldp_core.noise.noise_plans import rr_plan
 
 __all__ = ["SPEC", "run_lp_2st", "split_halves"]

@@ -6,16 +6,14 @@ import numpy as np
 from labeldp_core.engine.context import RunContext
 from labeldp_core.engine.release_noise import NOISE_SETTING, TRAINING_DRAW, draw_sources
 from labeldp_core.engine.spec import MechanismSpec, Outcome, RunConfig, Setting
-from labeldp_core.mechanisms import (
+from labeldp_core.families.laplace_labels.release import (
+    DISCRETE_ARGMAX_MAX_SCALE,
     ONE_HOT_SENSITIVITY,
     POST_PROCESSING,
     argmax_accuracy,
+    discrete_argmax_accuracy,
     laplace_one_hot,
     post_process,
-)
-from labeldp_core.mechanisms.laplace_labels import (
-    DISCRETE_ARGMAX_MAX_SCALE,
-    discrete_argmax_accuracy,
 )
 from labeldp_core.noise.noise_plans import LaplacePlan, laplace_plan
 

@@ -21,13 +21,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from labeldp_core.engine.public_encoder import normalise_rows
 from labeldp_core.errors import InvalidInputError
-from labeldp_core.mechanisms.coinpress import (
+from labeldp_core.families.prototypes.coinpress import (
     CoinPressGroups,
     CoinPressTrace,
     coinpress_group_means,
 )
-from labeldp_core.mechanisms.exponential import exponential_mechanism, exponential_topk
+from labeldp_core.families.prototypes.exponential import exponential_mechanism, exponential_topk
 from labeldp_core.validation import (
     check_epsilon,
     check_labels,
@@ -60,13 +61,6 @@ SCORE_GRID = 2.0**-20
 _MAX_EXACT_EXAMPLES = 2**32
 #: Elements of the candidates x private-examples score block computed at once (about 32 MB).
 _BLOCK_ELEMENTS = 4_000_000
-
-
-def normalise_rows(vectors: np.ndarray) -> np.ndarray:
-    """Rows scaled to unit L2 norm (an all-zero row stays zero), as float64."""
-    array = np.asarray(vectors, dtype=np.float64)
-    norms = np.linalg.norm(array, axis=-1, keepdims=True)
-    return array / np.where(norms > 0, norms, 1.0)
 
 
 def check_score_range(min_score: float, max_score: float) -> tuple[float, float]:

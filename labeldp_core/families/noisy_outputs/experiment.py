@@ -24,12 +24,12 @@ from labeldp_core.engine.release_noise import (
     sampler_source,
 )
 from labeldp_core.engine.spec import MechanismSpec, Outcome, RunConfig
-from labeldp_core.mechanisms import (
+from labeldp_core.families.noisy_outputs.release import (
     PROBABILITY_SENSITIVITY,
     actual_epsilon,
     laplace_outputs,
-    laplace_scale,
 )
+from labeldp_core.noise.laplace import laplace_scale
 from labeldp_core.noise.noise_plans import laplace_plan
 
 __all__ = [

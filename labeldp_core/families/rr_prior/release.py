@@ -228,7 +228,7 @@ def prior_guess_bound(
     B(p) <= π e^ε / (π e^ε + 1 - π) with π = max_y p_y. And B(p) >= e^ε / (e^ε + K - 1) for
     every p (take k = K): a prior can only raise the bound. The average over examples bounds the
     measured share of right guesses when the labels follow their priors (a calibrated prior);
-    :func:`labeldp_core.experiments.rr_prior.set_guess_bound` builds such priors from the
+    :func:`labeldp_core.families.rr_prior.experiment.set_guess_bound` builds such priors from the
     labels themselves.
 
     Args:

@@ -24,7 +24,7 @@ coordinates reached 1.
 import numpy as np
 
 from labeldp_core.errors import InvalidInputError
-from labeldp_core.mechanisms.laplace_labels import ONE_HOT_SENSITIVITY
+from labeldp_core.families.laplace_labels.release import ONE_HOT_SENSITIVITY
 from labeldp_core.noise.laplace import laplace_scale
 from labeldp_core.validation import check_real_array
 

@@ -32,7 +32,7 @@ from labeldp_core.engine.spec import (
     Scalar,
     Setting,
 )
-from labeldp_core.mechanisms import (
+from labeldp_core.families.pate.release import (
     UNANSWERED,
     confident_gnmax,
     noisy_argmax,

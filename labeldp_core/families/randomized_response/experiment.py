@@ -4,7 +4,11 @@ from labeldp_core.engine.context import RunContext
 from labeldp_core.engine.label_release import released_labels_outcome
 from labeldp_core.engine.release_noise import NOISE_SETTING, TRAINING_DRAW, draw_sources
 from labeldp_core.engine.spec import MechanismSpec, Outcome, RunConfig
-from labeldp_core.mechanisms import expected_flip_rate, keep_probability, randomized_response
+from labeldp_core.families.randomized_response.release import (
+    expected_flip_rate,
+    keep_probability,
+    randomized_response,
+)
 from labeldp_core.noise.noise_plans import rr_plan
 
 __all__ = ["SPEC", "run_rr"]

@@ -5,15 +5,15 @@ import numpy as np
 from labeldp_core.engine.context import RunContext
 from labeldp_core.engine.release_noise import NOISE_SETTING, TRAINING_DRAW, draw_sources
 from labeldp_core.engine.spec import MechanismSpec, Outcome, RunConfig
-from labeldp_core.experiments.label_prior import (
+from labeldp_core.families.laplace_labels.label_prior import (
     PRIOR_SETTINGS,
     budget_table,
     prior_details,
     run_prior,
 )
-from labeldp_core.mechanisms import (
+from labeldp_core.families.laplace_labels.release import expected_regression_mse
+from labeldp_core.families.laplace_labels.rr_bins_release import (
     best_constant_mse,
-    expected_regression_mse,
     expected_squared_error,
     optimal_bins,
     rr_bins_epsilon,

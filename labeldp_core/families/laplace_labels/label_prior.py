@@ -28,7 +28,7 @@ from labeldp_core.accounting import (
 from labeldp_core.engine.config import RunConfig, Setting
 from labeldp_core.engine.context import RunContext
 from labeldp_core.engine.release_noise import histogram_split
-from labeldp_core.mechanisms import noisy_label_counts, prior_from_counts
+from labeldp_core.noise.label_histogram import noisy_label_counts, prior_from_counts
 from labeldp_core.noise.noise_plans import LaplacePlan
 
 __all__ = [

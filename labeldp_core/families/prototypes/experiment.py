@@ -22,14 +22,18 @@ import numpy as np
 
 from labeldp_core.accounting.zcdp import group_zcdp, rho_for_approx_dp, zcdp_to_approx_dp
 from labeldp_core.data.dataset import Dataset
-from labeldp_core.data.imbalance import ImbalancedSubset, imbalanced_subset
+from labeldp_core.data.imbalance import ImbalancedSubset
 from labeldp_core.engine.context import RunContext
+from labeldp_core.engine.private_set import (
+    PUBLIC_FRACTION,
+    SUBSAMPLE_DRAW,
+    imbalanced_private_set,
+)
 from labeldp_core.engine.public_encoder import (
     ENCODER_MODELS,
     PublicEmbeddings,
     encoder_payload,
     public_embeddings,
-    split_rng,
 )
 from labeldp_core.engine.release_noise import (
     SAMPLER_NOISE_SETTING,
@@ -39,7 +43,7 @@ from labeldp_core.engine.release_noise import (
     sampler_source,
 )
 from labeldp_core.engine.spec import MechanismSpec, Outcome, RunConfig, Setting
-from labeldp_core.mechanisms.prototypes import (
+from labeldp_core.families.prototypes.release import (
     check_score_range,
     class_utilities,
     nearest_prototype,
@@ -67,8 +71,6 @@ __all__ = [
 #: The share of classes (the smallest ones) reported as the minority.
 MINORITY_SHARE = 0.3
 NEIGHBOURS = "add/remove one private example (its image and its label together)"
-#: The default share of the training split made public.
-PUBLIC_FRACTION = 0.2
 #: What an imbalanced run's guarantee covers.
 SUBSAMPLE_SCOPE = (
     "the imbalanced private set only: it is a subsample of the private part whose class sizes "
@@ -83,12 +85,6 @@ _COMMON_DIAGNOSTICS = (
     "details.minority_classes",
     "details.baseline_per_class_accuracy",
     "details.baseline_minority_accuracy",
-)
-#: Why the imbalanced subsample may stay seeded in every noise mode.
-SUBSAMPLE_DRAW = (
-    "the private examples kept at this imbalance, drawn with the run's seed from the true labels "
-    "(the same at one seed for DPPL and DP-SGD): they are the dataset the epsilon is about (see "
-    "guarantee_scope), not a draw of the release"
 )
 #: Draws that stay seeded in every mode, and why the guarantee does not need them secret.
 _SEEDED_DRAWS = {
@@ -140,26 +136,6 @@ class _PrivateSet:
         """The smallest classes (the last ranks of the imbalance order)."""
         size = max(1, math.ceil(MINORITY_SHARE * len(self.subset.order)))
         return sorted(int(c) for c in self.subset.order[-size:])
-
-
-def imbalanced_private_set(
-    pool: np.ndarray, labels: np.ndarray, num_classes: int, ratio: float, seed: int
-) -> tuple[np.ndarray, ImbalancedSubset]:
-    """The private examples kept at imbalance ``ratio``: their training indices and the draw.
-
-    Fixed by the seed alone (not by epsilon or the mechanism), so a run that takes the same
-    private ``pool`` (the split :func:`public_embeddings` makes with the same seed and public
-    share) and the same ratio gets the very same examples; DP-SGD's ``imbalance`` setting does.
-
-    Args:
-        pool: training indices of the private part.
-        labels: the training labels.
-        num_classes: K.
-        ratio: largest / smallest class size, >= 1.
-        seed: the run's seed.
-    """
-    subset = imbalanced_subset(labels[pool], num_classes, ratio, split_rng(seed, 2))
-    return pool[subset.indices], subset
 
 
 def _private_set(config: RunConfig, data: Dataset, emb: PublicEmbeddings) -> _PrivateSet:

@@ -1,0 +1,119 @@
+"""What a mechanism family declares: its mechanisms, their colours, demo grid, audit and page.
+
+A family is one folder under :mod:`labeldp_core.families` (its release, experiment runner(s),
+plots and audit cases, each in a file of its own) and one :class:`Family` value in its
+``__init__.py``. The registry (:mod:`labeldp_core.registry`) derives every table the engines,
+the app and the docs read from the registered families, so adding a family is one folder and
+one registry line; nothing is kept in step by hand. The pattern follows Opacus's accountant
+registry and dp-wizard's one folder per statistic.
+"""
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from labeldp_core.engine.spec import MechanismSpec, Scalar
+
+__all__ = ["Audit", "CaseBuilder", "DemoGrid", "Family", "Mechanism", "Page"]
+
+#: Builds an :class:`~labeldp_core.audit.engine.AuditCase` for a claimed epsilon.
+CaseBuilder = Callable[[float], Any]
+
+
+@dataclass(frozen=True)
+class Audit:
+    """A mechanism's audit: its release on neighbouring inputs, further cases, negative controls.
+
+    Attributes:
+        case: the release step audited at the claimed epsilon.
+        variants: further real cases of the same mechanism (PATE's GNMax beside LNMax).
+        controls: deliberately broken versions that the audit must flag as violating the claim.
+    """
+
+    case: CaseBuilder
+    variants: tuple[CaseBuilder, ...] = ()
+    controls: tuple[CaseBuilder, ...] = ()
+
+
+@dataclass(frozen=True)
+class DemoGrid:
+    """The points `warm` computes for a mechanism and the pages draw without a click.
+
+    Attributes:
+        epsilons: the curve's epsilon grid; None for the standard grid (and, on the class
+            datasets, the slider's extra stops).
+        variants: settings the pages show side by side, beyond the defaults.
+        guest: settings and epsilons another page draws on one seed (DP-SGD on the DP
+            prototypes' imbalanced set), or None.
+    """
+
+    epsilons: tuple[float, ...] | None = None
+    variants: tuple[Mapping[str, Scalar], ...] = ()
+    guest: tuple[Mapping[str, Scalar], tuple[float, ...]] | None = None
+
+
+@dataclass(frozen=True)
+class Mechanism:
+    """One mechanism of a family, as every table sees it.
+
+    Attributes:
+        spec: what the engine runs (id, privacy unit, settings, runner).
+        colour: its colour on every chart (``#rrggbb``), fixed by the family, never by position.
+        audit: its empirical privacy audit, or None when it has none.
+        demo: its demo grid.
+        on_compare: whether Compare shows it before the user picks.
+    """
+
+    spec: MechanismSpec
+    colour: str
+    audit: Audit | None = None
+    demo: DemoGrid = DemoGrid()
+    on_compare: bool = False
+
+    @property
+    def id(self) -> str:
+        """The mechanism's id (its spec's)."""
+        return self.spec.id
+
+
+@dataclass(frozen=True)
+class Page:
+    """A family's page in the app.
+
+    Attributes:
+        file: the page's script, relative to the repository root (``pages/pate.py``); its file
+            name without ``.py`` is the page's address.
+        title: the title in the navigation.
+        icon: a Material icon name.
+        bad_links: link values the page's own controls must refuse (checked by the app tests).
+        kept_links: valid link values the page must keep.
+    """
+
+    file: str
+    title: str
+    icon: str
+    bad_links: Mapping[str, str] = field(default_factory=dict)
+    kept_links: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Family:
+    """A mechanism family: its folder's declaration, from which the registry derives the tables.
+
+    Attributes:
+        id: the folder's name.
+        title: the family's name in the docs.
+        mechanisms: its mechanisms, in the order the tables list them.
+        folder: the family's folder (its ``README.md`` is the family's prose in the docs).
+        page: its page in the app, or None.
+        mutation_targets: its source files (relative to the repository root) that mutation
+            testing mutates: the release and the experiments' hand-off of epsilon and noise.
+    """
+
+    id: str
+    title: str
+    mechanisms: tuple[Mechanism, ...]
+    folder: Path
+    page: Page | None = None
+    mutation_targets: tuple[str, ...] = ()

@@ -1,0 +1,58 @@
+"""Laplace on labels (one-hot and regression), ALIBI's soft labels and RR-on-bins for regression."""
+
+from pathlib import Path
+
+from labeldp_core.families.family import Audit, DemoGrid, Family, Mechanism, Page
+from labeldp_core.families.laplace_labels import (
+    alibi_experiment,
+    audit,
+    experiment,
+    regression_experiment,
+    rr_bins_experiment,
+)
+
+__all__ = ["FAMILY"]
+
+FAMILY = Family(
+    id="laplace_labels",
+    title="Laplace on labels, ALIBI and RR-on-bins",
+    mechanisms=(
+        Mechanism(
+            experiment.SPEC,
+            "#CC79A7",
+            audit=Audit(audit.laplace_case, controls=(audit.laplace_sensitivity_one_control,)),
+            demo=DemoGrid(variants=({"post": "soft"}, {"post": "round"})),
+            on_compare=True,
+        ),
+        Mechanism(
+            regression_experiment.SPEC,
+            "#E69F00",
+            audit=Audit(
+                audit.laplace_regression_case,
+                controls=(audit.laplace_regression_sensitivity_one_control,),
+            ),
+        ),
+        Mechanism(
+            rr_bins_experiment.SPEC,
+            "#56B4E9",
+            audit=Audit(audit.rr_bins_case),
+        ),
+        Mechanism(
+            alibi_experiment.SPEC,
+            "#882255",
+            audit=Audit(audit.alibi_case),
+            on_compare=True,
+        ),
+    ),
+    folder=Path(__file__).parent,
+    page=Page(
+        "pages/laplace_labels.py", "Laplace on labels", "label", bad_links={"prior": "median"}
+    ),
+    mutation_targets=(
+        "labeldp_core/families/laplace_labels/experiment.py",
+        "labeldp_core/families/laplace_labels/regression_experiment.py",
+        "labeldp_core/families/laplace_labels/rr_bins_experiment.py",
+        "labeldp_core/families/laplace_labels/alibi_experiment.py",
+        "labeldp_core/families/laplace_labels/label_prior.py",
+    ),
+)

@@ -1,0 +1,34 @@
+"""Laplace noise on softmax outputs: local DP per output vector, scale 2/ε."""
+
+from pathlib import Path
+
+from labeldp_core.families.family import Audit, DemoGrid, Family, Mechanism, Page
+from labeldp_core.families.noisy_outputs import audit, experiment
+
+__all__ = ["FAMILY"]
+
+FAMILY = Family(
+    id="noisy_outputs",
+    title="Laplace on model outputs (local DP)",
+    mechanisms=(
+        Mechanism(
+            experiment.SPEC,
+            "#117733",
+            audit=Audit(
+                audit.softmax_laplace_case, controls=(audit.softmax_sensitivity_one_control,)
+            ),
+            demo=DemoGrid(epsilons=(0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0)),
+        ),
+    ),
+    folder=Path(__file__).parent,
+    page=Page(
+        "pages/noisy_outputs.py",
+        "Noisy model outputs (local DP)",
+        "output",
+        bad_links={"output_p": "2"},
+    ),
+    mutation_targets=(
+        "labeldp_core/families/noisy_outputs/release.py",
+        "labeldp_core/families/noisy_outputs/experiment.py",
+    ),
+)

@@ -1,0 +1,49 @@
+"""DP prototypes (Wahdany et al. 2024, arXiv 2406.08039): DPPL-Mean, DPPL-Public and Top-K."""
+
+from pathlib import Path
+
+from labeldp_core.engine.private_set import IMBALANCED_EPSILONS
+from labeldp_core.families.family import Audit, DemoGrid, Family, Mechanism, Page
+from labeldp_core.families.prototypes import audit, experiment
+
+__all__ = ["FAMILY"]
+
+DPPL_GRID = DemoGrid(epsilons=IMBALANCED_EPSILONS, variants=({"imbalance": 10.0},))
+
+FAMILY = Family(
+    id="prototypes",
+    title="DP prototypes",
+    mechanisms=(
+        Mechanism(
+            experiment.MEAN_SPEC,
+            "#AA4499",
+            audit=Audit(audit.dppl_mean_case, controls=(audit.dppl_mean_old_calibration_control,)),
+            demo=DPPL_GRID,
+            on_compare=True,
+        ),
+        Mechanism(
+            experiment.PUBLIC_SPEC,
+            "#44AA99",
+            audit=Audit(audit.dppl_public_case, controls=(audit.dppl_public_replace_one_control,)),
+            demo=DPPL_GRID,
+        ),
+        Mechanism(
+            experiment.TOPK_SPEC,
+            "#661100",
+            audit=Audit(
+                audit.dppl_topk_case,
+                variants=(audit.dppl_topk_order_case,),
+                controls=(audit.dppl_topk_utility_order_control,),
+            ),
+            demo=DPPL_GRID,
+        ),
+    ),
+    folder=Path(__file__).parent,
+    page=Page(
+        "pages/dppl.py",
+        "DP prototypes",
+        "hub",
+        bad_links={"dppl_mechanism": "magic", "dppl_imbalance": "7"},
+    ),
+    mutation_targets=("labeldp_core/families/prototypes/exponential.py",),
+)

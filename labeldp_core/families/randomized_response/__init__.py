@@ -1,0 +1,27 @@
+"""Randomized response: each label kept with probability e^ε / (e^ε + K - 1), else uniform."""
+
+from pathlib import Path
+
+from labeldp_core.families.family import Audit, Family, Mechanism, Page
+from labeldp_core.families.randomized_response import audit, experiment
+
+__all__ = ["FAMILY"]
+
+FAMILY = Family(
+    id="randomized_response",
+    title="Randomized response",
+    mechanisms=(
+        Mechanism(
+            experiment.SPEC,
+            "#0072B2",
+            audit=Audit(audit.rr_case, controls=(audit.rr_overspending_control,)),
+            on_compare=True,
+        ),
+    ),
+    folder=Path(__file__).parent,
+    page=Page("pages/randomized_response.py", "Randomized response", "casino"),
+    mutation_targets=(
+        "labeldp_core/families/randomized_response/release.py",
+        "labeldp_core/families/randomized_response/experiment.py",
+    ),
+)

@@ -1,0 +1,142 @@
+"""The registered mechanism families, and every table derived from them.
+
+Registering a family is one line in :data:`FAMILIES`. The engines (the runner's lookup, the audit
+suite, Compare), the charts' colours, the demo grid, the app's navigation and the docs read the
+tables below, which are live views of :data:`FAMILIES`: a family registered for a moment (a test's
+toy family, with :func:`registered`) shows on every one of them.
+"""
+
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from typing import TypeVar
+
+from labeldp_core.engine.spec import MechanismSpec
+from labeldp_core.families import (
+    dpsgd,
+    laplace_labels,
+    noisy_outputs,
+    pate,
+    prototypes,
+    randomized_response,
+    rr_prior,
+)
+from labeldp_core.families.family import Audit, CaseBuilder, DemoGrid, Family, Mechanism, Page
+
+__all__ = [
+    "AUDITS",
+    "CASES",
+    "CONTROLS",
+    "DEMO_GRIDS",
+    "FAMILIES",
+    "MECHANISMS",
+    "MECHANISM_COLOURS",
+    "ON_COMPARE",
+    "VARIANTS",
+    "family_of",
+    "mechanism_entries",
+    "pages",
+    "registered",
+]
+
+#: The registered families, in the order the app and the docs list them.
+FAMILIES: list[Family] = [
+    randomized_response.FAMILY,
+    rr_prior.FAMILY,
+    laplace_labels.FAMILY,
+    noisy_outputs.FAMILY,
+    pate.FAMILY,
+    dpsgd.FAMILY,
+    prototypes.FAMILY,
+]
+
+V = TypeVar("V")
+
+
+class DerivedTable(Mapping[str, V]):
+    """A read-only table by mechanism id, derived from :data:`FAMILIES` whenever they change."""
+
+    def __init__(self, derive: Callable[[Mechanism], V | None]) -> None:
+        self._derive = derive
+        self._key: tuple[int, ...] = ()
+        self._table: dict[str, V] = {}
+
+    def _current(self) -> dict[str, V]:
+        key = tuple(id(family) for family in FAMILIES)
+        if key != self._key:
+            entries = ((m.id, self._derive(m)) for m in mechanism_entries())
+            self._table = {name: value for name, value in entries if value is not None}
+            self._key = key
+        return self._table
+
+    def __getitem__(self, key: str) -> V:
+        return self._current()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._current())
+
+    def __len__(self) -> int:
+        return len(self._current())
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self._current()!r})"
+
+
+def mechanism_entries() -> list[Mechanism]:
+    """Every registered mechanism, family by family.
+
+    Raises:
+        ValueError: if two families declare the same mechanism id.
+    """
+    entries = [mechanism for family in FAMILIES for mechanism in family.mechanisms]
+    ids = [mechanism.id for mechanism in entries]
+    twice = sorted({name for name in ids if ids.count(name) > 1})
+    if twice:
+        raise ValueError(f"mechanism ids declared by two families: {', '.join(twice)}")
+    return entries
+
+
+def family_of(mechanism: str) -> Family:
+    """The family that declares ``mechanism``.
+
+    Raises:
+        KeyError: if no registered family declares it.
+    """
+    for family in FAMILIES:
+        if any(entry.id == mechanism for entry in family.mechanisms):
+            return family
+    raise KeyError(mechanism)
+
+
+def pages() -> list[tuple[Family, Page]]:
+    """The families that have a page, with it, in registration order."""
+    return [(family, family.page) for family in FAMILIES if family.page is not None]
+
+
+@contextmanager
+def registered(family: Family) -> Iterator[Family]:
+    """Register ``family`` for the duration of a ``with`` block (tests, plug-ins tried out)."""
+    FAMILIES.append(family)
+    try:
+        yield family
+    finally:
+        FAMILIES.remove(family)
+
+
+#: Every mechanism's spec by id: what the runner, the command line and the app run.
+MECHANISMS: Mapping[str, MechanismSpec] = DerivedTable(lambda m: m.spec)
+#: Each mechanism's colour on every chart, fixed by its family.
+MECHANISM_COLOURS: Mapping[str, str] = DerivedTable(lambda m: m.colour)
+#: The audit of each mechanism that has one.
+AUDITS: Mapping[str, Audit] = DerivedTable(lambda m: m.audit)
+#: Each mechanism's demo grid.
+DEMO_GRIDS: Mapping[str, DemoGrid] = DerivedTable(lambda m: m.demo)
+#: The mechanisms Compare shows before the user picks.
+ON_COMPARE: Mapping[str, bool] = DerivedTable(lambda m: True if m.on_compare else None)
+#: Audit case builders by mechanism id (case, variants, controls): the audit suite's tables.
+CASES: Mapping[str, CaseBuilder] = DerivedTable(lambda m: m.audit and m.audit.case)
+VARIANTS: Mapping[str, tuple[CaseBuilder, ...]] = DerivedTable(
+    lambda m: (m.audit.variants or None) if m.audit else None
+)
+CONTROLS: Mapping[str, tuple[CaseBuilder, ...]] = DerivedTable(
+    lambda m: (m.audit.controls or None) if m.audit else None
+)

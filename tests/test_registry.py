@@ -1,0 +1,82 @@
+"""The registry: every table derives from the registered families, so a new family is one folder
+and one line. A toy family written to a temporary folder, registered for one test, shows on every
+derived table: the engine's mechanisms, Compare's defaults, the audit suite, the colours, the demo
+grid, the app's pages (and navigation: tests/app/test_page_table.py) and the docs' table;
+unregistered, it is gone from all of them."""
+
+import importlib
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from labeldp_core import registry
+from labeldp_core.audit import audit_cases, audit_mechanism
+from labeldp_core.demo import demo_configs
+from labeldp_core.experiments import MECHANISMS, make_config, mechanism_spec, run
+from labeldp_core.plots.colours import series_styles
+from labeldp_core.registry import FAMILIES, ON_COMPARE, family_of, registered
+
+
+def test_a_toy_family_from_a_folder_shows_on_every_derived_table(toy_family):
+    assert "toy-coin" not in MECHANISMS
+    with registered(toy_family):
+        assert mechanism_spec("toy-coin").title == "Toy coins"
+        assert family_of("toy-coin") is toy_family
+        assert "toy-coin" in ON_COMPARE
+        assert [case.name for case in audit_cases("toy-coin", 1.0)] == [
+            "toy-coin", "toy-coin (control: 3ε)",
+        ]  # fmt: skip
+        assert series_styles({"Toy coins": []})["Toy coins"] == ("#123456", "solid")
+        grid = demo_configs("digits", ["toy-coin"], seeds=[0])
+        assert sorted(config.epsilon for config in grid) == [0.5, 2.0]
+        assert (toy_family, toy_family.page) in registry.pages()  # the app's navigation
+        assert "toy-coin" in _docs_table()
+    assert "toy-coin" not in MECHANISMS and toy_family not in FAMILIES
+    assert toy_family not in [family for family, _ in registry.pages()]
+
+
+def test_a_registered_toy_family_runs_and_its_audit_catches_its_control(toy_family, isolated_cache):
+    with registered(toy_family):
+        result = run(make_config("toy-coin", "digits", 1.0, 0, 1, {"model": "logistic"}))
+        honest, control = audit_mechanism("toy-coin", 1.0, trials=20_000, seed=0)
+    assert result.mechanism == "toy-coin" and result.epsilon_spent <= 1.0
+    assert result.epsilon_spent == pytest.approx(1.0)
+    assert not honest.violates and control.violates
+
+
+def test_two_families_cannot_declare_one_mechanism_id(toy_family):
+    clash = toy_family.mechanisms[0].spec.__class__(
+        **{**vars(toy_family.mechanisms[0].spec), "id": "rr"}
+    )
+    twin = type(toy_family)(
+        **{**vars(toy_family), "mechanisms": (type(toy_family.mechanisms[0])(clash, "#000000"),)}
+    )
+    with registered(twin), pytest.raises(ValueError, match="declared by two families: rr"):
+        registry.mechanism_entries()
+
+
+def test_every_mechanism_has_a_fixed_colour_of_its_own():
+    colours = [entry.colour for entry in registry.mechanism_entries()]
+    assert len(set(colours)) == len(colours) == len(MECHANISMS)
+    assert all(len(c) == 7 and c.startswith("#") and int(c[1:], 16) >= 0 for c in colours)
+
+
+def test_every_family_folder_is_registered_and_declares_its_own_folder():
+    folders = {
+        path.parent.name for path in Path(registry.__file__).parent.glob("families/*/__init__.py")
+    }
+    assert folders == {family.id for family in FAMILIES}
+    assert all(family.folder.name == family.id for family in FAMILIES)
+    assert np.all([Path(target).exists() for f in FAMILIES for target in f.mutation_targets])
+
+
+def _docs_table() -> str:
+    """The docs' mechanism table, as the docs site builds it."""
+    sys.path.insert(0, str(Path(registry.__file__).resolve().parents[1] / "docs" / "hooks"))
+    try:
+        mechanisms_hook = importlib.import_module("mechanisms")
+    finally:
+        sys.path.pop(0)
+    return mechanisms_hook.mechanism_table(mechanisms_hook.families())

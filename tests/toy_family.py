@@ -1,0 +1,100 @@
+"""A toy mechanism family written to a folder of its own: what a contributor adds, in small.
+
+Tests register it for their duration (``labeldp_core.registry.registered``) to show that every
+derived table, in the library and in the app, picks up a family from its folder alone.
+"""
+
+import importlib
+import sys
+import textwrap
+from pathlib import Path
+
+from labeldp_core.families.family import Family
+
+TOY_INIT = '''
+"""A toy family: each label released by 2-ary-style keep-or-uniform coins (K-ary RR)."""
+
+from pathlib import Path
+
+from labeldp_core.families.family import Audit, DemoGrid, Family, Mechanism, Page
+
+from . import audit, experiment
+
+FAMILY = Family(
+    id="toy_coin",
+    title="Toy coins",
+    mechanisms=(
+        Mechanism(
+            experiment.SPEC, "#123456", audit=Audit(audit.toy_case, controls=(audit.toy_control,)),
+            demo=DemoGrid(epsilons=(0.5, 2.0)), on_compare=True,
+        ),
+    ),
+    folder=Path(__file__).parent,
+    page=Page("pages/toy_coin.py", "Toy coins", "toys", bad_links={"coins": "-1"}),
+)
+'''
+TOY_EXPERIMENT = """
+from labeldp_core.engine.label_release import released_labels_outcome
+from labeldp_core.engine.spec import MechanismSpec
+from labeldp_core.noise.noise_plans import rr_plan
+
+from .release import toy_release
+
+
+def run_toy(config, ctx):
+    data = ctx.dataset
+    plan = rr_plan(config.epsilon, data.num_classes, "float")
+    released = toy_release(data.y_train, config.epsilon, data.num_classes, ctx.rng)
+    return released_labels_outcome(ctx, released, plan.epsilon_spent, {}, ())
+
+
+SPEC = MechanismSpec(
+    id="toy-coin", title="Toy coins", summary="K-ary randomized response, as a toy family",
+    privacy_unit="label", task="classification", settings={}, runner=run_toy,
+)
+"""
+TOY_RELEASE = """
+import numpy as np
+
+
+def toy_release(labels, epsilon, num_classes, rng):
+    keep = np.exp(epsilon) / (np.exp(epsilon) + num_classes - 1)
+    other = (labels + rng.integers(1, num_classes, labels.size)) % num_classes
+    return np.where(rng.random(labels.size) < keep, labels, other)
+"""
+TOY_AUDIT = """
+import numpy as np
+
+from labeldp_core.audit.engine import AuditCase
+from labeldp_core.audit.label_pairs import AUDIT_CLASSES, labels_case
+
+from .release import toy_release
+
+
+def toy_case(epsilon):
+    return labels_case(
+        "toy-coin", lambda labels, rng: toy_release(labels, epsilon, AUDIT_CLASSES, rng), epsilon
+    )
+
+
+def toy_control(epsilon):
+    return labels_case(
+        "toy-coin (control: 3ε)",
+        lambda labels, rng: toy_release(labels, 3 * epsilon, AUDIT_CLASSES, rng),
+        epsilon, is_control=True,
+    )
+"""
+
+
+def load_toy_family(tmp_path: Path, monkeypatch) -> Family:
+    """The toy family's folder written to a temporary directory and imported from there."""
+    folder = tmp_path / "toy_coin"
+    folder.mkdir()
+    for name, text in {
+        "__init__.py": TOY_INIT, "experiment.py": TOY_EXPERIMENT, "release.py": TOY_RELEASE,
+        "audit.py": TOY_AUDIT,
+    }.items():  # fmt: skip
+        (folder / name).write_text(textwrap.dedent(text), encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    sys.modules.pop("toy_coin", None)
+    return importlib.import_module("toy_coin").FAMILY

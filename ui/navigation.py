@@ -1,0 +1,52 @@
+"""The app's pages in sections: each family's page from the registry, then the pages no family owns.
+
+The app builds its navigation from :func:`page_table`, and the app tests read the same table, so a
+family registered in :mod:`labeldp_core.registry` appears in the navigation with no other edit.
+"""
+
+from typing import NamedTuple
+
+from labeldp_core.registry import pages
+
+__all__ = ["MECHANISMS_SECTION", "OTHER_PAGES", "PageEntry", "page_table"]
+
+
+class PageEntry(NamedTuple):
+    """One page of the navigation: its section, its script, its title and its Material icon.
+
+    The page's address is its script's file name without ``.py``: the name Streamlit announces for
+    the files in ``pages/`` before ``app.py`` has run, so a direct link to a freshly started server
+    never flashes "Page not found".
+    """
+
+    section: str
+    file: str
+    title: str
+    icon: str
+
+
+MECHANISMS_SECTION = "Mechanisms"
+#: The pages that compose or explain every mechanism, by section, after the families' pages.
+OTHER_PAGES: dict[str, tuple[tuple[str, str, str], ...]] = {
+    "Understand": (
+        ("pages/laplace_noise.py", "Laplace noise", "show_chart"),
+        ("pages/epsilon_meaning.py", "What ε means", "psychology"),
+        ("pages/audit.py", "Privacy audit", "fact_check"),
+        ("pages/papers.py", "Papers vs this explorer", "menu_book"),
+    ),
+    "Decide": (
+        ("pages/compare.py", "Compare mechanisms", "compare_arrows"),
+        ("pages/choose_epsilon.py", "Choose ε", "tune"),
+        ("pages/your_data.py", "Your data", "upload_file"),
+    ),
+}
+
+
+def page_table() -> list[PageEntry]:
+    """Every page after the home page: the families' pages (in registration order), the rest."""
+    entries = [
+        PageEntry(MECHANISMS_SECTION, page.file, page.title, page.icon) for _, page in pages()
+    ]
+    for section, rows in OTHER_PAGES.items():
+        entries += [PageEntry(section, *row) for row in rows]
+    return entries
