@@ -69,11 +69,15 @@ _Y_TITLE_WIDTH = 28
 #: Line height as a multiple of the font size, and the gap between stacked texts, in px.
 _LINE = 1.3
 _GAP = 6
-#: The least height in px a figure keeps for its plot, besides its margins and its legend.
+#: The least height in px a figure keeps for its plot, besides its margins and its legend; in
+#: demo mode a little less, for its larger texts (a headline chart and its ε control fit 800 px).
 _MIN_PLOT = 240
-#: Streamlit's height for a figure that sets none, and the width assumed for a chart, in px.
+_DEMO_MIN_PLOT = 220
+#: Streamlit's height for a figure that sets none, and the width assumed for a chart the page's
+#: width and for one in a half-page column, in px.
 _DEFAULT_HEIGHT = 450
 _WIDTH = 800
+_NARROW_WIDTH = 400
 
 
 def log_tick_text(value: float) -> str:
@@ -208,7 +212,9 @@ def projector_ready(figure: go.Figure, *, demo: bool = False, narrow: bool = Fal
     title = figure.layout.title.text
     title_height = 0.0
     if title:
-        width = (NARROW_TITLE_WIDTH if narrow else TITLE_WIDTH) * SIZES.title // sizes.title
+        # A chart the page's width holds TITLE_WIDTH characters in demo mode's larger type too
+        # (820 px at 1280; one line less above a headline chart on a projector's 800 px).
+        width = NARROW_TITLE_WIDTH * SIZES.title // sizes.title if narrow else TITLE_WIDTH
         figure.layout.title.text = wrap(title, width)
         title_height = _lines(figure.layout.title.text) * sizes.title * _LINE + 2 * _GAP
     _wrap_annotations(figure, sizes)
@@ -231,7 +237,8 @@ def projector_ready(figure: go.Figure, *, demo: bool = False, narrow: bool = Fal
               "b": math.ceil((sizes.tick + sizes.axis_title) * _LINE + 3 * _GAP)}  # fmt: skip
     figure.update_layout(legend=legend, font={"size": sizes.tick, "color": TEXT_COLOUR},
                          margin=margin)  # fmt: skip
-    needed = margin["t"] + margin["b"] + _legend_height(figure, sizes) + _MIN_PLOT
+    legend_height = _legend_height(figure, sizes, _NARROW_WIDTH if narrow else _WIDTH)
+    needed = margin["t"] + margin["b"] + legend_height + (_DEMO_MIN_PLOT if demo else _MIN_PLOT)
     needed += _category_overhang(figure, sizes)
     if needed > (figure.layout.height or _DEFAULT_HEIGHT):  # room for the plot and the legend
         figure.layout.height = needed
@@ -254,11 +261,12 @@ def _category_overhang(figure: go.Figure, sizes: TextSizes) -> int:
     return math.ceil((0.5 * longest if turned else 0) + (rows - 1) * sizes.tick * _LINE)
 
 
-def _legend_height(figure: go.Figure, sizes: TextSizes) -> int:
-    """About how tall the legend below the plot is, in px, on a chart :data:`_WIDTH` wide.
+def _legend_height(figure: go.Figure, sizes: TextSizes, width: int) -> int:
+    """About how tall the legend below the plot is, in px, on a chart ``width`` px wide.
 
-    Plotly puts as many entries in a row as fit (an entry: its symbol and its text, about 0.55
-    of the font size per character); the legend's title takes a row of its own.
+    Plotly fills a row with entries, each as wide as its own symbol and text (about 0.55 of the
+    font size per character), and starts a new row when the next one does not fit; the
+    legend's title takes a row of its own.
     """
     if figure.layout.showlegend is False:
         return 0
@@ -267,7 +275,11 @@ def _legend_height(figure: go.Figure, sizes: TextSizes) -> int:
         return 0
     if not names:
         return 0
-    entry = max(len(name) for name in names) * 0.55 * sizes.legend + 50
-    rows = math.ceil(len(names) / max(1, int(_WIDTH // entry)))
+    rows, filled = 1, 0.0
+    for name in names:
+        entry = len(name) * 0.55 * sizes.legend + 50
+        if filled and filled + entry > width:
+            rows, filled = rows + 1, 0.0
+        filled += entry
     rows += bool(figure.layout.legend.title.text)
     return math.ceil(rows * sizes.legend * 1.45 + 2 * _GAP)
