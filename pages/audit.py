@@ -18,6 +18,7 @@ ALPHA = 0.05  # the audit's default: 95% confidence
 controls = current_controls()
 st.title("Privacy audit")
 epsilon = epsilon_control(default=APP_EPSILON, label="Claimed ε")
+headline = st.container()  # the claims against the proven bounds, right under the ε control
 st.markdown(
     "A privacy claim can be tested. The audit runs the mechanism's own release many times on two "
     "inputs that differ in one label (or one example, or one teacher's vote) and measures how "
@@ -50,6 +51,13 @@ trials = right.selectbox(
 with reported_errors():
     results = audit_with_progress(mechanism, epsilon, int(trials), controls.seed)
 ceiling = largest_provable_epsilon(int(trials), ALPHA)
+chart(headline, plots.audit_figure, results, ceiling, key="audit_chart")
+headline.caption(
+    "Grey bars are the claimed ε, diamonds the lower bound the audit proved with "
+    f"{int(trials):,} draws per neighbour. A green diamond inside its bar is consistent with the "
+    "claim; a red one beyond its bar proves that the mechanism leaks more than it says, which "
+    "is what every control should show."
+)
 
 st.subheader("Verdicts")
 for result in results:
@@ -65,13 +73,6 @@ for result in results:
     )
     cols[2].metric(*power_metric(result))
 
-chart(st, plots.audit_figure, results, ceiling, key="audit_chart")
-st.caption(
-    "Grey bars are the claimed ε, diamonds the lower bound the audit proved with "
-    f"{int(trials):,} draws per neighbour. A green diamond inside its bar is consistent with the "
-    "claim; a red one beyond its bar proves that the mechanism leaks more than it says, which "
-    "is what every control should show."
-)
 if any(r.claimed_delta > 0 for r in results):
     st.caption(
         "A Gaussian case (PATE's GNMax, DP-SGD, DPPL-Mean) runs at the noise its accounting "

@@ -38,6 +38,11 @@ controls = current_controls()
 st.title("What ε means")
 epsilon = epsilon_control(grid=DEMO_EPSILONS)
 num_classes = dataset_info(controls.dataset).num_classes
+chart(st, plots.guess_bound_figure, num_classes, epsilon, key="bound")  # under the ε control
+st.caption(
+    "Each curve is the worst case over every possible adversary and mechanism with this ε. "
+    "Small ε keeps a guesser close to where it started; at ε = 5 or more the promise is weak."
+)
 st.markdown(
     "Label DP (replace-one) promises this: an adversary who knows **everything** about the "
     "training set except one label, and sees what was released (the noisy labels or the trained "
@@ -47,11 +52,6 @@ st.markdown(
     f"**{plots.guess_bound(epsilon, 1 / num_classes):.3f}** at ε = {epsilon:g}. If it already "
     "believes a label with probability π, it ends at most at πe^ε/(πe^ε+1−π): ε bounds what the "
     "release adds to what was already known, not what can be known."
-)
-chart(st, plots.guess_bound_figure, num_classes, epsilon, key="bound")
-st.caption(
-    "Each curve is the worst case over every possible adversary and mechanism with this ε. "
-    "Small ε keeps a guesser close to where it started; at ε = 5 or more the promise is weak."
 )
 
 st.subheader("Guess the label")

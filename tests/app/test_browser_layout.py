@@ -2,9 +2,10 @@
 
 A Streamlit server on a small warmed digits cache (each page's point at ε = 1: logistic model,
 one epoch, seed 0), driven by Playwright through Debian's chromium at 1280x800, as a projector
-shows it. One tab follows the app's own navigation over every mechanism page, in the default and
-in demo mode's larger type, and checks, with bounding boxes and without scrolling, that the ε
-slider and the page's first chart both lie inside the window. *Compare* must open on its chart.
+shows it. One tab follows the app's own navigation over every mechanism page and the two pages
+on ε, in the default and in demo mode's larger type, and checks, with bounding boxes and without
+scrolling, that the ε slider and the page's first chart both lie inside the window. *Compare*
+must open on its chart.
 """
 
 from collections.abc import Iterator
@@ -30,6 +31,8 @@ MECHANISM_PAGES = (
     "DP-SGD baseline",
     "DP prototypes",
 )
+#: The pages that explain ε, each with its headline chart under the ε control too.
+EPSILON_PAGES = ("What ε means", "Privacy audit")
 #: Charts draw after the script has finished, behind a skeleton, once Plotly's bundle loads.
 CHARTS_DRAWN = (
     "() => !document.querySelector(\"[data-testid='stSkeleton']\") && "
@@ -83,7 +86,7 @@ def _tour(browser, server: str, demo: bool) -> dict[str, tuple]:
     context = browser.new_context(viewport={"width": WIDTH, "height": HEIGHT})
     page = _open(context, f"{server}/randomized_response?{QUERY}" + "&demo=1" * demo)
     seen = {}
-    for title in MECHANISM_PAGES:
+    for title in MECHANISM_PAGES + EPSILON_PAGES:
         _go(page, title)
         slider = _span(page, EPSILON_SLIDER, has_text="(log scale)")
         seen[title] = (slider, _span(page, CHART), page.evaluate("window.scrollY"))
