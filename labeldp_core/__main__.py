@@ -39,11 +39,11 @@ from labeldp_core.cluster import (
     run_on_cluster,
 )
 from labeldp_core.data import DATASETS
+from labeldp_core.data.table_results import forget_table
 from labeldp_core.data.tables import (
     MAX_TABLE_BYTES,
     TASKS,
     add_table,
-    forget_table,
     stored_tables,
     table_exists,
 )

@@ -4,6 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from labeldp_core import plots
+from labeldp_core.data.table_results import forget_table
 from labeldp_core.data.tables import (
     EXAMPLE_CLASSES,
     MAX_CLASSES,
@@ -11,7 +12,6 @@ from labeldp_core.data.tables import (
     TableInfo,
     add_table,
     example_table,
-    forget_table,
     stored_tables,
 )
 from labeldp_core.errors import LabelDPError

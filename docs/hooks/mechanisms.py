@@ -1,10 +1,12 @@
-"""MkDocs hook: the mechanism tables and family sections, generated from the registered mechanisms.
+"""MkDocs hook: the mechanism pages, table and navigation, generated from the registered families.
 
-The prose of each family lives in ``docs/mechanisms/<family>.md``; the marker
-``<!-- mechanisms -->`` on such a page becomes its mechanisms (id, title, summary, privacy unit,
-settings with defaults) and the published figures ``reproduce`` sets beside ours. The marker
-``<!-- mechanism table -->`` becomes the table of every mechanism. The registry is read in
-:func:`families` only, so that pointing the docs at a new registry is one function.
+The prose of each family lives in its folder, ``labeldp_core/families/<family>/README.md``; the
+site serves it as ``mechanisms/<family>.md`` (with ``-`` for ``_``) and lists it under
+*Mechanisms* in the navigation, so a new family's page needs no edit here or in ``mkdocs.yml``.
+The marker ``<!-- mechanisms -->`` on such a page becomes its mechanisms (id, title, summary,
+privacy unit, settings with defaults) and the published figures ``reproduce`` sets beside ours.
+The marker ``<!-- mechanism table -->`` becomes the table of every mechanism. The registry is read
+in :func:`families` only.
 """
 
 import functools
@@ -15,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from mkdocs.exceptions import PluginError
+from mkdocs.structure.files import File
 
 ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:  # `mkdocs build` runs from its own script, not the checkout
@@ -23,52 +26,35 @@ if str(ROOT) not in sys.path:  # `mkdocs build` runs from its own script, not th
 TABLE_MARKER = "<!-- mechanism table -->"
 FAMILY_MARKER = "<!-- mechanisms -->"
 
-#: Each family's page and title, and the mechanisms in it, until the families register
-#: themselves (issue 37, part 1): then :func:`families` reads them from there instead.
-_FAMILIES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
-    ("randomized-response", "Randomized response", ("rr",)),
-    ("rr-prior", "RR with prior and LP-2ST", ("rr-prior", "lp-2st")),
-    (
-        "laplace-labels",
-        "Laplace on labels, ALIBI and RR-on-bins",
-        ("laplace", "laplace-regression", "rr-bins", "alibi"),
-    ),
-    ("noisy-outputs", "Laplace on model outputs", ("softmax-laplace",)),
-    ("pate", "PATE", ("pate",)),
-    ("dpsgd", "DP-SGD", ("dpsgd",)),
-    ("prototypes", "DP prototypes", ("dppl-mean", "dppl-public", "dppl-topk")),
-)
-
 
 @dataclass(frozen=True)
 class Family:
-    """A family's page (``docs/mechanisms/<page>.md``), its title and its mechanisms' specs."""
+    """A family's page (``mechanisms/<page>.md``), title, mechanisms' specs and prose file."""
 
     page: str
     title: str
     mechanisms: tuple[Any, ...]
+    prose: Path
+
+    @property
+    def src_uri(self) -> str:
+        """Where the site serves the family's page."""
+        return f"mechanisms/{self.page}.md"
 
 
 def families() -> list[Family]:
-    """Every registered mechanism, by family: the one place the docs read the registry.
+    """Every registered family, by its page: the one place the docs read the registry."""
+    from labeldp_core.registry import FAMILIES
 
-    Raises:
-        PluginError: if a registered mechanism is in no family, or a family names an unknown id.
-    """
-    from labeldp_core.experiments import MECHANISMS
-
-    grouped = [
-        Family(page, title, tuple(MECHANISMS[i] for i in ids if i in MECHANISMS))
-        for page, title, ids in _FAMILIES
-    ]
-    unknown = {i for _, _, ids in _FAMILIES for i in ids} - set(MECHANISMS)
-    placed = {spec.id for family in grouped for spec in family.mechanisms}
-    if unknown or placed != set(MECHANISMS):
-        raise PluginError(
-            f"docs/hooks/mechanisms.py: unknown ids {sorted(unknown)}, "
-            f"registered but in no family {sorted(set(MECHANISMS) - placed)}"
+    return [
+        Family(
+            family.id.replace("_", "-"),
+            family.title,
+            tuple(mechanism.spec for mechanism in family.mechanisms),
+            family.folder / "README.md",
         )
-    return grouped
+        for family in FAMILIES
+    ]
 
 
 def _cell(text: object) -> str:
@@ -192,12 +178,26 @@ def family_section(family: Family) -> str:
     )
 
 
+def on_config(config: Any) -> Any:
+    """The *Mechanisms* section of the navigation: its index, then each family's page."""
+    for entry in config["nav"]:
+        if isinstance(entry, dict) and "Mechanisms" in entry:
+            entry["Mechanisms"] = [
+                "mechanisms/index.md",
+                *({f.title: f.src_uri} for f in families()),
+            ]
+            return config
+    raise PluginError("mkdocs.yml's nav has no Mechanisms section")
+
+
 def on_files(files: Any, config: Any) -> Any:
-    """Fail the build when a family has no prose page."""
-    pages = {file.src_uri for file in files}
-    missing = [f.page for f in families() if f"mechanisms/{f.page}.md" not in pages]
+    """Serve each family's prose (its folder's README.md) as its page; fail if one has none."""
+    missing = [f.page for f in families() if not f.prose.is_file()]
     if missing:
-        raise PluginError(f"no prose page docs/mechanisms/<family>.md for families {missing}")
+        raise PluginError(f"no README.md (the family's prose) in the folders of {missing}")
+    for family in families():
+        content = family.prose.read_text(encoding="utf-8")
+        files.append(File.generated(config, family.src_uri, content=content))
     return files
 
 

@@ -10,7 +10,7 @@ import statistics
 from collections.abc import Sequence
 
 from labeldp_core.cache import ResultCache
-from labeldp_core.data.tables import results_cache
+from labeldp_core.data.table_results import results_cache
 from labeldp_core.engine.spec import RunConfig
 
 __all__ = ["QUICK_S", "estimate_seconds", "record_seconds", "spoken_duration", "timing_key"]

@@ -7,7 +7,8 @@ from numbers import Integral
 
 from labeldp_core.cache import ResultCache
 from labeldp_core.data import DatasetInfo, dataset_info, load_dataset
-from labeldp_core.data.tables import is_table, results_cache
+from labeldp_core.data.table_results import results_cache
+from labeldp_core.data.tables import is_table
 from labeldp_core.engine.context import RunContext
 from labeldp_core.engine.diagnostics import diagnostics_entry
 from labeldp_core.engine.progress import Progress, silent, within

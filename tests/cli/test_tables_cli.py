@@ -114,7 +114,7 @@ def test_numbers_that_are_not_whole_run_on_a_public_grid(tmp_path, capsys):
 
 def test_warm_fills_a_tables_demo_points_into_its_own_cache(tmp_path, monkeypatch, capsys):
     from labeldp_core.cache import ResultCache
-    from labeldp_core.data.tables import results_cache
+    from labeldp_core.data.table_results import results_cache
     from labeldp_core.demo import demo_configs
     from labeldp_core.experiments import lookup
 

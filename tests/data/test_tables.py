@@ -8,8 +8,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from labeldp_core.data import dataset_info, load_dataset, tables
-from labeldp_core.data.tables import add_table, example_table, forget_table, table_exists
+from labeldp_core.data import dataset_info, load_dataset, table_results, tables
+from labeldp_core.data.table_results import TableForgottenError, forget_table, results_cache
+from labeldp_core.data.tables import add_table, example_table, table_exists
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.experiments import lookup, make_config, run
 from labeldp_core.training import loop
@@ -349,11 +350,12 @@ def test_a_workers_open_cache_does_not_recreate_a_forgotten_table(cache):
     # Issue 34: a worker opened the table's results before another session forgot it; its
     # next write (the clean model's probabilities: a value file of its own) recreated the folder.
     info = _add(_csv())
-    held = tables.results_cache(cache, info.id)
-    tables._RESULT_CACHES.clear()  # the worker is another process: forget cannot close its handle
+    held = results_cache(cache, info.id)
+    # The worker is another process: forget cannot close its handle.
+    table_results._RESULT_CACHES.clear()
     assert forget_table(info.id)
     probabilities = {"probabilities": np.random.default_rng(0).random((160, 3))}  # > 32 KB
-    with pytest.raises(tables.TableForgottenError, match=_FORGOTTEN):
+    with pytest.raises(TableForgottenError, match=_FORGOTTEN):
         held.put_arrays(held.key("clean", {"n": 1}), probabilities)
     assert not (cache.directory / "tables" / info.id).exists()
     held.close()
@@ -371,14 +373,14 @@ def test_a_point_running_when_its_table_is_forgotten_fails_with_a_clear_message(
 
     monkeypatch.setattr(loop, "_fit", forgotten_while_training)
     config = make_config("rr", info.id, 1.0, 0, 1, {"model": "logistic"})
-    with pytest.raises(tables.TableForgottenError, match=_FORGOTTEN):
+    with pytest.raises(TableForgottenError, match=_FORGOTTEN):
         run(config, cache)
     assert not (cache.directory / "tables" / info.id).exists()
 
 
 def test_forget_waits_for_a_write_in_progress_and_the_next_write_is_refused(cache):
     info = _add(_csv())
-    held = tables.results_cache(cache, info.id)
+    held = results_cache(cache, info.id)
     writing, finish = threading.Event(), threading.Event()
     store = held._store.set
 
@@ -404,5 +406,5 @@ def test_forget_waits_for_a_write_in_progress_and_the_next_write_is_refused(cach
         writer.join()
         forgetting.join()
     assert not (cache.directory / "tables" / info.id).exists()
-    with pytest.raises(tables.TableForgottenError):
-        tables.results_cache(cache, info.id)
+    with pytest.raises(TableForgottenError):
+        results_cache(cache, info.id)

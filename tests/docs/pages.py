@@ -9,8 +9,13 @@ from pathlib import Path
 from types import ModuleType
 
 ROOT = Path(__file__).resolve().parents[2]
+#: Each family's prose (its folder's README.md) and where the site serves it.
+FAMILY_PAGES = {
+    path: ROOT / "docs" / "mechanisms" / f"{path.parent.name.replace('_', '-')}.md"
+    for path in sorted((ROOT / "labeldp_core" / "families").glob("*/README.md"))
+}
 #: The README and every page of the site.
-PAGES = (ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md")))
+PAGES = (ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md")), *FAMILY_PAGES)
 #: The comment that must precede a shell block whose commands a test cannot run cheaply.
 NOT_RUN = re.compile(r"<!-- not run: \S.*? -->\s*$")
 COMMAND = "-m labeldp_core"
@@ -50,6 +55,11 @@ def argv(line: str) -> list[str]:
     words = shlex.split(line, comments=True)
     assert words[0] in (".venv/bin/python", "python"), line
     return [sys.executable, *words[1:]]
+
+
+def served_at(page: Path) -> Path:
+    """Where the site serves ``page``: a family's prose under docs/mechanisms/, the rest as is."""
+    return FAMILY_PAGES.get(page, page)
 
 
 def relative_links(path: Path) -> list[str]:

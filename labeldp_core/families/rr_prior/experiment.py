@@ -33,7 +33,8 @@ from labeldp_core.cache import ResultCache
 from labeldp_core.data import DATASETS, dataset_info
 from labeldp_core.data.clusters import PCA_COMPONENTS, cluster_images
 from labeldp_core.data.splits import PUBLIC_FRACTION
-from labeldp_core.data.tables import is_table, results_cache
+from labeldp_core.data.table_results import results_cache
+from labeldp_core.data.tables import is_table
 from labeldp_core.engine.context import RunContext
 from labeldp_core.engine.label_release import released_labels_outcome
 from labeldp_core.engine.public_encoder import (
