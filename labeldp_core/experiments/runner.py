@@ -1,6 +1,7 @@
 """Run one config or a sweep, answering from the cache and storing each point as it finishes."""
 
 import time
+import weakref
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from numbers import Integral
@@ -30,6 +31,9 @@ __all__ = ["dataset_training_defaults", "lookup", "make_config", "run", "sweep",
 #: Share of a cold run's progress bar given to the clean baseline when it is not cached yet.
 _BASELINE_SHARE = 0.4
 _MAX_EPOCHS = 1000
+#: The configs :func:`make_config` returned (weakly held): :func:`lookup` and :func:`run` take
+#: them as they are; a config built by hand is validated (and its defaults filled) on its use.
+_VALIDATED: "weakref.WeakSet[RunConfig]" = weakref.WeakSet()
 
 
 def make_config(
@@ -89,6 +93,7 @@ def make_config(
     )
     if spec.check is not None:
         spec.check(config)
+    _VALIDATED.add(config)
     return config
 
 
@@ -118,6 +123,12 @@ def dataset_training_defaults(spec: MechanismSpec, info: DatasetInfo) -> dict[st
 
 
 def _normalise(config: RunConfig) -> RunConfig:
+    """``config`` as :func:`make_config` returned it: checked once, not again on every use."""
+    try:
+        if config in _VALIDATED:
+            return config
+    except TypeError:  # a config built by hand with an unhashable setting: refused below
+        pass
     if not isinstance(config, RunConfig):
         raise InvalidInputError(
             f"expected a RunConfig (build one with make_config), got {type(config).__name__}"

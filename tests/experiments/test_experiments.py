@@ -5,7 +5,7 @@ import pytest
 
 from labeldp_core import registry
 from labeldp_core.data import dataset_info
-from labeldp_core.engine.spec import RunResult
+from labeldp_core.engine.spec import RunConfig, RunResult
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.experiments import MECHANISMS, lookup, make_config, run, sweep
 from labeldp_core.experiments.runner import dataset_training_defaults
@@ -116,3 +116,20 @@ def test_a_label_dp_run_reports_the_label_inference_attack_on_its_model(cache):
     assert attack["train_accuracy"] >= attack["test_accuracy"] - 0.05
     # The clean model memorises its training labels at least as well as it generalises.
     assert attack["clean_model_train_accuracy"] >= result.baseline_test_accuracy - 0.02
+
+
+def test_a_config_from_make_config_is_not_validated_again_by_lookup_and_run(cache, monkeypatch):
+    from labeldp_core.experiments import runner
+
+    config = make_config("rr", "digits", 1.0, 0, 1)
+    checks = []
+    real = runner.make_config
+    monkeypatch.setattr(runner, "make_config", lambda *a, **k: checks.append(a) or real(*a, **k))
+    assert lookup(config, cache) is None
+    run(config, cache)
+    assert checks == []
+    by_hand = RunConfig("rr", "digits", 1.0, epochs=1)  # defaults missing: filled on its use
+    assert lookup(by_hand, cache) == lookup(config, cache)
+    assert len(checks) == 1
+    with pytest.raises(InvalidInputError, match="unknown setting"):
+        lookup(RunConfig("rr", "digits", 1.0, settings=(("x", [1]),)), cache)
