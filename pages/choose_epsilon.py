@@ -14,7 +14,6 @@ from labeldp_core.experiments import MECHANISMS
 from labeldp_core.risk import FORMULAS, risk_of
 from ui.controls import current_controls
 from ui.results import (
-    READ_ONLY_NOTE,
     estimate,
     read_only,
     reported_errors,
@@ -93,7 +92,10 @@ st.caption(
 )  # fmt: skip
 
 if choice.coarse and read_only():
-    st.caption(READ_ONLY_NOTE)
+    st.caption(
+        "This server is read-only (classroom mode): it computes nothing here, so the answers "
+        "rest on the points computed before class."
+    )
 elif choice.coarse:
     budget = st.number_input("At most N trainings", 1, 200, DEFAULT_TRAININGS, key="budget")
     seconds = estimate(list(choice.next_runs))

@@ -75,12 +75,12 @@ class Answer:
         spread = "" if self.epsilon_low is None else f"{self.epsilon_low:.3g} to {high}"
         near = "≈ " if self.interpolated else ""
         return {
-            "mechanism": self.mechanism, "smallest ε": smallest, "how": how,
-            "seeds' spread of ε": spread, self.metric: f"{self.score:.3f}",
+            "mechanism": self.mechanism, "smallest ε": smallest, self.metric: f"{self.score:.3f}",
             "ε spent": f"{near}{self.epsilon_spent:.3g}{_delta(self.delta)}",
-            "ε for your unit": f"{near}{self.unit_epsilon:.3g}{_delta(self.unit_delta)}",
             "privacy unit": f"{self.privacy_unit} ({self.neighbours})",
-            "rests on": f"{self.points} computed ε × {self.seeds} seeds",
+            "rests on": f"{self.points} computed ε × {self.seeds} seeds", "how": how,
+            "seeds' spread of ε": spread,
+            "ε for your unit": f"{near}{self.unit_epsilon:.3g}{_delta(self.unit_delta)}",
         }  # fmt: skip
 
     def sentence(self) -> str:
