@@ -77,7 +77,7 @@ class Answer:
         return {
             "mechanism": self.mechanism, "smallest ε": smallest, self.metric: f"{self.score:.3f}",
             "ε spent": f"{near}{self.epsilon_spent:.3g}{_delta(self.delta)}",
-            "privacy unit": f"{self.privacy_unit} ({self.neighbours})",
+            "privacy unit": self.neighbours,
             "rests on": f"{self.points} computed ε × {self.seeds} seeds", "how": how,
             "seeds' spread of ε": spread,
             "ε for your unit": f"{near}{self.unit_epsilon:.3g}{_delta(self.unit_delta)}",

@@ -89,7 +89,7 @@ def test_a_table_row_says_how_each_figure_was_obtained():
     row = answer(RR, make_target("accuracy", 0.8)).row()
     assert (row["smallest ε"], row["how"]) == ("≈ 8", "interpolated, 4 to 16")
     assert row["test accuracy"] == "0.800" and row["rests on"] == "3 computed ε × 3 seeds"
-    assert row["privacy unit"] == "label (replace-one label)" and row["ε spent"] == "≈ 8"
+    assert row["privacy unit"] == "replace-one label" and row["ε spent"] == "≈ 8"
     assert answer(RR, make_target("accuracy", 0.4)).row()["smallest ε"] == "≤ 1"
     missed = answer(RR, make_target("accuracy", 0.92)).row()
     assert (missed["smallest ε"], missed["seeds' spread of ε"]) == (
