@@ -93,6 +93,11 @@ class Risk:
     blind: float
     gain: float
 
+    @property
+    def odds_text(self) -> str:
+        """The odds multiplier as people read it: '2.7x', '22,026x'."""
+        return _times(self.odds)
+
     def line(self) -> str:
         """The numbers in one line, e.g. for beside an ε control."""
         unit = "" if self.unit == "label" else (
@@ -101,7 +106,7 @@ class Risk:
         upto = f", each up to δ = {self.delta:.2g}" if self.delta else ""
         return (
             f"At ε = {self.epsilon:.3g}{unit}: changing one label moves the odds of any output "
-            f"by at most {_times(self.odds)}; the best guess of one training label is right "
+            f"by at most {self.odds_text}; the best guess of one training label is right "
             f"with probability at most {self.guess:.1%} (blind: {self.blind:.1%}); a "
             f"label-inference attack gains at most {self.gain:.1%} over the features alone{upto}."
         )
@@ -116,7 +121,7 @@ class Risk:
                 "and no more."
             )
         return (
-            f"A large ε: one label can move the odds by up to {_times(self.odds)}, so the "
+            f"A large ε: one label can move the odds by up to {self.odds_text}, so the "
             "guarantee alone says little about a single label; what protects it is the noise "
             "the mechanism actually adds and what an attacker does not know."
         )

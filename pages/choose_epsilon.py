@@ -44,7 +44,7 @@ def _risk(container, epsilon: float, unit: str, delta: float, classes: int) -> N
     """The risk numbers of an ε for one label, each with its formula as help."""
     risk = risk_of(epsilon, classes, unit, delta)
     odds, guess, gain = container.columns(3)
-    odds.metric("Odds moved by at most", f"{risk.odds:,.3g}x", help=FORMULAS["odds"])
+    odds.metric("Odds moved by at most", risk.odds_text, help=FORMULAS["odds"])
     guess.metric("Best guess of one label", f"{risk.guess:.1%}",
                  f"blind: {risk.blind:.1%}", delta_color="off", help=FORMULAS["guess"])  # fmt: skip
     gain.metric("Attack gain over features", f"≤ {risk.gain:.1%}", help=FORMULAS["gain"])

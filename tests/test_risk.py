@@ -44,7 +44,8 @@ def test_the_line_and_the_sentence_say_the_numbers():
     assert "63.2%" in line
     assert risk_of(0.5, 10).strength().startswith("Small ε is strong protection")
     assert risk_of(2.0, 10).strength().startswith("A moderate ε")
-    assert "22,026x" in risk_of(10.0, 10).strength()
+    assert "22,026x" in risk_of(10.0, 10).strength() and risk_of(10.0, 10).odds_text == "22,026x"
+    assert risk_of(1.0, 10).odds_text == "2.7x"
     assert set(FORMULAS) == {"odds", "guess", "gain", "example"}
 
 
