@@ -1,128 +1,78 @@
 """Pure plotting functions: data in, a ``plotly.graph_objects.Figure`` out (no Streamlit).
 
-One module per page; every figure says on its axes what it shows, so a screenshot can be read
-without the page.
+Every figure says on its axes what it shows, so a screenshot can be read without the page. The
+shared helpers (:mod:`~labeldp_core.plots.common`, :mod:`~labeldp_core.plots.colours`,
+:mod:`~labeldp_core.plots.readable`) and the figures that compose every mechanism (Compare, the
+audit, the attacks, the papers) live here; each family's figures live in its folder
+(``labeldp_core/families/<family>/plots.py``). This package serves them all by name, each loaded
+on first use (PEP 562): a family's plots import the shared helpers from here.
 """
 
-from labeldp_core.plots.attack import (
-    ATTACKS,
-    attack_bars,
-    guess_bound,
-    guess_bound_figure,
-    neighbour_outputs_figure,
-    tally_figure,
-)
-from labeldp_core.plots.audit import (
-    audit_figure,
-)
-from labeldp_core.plots.common import (
-    EPSILON_AXIS,
-    LAYOUT,
-    figure_table,
-    mark_epsilon,
-    score_vs_epsilon,
-)
-from labeldp_core.plots.compare import (
-    UNIT_DASH,
-    clean_baseline,
-    comparison_figure,
-    summary_at,
-    summary_rows,
-)
-from labeldp_core.plots.dppl import (
-    dppl_accuracy_curves,
-    per_class_accuracy_bars,
-    per_class_accuracy_curves,
-    prototype_mosaic,
-)
-from labeldp_core.plots.dpsgd import (
-    accountant_comparison,
-    accuracy_by_privacy_unit,
-    epsilon_vs_epochs,
-)
-from labeldp_core.plots.laplace_labels import (
-    expected_label_mse_figure,
-    mse_vs_epsilon,
-    noisy_vectors_figure,
-    power_law_slope,
-    rr_bins_figure,
-)
-from labeldp_core.plots.laplace_noise import (
-    discrete_laplace_figure,
-    laplace_density_figure,
-    tail_probability_figure,
-)
-from labeldp_core.plots.noisy_outputs import (
-    cluster_metrics_vs_epsilon,
-    output_projection,
-)
-from labeldp_core.plots.papers import lesson_figure, papers_figure
-from labeldp_core.plots.pate import (
-    agreement_histograms,
-    epsilon_vs_queries,
-    label_accuracy_by_agreement,
-    student_accuracy_vs_epsilon,
-    teacher_accuracy_strip,
-)
-from labeldp_core.plots.randomized_response import (
-    keep_flip_curve,
-    label_heatmap,
-)
-from labeldp_core.plots.readable import projector_ready
-from labeldp_core.plots.rr_prior import (
-    flip_rate_comparison,
-    prior_mass_histogram,
-    set_size_histogram,
-)
-from labeldp_core.plots.tables import label_histogram
+from importlib import import_module
+from typing import Any
 
-__all__ = [
-    "ATTACKS",
-    "EPSILON_AXIS",
-    "LAYOUT",
-    "UNIT_DASH",
-    "accountant_comparison",
-    "accuracy_by_privacy_unit",
-    "agreement_histograms",
-    "attack_bars",
-    "audit_figure",
-    "clean_baseline",
-    "cluster_metrics_vs_epsilon",
-    "comparison_figure",
-    "discrete_laplace_figure",
-    "dppl_accuracy_curves",
-    "epsilon_vs_epochs",
-    "epsilon_vs_queries",
-    "expected_label_mse_figure",
-    "figure_table",
-    "flip_rate_comparison",
-    "guess_bound",
-    "guess_bound_figure",
-    "keep_flip_curve",
-    "label_accuracy_by_agreement",
-    "label_heatmap",
-    "label_histogram",
-    "laplace_density_figure",
-    "lesson_figure",
-    "mark_epsilon",
-    "mse_vs_epsilon",
-    "neighbour_outputs_figure",
-    "noisy_vectors_figure",
-    "output_projection",
-    "papers_figure",
-    "per_class_accuracy_bars",
-    "per_class_accuracy_curves",
-    "power_law_slope",
-    "prior_mass_histogram",
-    "projector_ready",
-    "prototype_mosaic",
-    "rr_bins_figure",
-    "score_vs_epsilon",
-    "set_size_histogram",
-    "student_accuracy_vs_epsilon",
-    "summary_at",
-    "summary_rows",
-    "tail_probability_figure",
-    "tally_figure",
-    "teacher_accuracy_strip",
-]
+#: The module that defines each figure function and constant served here.
+_HOMES: dict[str, str] = {
+    "ATTACKS": "labeldp_core.plots.attack",
+    "EPSILON_AXIS": "labeldp_core.plots.common",
+    "LAYOUT": "labeldp_core.plots.common",
+    "UNIT_DASH": "labeldp_core.plots.compare",
+    "accountant_comparison": "labeldp_core.families.dpsgd.plots",
+    "accuracy_by_privacy_unit": "labeldp_core.families.dpsgd.plots",
+    "agreement_histograms": "labeldp_core.families.pate.plots",
+    "attack_bars": "labeldp_core.plots.attack",
+    "audit_figure": "labeldp_core.plots.audit",
+    "clean_baseline": "labeldp_core.plots.compare",
+    "cluster_metrics_vs_epsilon": "labeldp_core.families.noisy_outputs.plots",
+    "comparison_figure": "labeldp_core.plots.compare",
+    "discrete_laplace_figure": "labeldp_core.plots.laplace_noise",
+    "dppl_accuracy_curves": "labeldp_core.families.prototypes.plots",
+    "epsilon_vs_epochs": "labeldp_core.families.dpsgd.plots",
+    "epsilon_vs_queries": "labeldp_core.families.pate.plots",
+    "expected_label_mse_figure": "labeldp_core.families.laplace_labels.plots",
+    "figure_table": "labeldp_core.plots.common",
+    "flip_rate_comparison": "labeldp_core.families.rr_prior.plots",
+    "guess_bound": "labeldp_core.plots.attack",
+    "guess_bound_figure": "labeldp_core.plots.attack",
+    "keep_flip_curve": "labeldp_core.families.randomized_response.plots",
+    "label_accuracy_by_agreement": "labeldp_core.families.pate.plots",
+    "label_heatmap": "labeldp_core.families.randomized_response.plots",
+    "label_histogram": "labeldp_core.plots.tables",
+    "laplace_density_figure": "labeldp_core.plots.laplace_noise",
+    "lesson_figure": "labeldp_core.plots.papers",
+    "mark_epsilon": "labeldp_core.plots.common",
+    "mse_vs_epsilon": "labeldp_core.families.laplace_labels.plots",
+    "neighbour_outputs_figure": "labeldp_core.plots.attack",
+    "noisy_vectors_figure": "labeldp_core.families.laplace_labels.plots",
+    "output_projection": "labeldp_core.families.noisy_outputs.plots",
+    "papers_figure": "labeldp_core.plots.papers",
+    "per_class_accuracy_bars": "labeldp_core.families.prototypes.plots",
+    "per_class_accuracy_curves": "labeldp_core.families.prototypes.plots",
+    "power_law_slope": "labeldp_core.families.laplace_labels.plots",
+    "prior_mass_histogram": "labeldp_core.families.rr_prior.plots",
+    "projector_ready": "labeldp_core.plots.readable",
+    "prototype_mosaic": "labeldp_core.families.prototypes.plots",
+    "rr_bins_figure": "labeldp_core.families.laplace_labels.plots",
+    "score_vs_epsilon": "labeldp_core.plots.common",
+    "set_size_histogram": "labeldp_core.families.rr_prior.plots",
+    "student_accuracy_vs_epsilon": "labeldp_core.families.pate.plots",
+    "summary_at": "labeldp_core.plots.compare",
+    "summary_rows": "labeldp_core.plots.compare",
+    "tail_probability_figure": "labeldp_core.plots.laplace_noise",
+    "tally_figure": "labeldp_core.plots.attack",
+    "teacher_accuracy_strip": "labeldp_core.families.pate.plots",
+}
+
+__all__ = sorted(_HOMES)
+
+
+def __getattr__(name: str) -> Any:
+    """A figure function or constant, imported from its module on first use."""
+    if name not in _HOMES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(import_module(_HOMES[name]), name)
+
+
+def __dir__() -> list[str]:
+    """The names served here, for completion and ``dir()``."""
+    return __all__
