@@ -119,6 +119,12 @@ def _fetcher(
     """Read the point at an ε (one run per seed of ``seeds``); compute it if ``budget`` allows."""
 
     def fetch(epsilon: float):
+        try:
+            return _point_at(epsilon)
+        except LabelDPError:  # the mechanism refuses this ε (or a setting at it): no point
+            return None
+
+    def _point_at(epsilon: float):
         configs = [replace(config, epsilon=epsilon) for config in seeds]
         results = []
         for config in configs:
@@ -172,12 +178,7 @@ def choose_epsilon(
     _check_reachable(dataset, target, curves)
     budget = _Budget(max_trainings if compute else 0)
     if compute:
-        by_name = {c.mechanism: c for c in curves}
-        for found in choose(curves, target):
-            fetch = _fetcher(templates[found.mechanism], cache, budget, progress)
-            by_name[found.mechanism] = bisect(by_name[found.mechanism], target, fetch)
-        curves = list(by_name.values())
-        progress(1.0, f"{budget.used} runs computed")
+        curves = _narrow(curves, target, templates, cache, budget, progress)
     answers = choose(curves, target)
     by_name = {c.mechanism: c for c in curves}
     upcoming = [
@@ -188,6 +189,19 @@ def choose_epsilon(
     ]
     return Choice(dataset, target, tuple(answers), tuple(skipped), missing, budget.used,
                   next_runs=tuple(upcoming))  # fmt: skip
+
+
+def _narrow(
+    curves: list[Curve], target: Target, templates: dict[str, list[RunConfig]],
+    cache: ResultCache, budget: _Budget, progress: Progress,
+) -> list[Curve]:  # fmt: skip
+    """``curves`` narrowed by bisection, the best answer first, while ``budget`` lasts."""
+    by_name = {c.mechanism: c for c in curves}
+    for found in choose(curves, target):
+        fetch = _fetcher(templates[found.mechanism], cache, budget, progress)
+        by_name[found.mechanism] = bisect(by_name[found.mechanism], target, fetch)
+    progress(1.0, f"{budget.used} runs computed")
+    return list(by_name.values())
 
 
 def _read_all(

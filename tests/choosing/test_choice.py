@@ -91,3 +91,14 @@ def test_the_next_runs_are_bisections_first_step_for_each_coarse_answer(runs):
         ("rr", 2.83, 0), ("rr", 2.83, 1), ("rr", 2.83, 2),
         ("dpsgd", 5.66, 0), ("dpsgd", 5.66, 1), ("dpsgd", 5.66, 2),
     ]  # fmt: skip
+
+
+def test_an_epsilon_the_mechanism_refuses_is_no_point_not_an_error(runs, monkeypatch):
+    def refusing(config, cache=None):
+        if config.epsilon not in (0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0):
+            raise InvalidInputError("not at this ε")
+        return runs.lookup(config)
+
+    monkeypatch.setattr(choice, "lookup", refusing)
+    found = _choose(mechanisms=["rr"], compute=True, max_trainings=3)
+    assert found.trainings == 0 and found.answers[0].points == 7
