@@ -1,8 +1,8 @@
 """The registry: every table derives from the registered families, so a new family is one folder
 and one line. A toy family written to a temporary folder, registered for one test, shows on every
-derived table: the engine's mechanisms, Compare's defaults, the audit suite, the colours, the demo
-grid, the app's pages (and navigation: tests/app/test_page_table.py) and the docs' table;
-unregistered, it is gone from all of them."""
+derived table: the engine's mechanisms, Compare's defaults, the audit suite, the colours and
+figures, the demo grid, the app's pages (and navigation: tests/app/test_page_table.py) and the
+docs' table; unregistered, it is gone from all of them."""
 
 import importlib
 import sys
@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from labeldp_core import registry
+from labeldp_core import plots, registry
 from labeldp_core.audit import audit_cases, audit_mechanism
 from labeldp_core.demo import demo_configs
 from labeldp_core.experiments import MECHANISMS, make_config, mechanism_spec, run
@@ -29,11 +29,13 @@ def test_a_toy_family_from_a_folder_shows_on_every_derived_table(toy_family):
             "toy-coin", "toy-coin (control: 3ε)",
         ]  # fmt: skip
         assert series_styles({"Toy coins": []})["Toy coins"] == ("#123456", "solid")
+        assert plots.toy_keep_figure([1.0]).data[0].x == (1.0,)
         grid = demo_configs("digits", ["toy-coin"], seeds=[0])
         assert sorted(config.epsilon for config in grid) == [0.5, 2.0]
         assert (toy_family, toy_family.page) in registry.pages()  # the app's navigation
         assert "toy-coin" in _docs_table()
     assert "toy-coin" not in MECHANISMS and toy_family not in FAMILIES
+    assert not hasattr(plots, "toy_keep_figure")
     assert toy_family not in [family for family, _ in registry.pages()]
 
 

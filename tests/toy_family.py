@@ -85,6 +85,16 @@ def toy_control(epsilon):
     )
 """
 
+TOY_PLOTS = '''
+import plotly.graph_objects as go
+
+__all__ = ["toy_keep_figure"]
+
+
+def toy_keep_figure(epsilons):
+    return go.Figure(go.Scatter(x=list(epsilons), y=list(epsilons)))
+'''
+
 
 def load_toy_family(tmp_path: Path, monkeypatch) -> Family:
     """The toy family's folder written to a temporary directory and imported from there."""
@@ -93,6 +103,7 @@ def load_toy_family(tmp_path: Path, monkeypatch) -> Family:
     for name, text in {
         "__init__.py": TOY_INIT, "experiment.py": TOY_EXPERIMENT, "release.py": TOY_RELEASE,
         "audit.py": TOY_AUDIT,
+        "plots.py": TOY_PLOTS,
     }.items():  # fmt: skip
         (folder / name).write_text(textwrap.dedent(text), encoding="utf-8")
     monkeypatch.syspath_prepend(str(tmp_path))

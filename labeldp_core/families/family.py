@@ -117,3 +117,12 @@ class Family:
     folder: Path
     page: Page | None = None
     mutation_targets: tuple[str, ...] = ()
+
+    @property
+    def package(self) -> str:
+        """The family's import path: its folder's name under :mod:`labeldp_core.families`.
+
+        A family outside that package (a test's toy family) is imported by its own name.
+        """
+        root = Path(__file__).parent
+        return f"labeldp_core.families.{self.id}" if self.folder.parent == root else self.id
