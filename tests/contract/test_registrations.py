@@ -52,7 +52,7 @@ def _imported(path: Path) -> set[str]:
 
 def test_the_librarys_own_tests_never_import_streamlit():
     # The library never imports Streamlit; neither may the tests of every folder but tests/app,
-    # nor their shared fixtures, so that `pytest tests/mechanisms` tests a mechanism without the
+    # nor their shared fixtures, so that `pytest tests/families` tests a mechanism without the
     # app. The tests' own imports are read from their source; the library's, which could reach
     # Streamlit through another package, by importing every module in a fresh interpreter.
     tests = [path for path in (ROOT / "tests").rglob("*.py") if "app" not in path.parts[-2:-1]]
