@@ -6,7 +6,7 @@ import streamlit as st
 from labeldp_core import plots
 from labeldp_core.data import load_dataset
 from labeldp_core.demo import demo_epsilons
-from labeldp_core.experiments import make_config
+from labeldp_core.experiments import make_config, sweep_configs
 from labeldp_core.families.prototypes.plots import MECHANISM_NAMES
 from labeldp_core.plots.common import UNIT_SCALE_NOTE
 from ui.controls import current_controls
@@ -15,7 +15,6 @@ from ui.epsilon import epsilon_control
 from ui.export import chart
 from ui.links import offered
 from ui.results import (
-    configs_for,
     diagnostics_caption,
     point,
     replay_caption,
@@ -154,10 +153,10 @@ with reported_errors():
         c
         for m in DPPL_MECHANISMS
         for ratio in ratios
-        for c in configs_for(m, controls.dataset, SWEEP_EPSILONS, [controls.seed],
+        for c in sweep_configs(m, controls.dataset, SWEEP_EPSILONS, [controls.seed],
                              controls.epochs_asked, {"model": model, "imbalance": float(ratio)})
     ]  # fmt: skip
-    detail_configs = configs_for(mechanism, controls.dataset, SWEEP_EPSILONS, [controls.seed],
+    detail_configs = sweep_configs(mechanism, controls.dataset, SWEEP_EPSILONS, [controls.seed],
                                  controls.epochs_asked, settings)  # fmt: skip
     found, absent = stored_many(unique(configs + detail_configs))
     compute_button(absent, "Compute the curves", key="dppl_sweep")

@@ -9,7 +9,7 @@ from labeldp_core.accounting.units import EXAMPLE_TO_LABEL
 from labeldp_core.data import dataset_info, load_dataset
 from labeldp_core.demo import demo_epsilons
 from labeldp_core.errors import LabelDPError
-from labeldp_core.experiments import MECHANISMS, make_config
+from labeldp_core.experiments import MECHANISMS, make_config, sweep_configs
 from labeldp_core.families.dpsgd.experiment import RECIPE_SOURCE, budget_outlook, delta_warning
 from labeldp_core.plots.common import UNIT_SCALE_NOTE
 from ui.controls import current_controls
@@ -18,7 +18,6 @@ from ui.export import chart
 from ui.links import offered
 from ui.results import (
     computed_stops,
-    configs_for,
     point,
     replay_caption,
     reported_errors,
@@ -206,9 +205,9 @@ else:
 st.subheader("Test accuracy vs ε, next to label DP")
 num_classes = dataset_info(controls.dataset).num_classes
 with reported_errors():
-    dpsgd_configs = configs_for("dpsgd", controls.dataset, SWEEP_EPSILONS, [controls.seed],
+    dpsgd_configs = sweep_configs("dpsgd", controls.dataset, SWEEP_EPSILONS, [controls.seed],
                                 controls.epochs_asked, settings)  # fmt: skip
-    rr_configs = configs_for("rr", controls.dataset, SWEEP_EPSILONS, [controls.seed],
+    rr_configs = sweep_configs("rr", controls.dataset, SWEEP_EPSILONS, [controls.seed],
                              controls.epochs_asked, controls.settings)  # fmt: skip
     dpsgd_found, dpsgd_absent = stored_many(dpsgd_configs)
     rr_found, rr_absent = stored_many(rr_configs)
@@ -225,7 +224,7 @@ for spec in MECHANISMS.values():
     if spec.id == "rr":
         continue
     try:
-        others = configs_for(spec.id, controls.dataset, list(demo_epsilons(spec.id)),
+        others = sweep_configs(spec.id, controls.dataset, list(demo_epsilons(spec.id)),
                              [controls.seed], controls.epochs_asked, controls.settings)  # fmt: skip
     except LabelDPError:  # its defaults do not fit this dataset; nothing of it to show
         continue

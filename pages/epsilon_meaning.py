@@ -5,12 +5,12 @@ import streamlit as st
 from labeldp_core import plots
 from labeldp_core.data import dataset_info, load_dataset
 from labeldp_core.demo import DEMO_EPSILONS
-from labeldp_core.experiments import MECHANISMS
+from labeldp_core.experiments import MECHANISMS, sweep_configs
 from ui.controls import current_controls
 from ui.epsilon import epsilon_control
 from ui.export import chart, csv_button
 from ui.guess_game import guess_game
-from ui.results import configs_for, reported_errors, stored_many
+from ui.results import reported_errors, stored_many
 from ui.sweeps import compute_button, status_sentence
 
 #: Label-DP mechanisms that train a classifier on released training labels.
@@ -66,7 +66,7 @@ st.subheader(f"Attacks measured at ε = {epsilon:g} on {controls.dataset_name}")
 with reported_errors():
     configs = []
     for mechanism in ATTACKED:
-        configs += configs_for(
+        configs += sweep_configs(
             mechanism,
             controls.dataset,
             [epsilon],

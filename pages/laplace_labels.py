@@ -8,6 +8,7 @@ from labeldp_core.accounting import split_budget_by_share
 from labeldp_core.data import load_dataset
 from labeldp_core.demo import demo_epsilons
 from labeldp_core.engine.release_noise import histogram_split
+from labeldp_core.experiments import sweep_configs
 from labeldp_core.families.laplace_labels.experiment import expected_argmax_accuracy
 from labeldp_core.families.laplace_labels.label_prior import PRIOR_STEP, split_from_table
 from labeldp_core.families.laplace_labels.rr_bins_release import RRBins
@@ -27,7 +28,6 @@ from ui.export import chart
 from ui.links import offered
 from ui.results import (
     computed_stops,
-    configs_for,
     diagnostics_caption,
     reported_errors,
     stored_many,
@@ -134,7 +134,7 @@ def sweep_series(table: dict, prior_mechanism: str) -> tuple[dict, list]:
     found, absent = {}, []
     for name, (mechanism, settings) in table.items():
         extra = prior_settings if mechanism == prior_mechanism else {}
-        configs = configs_for(mechanism, controls.dataset, epsilons, [controls.seed],
+        configs = sweep_configs(mechanism, controls.dataset, epsilons, [controls.seed],
                               controls.epochs_asked,
                               controls.settings | settings | extra | noise_settings)  # fmt: skip
         found[name], missing_here = stored_many(configs)

@@ -7,7 +7,7 @@ import streamlit as st
 from labeldp_core import plots
 from labeldp_core.data import load_dataset
 from labeldp_core.demo import demo_epsilons
-from labeldp_core.experiments import make_config
+from labeldp_core.experiments import make_config, sweep_configs
 from labeldp_core.mechanisms import (
     PROBABILITY_SENSITIVITY,
     actual_epsilon,
@@ -18,7 +18,6 @@ from ui.epsilon import epsilon_control
 from ui.export import chart
 from ui.results import (
     computed_stops,
-    configs_for,
     diagnostics_caption,
     point,
     replay_caption,
@@ -46,7 +45,7 @@ with reported_errors():
     config = make_config("softmax-laplace", controls.dataset, epsilon, controls.seed,
                          controls.epochs_asked, controls.settings)  # fmt: skip
     current = point(config, f"Compute ε = {epsilon:g} on {controls.dataset_name}", "Noisy outputs")
-    configs = configs_for("softmax-laplace", controls.dataset, SWEEP_EPSILONS, [controls.seed],
+    configs = sweep_configs("softmax-laplace", controls.dataset, SWEEP_EPSILONS, [controls.seed],
                           controls.epochs_asked, controls.settings)  # fmt: skip
     found, absent = stored_many(configs)
 if current is not None and current.epsilon not in SWEEP_EPSILONS:

@@ -7,13 +7,13 @@ from labeldp_core.accounting import AGGREGATORS
 from labeldp_core.data import load_dataset
 from labeldp_core.data.splits import public_size
 from labeldp_core.demo import demo_epsilons
-from labeldp_core.experiments import make_config
+from labeldp_core.experiments import make_config, sweep_configs
 from labeldp_core.families.pate.experiment import PRIVACY_STATEMENT, student_sentence
 from ui.controls import current_controls, noise_control
 from ui.epsilon import epsilon_control
 from ui.export import chart
 from ui.links import offered
-from ui.results import computed_stops, configs_for, point, reported_errors, stored_many
+from ui.results import computed_stops, point, reported_errors, stored_many
 from ui.sweeps import compute_button
 
 #: The demo grid, so that `python -m labeldp_core warm` fills this page's curves.
@@ -106,7 +106,7 @@ if result is None:
 details = result.details
 num_classes = result.num_classes
 with reported_errors():
-    configs = configs_for("pate", controls.dataset, SWEEP_EPSILONS, [controls.seed],
+    configs = sweep_configs("pate", controls.dataset, SWEEP_EPSILONS, [controls.seed],
                           controls.epochs_asked, settings)  # fmt: skip
     found, absent = stored_many(configs)
 chart(

@@ -7,14 +7,13 @@ import streamlit as st
 from labeldp_core import plots
 from labeldp_core.data import dataset_info, load_dataset
 from labeldp_core.demo import demo_epsilons
-from labeldp_core.experiments import make_config
+from labeldp_core.experiments import make_config, sweep_configs
 from labeldp_core.mechanisms import expected_flip_rate
 from ui.controls import current_controls, noise_control
 from ui.epsilon import epsilon_control
 from ui.export import chart
 from ui.results import (
     computed_stops,
-    configs_for,
     diagnostics_caption,
     point,
     reported_errors,
@@ -91,7 +90,7 @@ st.markdown(
 
 st.subheader("Test accuracy vs ε")
 with reported_errors():
-    configs = configs_for("rr", controls.dataset, SWEEP_EPSILONS, [controls.seed],
+    configs = sweep_configs("rr", controls.dataset, SWEEP_EPSILONS, [controls.seed],
                           controls.epochs_asked, settings)  # fmt: skip
     found, absent = stored_many(configs)
     compute_button(absent, "Run sweep", key="run_sweep")

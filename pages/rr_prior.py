@@ -6,7 +6,7 @@ from labeldp_core import plots
 from labeldp_core.data import dataset_info
 from labeldp_core.demo import demo_epsilons
 from labeldp_core.engine.release_noise import histogram_split
-from labeldp_core.experiments import make_config
+from labeldp_core.experiments import make_config, sweep_configs
 from labeldp_core.families.rr_prior.experiment import budget_split, rr_prior_recipe
 from labeldp_core.mechanisms import expected_flip_rate
 from ui.controls import current_controls, noise_control
@@ -15,7 +15,6 @@ from ui.export import chart
 from ui.links import offered
 from ui.results import (
     computed_stops,
-    configs_for,
     diagnostics_caption,
     point,
     reported_errors,
@@ -170,11 +169,11 @@ else:
 st.subheader("RR vs RR with prior vs LP-2ST")
 with reported_errors():
     configs = {
-        "rr": configs_for("rr", controls.dataset, SWEEP_EPSILONS, [controls.seed],
+        "rr": sweep_configs("rr", controls.dataset, SWEEP_EPSILONS, [controls.seed],
                           controls.epochs_asked, noise_settings),
-        "rr-prior": configs_for("rr-prior", controls.dataset, SWEEP_EPSILONS, [controls.seed],
+        "rr-prior": sweep_configs("rr-prior", controls.dataset, SWEEP_EPSILONS, [controls.seed],
                                 controls.epochs_asked, prior_settings),
-        "lp-2st": configs_for("lp-2st", controls.dataset, SWEEP_EPSILONS, [controls.seed],
+        "lp-2st": sweep_configs("lp-2st", controls.dataset, SWEEP_EPSILONS, [controls.seed],
                               controls.epochs_asked, noise_settings),
     }  # fmt: skip
     found, absent = {}, []

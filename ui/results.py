@@ -28,7 +28,6 @@ __all__ = [
     "compute_service",
     "computed_stops",
     "computes_at_once",
-    "configs_for",
     "dataset_problem",
     "diagnostics_caption",
     "estimate",
@@ -321,16 +320,6 @@ def _page_points(
         return [make_config(mechanism, where[0], e, *where[1:], settings) for e in sorted(grid)]
     except LabelDPError:
         return []
-
-
-def configs_for(
-    mechanism: str, dataset: str, epsilons: list[float], seeds: list[int], epochs: int,
-    settings: dict[str, object],
-) -> list[RunConfig]:  # fmt: skip
-    """Configs of a sweep, validated and with every default filled."""
-    return [
-        make_config(mechanism, dataset, e, s, epochs, settings) for e in epsilons for s in seeds
-    ]
 
 
 @contextmanager
