@@ -11,6 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+import numpy as np
+
 from labeldp_core.cache import ResultCache
 from labeldp_core.choosing.answer import Answer, choose, protection_gap
 from labeldp_core.choosing.bisection import CLOSE, Fetch, bisect, next_epsilon, read_tree
@@ -176,6 +178,8 @@ def choose_epsilon(
     grid = (seeds, epochs, model)
     curves, templates, missing = _read_all(dataset, target, names, grid, cache, skipped)
     _check_reachable(dataset, target, curves)
+    if target.kind == "within" and curves:
+        target = replace(target, clean=_common_clean(curves))
     budget = _Budget(max_trainings if compute else 0)
     if compute:
         curves = _narrow(curves, target, templates, cache, budget, progress)
@@ -229,6 +233,16 @@ def _read_all(
             reader = _fetcher(templates[mechanism], cache, None, silent)
             curves.append(read_tree(curve, reader))
     return curves, templates, missing
+
+
+def _common_clean(curves: Sequence[Curve]) -> float:
+    """The clean model's score: the mean over the curves of mechanisms that train the model.
+
+    Those mechanisms share one model trained on the true labels (as Compare's clean line); the
+    DP prototypes' own reference is a non-private prototype classifier, not that model.
+    """
+    trained = [c.baseline for c in curves if MECHANISMS[c.mechanism].trains_model]
+    return float(np.mean(trained)) if trained else max(c.baseline for c in curves)
 
 
 def _check_reachable(dataset: str, target: Target, curves: Sequence[Curve]) -> None:

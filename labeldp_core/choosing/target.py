@@ -29,6 +29,8 @@ class Target:
     value: float
     unit: str = "label"
     confident: bool = False
+    #: For "within": the clean model's score all curves are measured from (None: each curve's).
+    clean: float | None = None
 
     @property
     def metric(self) -> str:
@@ -42,7 +44,7 @@ class Target:
     def threshold(self, baseline: float) -> float:
         """The score to reach on a curve whose clean model scores ``baseline``."""
         if self.kind == "within":
-            return baseline - self.value / 100
+            return (baseline if self.clean is None else self.clean) - self.value / 100
         return self.value
 
     def describe(self) -> str:
@@ -50,6 +52,7 @@ class Target:
         band = "every seed" if self.confident else "mean over seeds"
         if self.kind == "within":
             text = f"test accuracy within {self.value:g} points of the clean model"
+            text += "" if self.clean is None else f" ({self.clean:.3f})"
         elif self.kind == "mse":
             text = f"test MSE ≤ {self.value:g}"
         else:

@@ -102,3 +102,13 @@ def test_an_epsilon_the_mechanism_refuses_is_no_point_not_an_error(runs, monkeyp
     monkeypatch.setattr(choice, "lookup", refusing)
     found = _choose(mechanisms=["rr"], compute=True, max_trainings=3)
     assert found.trainings == 0 and found.answers[0].points == 7
+
+
+def test_within_p_points_is_measured_from_the_model_trained_on_the_true_labels(runs):
+    # The DP prototypes' own reference (non-private prototypes, 0.8 here) is not that model.
+    found = choose_epsilon("digits", make_target("within", 40), mechanisms=["rr", "dppl-mean"])
+    assert found.target.clean == pytest.approx(0.95)
+    assert "within 40 points of the clean model (0.950)" in found.target.describe()
+    rr, prototypes = found.answers
+    assert rr.threshold == pytest.approx(0.55) == prototypes.threshold
+    assert rr.epsilon == pytest.approx(2**0.5) and not prototypes.reached
