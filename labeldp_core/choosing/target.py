@@ -48,23 +48,23 @@ class Target:
         return self.value
 
     def describe(self) -> str:
-        """The target in words, e.g. 'test accuracy ≥ 0.9 (mean over seeds)'."""
+        """The target in words, e.g. 'test accuracy ≥ 0.9, mean over seeds, label-level privacy'."""
         band = "every seed" if self.confident else "mean over seeds"
         if self.kind == "within":
             text = f"test accuracy within {self.value:g} points of the clean model"
-            text += "" if self.clean is None else f" ({self.clean:.3f})"
+            text += "" if self.clean is None else f"'s {self.clean:.3f}"
         elif self.kind == "mse":
             text = f"test MSE ≤ {self.value:g}"
         else:
             text = f"test accuracy ≥ {self.value:g}"
-        return f"{text} ({band}), {self.unit}-level privacy"
+        return f"{text}, {band}, {self.unit}-level privacy"
 
 
 def make_target(kind: str, value: object, unit: str = "label", confident: bool = False) -> Target:
     """A target checked for sense, or an InvalidInputError in one sentence.
 
     >>> make_target("accuracy", 0.9).describe()
-    'test accuracy ≥ 0.9 (mean over seeds), label-level privacy'
+    'test accuracy ≥ 0.9, mean over seeds, label-level privacy'
     """
     if kind not in KINDS:
         raise InvalidInputError(f"unknown target {kind!r}; choose one of: {', '.join(KINDS)}")

@@ -108,7 +108,7 @@ def test_within_p_points_is_measured_from_the_model_trained_on_the_true_labels(r
     # The DP prototypes' own reference (non-private prototypes, 0.8 here) is not that model.
     found = choose_epsilon("digits", make_target("within", 40), mechanisms=["rr", "dppl-mean"])
     assert found.target.clean == pytest.approx(0.95)
-    assert "within 40 points of the clean model (0.950)" in found.target.describe()
+    assert "within 40 points of the clean model's 0.950, mean" in found.target.describe()
     rr, prototypes = found.answers
     assert rr.threshold == pytest.approx(0.55) == prototypes.threshold
     assert rr.epsilon == pytest.approx(2**0.5) and not prototypes.reached

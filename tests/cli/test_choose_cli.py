@@ -28,7 +28,7 @@ def test_choose_prints_the_table_best_first_from_the_cache(warmed, capsys):
     assert status == 0, out.err
     lines = out.out.splitlines()
     assert lines[0] == (
-        "Choose epsilon on digits: test accuracy ≥ 0.65 (mean over seeds), label-level privacy"
+        "Choose epsilon on digits: test accuracy ≥ 0.65, mean over seeds, label-level privacy"
     )
     assert lines[1].startswith(" 1. rr: ε ≈ 2.83, interpolated on log ε between the computed ε = 2")
     assert lines[2].startswith(" 2. dpsgd: ") and "for one changed label" in lines[2]
