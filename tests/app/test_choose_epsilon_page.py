@@ -85,3 +85,12 @@ def test_on_a_table_of_ones_own_the_page_recommends_a_public_proxy():
     assert any("public proxy" in c.value and "wine's own curves" in c.value for c in app.caption)
     bundled = open_page(PAGE)
     assert not any("wine's own curves" in c.value for c in bundled.caption)
+
+
+def test_example_level_privacy_lists_example_level_mechanisms_only(warmed):
+    app = _asking(0.6)
+    app.selectbox(key="unit").set_value("example").run()
+    assert_no_errors(app)
+    table = app.dataframe[0].value
+    assert list(table["mechanism"]) == ["DP-SGD baseline"]
+    assert table["privacy unit"][0] == "add/remove one example"
