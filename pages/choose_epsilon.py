@@ -30,8 +30,15 @@ DEFAULTS = {"accuracy": 0.9, "within": 5.0, "mse": 2.0}
 
 
 @st.cache_data(show_spinner=False, ttl=60)
-def _choice(dataset: str, kind: str, value: float, unit: str, confident: bool,
-            epochs: int | None, model: str) -> Choice:  # fmt: skip
+def _choice(
+    dataset: str,
+    kind: str,
+    value: float,
+    unit: str,
+    confident: bool,
+    epochs: int | None,
+    model: str,
+) -> Choice:
     target = make_target(kind, value, unit, confident)
     return choose_epsilon(dataset, target, epochs=epochs, model=model, cache=result_cache())
 
@@ -45,8 +52,13 @@ def _risk(container, epsilon: float, unit: str, delta: float, classes: int) -> N
     risk = risk_of(epsilon, classes, unit, delta)
     odds, guess, gain = container.columns(3)
     odds.metric("Odds moved by at most", risk.odds_text, help=FORMULAS["odds"])
-    guess.metric("Best guess of one label", f"{risk.guess:.1%}",
-                 f"blind: {risk.blind:.1%}", delta_color="off", help=FORMULAS["guess"])  # fmt: skip
+    guess.metric(
+        "Best guess of one label",
+        f"{risk.guess:.1%}",
+        f"blind: {risk.blind:.1%}",
+        delta_color="off",
+        help=FORMULAS["guess"],
+    )
     gain.metric("Attack gain over features", f"≤ {risk.gain:.1%}", help=FORMULAS["gain"])
     container.caption(risk.line() + " " + risk.strength())
     if unit == "example":
@@ -58,28 +70,37 @@ st.title("Choose ε")
 kind_box, value_box, unit_box, sure_box = st.columns([3, 2, 2, 2])
 kind = kind_box.selectbox("Target", list(TARGETS), format_func=TARGETS.get, key="target")
 value = value_box.number_input(
-    "A, P or M", value=DEFAULTS[kind], step=0.01 if kind == "accuracy" else 0.5, key="value",
+    "A, P or M",
+    value=DEFAULTS[kind],
+    step=0.01 if kind == "accuracy" else 0.5,
+    key="value",
     help="Accuracy as a share (0.9); P in percentage points (5); an MSE (2.0).",
-)  # fmt: skip
+)
 unit = unit_box.selectbox(
-    "Privacy unit you need", ["label", "example"], key="unit",
+    "Privacy unit you need",
+    ["label", "example"],
+    key="unit",
     help="label: one training label changed (replace-one). example: one whole example added or "
     "removed; label-DP mechanisms do not give it.",
-)  # fmt: skip
+)
 confident = sure_box.checkbox(
-    "Every seed", key="confident", help="The lower band (the worst of the seeds), not the mean, "
-    "must reach the target.",
-)  # fmt: skip
+    "Every seed",
+    key="confident",
+    help="The lower band (the worst of the seeds), not the mean, must reach the target.",
+)
 
 with reported_errors():
-    choice = _choice(controls.dataset, kind, value, unit, confident, controls.epochs_asked,
-                     controls.model)  # fmt: skip
+    choice = _choice(
+        controls.dataset, kind, value, unit, confident, controls.epochs_asked, controls.model
+    )
     rows = [a.row() | {"mechanism": _title(a.mechanism)} for a in choice.answers]
 if rows:
     st.dataframe(rows, hide_index=True, key="answers")
 else:
-    st.info(f"No curve of {controls.dataset_name} is computed yet: warm the cache (sidebar, or "
-            f"`python -m labeldp_core warm --dataset {controls.dataset}`).")  # fmt: skip
+    st.info(
+        f"No curve of {controls.dataset_name} is computed yet: warm the cache (sidebar, or "
+        f"`python -m labeldp_core warm --dataset {controls.dataset}`)."
+    )
 st.caption(
     f"On {controls.dataset_name}: {choice.target.describe()}. The smallest ε whose curve "
     "reaches the target, read on the straight line (log ε) between the computed ε around it: "
@@ -87,9 +108,12 @@ st.caption(
     "largest computed ε. The seeds' spread is where the best and the worst seed reach it; ε "
     "spent is what the accounting computed, under the mechanism's own neighbouring relation; "
     "'ε for your unit' reads an example-level guarantee for one changed label (2ε)."
-    + (f" {choice.missing} runs of the grid are not cached: an ε missing a seed is left out."
-       if choice.missing else "")
-)  # fmt: skip
+    + (
+        f" {choice.missing} runs of the grid are not cached: an ε missing a seed is left out."
+        if choice.missing
+        else ""
+    )
+)
 
 if choice.coarse and read_only():
     st.caption(
@@ -106,10 +130,15 @@ elif choice.coarse:
         bar = st.progress(0.0, text="Bisection")
         with reported_errors():
             choose_epsilon(
-                controls.dataset, choice.target, epochs=controls.epochs_asked,
-                model=controls.model, cache=result_cache(), compute=True, max_trainings=budget,
+                controls.dataset,
+                choice.target,
+                epochs=controls.epochs_asked,
+                model=controls.model,
+                cache=result_cache(),
+                compute=True,
+                max_trainings=budget,
                 progress=lambda f, m: bar.progress(min(f, 1.0), text=m),
-            )  # fmt: skip
+            )
         _choice.clear()
         st.rerun()
 
@@ -122,18 +151,29 @@ if choice.reached and choice.target.metric == "test accuracy":
 st.subheader("I can afford ε = x")
 afford = st.number_input("x", 0.01, 100.0, 1.0, key="afford")
 with reported_errors():
-    found, _ = stored_many(demo_configs(
-        controls.dataset, [a.mechanism for a in choice.answers], DEMO_SEEDS,
-        controls.epochs_asked, controls.model, variants=False,
-    ))  # fmt: skip
+    found, _ = stored_many(
+        demo_configs(
+            controls.dataset,
+            [a.mechanism for a in choice.answers],
+            DEMO_SEEDS,
+            controls.epochs_asked,
+            controls.model,
+            variants=False,
+        )
+    )
 at_x = summary_at(found, afford)
 if at_x:
-    st.dataframe([r | {"mechanism": _title(r["mechanism"])} for r in at_x], hide_index=True,
-                 key="afford_table")  # fmt: skip
-    st.caption("Each mechanism at the computed grid ε nearest x (as Compare's summary), best "
-               "first within each privacy unit.")  # fmt: skip
+    st.dataframe(
+        [r | {"mechanism": _title(r["mechanism"])} for r in at_x],
+        hide_index=True,
+        key="afford_table",
+    )
+    st.caption(
+        "Each mechanism at the computed grid ε nearest x (as Compare's summary), best "
+        "first within each privacy unit."
+    )
 try:
-    _risk(st, afford, "label", 0.0, classes)
+    _risk(st, afford, unit, 0.0, classes)
 except LabelDPError as exc:
     st.error(str(exc))
 st.caption(" ".join(choice.notes))
