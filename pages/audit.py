@@ -9,7 +9,7 @@ from ui.audit import audit_with_progress, power_metric, verdict
 from ui.controls import current_controls
 from ui.epsilon import epsilon_control
 from ui.export import chart
-from ui.links import offered
+from ui.links import linked
 from ui.results import reported_errors
 
 TRIAL_CHOICES = (20_000, 50_000, 100_000, 200_000, 500_000, 1_000_000)
@@ -35,18 +35,23 @@ with st.expander("How the bound is computed"):
     )
 
 left, right = st.columns(2)
-mechanism = left.selectbox(
-    "Mechanism", offered("mechanism", list(CASES)),
-    index=list(CASES).index("laplace"), key="mechanism",
-    bind="query-params", help="Its release step is audited next to a deliberately broken control.",
-)  # fmt: skip
-trials = right.selectbox(
-    "Draws per neighbour", offered("trials", TRIAL_CHOICES),
-    index=TRIAL_CHOICES.index(APP_TRIALS), key="trials",
-    bind="query-params",
+mechanism = linked(
+    left.selectbox,
+    "Mechanism",
+    "mechanism",
+    list(CASES),
+    index=list(CASES).index("laplace"),
+    help="Its release step is audited next to a deliberately broken control.",
+)
+trials = linked(
+    right.selectbox,
+    "Draws per neighbour",
+    "trials",
+    TRIAL_CHOICES,
+    index=TRIAL_CHOICES.index(APP_TRIALS),
     help="Each neighbour is sampled this many times to pick the event, and as many again to "
     "bound it. More draws give a tighter bound and catch smaller leaks.",
-)  # fmt: skip
+)
 
 with reported_errors():
     results = audit_with_progress(mechanism, epsilon, int(trials), controls.seed)

@@ -11,7 +11,7 @@ from labeldp_core.reports import PRIVACY_UNITS, html_report
 from ui.controls import current_controls
 from ui.epsilon import epsilon_control
 from ui.export import chart, csv_button, html_button
-from ui.links import offered
+from ui.links import linked
 from ui.results import reported_errors, result_cache, stored_many
 from ui.sweeps import compute_button, status_sentence
 
@@ -19,8 +19,6 @@ from ui.sweeps import compute_button, status_sentence
 @st.cache_data(show_spinner=False, ttl=60)
 def _paper_rows() -> list[dict]:
     return reproduce.paper_rows(result_cache())
-
-
 
 
 def _title(mechanism: str) -> str:
@@ -43,12 +41,15 @@ st.markdown(
     "label (replace-one) and are drawn solid; DP-SGD and DP prototypes protect a whole example "
     "(add/remove) and are drawn dashed. " + UNIT_SCALE_NOTE
 )
-chosen = st.multiselect(
-    "Mechanisms", offered("mechanisms", list(MECHANISMS), _title),
-    default=list(ON_COMPARE), format_func=_title,
-    key="mechanisms", bind="query-params",
+chosen = linked(
+    st.multiselect,
+    "Mechanisms",
+    "mechanisms",
+    list(MECHANISMS),
+    labels=_title,
+    default=list(ON_COMPARE),
     help="\n".join(f"- {s.title}: {s.summary} [{s.privacy_unit}]" for s in MECHANISMS.values()),
-)  # fmt: skip
+)
 
 with reported_errors():
     configs = demo_configs(

@@ -13,7 +13,7 @@ from ui.controls import current_controls
 from ui.dppl import DPPL_MECHANISMS, dpsgd_comparison, encoder_model, unique
 from ui.epsilon import epsilon_control
 from ui.export import chart
-from ui.links import offered
+from ui.links import linked
 from ui.results import (
     diagnostics_caption,
     point,
@@ -39,32 +39,48 @@ st.markdown(
     "DP-SGD (Wahdany et al. 2024). **Privacy unit: the whole private example**, image and label "
     "together, add/remove neighbours. " + UNIT_SCALE_NOTE
 )
-mechanism = st.selectbox(
-    "Mechanism", offered("dppl_mechanism", DPPL_MECHANISMS),
-    key="dppl_mechanism", bind="query-params",
+mechanism = linked(
+    st.selectbox,
+    "Mechanism",
+    "dppl_mechanism",
+    DPPL_MECHANISMS,
     help="dppl-mean: private class means (CoinPress). dppl-public: one public image per class "
     "picked by the exponential mechanism. dppl-topk: K public images per class in one draw.",
-)  # fmt: skip
-imbalance = st.selectbox(
-    "Imbalance of the private classes (largest / smallest)", offered("dppl_imbalance", IMBALANCES),
+)
+imbalance = linked(
+    st.selectbox,
+    "Imbalance of the private classes (largest / smallest)",
+    "dppl_imbalance",
+    IMBALANCES,
     index=1,
-    key="dppl_imbalance", bind="query-params",
-)  # fmt: skip
+)
 model = encoder_model(controls)
 settings = {"model": model, "imbalance": float(imbalance)}
 data = load_dataset(controls.dataset)
 
 with reported_errors():
-    config = make_config(mechanism, controls.dataset, epsilon, controls.seed, controls.epochs_asked,
-                         settings)  # fmt: skip
-    result = point(config, f"Compute {MECHANISM_NAMES[mechanism]} at ε = {epsilon:g}",
-                   "Public encoder and DP prototypes")  # fmt: skip
+    config = make_config(
+        mechanism, controls.dataset, epsilon, controls.seed, controls.epochs_asked, settings
+    )
+    result = point(
+        config,
+        f"Compute {MECHANISM_NAMES[mechanism]} at ε = {epsilon:g}",
+        "Public encoder and DP prototypes",
+    )
 
-dpsgd = dpsgd_comparison(controls.dataset, [*SWEEP_EPSILONS, epsilon], controls.seed,
-                         controls.epochs_asked, model, float(imbalance))  # fmt: skip
+dpsgd = dpsgd_comparison(
+    controls.dataset,
+    [*SWEEP_EPSILONS, epsilon],
+    controls.seed,
+    controls.epochs_asked,
+    model,
+    float(imbalance),
+)
 if result is None:
-    headline.info("The button under the ε control trains the public encoder and releases the "
-            "prototypes; the embeddings and every result are then cached.")  # fmt: skip
+    headline.info(
+        "The button under the ε control trains the public encoder and releases the "
+        "prototypes; the embeddings and every result are then cached."
+    )
 else:
     details = result.details
     st.markdown(
@@ -73,14 +89,15 @@ else:
     )
     cols = st.columns(4)
     cols[0].metric(
-        "Test accuracy", f"{result.test_accuracy:.3f}",
+        "Test accuracy",
+        f"{result.test_accuracy:.3f}",
         f"{result.test_accuracy - result.baseline_test_accuracy:+.3f} vs non-DP",
-    )  # fmt: skip
+    )
     cols[1].metric(
-        "Minority accuracy", f"{details['minority_accuracy']:.3f}",
-        f"{details['minority_accuracy'] - details['baseline_minority_accuracy']:+.3f} "
-        "vs non-DP",
-    )  # fmt: skip
+        "Minority accuracy",
+        f"{details['minority_accuracy']:.3f}",
+        f"{details['minority_accuracy'] - details['baseline_minority_accuracy']:+.3f} vs non-DP",
+    )
     spent = f"{result.epsilon_spent:.3g}" + (f", δ={result.delta:g}" if result.delta else "")
     cols[2].metric("ε spent", spent, help="example-level, add/remove")
     cols[3].metric("Private examples", f"{result.n_train:,}", help="training examples")
@@ -133,31 +150,43 @@ else:
 
 st.subheader("Accuracy vs ε")
 left, right = st.columns(2)
-ratios = left.multiselect(
+ratios = linked(
+    left.multiselect,
     "Imbalance ratios in the curves",
-    offered("dppl_ratios", IMBALANCES),
+    "dppl_ratios",
+    IMBALANCES,
     default=["1", "10"],
-    key="dppl_ratios",
-    bind="query-params",
 )
-view = right.radio(
-    "Accuracy of", offered("dppl_view", ["all test images", "minority classes"]), key="dppl_view",
-    bind="query-params", horizontal=True,
-)  # fmt: skip
-x_axis = right.radio(
-    "x axis", offered("dppl_x", ["ε spent", "ε asked for"]),
-    key="dppl_x", bind="query-params", horizontal=True
+view = linked(
+    right.radio,
+    "Accuracy of",
+    "dppl_view",
+    ["all test images", "minority classes"],
+    horizontal=True,
 )
+x_axis = linked(right.radio, "x axis", "dppl_x", ["ε spent", "ε asked for"], horizontal=True)
 with reported_errors():
     configs = [
         c
         for m in DPPL_MECHANISMS
         for ratio in ratios
-        for c in sweep_configs(m, controls.dataset, SWEEP_EPSILONS, [controls.seed],
-                             controls.epochs_asked, {"model": model, "imbalance": float(ratio)})
-    ]  # fmt: skip
-    detail_configs = sweep_configs(mechanism, controls.dataset, SWEEP_EPSILONS, [controls.seed],
-                                 controls.epochs_asked, settings)  # fmt: skip
+        for c in sweep_configs(
+            m,
+            controls.dataset,
+            SWEEP_EPSILONS,
+            [controls.seed],
+            controls.epochs_asked,
+            {"model": model, "imbalance": float(ratio)},
+        )
+    ]
+    detail_configs = sweep_configs(
+        mechanism,
+        controls.dataset,
+        SWEEP_EPSILONS,
+        [controls.seed],
+        controls.epochs_asked,
+        settings,
+    )
     found, absent = stored_many(unique(configs + detail_configs))
     compute_button(absent, "Compute the curves", key="dppl_sweep")
 minority = view == "minority classes"
@@ -186,9 +215,12 @@ st.caption(
     "own classifier, trained on the public part alone, which spends no privacy at all. "
     "DPPL-Public and Top-K are pure ε-DP; DPPL-Mean's zCDP ρ is calibrated so that its "
     "(ε, δ)-DP guarantee at δ = 1e-5 is at most the ε asked for. "
-    + (f"{len(absent)} points are not computed yet; the button computes and caches each one."
-       if absent else "Every point of these curves is cached.")
-)  # fmt: skip
+    + (
+        f"{len(absent)} points are not computed yet; the button computes and caches each one."
+        if absent
+        else "Every point of these curves is cached."
+    )
+)
 st.caption(dpsgd.note + " DP-SGD's ε is (ε, δ)-DP.")
 
 st.subheader(f"Per-class accuracy vs ε: {MECHANISM_NAMES[mechanism]}, imbalance {imbalance}")
@@ -196,7 +228,10 @@ detail_found, _ = stored_many(detail_configs)
 minority_points = dpsgd.minority(result.details["minority_classes"]) if result else []
 chart(
     st,
-    plots.per_class_accuracy_curves, detail_found, data.class_names, dpsgd_minority=minority_points,
+    plots.per_class_accuracy_curves,
+    detail_found,
+    data.class_names,
+    dpsgd_minority=minority_points,
     key="per_class_curves",
 )
 st.caption(

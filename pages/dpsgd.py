@@ -15,7 +15,7 @@ from labeldp_core.plots.common import UNIT_SCALE_NOTE
 from ui.controls import current_controls
 from ui.epsilon import epsilon_control
 from ui.export import chart
-from ui.links import offered
+from ui.links import linked
 from ui.results import (
     computed_stops,
     point,
@@ -59,38 +59,51 @@ st.markdown(
 recipe = dict(make_config("dpsgd", controls.dataset, 1.0).settings)  # the same at every ε
 left, middle, right, last = st.columns(4)
 # Options are shown (and written in the link) as they are: "recipe" is this dataset's recipe.
-clip = left.selectbox(
+clip = linked(
+    left.selectbox,
     f"Clipping norm C (recipe: {recipe['clip']:g})",
-    offered("clip", ("recipe", 0.05, 0.1, 0.5, 1.0, 2.0, 5.0)),
-    key="clip", bind="query-params",
-)  # fmt: skip
-batch = middle.selectbox(
+    "clip",
+    ("recipe", 0.05, 0.1, 0.5, 1.0, 2.0, 5.0),
+)
+batch = linked(
+    middle.selectbox,
     f"Expected batch size (recipe: {recipe['batch']:,})",
-    offered("batch", ("recipe", 64, 128, 256, 512, 1024, 2048, 4096)),
-    key="batch", bind="query-params",
-)  # fmt: skip
-accountant = right.selectbox(
-    "Accountant", offered("accountant", ("rdp", "prv")), key="accountant", bind="query-params",
+    "batch",
+    ("recipe", 64, 128, 256, 512, 1024, 2048, 4096),
+)
+accountant = linked(
+    right.selectbox,
+    "Accountant",
+    "accountant",
+    ("rdp", "prv"),
     help="rdp: Rényi DP, fast and a little loose. prv: numerical composition of privacy loss "
     "random variables, tighter and slower.",
-)  # fmt: skip
-delta = last.selectbox("δ", offered("delta", (1e-5, 1e-6, 1e-4, 1e-3)),
-key="delta", bind="query-params",
-                       help="Chance that the ε promise fails; keep it well below 1/n.")  # fmt: skip
+)
+delta = linked(
+    last.selectbox,
+    "δ",
+    "delta",
+    (1e-5, 1e-6, 1e-4, 1e-3),
+    help="Chance that the ε promise fails; keep it well below 1/n.",
+)
 chosen = {"clip": clip, "batch": batch, "accountant": accountant, "delta": delta}
 settings = controls.settings | {k: v for k, v in chosen.items() if v != "recipe"}
 with control:  # the slider stops where this page's own points, with these settings, are cached
     epsilon = epsilon_control(grid=computed_stops("dpsgd", controls, settings))
 
 with reported_errors():
-    config = make_config("dpsgd", controls.dataset, epsilon, controls.seed, controls.epochs_asked,
-                         settings)  # fmt: skip
+    config = make_config(
+        "dpsgd", controls.dataset, epsilon, controls.seed, controls.epochs_asked, settings
+    )
     n_train = load_dataset(controls.dataset).n_train
     batch, epochs = config.setting("batch"), config.epochs
     q, steps = sampling_schedule(n_train, batch, epochs)
     # Before the charts, so that a run trained now draws its own budget line at once.
-    result = point(config, f"Train with DP-SGD at ε = {epsilon:g} on {controls.dataset_name}",
-                   "Training with DP-SGD")  # fmt: skip
+    result = point(
+        config,
+        f"Train with DP-SGD at ε = {epsilon:g} on {controls.dataset_name}",
+        "Training with DP-SGD",
+    )
     # Without a run, σ is found with RDP (milliseconds): PRV over thousands of steps can take
     # minutes and gigabytes, so it runs only inside a training someone asked for.
     shown_by = accountant if result is not None else "rdp"
@@ -205,10 +218,17 @@ else:
 st.subheader("Test accuracy vs ε, next to label DP")
 num_classes = dataset_info(controls.dataset).num_classes
 with reported_errors():
-    dpsgd_configs = sweep_configs("dpsgd", controls.dataset, SWEEP_EPSILONS, [controls.seed],
-                                controls.epochs_asked, settings)  # fmt: skip
-    rr_configs = sweep_configs("rr", controls.dataset, SWEEP_EPSILONS, [controls.seed],
-                             controls.epochs_asked, controls.settings)  # fmt: skip
+    dpsgd_configs = sweep_configs(
+        "dpsgd", controls.dataset, SWEEP_EPSILONS, [controls.seed], controls.epochs_asked, settings
+    )
+    rr_configs = sweep_configs(
+        "rr",
+        controls.dataset,
+        SWEEP_EPSILONS,
+        [controls.seed],
+        controls.epochs_asked,
+        controls.settings,
+    )
     dpsgd_found, dpsgd_absent = stored_many(dpsgd_configs)
     rr_found, rr_absent = stored_many(rr_configs)
     absent = dpsgd_absent + rr_absent
@@ -224,8 +244,14 @@ for spec in MECHANISMS.values():
     if spec.id == "rr":
         continue
     try:
-        others = sweep_configs(spec.id, controls.dataset, list(demo_epsilons(spec.id)),
-                             [controls.seed], controls.epochs_asked, controls.settings)  # fmt: skip
+        others = sweep_configs(
+            spec.id,
+            controls.dataset,
+            list(demo_epsilons(spec.id)),
+            [controls.seed],
+            controls.epochs_asked,
+            controls.settings,
+        )
     except LabelDPError:  # its defaults do not fit this dataset; nothing of it to show
         continue
     found, _ = stored_many(others)
@@ -235,7 +261,10 @@ baseline = next((r.baseline_test_accuracy for r in dpsgd_found + rr_found), None
 chart(
     st,
     plots.accuracy_by_privacy_unit,
-    series, baseline, chance=1 / num_classes, marked_epsilon=epsilon,
+    series,
+    baseline,
+    chance=1 / num_classes,
+    marked_epsilon=epsilon,
     key="accuracy_by_unit",
 )
 st.caption(
@@ -244,6 +273,9 @@ st.caption(
     "the recipe's tanh twin of the chosen model for the recipe's epochs (with 'auto' epochs), "
     "the label-DP mechanisms the chosen model as it is; the dashed line is the chosen model "
     "trained without any privacy. "
-    + (f"{len(absent)} points are not computed yet; the button trains them and caches each one."
-       if absent else "Every DP-SGD and randomized-response point of this chart is cached.")
-)  # fmt: skip
+    + (
+        f"{len(absent)} points are not computed yet; the button trains them and caches each one."
+        if absent
+        else "Every DP-SGD and randomized-response point of this chart is cached."
+    )
+)

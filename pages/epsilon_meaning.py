@@ -80,23 +80,30 @@ with reported_errors():
 rows = []
 for result in found:
     attack = result.details.get("attack", {})
-    rows.append({
-        "mechanism": MECHANISMS[result.mechanism].title,
-        "released_label": result.label_accuracy,
-        "model_on_training_example": attack.get("train_accuracy"),
-        "model_on_test_example": attack.get("test_accuracy"),
-        **({"released_label_bound": result.details.get("prior_guess_bound")}
-           if result.mechanism in WITH_PRIOR else {}),
-    })  # fmt: skip
+    rows.append(
+        {
+            "mechanism": MECHANISMS[result.mechanism].title,
+            "released_label": result.label_accuracy,
+            "model_on_training_example": attack.get("train_accuracy"),
+            "model_on_test_example": attack.get("test_accuracy"),
+            **(
+                {"released_label_bound": result.details.get("prior_guess_bound")}
+                if result.mechanism in WITH_PRIOR
+                else {}
+            ),
+        }
+    )
 if found:
     attack = found[0].details.get("attack", {})
-    rows.append({
-        "mechanism": "no privacy (clean labels)",
-        "private": False,
-        "released_label": 1.0,
-        "model_on_training_example": attack.get("clean_model_train_accuracy"),
-        "model_on_test_example": found[0].baseline_test_accuracy,
-    })  # fmt: skip
+    rows.append(
+        {
+            "mechanism": "no privacy (clean labels)",
+            "private": False,
+            "released_label": 1.0,
+            "model_on_training_example": attack.get("clean_model_train_accuracy"),
+            "model_on_test_example": found[0].baseline_test_accuracy,
+        }
+    )
 chart(st, plots.attack_bars, rows, epsilon, num_classes, key="bars")
 st.caption(
     "Three guesses of a training example's true label: the label that was released for it, the "

@@ -25,7 +25,7 @@ from labeldp_core.noise.secure_noise import SeededSource
 from ui.controls import current_controls, noise_control
 from ui.epsilon import epsilon_control
 from ui.export import chart
-from ui.links import offered
+from ui.links import linked
 from ui.results import (
     computed_stops,
     diagnostics_caption,
@@ -48,8 +48,10 @@ REGRESSORS = {"Laplace, clamped": ("laplace-regression", {}), "RR-on-bins": ("rr
 
 def colour_ids(table: dict) -> dict[str, str]:
     """Each series' colour id: its mechanism, and its variant ("laplace/soft"), never its place."""
-    return {name: "/".join([mechanism, *map(str, settings.values())])
-            for name, (mechanism, settings) in table.items()}  # fmt: skip
+    return {
+        name: "/".join([mechanism, *map(str, settings.values())])
+        for name, (mechanism, settings) in table.items()
+    }
 
 
 def shown_budget(rows: list[dict]) -> list[dict]:
@@ -68,15 +70,23 @@ k = data.num_classes
 values = data.class_values
 headline = st.container()  # what the model trains on, right under the ε control
 left, middle, right = st.columns(3)
-prior_kind = left.selectbox(
-    "Prior for ALIBI and RR-on-bins", offered("prior", ["uniform", "histogram"]),
-    key="prior", bind="query-params",
+prior_kind = linked(
+    left.selectbox,
+    "Prior for ALIBI and RR-on-bins",
+    "prior",
+    ["uniform", "histogram"],
     help="uniform is free; histogram is a noisy histogram of the training labels, paid from ε",
-)  # fmt: skip
+)
 prior_share = middle.number_input(
-    "Share of ε spent on the histogram", min_value=0.01, max_value=0.9, value=0.1, step=0.05,
-    key="prior_share", bind="query-params", disabled=prior_kind == "uniform",
-)  # fmt: skip
+    "Share of ε spent on the histogram",
+    min_value=0.01,
+    max_value=0.9,
+    value=0.1,
+    step=0.05,
+    key="prior_share",
+    bind="query-params",
+    disabled=prior_kind == "uniform",
+)
 noise = noise_control(right)
 prior_settings = {"prior": prior_kind, "prior_share": float(prior_share)}
 noise_settings = {"noise": noise}
@@ -134,9 +144,14 @@ def sweep_series(table: dict, prior_mechanism: str) -> tuple[dict, list]:
     found, absent = {}, []
     for name, (mechanism, settings) in table.items():
         extra = prior_settings if mechanism == prior_mechanism else {}
-        configs = sweep_configs(mechanism, controls.dataset, epsilons, [controls.seed],
-                              controls.epochs_asked,
-                              controls.settings | settings | extra | noise_settings)  # fmt: skip
+        configs = sweep_configs(
+            mechanism,
+            controls.dataset,
+            epsilons,
+            [controls.seed],
+            controls.epochs_asked,
+            controls.settings | settings | extra | noise_settings,
+        )
         found[name], missing_here = stored_many(configs)
         absent += missing_here
     return found, absent
@@ -165,13 +180,20 @@ st.caption(
 )
 
 at_epsilon = [
-    {"mechanism": name, "test accuracy": r.test_accuracy, "label accuracy": r.label_accuracy,
-     "ε spent": r.epsilon_spent}
-    for name, results in series.items() for r in results if r.epsilon == epsilon
-]  # fmt: skip
+    {
+        "mechanism": name,
+        "test accuracy": r.test_accuracy,
+        "label accuracy": r.label_accuracy,
+        "ε spent": r.epsilon_spent,
+    }
+    for name, results in series.items()
+    for r in results
+    if r.epsilon == epsilon
+]
 if at_epsilon:
-    st.markdown(f"**At ε = {epsilon:g}** (label accuracy: mean probability the target gives "
-                "the true label)")  # fmt: skip
+    st.markdown(
+        f"**At ε = {epsilon:g}** (label accuracy: mean probability the target gives the true label)"
+    )
     st.dataframe(at_epsilon, hide_index=True, key="accuracy_table")
 diagnostics_caption(st, found)
 
@@ -201,8 +223,12 @@ rr_run = next((r for r in regression["RR-on-bins"] if r.epsilon == epsilon), Non
 if rr_run is not None:
     # The release had exactly what the histogram left of ε (more than planned with secure noise).
     split = split_from_table(rr_run.epsilon, rr_run.details["budget"])
-    bins = RRBins(values, np.asarray(rr_run.details["bin_of_value"]),
-                  np.asarray(rr_run.details["bin_outputs"]), split.release_epsilon)  # fmt: skip
+    bins = RRBins(
+        values,
+        np.asarray(rr_run.details["bin_of_value"]),
+        np.asarray(rr_run.details["bin_outputs"]),
+        split.release_epsilon,
+    )
     source = "the bins of the computed run (its prior)"
 else:
     share = prior_share if prior_kind == "histogram" else 0.0
@@ -228,6 +254,7 @@ else:
         {"step": "total (sequential composition)", "epsilon": split.spent},
     ]
     budget, spent_by = planned[0 if split.prior_epsilon else 1 :], "planned (not computed yet)"
-st.markdown(f"**RR-on-bins budget at this ε, {spent_by}** (sequential composition: the steps "
-            "add up)")  # fmt: skip
+st.markdown(
+    f"**RR-on-bins budget at this ε, {spent_by}** (sequential composition: the steps add up)"
+)
 st.table(shown_budget(budget))

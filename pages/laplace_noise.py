@@ -11,7 +11,7 @@ from labeldp_core.noise.noise_plans import laplace_plan
 from ui.controls import current_controls
 from ui.epsilon import epsilon_control
 from ui.export import chart
-from ui.links import offered
+from ui.links import linked
 from ui.results import reported_errors
 
 COMPARE_CHOICES = [0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0]
@@ -23,17 +23,28 @@ epsilon = epsilon_control()
 headline = st.container()  # the density, right under the ε control
 left, middle, right = st.columns(3)
 sensitivity = left.number_input(
-    "Sensitivity Δ", min_value=0.01, max_value=1000.0, value=2.0, step=1.0, key="sensitivity",
-    bind="query-params", help="2 for one-hot labels and probability vectors, K−1 for values 0..K−1",
-)  # fmt: skip
-compare = middle.multiselect(
-    "Compare with ε", offered("compare", COMPARE_CHOICES),
-    default=[0.5, 2.0], key="compare", bind="query-params"
+    "Sensitivity Δ",
+    min_value=0.01,
+    max_value=1000.0,
+    value=2.0,
+    step=1.0,
+    key="sensitivity",
+    bind="query-params",
+    help="2 for one-hot labels and probability vectors, K−1 for values 0..K−1",
+)
+compare = linked(
+    middle.multiselect, "Compare with ε", "compare", COMPARE_CHOICES, default=[0.5, 2.0]
 )
 magnitude = right.number_input(
-    "Noise magnitude t", min_value=0.001, max_value=1e4, value=1.0, step=0.5, key="magnitude",
-    bind="query-params", help="used by the tail probability and the calculator below",
-)  # fmt: skip
+    "Noise magnitude t",
+    min_value=0.001,
+    max_value=1e4,
+    value=1.0,
+    step=0.5,
+    key="magnitude",
+    bind="query-params",
+    help="used by the tail probability and the calculator below",
+)
 
 with reported_errors():
     scale = laplace_scale(sensitivity, epsilon)

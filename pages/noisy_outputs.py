@@ -42,25 +42,46 @@ st.markdown(
 )
 
 with reported_errors():
-    config = make_config("softmax-laplace", controls.dataset, epsilon, controls.seed,
-                         controls.epochs_asked, controls.settings)  # fmt: skip
+    config = make_config(
+        "softmax-laplace",
+        controls.dataset,
+        epsilon,
+        controls.seed,
+        controls.epochs_asked,
+        controls.settings,
+    )
     current = point(config, f"Compute ε = {epsilon:g} on {controls.dataset_name}", "Noisy outputs")
-    configs = sweep_configs("softmax-laplace", controls.dataset, SWEEP_EPSILONS, [controls.seed],
-                          controls.epochs_asked, controls.settings)  # fmt: skip
+    configs = sweep_configs(
+        "softmax-laplace",
+        controls.dataset,
+        SWEEP_EPSILONS,
+        [controls.seed],
+        controls.epochs_asked,
+        controls.settings,
+    )
     found, absent = stored_many(configs)
 if current is not None and current.epsilon not in SWEEP_EPSILONS:
     found = sorted([*found, current], key=lambda r: r.epsilon)
 if current is not None:
     d = current.details
     cols = st.columns(4)
-    cols[0].metric("Argmax agreement", f"{d['argmax_agreement']:.3f}",
-                   help="Share of noisy outputs whose largest coordinate is the clean one's")
+    cols[0].metric(
+        "Argmax agreement",
+        f"{d['argmax_agreement']:.3f}",
+        help="Share of noisy outputs whose largest coordinate is the clean one's",
+    )
     silhouette, ch = d["silhouette_noisy"], d["calinski_harabasz_noisy"]
-    cols[1].metric("Silhouette, noisy", f"{silhouette:.3f}",
-                   f"{silhouette - d['silhouette_clean']:+.3f} vs clean")  # fmt: skip
-    cols[2].metric("Calinski-Harabasz", f"{ch:.1f}",
-                   f"{ch - d['calinski_harabasz_clean']:+.1f} vs clean",
-                   help="on the noisy outputs")  # fmt: skip
+    cols[1].metric(
+        "Silhouette, noisy",
+        f"{silhouette:.3f}",
+        f"{silhouette - d['silhouette_clean']:+.3f} vs clean",
+    )
+    cols[2].metric(
+        "Calinski-Harabasz",
+        f"{ch:.1f}",
+        f"{ch - d['calinski_harabasz_clean']:+.1f} vs clean",
+        help="on the noisy outputs",
+    )
     cols[3].metric("ε spent", f"{current.epsilon_spent:g}", help="per output vector (local DP)")
     replay_caption(st, current)
     diagnostics_caption(st, [current])
@@ -80,7 +101,9 @@ if current is not None:
     chart(
         st,
         plots.output_projection,
-        current.details["projection"], load_dataset(controls.dataset).class_names, epsilon,
+        current.details["projection"],
+        load_dataset(controls.dataset).class_names,
+        epsilon,
         key="projection",
     )
     st.caption(
@@ -105,13 +128,24 @@ st.markdown(
 st.subheader("Which ε for a target noise level?")
 left, right = st.columns(2)
 magnitude = left.number_input(
-    "Noise magnitude t per coordinate", min_value=0.001, max_value=100.0, value=0.1, step=0.05,
-    key="output_t", bind="query-params",
-)  # fmt: skip
+    "Noise magnitude t per coordinate",
+    min_value=0.001,
+    max_value=100.0,
+    value=0.1,
+    step=0.05,
+    key="output_t",
+    bind="query-params",
+)
 probability = right.number_input(
-    "Probability p that |noise| ≤ t", min_value=0.01, max_value=0.999, value=0.5, step=0.05,
-    format="%.3f", key="output_p", bind="query-params",
-)  # fmt: skip
+    "Probability p that |noise| ≤ t",
+    min_value=0.01,
+    max_value=0.999,
+    value=0.5,
+    step=0.05,
+    format="%.3f",
+    key="output_p",
+    bind="query-params",
+)
 with reported_errors():
     needed = epsilon_for_output_noise(magnitude, probability)
 st.markdown(

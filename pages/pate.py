@@ -12,7 +12,7 @@ from labeldp_core.families.pate.experiment import PRIVACY_STATEMENT, student_sen
 from ui.controls import current_controls, noise_control
 from ui.epsilon import epsilon_control
 from ui.export import chart
-from ui.links import offered
+from ui.links import linked
 from ui.results import computed_stops, point, reported_errors, stored_many
 from ui.sweeps import compute_button
 
@@ -28,68 +28,95 @@ controls = current_controls()
 st.title("PATE")
 sidebar = st.sidebar
 sidebar.header("PATE")
-aggregator = sidebar.selectbox(
-    "Aggregator", offered("aggregator", AGGREGATORS),
-    index=1, key="aggregator", bind="query-params",
+aggregator = linked(
+    sidebar.selectbox,
+    "Aggregator",
+    "aggregator",
+    AGGREGATORS,
+    index=1,
     help="lnmax: Laplace noise; gnmax: Gaussian noise; confident-gnmax: answer only queries "
     "whose noisy top vote passes a threshold, then GNMax.",
-)  # fmt: skip
+)
 defaults = dict(make_config("pate", controls.dataset, 1.0).settings)  # this dataset's recipe
 public = public_size(load_dataset(controls.dataset).n_train)
-teachers = sidebar.select_slider(
-    "Teachers", offered("teachers", TEACHER_CHOICES),
-    value=defaults["teachers"], key="teachers", bind="query-params",
+teachers = linked(
+    sidebar.select_slider,
+    "Teachers",
+    "teachers",
+    TEACHER_CHOICES,
+    value=defaults["teachers"],
     help="More teachers: a larger margin to hide behind, but each sees less data.",
-)  # fmt: skip
-queries = sidebar.select_slider(
-    "Queries", offered("queries", QUERY_CHOICES),
-    value=defaults["queries"], key="queries", bind="query-params",
+)
+queries = linked(
+    sidebar.select_slider,
+    "Queries",
+    "queries",
+    QUERY_CHOICES,
+    value=defaults["queries"],
     help="Public examples labelled for the student; every one costs privacy. "
     f"{controls.dataset_name} has a public part of {public:,}: more queries than that ask all "
     "of it.",
-)  # fmt: skip
+)
 if queries > public:
     sidebar.caption(f"Capped at the {public:,} public examples of {controls.dataset_name}.")
-self_training_rounds = sidebar.select_slider(
-    "Student self-training rounds", offered("self_training_rounds", SELF_TRAINING_CHOICES),
-    value=defaults["self_training_rounds"], key="self_training_rounds", bind="query-params",
+self_training_rounds = linked(
+    sidebar.select_slider,
+    "Student self-training rounds",
+    "self_training_rounds",
+    SELF_TRAINING_CHOICES,
+    value=defaults["self_training_rounds"],
     help="Rounds in which the student labels the public part's other images itself and retrains "
     "on its confident predictions (0: the answered queries only). Post-processing: ε unchanged.",
-)  # fmt: skip
-teacher_model = sidebar.selectbox(
-    "Teacher model", offered("teacher_model", TEACHER_MODELS),
-    key="teacher_model", bind="query-params",
+)
+teacher_model = linked(
+    sidebar.selectbox,
+    "Teacher model",
+    "teacher_model",
+    TEACHER_MODELS,
     help="Each teacher sees a few hundred examples at most, where the MLP learns faster than "
     "the CNN. The student uses the model chosen above.",
-)  # fmt: skip
-teacher_epochs = sidebar.selectbox(
-    "Teacher epochs", offered("teacher_epochs", TEACHER_EPOCH_CHOICES),
-    index=4, key="teacher_epochs", bind="query-params"
+)
+teacher_epochs = linked(
+    sidebar.selectbox, "Teacher epochs", "teacher_epochs", TEACHER_EPOCH_CHOICES, index=4
 )
 noise_mode = noise_control(
     sidebar, "The teachers' votes are shared, so switching only re-aggregates and retrains."
 )
 settings = controls.settings | {
-    "aggregator": aggregator, "teachers": teachers, "queries": queries,
-    "self_training_rounds": self_training_rounds, "teacher_model": teacher_model,
-    "teacher_epochs": int(teacher_epochs), "noise": noise_mode,
-}  # fmt: skip
+    "aggregator": aggregator,
+    "teachers": teachers,
+    "queries": queries,
+    "self_training_rounds": self_training_rounds,
+    "teacher_model": teacher_model,
+    "teacher_epochs": int(teacher_epochs),
+    "noise": noise_mode,
+}
 if aggregator == "confident-gnmax":
     settings["threshold"] = sidebar.slider(
-        "Threshold T (share of teachers)", 0.3, 1.0, 0.7, 0.05, key="threshold",
-        bind="query-params", help="A query is answered if its noisy top vote reaches T.",
-    )  # fmt: skip
-    settings["threshold_noise_ratio"] = sidebar.select_slider(
-        "Threshold noise σ1 / σ2", offered("threshold_ratio", [1.0, 1.5, 2.0, 3.0, 5.0]), value=3.0,
-        key="threshold_ratio", bind="query-params",
-    )  # fmt: skip
+        "Threshold T (share of teachers)",
+        0.3,
+        1.0,
+        0.7,
+        0.05,
+        key="threshold",
+        bind="query-params",
+        help="A query is answered if its noisy top vote reaches T.",
+    )
+    settings["threshold_noise_ratio"] = linked(
+        sidebar.select_slider,
+        "Threshold noise σ1 / σ2",
+        "threshold_ratio",
+        [1.0, 1.5, 2.0, 3.0, 5.0],
+        value=3.0,
+    )
 # The sidebar's settings first: the slider stops where this page's own points are cached.
 epsilon = epsilon_control(grid=computed_stops("pate", controls, settings))
 headline = st.container()  # the student's accuracy vs ε, right under the ε control
 
 with reported_errors():
-    config = make_config("pate", controls.dataset, epsilon, controls.seed, controls.epochs_asked,
-                         settings)  # fmt: skip
+    config = make_config(
+        "pate", controls.dataset, epsilon, controls.seed, controls.epochs_asked, settings
+    )
     result = point(
         config,
         f"Train {teachers} teachers and the student on {controls.dataset_name}",
@@ -106,8 +133,9 @@ if result is None:
 details = result.details
 num_classes = result.num_classes
 with reported_errors():
-    configs = sweep_configs("pate", controls.dataset, SWEEP_EPSILONS, [controls.seed],
-                          controls.epochs_asked, settings)  # fmt: skip
+    configs = sweep_configs(
+        "pate", controls.dataset, SWEEP_EPSILONS, [controls.seed], controls.epochs_asked, settings
+    )
     found, absent = stored_many(configs)
 chart(
     headline,
@@ -124,37 +152,55 @@ headline.caption(
     "split. The dash-dotted line is the same student trained on the true labels of the same "
     "queries, the dashed one the same model on the whole clean training split. At small ε with "
     "few teachers the labels are close to random and so is the student: that is the price. "
-    + (f"{len(absent)} points are not computed yet; the button computes and caches each one "
-       "(the teachers' votes are reused)." if absent else "Every point of this curve is cached.")
-)  # fmt: skip
+    + (
+        f"{len(absent)} points are not computed yet; the button computes and caches each one "
+        "(the teachers' votes are reused)."
+        if absent
+        else "Every point of this curve is cached."
+    )
+)
 with reported_errors(), headline:
     compute_button(absent, "Run sweep", key="run_sweep")
 
 noise_name = {"lnmax": "b", "gnmax": "σ"}.get(details["aggregator"], "σ2")
 cols = st.columns(5)
-cols[0].metric("ε spent", f"{result.epsilon_spent:.3g}",
-               help=f"Data-independent: safe to publish. δ = {result.delta:g}. "
-               + details["composition"])  # fmt: skip
-cols[1].metric("ε, data-dep.", f"{details['epsilon_data_dependent']:.3g}",
-               help="Data-dependent ε: computed from the private votes, not safe to publish. "
-               + details["data_dependent_note"])  # fmt: skip
-cols[2].metric(f"Noise {noise_name} (votes)", f"{details['noise']:.3g}",
-               help=f"{details['noise_kind']}, the smallest meeting ε over "
-               f"{details['queries']} queries")  # fmt: skip
+cols[0].metric(
+    "ε spent",
+    f"{result.epsilon_spent:.3g}",
+    help=f"Data-independent: safe to publish. δ = {result.delta:g}. " + details["composition"],
+)
+cols[1].metric(
+    "ε, data-dep.",
+    f"{details['epsilon_data_dependent']:.3g}",
+    help="Data-dependent ε: computed from the private votes, not safe to publish. "
+    + details["data_dependent_note"],
+)
+cols[2].metric(
+    f"Noise {noise_name} (votes)",
+    f"{details['noise']:.3g}",
+    help=f"{details['noise_kind']}, the smallest meeting ε over {details['queries']} queries",
+)
 if details["aggregator"] == "confident-gnmax":
-    cols[2].metric("Threshold noise σ1 (votes)", f"{details['threshold_sigma']:.3g}",
-                   help="Gaussian sigma of the threshold check on the top vote count")  # fmt: skip
-    cols[2].metric("Threshold T (votes)", f"{details['threshold_votes']:g}",
-                   help=f"A query is answered if its noisy top vote reaches T, out of "
-                   f"{details['teachers']} teachers")  # fmt: skip
+    cols[2].metric(
+        "Threshold noise σ1 (votes)",
+        f"{details['threshold_sigma']:.3g}",
+        help="Gaussian sigma of the threshold check on the top vote count",
+    )
+    cols[2].metric(
+        "Threshold T (votes)",
+        f"{details['threshold_votes']:g}",
+        help=f"A query is answered if its noisy top vote reaches T, out of "
+        f"{details['teachers']} teachers",
+    )
 cols[3].metric("Queries answered", f"{details['answered']} / {details['queries']}")
 supervised = details["student_supervised_accuracy"]
 cols[4].metric(
-    "Student acc.", f"{result.test_accuracy:.3f}",
+    "Student acc.",
+    f"{result.test_accuracy:.3f}",
     f"{result.test_accuracy - supervised:+.3f} pool",
     help="The student's test accuracy; the change is what self-training on the public "
     "part's unlabelled pool added. " + details["self_training"]["method"],
-)  # fmt: skip
+)
 st.caption(student_sentence(details))
 if details["noise_mode"] == "secure":
     st.caption(
@@ -190,7 +236,9 @@ left, right = st.columns(2)
 chart(
     left,
     plots.teacher_accuracy_strip,
-    details["teacher_accuracy"], details["plurality_accuracy"], chance=1 / num_classes,
+    details["teacher_accuracy"],
+    details["plurality_accuracy"],
+    chance=1 / num_classes,
     key="teachers_strip",
 )
 left.caption(
@@ -200,7 +248,10 @@ left.caption(
 )
 chart(
     right,
-    plots.agreement_histograms, details["top_votes"], details["top_two_gap"], details["teachers"],
+    plots.agreement_histograms,
+    details["top_votes"],
+    details["top_two_gap"],
+    details["teachers"],
     key="agreement",
 )
 right.caption(
@@ -228,13 +279,18 @@ left.caption(
 )
 chart(
     right,
-    plots.epsilon_vs_queries, details["epsilon_curve"], target_epsilon=result.epsilon,
+    plots.epsilon_vs_queries,
+    details["epsilon_curve"],
+    target_epsilon=result.epsilon,
     key="epsilon_queries",
 )
 right.caption(
     f"At the noise calibrated for {details['queries']} queries, the data-independent ε grows "
     "with every query whatever the votes; the data-dependent bound charges agreed queries less. "
     "Fewer queries or more teachers (a wider margin for the same noise) are the levers."
-    + (f" The dotted curve: {details['answered_only_scope']}" if "answered_only_scope" in details
-       else "")
+    + (
+        f" The dotted curve: {details['answered_only_scope']}"
+        if "answered_only_scope" in details
+        else ""
+    )
 )

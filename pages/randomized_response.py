@@ -33,8 +33,9 @@ closed_form = st.empty()  # the headline: drawn at once, before any training; a 
 with closed_form.container():
     chart(st, plots.keep_flip_curve, num_classes, epsilon, key="keep_flip_closed_form")
 with reported_errors():
-    config = make_config("rr", controls.dataset, epsilon, controls.seed, controls.epochs_asked,
-                         settings)  # fmt: skip
+    config = make_config(
+        "rr", controls.dataset, epsilon, controls.seed, controls.epochs_asked, settings
+    )
     result = point(
         config, f"Compute ε = {epsilon:g} on {controls.dataset_name}", "Training on released labels"
     )
@@ -57,7 +58,8 @@ else:
     chart(
         left,
         plots.label_heatmap,
-        result.details["confusion"], load_dataset(controls.dataset).class_names,
+        result.details["confusion"],
+        load_dataset(controls.dataset).class_names,
         key="heatmap",
     )
     right.caption(
@@ -90,8 +92,9 @@ st.markdown(
 
 st.subheader("Test accuracy vs ε")
 with reported_errors():
-    configs = sweep_configs("rr", controls.dataset, SWEEP_EPSILONS, [controls.seed],
-                          controls.epochs_asked, settings)  # fmt: skip
+    configs = sweep_configs(
+        "rr", controls.dataset, SWEEP_EPSILONS, [controls.seed], controls.epochs_asked, settings
+    )
     found, absent = stored_many(configs)
     compute_button(absent, "Run sweep", key="run_sweep")
 baseline = next((r.baseline_test_accuracy for r in found), None)
@@ -100,7 +103,10 @@ if result is not None:
 chart(
     st,
     plots.score_vs_epsilon,
-    {"randomized response": found}, baseline, chance=1 / num_classes, marked_epsilon=epsilon,
+    {"randomized response": found},
+    baseline,
+    chance=1 / num_classes,
+    marked_epsilon=epsilon,
     key="accuracy_curve",
 )
 st.caption(

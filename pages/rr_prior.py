@@ -12,7 +12,7 @@ from labeldp_core.mechanisms import expected_flip_rate
 from ui.controls import current_controls, noise_control
 from ui.epsilon import epsilon_control
 from ui.export import chart
-from ui.links import offered
+from ui.links import linked
 from ui.results import (
     computed_stops,
     diagnostics_caption,
@@ -35,29 +35,41 @@ controls = current_controls()
 st.title("RR with prior")
 st.sidebar.header("Prior")
 share = st.sidebar.slider(
-    "Share of ε spent on the prior", min_value=0.05, max_value=0.95, value=0.2, step=0.05,
-    key="prior_share", bind="query-params",
+    "Share of ε spent on the prior",
+    min_value=0.05,
+    max_value=0.95,
+    value=0.2,
+    step=0.05,
+    key="prior_share",
+    bind="query-params",
     help="The cluster histograms get this fraction of ε; randomized response gets the rest.",
-)  # fmt: skip
+)
 share = round(float(share), 2)
 default_clusters = rr_prior_recipe(controls.dataset).get("clusters", 20)
-clusters = st.sidebar.selectbox(
-    "Image clusters", offered("clusters", CLUSTER_CHOICES),
-    index=CLUSTER_CHOICES.index(default_clusters), key="clusters", bind="query-params",
+clusters = linked(
+    st.sidebar.selectbox,
+    "Image clusters",
+    "clusters",
+    CLUSTER_CHOICES,
+    index=CLUSTER_CHOICES.index(default_clusters),
     help=f"k-means clusters of the images (PCA first); no labels are read. Default for "
     f"{controls.dataset_name}: {default_clusters} (dataset size / 350, at least 20).",
-)  # fmt: skip
-features = st.sidebar.selectbox(
-    "Cluster on", offered("prior_features", FEATURE_CHOICES), key="prior_features",
-    bind="query-params",
+)
+features = linked(
+    st.sidebar.selectbox,
+    "Cluster on",
+    "prior_features",
+    FEATURE_CHOICES,
     help="What k-means groups: the images' pixels, which reads no label, or their embeddings "
     "by a public encoder. The encoder is trained on a public sixth of the training set "
     "with its labels, which are then treated as public: ε covers the other labels only.",
-)  # fmt: skip
+)
 noise_settings = controls.settings | {"noise": noise_control()}
 prior_settings = noise_settings | {
-    "prior_share": share, "clusters": int(clusters), "prior_features": features,
-}  # fmt: skip
+    "prior_share": share,
+    "clusters": int(clusters),
+    "prior_features": features,
+}
 # The sidebar's settings first: the slider stops where this page's own points are cached.
 epsilon = epsilon_control(
     label="Total privacy budget ε", grid=computed_stops("rr-prior", controls, prior_settings)
@@ -79,14 +91,18 @@ with reported_errors():
     config = make_config("rr-prior", *where, prior_settings)
     lp_config = make_config("lp-2st", *where, noise_settings)
 
+
 def draw_budget(area, result, stages) -> None:
     """The budget table: what the computed runs spent, else what the settings plan."""
     if result is not None:
         rr_budget, rr_from = result.details["budget"], "this run"
     else:
         split, _ = histogram_split(budget_split(config), config.setting("noise"))
-        rr_budget = {"prior_epsilon": split.prior_epsilon, "rr_epsilon": split.release_epsilon,
-                     "spent": split.spent}  # fmt: skip
+        rr_budget = {
+            "prior_epsilon": split.prior_epsilon,
+            "rr_epsilon": split.release_epsilon,
+            "spent": split.spent,
+        }
         rr_from = PLANNED
     lp_budget, lp_from = (
         (stages.details["budget"], "this run")
@@ -94,17 +110,42 @@ def draw_budget(area, result, stages) -> None:
         else ({"stage1_epsilon": epsilon, "spent": epsilon}, PLANNED)
     )
     rows = [
-        ("RR with prior", "noisy label histogram per cluster (discrete Laplace, L1 sensitivity 2)",
-         "all", f"{rr_budget['prior_epsilon']:.6g}", rr_from),
-        ("RR with prior", "RR over each example's top-k* labels", "all",
-         f"{rr_budget['rr_epsilon']:.6g}", rr_from),
-        ("RR with prior", "total: sequential composition (both steps read the same labels, so ε "
-         "adds)", "all", f"{rr_budget['spent']:.6g}", rr_from),
-        ("LP-2ST", "stage 1: RR on half A; stage 2: RR with the stage-1 model's prior on half B",
-         "each half once", f"{lp_budget['stage1_epsilon']:.6g} per stage", lp_from),
-        ("LP-2ST", "total: parallel composition (disjoint halves, so ε does not add)",
-         "each half once", f"{lp_budget['spent']:.6g}", lp_from),
-    ]  # fmt: skip
+        (
+            "RR with prior",
+            "noisy label histogram per cluster (discrete Laplace, L1 sensitivity 2)",
+            "all",
+            f"{rr_budget['prior_epsilon']:.6g}",
+            rr_from,
+        ),
+        (
+            "RR with prior",
+            "RR over each example's top-k* labels",
+            "all",
+            f"{rr_budget['rr_epsilon']:.6g}",
+            rr_from,
+        ),
+        (
+            "RR with prior",
+            "total: sequential composition (both steps read the same labels, so ε adds)",
+            "all",
+            f"{rr_budget['spent']:.6g}",
+            rr_from,
+        ),
+        (
+            "LP-2ST",
+            "stage 1: RR on half A; stage 2: RR with the stage-1 model's prior on half B",
+            "each half once",
+            f"{lp_budget['stage1_epsilon']:.6g} per stage",
+            lp_from,
+        ),
+        (
+            "LP-2ST",
+            "total: parallel composition (disjoint halves, so ε does not add)",
+            "each half once",
+            f"{lp_budget['spent']:.6g}",
+            lp_from,
+        ),
+    ]
     with area.container():
         st.table([dict(zip(BUDGET_COLUMNS, row, strict=True)) for row in rows])
         st.caption(
@@ -135,21 +176,24 @@ else:
     details = result.details
     cols = st.columns(4)
     cols[0].metric(
-        "Measured flip rate", f"{result.flip_rate:.3f}",
+        "Measured flip rate",
+        f"{result.flip_rate:.3f}",
         f"{result.flip_rate - expected_flip_rate(epsilon, num_classes):+.3f} vs plain RR",
         delta_color="inverse",
-    )  # fmt: skip
+    )
     cols[1].metric(
-        "Test accuracy", f"{result.test_accuracy:.3f}",
+        "Test accuracy",
+        f"{result.test_accuracy:.3f}",
         f"{result.test_accuracy - result.baseline_test_accuracy:+.3f} vs clean",
-    )  # fmt: skip
+    )
     cols[2].metric("ε spent", f"{result.epsilon_spent:.4g}", help="label-DP, replace-one")
     cols[3].metric("Mean k*", f"{details['mean_set_size']:.2f} of {num_classes}")
     left, right = st.columns(2)
     chart(
         left,
         plots.prior_mass_histogram,
-        details["prior_true_mass_counts"], details["prior_true_mass_edges"],
+        details["prior_true_mass_counts"],
+        details["prior_true_mass_edges"],
         key="prior_mass",
     )
     left.caption(
@@ -169,13 +213,31 @@ else:
 st.subheader("RR vs RR with prior vs LP-2ST")
 with reported_errors():
     configs = {
-        "rr": sweep_configs("rr", controls.dataset, SWEEP_EPSILONS, [controls.seed],
-                          controls.epochs_asked, noise_settings),
-        "rr-prior": sweep_configs("rr-prior", controls.dataset, SWEEP_EPSILONS, [controls.seed],
-                                controls.epochs_asked, prior_settings),
-        "lp-2st": sweep_configs("lp-2st", controls.dataset, SWEEP_EPSILONS, [controls.seed],
-                              controls.epochs_asked, noise_settings),
-    }  # fmt: skip
+        "rr": sweep_configs(
+            "rr",
+            controls.dataset,
+            SWEEP_EPSILONS,
+            [controls.seed],
+            controls.epochs_asked,
+            noise_settings,
+        ),
+        "rr-prior": sweep_configs(
+            "rr-prior",
+            controls.dataset,
+            SWEEP_EPSILONS,
+            [controls.seed],
+            controls.epochs_asked,
+            prior_settings,
+        ),
+        "lp-2st": sweep_configs(
+            "lp-2st",
+            controls.dataset,
+            SWEEP_EPSILONS,
+            [controls.seed],
+            controls.epochs_asked,
+            noise_settings,
+        ),
+    }
     found, absent = {}, []
     for mechanism, mechanism_configs in configs.items():
         found[NAMES[mechanism]], missing = stored_many(mechanism_configs)
@@ -202,7 +264,11 @@ baseline = result.baseline_test_accuracy if result is not None else None
 baseline = baseline or next((r.baseline_test_accuracy for rs in found.values() for r in rs), None)
 chart(
     st,
-    plots.score_vs_epsilon, found, baseline, chance=1 / num_classes, marked_epsilon=epsilon,
+    plots.score_vs_epsilon,
+    found,
+    baseline,
+    chance=1 / num_classes,
+    marked_epsilon=epsilon,
     key="accuracy_curve",
 )
 st.caption(
@@ -221,15 +287,19 @@ if stages is not None:
     stage = stages.details
     cols = st.columns(3)
     cols[0].metric(
-        "Stage 1 flip rate (RR)", f"{stage['stage1_flip_rate']:.3f}",
-        f"{stage['stage1_examples']:,} labels", delta_color="off",
-    )  # fmt: skip
+        "Stage 1 flip rate (RR)",
+        f"{stage['stage1_flip_rate']:.3f}",
+        f"{stage['stage1_examples']:,} labels",
+        delta_color="off",
+    )
     cols[1].metric("Stage-1 model accuracy", f"{stage['stage1_test_accuracy']:.3f}")
     cols[2].metric(
-        "Stage 2 flip rate", f"{stage['stage2_flip_rate']:.3f}",
-        f"{stage['stage2_examples']:,} labels", delta_color="off",
+        "Stage 2 flip rate",
+        f"{stage['stage2_flip_rate']:.3f}",
+        f"{stage['stage2_examples']:,} labels",
+        delta_color="off",
         help="RR with the stage-1 model's prior",
-    )  # fmt: skip
+    )
     diagnostics_caption(st, [stages])
     st.caption(
         "Stage 1 spends ε on the first half with plain RR and trains a model; that model's softmax "

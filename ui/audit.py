@@ -22,8 +22,12 @@ def audit_with_progress(
     """
     cases = audit_cases(mechanism, epsilon)
     if read_only():
-        found = [stored_audit_case(mechanism, epsilon, index, trials, seed, result_cache(),
-                                   compute=False) for index in range(len(cases))]  # fmt: skip
+        found = [
+            stored_audit_case(
+                mechanism, epsilon, index, trials, seed, result_cache(), compute=False
+            )
+            for index in range(len(cases))
+        ]
         if None in found:
             st.info(READ_ONLY_NOTE)
             st.stop()

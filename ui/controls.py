@@ -14,7 +14,7 @@ from labeldp_core.noise.secure_noise import NOISE_KINDS
 from ui.cluster import cluster_panel
 from ui.demo import demo_mode, demo_toggle, tour_panel
 from ui.glossary import glossary
-from ui.links import note_link, offered, report_refused
+from ui.links import linked, note_link, report_refused
 from ui.results import dataset_problem, read_only
 
 __all__ = [
@@ -95,9 +95,12 @@ def shared_controls(page: str = "") -> Controls:
     default_epochs = dataset_info(dataset).default_epochs
     epochs = default_epochs if choice == "auto" else int(choice)
     controls = Controls(
-        dataset=dataset, seed=int(seed), model=model, epochs=int(epochs),
+        dataset=dataset,
+        seed=int(seed),
+        model=model,
+        epochs=int(epochs),
         auto_epochs=choice == "auto",
-    )  # fmt: skip
+    )
     glossary()
     if not read_only():
         cluster_panel()
@@ -112,12 +115,15 @@ def _dataset_control(sidebar, disabled: bool) -> str:
     # Bound selectboxes put the displayed option in the URL, so options are shown as they are:
     # a table of the user's own as "its name · table-<id>".
     owned = {f"{info.name} · {info.id}": info.id for info in stored_tables()}
-    chosen = sidebar.selectbox(
-        "Dataset", offered("dataset", [*DATASETS, *owned]), key="dataset", bind="query-params",
+    chosen = linked(
+        sidebar.selectbox,
+        "Dataset",
+        "dataset",
+        [*DATASETS, *owned],
         disabled=disabled,
         help="\n".join(f"- {d.name}: {d.description}" for d in DATASETS.values())
         + "\n- your own tables: add one on the 'Your data' page",
-    )  # fmt: skip
+    )
     dataset = owned.get(chosen, chosen)
     problem = dataset_problem(dataset)
     if problem is None:
@@ -135,25 +141,32 @@ def _dataset_control(sidebar, disabled: bool) -> str:
 def _training_controls(sidebar, ignored: tuple[str, ...], dataset: str) -> tuple[int, str, str]:
     """Seed, model and the epochs choice ('auto' or a number), drawn in the sidebar."""
     seed = sidebar.number_input(
-        "Seed", min_value=0, max_value=2**32 - 1, value=0, step=1, key="seed",
-        bind="query-params", disabled="seed" in ignored,
-    )  # fmt: skip
+        "Seed",
+        min_value=0,
+        max_value=2**32 - 1,
+        value=0,
+        step=1,
+        key="seed",
+        bind="query-params",
+        disabled="seed" in ignored,
+    )
     models = [m for m in COMMON_SETTINGS["model"].choices if m != "cnn" or not is_table(dataset)]
-    model = sidebar.selectbox(
-        "Model", offered("model", models), key="model", bind="query-params",
-        disabled="model" in ignored,
-    )  # fmt: skip
+    model = linked(sidebar.selectbox, "Model", "model", models, disabled="model" in ignored)
     if is_table(dataset):
-        sidebar.caption("A table has features, not images: the CNN is not offered (the MLP "
-                        "trains by default).")  # fmt: skip
+        sidebar.caption(
+            "A table has features, not images: the CNN is not offered (the MLP trains by default)."
+        )
         sidebar.caption(_table_privacy(dataset))
     default_epochs = dataset_info(dataset).default_epochs
-    choice = sidebar.selectbox(
-        "Training epochs", offered("epochs", EPOCH_CHOICES), key="epochs", bind="query-params",
+    choice = linked(
+        sidebar.selectbox,
+        "Training epochs",
+        "epochs",
+        EPOCH_CHOICES,
         disabled="epochs" in ignored,
         help=f"'auto' uses a good value for the dataset ({default_epochs} for {dataset}), or the "
         "mechanism's published recipe where it has one (DP-SGD: 40).",
-    )  # fmt: skip
+    )
     return int(seed), model, choice
 
 
@@ -163,9 +176,11 @@ def _table_privacy(dataset: str) -> str:
     known = "the features and which rows have a label are taken as known"
     if not info.unprotected:
         return f"On this table ε protects each row's label; {known}."
-    return (f"On this table ε protects each row's label; {known}, and so is "
-            f"{' and '.join(info.unprotected)}: that comes from the labels and is not protected "
-            "(give it in public on the 'Your data' page).")  # fmt: skip
+    return (
+        f"On this table ε protects each row's label; {known}, and so is "
+        f"{' and '.join(info.unprotected)}: that comes from the labels and is not protected "
+        "(give it in public on the 'Your data' page)."
+    )
 
 
 def current_controls() -> Controls:
@@ -220,7 +235,4 @@ def noise_control(container=None, note: str = "") -> str:
     if demo_mode():  # what `make warm` computed
         return NOISE_KINDS[0]
     box = container if container is not None else st.sidebar
-    return box.selectbox(
-        "Noise", offered("noise", NOISE_KINDS),
-        key="noise", bind="query-params", help=f"{NOISE_HELP} {note}".strip()
-    )
+    return linked(box.selectbox, "Noise", "noise", NOISE_KINDS, help=f"{NOISE_HELP} {note}".strip())

@@ -27,23 +27,47 @@ class Stop(NamedTuple):
 
 #: The README's 10-minute demo, stop by stop.
 TOUR: tuple[Stop, ...] = (
-    Stop("app.py", "Label DP protects the labels, not the inputs: which ad was clicked, which "
-         "diagnosis goes with a scan."),
-    Stop("pages/randomized_response.py", "Drag ε from 0.1 to 8: below ln(K − 1) most labels are "
-         "flipped, yet the model still learns, because the true label stays the likeliest."),
-    Stop("pages/epsilon_meaning.py", "ε caps how well anyone can guess one person's label; the "
-         "class can try it in Guess the label."),
-    Stop("pages/rr_prior.py", "A prior lets randomized response spend its budget on plausible "
-         "labels only: same ε, fewer wasted flips."),
-    Stop("pages/pate.py", "PATE's teachers vote; noise on the votes is what the student learns "
-         "from, and only the answered queries cost privacy."),
-    Stop("pages/dpsgd.py", "DP-SGD protects whole examples, image and label: a different, "
-         "stronger promise, paid for in accuracy."),
-    Stop("pages/audit.py", "An audit runs the release on two neighbours: the measured lower bound "
-         "stays under the claim, and a broken control is caught."),
-    Stop("pages/compare.py", "Every mechanism at the ε its accounting spent, grouped by what it "
-         "protects: the closing slide."),
-)  # fmt: skip
+    Stop(
+        "app.py",
+        "Label DP protects the labels, not the inputs: which ad was clicked, which "
+        "diagnosis goes with a scan.",
+    ),
+    Stop(
+        "pages/randomized_response.py",
+        "Drag ε from 0.1 to 8: below ln(K − 1) most labels are "
+        "flipped, yet the model still learns, because the true label stays the likeliest.",
+    ),
+    Stop(
+        "pages/epsilon_meaning.py",
+        "ε caps how well anyone can guess one person's label; the "
+        "class can try it in Guess the label.",
+    ),
+    Stop(
+        "pages/rr_prior.py",
+        "A prior lets randomized response spend its budget on plausible "
+        "labels only: same ε, fewer wasted flips.",
+    ),
+    Stop(
+        "pages/pate.py",
+        "PATE's teachers vote; noise on the votes is what the student learns "
+        "from, and only the answered queries cost privacy.",
+    ),
+    Stop(
+        "pages/dpsgd.py",
+        "DP-SGD protects whole examples, image and label: a different, "
+        "stronger promise, paid for in accuracy.",
+    ),
+    Stop(
+        "pages/audit.py",
+        "An audit runs the release on two neighbours: the measured lower bound "
+        "stays under the claim, and a broken control is caught.",
+    ),
+    Stop(
+        "pages/compare.py",
+        "Every mechanism at the ε its accounting spent, grouped by what it "
+        "protects: the closing slide.",
+    ),
+)
 
 _LARGER_TYPE = """
 <style>
@@ -80,11 +104,13 @@ def demo_toggle() -> bool:
     on = demo_mode()
     st.session_state[_TOGGLE] = on
     st.sidebar.toggle(
-        "Demo mode", key=_TOGGLE, on_change=_toggled,
+        "Demo mode",
+        key=_TOGGLE,
+        on_change=_toggled,
         help="Larger type, only the dataset in the sidebar, no exact ε box (ε moves between "
         "computed values), "
         "and a guided tour of the README's 10-minute demo.",
-    )  # fmt: skip
+    )
     if on:
         st.query_params["demo"] = "1"
         st.markdown(_LARGER_TYPE, unsafe_allow_html=True)

@@ -111,10 +111,12 @@ def _snapping(box, grid: Sequence[float] | None) -> bool:
         return False
     st.session_state[SNAP_KEY] = on
     return box.checkbox(
-        "Computed ε only", key=SNAP_KEY, on_change=_snap_moved,
+        "Computed ε only",
+        key=SNAP_KEY,
+        on_change=_snap_moved,
         help="Stop the slider only at the ε values computed for this page, so every position "
         "shows a cached result at once. The exact box still takes any value.",
-    )  # fmt: skip
+    )
 
 
 def answer_area():
@@ -160,16 +162,25 @@ def epsilon_control(
     st.query_params[_BOX] = f"{epsilon:g}"
     options = sorted({*stops, epsilon}) if snap else sorted({*EPSILON_GRID, epsilon})
     slider.select_slider(
-        f"{label} (log scale)", options=options, key=_SLIDER, on_change=_slider_moved,
+        f"{label} (log scale)",
+        options=options,
+        key=_SLIDER,
+        on_change=_slider_moved,
         format_func=lambda value: f"{value:g}",
         help="Smaller ε means more privacy and noisier labels.",
-    )  # fmt: skip
+    )
     if not hide_box:
         st.session_state[_BOX] = epsilon
         low, high = EPSILON_RANGE
         box.number_input(
-            f"{label}, exact", min_value=low, max_value=high, value=None, step=0.1,
-            format="%.3g", key=_BOX, on_change=_box_typed,
-        )  # fmt: skip
+            f"{label}, exact",
+            min_value=low,
+            max_value=high,
+            value=None,
+            step=0.1,
+            format="%.3g",
+            key=_BOX,
+            on_change=_box_typed,
+        )
     st.session_state[_AREA] = (st.container(), _this_run())
     return epsilon

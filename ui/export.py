@@ -31,17 +31,23 @@ def csv_button(rows: Sequence[dict[str, Any]], file_name: str, key: str) -> None
     """A button that downloads ``rows`` as ``file_name``; hidden when there is nothing to save."""
     if rows:
         st.download_button(
-            "Download these numbers (CSV)", csv_text(rows), file_name=file_name,
-            mime="text/csv", key=key,
-        )  # fmt: skip
+            "Download these numbers (CSV)",
+            csv_text(rows),
+            file_name=file_name,
+            mime="text/csv",
+            key=key,
+        )
 
 
 def html_button(make_report: Callable[[], str], file_name: str, key: str) -> None:
     """A button that builds a standalone HTML report only when clicked."""
     st.download_button(
-        "Download a standalone HTML report", make_report, file_name=file_name,
-        mime="text/html", key=key,
-    )  # fmt: skip
+        "Download a standalone HTML report",
+        make_report,
+        file_name=file_name,
+        mime="text/html",
+        key=key,
+    )
 
 
 def _result_text(result: RunResult) -> str:
@@ -104,6 +110,10 @@ def chart(
         figure = projector_ready(figure, demo=demo, narrow=narrow)
     where.plotly_chart(figure, key=key)
     where.download_button(
-        "Download this chart's numbers (CSV)", lambda: csv_text(figure_table(figure)),
-        file_name=f"{key}.csv", mime="text/csv", key=f"{key}_csv", type="tertiary",
-    )  # fmt: skip
+        "Download this chart's numbers (CSV)",
+        lambda: csv_text(figure_table(figure)),
+        file_name=f"{key}.csv",
+        mime="text/csv",
+        key=f"{key}_csv",
+        type="tertiary",
+    )

@@ -10,30 +10,44 @@ __all__ = ["GLOSSARY", "glossary"]
 
 #: (term, plain explanation) in the order a class meets them.
 GLOSSARY: tuple[tuple[str, str], ...] = (
-    ("ε (epsilon)",
-     "How much one person's data can change what is released: every outcome is at most e^ε "
-     f"times likelier with it than without. ε = 1 allows {math.e:.2f} times, ε = 0.1 "
-     f"{math.exp(0.1):.2f} times. Smaller ε, more privacy, more noise."),
-    ("δ (delta)",
-     "The small chance that the ε promise does not hold. (ε, δ) = (3, 10⁻⁵) means: at most "
-     f"e³ ≈ {math.exp(3):.0f} times likelier, except with probability 0.00001. Keep δ well below "
-     "1/n: for 60,000 examples 1/n ≈ 0.000017, so 10⁻⁵ is borderline and 10⁻⁶ safer."),
-    ("Privacy unit: label",
-     "Label DP (replace-one): two training sets that differ in one example's label. The images "
-     "are treated as public."),
-    ("Privacy unit: example",
-     "Example-level DP (add/remove): two training sets that differ by one whole example, image "
-     "and label. DP-SGD and the DP prototypes protect this. " + EXAMPLE_TO_LABEL),
-    ("Privacy unit: output",
-     "Local DP on outputs: two model output vectors, each noised before it leaves; protects one "
-     "released prediction, not the training set."),
-    ("ε asked vs ε spent",
-     "ε asked is the budget you set. ε spent is what the accounting computed for the release "
-     "that was actually made: never above the ask, sometimes below (noise rounded up)."),
-    ("Data-independent vs data-dependent ε",
-     "PATE's data-independent ε holds before any vote is seen and may be published. The "
-     "data-dependent ε is smaller when teachers agree, but it is computed from the private votes, "
-     "so it is itself private."),
+    (
+        "ε (epsilon)",
+        "How much one person's data can change what is released: every outcome is at most e^ε "
+        f"times likelier with it than without. ε = 1 allows {math.e:.2f} times, ε = 0.1 "
+        f"{math.exp(0.1):.2f} times. Smaller ε, more privacy, more noise.",
+    ),
+    (
+        "δ (delta)",
+        "The small chance that the ε promise does not hold. (ε, δ) = (3, 10⁻⁵) means: at most "
+        f"e³ ≈ {math.exp(3):.0f} times likelier, except with probability 0.00001. Keep δ well "
+        "below 1/n: for 60,000 examples 1/n ≈ 0.000017, so 10⁻⁵ is borderline and 10⁻⁶ safer.",
+    ),
+    (
+        "Privacy unit: label",
+        "Label DP (replace-one): two training sets that differ in one example's label. The images "
+        "are treated as public.",
+    ),
+    (
+        "Privacy unit: example",
+        "Example-level DP (add/remove): two training sets that differ by one whole example, image "
+        "and label. DP-SGD and the DP prototypes protect this. " + EXAMPLE_TO_LABEL,
+    ),
+    (
+        "Privacy unit: output",
+        "Local DP on outputs: two model output vectors, each noised before it leaves; protects one "
+        "released prediction, not the training set.",
+    ),
+    (
+        "ε asked vs ε spent",
+        "ε asked is the budget you set. ε spent is what the accounting computed for the release "
+        "that was actually made: never above the ask, sometimes below (noise rounded up).",
+    ),
+    (
+        "Data-independent vs data-dependent ε",
+        "PATE's data-independent ε holds before any vote is seen and may be published. The "
+        "data-dependent ε is smaller when teachers agree, but it is computed from the private "
+        "votes, so it is itself private.",
+    ),
 )
 
 

@@ -24,8 +24,12 @@ def _state(dataset: Dataset, epsilon: float) -> dict:
     game = (dataset.name, epsilon)
     if state is None or state["game"] != game:
         round_number = 0 if state is None else state["round"] + 1
-        state = {"game": game, "round": round_number, "guess": None,
-                 "tally": GuessTally(0, 0, epsilon, dataset.num_classes)}  # fmt: skip
+        state = {
+            "game": game,
+            "round": round_number,
+            "guess": None,
+            "tally": GuessTally(0, 0, epsilon, dataset.num_classes),
+        }
         st.session_state[_STATE] = state
     return state
 
@@ -50,9 +54,12 @@ def _buttons(state: dict, names: tuple[str, ...], truth: int) -> None:
     columns = st.columns(min(len(names), 5))
     for label, name in enumerate(names):
         columns[label % len(columns)].button(
-            name, key=f"guess_{label}", on_click=_guessed, args=(state, label, truth),
+            name,
+            key=f"guess_{label}",
+            on_click=_guessed,
+            args=(state, label, truth),
             width="stretch",
-        )  # fmt: skip
+        )
 
 
 def guess_game(dataset: Dataset, epsilon: float) -> None:
@@ -71,8 +78,10 @@ def guess_game(dataset: Dataset, epsilon: float) -> None:
         scale = max(1, _PIXELS // image.shape[0])
         left.image(np.kron(image, np.ones((scale, scale))), clamp=True)
         verdict = "right" if state["guess"] == game_round.true_label else "wrong"
-        left.markdown(f"True label **{names[game_round.true_label]}**; the guess "
-                      f"**{names[state['guess']]}** was {verdict}.")  # fmt: skip
+        left.markdown(
+            f"True label **{names[game_round.true_label]}**; the guess "
+            f"**{names[state['guess']]}** was {verdict}."
+        )
         left.button("Next example", key="guess_next", on_click=_next_round, args=(state,))
     tally = state["tally"]
     low, high = tally.interval()

@@ -12,7 +12,7 @@ of the page is drawn as usual, with every value of the link that was valid.
 import math
 import re
 from collections.abc import Callable, Sequence
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import streamlit as st
 
@@ -22,7 +22,7 @@ from labeldp_core.errors import LabelDPError
 from labeldp_core.validation import check_seed
 from ui.epsilon import link_epsilon
 
-__all__ = ["note_link", "offered", "report_refused"]
+__all__ = ["linked", "note_link", "offered", "report_refused"]
 
 T = TypeVar("T")
 _PENDING = "_link_pending"
@@ -66,12 +66,34 @@ def offered(
         by_label = {labels(option): option for option in options}
         st.session_state.setdefault(_LABELS, {})[key] = {str(o): labels(o) for o in options}
         given = st.session_state.get(_PENDING, {}).get(key) or []
-        if key not in st.session_state and given and all(
-            g in by_label or g in map(str, options) for g in given
+        if (
+            key not in st.session_state
+            and given
+            and all(g in by_label or g in map(str, options) for g in given)
         ):
             as_value = {str(option): option for option in options}
             st.session_state[key] = [by_label.get(g, as_value.get(g)) for g in given]
     return options
+
+
+def linked(
+    widget: Callable[..., Any],
+    label: str,
+    key: str,
+    options: Sequence[T],
+    *,
+    labels: Callable[[T], str] | None = None,
+    **kwargs: Any,
+) -> Any:
+    """A choice control bound to the link under ``key``, its options :func:`offered`.
+
+    ``widget`` is the Streamlit call (``st.selectbox``, ``sidebar.select_slider``,
+    ``st.multiselect``...): the key is typed once, not once for the link and again for the
+    widget. ``labels`` is the control's ``format_func``; other keyword arguments go to the widget.
+    """
+    if labels is not None:
+        kwargs["format_func"] = labels
+    return widget(label, offered(key, options, labels), key=key, bind="query-params", **kwargs)
 
 
 def note_link() -> None:

@@ -62,9 +62,13 @@ def parsed_table(data: bytes) -> ParsedTable:
             return _KEPT[digest]
     with one_at_a_time("read"):
         frame = read_table(data)
-        columns = pd.DataFrame({"column": frame.columns.astype(str),
-                                "type": frame.dtypes.astype(str).to_numpy(),
-                                "distinct values": frame.nunique().to_numpy()})  # fmt: skip
+        columns = pd.DataFrame(
+            {
+                "column": frame.columns.astype(str),
+                "type": frame.dtypes.astype(str).to_numpy(),
+                "distinct values": frame.nunique().to_numpy(),
+            }
+        )
     parsed = ParsedTable(frame, columns)
     with _KEPT_LOCK:
         _KEPT[digest] = parsed

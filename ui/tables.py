@@ -16,7 +16,7 @@ from labeldp_core.data.tables import (
 )
 from labeldp_core.errors import LabelDPError
 from ui.export import chart
-from ui.links import offered
+from ui.links import linked
 from ui.table_reading import forget_parsed, one_at_a_time, parsed_table
 
 __all__ = ["chosen_file", "forget_panel", "preview_and_add"]
@@ -25,9 +25,7 @@ _EXAMPLES = {"wine": "class", "breast-cancer": "class"}
 _FILE = "your_data_file"
 _EXAMPLE = "your_data_example"
 _UPLOAD = "your_data_upload"
-_NO_SIZE_NOTE = (
-    "<style>[data-testid='stFileUploaderDropzoneInstructions'] {display: none;}</style>"
-)
+_NO_SIZE_NOTE = "<style>[data-testid='stFileUploaderDropzoneInstructions'] {display: none;}</style>"
 
 
 def chosen_file() -> tuple[str, bytes] | None:
@@ -37,13 +35,13 @@ def chosen_file() -> tuple[str, bytes] | None:
     st.markdown(_NO_SIZE_NOTE, unsafe_allow_html=True)
     upload = st.file_uploader(
         f"A CSV (UTF-8) or Parquet table, up to {MAX_TABLE_BYTES // 2**20} MB",
-        type=["csv", "parquet"], key="table_upload",
+        type=["csv", "parquet"],
+        key="table_upload",
         help=f"Up to {MAX_TABLE_BYTES // 2**20} MB; one row per example, one column per value.",
         max_upload_size=MAX_TABLE_BYTES // 2**20,  # the core's limit, whatever the server's config
-    )  # fmt: skip
+    )
     left, right = st.columns([2, 1])
-    example = left.selectbox("…or an example", offered("table_example", list(_EXAMPLES)),
-                             key="table_example", bind="query-params")  # fmt: skip
+    example = linked(left.selectbox, "…or an example", "table_example", list(_EXAMPLES))
     if right.button("Try an example", key="table_try_example"):
         _choose(example, example_table(example), example=True)
     elif upload is not None and st.session_state.get(_UPLOAD) != upload.file_id:
@@ -79,8 +77,14 @@ def preview_and_add(name: str, data: bytes) -> TableInfo | None:
     public = EXAMPLE_CLASSES.get(example) if example == name and label == known else None
     options = _task_controls(frame[label], public)
     counts = frame[label].astype(str).value_counts().sort_index()
-    chart(st, plots.label_histogram, tuple(counts.index), tuple(counts.to_numpy().tolist()),
-          label, key="table_labels")  # fmt: skip
+    chart(
+        st,
+        plots.label_histogram,
+        tuple(counts.index),
+        tuple(counts.to_numpy().tolist()),
+        label,
+        key="table_labels",
+    )
     shown = st.text_input("Its name in the dataset list", value=name, key="table_name")
     if not st.button("Use this table", key="table_add", type="primary"):
         return None
@@ -92,25 +96,34 @@ def preview_and_add(name: str, data: bytes) -> TableInfo | None:
         return None
     for note in info.notes:
         st.info(note)
-    st.success(f"'{info.name}' is in the sidebar's dataset list: pick it there, then any page "
-               f"trains on it ({info.n_train:,} training rows, {len(info.features)} features).")
+    st.success(
+        f"'{info.name}' is in the sidebar's dataset list: pick it there, then any page "
+        f"trains on it ({info.n_train:,} training rows, {len(info.features)} features)."
+    )
     return info
 
 
 def _task_controls(column: pd.Series, public: tuple[str, ...] | None) -> dict:
     """:func:`add_table`'s options: classes (maybe a public list) or numbers (range, grid)."""
-    number = st.radio(
-        "The label is", ["a class", "a number"], key="table_task", horizontal=True,
-        help="A number (a rating, a price) can be read either way when it takes few values: as "
-        "a number, the regression mechanisms (Laplace on labels) see how far apart two are.",
-    ) == "a number"  # fmt: skip
+    number = (
+        st.radio(
+            "The label is",
+            ["a class", "a number"],
+            key="table_task",
+            horizontal=True,
+            help="A number (a rating, a price) can be read either way when it takes few values: as "
+            "a number, the regression mechanisms (Laplace on labels) see how far apart two are.",
+        )
+        == "a number"
+    )
     if not number:
         listed = st.text_input(
             "Its classes, if they are known in public (comma-separated)",
-            value=",".join(public or ()), key="table_classes",
+            value=",".join(public or ()),
+            key="table_classes",
             help="Left empty, the column's own values are the classes, and which classes occur "
             "is then not protected: a class that one row alone has gives its label away.",
-        )  # fmt: skip
+        )
         classes = listed.split(",") if listed.strip() else None
         return {"task": "classification", "classes": classes}
     return {"task": "regression", **_number_controls(column)}
@@ -122,18 +135,31 @@ def _number_controls(column: pd.Series) -> dict:
     whole = bool(numbers.notna().all() and (numbers == numbers.round()).all())
     grid = None
     snap = st.checkbox(
-        "Snap it to a grid of evenly spaced values", value=not whole, key="table_snap",
+        "Snap it to a grid of evenly spaced values",
+        value=not whole,
+        key="table_snap",
         help="Needed for numbers that are not whole (a price, a temperature) or a range of more "
         "than 100 values; the MSE then includes the snapping's.",
-    )  # fmt: skip
+    )
     if snap:
-        grid = int(st.number_input("How many values", min_value=2, max_value=MAX_CLASSES,
-                                   value=20, step=1, key="table_grid"))  # fmt: skip
-    public = st.checkbox("Its range is known in public (a rating from 1 to 5, say)",
-                         key="table_public")  # fmt: skip
+        grid = int(
+            st.number_input(
+                "How many values",
+                min_value=2,
+                max_value=MAX_CLASSES,
+                value=20,
+                step=1,
+                key="table_grid",
+            )
+        )
+    public = st.checkbox(
+        "Its range is known in public (a rating from 1 to 5, say)", key="table_public"
+    )
     if not public:
-        st.caption("Without a public range the column's own minimum and maximum are used, and "
-                   "they leak: the note after adding the table says so.")  # fmt: skip
+        st.caption(
+            "Without a public range the column's own minimum and maximum are used, and "
+            "they leak: the note after adding the table says so."
+        )
         return {"grid": grid}
     kind = int if grid is None else float  # whole numbers without a grid
     left, right = st.columns(2)
@@ -149,14 +175,18 @@ def forget_panel(buttons: bool = True) -> None:
     """
     found = stored_tables()
     st.subheader("Your tables")
-    st.caption("Kept on this server (readable by the account that runs it only), with every "
-               "result computed from them, until forgotten here.")  # fmt: skip
+    st.caption(
+        "Kept on this server (readable by the account that runs it only), with every "
+        "result computed from them, until forgotten here."
+    )
     if not found:
         st.caption("None yet.")
     for info in found:
         left, right = st.columns([3, 1])
-        left.markdown(f"**{info.name}**: label `{info.label}`, {info.rows:,} rows, "
-                      f"{_label_kind(info)} (`{info.id}`)")  # fmt: skip
+        left.markdown(
+            f"**{info.name}**: label `{info.label}`, {info.rows:,} rows, "
+            f"{_label_kind(info)} (`{info.id}`)"
+        )
         if buttons and right.button("Forget this dataset", key=f"forget_{info.id}"):
             forget_table(info.id)
             forget_parsed()  # no parsed copy of its file lingers in the server's memory

@@ -76,8 +76,10 @@ def _show_stored(status: WarmStatus, dataset: str) -> None:
     if read_only():
         st.caption("This server is read-only: warm it from its command line (`make warm`).")
     elif dataset not in DATASETS:
-        st.caption("A table of your own is warmed from the command line: `python -m "
-                   "labeldp_core warm --dataset file:PATH --label COLUMN`.")  # fmt: skip
+        st.caption(
+            "A table of your own is warmed from the command line: `python -m "
+            "labeldp_core warm --dataset file:PATH --label COLUMN`."
+        )
     elif st.button(f"Warm the cache for {dataset}", key="start_warm", type="primary"):
         start_warm(dataset, result_cache().directory)
         st.rerun()
