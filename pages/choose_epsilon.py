@@ -13,6 +13,7 @@ from labeldp_core.errors import LabelDPError
 from labeldp_core.experiments import MECHANISMS
 from labeldp_core.risk import FORMULAS, risk_of
 from ui.controls import current_controls
+from ui.links import linked
 from ui.results import (
     estimate,
     read_only,
@@ -68,24 +69,27 @@ def _risk(container, epsilon: float, unit: str, delta: float, classes: int) -> N
 controls = current_controls()
 st.title("Choose ε")
 kind_box, value_box, unit_box, sure_box = st.columns([3, 2, 2, 2])
-kind = kind_box.selectbox("Target", list(TARGETS), format_func=TARGETS.get, key="target")
+kind = linked(kind_box.selectbox, "Target", "target", list(TARGETS), labels=TARGETS.get)
 value = value_box.number_input(
     "A, P or M",
     value=DEFAULTS[kind],
     step=0.01 if kind == "accuracy" else 0.5,
     key="value",
+    bind="query-params",
     help="Accuracy as a share (0.9); P in percentage points (5); an MSE (2.0).",
 )
-unit = unit_box.selectbox(
+unit = linked(
+    unit_box.selectbox,
     "Privacy unit you need",
+    "unit",
     ["label", "example"],
-    key="unit",
     help="label: one training label changed (replace-one). example: one whole example added or "
     "removed; label-DP mechanisms do not give it.",
 )
 confident = sure_box.checkbox(
     "Every seed",
     key="confident",
+    bind="query-params",
     help="The lower band (the worst of the seeds), not the mean, must reach the target.",
 )
 
@@ -121,7 +125,9 @@ if choice.coarse and read_only():
         "rest on the points computed before class."
     )
 elif choice.coarse:
-    budget = st.number_input("At most N trainings", 1, 200, DEFAULT_TRAININGS, key="budget")
+    budget = st.number_input(
+        "At most N trainings", 1, 200, DEFAULT_TRAININGS, key="budget", bind="query-params"
+    )
     seconds = estimate(list(choice.next_runs))
     spoken = spoken_duration(None if seconds is None else seconds / len(choice.next_runs) * budget)
     count = len(choice.coarse)
@@ -149,7 +155,7 @@ if choice.reached and choice.target.metric == "test accuracy":
     _risk(st, best.epsilon_spent, best.privacy_unit, best.delta, classes)
 
 st.subheader("I can afford ε = x")
-afford = st.number_input("x", 0.01, 100.0, 1.0, key="afford")
+afford = st.number_input("x", 0.01, 100.0, 1.0, key="afford", bind="query-params")
 with reported_errors():
     found, _ = stored_many(
         demo_configs(

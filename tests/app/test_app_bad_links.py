@@ -26,7 +26,7 @@ KEPT = {"model": "mlp", "epochs": "1"}
 OTHER_LINKS: dict[str, tuple[dict[str, str], dict[str, str]]] = {
     "laplace_noise.py": ({"sensitivity": "-3"}, {}),
     "compare.py": ({"mechanisms": "magic"}, {}),
-    "choose_epsilon.py": ({}, {}),
+    "choose_epsilon.py": ({"target": "magic", "unit": "teacher"}, {}),
     "epsilon_meaning.py": ({}, {}),
     "audit.py": ({"mechanism": "magic"}, {}),
     "papers.py": ({}, {}),
@@ -38,7 +38,7 @@ PAGE_LINKS = {
 } | OTHER_LINKS
 #: Pages without an epsilon control (the papers' table spans every epsilon; "Your data" adds
 #: tables): a link's epsilon is not theirs to refuse.
-NO_EPSILON = {"papers.py", "your_data.py"}
+NO_EPSILON = {"papers.py", "your_data.py", "choose_epsilon.py"}
 REASONS = {
     "epsilon": "epsilon must be greater than 0",
     "seed": "seed must be a whole number",

@@ -73,6 +73,8 @@ def test_every_control_is_restored_from_a_copied_link(page):
         got = match[0].value
         if type(match[0]).__name__ == "Multiselect":  # its options are shown (and linked) labelled
             got = [match[0].format_func(g) for g in got]
+        elif type(match[0]).__name__ == "Selectbox":  # so are a labelled selectbox's
+            got = match[0].format_func(got)
         if isinstance(got, list | tuple):
             got, value = [str(g) for g in got], [str(v) for v in value]
         assert got == value or str(got) == str(value), (page, key, value, got)

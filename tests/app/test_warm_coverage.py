@@ -12,8 +12,16 @@ from ui import audit as audit_ui
 from ui import results
 
 #: Pages whose first view needs no stored run result at all (the papers page looks its rows up
-#: through `reproduce`, whose runs `warm` adds: tests/test_reproduce.py; "Your data" adds tables).
-NO_RESULTS = {"pages/laplace_noise.py", "pages/audit.py", "pages/papers.py", "pages/your_data.py"}
+#: through `reproduce`, whose runs `warm` adds: tests/test_reproduce.py; "Your data" adds tables;
+#: "Choose ε" reads every mechanism's whole demo grid with `lookup`, never computing:
+#: tests/choosing/).
+NO_RESULTS = {
+    "pages/laplace_noise.py",
+    "pages/audit.py",
+    "pages/papers.py",
+    "pages/your_data.py",
+    "pages/choose_epsilon.py",
+}
 
 
 @pytest.mark.usefixtures("instant_training")
