@@ -48,6 +48,7 @@ worker: $(VENV)/.requirements
 # machine that never ran anything else must pass.
 test: $(VENV)/.requirements-dev data browser
 	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .
 	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build --strict --quiet
 	$(PY) -m pytest -q
 
@@ -58,6 +59,7 @@ docs: $(VENV)/.requirements-dev
 
 lint: $(VENV)/.requirements-dev
 	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .
 
 # requirements.lock: the exact versions this checkout was tested with, each with its sha256
 # hashes, for deployments (`pip install --require-hashes -r requirements.lock`). Regenerate after

@@ -91,8 +91,10 @@ def _check(sessions: list[list[Render]], epsilons: tuple[float, ...]) -> None:
                 or render.of_type("button")
             )
             if problem:
-                sys.exit(f"a render went wrong at epsilon {epsilon:g}: {render.status}, "
-                         f"{render.exceptions}, {render.metrics}")  # fmt: skip
+                sys.exit(
+                    f"a render went wrong at epsilon {epsilon:g}: {render.status}, "
+                    f"{render.exceptions}, {render.metrics}"
+                )
 
 
 def _summary(label: str, sessions: list[list[Render]]) -> tuple[float, float]:
@@ -155,8 +157,10 @@ def _cold_figures(sessions: int) -> None:
     for label, env in cases.items():
         seconds, memory = cold_points(sessions, **env)
         medians[label] = statistics.median(seconds)
-        print(f"{sessions} cold points, {label:<30} median {medians[label]:6.1f} s   "
-              f"slowest {seconds[-1]:6.1f} s   server memory after: {memory:,.0f} MB")  # fmt: skip
+        print(
+            f"{sessions} cold points, {label:<30} median {medians[label]:6.1f} s   "
+            f"slowest {seconds[-1]:6.1f} s   server memory after: {memory:,.0f} MB"
+        )
     before, after = medians.values()
     print(f"cold points: service vs in the page, median x{after / before:.2f}")
 

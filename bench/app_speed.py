@@ -53,16 +53,19 @@ def main() -> None:
     if not args.skip_warm:
         subprocess.run(
             [sys.executable, "-m", "labeldp_core", "warm", "--dataset", args.dataset],
-            cwd=ROOT, check=True,
-        )  # fmt: skip
+            cwd=ROOT,
+            check=True,
+        )
     first_render(pages()[0], args.dataset)  # imports and Streamlit start-up, not measured
     times = {page: first_render(page, args.dataset) for page in pages()}
     for page, seconds in times.items():
         flag = "" if seconds < TARGET_S else "  <- above target"
         print(f"{page:<32} {seconds:6.3f} s{flag}")
     slowest = max(times, key=times.get)
-    print(f"median {statistics.median(times.values()):.3f} s; slowest {slowest} "
-          f"{times[slowest]:.3f} s (target < {TARGET_S:g} s each)")  # fmt: skip
+    print(
+        f"median {statistics.median(times.values()):.3f} s; slowest {slowest} "
+        f"{times[slowest]:.3f} s (target < {TARGET_S:g} s each)"
+    )
 
 
 if __name__ == "__main__":

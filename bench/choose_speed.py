@@ -21,8 +21,16 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def command_seconds(dataset: str, target: float, runs: int) -> list[float]:
     """Wall seconds of each of ``runs`` runs of the command, a new process each."""
-    command = [sys.executable, "-m", "labeldp_core", "choose", "--dataset", dataset,
-               "--target-accuracy", str(target)]  # fmt: skip
+    command = [
+        sys.executable,
+        "-m",
+        "labeldp_core",
+        "choose",
+        "--dataset",
+        dataset,
+        "--target-accuracy",
+        str(target),
+    ]
     seconds = []
     for _ in range(runs):
         started = time.perf_counter()
@@ -54,11 +62,15 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
     seconds = command_seconds(args.dataset, args.target, args.runs)
-    print(f"choose (new process): best {min(seconds):.2f} s, all "
-          f"{', '.join(f'{s:.2f}' for s in seconds)} s")  # fmt: skip
+    print(
+        f"choose (new process): best {min(seconds):.2f} s, all "
+        f"{', '.join(f'{s:.2f}' for s in seconds)} s"
+    )
     imports, first, second, reached = in_process(args.dataset, args.target)
-    print(f"in one process: imports {imports:.2f} s, first answer {first:.2f} s, another "
-          f"target {second:.2f} s; {reached} mechanisms reach {args.target:g}")  # fmt: skip
+    print(
+        f"in one process: imports {imports:.2f} s, first answer {first:.2f} s, another "
+        f"target {second:.2f} s; {reached} mechanisms reach {args.target:g}"
+    )
 
 
 if __name__ == "__main__":

@@ -97,11 +97,33 @@ def stock_cluster(configs: list[RunConfig]) -> None:
     dask = [sys.executable, "-m"]
     quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "cwd": ROOT}
     env = os.environ | {"LABELDP_TORCH_THREADS": "1", "PYTHONPATH": str(ROOT)}
-    scheduler = subprocess.Popen([*dask, "distributed.cli.dask_scheduler", "--host", "127.0.0.1",
-                                  "--port", address.rsplit(":", 1)[1], "--no-dashboard"],
-                                 env=env, **quiet)  # fmt: skip
-    workers = subprocess.Popen([*dask, "distributed.cli.dask_worker", address, "--nworkers", "2",
-                                "--nthreads", "1", "--no-dashboard"], env=env, **quiet)  # fmt: skip
+    scheduler = subprocess.Popen(
+        [
+            *dask,
+            "distributed.cli.dask_scheduler",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            address.rsplit(":", 1)[1],
+            "--no-dashboard",
+        ],
+        env=env,
+        **quiet,
+    )
+    workers = subprocess.Popen(
+        [
+            *dask,
+            "distributed.cli.dask_worker",
+            address,
+            "--nworkers",
+            "2",
+            "--nthreads",
+            "1",
+            "--no-dashboard",
+        ],
+        env=env,
+        **quiet,
+    )
     try:
         time.sleep(3)
         session = open_cluster(scheduler=address)
@@ -139,8 +161,10 @@ def measure() -> None:
         print(f"LocalCluster, 2 workers x 1 thread: {per_minute(12, remote)}")
         print(f"ratio, cluster / in process (time): {remote / local:.2f}")
         added, median_point = overhead(session, points(1))
-    print(f"cluster path's cost per point: {added:.3f} s against a median point of "
-          f"{median_point:.2f} s computing = {100 * added / median_point:.1f}% (target <= 5%)")
+    print(
+        f"cluster path's cost per point: {added:.3f} s against a median point of "
+        f"{median_point:.2f} s computing = {100 * added / median_point:.1f}% (target <= 5%)"
+    )
     stock_cluster(points(2))
 
 

@@ -61,27 +61,37 @@ def main() -> None:
     candidates = centres[rng.integers(0, classes, n_candidates)] + rng.normal(
         size=(n_candidates, dim)
     )
-    print(f"{n_candidates:,} candidates x {n_private:,} private examples x {dim} dims, "
-          f"{classes} classes")  # fmt: skip
+    print(
+        f"{n_candidates:,} candidates x {n_private:,} private examples x {dim} dims, "
+        f"{classes} classes"
+    )
 
     fast = class_utilities(candidates, private, labels, classes, min_score=low, max_score=high)
     slow = loop_utilities(candidates, private, labels, classes, low, high)
     gap = np.abs(fast - slow).max() / np.abs(slow).max()
     print(f"largest relative difference between the two: {gap:.1e} (float32 blocks vs float64)")
 
-    vectorised = best_of(3, lambda: class_utilities(candidates, private, labels, classes,
-                                                    min_score=low, max_score=high))  # fmt: skip
+    vectorised = best_of(
+        3,
+        lambda: class_utilities(
+            candidates, private, labels, classes, min_score=low, max_score=high
+        ),
+    )
     looped = best_of(1, lambda: loop_utilities(candidates, private, labels, classes, low, high))
     print(f"utilities, blocked matrix products: {vectorised:8.3f} s")
     print(f"utilities, per-candidate loop:      {looped:8.3f} s")
     print(f"speedup of the utilities: {looped / vectorised:.1f}x")
 
     repeats = 200
-    vector_pick = best_of(3, lambda: [exponential_mechanism(fast, 1.0, 1.0, rng, monotone=True)
-                                      for _ in range(repeats)])  # fmt: skip
+    vector_pick = best_of(
+        3,
+        lambda: [exponential_mechanism(fast, 1.0, 1.0, rng, monotone=True) for _ in range(repeats)],
+    )
     loop_pick = best_of(3, lambda: [loop_selection(fast, 1.0, rng) for _ in range(repeats)])
-    print(f"selection of one prototype per class, x{repeats}: vectorised {vector_pick:.3f} s, "
-          f"per-class loop {loop_pick:.3f} s, speedup {loop_pick / vector_pick:.1f}x")  # fmt: skip
+    print(
+        f"selection of one prototype per class, x{repeats}: vectorised {vector_pick:.3f} s, "
+        f"per-class loop {loop_pick:.3f} s, speedup {loop_pick / vector_pick:.1f}x"
+    )
 
 
 if __name__ == "__main__":

@@ -57,9 +57,11 @@ def main() -> None:
             forget_answers()
             before.append(view(args.epsilon, n))
         after = [view(args.epsilon, n) for _ in range(args.rounds)]
-        print(f"{name} (n={n:,}): cold view {cold:.2f} s (calibration included); a rerun "
-              f"{min(before):.3f} s recomputing the answers (before), {min(after):.4f} s "
-              f"remembering them (now): {min(before) / min(after):,.0f}x")
+        print(
+            f"{name} (n={n:,}): cold view {cold:.2f} s (calibration included); a rerun "
+            f"{min(before):.3f} s recomputing the answers (before), {min(after):.4f} s "
+            f"remembering them (now): {min(before) / min(after):,.0f}x"
+        )
 
 
 if __name__ == "__main__":

@@ -67,8 +67,9 @@ def main() -> None:
     non_private_epoch(data, settings)  # warm-up: first calls pay for oneDNN's kernel selection
     best: dict[str, float] = {}
     for _ in range(args.rounds):  # interleaved, so a busy spell hurts every loop alike
-        best["non-private"] = min(best.get("non-private", float("inf")),
-                                  non_private_epoch(data, settings))  # fmt: skip
+        best["non-private"] = min(
+            best.get("non-private", float("inf")), non_private_epoch(data, settings)
+        )
         for mode in modes:
             best[mode] = min(best.get(mode, float("inf")), private_epoch(data, settings, mode))
 

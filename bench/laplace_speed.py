@@ -94,15 +94,19 @@ def main() -> None:
     fast_t, fast = timed(lambda: laplace_one_hot(labels, EPSILON, K, np.random.default_rng(7)), 5)
     slow_t, slow = timed(lambda: loop_release(labels, np.random.default_rng(7)), 1)
     assert np.array_equal(fast, slow), "the two releases differ"
-    print(f"one-hot release : vectorised {fast_t * 1e3:8.1f} ms, loop {slow_t * 1e3:8.1f} ms, "
-          f"speed-up {slow_t / fast_t:6.0f}x (identical outputs)")  # fmt: skip
+    print(
+        f"one-hot release : vectorised {fast_t * 1e3:8.1f} ms, loop {slow_t * 1e3:8.1f} ms, "
+        f"speed-up {slow_t / fast_t:6.0f}x (identical outputs)"
+    )
 
     fast_t, fast_p = timed(lambda: alibi_posterior(fast, EPSILON, prior), 5)
     slow_t, slow_p = timed(lambda: loop_posterior(fast, prior), 1)
     gap = float(np.abs(fast_p - slow_p).max())
     assert gap < 1e-12, gap
-    print(f"ALIBI posterior : vectorised {fast_t * 1e3:8.1f} ms, loop {slow_t * 1e3:8.1f} ms, "
-          f"speed-up {slow_t / fast_t:6.0f}x (max difference {gap:.1e})")  # fmt: skip
+    print(
+        f"ALIBI posterior : vectorised {fast_t * 1e3:8.1f} ms, loop {slow_t * 1e3:8.1f} ms, "
+        f"speed-up {slow_t / fast_t:6.0f}x (max difference {gap:.1e})"
+    )
 
     bins = optimal_bins(np.arange(K, dtype=float), prior, 3.0)
     values = labels.astype(float)
@@ -112,9 +116,11 @@ def main() -> None:
     kept_fast, kept_slow = np.mean(fast_r == own), np.mean(slow_r == own)
     sigma = math.sqrt(kept_fast * (1 - kept_fast) / args.n)
     assert abs(kept_fast - kept_slow) < 6 * sigma, (kept_fast, kept_slow)
-    print(f"RR-on-bins      : vectorised {fast_t * 1e3:8.1f} ms, loop {slow_t * 1e3:8.1f} ms, "
-          f"speed-up {slow_t / fast_t:6.0f}x ({bins.num_bins} bins; kept {kept_fast:.3f} vs "
-          f"{kept_slow:.3f})")  # fmt: skip
+    print(
+        f"RR-on-bins      : vectorised {fast_t * 1e3:8.1f} ms, loop {slow_t * 1e3:8.1f} ms, "
+        f"speed-up {slow_t / fast_t:6.0f}x ({bins.num_bins} bins; kept {kept_fast:.3f} vs "
+        f"{kept_slow:.3f})"
+    )
 
 
 if __name__ == "__main__":

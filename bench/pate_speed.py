@@ -109,15 +109,19 @@ def aggregation() -> None:
     assert np.array_equal(one_bincount(votes), vote_counts(votes, CLASSES))
     narrow = best_of(5, vote_counts, votes, CLASSES)
     wide = best_of(5, one_bincount, votes)
-    print(f"  counting alone: vote_counts {1000 * narrow:.1f} ms, "
-          f"one bincount {1000 * wide:.1f} ms ({wide / narrow:.1f}x)")
+    print(
+        f"  counting alone: vote_counts {1000 * narrow:.1f} ms, "
+        f"one bincount {1000 * wide:.1f} ms ({wide / narrow:.1f}x)"
+    )
     counts = vote_counts(votes, CLASSES)
     start = time.perf_counter()
     dependent = pate_epsilon(counts, 1e-5, aggregator="gnmax", noise=sigma)
     independent = pate_epsilon(counts, 1e-5, aggregator="gnmax", noise=sigma, data_dependent=False)
     took = time.perf_counter() - start
-    print(f"  accounting of the same votes: data-independent eps {independent:.2f}, "
-          f"data-dependent eps {dependent:.2f}, both in {1000 * took:.0f} ms")  # fmt: skip
+    print(
+        f"  accounting of the same votes: data-independent eps {independent:.2f}, "
+        f"data-dependent eps {dependent:.2f}, both in {1000 * took:.0f} ms"
+    )
     noise = calibrate_noise(2.0, 1000, 1e-5, aggregator="gnmax")
     print(f"  calibration: sigma {noise:.1f} votes gives eps 2 over 1,000 queries")
 
@@ -131,8 +135,10 @@ def strategies(dataset: str) -> None:
     config = make_config("pate", dataset, 1.0)
     batch = config.setting("batch_size")
     epochs = epochs_for(shards[0].size, batch, config.setting("teacher_epochs"))
-    print(f"teacher strategies, 10 teachers of {shards[0].size} examples, {epochs} epochs, "
-          f"batch {batch}:")  # fmt: skip
+    print(
+        f"teacher strategies, 10 teachers of {shards[0].size} examples, {epochs} epochs, "
+        f"batch {batch}:"
+    )
     results = {}
     for model in ("mlp", "cnn"):
         settings = TrainSettings(model, epochs, batch)
@@ -140,16 +146,20 @@ def strategies(dataset: str) -> None:
         votes = ensemble_votes(data.x_train, data.y_train, shards, public, 10, settings, 0)
         results[model] = time.perf_counter() - start
         accuracy = (votes == truth[None, :]).mean()
-        print(f"  {model} on one thread:  {results[model] / 10:6.2f} s per teacher, "
-              f"mean accuracy {accuracy:.3f}")  # fmt: skip
+        print(
+            f"  {model} on one thread:  {results[model] / 10:6.2f} s per teacher, "
+            f"mean accuracy {accuracy:.3f}"
+        )
     settings = TrainSettings("mlp", epochs, batch)
     torch.set_num_threads(2)
     start = time.perf_counter()
     for index, shard in enumerate(shards):
         fit_classifier(data.x_train[shard], data.y_train[shard], 10, settings, index)
     two = time.perf_counter() - start
-    print(f"  mlp on two threads: {two / 10:6.2f} s per teacher (training only); one thread is "
-          f"{two / results['mlp']:.1f}x faster on this machine right now")  # fmt: skip
+    print(
+        f"  mlp on two threads: {two / 10:6.2f} s per teacher (training only); one thread is "
+        f"{two / results['mlp']:.1f}x faster on this machine right now"
+    )
 
 
 def full_run(dataset: str) -> None:
@@ -157,18 +167,25 @@ def full_run(dataset: str) -> None:
         code = TEACHER_RUN.format(root=str(ROOT), dataset=dataset, teachers=TEACHERS, cache=cache)
         start = time.perf_counter()
         output = subprocess.run(
-            [sys.executable, "-c", code], check=True, capture_output=True, text=True,
+            [sys.executable, "-c", code],
+            check=True,
+            capture_output=True,
+            text=True,
             env=dict(os.environ, LABELDP_CACHE_DIR=cache),
-        ).stdout.split()  # fmt: skip
+        ).stdout.split()
         wall = time.perf_counter() - start
     elapsed, mean, low, high, plurality = (float(x) for x in output)
     peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 2**20
     print(f"{TEACHERS} teachers on {dataset}, default settings, fresh process and cache:")
-    print(f"  training + votes: {elapsed:.1f} s ({wall:.1f} s with start-up and data loading; "
-          f"target 180 s)")  # fmt: skip
+    print(
+        f"  training + votes: {elapsed:.1f} s ({wall:.1f} s with start-up and data loading; "
+        f"target 180 s)"
+    )
     print(f"  peak resident memory: {peak:.2f} GiB (target < 4 GiB)")
-    print(f"  teacher accuracy on the public part: mean {mean:.3f} (min {low:.3f}, max "
-          f"{high:.3f}); plurality of all teachers {plurality:.3f}")  # fmt: skip
+    print(
+        f"  teacher accuracy on the public part: mean {mean:.3f} (min {low:.3f}, max "
+        f"{high:.3f}); plurality of all teachers {plurality:.3f}"
+    )
 
 
 def main() -> None:

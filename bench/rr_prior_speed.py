@@ -93,12 +93,16 @@ def main() -> None:
     priors = rng.dirichlet(np.ones(K), size=N)
     labels = rng.integers(0, K, size=N)
     vectorised_sizes = optimal_set_size(priors, EPSILON)
-    loops = {"per-example loop, NumPy per row": numpy_loop,
-             "per-example loop, plain Python": python_loop}  # fmt: skip
+    loops = {
+        "per-example loop, NumPy per row": numpy_loop,
+        "per-example loop, plain Python": python_loop,
+    }
     for name, loop in loops.items():
         _, sizes = loop(labels, priors, EPSILON, np.random.default_rng(1))
-        print(f"k* of the {name} equals the vectorised k* on all {N:,} rows: "
-              f"{np.array_equal(sizes, vectorised_sizes)}")  # fmt: skip
+        print(
+            f"k* of the {name} equals the vectorised k* on all {N:,} rows: "
+            f"{np.array_equal(sizes, vectorised_sizes)}"
+        )
 
     # Interleaved rounds, so a machine shared with other jobs slows every contender alike;
     # the fastest round of each is reported.
@@ -128,9 +132,11 @@ def main() -> None:
     )
     prior_from_counts(counts)[ids]
     histogram = time.perf_counter() - start
-    print(f"cluster prior on {dataset} ({data.n_train:,} images, {CLUSTERS} clusters): "
-          f"PCA + k-means {clustering:.2f} s (cached once per dataset/seed/clusters), "
-          f"noisy histograms + priors {1e3 * histogram:.1f} ms")  # fmt: skip
+    print(
+        f"cluster prior on {dataset} ({data.n_train:,} images, {CLUSTERS} clusters): "
+        f"PCA + k-means {clustering:.2f} s (cached once per dataset/seed/clusters), "
+        f"noisy histograms + priors {1e3 * histogram:.1f} ms"
+    )
 
 
 if __name__ == "__main__":

@@ -114,22 +114,29 @@ def main() -> None:
     args = parser.parse_args()
     numpy_rng = np.random.default_rng(0)
     print(f"{args.n:,} draws per sampler; L1 sensitivity {SENSITIVITY} (one-hot labels)")
-    print(f"{'epsilon':>8} {'scale':>10} {'secure (s)':>11} {'numpy (s)':>10} "
-          f"{'scalar (s)':>11} {'secure/numpy':>13} {'scalar/secure':>14} "
-          f"{'p(secure)':>10} {'p(scalar)':>10}")  # fmt: skip
+    print(
+        f"{'epsilon':>8} {'scale':>10} {'secure (s)':>11} {'numpy (s)':>10} "
+        f"{'scalar (s)':>11} {'secure/numpy':>13} {'scalar/secure':>14} "
+        f"{'p(secure)':>10} {'p(scalar)':>10}"
+    )
     for epsilon in EPSILONS:
         scale = rational_scale(SENSITIVITY, epsilon)
-        secure_s, secure = timed(lambda s=scale: discrete_laplace(s, args.n, SecureSource()),
-                                 args.repeats)  # fmt: skip
+        secure_s, secure = timed(
+            lambda s=scale: discrete_laplace(s, args.n, SecureSource()), args.repeats
+        )
         numpy_s, _ = timed(lambda s=scale: numpy_rng.laplace(0.0, float(s), args.n), args.repeats)
         scalar_s, scalar = timed(lambda s=scale: scalar_sampler(s, args.n), 1)
         checks = f"{pmf_p_value(secure, scale):>10.3f} {pmf_p_value(scalar, scale):>10.3f}"
-        print(f"{epsilon:>8g} {scale!s:>10} {secure_s:>11.3f} {numpy_s:>10.4f} "
-              f"{scalar_s:>11.2f} {secure_s / numpy_s:>12.1f}x {scalar_s / secure_s:>13.1f}x "
-              f"{checks}")  # fmt: skip
-    print("secure/numpy: how much slower the exact sampler is than floating-point noise; "
-          "scalar/secure: the vectorised sampler's speed-up over a per-draw Python loop of the "
-          "same algorithm. p-values: chi-square against the exact pmf.")  # fmt: skip
+        print(
+            f"{epsilon:>8g} {scale!s:>10} {secure_s:>11.3f} {numpy_s:>10.4f} "
+            f"{scalar_s:>11.2f} {secure_s / numpy_s:>12.1f}x {scalar_s / secure_s:>13.1f}x "
+            f"{checks}"
+        )
+    print(
+        "secure/numpy: how much slower the exact sampler is than floating-point noise; "
+        "scalar/secure: the vectorised sampler's speed-up over a per-draw Python loop of the "
+        "same algorithm. p-values: chi-square against the exact pmf."
+    )
     compare_opendp(args.opendp_n, args.repeats)
 
 
@@ -139,19 +146,22 @@ def compare_opendp(count: int, repeats: int) -> None:
 
     dp.enable_features("contrib")
     print(f"\nOpenDP {dp.__version__} make_laplace on {count:,} integers vs the project's sampler")
-    print(f"{'epsilon':>8} {'scale':>10} {'opendp (s)':>11} {'project (s)':>12} "
-          f"{'opendp/project':>15} {'p(opendp)':>10} {'p(project)':>11}")  # fmt: skip
+    print(
+        f"{'epsilon':>8} {'scale':>10} {'opendp (s)':>11} {'project (s)':>12} "
+        f"{'opendp/project':>15} {'p(opendp)':>10} {'p(project)':>11}"
+    )
     zeros = [0] * count
     for epsilon in EPSILONS:
         scale = rational_scale(SENSITIVITY, epsilon)
         space = (dp.vector_domain(dp.atom_domain(T=int)), dp.l1_distance(T=int))
         measurement = dp.m.make_laplace(*space, scale=float(scale))
         opendp_s, theirs = timed(lambda m=measurement: np.asarray(m(zeros)), repeats)
-        project_s, ours = timed(lambda s=scale: discrete_laplace(s, count, SecureSource()),
-                                repeats)  # fmt: skip
-        print(f"{epsilon:>8g} {scale!s:>10} {opendp_s:>11.3f} {project_s:>12.3f} "
-              f"{opendp_s / project_s:>14.1f}x {pmf_p_value(theirs, scale):>10.3f} "
-              f"{pmf_p_value(ours, scale):>11.3f}")  # fmt: skip
+        project_s, ours = timed(lambda s=scale: discrete_laplace(s, count, SecureSource()), repeats)
+        print(
+            f"{epsilon:>8g} {scale!s:>10} {opendp_s:>11.3f} {project_s:>12.3f} "
+            f"{opendp_s / project_s:>14.1f}x {pmf_p_value(theirs, scale):>10.3f} "
+            f"{pmf_p_value(ours, scale):>11.3f}"
+        )
     print("opendp/project above 3x: the project keeps its own sampler (issue 16's rule).")
 
 

@@ -68,8 +68,10 @@ def step(name: str, work):
     started = time.perf_counter()
     with PeakMemory() as memory:
         value = work()
-    print(f"{name:<40} {time.perf_counter() - started:6.1f} s   peak {memory.peak:6.0f} MiB "
-          f"({memory.peak - before:+6.0f} MiB over the step's start)")
+    print(
+        f"{name:<40} {time.perf_counter() - started:6.1f} s   peak {memory.peak:6.0f} MiB "
+        f"({memory.peak - before:+6.0f} MiB over the step's start)"
+    )
     return value
 
 
@@ -94,13 +96,13 @@ def measure(folder: Path, rows: int) -> None:
     """Write the CSV, then time each step on it."""
     path = folder / "big.csv"
     # Written by another process, so this one's memory holds nothing of the writing.
-    subprocess.run([sys.executable, __file__, "--rows", str(rows), "--write", str(path)],
-                   check=True)  # fmt: skip
+    subprocess.run(
+        [sys.executable, __file__, "--rows", str(rows), "--write", str(path)], check=True
+    )
     print(f"{rows:,} rows x 50 columns: {path.stat().st_size / 2**20:,.0f} MiB of CSV")
     data = step("read the file and parse it", path.read_bytes)
     step("parse it into a table", lambda: read_table(data))
-    info = step("read, prepare and store (add_table)",
-                lambda: add_table(data, "label", "big"))  # fmt: skip
+    info = step("read, prepare and store (add_table)", lambda: add_table(data, "label", "big"))
     print(f"  {len(info.features)} features; notes: {'; '.join(info.notes)}")
     config = make_config("rr", info.id, 1.0, 0, 1, {"model": "logistic"})
     cache = ResultCache(folder)

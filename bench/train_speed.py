@@ -72,8 +72,10 @@ def naive_epoch(dataset: str) -> float:
     """
     result = subprocess.run(  # inherits LABELDP_OFFLINE from local_dataset()
         [sys.executable, __file__, "--naive-epoch", dataset],
-        check=True, capture_output=True, text=True,
-    )  # fmt: skip
+        check=True,
+        capture_output=True,
+        text=True,
+    )
     return float(result.stdout.split()[-1])
 
 
@@ -117,10 +119,27 @@ def sweep_peak_rss_gib(dataset: str) -> float:
     with tempfile.TemporaryDirectory() as cache:
         env = dict(os.environ, LABELDP_CACHE_DIR=cache)
         sweep = subprocess.Popen(
-            [sys.executable, "-m", "labeldp_core", "sweep", "rr", "--dataset", dataset,
-             "--epsilons", "0.5", "1", "2", "4", "8", "--epochs", "2"],
-            env=env, cwd=Path(__file__).resolve().parents[1], stdout=subprocess.DEVNULL,
-        )  # fmt: skip
+            [
+                sys.executable,
+                "-m",
+                "labeldp_core",
+                "sweep",
+                "rr",
+                "--dataset",
+                dataset,
+                "--epsilons",
+                "0.5",
+                "1",
+                "2",
+                "4",
+                "8",
+                "--epochs",
+                "2",
+            ],
+            env=env,
+            cwd=Path(__file__).resolve().parents[1],
+            stdout=subprocess.DEVNULL,
+        )
         _pid, status, usage = os.wait4(sweep.pid, 0)  # this child's own usage, not all children's
     if os.waitstatus_to_exitcode(status) != 0:
         raise SystemExit(f"the sweep failed with exit status {os.waitstatus_to_exitcode(status)}")
@@ -181,8 +200,10 @@ def main() -> None:
     share = 100 * data.n_train / ours * flops_per_example / 1e9 / peak
     print(f"share of matmul rate: {share:.1f}% (target >= 45%)")
     if not args.quick:
-        print(f"peak resident memory of a 5-epsilon RR sweep on {dataset}: "
-              f"{sweep_peak_rss_gib(dataset):.2f} GiB (target < 3 GiB)")  # fmt: skip
+        print(
+            f"peak resident memory of a 5-epsilon RR sweep on {dataset}: "
+            f"{sweep_peak_rss_gib(dataset):.2f} GiB (target < 3 GiB)"
+        )
 
 
 if __name__ == "__main__":

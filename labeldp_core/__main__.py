@@ -69,10 +69,24 @@ EXIT_NOT_REACHED = 1
 #: ``--dataset file:PATH``: a CSV or Parquet table of your own.
 FILE_PREFIX = "file:"
 CSV_COLUMNS = (
-    "mechanism", "dataset", "seed", "epsilon", "epsilon_spent", "delta", "privacy_unit",
-    "flip_rate", "label_accuracy", "test_accuracy", "test_mse", "baseline_test_accuracy",
-    "baseline_test_mse", "n_train", "n_test", "elapsed_s", "cached",
-)  # fmt: skip
+    "mechanism",
+    "dataset",
+    "seed",
+    "epsilon",
+    "epsilon_spent",
+    "delta",
+    "privacy_unit",
+    "flip_rate",
+    "label_accuracy",
+    "test_accuracy",
+    "test_mse",
+    "baseline_test_accuracy",
+    "baseline_test_mse",
+    "n_train",
+    "n_test",
+    "elapsed_s",
+    "cached",
+)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -204,10 +218,11 @@ def _table_dataset(args: argparse.Namespace) -> None:
         raise InvalidInputError("--dataset file:PATH needs --label COLUMN: the column to protect")
     if _wants_cluster(args):  # before the table is prepared and kept
         refuse_tables([], named=[args.dataset])
-    path = Path(args.dataset[len(FILE_PREFIX):])
+    path = Path(args.dataset[len(FILE_PREFIX) :])
     classes = None if args.classes is None else args.classes.split(",")
-    info = add_table(_file_bytes(path), args.label, path.stem, args.task, args.low, args.high,
-                     args.grid, classes)  # fmt: skip
+    info = add_table(
+        _file_bytes(path), args.label, path.stem, args.task, args.low, args.high, args.grid, classes
+    )
     for note in info.notes:
         print(f"note: {note}", file=sys.stderr)
     args.dataset = info.id
@@ -215,19 +230,39 @@ def _table_dataset(args: argparse.Namespace) -> None:
 
 def _table_options(sub: argparse.ArgumentParser) -> None:
     """The options that read ``--dataset file:PATH``: the label column and what it holds."""
-    sub.add_argument("--label", metavar="COLUMN",
-                     help="with --dataset file:PATH (a CSV or Parquet table): the label")
-    sub.add_argument("--task", default="classification", choices=TASKS,
-                     help="with --dataset file:PATH: classes, or numbers (regression)")
-    sub.add_argument("--low", type=float, help="with --task regression: the label's public "
-                     "lowest value (default: the column's own, which leaks it)")
+    sub.add_argument(
+        "--label",
+        metavar="COLUMN",
+        help="with --dataset file:PATH (a CSV or Parquet table): the label",
+    )
+    sub.add_argument(
+        "--task",
+        default="classification",
+        choices=TASKS,
+        help="with --dataset file:PATH: classes, or numbers (regression)",
+    )
+    sub.add_argument(
+        "--low",
+        type=float,
+        help="with --task regression: the label's public "
+        "lowest value (default: the column's own, which leaks it)",
+    )
     sub.add_argument("--high", type=float, help="with --task regression: its highest value")
-    sub.add_argument("--grid", type=int, metavar="G", help="with --task regression: snap each "
-                     "label to the nearest of G evenly spaced values in [low, high] (needed for "
-                     "numbers that are not whole)")  # fmt: skip
-    sub.add_argument("--classes", metavar="A,B,...", help="with --dataset file:PATH: the label's "
-                     "classes known in public, comma-separated (default: the column's own, "
-                     "which tells which classes occur)")  # fmt: skip
+    sub.add_argument(
+        "--grid",
+        type=int,
+        metavar="G",
+        help="with --task regression: snap each "
+        "label to the nearest of G evenly spaced values in [low, high] (needed for "
+        "numbers that are not whole)",
+    )
+    sub.add_argument(
+        "--classes",
+        metavar="A,B,...",
+        help="with --dataset file:PATH: the label's "
+        "classes known in public, comma-separated (default: the column's own, "
+        "which tells which classes occur)",
+    )
 
 
 def _file_bytes(path: Path) -> bytes:
@@ -256,15 +291,21 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
         if path:
             check_output_path(path, option)
     _table_dataset(args)
-    configs = sweep_configs(args.mechanism, args.dataset, args.epsilons, args.seeds,
-                            args.epochs, _settings(args.set))  # fmt: skip
+    configs = sweep_configs(
+        args.mechanism, args.dataset, args.epsilons, args.seeds, args.epochs, _settings(args.set)
+    )
     status = 0
     with _cluster(args, configs) as session:
         if session is None:
             results = sweep(
-                args.mechanism, args.dataset, args.epsilons, args.seeds,
-                epochs=args.epochs, settings=_settings(args.set), progress=_stderr_bar(),
-            )  # fmt: skip
+                args.mechanism,
+                args.dataset,
+                args.epsilons,
+                args.seeds,
+                epochs=args.epochs,
+                settings=_settings(args.set),
+                progress=_stderr_bar(),
+            )
         else:
             report = run_on_cluster(session, configs, ResultCache(), _stderr_bar(lines=True))
             status, results = _reported(report), report.results
@@ -284,12 +325,16 @@ def _write_sweep(args: argparse.Namespace, results: list[RunResult]) -> None:
         figure = plots.score_vs_epsilon(
             {args.mechanism: results}, results[0].baseline_score, metric=metric
         )
-        settings = {"mechanism": args.mechanism, "dataset": args.dataset,
-                    "seeds": " ".join(map(str, args.seeds)),
-                    "epochs": results[0].epochs} | dict(results[0].settings)  # fmt: skip
+        settings = {
+            "mechanism": args.mechanism,
+            "dataset": args.dataset,
+            "seeds": " ".join(map(str, args.seeds)),
+            "epochs": results[0].epochs,
+        } | dict(results[0].settings)
         caption = f"Mean over seeds with the range as a band; dashed: {metric} on clean labels."
-        report = html_report(f"{args.mechanism} on {args.dataset}", [(figure, caption)],
-                             results, settings)  # fmt: skip
+        report = html_report(
+            f"{args.mechanism} on {args.dataset}", [(figure, caption)], results, settings
+        )
         Path(args.html).write_text(report, encoding="utf-8")
     if args.csv:
         with Path(args.csv).open("w", newline="") as handle:
@@ -314,8 +359,10 @@ def _cluster(args: argparse.Namespace, configs: Sequence[RunConfig] = ()):
     if session is None:
         return nullcontext()
     workers = session.workers()
-    print(f"Dask cluster: {len(workers)} workers; dashboard {session.dashboard or 'not served'}",
-          file=sys.stderr)  # fmt: skip
+    print(
+        f"Dask cluster: {len(workers)} workers; dashboard {session.dashboard or 'not served'}",
+        file=sys.stderr,
+    )
     return session
 
 
@@ -323,8 +370,10 @@ def _wants_cluster(args: argparse.Namespace) -> bool:
     """Whether a command that can use a cluster is asked to (options or $LABELDP_SCHEDULER)."""
     if not hasattr(args, "workers"):
         return False
-    return args.workers is not None or args.scheduler is not None or bool(
-        os.environ.get(SCHEDULER_ENV)
+    return (
+        args.workers is not None
+        or args.scheduler is not None
+        or bool(os.environ.get(SCHEDULER_ENV))
     )
 
 
@@ -343,10 +392,15 @@ def _cmd_warm(args: argparse.Namespace) -> int:
     try:
         status = run_warm(args.dataset, cache_dir, _warm_line, extra=extra)
     except BrokenProcessPool:
-        raise LabelDPError("a worker process died (out of memory?); every point it finished is "
-                           "in the cache: run warm again to go on from there") from None
-    print(f"{status.total} demo points and audit cases for {args.dataset} are cached "
-          f"({status.done} of them)", file=sys.stderr)
+        raise LabelDPError(
+            "a worker process died (out of memory?); every point it finished is "
+            "in the cache: run warm again to go on from there"
+        ) from None
+    print(
+        f"{status.total} demo points and audit cases for {args.dataset} are cached "
+        f"({status.done} of them)",
+        file=sys.stderr,
+    )
     for failure in status.failures:
         print(f"error: {failure}", file=sys.stderr)
     return EXIT_POINTS_FAILED if status.failures else 0
@@ -354,12 +408,18 @@ def _cmd_warm(args: argparse.Namespace) -> int:
 
 def _warm_line(status: WarmStatus, line: str) -> None:
     """One line per point done: how far, the point, the time left, the first views ready."""
-    left = "time left unknown yet" if status.seconds_left is None else (
-        f"{duration_text(status.seconds_left)} left"
+    left = (
+        "time left unknown yet"
+        if status.seconds_left is None
+        else (f"{duration_text(status.seconds_left)} left")
     )
     ready = sum(done == total for done, total in status.pages.values())
-    print(f"[{100 * status.done / max(1, status.total):5.1f}%] {line}; {left}; first views "
-          f"ready: {ready}/{len(status.pages)}", file=sys.stderr, flush=True)
+    print(
+        f"[{100 * status.done / max(1, status.total):5.1f}%] {line}; {left}; first views "
+        f"ready: {ready}/{len(status.pages)}",
+        file=sys.stderr,
+        flush=True,
+    )
 
 
 def _warm_on_cluster(args: argparse.Namespace, configs: list[RunConfig]) -> int:
@@ -372,10 +432,27 @@ def _warm_on_cluster(args: argparse.Namespace, configs: list[RunConfig]) -> int:
 
 #: The columns of ``reproduce``'s papers table in its CSV and text forms.
 REPRODUCE_COLUMNS = (
-    "id", "dataset", "method", "epsilon", "delta", "privacy_unit", "theirs", "their_clean",
-    "their_retention", "our_mechanism", "computed_seeds", "ours", "ours_min", "ours_max",
-    "our_epsilon_spent", "our_clean", "our_retention", "paper", "where", "quoted_from",
-)  # fmt: skip
+    "id",
+    "dataset",
+    "method",
+    "epsilon",
+    "delta",
+    "privacy_unit",
+    "theirs",
+    "their_clean",
+    "their_retention",
+    "our_mechanism",
+    "computed_seeds",
+    "ours",
+    "ours_min",
+    "ours_max",
+    "our_epsilon_spent",
+    "our_clean",
+    "our_retention",
+    "paper",
+    "where",
+    "quoted_from",
+)
 
 
 def _cmd_reproduce(args: argparse.Namespace) -> None:
@@ -393,10 +470,13 @@ def _cmd_reproduce(args: argparse.Namespace) -> None:
         from labeldp_core.reports import tables_report  # plotly: only for the report
 
         report = tables_report(
-            "Papers vs this explorer", reproduce.__doc__.split("\n\n")[1].replace("\n", " "),
-            {"Published figures beside ours": papers,
-             "The seeds' lessons: claimed vs true epsilon": lessons},
-        )  # fmt: skip
+            "Papers vs this explorer",
+            reproduce.__doc__.split("\n\n")[1].replace("\n", " "),
+            {
+                "Published figures beside ours": papers,
+                "The seeds' lessons: claimed vs true epsilon": lessons,
+            },
+        )
         Path(args.html).write_text(report, encoding="utf-8")
     if args.json:
         print(json.dumps({"papers": papers, "lessons": lessons}, indent=2))
@@ -404,17 +484,22 @@ def _cmd_reproduce(args: argparse.Namespace) -> None:
     for row in papers:
         ours = (
             f"ours {row['ours']:.3f} ({row['ours_min']:.3f}-{row['ours_max']:.3f}, "
-            f"{row['computed_seeds']} seeds)" if row["computed_seeds"]
+            f"{row['computed_seeds']} seeds)"
+            if row["computed_seeds"]
             else "ours: not computed yet (reproduce --compute, or warm)"
-        )  # fmt: skip
-        print(f"{row['id']}: {row['method']} on {row['dataset']} at epsilon "
-              f"{row['epsilon']:g}: theirs {row['theirs']:.3f}; {ours}")  # fmt: skip
+        )
+        print(
+            f"{row['id']}: {row['method']} on {row['dataset']} at epsilon "
+            f"{row['epsilon']:g}: theirs {row['theirs']:.3f}; {ours}"
+        )
     for row in lessons:
         audit = row["audited_lower_bound"]
         proved = f"audit proves at least {audit:.3g}" if audit is not None else "no audit"
-        print(f"lesson: {row['lesson']}; released: {row['released']}: claims "
-              f"{row['claimed_epsilon']:g}, spends {row['true_epsilon']:.3g}; "
-              f"{proved}")  # fmt: skip
+        print(
+            f"lesson: {row['lesson']}; released: {row['released']}: claims "
+            f"{row['claimed_epsilon']:g}, spends {row['true_epsilon']:.3g}; "
+            f"{proved}"
+        )
 
 
 def _cmd_audit(args: argparse.Namespace) -> int:
@@ -429,8 +514,12 @@ def _cmd_audit(args: argparse.Namespace) -> int:
             report = audit_on_cluster(session, points, ResultCache(), _stderr_bar(lines=True))
             status, results = _reported(report), report.results
     if args.json:
-        report = {"mechanism": args.mechanism, "epsilon": args.epsilon, "trials": args.trials,
-                  "results": [result.to_dict() for result in results]}  # fmt: skip
+        report = {
+            "mechanism": args.mechanism,
+            "epsilon": args.epsilon,
+            "trials": args.trials,
+            "results": [result.to_dict() for result in results],
+        }
         print(json.dumps(report, indent=2))
     else:
         for result in results:
@@ -473,8 +562,12 @@ def _choosing_command(commands: argparse._SubParsersAction) -> None:
     target = choose.add_mutually_exclusive_group(required=True)
     target.add_argument("--target-accuracy", type=float, metavar="A", help="test accuracy ≥ A")
     target.add_argument("--target-mse", type=float, metavar="M", help="test MSE ≤ M")
-    target.add_argument("--within-points", type=float, metavar="P",
-                        help="test accuracy within P points of the clean model's")  # fmt: skip
+    target.add_argument(
+        "--within-points",
+        type=float,
+        metavar="P",
+        help="test accuracy within P points of the clean model's",
+    )
     choose.add_argument(
         "--unit",
         default="label",
@@ -506,10 +599,13 @@ def _choosing_command(commands: argparse._SubParsersAction) -> None:
 def _cmd_choose(args: argparse.Namespace) -> int:
     kind, value = next(
         (kind, value)
-        for kind, value in (("accuracy", args.target_accuracy), ("mse", args.target_mse),
-                            ("within", args.within_points))
+        for kind, value in (
+            ("accuracy", args.target_accuracy),
+            ("mse", args.target_mse),
+            ("within", args.within_points),
+        )
         if value is not None
-    )  # fmt: skip
+    )
     target = make_target(kind, value, args.unit, args.confident)
     choice = choose_epsilon(
         args.dataset,
@@ -530,15 +626,19 @@ def _print_choice(choice: Choice) -> None:
     for rank, found in enumerate(choice.answers, 1):
         print(f"{rank:>2}. {found.sentence()}")
     if not choice.answers:
-        print(f"no computed curve on {choice.dataset} answers this yet: `python -m labeldp_core "
-              f"warm --dataset {choice.dataset}` computes them")  # fmt: skip
+        print(
+            f"no computed curve on {choice.dataset} answers this yet: `python -m labeldp_core "
+            f"warm --dataset {choice.dataset}` computes them"
+        )
     elif not choice.reached:
         print("no mechanism reaches the target on the computed epsilons")
     for mechanism, reason in choice.skipped:
         print(f"not considered: {mechanism} ({reason})")
     if choice.missing:
-        print(f"note: {choice.missing} runs of the grid are not cached; an epsilon missing a "
-              f"seed is left out (warm --dataset {choice.dataset} computes them)")  # fmt: skip
+        print(
+            f"note: {choice.missing} runs of the grid are not cached; an epsilon missing a "
+            f"seed is left out (warm --dataset {choice.dataset} computes them)"
+        )
     if choice.trainings:
         print(f"note: computed {choice.trainings} runs now (cached)")
     for note in choice.notes:
@@ -575,8 +675,9 @@ def _computing_commands(commands: argparse._SubParsersAction) -> None:
     many.set_defaults(handler=_cmd_sweep)
 
     warm = commands.add_parser("warm", help="precompute the default demo results into the cache")
-    warm.add_argument("--dataset", default="digits", help="dataset id (default: digits) or "
-                      "file:PATH with --label")  # fmt: skip
+    warm.add_argument(
+        "--dataset", default="digits", help="dataset id (default: digits) or file:PATH with --label"
+    )
     _table_options(warm)
     _cluster_options(warm)
     warm.set_defaults(handler=_cmd_warm)
@@ -623,27 +724,32 @@ def _keeping_commands(commands: argparse._SubParsersAction) -> None:
 def _cmd_forget(args: argparse.Namespace) -> int:
     """Forget one table id, or every table made from a file's content (any label column)."""
     if args.dataset.startswith(FILE_PREFIX):
-        content = hashlib.sha256(_file_bytes(Path(args.dataset[len(FILE_PREFIX):]))).hexdigest()
+        content = hashlib.sha256(_file_bytes(Path(args.dataset[len(FILE_PREFIX) :]))).hexdigest()
         ids = [info.id for info in stored_tables() if info.content_sha256 == content]
     else:
         ids = [args.dataset] if table_exists(args.dataset) else []
     for table_id in ids:
         forget_table(table_id)
-    print(f"forgot {len(ids)} table(s) and every result computed from them" if ids
-          else f"no stored table comes from {args.dataset}")  # fmt: skip
+    print(
+        f"forgot {len(ids)} table(s) and every result computed from them"
+        if ids
+        else f"no stored table comes from {args.dataset}"
+    )
     return 0
 
 
 def _cluster_options(sub: argparse.ArgumentParser) -> None:
     sub.add_argument(
-        "--workers", metavar="N",
+        "--workers",
+        metavar="N",
         help="compute on a Dask cluster of N worker processes started on this machine",
-    )  # fmt: skip
+    )
     sub.add_argument(
-        "--scheduler", metavar="ADDRESS",
+        "--scheduler",
+        metavar="ADDRESS",
         help=f"compute on the Dask cluster at ADDRESS, e.g. tcp://HOST:8786 (default: "
         f"${SCHEDULER_ENV} if set; without either, everything runs in this process)",
-    )  # fmt: skip
+    )
 
 
 def _cmd_cache(args: argparse.Namespace) -> int:

@@ -53,9 +53,17 @@ _PACKAGE_DIR = Path(__file__).resolve().parent
 #: The code that computes results; editing anything else (plots, reports, the audit, the command
 #: line) must not invalidate computed numbers.
 _COMPUTES_RESULTS = (
-    "__init__.py", "cache.py", "errors.py", "validation.py",
-    "accounting/", "data/", "experiments/", "mechanisms/", "models/", "training/",
-)  # fmt: skip
+    "__init__.py",
+    "cache.py",
+    "errors.py",
+    "validation.py",
+    "accounting/",
+    "data/",
+    "experiments/",
+    "mechanisms/",
+    "models/",
+    "training/",
+)
 
 
 class CorruptEntryError(Exception):
@@ -94,8 +102,9 @@ class DataOnlyDisk(diskcache.Disk):
         if filename is not None:
             path = self._own_file(filename)
             if path is None or path.stat().st_size > MAX_VALUE_BYTES:
-                raise CorruptEntryError(f"cache row names a file that is not a value of its own: "
-                                        f"{filename!r}")  # fmt: skip
+                raise CorruptEntryError(
+                    f"cache row names a file that is not a value of its own: {filename!r}"
+                )
         return super().fetch(mode, filename, value, read)
 
     def remove(self, file_path: str) -> None:
@@ -189,16 +198,22 @@ def identity_of(key: str, identity: object) -> dict[str, Any]:
     """
     if identity is None:
         raise CorruptEntryError("it has no identity (the kind and payload its key hashes)")
-    if (not isinstance(identity, str) or len(identity) > MAX_IDENTITY_CHARS
-            or not identity.isascii()
-            or hashlib.sha256(identity.encode()).hexdigest() != key):  # fmt: skip
+    if (
+        not isinstance(identity, str)
+        or len(identity) > MAX_IDENTITY_CHARS
+        or not identity.isascii()
+        or hashlib.sha256(identity.encode()).hexdigest() != key
+    ):
         raise CorruptEntryError("its identity does not hash to its key")
     try:
         fields = json.loads(identity, parse_constant=_refuse_constant)
     except (ValueError, RecursionError):
         fields = None
-    if (not isinstance(fields, dict) or fields.keys() != _IDENTITY_FIELDS
-            or not isinstance(fields["kind"], str)):  # fmt: skip
+    if (
+        not isinstance(fields, dict)
+        or fields.keys() != _IDENTITY_FIELDS
+        or not isinstance(fields["kind"], str)
+    ):
         raise CorruptEntryError("its identity is not a cache key's")
     if (fields["version"], fields["code"]) != (__version__, code_fingerprint()):
         raise CorruptEntryError(
@@ -242,8 +257,10 @@ def _check_archive_size(body: bytes) -> None:
         for info in members:
             with archive.open(info) as member:
                 major, _ = np.lib.format.read_magic(member)
-                read = np.lib.format.read_array_header_1_0 if major == 1 else (
-                    np.lib.format.read_array_header_2_0
+                read = (
+                    np.lib.format.read_array_header_1_0
+                    if major == 1
+                    else (np.lib.format.read_array_header_2_0)
                 )
                 shape, _, dtype = read(member)
             if math.prod(shape) * dtype.itemsize > MAX_VALUE_BYTES:
@@ -267,9 +284,17 @@ def _decode_arrays(body: bytes) -> dict[str, np.ndarray]:
 #: method), absurdly nested JSON, NumPy's own TypeError/KeyError on malformed members, and
 #: MemoryError from a value that claims more than it holds.
 _DAMAGE = (
-    ValueError, TypeError, KeyError, EOFError, OSError, RecursionError, NotImplementedError,
-    MemoryError, zipfile.BadZipFile, zlib.error,
-)  # fmt: skip
+    ValueError,
+    TypeError,
+    KeyError,
+    EOFError,
+    OSError,
+    RecursionError,
+    NotImplementedError,
+    MemoryError,
+    zipfile.BadZipFile,
+    zlib.error,
+)
 
 
 def check_entry(key: str, kind: str, body: bytes) -> bytes:
@@ -320,8 +345,9 @@ class ResultCache:
             # cache starts empty; every result is recomputed on demand.
             database = self.directory / diskcache.core.DBNAME
             database.replace(database.with_name(f"{database.name}.corrupt-{time.time_ns()}"))
-            warnings.warn(f"cache database {database} was unreadable; set aside, starting empty",
-                          stacklevel=2)  # fmt: skip
+            warnings.warn(
+                f"cache database {database} was unreadable; set aside, starting empty", stacklevel=2
+            )
             self._store = self._open()
 
     def _open(self) -> diskcache.Cache:

@@ -67,8 +67,7 @@ _LISTS = frozenset({"curve", "seconds"})
 _RECOMPUTED = "never imported, recomputed where it is used"
 #: The kinds that never travel, and why.
 STAYS = {
-    "image-clusters": f"{_RECOMPUTED}: rr-prior's privacy proof assumes the clusters read no "
-    "label",
+    "image-clusters": f"{_RECOMPUTED}: rr-prior's privacy proof assumes the clusters read no label",
     "dppl-embeddings": f"{_RECOMPUTED}: the privacy proofs assume the encoder saw the public "
     "part only, and the split is what they cover",
     "dppl-utilities": f"{_RECOMPUTED}: the exponential mechanism's proof assumes utilities "
@@ -108,8 +107,10 @@ class TransferReport:
         text = f"{verb} {self.moved:,} entries"
         if self.left_out:
             counts = ", ".join(f"{kind} {count:,}" for kind, count in sorted(self.left_out.items()))
-            text += (f"; left out {sum(self.left_out.values()):,} ({counts}): they do not "
-                     "travel, and are recomputed where they are used")  # fmt: skip
+            text += (
+                f"; left out {sum(self.left_out.values()):,} ({counts}): they do not "
+                "travel, and are recomputed where they are used"
+            )
         if self.refused:
             text += f"; refused {len(self.refused):,}:"
             text += "".join(f"\n  {line}" for line in self.refused[:_NAMED])
@@ -145,8 +146,12 @@ def export_cache(cache: ResultCache, path: str | Path) -> TransferReport:
             archive.writestr(key + _SUFFIX[kind], body)
             lines.append({"key": key, "type": kind, "bytes": len(body), "identity": identity})
             report.moved += 1
-        manifest = {"format": ARCHIVE_FORMAT, "version": __version__,
-                    "code": code_fingerprint(), "entries": lines}  # fmt: skip
+        manifest = {
+            "format": ARCHIVE_FORMAT,
+            "version": __version__,
+            "code": code_fingerprint(),
+            "entries": lines,
+        }
         archive.writestr(_MANIFEST, json.dumps(manifest))
     partial.replace(target)
     return report
@@ -162,8 +167,10 @@ def import_cache(cache: ResultCache, path: str | Path) -> TransferReport:
     try:
         archive = zipfile.ZipFile(path)
     except (OSError, zipfile.BadZipFile) as exc:
-        raise InvalidInputError(f"{path} is not a cache archive ({exc}); make one with "
-                                "`python -m labeldp_core cache export FILE`") from None  # fmt: skip
+        raise InvalidInputError(
+            f"{path} is not a cache archive ({exc}); make one with "
+            "`python -m labeldp_core cache export FILE`"
+        ) from None
     with archive:
         lines = _manifest_entries(archive, path)
         report = TransferReport()
@@ -187,8 +194,10 @@ def _manifest_entries(archive: zipfile.ZipFile, path: str | Path) -> list[dict]:
     except (ValueError, RecursionError, zipfile.BadZipFile) as exc:
         raise InvalidInputError(f"{path}'s {_MANIFEST} is not JSON ({exc})") from None
     if not isinstance(manifest, dict) or manifest.get("format") != ARCHIVE_FORMAT:
-        raise InvalidInputError(f"{path} is not a {ARCHIVE_FORMAT} archive; make one with "
-                                "`python -m labeldp_core cache export FILE`")  # fmt: skip
+        raise InvalidInputError(
+            f"{path} is not a {ARCHIVE_FORMAT} archive; make one with "
+            "`python -m labeldp_core cache export FILE`"
+        )
     theirs = (manifest.get("version"), manifest.get("code"))
     if theirs != (__version__, code_fingerprint()):
         raise InvalidInputError(
@@ -306,11 +315,16 @@ def result_problem(cache: ResultCache, key: str, value: object) -> str:
 
     try:
         result = RunResult.from_dict(value)
-        config = make_config(result.mechanism, result.dataset, result.epsilon, result.seed,
-                             result.epochs or None, dict(result.settings))  # fmt: skip
+        config = make_config(
+            result.mechanism,
+            result.dataset,
+            result.epsilon,
+            result.seed,
+            result.epochs or None,
+            dict(result.settings),
+        )
     except LabelDPError as exc:
         return f"not a valid result: {exc}"
     if cache.key("result", config.to_dict()) != key:
         return "a result stored under another point's key"
     return ""
-

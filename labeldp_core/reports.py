@@ -36,8 +36,10 @@ def result_rows(results: Sequence[RunResult]) -> list[dict[str, Any]]:
             "privacy_unit": result.privacy_unit,
         }
         if result.test_accuracy is not None:
-            row |= {"test_accuracy": result.test_accuracy,
-                    "baseline_test_accuracy": result.baseline_test_accuracy}  # fmt: skip
+            row |= {
+                "test_accuracy": result.test_accuracy,
+                "baseline_test_accuracy": result.baseline_test_accuracy,
+            }
         if result.test_mse is not None:
             row |= {"test_mse": result.test_mse, "baseline_test_mse": result.baseline_test_mse}
         if result.flip_rate is not None:

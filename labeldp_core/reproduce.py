@@ -122,15 +122,23 @@ def paper_rows(
     rows = []
     for index, figure in enumerate(figures):
         row = {
-            "id": figure.id, "paper": figure.paper, "where": figure.where,
-            "dataset": figure.dataset, "model": figure.model, "method": figure.method,
-            "epsilon": figure.epsilon, "delta": figure.delta,
-            "privacy_unit": figure.privacy_unit, "theirs": figure.value,
+            "id": figure.id,
+            "paper": figure.paper,
+            "where": figure.where,
+            "dataset": figure.dataset,
+            "model": figure.model,
+            "method": figure.method,
+            "epsilon": figure.epsilon,
+            "delta": figure.delta,
+            "privacy_unit": figure.privacy_unit,
+            "theirs": figure.value,
             "their_clean": figure.clean_value,
-            "their_retention": None if figure.clean_value is None
+            "their_retention": None
+            if figure.clean_value is None
             else figure.value / figure.clean_value,
-            "our_mechanism": figure.ours["mechanism"], "quoted_from": figure.quoted_from,
-        }  # fmt: skip
+            "our_mechanism": figure.ours["mechanism"],
+            "quoted_from": figure.quoted_from,
+        }
         part = within(progress, index / len(figures), (index + 1) / len(figures))
         try:
             results = _results(paper_configs(figure), cache, compute, part)
@@ -186,13 +194,19 @@ def gap_sentence(rows: list[dict[str, Any]], dataset: str) -> str:
     for row in mine:
         ours = (
             f"ours {row['ours']:.1%} over {row['computed_seeds']} seed(s)"
-            if row["computed_seeds"] else "ours not computed yet"
-        )  # fmt: skip
-        parts.append(f"{row['method']} at ε = {row['epsilon']:g}: {row['theirs']:.1%} "
-                     f"published ({row['model']}), {ours}")  # fmt: skip
+            if row["computed_seeds"]
+            else "ours not computed yet"
+        )
+        parts.append(
+            f"{row['method']} at ε = {row['epsilon']:g}: {row['theirs']:.1%} "
+            f"published ({row['model']}), {ours}"
+        )
     return (
-        "Against the literature on " + dataset + " (Papers vs this explorer has the sources): "
-        + "; ".join(parts) + ". The papers train larger models for longer, so compare the "
+        "Against the literature on "
+        + dataset
+        + " (Papers vs this explorer has the sources): "
+        + "; ".join(parts)
+        + ". The papers train larger models for longer, so compare the "
         "retention ratios (private / clean) on that page too."
     )
 
@@ -224,22 +238,34 @@ _LESSONS = (
     (
         "A tutorial spends 0.1 of its budget on a cluster prior, then runs RR at 1.95 while "
         "claiming epsilon 1",
-        "the noisy labels", 1.0, 0.1 + 1.95, "sequential composition: 0.1 (prior) + 1.95 (RR)",
+        "the noisy labels",
+        1.0,
+        0.1 + 1.95,
+        "sequential composition: 0.1 (prior) + 1.95 (RR)",
         ("rr-prior", "RR step at 1.95ε"),
     ),
     (
         "Laplace noise on softmax outputs calibrated to sensitivity 1 (two probability vectors "
         "differ by 2 in L1)",
-        "the noisy softmax outputs", 1.0, 2.0, "2 / scale with scale 1/epsilon",
+        "the noisy softmax outputs",
+        1.0,
+        2.0,
+        "2 / scale with scale 1/epsilon",
         ("softmax-laplace", "scale 1/ε"),
     ),
     (
-        _PATE_SLIP, "the noisy vote counts", 1.0, vote_counts_loss(_PATE_SCALE),
+        _PATE_SLIP,
+        "the noisy vote counts",
+        1.0,
+        vote_counts_loss(_PATE_SCALE),
         "2/b + 2 ln 2 at b = 2/epsilon: two counts, each 1/b + ln 2 (P(0) = 2 e^(1/b) P(±1))",
         ("pate", "truncated"),
     ),
     (
-        _PATE_SLIP, "only the argmax (what PATE publishes)", 1.0, argmax_loss(_PATE_SCALE),
+        _PATE_SLIP,
+        "only the argmax (what PATE publishes)",
+        1.0,
+        argmax_loss(_PATE_SCALE),
         "2/b at b = 2/epsilon: the supremum over two-class vote histograms of the answer's "
         "log-ratio (closed form), approached as one class's lead grows and never reached "
         "(0.97 at a lead of 60; three classes on a grid of leads up to 12 stay below it too): "
@@ -247,7 +273,7 @@ _LESSONS = (
         "claim holds",
         None,
     ),
-)  # fmt: skip
+)
 
 
 def _audited(mechanism: str, marker: str, cache: ResultCache) -> dict[str, Any]:
@@ -255,8 +281,11 @@ def _audited(mechanism: str, marker: str, cache: ResultCache) -> dict[str, Any]:
     cases = audit_cases(mechanism, LESSON_EPSILON)
     index = next(i for i, case in enumerate(cases) if marker in case.name)
     result = stored_audit_case(mechanism, LESSON_EPSILON, index, APP_TRIALS, 0, cache)
-    return {"audited_lower_bound": result.epsilon_lower_bound, "audit_case": result.name,
-            "audit_trials": result.trials}  # fmt: skip
+    return {
+        "audited_lower_bound": result.epsilon_lower_bound,
+        "audit_case": result.name,
+        "audit_trials": result.trials,
+    }
 
 
 def lesson_rows(cache: ResultCache | None = None) -> list[dict[str, Any]]:
@@ -267,8 +296,13 @@ def lesson_rows(cache: ResultCache | None = None) -> list[dict[str, Any]]:
     cache = ResultCache() if cache is None else cache
     rows = []
     for lesson, released, claimed, true, how, audit in _LESSONS:
-        row = {"lesson": lesson, "released": released, "claimed_epsilon": claimed,
-               "true_epsilon": true, "how": how}  # fmt: skip
+        row = {
+            "lesson": lesson,
+            "released": released,
+            "claimed_epsilon": claimed,
+            "true_epsilon": true,
+            "how": how,
+        }
         unaudited = {"audited_lower_bound": None, "audit_case": None, "audit_trials": None}
         rows.append(row | (_audited(*audit, cache) if audit else unaudited))
     return rows

@@ -100,9 +100,13 @@ class Risk:
 
     def line(self) -> str:
         """The numbers in one line, e.g. for beside an ε control."""
-        unit = "" if self.unit == "label" else (
-            f" (example-level ε = {self.given_epsilon:g} is ε = {self.epsilon:.3g} for a label)"
-        )  # fmt: skip
+        unit = (
+            ""
+            if self.unit == "label"
+            else (
+                f" (example-level ε = {self.given_epsilon:g} is ε = {self.epsilon:.3g} for a label)"
+            )
+        )
         upto = f", each up to δ = {self.delta:.2g}" if self.delta else ""
         return (
             f"At ε = {self.epsilon:.3g}{unit}: changing one label moves the odds of any output "
@@ -146,8 +150,13 @@ def risk_of(epsilon: float, num_classes: int, unit: str = "label", delta: float 
         label_guarantee_of_example(given, delta) if unit == "example" else (given, delta)
     )
     return Risk(
-        given_epsilon=given, unit=unit, epsilon=label_eps, delta=label_delta,
-        num_classes=num_classes, odds=odds_multiplier(label_eps),
-        guess=guess_bound(label_eps, num_classes), blind=1 / num_classes,
+        given_epsilon=given,
+        unit=unit,
+        epsilon=label_eps,
+        delta=label_delta,
+        num_classes=num_classes,
+        odds=odds_multiplier(label_eps),
+        guess=guess_bound(label_eps, num_classes),
+        blind=1 / num_classes,
         gain=inference_gain_bound(label_eps),
-    )  # fmt: skip
+    )

@@ -267,7 +267,9 @@ def _compute(task: WarmTask) -> tuple[float, float]:
 
 def _pool(cache_dir: Path, workers: int) -> ProcessPoolExecutor:
     return ProcessPoolExecutor(
-        workers, mp_context=get_context("spawn"), initializer=_open_cache,
+        workers,
+        mp_context=get_context("spawn"),
+        initializer=_open_cache,
         initargs=(str(cache_dir),),
     )
 
@@ -347,7 +349,6 @@ def _account(future: Future, task: WarmTask, status: WarmStatus, estimate: _Esti
     return f"{task.label} ({seconds:.1f} s)"
 
 
-
 def coverage(dataset: str, cache_dir: Path, workers: int | None = None) -> WarmStatus:
     """What a warm of ``dataset`` would find in ``cache_dir``: points stored, per page, time left.
 
@@ -373,6 +374,11 @@ def start_warm(dataset: str, cache_dir: Path) -> subprocess.Popen:
     command = [sys.executable, "-m", "labeldp_core", "warm", "--dataset", dataset]
     with log:
         return subprocess.Popen(
-            command, cwd=Path(__file__).resolve().parents[1], env=env, stdin=subprocess.DEVNULL,
-            stdout=log, stderr=log, start_new_session=True,
+            command,
+            cwd=Path(__file__).resolve().parents[1],
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=log,
+            start_new_session=True,
         )

@@ -145,8 +145,14 @@ def _zip_without_arrays() -> bytes:
 #: Blobs that are not a JSON object: empty, not JSON, JSON of another type, a non-finite number,
 #: an arrays entry.
 NOT_A_JSON_OBJECT = [
-    b"J", b"J{not json", b"J\xff\xfe", b"J[1,2]", b'J"text"', b'J{"a": NaN}', b"N",
-]  # fmt: skip
+    b"J",
+    b"J{not json",
+    b"J\xff\xfe",
+    b"J[1,2]",
+    b'J"text"',
+    b'J{"a": NaN}',
+    b"N",
+]
 #: Blobs that are not an .npz of arrays: empty, a bare .npy, a truncated or foreign zip, JSON.
 NOT_AN_NPZ = [b"N", b"N" + _npy_bytes(), b"NPK\x03\x04broken", b"N" + _zip_without_arrays(), b"J{}"]
 

@@ -53,10 +53,24 @@ def _sweep_process(
 ) -> subprocess.Popen:
     env = dict(os.environ, LABELDP_CACHE_DIR=str(cache_dir))
     return subprocess.Popen(
-        [sys.executable, *entry, "sweep", "rr", "--dataset", "digits",
-         "--epochs", EPOCHS, "--epsilons", *epsilons],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
+        [
+            sys.executable,
+            *entry,
+            "sweep",
+            "rr",
+            "--dataset",
+            "digits",
+            "--epochs",
+            EPOCHS,
+            "--epsilons",
+            *epsilons,
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def _configs(epsilons: list[str]):
@@ -174,9 +188,7 @@ def _stored_in_a_file(cache: ResultCache) -> str:
 
 
 @pytest.mark.parametrize("kind", ["absolute", "parent", "symlink"])
-def test_a_row_naming_a_file_outside_the_cache_neither_reads_nor_deletes_it(
-    cache, tmp_path, kind
-):
+def test_a_row_naming_a_file_outside_the_cache_neither_reads_nor_deletes_it(cache, tmp_path, kind):
     # A warmed cache handed from one machine to another is anybody's file: a row may name any
     # path. The cache reads and deletes only value files of its own, inside its folder.
     victim = tmp_path / "victim.txt"
@@ -237,9 +249,13 @@ def test_an_archive_unpacking_past_the_cap_is_damage(cache, monkeypatch):
 
 @pytest.mark.parametrize(
     ("setting", "value"),
-    [("eviction_policy", "no-such-policy"), ("sqlite_journal_mode", "bogus"),
-     ("disk_min_file_size", -1), ("size_limit", 1)],
-)  # fmt: skip
+    [
+        ("eviction_policy", "no-such-policy"),
+        ("sqlite_journal_mode", "bogus"),
+        ("disk_min_file_size", -1),
+        ("size_limit", 1),
+    ],
+)
 def test_a_hostile_settings_table_is_ignored(isolated_cache, setting, value):
     first = ResultCache(isolated_cache)
     key = first.key("r", {"i": 1})

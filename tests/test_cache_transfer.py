@@ -62,21 +62,44 @@ def _clusters_payload(seed: int = 0, clusters: int = 20) -> dict:
 
 
 def _audit_payload(index: int) -> dict:
-    return {"mechanism": "rr", "epsilon": 1.0, "index": index, "trials": 200_000, "seed": 0,
-            "audit_code": code_fingerprint(("audit/",))}  # fmt: skip
+    return {
+        "mechanism": "rr",
+        "epsilon": 1.0,
+        "index": index,
+        "trials": 200_000,
+        "seed": 0,
+        "audit_code": code_fingerprint(("audit/",)),
+    }
 
 
 def _verdict(lower_bound: float) -> dict:
-    return {"name": "forged", "claimed_epsilon": 1.0, "claimed_delta": 0.0,
-            "epsilon_lower_bound": lower_bound, "confidence": 0.95, "trials": 200_000,
-            "neighbours": "x", "event": "y", "p0": 0.5, "p1": 0.5, "is_control": True}  # fmt: skip
+    return {
+        "name": "forged",
+        "claimed_epsilon": 1.0,
+        "claimed_delta": 0.0,
+        "epsilon_lower_bound": lower_bound,
+        "confidence": 0.95,
+        "trials": 200_000,
+        "neighbours": "x",
+        "event": "y",
+        "p0": 0.5,
+        "p1": 0.5,
+        "is_control": True,
+    }
 
 
 def _identity(kind: str, payload: dict, code: str | None = None) -> str:
     """The text a key of ``kind`` and ``payload`` hashes (of this code unless ``code``)."""
-    return json.dumps({"kind": kind, "payload": payload, "version": __version__,
-                       "code": code or code_fingerprint()}, sort_keys=True,
-                      separators=(",", ":"))  # fmt: skip
+    return json.dumps(
+        {
+            "kind": kind,
+            "payload": payload,
+            "version": __version__,
+            "code": code or code_fingerprint(),
+        },
+        sort_keys=True,
+        separators=(",", ":"),
+    )
 
 
 def _npz(**arrays) -> bytes:
@@ -93,9 +116,17 @@ def _write_archive(path, entries) -> None:
             archive.writestr(key + (".json" if kind == "json" else ".npz"), body)
             line = {"key": key, "type": kind, "bytes": len(body)}
             lines.append(line if identity is None else line | {"identity": identity})
-        archive.writestr("manifest.json", json.dumps({
-            "format": cache_transfer.ARCHIVE_FORMAT, "version": __version__,
-            "code": code_fingerprint(), "entries": lines}))  # fmt: skip
+        archive.writestr(
+            "manifest.json",
+            json.dumps(
+                {
+                    "format": cache_transfer.ARCHIVE_FORMAT,
+                    "version": __version__,
+                    "code": code_fingerprint(),
+                    "entries": lines,
+                }
+            ),
+        )
 
 
 def _rewrite(archive_path, change):
@@ -217,8 +248,13 @@ def _non_result_as_result(store):
         (_non_result_as_result, "(result): not a valid result"),
     ],
     ids=[
-        "identity of another key", "no identity", "other code", "unknown kind", "wrong type",
-        "text for a number", "not a result",
+        "identity of another key",
+        "no identity",
+        "other code",
+        "unknown kind",
+        "wrong type",
+        "text for a number",
+        "not a result",
     ],
 )
 def test_an_entry_whose_identity_or_shape_does_not_fit_its_key_is_refused(tmp_path, entry, reason):
@@ -235,15 +271,17 @@ def test_an_entry_whose_identity_or_shape_does_not_fit_its_key_is_refused(tmp_pa
     store.close()
 
 
-def test_an_exported_cache_moves_what_may_travel_and_a_run_after_import_reads_it(
-    warmed, tmp_path
-):
+def test_an_exported_cache_moves_what_may_travel_and_a_run_after_import_reads_it(warmed, tmp_path):
     store, configs, results = warmed
     path = tmp_path / "warm.zip"
     exported = export_cache(store, path)
     travelling = _travelling(store)
-    assert {_kinds(store)[key] for key in travelling} == {"result", "baseline", "timing",
-                                                         SET_SIZES_KIND}  # fmt: skip
+    assert {_kinds(store)[key] for key in travelling} == {
+        "result",
+        "baseline",
+        "timing",
+        SET_SIZES_KIND,
+    }
     assert exported.moved == len(travelling) and not exported.refused
     assert exported.left_out == {"image-clusters": 1, "audit": 1, "without an identity": 1}
     assert "left out 3 (audit 1, image-clusters 1, without an identity 1)" in exported.summary("x")
@@ -302,8 +340,9 @@ def _pickled_array(members):
     ],
     ids=["swapped results", "wrong type", "pickled array"],
 )
-def test_entries_that_fail_their_checks_are_refused_by_name(warmed, tmp_path, change, refused,
-                                                            reason):  # fmt: skip
+def test_entries_that_fail_their_checks_are_refused_by_name(
+    warmed, tmp_path, change, refused, reason
+):
     store = warmed[0]
     path = tmp_path / "warm.zip"
     exported = export_cache(store, path)

@@ -49,5 +49,3 @@ def test_neighbour_outputs_differ_by_exactly_e_epsilon_at_most(epsilon, classes)
     ratios = np.maximum(first / second, second / first)
     assert ratios.max() == pytest.approx(math.exp(epsilon))
     assert np.allclose(ratios[2:], 1.0)
-
-

@@ -26,8 +26,9 @@ def test_a_toy_family_from_a_folder_shows_on_every_derived_table(toy_family):
         assert family_of("toy-coin") is toy_family
         assert "toy-coin" in ON_COMPARE
         assert [case.name for case in audit_cases("toy-coin", 1.0)] == [
-            "toy-coin", "toy-coin (control: 3ε)",
-        ]  # fmt: skip
+            "toy-coin",
+            "toy-coin (control: 3ε)",
+        ]
         assert series_styles({"Toy coins": []})["Toy coins"] == ("#123456", "solid")
         assert plots.toy_keep_figure([1.0]).data[0].x == (1.0,)
         grid = demo_configs("digits", ["toy-coin"], seeds=[0])

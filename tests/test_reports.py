@@ -12,10 +12,23 @@ from labeldp_core.reports import html_report, result_rows
 
 def _result(mechanism: str, unit: str, **scores: float) -> RunResult:
     return RunResult(
-        mechanism=mechanism, dataset="digits", seed=0, epsilon=1.0, epsilon_spent=0.97,
-        delta=1e-5 if unit == "example" else 0.0, privacy_unit=unit, n_train=10, n_test=5,
-        num_classes=10, elapsed_s=0.0, cached=True, epochs=1, settings={}, details={}, **scores,
-    )  # fmt: skip
+        mechanism=mechanism,
+        dataset="digits",
+        seed=0,
+        epsilon=1.0,
+        epsilon_spent=0.97,
+        delta=1e-5 if unit == "example" else 0.0,
+        privacy_unit=unit,
+        n_train=10,
+        n_test=5,
+        num_classes=10,
+        elapsed_s=0.0,
+        cached=True,
+        epochs=1,
+        settings={},
+        details={},
+        **scores,
+    )
 
 
 def test_rows_keep_the_accounting_and_only_the_scores_that_apply():
@@ -69,8 +82,21 @@ def test_demo_set_covers_every_mechanism_grid_and_seed():
 
 def test_sweep_writes_an_html_report(tmp_path, capsys):
     path = tmp_path / "report.html"
-    code = main(["sweep", "rr", "--dataset", "digits", "--epsilons", "2", "--epochs", "1",
-                 "--html", str(path), "--json"])  # fmt: skip
+    code = main(
+        [
+            "sweep",
+            "rr",
+            "--dataset",
+            "digits",
+            "--epsilons",
+            "2",
+            "--epochs",
+            "1",
+            "--html",
+            str(path),
+            "--json",
+        ]
+    )
     assert code == 0
     results = json.loads(capsys.readouterr().out)
     text = path.read_text()

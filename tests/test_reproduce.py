@@ -68,8 +68,9 @@ def test_each_lesson_claims_less_than_it_spends_and_the_audit_refutes_it(cache):
 def test_the_pate_lesson_shows_the_counts_and_the_argmax_each_named_by_what_is_released(cache):
     pate = [row for row in lesson_rows(cache) if "int(noise)" in row["lesson"]]
     assert [row["released"] for row in pate] == [
-        "the noisy vote counts", "only the argmax (what PATE publishes)",
-    ]  # fmt: skip
+        "the noisy vote counts",
+        "only the argmax (what PATE publishes)",
+    ]
     counts, argmax = pate
     # Each figure is the computation's, at PATE's scale 2/epsilon for the claimed epsilon 1.
     assert counts["true_epsilon"] == vote_counts_loss(2.0) == pytest.approx(1 + 2 * math.log(2))

@@ -85,7 +85,7 @@ def toy_control(epsilon):
     )
 """
 
-TOY_PLOTS = '''
+TOY_PLOTS = """
 import plotly.graph_objects as go
 
 __all__ = ["toy_keep_figure"]
@@ -93,7 +93,7 @@ __all__ = ["toy_keep_figure"]
 
 def toy_keep_figure(epsilons):
     return go.Figure(go.Scatter(x=list(epsilons), y=list(epsilons)))
-'''
+"""
 
 
 def load_toy_family(tmp_path: Path, monkeypatch) -> Family:
@@ -101,10 +101,12 @@ def load_toy_family(tmp_path: Path, monkeypatch) -> Family:
     folder = tmp_path / "toy_coin"
     folder.mkdir()
     for name, text in {
-        "__init__.py": TOY_INIT, "experiment.py": TOY_EXPERIMENT, "release.py": TOY_RELEASE,
+        "__init__.py": TOY_INIT,
+        "experiment.py": TOY_EXPERIMENT,
+        "release.py": TOY_RELEASE,
         "audit.py": TOY_AUDIT,
         "plots.py": TOY_PLOTS,
-    }.items():  # fmt: skip
+    }.items():
         (folder / name).write_text(textwrap.dedent(text), encoding="utf-8")
     monkeypatch.syspath_prepend(str(tmp_path))
     sys.modules.pop("toy_coin", None)

@@ -186,10 +186,15 @@ def pate_epsilon(
     """
     delta = check_probability(delta, "delta")
     rdp = pate_rdp(
-        vote_counts, aggregator=aggregator, noise=noise, threshold=threshold,
-        threshold_sigma=threshold_sigma, data_dependent=data_dependent, answered=answered,
+        vote_counts,
+        aggregator=aggregator,
+        noise=noise,
+        threshold=threshold,
+        threshold_sigma=threshold_sigma,
+        data_dependent=data_dependent,
+        answered=answered,
         discrete=discrete,
-    )  # fmt: skip
+    )
     epsilon, _ = epsilon_from_rdp(rdp.sum(axis=0), delta)
     return float(epsilon)
 
@@ -213,10 +218,15 @@ def epsilon_as_queries_grow(
     """
     delta = check_probability(delta, "delta")
     rdp = pate_rdp(
-        vote_counts, aggregator=aggregator, noise=noise, threshold=threshold,
-        threshold_sigma=threshold_sigma, data_dependent=data_dependent, answered=answered,
+        vote_counts,
+        aggregator=aggregator,
+        noise=noise,
+        threshold=threshold,
+        threshold_sigma=threshold_sigma,
+        data_dependent=data_dependent,
+        answered=answered,
         discrete=discrete,
-    )  # fmt: skip
+    )
     points = np.asarray(checkpoints)
     if (
         points.ndim != 1

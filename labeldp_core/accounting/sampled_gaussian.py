@@ -116,9 +116,11 @@ def _prv_accountant(q: float, sigma: float, steps: int, delta: float) -> tuple[A
     with warnings.catch_warnings():  # the domain bound uses RDP, which warns at the grid's ends
         warnings.simplefilter("ignore")
         domain = accountant._get_domain(
-            prvs=[PoissonSubsampledGaussianPRV(q, sigma)], num_self_compositions=[int(steps)],
-            eps_error=PRV_EPSILON_ERROR, delta_error=delta / 1000,
-        )  # fmt: skip
+            prvs=[PoissonSubsampledGaussianPRV(q, sigma)],
+            num_self_compositions=[int(steps)],
+            eps_error=PRV_EPSILON_ERROR,
+            delta_error=delta / 1000,
+        )
     accountant._get_domain = lambda **_: domain
     return accountant, int(domain.size)
 

@@ -39,10 +39,14 @@ __all__ = [
 _ABOVE = {
     "labeldp_core.audit.cases": ("CASES", "CONTROLS", "VARIANTS", "audit_cases"),
     "labeldp_core.audit.suite": (
-        "APP_EPSILON", "APP_TRIALS", "app_audit_points", "audit_case", "audit_mechanism",
+        "APP_EPSILON",
+        "APP_TRIALS",
+        "app_audit_points",
+        "audit_case",
+        "audit_mechanism",
         "stored_audit_case",
     ),
-}  # fmt: skip
+}
 
 
 def __getattr__(name: str) -> Any:

@@ -24,9 +24,7 @@ def clopper_pearson(successes: int, trials: int, alpha: float) -> tuple[float, f
     # scipy.stats, half a second of every command's start).
     low = 0.0 if successes == 0 else betaincinv(successes, trials - successes + 1, alpha / 2)
     high = (
-        1.0
-        if successes == trials
-        else betaincinv(successes + 1, trials - successes, 1 - alpha / 2)
+        1.0 if successes == trials else betaincinv(successes + 1, trials - successes, 1 - alpha / 2)
     )
     return float(low), float(high)
 

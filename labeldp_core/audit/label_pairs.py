@@ -32,9 +32,12 @@ def overspent(epsilon: float, factor: float) -> float:
 
 
 def labels_case(
-    name: str, release: Release, claimed: float, neighbours: str = LABEL_PAIR,
+    name: str,
+    release: Release,
+    claimed: float,
+    neighbours: str = LABEL_PAIR,
     is_control: bool = False,
-) -> AuditCase:  # fmt: skip
+) -> AuditCase:
     """Neighbours: one label equal to 0 vs equal to 1; the score is 'released label is 0'."""
 
     def sample(which: int, trials: int, rng: np.random.Generator) -> np.ndarray:

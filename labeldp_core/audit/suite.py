@@ -68,9 +68,13 @@ def stored_audit_case(
     """
     cache = ResultCache() if cache is None else cache
     payload = {
-        "mechanism": mechanism, "epsilon": float(epsilon), "index": int(index),
-        "trials": int(trials), "seed": int(seed), "audit_code": code_fingerprint(("audit/",)),
-    }  # fmt: skip
+        "mechanism": mechanism,
+        "epsilon": float(epsilon),
+        "index": int(index),
+        "trials": int(trials),
+        "seed": int(seed),
+        "audit_code": code_fingerprint(("audit/",)),
+    }
     if not compute:
         found = cache.get_json(cache.key("audit", payload))
         try:
@@ -78,9 +82,11 @@ def stored_audit_case(
         except (KeyError, TypeError):  # a damaged entry counts as absent
             return None
     stored = cache.json_or_compute(
-        "audit", payload, lambda: audit_case(mechanism, epsilon, index, trials, seed).to_dict(),
+        "audit",
+        payload,
+        lambda: audit_case(mechanism, epsilon, index, trials, seed).to_dict(),
         required=[field.name for field in fields(AuditResult)],
-    )  # fmt: skip
+    )
     return AuditResult.from_dict(stored)
 
 

@@ -75,13 +75,16 @@ class Answer:
         spread = "" if self.epsilon_low is None else f"{self.epsilon_low:.3g} to {high}"
         near = "≈ " if self.interpolated else ""
         return {
-            "mechanism": self.mechanism, "smallest ε": smallest, self.metric: f"{self.score:.3f}",
+            "mechanism": self.mechanism,
+            "smallest ε": smallest,
+            self.metric: f"{self.score:.3f}",
             "ε spent": f"{near}{self.epsilon_spent:.3g}{_delta(self.delta)}",
             "privacy unit": self.neighbours,
-            "rests on": f"{self.points} computed ε × {self.seeds} seeds", "how": how,
+            "rests on": f"{self.points} computed ε × {self.seeds} seeds",
+            "how": how,
             "seeds' spread of ε": spread,
             "ε for your unit": f"{near}{self.unit_epsilon:.3g}{_delta(self.unit_delta)}",
-        }  # fmt: skip
+        }
 
     def sentence(self) -> str:
         """The answer in one line, saying what is computed and what is interpolated."""
@@ -168,20 +171,29 @@ def answer(curve: Curve, target: Target) -> Answer:
     worst = [target.goodness(v) for v in _curve_values(curve, target, "worst")]
     best = [target.goodness(v) for v in _curve_values(curve, target, "best")]
     return Answer(
-        mechanism=curve.mechanism, privacy_unit=curve.privacy_unit,
-        neighbours=NEIGHBOURS.get(curve.privacy_unit, curve.privacy_unit), metric=curve.metric,
+        mechanism=curve.mechanism,
+        privacy_unit=curve.privacy_unit,
+        neighbours=NEIGHBOURS.get(curve.privacy_unit, curve.privacy_unit),
+        metric=curve.metric,
         threshold=target.threshold(curve.baseline),
         epsilon=None if main is None else main.epsilon,
         epsilon_low=None if low is None else low.epsilon,
         epsilon_high=None if high is None else high.epsilon,
-        score=read(scores), score_low=min(read(worst), read(best)),
-        score_high=max(read(worst), read(best)), epsilon_spent=spent, delta=delta,
-        unit_epsilon=unit_eps, unit_delta=unit_delta,
-        below=None if main is None else main.below, above=None if main is None else main.above,
-        interpolated=main is not None and main.interpolated, points=len(eps),
+        score=read(scores),
+        score_low=min(read(worst), read(best)),
+        score_high=max(read(worst), read(best)),
+        epsilon_spent=spent,
+        delta=delta,
+        unit_epsilon=unit_eps,
+        unit_delta=unit_delta,
+        below=None if main is None else main.below,
+        above=None if main is None else main.above,
+        interpolated=main is not None and main.interpolated,
+        points=len(eps),
         seeds=min(len(p.scores) for p in curve.points),
-        smallest_epsilon=eps[0], largest_epsilon=eps[-1],
-    )  # fmt: skip
+        smallest_epsilon=eps[0],
+        largest_epsilon=eps[-1],
+    )
 
 
 def _bracket(crossing: Crossing | None) -> tuple[float, ...]:
@@ -206,9 +218,10 @@ def choose(curves: Iterable[Curve], target: Target) -> list[Answer]:
     answers = [
         answer(curve, target)
         for curve in curves
-        if curve.points and curve.metric == target.metric
+        if curve.points
+        and curve.metric == target.metric
         and protection_gap(target.unit, curve.privacy_unit) is None
-    ]  # fmt: skip
+    ]
 
     def order(item: Answer) -> tuple[bool, float, float]:
         better = target.goodness(item.score)

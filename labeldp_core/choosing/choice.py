@@ -67,11 +67,14 @@ class Choice:
     def to_dict(self) -> dict[str, Any]:
         """The choice as JSON-ready fields."""
         return {
-            "dataset": self.dataset, "target": self.target.describe(),
+            "dataset": self.dataset,
+            "target": self.target.describe(),
             "answers": [a.to_dict() for a in self.answers],
             "skipped": [{"mechanism": m, "reason": r} for m, r in self.skipped],
-            "missing_runs": self.missing, "trainings": self.trainings, "notes": list(self.notes),
-        }  # fmt: skip
+            "missing_runs": self.missing,
+            "trainings": self.trainings,
+            "notes": list(self.notes),
+        }
 
 
 class _Budget:
@@ -191,14 +194,25 @@ def choose_epsilon(
         if (epsilon := next_epsilon(by_name[found.mechanism], target)) is not None
         for config in templates[found.mechanism]
     ]
-    return Choice(dataset, target, tuple(answers), tuple(skipped), missing, budget.used,
-                  next_runs=tuple(upcoming))  # fmt: skip
+    return Choice(
+        dataset,
+        target,
+        tuple(answers),
+        tuple(skipped),
+        missing,
+        budget.used,
+        next_runs=tuple(upcoming),
+    )
 
 
 def _narrow(
-    curves: list[Curve], target: Target, templates: dict[str, list[RunConfig]],
-    cache: ResultCache, budget: _Budget, progress: Progress,
-) -> list[Curve]:  # fmt: skip
+    curves: list[Curve],
+    target: Target,
+    templates: dict[str, list[RunConfig]],
+    cache: ResultCache,
+    budget: _Budget,
+    progress: Progress,
+) -> list[Curve]:
     """``curves`` narrowed by bisection, the best answer first, while ``budget`` lasts."""
     by_name = {c.mechanism: c for c in curves}
     for found in choose(curves, target):
@@ -209,9 +223,13 @@ def _narrow(
 
 
 def _read_all(
-    dataset: str, target: Target, names: Sequence[str], grid: tuple,
-    cache: ResultCache, skipped: list,
-) -> tuple[list[Curve], dict[str, list[RunConfig]], int]:  # fmt: skip
+    dataset: str,
+    target: Target,
+    names: Sequence[str],
+    grid: tuple,
+    cache: ResultCache,
+    skipped: list,
+) -> tuple[list[Curve], dict[str, list[RunConfig]], int]:
     """Each mechanism's cached curve, with every point an earlier bisection left in the cache.
 
     ``grid`` is (seeds, epochs, model) as :func:`~labeldp_core.demo.demo_configs` takes them.

@@ -64,19 +64,21 @@ def summary_rows(results: Sequence[RunResult], order: Sequence[str] = ()) -> lis
     for (mechanism, epsilon), group in sorted(groups.items(), key=lambda item: position(item[0])):
         scores = np.array([r.score for r in group])
         spent = np.array([r.epsilon_spent for r in group])
-        rows.append({
-            "mechanism": mechanism,
-            "privacy unit": group[0].privacy_unit,
-            "epsilon asked": epsilon,
-            "epsilon spent (max over seeds)": float(spent.max()),
-            "delta": group[0].delta,
-            "guarantee": _guarantee_text(group),
-            "metric": "test accuracy" if group[0].test_accuracy is not None else "test MSE",
-            "mean": float(scores.mean()),
-            "std": float(scores.std(ddof=1)) if len(scores) > 1 else 0.0,
-            "seeds": len(group),
-            "clean baseline": float(np.mean([r.baseline_score for r in group])),
-        })  # fmt: skip
+        rows.append(
+            {
+                "mechanism": mechanism,
+                "privacy unit": group[0].privacy_unit,
+                "epsilon asked": epsilon,
+                "epsilon spent (max over seeds)": float(spent.max()),
+                "delta": group[0].delta,
+                "guarantee": _guarantee_text(group),
+                "metric": "test accuracy" if group[0].test_accuracy is not None else "test MSE",
+                "mean": float(scores.mean()),
+                "std": float(scores.std(ddof=1)) if len(scores) > 1 else 0.0,
+                "seeds": len(group),
+                "clean baseline": float(np.mean([r.baseline_score for r in group])),
+            }
+        )
     return rows
 
 
@@ -98,9 +100,13 @@ def summary_at(results: Sequence[RunResult], epsilon: float) -> list[dict[str, A
         return (UNIT_ORDER.index(unit) if unit in UNIT_ORDER else len(UNIT_ORDER), unit, better)
 
     return [
-        {"privacy unit": row["privacy unit"], "mechanism": row["mechanism"],
-         row["metric"]: round(row["mean"], 4), "± std": round(row["std"], 4),
-         "ε spent": round(row["epsilon spent (max over seeds)"], 4),
-         "guarantee": row["guarantee"]}
+        {
+            "privacy unit": row["privacy unit"],
+            "mechanism": row["mechanism"],
+            row["metric"]: round(row["mean"], 4),
+            "± std": round(row["std"], 4),
+            "ε spent": round(row["epsilon spent (max over seeds)"], 4),
+            "guarantee": row["guarantee"],
+        }
         for row in sorted(rows, key=key)
-    ]  # fmt: skip
+    ]

@@ -65,8 +65,10 @@ class ClusterReport:
 
     def summary(self) -> str:
         """One line per failure after a line of counts."""
-        lines = [f"{self.computed} points computed on the cluster and stored, {self.cached} "
-                 f"already stored, {len(self.failures)} failed"]  # fmt: skip
+        lines = [
+            f"{self.computed} points computed on the cluster and stored, {self.cached} "
+            f"already stored, {len(self.failures)} failed"
+        ]
         lines += [f"failed: {failure.point}: {failure.error}" for failure in self.failures]
         return "\n".join(lines)
 
@@ -146,8 +148,7 @@ class _MalformedAnswerError(LabelDPError):
 
 def _submit(session: ClusterSession, function, argument, identity: dict, label: str) -> object:
     key = f"labeldp {label} {time.monotonic_ns()}".replace("ε", "eps").replace(" ", "-")
-    return session.client.submit(function, argument, identity, key=key, pure=False,
-                                 retries=RETRIES)  # fmt: skip
+    return session.client.submit(function, argument, identity, key=key, pure=False, retries=RETRIES)
 
 
 def _collect(tasks: dict, store, label, progress: Progress) -> ClusterReport:
@@ -189,8 +190,9 @@ def _point_text(point: RunConfig | tuple) -> str:
     """The whole point, for a failure: a run's config as JSON, an audit case's arguments."""
     if isinstance(point, RunConfig):
         return json.dumps(point.to_dict(), sort_keys=True)
-    return "audit case " + json.dumps(dict(zip(("mechanism", "epsilon", "index", "trials",
-                                                "seed"), point, strict=True)))  # fmt: skip
+    return "audit case " + json.dumps(
+        dict(zip(("mechanism", "epsilon", "index", "trials", "seed"), point, strict=True))
+    )
 
 
 def _store_run(cache: ResultCache, config: RunConfig, entries: list[Entry]) -> RunResult:
@@ -232,8 +234,9 @@ def _store_entries(cache: ResultCache, entries: list[Entry], replace: bool = Fal
         try:
             checked_kind(cache, key, kind, body, identity)
         except (CorruptEntryError, ValueError, RecursionError) as exc:
-            raise _MalformedAnswerError(f"a returned cache entry ({str(key)[:12]}) is refused: "
-                                        f"{exc}") from None  # fmt: skip
+            raise _MalformedAnswerError(
+                f"a returned cache entry ({str(key)[:12]}) is refused: {exc}"
+            ) from None
     for key, kind, body, identity in entries:
         if replace or cache.entry(key) is None:
             cache.put_entry(key, kind, body, identity)

@@ -159,8 +159,12 @@ def _local_session(workers: int, env: dict[str, str]) -> ClusterSession:
     from distributed import Client, LocalCluster
 
     cluster = LocalCluster(
-        n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0",
-        env=env, silence_logs=40,
+        n_workers=workers,
+        threads_per_worker=1,
+        processes=True,
+        dashboard_address=":0",
+        env=env,
+        silence_logs=40,
     )
     return ClusterSession(Client(cluster), cluster)
 

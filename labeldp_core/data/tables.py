@@ -80,8 +80,10 @@ TASKS = ("classification", "regression")
 _FORMAT = 2  # the preparation's version: part of every table's identity
 _EXAMPLES = {"wine": "load_wine", "breast-cancer": "load_breast_cancer"}
 #: The examples' classes, known in public (scikit-learn's ``target_names``).
-EXAMPLE_CLASSES = {"wine": ("class_0", "class_1", "class_2"),
-                   "breast-cancer": ("malignant", "benign")}  # fmt: skip
+EXAMPLE_CLASSES = {
+    "wine": ("class_0", "class_1", "class_2"),
+    "breast-cancer": ("malignant", "benign"),
+}
 _OWN_CLASSES = (
     "the classes are the label column's own values, so which classes occur is not protected "
     "(a class that one row alone has gives its label away): give the classes known in public"
@@ -174,8 +176,10 @@ def _read_csv(data: bytes) -> pd.DataFrame:
         columns = next(csv.reader([header]), [])
         repeated = sorted({name for name in columns if columns.count(name) > 1})
         if repeated:
-            raise InvalidInputError(f"duplicate column names: {', '.join(map(repr, repeated))}; "
-                                    "give each column its own")  # fmt: skip
+            raise InvalidInputError(
+                f"duplicate column names: {', '.join(map(repr, repeated))}; "
+                "give each column its own"
+            )
         return pd.read_csv(io.BytesIO(data), encoding="utf-8-sig", low_memory=False)
     except UnicodeDecodeError:
         raise InvalidInputError(
@@ -200,8 +204,10 @@ def _labelled(frame: pd.DataFrame, label: str) -> tuple[pd.DataFrame, list[str]]
                 f"{int(missing.sum()):,} of {len(frame):,} rows have no {label!r}: more than half; "
                 "pick a label column that is filled in"
             )
-        notes.append(f"{int(missing.sum()):,} rows without a label were dropped (which rows "
-                     "have a label is taken as known, like the features)")  # fmt: skip
+        notes.append(
+            f"{int(missing.sum()):,} rows without a label were dropped (which rows "
+            "have a label is taken as known, like the features)"
+        )
         frame = frame[~missing]
     if len(frame) < MIN_ROWS:
         raise InvalidInputError(
@@ -237,8 +243,10 @@ def _classes(
             )
         codes = codes.to_numpy()
     if len(names) < 2:
-        raise InvalidInputError(f"the label {label!r} has one class only ({names[0]!r}): nothing "
-                                "to predict; pick another column")  # fmt: skip
+        raise InvalidInputError(
+            f"the label {label!r} has one class only ({names[0]!r}): nothing "
+            "to predict; pick another column"
+        )
     if len(names) > MAX_CLASSES:
         raise InvalidInputError(
             f"the label {label!r} has {len(names):,} distinct values, above the {MAX_CLASSES} "
@@ -276,8 +284,10 @@ def _numbers(
     numbers = pd.to_numeric(values, errors="coerce")
     if numbers.isna().any():
         example = values[numbers.isna()].iloc[0]
-        raise InvalidInputError(f"the label {label!r} holds values that are not numbers (e.g. "
-                                f"{example!r}): read it as a class")  # fmt: skip
+        raise InvalidInputError(
+            f"the label {label!r} holds values that are not numbers (e.g. "
+            f"{example!r}): read it as a class"
+        )
     numbers = numbers.to_numpy(dtype=np.float64)
     if not np.all(np.isfinite(numbers)):
         raise InvalidInputError(f"the label {label!r} holds infinite numbers: drop those rows")
@@ -290,8 +300,10 @@ def _numbers(
     if low is None and high is None:
         low, high = float(numbers.min()), float(numbers.max())
         if low == high:
-            raise InvalidInputError(f"the label {label!r} has one value only ({low:g}): nothing "
-                                    "to predict; pick another column")  # fmt: skip
+            raise InvalidInputError(
+                f"the label {label!r} has one value only ({low:g}): nothing "
+                "to predict; pick another column"
+            )
         low, high = (int(low), int(high)) if grid is None else (low, high)
         notes.append(
             f"the range {low:g}..{high:g} is the label column's own minimum and "
@@ -306,9 +318,11 @@ def _numbers(
     size = round((high - low) / step) + 1
     if grid is not None:
         moved = np.abs(low + step * positions - clamped)
-        notes.append(f"labels snapped to the nearest of {grid} values {step:.6g} apart: by "
-                     f"{moved.mean():.4g} on average (a mean squared {np.mean(moved**2):.4g} "
-                     "that every MSE here includes)")  # fmt: skip
+        notes.append(
+            f"labels snapped to the nearest of {grid} values {step:.6g} apart: by "
+            f"{moved.mean():.4g} on average (a mean squared {np.mean(moved**2):.4g} "
+            "that every MSE here includes)"
+        )
     return positions, _value_names(low, step, size), notes, low, high
 
 
@@ -327,8 +341,10 @@ def _checked_grid(low: object, high: object, grid: object) -> tuple[float, float
         raise InvalidInputError("give both low and high (a numeric label's public range)")
     if grid is None:
         if not all(_is_int(v) for v in (low, high)):
-            raise InvalidInputError(f"low and high must be whole numbers, got {low!r} and "
-                                    f"{high!r}; for other bounds give a grid too")  # fmt: skip
+            raise InvalidInputError(
+                f"low and high must be whole numbers, got {low!r} and "
+                f"{high!r}; for other bounds give a grid too"
+            )
         if not low < high or high - low + 1 > MAX_CLASSES:
             raise InvalidInputError(
                 f"the range {low}..{high} must hold 2 to {MAX_CLASSES} whole values (low < "
@@ -336,12 +352,14 @@ def _checked_grid(low: object, high: object, grid: object) -> tuple[float, float
             )
         return int(low), int(high), 1
     if not _is_int(grid) or not 2 <= grid <= MAX_CLASSES:
-        raise InvalidInputError(f"grid must be a whole number of values in 2..{MAX_CLASSES}, "
-                                f"got {grid!r}")  # fmt: skip
+        raise InvalidInputError(
+            f"grid must be a whole number of values in 2..{MAX_CLASSES}, got {grid!r}"
+        )
     numbers = all(isinstance(v, Real) and not isinstance(v, bool) for v in (low, high))
     if not numbers or not np.isfinite([low, high]).all() or not low < high:
-        raise InvalidInputError(f"low and high must be finite numbers with low < high, got "
-                                f"{low!r} and {high!r}")  # fmt: skip
+        raise InvalidInputError(
+            f"low and high must be finite numbers with low < high, got {low!r} and {high!r}"
+        )
     return float(low), float(high), (float(high) - float(low)) / (int(grid) - 1)
 
 
@@ -397,8 +415,10 @@ def _features(frame: pd.DataFrame, train: np.ndarray) -> tuple[np.ndarray, tuple
             continue
         levels = sorted(series.astype("string").fillna("(missing)").unique())
         if len(levels) > MAX_CATEGORIES:
-            notes.append(f"column {column!r} has {len(levels):,} distinct values (more than "
-                         f"{MAX_CATEGORIES}): dropped")  # fmt: skip
+            notes.append(
+                f"column {column!r} has {len(levels):,} distinct values (more than "
+                f"{MAX_CATEGORIES}): dropped"
+            )
             continue
         plan.append((column, levels))
         names += [f"{column}={level}" for level in levels]
@@ -424,8 +444,9 @@ def _filled(frame: pd.DataFrame, plan: list, train: np.ndarray, width: int) -> t
             values, filled = _numeric(frame[column], train)
             x[:, at], imputed, at = values, imputed + filled, at + 1
             continue
-        codes = pd.Categorical(frame[column].astype("string").fillna("(missing)"),
-                               categories=levels).codes  # fmt: skip
+        codes = pd.Categorical(
+            frame[column].astype("string").fillna("(missing)"), categories=levels
+        ).codes
         x[rows, at + codes.astype(np.int64)] = 1.0
         at += len(levels)
     return x, imputed
@@ -465,16 +486,34 @@ def add_table(
     if task == "classification":
         codes, class_names, more = _classes(frame[label], str(label), options.get("classes"))
     else:
-        codes, class_names, more, low, high = _numbers(frame[label], str(label), options["low"],
-                                                       options["high"], grid)  # fmt: skip
+        codes, class_names, more, low, high = _numbers(
+            frame[label], str(label), options["low"], options["high"], grid
+        )
     train, test = _split(len(codes))
     x, features, feature_notes = _features(frame.drop(columns=[label]), train)
     x = x.reshape(len(x), 1, 1, -1)
-    info = TableInfo(table_id, str(name), str(label), task, content, len(frame), len(train),
-                     len(test), class_names, features, (*notes, *more, *feature_notes), low,
-                     high, grid, _unprotected(options, low, high))  # fmt: skip
-    _store(info, {"x_train": x[train], "y_train": codes[train], "x_test": x[test],
-                  "y_test": codes[test]}, root)  # fmt: skip
+    info = TableInfo(
+        table_id,
+        str(name),
+        str(label),
+        task,
+        content,
+        len(frame),
+        len(train),
+        len(test),
+        class_names,
+        features,
+        (*notes, *more, *feature_notes),
+        low,
+        high,
+        grid,
+        _unprotected(options, low, high),
+    )
+    _store(
+        info,
+        {"x_train": x[train], "y_train": codes[train], "x_test": x[test], "y_test": codes[test]},
+        root,
+    )
     return info
 
 
@@ -494,12 +533,12 @@ def _options(
     if task not in TASKS:
         raise InvalidInputError(f"task must be one of {', '.join(TASKS)}, got {task!r}")
     if task == "classification" and (low, high, grid) != (None, None, None):
-        raise InvalidInputError("low, high and grid apply to a numeric label (task regression) "
-                                "only")  # fmt: skip
+        raise InvalidInputError(
+            "low, high and grid apply to a numeric label (task regression) only"
+        )
     if task == "regression" and classes is not None:
         raise InvalidInputError("classes apply to a label read as classes, not as a number")
-    options = {"label": str(label), "task": task, "low": _canonical(low),
-               "high": _canonical(high)}  # fmt: skip
+    options = {"label": str(label), "task": task, "low": _canonical(low), "high": _canonical(high)}
     if grid is not None:
         options["grid"] = grid
     if classes is not None:
@@ -557,8 +596,15 @@ def table_exists(table_id: str, root: Path | None = None) -> bool:
 def stored_tables(root: Path | None = None) -> list[TableInfo]:
     """Every table stored here, by name."""
     folder = _tables_dir(root)
-    found = [table_info(path.name, root) for path in sorted(folder.glob(TABLE_PREFIX + "*"))
-             if (path / "table.json").is_file()] if folder.is_dir() else []  # fmt: skip
+    found = (
+        [
+            table_info(path.name, root)
+            for path in sorted(folder.glob(TABLE_PREFIX + "*"))
+            if (path / "table.json").is_file()
+        ]
+        if folder.is_dir()
+        else []
+    )
     return sorted(found, key=lambda info: (info.name, info.id))
 
 
@@ -566,9 +612,16 @@ def load_table(table_id: str, root: Path | None = None) -> Dataset:
     """The stored table as a :class:`Dataset` (read without pickle)."""
     info = table_info(table_id, root)
     with np.load(_folder(table_id, root) / "arrays.npz", allow_pickle=False) as arrays:
-        return Dataset(table_id, arrays["x_train"], arrays["y_train"], arrays["x_test"],
-                       arrays["y_test"], info.class_names,
-                       0.0 if info.low is None else float(info.low), info.value_step)  # fmt: skip
+        return Dataset(
+            table_id,
+            arrays["x_train"],
+            arrays["y_train"],
+            arrays["x_test"],
+            arrays["y_test"],
+            info.class_names,
+            0.0 if info.low is None else float(info.low),
+            info.value_step,
+        )
 
 
 def example_table(name: str) -> bytes:

@@ -75,9 +75,15 @@ class RunContext:
         if self.task == "regression":
             return self._regress(images, targets, on_epoch)
         outcome = training.train_classifier(
-            images, targets, data.x_test, data.y_test, data.num_classes,
-            self.train_settings, self.config.seed, on_epoch,
-        )  # fmt: skip
+            images,
+            targets,
+            data.x_test,
+            data.y_test,
+            data.num_classes,
+            self.train_settings,
+            self.config.seed,
+            on_epoch,
+        )
         if images is data.x_train:
             self.note_attack_model(outcome.model)
         return outcome
@@ -95,9 +101,14 @@ class RunContext:
         offset, step = data.value_offset, data.value_step
         positions = (np.asarray(values, dtype=np.float64) - offset) / step
         outcome = training.train_regressor(
-            images, positions, data.x_test, data.y_test.astype(np.float64),
-            self.train_settings, self.config.seed, on_epoch,
-        )  # fmt: skip
+            images,
+            positions,
+            data.x_test,
+            data.y_test.astype(np.float64),
+            self.train_settings,
+            self.config.seed,
+            on_epoch,
+        )
         return TrainOutcome(outcome.model, tuple(mse * step**2 for mse in outcome.test_curve))
 
     def _accuracies(self, model: "nn.Module") -> dict[str, float]:
@@ -154,9 +165,11 @@ class RunContext:
         classification its accuracy on the training examples (``train_accuracy``).
         """
         return self.cache.json_or_compute(
-            "baseline", self._baseline_payload(),
-            lambda: self._clean_record(None, "clean baseline"), required=["score", "curve"],
-        )  # fmt: skip
+            "baseline",
+            self._baseline_payload(),
+            lambda: self._clean_record(None, "clean baseline"),
+            required=["score", "curve"],
+        )
 
     def baseline_score(self) -> float:
         """Test accuracy (or MSE) of the same model trained on clean labels; cached per setting."""
@@ -169,10 +182,11 @@ class RunContext:
         the same examples. ``subset`` names the rows (how they were drawn) in the cache key.
         """
         stored = self.cache.json_or_compute(
-            "baseline", self._baseline_payload() | {"subset": subset},
+            "baseline",
+            self._baseline_payload() | {"subset": subset},
             lambda: self._clean_record(rows, "clean baseline, same examples"),
             required=["score", "curve"],
-        )  # fmt: skip
+        )
         return float(stored["score"])
 
 

@@ -71,6 +71,7 @@ def diagnostics_sentence(paths: Iterable[str]) -> str:
     """
     names = list(dict.fromkeys(path.rsplit(".", 1)[-1].replace("_", " ") for path in paths))
     listed = ", ".join(names) or "flip rates, confusion matrices, clean baselines"
-    return f"Diagnostics, not private: {listed}. These figures" + DIAGNOSTICS_NOTE.split(
-        "these figures", 1
-    )[1]
+    return (
+        f"Diagnostics, not private: {listed}. These figures"
+        + DIAGNOSTICS_NOTE.split("these figures", 1)[1]
+    )

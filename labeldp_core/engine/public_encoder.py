@@ -129,9 +129,12 @@ def public_embeddings(
     def compute() -> dict[str, np.ndarray]:
         public, private = public_private_indices(data.n_train, public_fraction, ctx.config.seed)
         trained = ctx.train(
-            data.y_train[public], images=data.x_train[public], start=start, end=end,
+            data.y_train[public],
+            images=data.x_train[public],
+            start=start,
+            end=end,
             message="training the public encoder on the public part",
-        )  # fmt: skip
+        )
         train = embed(trained.model, data.x_train)
         test = embed(trained.model, data.x_test)
         center = train[public].mean(axis=0)
@@ -144,7 +147,9 @@ def public_embeddings(
         }
 
     arrays = ctx.cache.arrays_or_compute(
-        "dppl-embeddings", encoder_payload(ctx, public_fraction), compute,
+        "dppl-embeddings",
+        encoder_payload(ctx, public_fraction),
+        compute,
         required=[f.name for f in fields(PublicEmbeddings)],
-    )  # fmt: skip
+    )
     return PublicEmbeddings(**arrays)

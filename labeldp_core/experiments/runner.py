@@ -134,9 +134,13 @@ def _normalise(config: RunConfig) -> RunConfig:
             f"expected a RunConfig (build one with make_config), got {type(config).__name__}"
         )
     return make_config(
-        config.mechanism, config.dataset, config.epsilon, config.seed, config.epochs,
+        config.mechanism,
+        config.dataset,
+        config.epsilon,
+        config.seed,
+        config.epochs,
         dict(config.settings),
-    )  # fmt: skip
+    )
 
 
 def lookup(config: RunConfig, cache: ResultCache | None = None) -> RunResult | None:

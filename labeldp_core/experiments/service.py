@@ -90,9 +90,11 @@ class Job:
         """Where the job is, in a few words, for a progress bar."""
         if self.state != "queued" or not self.position:
             return self.message
-        return f"waiting for a free worker ({self.position} point" + (
-            "s" if self.position != 1 else ""
-        ) + " queued before it)"
+        return (
+            f"waiting for a free worker ({self.position} point"
+            + ("s" if self.position != 1 else "")
+            + " queued before it)"
+        )
 
     def _end(self, state: str, outcome: dict | None = None, error: str = "") -> None:
         self.state, self.outcome, self.error = state, outcome, error
@@ -197,11 +199,17 @@ class ComputeService:
         tasks = self._context.SimpleQueue()
         process = self._context.Process(
             target=_worker_main,
-            args=(slot, tasks, self._events, str(self.cache_dir), self.threads,
-                  self.tasks_per_worker),
+            args=(
+                slot,
+                tasks,
+                self._events,
+                str(self.cache_dir),
+                self.threads,
+                self.tasks_per_worker,
+            ),
             name=f"labeldp-worker-{slot}",
             daemon=True,
-        )  # fmt: skip
+        )
         with _main_module_hidden():
             process.start()
         return process, tasks
@@ -246,10 +254,13 @@ class ComputeService:
                 self._busy[slot] = None
                 self._forget(job)
                 why = over or f"stopped (exit code {worker.exitcode}; out of memory?)"
-                job._end("failed", error=(
-                    f"the worker computing this point {why}; nothing was cached for it: "
-                    "choose a smaller setting (fewer epochs, a smaller dataset) and try again"
-                ))  # fmt: skip
+                job._end(
+                    "failed",
+                    error=(
+                        f"the worker computing this point {why}; nothing was cached for it: "
+                        "choose a smaller setting (fewer epochs, a smaller dataset) and try again"
+                    ),
+                )
             self._workers[slot] = self._start_worker(slot)
             self._handed[slot] = 0
 

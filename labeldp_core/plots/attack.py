@@ -45,20 +45,26 @@ def guess_bound_figure(
     grid = np.geomspace(0.05, 20, 200)
     figure = go.Figure()
     figure.add_scatter(
-        x=grid, y=guess_bound(grid, 1 / num_classes), mode="lines",
+        x=grid,
+        y=guess_bound(grid, 1 / num_classes),
+        mode="lines",
         name=f"uniform prior (1/K = {1 / num_classes:.2f}): e^ε/(e^ε+K-1)",
-    )  # fmt: skip
+    )
     for prior in priors:
         figure.add_scatter(
-            x=grid, y=guess_bound(grid, prior), mode="lines", line={"dash": "dot"},
+            x=grid,
+            y=guess_bound(grid, prior),
+            mode="lines",
+            line={"dash": "dot"},
             name=f"adversary already {prior:.0%} sure",
-        )  # fmt: skip
+        )
     mark_epsilon(figure, epsilon)
     figure.update_layout(
         title="How sure an adversary can become about one training label",
-        xaxis=EPSILON_AXIS, yaxis={"title": "largest chance of guessing right", "range": [0, 1]},
+        xaxis=EPSILON_AXIS,
+        yaxis={"title": "largest chance of guessing right", "range": [0, 1]},
         **LAYOUT,
-    )  # fmt: skip
+    )
     return figure
 
 
@@ -106,9 +112,11 @@ def attack_bars(rows: Sequence[dict[str, Any]], epsilon: float, num_classes: int
     for column, label in ATTACKS.items():
         values = [row.get(column) for row in rows]
         figure.add_bar(
-            x=positions, y=values, name=label,
+            x=positions,
+            y=values,
+            name=label,
             text=[f"{v:.2f}" if v is not None else "n/a" for v in values],
-        )  # fmt: skip
+        )
     ticks = [
         (index + _OFFSETS[column], bound)
         for index, row in enumerate(rows)
@@ -117,17 +125,25 @@ def attack_bars(rows: Sequence[dict[str, Any]], epsilon: float, num_classes: int
     ]
     # An open marker is stroked in marker.color (its line.color is ignored): both are set.
     figure.add_scatter(
-        x=[x for x, _ in ticks], y=[y for _, y in ticks], mode="markers",
-        marker={"symbol": "line-ew-open", "size": 26, "color": BOUND_COLOUR,
-                "line": {"width": 3, "color": BOUND_COLOUR}},
+        x=[x for x, _ in ticks],
+        y=[y for _, y in ticks],
+        mode="markers",
+        marker={
+            "symbol": "line-ew-open",
+            "size": 26,
+            "color": BOUND_COLOUR,
+            "line": {"width": 3, "color": BOUND_COLOUR},
+        },
         name=f"ε = {epsilon:g} bound for that guess, from the prior it starts with",
         hovertemplate="bound %{y:.3f}<extra></extra>",
-    )  # fmt: skip
+    )
     figure.update_layout(
-        title=f"Measured guesses of a training label at ε = {epsilon:g}", barmode="group",
+        title=f"Measured guesses of a training label at ε = {epsilon:g}",
+        barmode="group",
         xaxis={"tickmode": "array", "tickvals": positions, "ticktext": names},
-        yaxis={"title": "share of labels guessed right", "range": [0, 1.05]}, **LAYOUT,
-    )  # fmt: skip
+        yaxis={"title": "share of labels guessed right", "range": [0, 1.05]},
+        **LAYOUT,
+    )
     return figure
 
 
@@ -142,18 +158,28 @@ def neighbour_outputs_figure(
     for index in (0, 1):
         low, high = sorted((first[index], second[index]))
         figure.add_shape(
-            type="rect", x0=index - 0.45, x1=index + 0.45, y0=low, y1=high,
-            fillcolor="rgba(213, 94, 0, 0.25)", line={"width": 0},
-        )  # fmt: skip
+            type="rect",
+            x0=index - 0.45,
+            x1=index + 0.45,
+            y0=low,
+            y1=high,
+            fillcolor="rgba(213, 94, 0, 0.25)",
+            line={"width": 0},
+        )
     figure.add_annotation(
-        x=0.5, y=max(first[0], second[1]), yanchor="bottom", showarrow=False,
+        x=0.5,
+        y=max(first[0], second[1]),
+        yanchor="bottom",
+        showarrow=False,
         text=f"ratio e^ε = {float(np.exp(epsilon)):.3g}",
-    )  # fmt: skip
+    )
     figure.update_layout(
-        title=f"What RR releases for two neighbouring labels at ε = {epsilon:g}", barmode="group",
-        xaxis={"title": "released label"}, yaxis={"title": "probability", "range": [0, 1]},
+        title=f"What RR releases for two neighbouring labels at ε = {epsilon:g}",
+        barmode="group",
+        xaxis={"title": "released label"},
+        yaxis={"title": "probability", "range": [0, 1]},
         **LAYOUT,
-    )  # fmt: skip
+    )
     return figure
 
 
@@ -165,17 +191,32 @@ def tally_figure(hit_rates: Sequence[tuple[str, float, float, float]], bound: fl
     figure = go.Figure()
     for name, rate, low, high in hit_rates:
         figure.add_scatter(
-            x=[name], y=[rate], mode="markers", marker={"size": 14}, name=name,
-            error_y={"type": "data", "symmetric": False, "array": [high - rate],
-                     "arrayminus": [rate - low]},
-        )  # fmt: skip
+            x=[name],
+            y=[rate],
+            mode="markers",
+            marker={"size": 14},
+            name=name,
+            error_y={
+                "type": "data",
+                "symmetric": False,
+                "array": [high - rate],
+                "arrayminus": [rate - low],
+            },
+        )
     figure.add_hline(y=bound, line_dash="dash", line_color="black")
     figure.add_annotation(
-        x=1, xref="paper", xanchor="right", y=bound, yanchor="bottom", showarrow=False,
+        x=1,
+        xref="paper",
+        xanchor="right",
+        y=bound,
+        yanchor="bottom",
+        showarrow=False,
         text=f"the most anyone can reach: {bound:.3f}",
-    )  # fmt: skip
+    )
     figure.update_layout(
-        title="Your class's guesses vs the ε bound", showlegend=False,
-        yaxis={"title": "share guessed right", "range": [0, 1.05]}, **LAYOUT,
-    )  # fmt: skip
+        title="Your class's guesses vs the ε bound",
+        showlegend=False,
+        yaxis={"title": "share guessed right", "range": [0, 1.05]},
+        **LAYOUT,
+    )
     return figure

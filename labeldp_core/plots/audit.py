@@ -24,33 +24,47 @@ def audit_figure(results: Sequence[AuditResult], ceiling: float | None = None) -
     Returns:
         A horizontal figure; a diamond right of its bar (red) proves more leakage than claimed.
     """
-    names = [f"{r.name} (control)" if r.is_control and "control" not in r.name else r.name
-             for r in results]  # fmt: skip
+    names = [
+        f"{r.name} (control)" if r.is_control and "control" not in r.name else r.name
+        for r in results
+    ]
     figure = go.Figure()
     figure.add_bar(
-        y=names, x=[r.claimed_epsilon for r in results], orientation="h", name="claimed ε",
+        y=names,
+        x=[r.claimed_epsilon for r in results],
+        orientation="h",
+        name="claimed ε",
         marker_color="lightgrey",
         customdata=[r.claimed_delta for r in results],
         hovertemplate="%{y}<br>claimed ε = %{x:.4g}, δ = %{customdata:g}<extra></extra>",
-    )  # fmt: skip
+    )
     figure.add_scatter(
-        y=names, x=[r.epsilon_lower_bound for r in results], mode="markers",
+        y=names,
+        x=[r.epsilon_lower_bound for r in results],
+        mode="markers",
         name="lower bound (audit)",
-        marker={"symbol": "diamond", "size": 14,
-                "color": [_VIOLATES if r.violates else _CONSISTENT for r in results],
-                "line": {"width": 1, "color": "black"}},
-        customdata=[[100 * r.confidence, r.trials, "violates" if r.violates else "consistent"]
-                    for r in results],
+        marker={
+            "symbol": "diamond",
+            "size": 14,
+            "color": [_VIOLATES if r.violates else _CONSISTENT for r in results],
+            "line": {"width": 1, "color": "black"},
+        },
+        customdata=[
+            [100 * r.confidence, r.trials, "violates" if r.violates else "consistent"]
+            for r in results
+        ],
         hovertemplate="%{y}<br>lower bound %{x:.4f} at %{customdata[0]:g}% confidence, "
         "%{customdata[1]:,} trials per neighbour: %{customdata[2]}<extra></extra>",
-    )  # fmt: skip
+    )
     largest = max((max(r.claimed_epsilon, r.epsilon_lower_bound) for r in results), default=0)
     if ceiling is not None and ceiling <= 1.5 * largest:
         figure.add_vline(
-            x=ceiling, line_dash="dot", line_color="grey",
+            x=ceiling,
+            line_dash="dot",
+            line_color="grey",
             annotation_text=f"most these trials can prove: {ceiling:.3g}",
             annotation_position="top left",
-        )  # fmt: skip
+        )
     figure.update_layout(
         **LAYOUT,
         title="Claimed ε vs the audit's lower bound",

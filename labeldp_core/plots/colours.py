@@ -26,9 +26,21 @@ __all__ = [
 #: Colour-blind-safe qualitative colours (Okabe & Ito 2008, then Tol's muted set): distinct on a
 #: projector and in grey-scale print.
 PALETTE = (
-    "#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#882255", "#117733",
-    "#332288", "#999933", "#AA4499", "#44AA99", "#661100", "#6699CC",
-)  # fmt: skip
+    "#0072B2",
+    "#D55E00",
+    "#009E73",
+    "#CC79A7",
+    "#E69F00",
+    "#56B4E9",
+    "#882255",
+    "#117733",
+    "#332288",
+    "#999933",
+    "#AA4499",
+    "#44AA99",
+    "#661100",
+    "#6699CC",
+)
 #: Line style per privacy unit.
 UNIT_DASH = {"label": "solid", "example": "dash", "output": "dot"}
 #: How far the n-th variant of one mechanism moves from its colour (towards black, then white).
@@ -36,9 +48,10 @@ _VARIANT_SHADES = (0.0, -0.35, 0.4, -0.6, 0.65)
 #: The shade of each named variant ("mechanism/variant", as ``series_styles`` takes them): fixed
 #: by the variant, so a variant keeps its colour whichever others a chart draws beside it.
 VARIANT_SHADES: dict[str, float] = {
-    "laplace/argmax": _VARIANT_SHADES[0], "laplace/soft": _VARIANT_SHADES[1],
+    "laplace/argmax": _VARIANT_SHADES[0],
+    "laplace/soft": _VARIANT_SHADES[1],
     "laplace/round": _VARIANT_SHADES[2],
-}  # fmt: skip
+}
 
 
 def band_colour(colour: str, opacity: float = 0.2) -> str:

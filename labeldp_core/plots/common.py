@@ -46,9 +46,13 @@ def mark_epsilon(figure: go.Figure, epsilon: float, label: str | None = None) ->
     """
     figure.add_vline(x=epsilon, line_dash="dash", line_color="grey")
     figure.add_annotation(
-        x=float(np.log10(epsilon)), y=1, yref="paper", yanchor="bottom", showarrow=False,
+        x=float(np.log10(epsilon)),
+        y=1,
+        yref="paper",
+        yanchor="bottom",
+        showarrow=False,
         text=label or f"ε = {epsilon:g}",
-    )  # fmt: skip
+    )
 
 
 def mark_epsilon_level(figure: go.Figure, epsilon: float, label: str) -> None:
@@ -58,9 +62,15 @@ def mark_epsilon_level(figure: go.Figure, epsilon: float, label: str) -> None:
     """
     figure.add_hline(y=epsilon, line_dash="dash", line_color="grey")
     figure.add_annotation(
-        x=0, xref="paper", xanchor="left", y=float(np.log10(epsilon)), yref="y",
-        yanchor="bottom", showarrow=False, text=label,
-    )  # fmt: skip
+        x=0,
+        xref="paper",
+        xanchor="left",
+        y=float(np.log10(epsilon)),
+        yref="y",
+        yanchor="bottom",
+        showarrow=False,
+        text=label,
+    )
 
 
 def _points(results: Sequence[RunResult], at_spent: bool) -> list[tuple[float, float, np.ndarray]]:
@@ -118,21 +128,32 @@ def score_vs_epsilon(
             figure.add_scatter(
                 x=xs + xs[::-1],
                 y=[float(s.max()) for s in scores] + [float(s.min()) for s in scores][::-1],
-                mode="lines", fill="toself", fillcolor=band_colour(colour), line={"width": 0},
-                showlegend=False, hoverinfo="skip", name=f"{name} range over seeds",
-            )  # fmt: skip
+                mode="lines",
+                fill="toself",
+                fillcolor=band_colour(colour),
+                line={"width": 0},
+                showlegend=False,
+                hoverinfo="skip",
+                name=f"{name} range over seeds",
+            )
         where = "ε spent %{x:.3g} (asked %{customdata[1]:g})" if at_spent else "ε=%{x:g}"
         figure.add_scatter(
-            x=xs, y=[float(s.mean()) for s in scores], mode="lines+markers", name=name,
-            line={"color": colour, "dash": dash}, marker={"color": colour},
+            x=xs,
+            y=[float(s.mean()) for s in scores],
+            mode="lines+markers",
+            name=name,
+            line={"color": colour, "dash": dash},
+            marker={"color": colour},
             customdata=[[len(s), asked] for _, asked, s in points],
             hovertemplate=where + ": %{y:.3f} (mean of %{customdata[0]} seeds)",
-        )  # fmt: skip
+        )
     if baseline is not None:
         figure.add_hline(
-            y=baseline, line_dash="dash", line_color="green",
+            y=baseline,
+            line_dash="dash",
+            line_color="green",
             annotation_text=f"clean labels: {baseline:.3f}",
-        )  # fmt: skip
+        )
     if chance is not None:
         figure.add_hline(
             y=chance, line_dash="dot", line_color="grey", annotation_text=f"chance: {chance:.2f}"
@@ -145,8 +166,11 @@ def score_vs_epsilon(
         axis = axis | {"range": LABEL_DP_AXIS_RANGE}
         y_axis |= {"range": [0, 1]} if metric == "test accuracy" else {}
     figure.update_layout(
-        title=f"{metric.capitalize()} vs epsilon", xaxis=axis, yaxis=y_axis, **LAYOUT,
-    )  # fmt: skip
+        title=f"{metric.capitalize()} vs epsilon",
+        xaxis=axis,
+        yaxis=y_axis,
+        **LAYOUT,
+    )
     return figure
 
 

@@ -69,9 +69,13 @@ def comparison_figure(
         if (mechanism := mechanism_of(name, rows)) is not None
     }
     figure = score_vs_epsilon(
-        named, baseline, metric=metric, marked_epsilon=marked_epsilon, at_spent=True,
+        named,
+        baseline,
+        metric=metric,
+        marked_epsilon=marked_epsilon,
+        at_spent=True,
         mechanisms=mechanisms,
-    )  # fmt: skip
+    )
     if metric == "test MSE":
         figure.update_yaxes(type="log")
     figure.update_layout(legend_title_text="mechanism [privacy unit; guarantee]")
@@ -91,15 +95,21 @@ def keep_to_label_dp_range(figure: go.Figure) -> None:
     lines = [t for t in figure.data if t.mode == "lines+markers" and t.x is not None]
     for trace in lines:
         xs, ys = np.asarray(trace.x, float), np.asarray(trace.y, float)
-        for edge, symbol, outside in ((low, "triangle-left-open", np.less),
-                                      (high, "triangle-right-open", np.greater)):  # fmt: skip
+        for edge, symbol, outside in (
+            (low, "triangle-left-open", np.less),
+            (high, "triangle-right-open", np.greater),
+        ):
             off = outside(xs, edge)
             if not off.any():
                 continue
             figure.add_scatter(
-                x=[edge] * int(off.sum()), y=ys[off], mode="markers", showlegend=False,
+                x=[edge] * int(off.sum()),
+                y=ys[off],
+                mode="markers",
+                showlegend=False,
                 marker={"symbol": symbol, "size": 13, "color": trace.line.color},
-                name=f"{trace.name} (off the axis)", customdata=xs[off],
+                name=f"{trace.name} (off the axis)",
+                customdata=xs[off],
                 hovertemplate="ε spent %{customdata:.3g}, off the axis: %{y:.3f}<extra></extra>",
-            )  # fmt: skip
+            )
     figure.update_xaxes(range=LABEL_DP_AXIS_RANGE)

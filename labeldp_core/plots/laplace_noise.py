@@ -32,24 +32,35 @@ def laplace_density_figure(
     figure = go.Figure()
     if samples is not None:
         figure.add_histogram(
-            x=samples, histnorm="probability density", name=f"{len(samples):,} draws",
+            x=samples,
+            histnorm="probability density",
+            name=f"{len(samples):,} draws",
             xbins={"start": -reach, "end": reach, "size": 2 * reach / 80},
-            marker_color="lightsteelblue", opacity=0.8,
-        )  # fmt: skip
+            marker_color="lightsteelblue",
+            opacity=0.8,
+        )
     for other in other_epsilons:
         figure.add_scatter(
-            x=grid, y=laplace_density(grid, laplace_scale(sensitivity, other)), mode="lines",
-            line={"dash": "dot"}, name=f"ε = {other:g} (b = {sensitivity / other:.3g})",
-        )  # fmt: skip
+            x=grid,
+            y=laplace_density(grid, laplace_scale(sensitivity, other)),
+            mode="lines",
+            line={"dash": "dot"},
+            name=f"ε = {other:g} (b = {sensitivity / other:.3g})",
+        )
     figure.add_scatter(
-        x=grid, y=laplace_density(grid, scale), mode="lines", line={"width": 3, "color": "black"},
+        x=grid,
+        y=laplace_density(grid, scale),
+        mode="lines",
+        line={"width": 3, "color": "black"},
         name=f"ε = {epsilon:g} (b = {scale:.3g})",
-    )  # fmt: skip
+    )
     figure.update_layout(
         title=f"Density of Lap(0, Δ/ε) with Δ = {sensitivity:g}",
         xaxis={"title": "noise value", "range": [-reach, reach]},
-        yaxis={"title": "density"}, barmode="overlay", **LAYOUT,
-    )  # fmt: skip
+        yaxis={"title": "density"},
+        barmode="overlay",
+        **LAYOUT,
+    )
     return figure
 
 
@@ -62,23 +73,33 @@ def tail_probability_figure(
     figure = go.Figure()
     for other in other_epsilons:
         figure.add_scatter(
-            x=grid, y=tail_probability(grid, laplace_scale(sensitivity, other)), mode="lines",
-            line={"dash": "dot"}, name=f"ε = {other:g}",
-        )  # fmt: skip
+            x=grid,
+            y=tail_probability(grid, laplace_scale(sensitivity, other)),
+            mode="lines",
+            line={"dash": "dot"},
+            name=f"ε = {other:g}",
+        )
     figure.add_scatter(
-        x=grid, y=tail_probability(grid, scale), mode="lines",
-        line={"width": 3, "color": "black"}, name=f"ε = {epsilon:g}",
-    )  # fmt: skip
+        x=grid,
+        y=tail_probability(grid, scale),
+        mode="lines",
+        line={"width": 3, "color": "black"},
+        name=f"ε = {epsilon:g}",
+    )
     chance = float(tail_probability(threshold, scale))
     figure.add_scatter(
-        x=[threshold], y=[chance], mode="markers", marker={"size": 12, "color": "crimson"},
+        x=[threshold],
+        y=[chance],
+        mode="markers",
+        marker={"size": 12, "color": "crimson"},
         name=f"P(|noise| > {threshold:g}) = {chance:.3g}",
-    )  # fmt: skip
+    )
     figure.update_layout(
         title="Tail probability P(|noise| > t)",
-        xaxis={"title": "noise magnitude t"}, yaxis={"title": "probability", "range": [0, 1]},
+        xaxis={"title": "noise magnitude t"},
+        yaxis={"title": "probability", "range": [0, 1]},
         **LAYOUT,
-    )  # fmt: skip
+    )
     return figure
 
 
@@ -98,23 +119,34 @@ def discrete_laplace_figure(scale: float, draws: np.ndarray) -> go.Figure:
     centres = (edges[:-1] + edges[1:]) / 2
     figure = go.Figure()
     figure.add_bar(
-        x=centres, y=counts / max(draws.size, 1) / width, width=0.9 * width,
-        name=f"{draws.size:,} secure draws", marker_color="lightsteelblue",
-    )  # fmt: skip
+        x=centres,
+        y=counts / max(draws.size, 1) / width,
+        width=0.9 * width,
+        name=f"{draws.size:,} secure draws",
+        marker_color="lightsteelblue",
+    )
     if width == 1:
         integers = np.arange(-reach, reach + 1)
         figure.add_scatter(
-            x=integers, y=discrete_laplace_pmf(integers, 1.0 / scale), mode="markers",
-            marker={"color": "crimson", "size": 7}, name="exact discrete pmf",
-        )  # fmt: skip
+            x=integers,
+            y=discrete_laplace_pmf(integers, 1.0 / scale),
+            mode="markers",
+            marker={"color": "crimson", "size": 7},
+            name="exact discrete pmf",
+        )
     grid = np.linspace(-reach, reach, 801)
     figure.add_scatter(
-        x=grid, y=laplace_density(grid, scale), mode="lines",
-        line={"width": 2, "color": "black", "dash": "dot"}, name="continuous Laplace density",
-    )  # fmt: skip
+        x=grid,
+        y=laplace_density(grid, scale),
+        mode="lines",
+        line={"width": 2, "color": "black", "dash": "dot"},
+        name="continuous Laplace density",
+    )
     figure.update_layout(
         title=f"Secure discrete Laplace noise, scale b = {scale:.4g}",
         xaxis={"title": "noise value (an integer)", "range": [-reach - 0.5, reach + 0.5]},
-        yaxis={"title": "probability per integer"}, bargap=0, **LAYOUT,
-    )  # fmt: skip
+        yaxis={"title": "probability per integer"},
+        bargap=0,
+        **LAYOUT,
+    )
     return figure

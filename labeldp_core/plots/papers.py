@@ -39,17 +39,22 @@ def papers_figure(rows: Sequence[dict[str, Any]]) -> go.Figure:
     ours = [row.get("ours") for row in rows]
     none_yet = ", none computed yet" if all(value is None for value in ours) else ""
     figure.add_bar(
-        x=names, y=ours, name=f"this explorer (seeds 0-2{none_yet})",
+        x=names,
+        y=ours,
+        name=f"this explorer (seeds 0-2{none_yet})",
         error_y={
-            "type": "data", "symmetric": False,
+            "type": "data",
+            "symmetric": False,
             "array": [row["ours_max"] - row["ours"] if row.get("ours") else 0 for row in rows],
             "arrayminus": [row["ours"] - row["ours_min"] if row.get("ours") else 0 for row in rows],
         },
-    )  # fmt: skip
+    )
     figure.update_layout(
-        title="Published test accuracy beside this explorer's at the same ε", barmode="group",
-        yaxis={"title": "test accuracy", "range": [0, 1]}, **LAYOUT,
-    )  # fmt: skip
+        title="Published test accuracy beside this explorer's at the same ε",
+        barmode="group",
+        yaxis={"title": "test accuracy", "range": [0, 1]},
+        **LAYOUT,
+    )
     return figure
 
 
@@ -62,11 +67,16 @@ def lesson_figure(rows: Sequence[dict[str, Any]]) -> go.Figure:
     numbers = {lesson: i + 1 for i, lesson in enumerate(dict.fromkeys(r["lesson"] for r in rows))}
     names = [f"lesson {numbers[row['lesson']]}: {row['released']}" for row in rows]
     figure = go.Figure()
-    for key, name in (("claimed_epsilon", "ε claimed"), ("true_epsilon", "ε really spent"),
-                      ("audited_lower_bound", "lower bound the audit proves")):  # fmt: skip
+    for key, name in (
+        ("claimed_epsilon", "ε claimed"),
+        ("true_epsilon", "ε really spent"),
+        ("audited_lower_bound", "lower bound the audit proves"),
+    ):
         figure.add_bar(x=names, y=[row[key] for row in rows], name=name)
     figure.update_layout(
-        title="What the seeds' slips claimed, spent, and what an audit proves", barmode="group",
-        yaxis={"title": "ε"}, **LAYOUT,
-    )  # fmt: skip
+        title="What the seeds' slips claimed, spent, and what an audit proves",
+        barmode="group",
+        yaxis={"title": "ε"},
+        **LAYOUT,
+    )
     return figure

@@ -120,9 +120,11 @@ def _lines(text: str | None) -> int:
 def _is_above(annotation: go.layout.Annotation) -> bool:
     """Whether ``annotation`` is written above the plot (a subplot title, an ε label, a note)."""
     return (
-        annotation.yref == "paper" and annotation.y is not None and annotation.y >= 1 - 1e-9
+        annotation.yref == "paper"
+        and annotation.y is not None
+        and annotation.y >= 1 - 1e-9
         and annotation.yanchor == "bottom"
-    )  # fmt: skip
+    )
 
 
 def _is_boxed(annotation: go.layout.Annotation) -> bool:
@@ -179,9 +181,11 @@ def _wrap_annotations(figure: go.Figure, sizes: TextSizes) -> None:
 def _style_axes(figure: go.Figure, sizes: TextSizes) -> None:
     for name in _log_axes(figure):
         figure.layout[name].update(
-            tickmode="array", tickvals=LOG_TICK_VALUES,
-            ticktext=[log_tick_text(v) for v in LOG_TICK_VALUES], minor={"showgrid": False},
-        )  # fmt: skip
+            tickmode="array",
+            tickvals=LOG_TICK_VALUES,
+            ticktext=[log_tick_text(v) for v in LOG_TICK_VALUES],
+            minor={"showgrid": False},
+        )
     widths = ((figure.select_xaxes, _X_TITLE_WIDTH), (figure.select_yaxes, _Y_TITLE_WIDTH))
     for select, width in widths:
         for axis in select():
@@ -224,19 +228,35 @@ def projector_ready(figure: go.Figure, *, demo: bool = False, narrow: bool = Fal
     lower_lines = (_lines(figure.layout.title.text) - 1) * sizes.title * _LINE
     above += sizes.tick * 0.75 + _GAP  # the top tick label of a y axis reaches above the plot
     figure.update_layout(
-        title={"x": 0, "xref": "container", "xanchor": "left", "y": 1, "yref": "paper",
-               "yanchor": "bottom", "pad": {"l": _GAP, "b": math.ceil(above + lower_lines)},
-               "font": {"size": sizes.title, "color": TEXT_COLOUR}},
-    )  # fmt: skip
-    legend = {"orientation": "h", "x": 0, "xanchor": "left", "xref": "container",
-              "y": 0, "yanchor": "bottom", "yref": "container",
-              "font": {"size": sizes.legend, "color": TEXT_COLOUR},
-              "title": {"font": {"size": sizes.legend, "color": TEXT_COLOUR},
-                        "side": "top"}}  # fmt: skip
-    margin = {"t": math.ceil(title_height + above + _GAP),
-              "b": math.ceil((sizes.tick + sizes.axis_title) * _LINE + 3 * _GAP)}  # fmt: skip
-    figure.update_layout(legend=legend, font={"size": sizes.tick, "color": TEXT_COLOUR},
-                         margin=margin)  # fmt: skip
+        title={
+            "x": 0,
+            "xref": "container",
+            "xanchor": "left",
+            "y": 1,
+            "yref": "paper",
+            "yanchor": "bottom",
+            "pad": {"l": _GAP, "b": math.ceil(above + lower_lines)},
+            "font": {"size": sizes.title, "color": TEXT_COLOUR},
+        },
+    )
+    legend = {
+        "orientation": "h",
+        "x": 0,
+        "xanchor": "left",
+        "xref": "container",
+        "y": 0,
+        "yanchor": "bottom",
+        "yref": "container",
+        "font": {"size": sizes.legend, "color": TEXT_COLOUR},
+        "title": {"font": {"size": sizes.legend, "color": TEXT_COLOUR}, "side": "top"},
+    }
+    margin = {
+        "t": math.ceil(title_height + above + _GAP),
+        "b": math.ceil((sizes.tick + sizes.axis_title) * _LINE + 3 * _GAP),
+    }
+    figure.update_layout(
+        legend=legend, font={"size": sizes.tick, "color": TEXT_COLOUR}, margin=margin
+    )
     legend_height = _legend_height(figure, sizes, _NARROW_WIDTH if narrow else _WIDTH)
     needed = margin["t"] + margin["b"] + legend_height + (_DEMO_MIN_PLOT if demo else _MIN_PLOT)
     needed += _category_overhang(figure, sizes)

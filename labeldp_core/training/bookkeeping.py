@@ -69,9 +69,12 @@ class BookkeepingModule(GradSampleModuleFastGradientClipping):
                 f"{', '.join(sorted(unsupported))}"
             )
         super().__init__(
-            model, batch_first=True, loss_reduction="mean", max_grad_norm=clip,
+            model,
+            batch_first=True,
+            loss_reduction="mean",
+            max_grad_norm=clip,
             use_ghost_clipping=True,
-        )  # fmt: skip
+        )
         # An instance's own table, so that the convolution rule can keep what it computes.
         self.GRAD_SAMPLERS = {**self.GRAD_SAMPLERS, nn.Conv2d: self._kept_conv_gradients}
         self._dense_inputs: dict[nn.Module, torch.Tensor] = {}
@@ -111,9 +114,12 @@ class BookkeepingModule(GradSampleModuleFastGradientClipping):
     ) -> None:
         """Opacus's backward hook (the norms), also keeping a dense layer's output gradient."""
         super().capture_backprops_hook(
-            module, forward_input, forward_output, loss_reduction=loss_reduction,
+            module,
+            forward_input,
+            forward_output,
+            loss_reduction=loss_reduction,
             batch_first=batch_first,
-        )  # fmt: skip
+        )
         if self.hooks_enabled and isinstance(module, nn.Linear):
             self._dense_output_grads[module] = forward_output[0].detach()
 

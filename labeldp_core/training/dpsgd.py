@@ -290,9 +290,15 @@ def train_dpsgd_classifier(
     model = model.to(memory_format=_memory_format(settings))
     private = _wrap(model, privacy.grad_sample_mode, clip)
     optimiser = _dp_optimizer(
-        model, private, settings, noise_multiplier, clip, noise_generator, privacy.optimizer,
+        model,
+        private,
+        settings,
+        noise_multiplier,
+        clip,
+        noise_generator,
+        privacy.optimizer,
         privacy.momentum,
-    )  # fmt: skip
+    )
     curve, drawn, empty = [], 0, 0
     with warnings.catch_warnings(), training_threads(settings.model) as refresh_threads:
         # Opacus's backward hooks fire on module outputs because the images need no gradient.
@@ -313,6 +319,10 @@ def train_dpsgd_classifier(
                 progress(epoch + 1, settings.epochs)
     model.eval()
     return DPSGDOutcome(
-        model, tuple(curve), sample_rate=sample_rate, steps=steps, mean_batch=drawn / steps,
+        model,
+        tuple(curve),
+        sample_rate=sample_rate,
+        steps=steps,
+        mean_batch=drawn / steps,
         empty_steps=empty,
-    )  # fmt: skip
+    )

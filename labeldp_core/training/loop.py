@@ -137,9 +137,15 @@ def train_classifier(
         return float((predicted == test_labels).to(torch.float32).mean())
 
     return _fit(
-        x_train, target_tensor, num_classes, functional.cross_entropy, accuracy,
-        settings, seed, progress,
-    )  # fmt: skip
+        x_train,
+        target_tensor,
+        num_classes,
+        functional.cross_entropy,
+        accuracy,
+        settings,
+        seed,
+        progress,
+    )
 
 
 def fit_classifier(
@@ -155,9 +161,15 @@ def fit_classifier(
     For ensembles (PATE's teachers) that are scored once, all together, after training.
     """
     return _fit(
-        x_train, torch.tensor(targets), num_classes, functional.cross_entropy, None,
-        settings, seed, progress,
-    ).model  # fmt: skip
+        x_train,
+        torch.tensor(targets),
+        num_classes,
+        functional.cross_entropy,
+        None,
+        settings,
+        seed,
+        progress,
+    ).model
 
 
 def train_regressor(

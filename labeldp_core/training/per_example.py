@@ -29,10 +29,18 @@ def _grouped_weight_gradients(
     folded_grad = output_grad.contiguous().view(1, n * layer.out_channels, *output_grad.shape[2:])
     weight_shape = (n * layer.out_channels, channels, *layer.kernel_size)
     gradients = torch.ops.aten.convolution_backward(
-        folded_grad, folded_input, layer.weight.new_empty(weight_shape), None,
-        list(layer.stride), list(layer.padding), list(layer.dilation), False, [0, 0], n,
+        folded_grad,
+        folded_input,
+        layer.weight.new_empty(weight_shape),
+        None,
+        list(layer.stride),
+        list(layer.padding),
+        list(layer.dilation),
+        False,
+        [0, 0],
+        n,
         [False, True, False],
-    )[1]  # fmt: skip
+    )[1]
     return gradients.view(n, layer.out_channels, channels, *layer.kernel_size)
 
 

@@ -81,7 +81,8 @@ def self_train(
         keep, pseudo = _confident(model, pool, settings, confidence)
         added.append(int(keep.size))
         model = train(
-            np.concatenate([images, pool[keep]]), np.concatenate([labels, pseudo]),
+            np.concatenate([images, pool[keep]]),
+            np.concatenate([labels, pseudo]),
             part(round_index, f"self-training round {round_index}/{rounds}"),
-        )  # fmt: skip
+        )
     return SelfTraining(supervised, model, tuple(added))

@@ -51,9 +51,14 @@ def test_spent_never_exceeds_the_total_and_rr_gets_the_rest(total, share):
 
 @pytest.mark.parametrize(
     ("total", "prior", "match"),
-    [(1.0, 1.0, "leaves no budget"), (1.0, 1.5, "leaves no budget"), (1.0, -0.1, ">= 0"),
-     (1.0, math.nan, ">= 0"), (0.0, 0.1, "greater than 0")],
-)  # fmt: skip
+    [
+        (1.0, 1.0, "leaves no budget"),
+        (1.0, 1.5, "leaves no budget"),
+        (1.0, -0.1, ">= 0"),
+        (1.0, math.nan, ">= 0"),
+        (0.0, 0.1, "greater than 0"),
+    ],
+)
 def test_bad_splits_are_refused(total, prior, match):
     with pytest.raises(InvalidInputError, match=match):
         split_budget(total, prior)

@@ -62,8 +62,11 @@ def ref_q_gnmax(counts, sigma):
 def ref_q_lnmax(counts, b):
     """[P17] Lemma 4 with gamma = 1/b: q <= sum_{i != i*} (2 + gamma gap) / (4 exp(gamma gap))."""
     top = int(np.argmax(counts))
-    q = sum((2 + (counts[top] - c) / b) / (4 * math.exp((counts[top] - c) / b))
-            for i, c in enumerate(counts) if i != top)  # fmt: skip
+    q = sum(
+        (2 + (counts[top] - c) / b) / (4 * math.exp((counts[top] - c) / b))
+        for i, c in enumerate(counts)
+        if i != top
+    )
     return min(q, 1 - 1 / len(counts))
 
 
@@ -149,9 +152,14 @@ def test_confident_gnmax_pays_the_threshold_check_and_answered_gnmax(threshold):
     sigma1, sigma2 = 150.0, 40.0
     answered = np.array([True, False, True])
     rdp = pate_rdp(
-        VOTES, aggregator="confident-gnmax", noise=sigma2, threshold=threshold,
-        threshold_sigma=sigma1, answered=answered, orders=SOME_ORDERS,
-    )  # fmt: skip
+        VOTES,
+        aggregator="confident-gnmax",
+        noise=sigma2,
+        threshold=threshold,
+        threshold_sigma=sigma1,
+        answered=answered,
+        orders=SOME_ORDERS,
+    )
     for row, counts, was_answered in zip(rdp, VOTES, answered, strict=True):
         # [P18] Sec. 4.1: Pr[answered] = Pr[max + N(0, sigma1^2) >= T]; the check's outcome is
         # binary, q is its less likely side, and its RDP is that of GNMax at sqrt(2) sigma1.
@@ -201,9 +209,14 @@ def test_confident_gnmax_data_independent_matches_dp_accounting():
     assert ours == pytest.approx(accountant.get_epsilon(DELTA), rel=1e-9)
     votes = np.tile(VOTES, (200, 1))[:queries]
     assert pate_epsilon(
-        votes, DELTA, aggregator="confident-gnmax", noise=sigma2, threshold=200,
-        threshold_sigma=sigma1, data_dependent=False,
-    ) == pytest.approx(ours, rel=1e-12)  # fmt: skip
+        votes,
+        DELTA,
+        aggregator="confident-gnmax",
+        noise=sigma2,
+        threshold=200,
+        threshold_sigma=sigma1,
+        data_dependent=False,
+    ) == pytest.approx(ours, rel=1e-12)
 
 
 def random_votes(rng, queries, teachers=100, classes=10):
@@ -255,18 +268,25 @@ def test_data_independent_epsilon_falls_as_noise_grows(aggregator):
     noises = np.geomspace(1, 1000, 25)
     epsilons = [
         data_independent_epsilon(
-            200, DELTA, aggregator=aggregator, noise=n,
+            200,
+            DELTA,
+            aggregator=aggregator,
+            noise=n,
             threshold_sigma=2 * n if aggregator == "confident-gnmax" else None,
         )
         for n in noises
-    ]  # fmt: skip
+    ]
     assert np.all(np.diff(epsilons) < 0)
 
 
 def test_fewer_answered_queries_cost_less():
     votes = random_votes(np.random.default_rng(7), 100)
-    kwargs = {"aggregator": "confident-gnmax", "noise": 20.0, "threshold": 60.0,
-              "threshold_sigma": 40.0}  # fmt: skip
+    kwargs = {
+        "aggregator": "confident-gnmax",
+        "noise": 20.0,
+        "threshold": 60.0,
+        "threshold_sigma": 40.0,
+    }
     everything = pate_epsilon(votes, DELTA, **kwargs)
     assert pate_epsilon(votes, DELTA, answered=np.ones(100, bool), **kwargs) == everything
     half = pate_epsilon(votes, DELTA, answered=np.arange(100) < 50, **kwargs)
@@ -285,9 +305,12 @@ def test_calibration_meets_the_target_from_below(aggregator, epsilon, queries):
 
     def spent(n):
         return data_independent_epsilon(
-            queries, DELTA, aggregator=aggregator, noise=n,
+            queries,
+            DELTA,
+            aggregator=aggregator,
+            noise=n,
             threshold_sigma=None if sigma1 is None else ratio * n,
-        )  # fmt: skip
+        )
 
     assert spent(noise) <= epsilon
     assert spent(noise) == pytest.approx(epsilon, rel=1e-6)

@@ -60,17 +60,22 @@ def test_extreme_epsilons_from_a_link_still_render(epsilon):
 
 @pytest.mark.parametrize(
     ("page", "unused"),
-    [("pages/laplace_noise.py", {"dataset", "model", "epochs"}), ("pages/compare.py", {"seed"}),
-     ("pages/randomized_response.py", set())],
-)  # fmt: skip
+    [
+        ("pages/laplace_noise.py", {"dataset", "model", "epochs"}),
+        ("pages/compare.py", {"seed"}),
+        ("pages/randomized_response.py", set()),
+    ],
+)
 def test_shared_controls_a_page_does_not_use_are_disabled_with_the_reason(page, unused):
     app = open_page(page, epochs="1")
     assert not app.exception
     sidebar = app.sidebar
     widgets = {
-        "dataset": sidebar.selectbox(key="dataset"), "seed": sidebar.number_input(key="seed"),
-        "model": sidebar.selectbox(key="model"), "epochs": sidebar.selectbox(key="epochs"),
-    }  # fmt: skip
+        "dataset": sidebar.selectbox(key="dataset"),
+        "seed": sidebar.number_input(key="seed"),
+        "model": sidebar.selectbox(key="model"),
+        "epochs": sidebar.selectbox(key="epochs"),
+    }
     assert {name for name, widget in widgets.items() if widget.disabled} == unused
     notes = [c.value for c in sidebar.caption if c.value.startswith("This page does not use")]
     assert len(notes) == (1 if unused else 0)

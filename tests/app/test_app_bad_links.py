@@ -115,8 +115,9 @@ def test_bad_epsilons_in_a_link_name_the_problem(value, reason):
 
 
 def test_valid_link_values_raise_no_error():
-    app = open_page("pages/laplace_noise.py", epsilon="2", seed="3", sensitivity="9",
-                    compare=["0.5", "4.0"])  # fmt: skip
+    app = open_page(
+        "pages/laplace_noise.py", epsilon="2", seed="3", sensitivity="9", compare=["0.5", "4.0"]
+    )
     assert not app.exception and not app.error
     assert app.number_input(key="sensitivity").value == 9.0
     assert app.multiselect(key="compare").value == [0.5, 4.0]
@@ -155,14 +156,21 @@ def test_a_link_value_a_choice_control_lacks_is_answered_with_the_values_it_take
     app = open_page("pages/laplace_noise.py", compare="7")
     assert not app.exception
     (message,) = _errors(app)
-    assert message.startswith("The link sets compare=`7`, which cannot be used: compare can be "
-                              "one of 0.1, 0.25, 0.5, 1, 2, 4, 8.")  # fmt: skip
+    assert message.startswith(
+        "The link sets compare=`7`, which cannot be used: compare can be "
+        "one of 0.1, 0.25, 0.5, 1, 2, 4, 8."
+    )
 
 
 @pytest.mark.parametrize(
-    "value", ["[click here](http://evil.example)", "![x](http://t.example/p.png)", "<b>hi</b>",
-              "www.evil.example/" + "x" * 60],
-)  # fmt: skip
+    "value",
+    [
+        "[click here](http://evil.example)",
+        "![x](http://t.example/p.png)",
+        "<b>hi</b>",
+        "www.evil.example/" + "x" * 60,
+    ],
+)
 def test_a_link_value_is_quoted_back_as_inert_text(value):
     # A link is anybody's text: inside the app's own red box it must not become a link, an
     # image or HTML. It is quoted as a code span (truncated), also where the reason repeats
@@ -178,11 +186,16 @@ def test_a_link_value_is_quoted_back_as_inert_text(value):
 
 #: Link values GitHub-flavoured Markdown would show as a link, an image or HTML.
 ACTIVE_VALUES = [
-    "http://evil.example/x", "https://evil.example", "www.evil.example",
-    "mailto:someone@evil.example", "someone@evil.example", "[click](http://evil.example)",
-    "![pic](http://evil.example/p.png)", "<a href='http://evil.example'>x</a>",
+    "http://evil.example/x",
+    "https://evil.example",
+    "www.evil.example",
+    "mailto:someone@evil.example",
+    "someone@evil.example",
+    "[click](http://evil.example)",
+    "![pic](http://evil.example/p.png)",
+    "<a href='http://evil.example'>x</a>",
     "`a`\n\n[click](http://evil.example)",
-]  # fmt: skip
+]
 #: What starts a GitHub autolink in text, once Markdown's escapes are undone.
 AUTOLINK = re.compile(r"(?i)https?:|www\.|[-.\w+]@")
 

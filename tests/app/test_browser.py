@@ -169,8 +169,11 @@ def test_a_first_link_shows_the_apps_navigation_and_epsilon_follows_across_pages
 
 def test_the_demo_tour_walks_its_pages_with_next_and_back(server, browser):
     page = _open(browser, f"{server}/randomized_response?demo=1&epochs=1")
-    for button, title in (("Next →", "What ε means"), ("Next →", "RR with prior"),
-                          ("← Back", "What ε means")):  # fmt: skip
+    for button, title in (
+        ("Next →", "What ε means"),
+        ("Next →", "RR with prior"),
+        ("← Back", "What ε means"),
+    ):
         page.get_by_role("button", name=button).click()
         page.get_by_role("heading", name=title, level=1).wait_for()
         page.wait_for_selector(IDLE)
@@ -213,8 +216,9 @@ def test_every_page_renders_without_an_exception(server, browser):
         if index:  # the first link is the page already shown
             page.wait_for_function(
                 "before => document.querySelector('h1') && "
-                "document.querySelector('h1').innerText !== before", arg=before,
-            )  # fmt: skip
+                "document.querySelector('h1').innerText !== before",
+                arg=before,
+            )
         page.wait_for_selector(IDLE)
         assert urlparse(page.url).path.strip("/") == path, (href, page.url)
         assert page.locator("[data-testid='stException']").count() == 0, href
@@ -259,8 +263,11 @@ def test_a_table_uploaded_in_the_browser_is_trained_on_by_a_mechanism_page(
     metric.first.wait_for()
     shown.wait_for_selector(IDLE)
     assert shown.locator("[data-testid='stException']").count() == 0
-    assert shown.locator("[data-testid='stMetric']", has_text="Training labels").inner_text(
-    ).endswith("142")  # fmt: skip
+    assert (
+        shown.locator("[data-testid='stMetric']", has_text="Training labels")
+        .inner_text()
+        .endswith("142")
+    )
     _screenshot(shown, "your-table-randomized-response")
     shown.close()
     page.close()

@@ -40,9 +40,7 @@ def context(server: str):
         yield chromium.new_context(viewport={"width": 1280, "height": 800})
 
 
-def test_dragging_the_slider_across_its_whole_range_never_shows_a_compute_button(
-    server, context
-):
+def test_dragging_the_slider_across_its_whole_range_never_shows_a_compute_button(server, context):
     page = _open(context, f"{server}/randomized_response?{QUERY}&epsilon=0.1")
     stops = len(point_epsilons("rr", "digits"))
     seen = []

@@ -25,8 +25,9 @@ def _sizes(demo: bool) -> list[tuple[int, int]]:
     app.run()
     assert not app.exception, [e.value for e in app.exception]
     layouts = [json.loads(c.proto.spec)["layout"] for c in app.get("plotly_chart")]
-    return [(lay["xaxis"]["tickfont"]["size"], lay["xaxis"]["title"]["font"]["size"])
-            for lay in layouts]  # fmt: skip
+    return [
+        (lay["xaxis"]["tickfont"]["size"], lay["xaxis"]["title"]["font"]["size"]) for lay in layouts
+    ]
 
 
 def test_demo_mode_draws_larger_chart_text_and_the_default_is_projector_sized():

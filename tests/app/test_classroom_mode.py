@@ -62,7 +62,10 @@ def test_a_read_only_server_starts_no_worker(monkeypatch):
 def test_make_classroom_serves_the_network_read_only_to_known_hosts():
     command = subprocess.run(
         ["make", "-n", "classroom", "CLASS_HOSTS=teacher.local 10.0.0.5"],
-        cwd=ROOT, capture_output=True, text=True, check=True,
-    ).stdout  # fmt: skip
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     assert "LABELDP_READ_ONLY=1" in command and "--server.address 0.0.0.0" in command
     assert "--server.allowedHosts teacher.local --server.allowedHosts 10.0.0.5" in command

@@ -56,10 +56,21 @@ def _stand_in(config: RunConfig) -> RunResult:
         accounting = {"epsilon_spent": epsilon, "delta": 0.0, "details": {}}
         scores = {"test_accuracy": 0.7, "baseline_test_accuracy": 0.9 + seed / 50}
     return RunResult(
-        mechanism=config.mechanism, dataset=config.dataset, seed=seed, epsilon=epsilon,
-        privacy_unit=spec.privacy_unit, n_train=1437, n_test=360, num_classes=10, elapsed_s=0.0,
-        cached=False, epochs=1, settings=dict(config.settings), **accounting, **scores,
-    )  # fmt: skip
+        mechanism=config.mechanism,
+        dataset=config.dataset,
+        seed=seed,
+        epsilon=epsilon,
+        privacy_unit=spec.privacy_unit,
+        n_train=1437,
+        n_test=360,
+        num_classes=10,
+        elapsed_s=0.0,
+        cached=False,
+        epochs=1,
+        settings=dict(config.settings),
+        **accounting,
+        **scores,
+    )
 
 
 def _baselines(spec: dict) -> list[float]:
@@ -94,13 +105,26 @@ def test_compare_page_draws_the_clean_baseline_without_rr_and_dppl_mean_at_epsil
 
 def test_attack_bars_draw_each_measured_accuracy_and_the_bound_it_must_obey():
     rows = [
-        {"mechanism": "rr", "released_label": 0.3, "model_on_training_example": 0.55,
-         "model_on_test_example": 0.5},
-        {"mechanism": "laplace", "released_label": None, "model_on_training_example": 0.8,
-         "model_on_test_example": 0.7},
-        {"mechanism": "clean", "private": False, "released_label": 1.0,
-         "model_on_training_example": 0.99, "model_on_test_example": 0.9},
-    ]  # fmt: skip
+        {
+            "mechanism": "rr",
+            "released_label": 0.3,
+            "model_on_training_example": 0.55,
+            "model_on_test_example": 0.5,
+        },
+        {
+            "mechanism": "laplace",
+            "released_label": None,
+            "model_on_training_example": 0.8,
+            "model_on_test_example": 0.7,
+        },
+        {
+            "mechanism": "clean",
+            "private": False,
+            "released_label": 1.0,
+            "model_on_training_example": 0.99,
+            "model_on_test_example": 0.9,
+        },
+    ]
     figure = plots.attack_bars(rows, 1.0, 10)
     bars = {bar.name: list(bar.y) for bar in figure.data if bar.type == "bar"}
     # Each bar is the accuracy itself (not 1 - accuracy), one group per mechanism.
@@ -126,7 +150,8 @@ def test_compare_names_mechanisms_by_title_and_still_opens_links_with_ids():
     picker = app.multiselect(key="mechanisms")
     assert picker.value == ["rr", "lp-2st"]
     assert [picker.format_func(m) for m in picker.value] == [
-        MECHANISMS["rr"].title, MECHANISMS["lp-2st"].title
+        MECHANISMS["rr"].title,
+        MECHANISMS["lp-2st"].title,
     ]
     assert MECHANISMS["lp-2st"].title in picker.options and "lp-2st" not in picker.options
     app.button(key="compute_missing").click().run()

@@ -37,8 +37,9 @@ def test_a_slow_sweep_waits_for_a_button_that_says_how_long():
     assert_no_errors(app)
     sweep = app.button(key="run_sweep")
     missing = len(demo_epsilons("rr")) - 1
-    assert re.fullmatch(rf"Run sweep \({missing} missing points, (about .+|under a second)\)",
-                        sweep.label), sweep.label  # fmt: skip
+    assert re.fullmatch(
+        rf"Run sweep \({missing} missing points, (about .+|under a second)\)", sweep.label
+    ), sweep.label
 
 
 def test_a_slow_point_waits_for_a_button_and_a_quick_one_does_not(monkeypatch):
@@ -46,8 +47,9 @@ def test_a_slow_point_waits_for_a_button_and_a_quick_one_does_not(monkeypatch):
     monkeypatch.setattr(ui.results, "QUICK_S", 0.0)
     app.number_input(key="epsilon").set_value(4.0).run()
     button = app.button(key="compute_point")
-    assert re.fullmatch(r"Compute ε = 4 on digits \(1 missing point, (about .+|under a second)\)",
-                        button.label), button.label  # fmt: skip
+    assert re.fullmatch(
+        r"Compute ε = 4 on digits \(1 missing point, (about .+|under a second)\)", button.label
+    ), button.label
     monkeypatch.setattr(ui.results, "QUICK_S", float("inf"))
     app.number_input(key="epsilon").set_value(2.0).run()
     assert not [b for b in app.button if b.key == "compute_point"]

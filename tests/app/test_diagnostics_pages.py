@@ -38,7 +38,13 @@ def test_dppl_page_says_an_imbalanced_run_covers_its_subsample_only(instant_trai
 
 
 def test_pate_page_labels_the_answered_only_curve_with_its_scope(instant_training):
-    app = open_page("pages/pate.py", epochs="1", teachers="5", queries="25", teacher_epochs="1",
-                    aggregator="confident-gnmax")  # fmt: skip
+    app = open_page(
+        "pages/pate.py",
+        epochs="1",
+        teachers="5",
+        queries="25",
+        teacher_epochs="1",
+        aggregator="confident-gnmax",
+    )
     assert_no_errors(app)
     assert any("filter whose budget is fixed before any query" in c for c in _captions(app))

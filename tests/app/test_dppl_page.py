@@ -55,17 +55,20 @@ def test_page_shows_dpsgd_minority_accuracy_next_to_the_prototypes(cache, fresh_
     note = next(c.value for c in app.caption if "DP-SGD points (1 cached)" in c.value)
     assert "private set at imbalance 10" in note
     assert "What its ε covers: the imbalanced private set only" in note
-    dppl = run(make_config("dppl-public", "digits", 1.0, epochs=1,
-                           settings={"imbalance": 10.0}), cache)  # fmt: skip
+    dppl = run(
+        make_config("dppl-public", "digits", 1.0, epochs=1, settings={"imbalance": 10.0}), cache
+    )
     assert dppl.cached and dpsgd.details["class_counts"] == dppl.details["class_counts"]
     minority = dppl.details["minority_classes"]
     expected = np.mean([dpsgd.details["per_class_accuracy"][c] for c in minority])
     charts = [json.loads(c.proto.spec) for c in app.get("plotly_chart")]
     bars = next(t for t in charts[0]["data"] if t.get("name") == "DP-SGD")
     assert bars["y"] == pytest.approx(
-        [dpsgd.details["per_class_accuracy"][c] for c in np.argsort(
-            -np.asarray(dppl.details["class_counts"]), kind="stable")]
-    )  # fmt: skip
+        [
+            dpsgd.details["per_class_accuracy"][c]
+            for c in np.argsort(-np.asarray(dppl.details["class_counts"]), kind="stable")
+        ]
+    )
     (line,) = [t for t in charts[-1]["data"] if t.get("name") == "DP-SGD, minority classes"]
     assert line["x"] == [1.0] and line["y"] == pytest.approx([expected])
     app.radio(key="dppl_view").set_value("minority classes").run()

@@ -122,8 +122,9 @@ def test_the_stops_follow_settings_drawn_below_the_control(cache):
 
     clipped = (1.0, 4.0)
     for epsilon in clipped:
-        run(make_config("dpsgd", "digits", epsilon, 0, 1, {"model": "logistic", "clip": 0.5}),
-            cache)  # fmt: skip
+        run(
+            make_config("dpsgd", "digits", epsilon, 0, 1, {"model": "logistic", "clip": 0.5}), cache
+        )
     app = open_page("pages/dpsgd.py", model="logistic", clip="0.5", **FAST)
     assert_no_errors(app)
     assert _options(app) == list(clipped)
@@ -146,8 +147,9 @@ def test_a_typed_value_off_the_grid_shows_an_estimate_and_its_button_under_the_c
     first = next(i for i, t in enumerate(order) if t.startswith("Each training label is kept"))
     assert order.index(line) < first and order.index(button.label) < first  # in view, on top
     estimate = next(c for c in captions if c.startswith("Estimate, not computed"))
-    assert re.search(r"≈ 0\.\d\d, on the line \(log ε\) between ε = 1 \(0\.\d\d\) and ε = 2 ",
-                     estimate)
+    assert re.search(
+        r"≈ 0\.\d\d, on the line \(log ε\) between ε = 1 \(0\.\d\d\) and ε = 2 ", estimate
+    )
     assert not [c for c in captions if "The cross is" in c]  # no cross is drawn
     assert not [i for i in app.info if "Press the button" in i.value]
 

@@ -64,8 +64,15 @@ def test_rr_bins_panel_quotes_the_release_epsilon_the_run_had(cache):
     result = run(make_config("rr-bins", "digits", 2.0, 0, 1, settings), cache)
     release = 2.0 - guaranteed_epsilon(2, rational_scale(2, 0.3))
     assert f"{release:.6g}" == "1.70001"
-    app = open_page(LABELS_PAGE, epochs="1", model="logistic", prior="histogram",
-                    prior_share="0.15", noise="secure", epsilon="2.0")  # fmt: skip
+    app = open_page(
+        LABELS_PAGE,
+        epochs="1",
+        model="logistic",
+        prior="histogram",
+        prior_share="0.15",
+        noise="secure",
+        epsilon="2.0",
+    )
     assert_no_errors(app)
     caption = next(c.value for c in app.caption if "RR-on-bins at" in c.value)
     assert "ε_release = 1.70001 (of ε = 2, after the histogram's 0.299985)" in caption
@@ -84,9 +91,7 @@ def test_outputs_page_computes_on_digits_and_reacts_to_epsilon():
     assert_no_errors(app)
     after = _metrics(app)
     assert after["ε spent"] == "16"
-    assert float(after["Argmax agreement"]) > float(
-        before["Argmax agreement"]
-    )
+    assert float(after["Argmax agreement"]) > float(before["Argmax agreement"])
     text = " ".join(m.value for m in app.markdown)
     assert "**32, not 16**" in text
 
@@ -101,8 +106,11 @@ def test_each_laplace_variant_has_its_own_colour_whichever_others_are_computed(c
         run(make_config("laplace", "digits", epsilon, 0, 1, settings), cache)
     app = open_page(LABELS_PAGE, epochs="1", model="logistic")
     assert_no_errors(app)
-    lines = {t["name"]: t["line"]["color"] for t in chart_spec(app, "accuracy")["data"]
-             if t.get("showlegend") is not False}  # fmt: skip
+    lines = {
+        t["name"]: t["line"]["color"]
+        for t in chart_spec(app, "accuracy")["data"]
+        if t.get("showlegend") is not False
+    }
     expected = shade(MECHANISM_COLOURS["laplace"], VARIANT_SHADES["laplace/round"])
     assert lines == {"Laplace, clamp + round": expected}
     assert expected != MECHANISM_COLOURS["laplace"]

@@ -15,9 +15,15 @@ SHARED = {"model", "seed", "epsilon"}
 
 def _widgets(app):
     kinds = (
-        "selectbox", "number_input", "select_slider", "slider", "checkbox", "toggle", "radio",
+        "selectbox",
+        "number_input",
+        "select_slider",
+        "slider",
+        "checkbox",
+        "toggle",
+        "radio",
         "multiselect",
-    )  # fmt: skip
+    )
     for kind in kinds:
         yield from getattr(app, kind)
 

@@ -16,8 +16,9 @@ def test_the_pate_lesson_is_shown_for_the_counts_and_for_the_argmax(cache):
     lessons = app.dataframe[1].value
     pate = lessons[lessons["lesson"].str.contains("int(noise)", regex=False)]
     assert list(pate["released"]) == [
-        "the noisy vote counts", "only the argmax (what PATE publishes)",
-    ]  # fmt: skip
+        "the noisy vote counts",
+        "only the argmax (what PATE publishes)",
+    ]
     assert any("only the argmax" in c.value and "1 + 2 ln 2" in c.value for c in app.caption)
 
 

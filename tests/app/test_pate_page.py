@@ -7,8 +7,9 @@ PAGE = "pages/pate.py"
 
 
 def test_page_shows_the_run_and_moves_with_its_levers():
-    app = open_page(PAGE, epochs="1", teachers="5", queries="50", teacher_epochs="1",
-                    self_training_rounds="0")  # fmt: skip
+    app = open_page(
+        PAGE, epochs="1", teachers="5", queries="50", teacher_epochs="1", self_training_rounds="0"
+    )
     assert_no_errors(app)
     metrics = {m.label: m.value for m in app.metric}
     assert metrics["ε spent"] == "1"

@@ -14,11 +14,25 @@ PAGE = "pages/rr_prior.py"
 def _result(mechanism: str, epsilon: float, flip_rate: float, expected: float) -> RunResult:
     details = {"expected_flip_rate": expected}
     return RunResult(
-        mechanism=mechanism, dataset="digits", seed=0, epsilon=epsilon, epsilon_spent=epsilon,
-        delta=0.0, privacy_unit="label", n_train=10, n_test=5, num_classes=10, elapsed_s=0.0,
-        cached=True, epochs=1, settings={}, details=details, flip_rate=flip_rate,
-        test_accuracy=0.5, baseline_test_accuracy=0.9,
-    )  # fmt: skip
+        mechanism=mechanism,
+        dataset="digits",
+        seed=0,
+        epsilon=epsilon,
+        epsilon_spent=epsilon,
+        delta=0.0,
+        privacy_unit="label",
+        n_train=10,
+        n_test=5,
+        num_classes=10,
+        elapsed_s=0.0,
+        cached=True,
+        epochs=1,
+        settings={},
+        details=details,
+        flip_rate=flip_rate,
+        test_accuracy=0.5,
+        baseline_test_accuracy=0.9,
+    )
 
 
 def test_flip_rate_comparison_draws_rr_closed_form_measured_and_expected_points():

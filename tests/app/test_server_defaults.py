@@ -17,19 +17,24 @@ from labeldp_core.experiments import lookup, make_config
 
 @pytest.mark.parametrize(
     ("option", "value"),
-    [("server.fileWatcherType", "none"),  # no watcher walking .venv: half a core when idle
-     ("server.address", "127.0.0.1"),  # only this machine, unless a class is served on purpose
-     ("client.showErrorDetails", "none"),  # no traceback or server path shown to a visitor
-     ("client.showSidebarNavigation", "False"),  # the app draws its own navigation
-     ("runner.postScriptGC", "False")],  # a full collection after every run: 37% of the time
-)  # fmt: skip
+    [
+        ("server.fileWatcherType", "none"),  # no watcher walking .venv: half a core when idle
+        ("server.address", "127.0.0.1"),  # only this machine, unless a class is served on purpose
+        ("client.showErrorDetails", "none"),  # no traceback or server path shown to a visitor
+        ("client.showSidebarNavigation", "False"),  # the app draws its own navigation
+        ("runner.postScriptGC", "False"),
+    ],  # a full collection after every run: 37% of the time
+)
 def test_the_server_starts_with_the_projects_defaults(option, value):
     # Read the way `streamlit run` reads it: .streamlit/config.toml in the folder it starts in.
     code = f"from streamlit import config; print(config.get_option({option!r}))"
     shown = subprocess.run(
         [sys.executable, "-c", code],
-        cwd=ROOT, capture_output=True, text=True, check=True,
-    ).stdout.strip()  # fmt: skip
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
     assert shown == value
 
 

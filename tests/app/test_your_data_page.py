@@ -87,8 +87,10 @@ def test_numbers_that_are_not_whole_are_snapped_to_a_grid_the_page_offers_at_onc
     assert any("numbers 0..25 on a grid of 11" in m.value for m in app.markdown)
     page = open_page("pages/laplace_labels.py", dataset=f"prices · {info.id}", epochs="1")
     assert_no_errors(page)
-    assert any("label value in 0..25 gets noise of scale (high−low)/ε = 25/ε" in m.value
-               for m in page.markdown)  # fmt: skip
+    assert any(
+        "label value in 0..25 gets noise of scale (high−low)/ε = 25/ε" in m.value
+        for m in page.markdown
+    )
 
 
 def test_a_class_list_known_in_public_is_typed_in_and_without_one_the_page_says_it_leaks():
@@ -225,9 +227,10 @@ def test_the_page_names_the_real_size_limit_and_no_server_path(monkeypatch):
 
     original = config.get_option
     monkeypatch.setattr(
-        config, "get_option",
+        config,
+        "get_option",
         lambda key: 1024 if key == "server.maxUploadSize" else original(key),
-    )  # fmt: skip
+    )
     app = open_page("pages/your_data.py")
     assert_no_errors(app)
     (uploader,) = app.get("file_uploader")
@@ -245,8 +248,9 @@ def test_a_score_on_few_test_rows_says_how_noisy_it_is():
     from labeldp_core.data.tables import add_table, example_table
 
     info = add_table(example_table("wine"), "class", "wine")
-    page = open_page("pages/randomized_response.py", dataset=f"wine · {info.id}", epochs="1",
-                     epsilon="0.25")  # fmt: skip
+    page = open_page(
+        "pages/randomized_response.py", dataset=f"wine · {info.id}", epochs="1", epsilon="0.25"
+    )
     assert_no_errors(page)
     said = [c.value for c in page.caption if "test rows only" in c.value]
     assert said and "standard error" in said[0] and "chance" in said[0], said

@@ -1,4 +1,3 @@
-
 """Every audit case: the real mechanism is not flagged, its control is, the tight ones come close.
 
 Statistics. The audits here use ``ALPHA = 1e-3``: a correct mechanism is flagged only if one of
@@ -59,9 +58,20 @@ TIGHT = {
 
 def test_every_audited_id_is_a_mechanism_and_the_required_controls_exist():
     assert set(CASES) <= set(MECHANISMS) | {"dpsgd"}
-    expected = {"rr", "rr-prior", "laplace", "laplace-regression", "rr-bins", "alibi",
-                "softmax-laplace", "pate", "dppl-mean", "dppl-public", "dppl-topk",
-                "dpsgd"}  # fmt: skip
+    expected = {
+        "rr",
+        "rr-prior",
+        "laplace",
+        "laplace-regression",
+        "rr-bins",
+        "alibi",
+        "softmax-laplace",
+        "pate",
+        "dppl-mean",
+        "dppl-public",
+        "dppl-topk",
+        "dpsgd",
+    }
     assert set(CASES) == expected
     assert {"rr", "rr-prior", "laplace"} <= set(CONTROLS)
 
@@ -170,8 +180,16 @@ def test_audit_figure_shows_claims_and_bounds():
 
 #: Cases whose power the issue asks for (PATE, DP-SGD, the DP prototypes) and the tight ones:
 #: at the command line's 500,000 draws each would catch a 10% overspend (claim / bound < 1.1).
-POWERFUL = [("pate", 0), ("pate", 1), ("dpsgd", 0), ("dppl-public", 0), ("dppl-mean", 0),
-            ("dppl-topk", 0), ("laplace", 0), ("rr", 0)]  # fmt: skip
+POWERFUL = [
+    ("pate", 0),
+    ("pate", 1),
+    ("dpsgd", 0),
+    ("dppl-public", 0),
+    ("dppl-mean", 0),
+    ("dppl-topk", 0),
+    ("laplace", 0),
+    ("rr", 0),
+]
 
 
 @pytest.mark.slow
@@ -191,8 +209,9 @@ def test_a_dpsgd_step_with_ten_percent_less_noise_is_caught():
     sigma = dpsgd_noise_multiplier(1.0)
 
     def sample(which, trials, rng):
-        return dpsgd_case_module._project_steps(sigma / 1.1, 1.0, which == 0, trials,
-                                                int(rng.integers(2**62)))  # fmt: skip
+        return dpsgd_case_module._project_steps(
+            sigma / 1.1, 1.0, which == 0, trials, int(rng.integers(2**62))
+        )
 
     planted = dataclasses.replace(honest, sample=sample, is_control=True)
     assert run_audit(planted, 500_000, np.random.default_rng(0)).violates

@@ -26,13 +26,24 @@ class FakeRuns:
     def result(self, config) -> RunResult:
         unit = "example" if config.mechanism == "dpsgd" else "label"
         return RunResult(
-            mechanism=config.mechanism, dataset=config.dataset, seed=config.seed,
-            epsilon=config.epsilon, epsilon_spent=config.epsilon, delta=0.0, privacy_unit=unit,
-            n_train=10, n_test=5, num_classes=10, elapsed_s=0.0, cached=True, epochs=1,
-            settings={}, details={},
+            mechanism=config.mechanism,
+            dataset=config.dataset,
+            seed=config.seed,
+            epsilon=config.epsilon,
+            epsilon_spent=config.epsilon,
+            delta=0.0,
+            privacy_unit=unit,
+            n_train=10,
+            n_test=5,
+            num_classes=10,
+            elapsed_s=0.0,
+            cached=True,
+            epochs=1,
+            settings={},
+            details={},
             test_accuracy=_accuracy(config.mechanism, config.epsilon, config.seed),
             baseline_test_accuracy=0.8 if config.mechanism.startswith("dppl") else 0.95,
-        )  # fmt: skip
+        )
 
     def lookup(self, config, cache=None):
         key = (config.mechanism, config.epsilon, config.seed)

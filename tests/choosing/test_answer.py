@@ -15,8 +15,9 @@ def _curve(mechanism, unit, scores_by_epsilon, metric="test accuracy", baseline=
 
 
 #: Three seeds; the mean rises 0.5, 0.7, 0.9 and the seeds spread ±0.05 around it.
-RR = _curve("rr", "label", {1.0: (0.45, 0.5, 0.55), 4.0: (0.65, 0.7, 0.75),
-                            16.0: (0.85, 0.9, 0.95)})  # fmt: skip
+RR = _curve(
+    "rr", "label", {1.0: (0.45, 0.5, 0.55), 4.0: (0.65, 0.7, 0.75), 16.0: (0.85, 0.9, 0.95)}
+)
 
 
 def test_the_answer_is_the_mean_crossing_with_the_seeds_spread_around_it():

@@ -88,9 +88,13 @@ def test_the_answers_to_narrow_are_those_between_points_over_ten_percent_apart(r
 def test_the_next_runs_are_bisections_first_step_for_each_coarse_answer(runs):
     found = _choose()
     assert [(c.mechanism, c.epsilon, c.seed) for c in found.next_runs] == [
-        ("rr", 2.83, 0), ("rr", 2.83, 1), ("rr", 2.83, 2),
-        ("dpsgd", 5.66, 0), ("dpsgd", 5.66, 1), ("dpsgd", 5.66, 2),
-    ]  # fmt: skip
+        ("rr", 2.83, 0),
+        ("rr", 2.83, 1),
+        ("rr", 2.83, 2),
+        ("dpsgd", 5.66, 0),
+        ("dpsgd", 5.66, 1),
+        ("dpsgd", 5.66, 2),
+    ]
 
 
 def test_an_epsilon_the_mechanism_refuses_is_no_point_not_an_error(runs, monkeypatch):

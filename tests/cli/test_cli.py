@@ -13,8 +13,11 @@ ROOT = Path(__file__).resolve().parents[2]
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "labeldp_core", *args],
-        cwd=ROOT, capture_output=True, text=True, check=False,
-    )  # fmt: skip
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
 
 
 def test_run_prints_json_then_answers_from_the_cache():
@@ -83,8 +86,25 @@ def test_list_json_names_mechanisms_and_datasets(capsys):
 
 def test_sweep_writes_csv_and_json(tmp_path, capsys):
     path = tmp_path / "sweep.csv"
-    code = main(["sweep", "rr", "--dataset", "digits", "--epsilons", "1", "4", "--epochs", "1",
-                 "--seeds", "0", "1", "--csv", str(path), "--json"])  # fmt: skip
+    code = main(
+        [
+            "sweep",
+            "rr",
+            "--dataset",
+            "digits",
+            "--epsilons",
+            "1",
+            "4",
+            "--epochs",
+            "1",
+            "--seeds",
+            "0",
+            "1",
+            "--csv",
+            str(path),
+            "--json",
+        ]
+    )
     assert code == 0
     results = json.loads(capsys.readouterr().out)
     assert [(r["epsilon"], r["seed"]) for r in results] == [(1.0, 0), (1.0, 1), (4.0, 0), (4.0, 1)]
@@ -104,4 +124,7 @@ def test_line_progress_repeats_a_long_stage_every_few_seconds(monkeypatch, capsy
     show(0.4, "DP-SGD: epoch 4/40")  # 13.0: too soon again
     show(0.9, "done")  # 14.0: a new stage
     assert capsys.readouterr().err.splitlines() == [
-        "[ 10.0%] DP-SGD", "[ 30.0%] DP-SGD: epoch 3/40", "[ 90.0%] done"]
+        "[ 10.0%] DP-SGD",
+        "[ 30.0%] DP-SGD: epoch 3/40",
+        "[ 90.0%] done",
+    ]

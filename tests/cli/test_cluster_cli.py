@@ -30,8 +30,9 @@ def test_points_failing_on_the_workers_exit_1_with_each_named(dask_cluster, caps
     assert status == 1 and json.loads(captured.out) == []
     failed = [line for line in captured.err.splitlines() if line.startswith("failed: ")]
     assert len(failed) == 2 and all('"dataset": "mnist"' in line for line in failed)
-    assert all("DatasetUnavailableError: dataset 'mnist' is not on this machine" in line
-               for line in failed)  # fmt: skip
+    assert all(
+        "DatasetUnavailableError: dataset 'mnist' is not on this machine" in line for line in failed
+    )
     assert "0 points computed on the cluster and stored, 0 already stored, 2 failed" in captured.err
 
 

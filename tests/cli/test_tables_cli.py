@@ -71,8 +71,18 @@ def test_file_options_are_checked(extra, match, capsys):
 def test_a_table_is_refused_on_a_cluster_with_the_fix(tmp_path, capsys):
     path = tmp_path / "wine.csv"
     path.write_bytes(example_table("wine"))
-    argv = ["sweep", "rr", "--dataset", f"file:{path}", "--label", "class", "--epsilons", "1",
-            "--workers", "1"]  # fmt: skip
+    argv = [
+        "sweep",
+        "rr",
+        "--dataset",
+        f"file:{path}",
+        "--label",
+        "class",
+        "--epsilons",
+        "1",
+        "--workers",
+        "1",
+    ]
     _one_error_line(capsys, argv, "kept on this machine only")
     assert stored_tables() == []  # refused before the table was prepared and kept
 
@@ -82,9 +92,25 @@ def test_a_numeric_label_runs_a_regression_mechanism_in_its_public_range(tmp_pat
 
     path = tmp_path / "ratings.csv"
     path.write_bytes(_ratings())
-    argv = ["run", "laplace-regression", "--epsilon", "2", "--epochs", "1", "--json",
-            "--dataset", f"file:{path}", "--label", "rating", "--task", "regression",
-            "--low", "1", "--high", "5"]  # fmt: skip
+    argv = [
+        "run",
+        "laplace-regression",
+        "--epsilon",
+        "2",
+        "--epochs",
+        "1",
+        "--json",
+        "--dataset",
+        f"file:{path}",
+        "--label",
+        "rating",
+        "--task",
+        "regression",
+        "--low",
+        "1",
+        "--high",
+        "5",
+    ]
     assert main(argv) == 0
     result = json.loads(capsys.readouterr().out)
     details = result["details"]  # in the label's own units
@@ -99,9 +125,27 @@ def test_numbers_that_are_not_whole_run_on_a_public_grid(tmp_path, capsys):
 
     path = tmp_path / "prices.csv"
     path.write_bytes(_prices())
-    argv = ["run", "rr-bins", "--epsilon", "2", "--epochs", "1", "--json", "--dataset",
-            f"file:{path}", "--label", "price", "--task", "regression", "--low", "0.5",
-            "--high", "20.5", "--grid", "41"]  # fmt: skip
+    argv = [
+        "run",
+        "rr-bins",
+        "--epsilon",
+        "2",
+        "--epochs",
+        "1",
+        "--json",
+        "--dataset",
+        f"file:{path}",
+        "--label",
+        "price",
+        "--task",
+        "regression",
+        "--low",
+        "0.5",
+        "--high",
+        "20.5",
+        "--grid",
+        "41",
+    ]
     assert main(argv) == 0
     captured = capsys.readouterr()
     result = json.loads(captured.out)

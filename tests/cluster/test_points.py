@@ -17,8 +17,11 @@ LOGISTIC = {"model": "logistic"}
 
 
 def _configs(epsilons, dataset: str = "digits"):
-    return [make_config("rr", dataset, epsilon, seed, 1, LOGISTIC)
-            for epsilon in epsilons for seed in (0, 1)]  # fmt: skip
+    return [
+        make_config("rr", dataset, epsilon, seed, 1, LOGISTIC)
+        for epsilon in epsilons
+        for seed in (0, 1)
+    ]
 
 
 def _without_timing(result) -> dict:
@@ -172,8 +175,9 @@ def test_another_points_result_slipped_into_an_answer_is_refused(tmp_path):
     other = make_config("rr", "digits", 2.0, 0, 1, LOGISTIC)
     worker, entries = _entries_of(config, tmp_path)
     _, theirs = _entries_of(other, tmp_path / "other")
-    other_result = next(body for key, kind, body, _ in theirs
-                        if key == worker.key("result", other.to_dict()))  # fmt: skip
+    other_result = next(
+        body for key, kind, body, _ in theirs if key == worker.key("result", other.to_dict())
+    )
     third = make_config("rr", "digits", 3.0, 0, 1, LOGISTIC)
     third_key = worker.key("result", third.to_dict())
     slipped = (third_key, "json", other_result, third_key.identity)

@@ -26,8 +26,9 @@ def scheduler():
 
 def _stale_copy(folder: Path) -> Path:
     """A copy of the package with one comment added to a runner: another code fingerprint."""
-    shutil.copytree(ROOT / "labeldp_core", folder / "labeldp_core",
-                    ignore=shutil.ignore_patterns("__pycache__"))  # fmt: skip
+    shutil.copytree(
+        ROOT / "labeldp_core", folder / "labeldp_core", ignore=shutil.ignore_patterns("__pycache__")
+    )
     with (folder / "labeldp_core" / "experiments" / "rr.py").open("a") as runner:
         runner.write("# an edit the client does not have\n")
     return folder
@@ -36,11 +37,22 @@ def _stale_copy(folder: Path) -> Path:
 def test_a_worker_running_other_code_is_refused_naming_both_versions(scheduler, tmp_path):
     stale = _stale_copy(tmp_path)
     worker = subprocess.Popen(
-        [sys.executable, "-m", "distributed.cli.dask_worker", scheduler.scheduler_address,
-         "--nworkers", "1", "--nthreads", "1", "--no-dashboard"],
-        cwd=stale, env={"PYTHONPATH": str(stale), "PATH": "/usr/bin:/bin"},
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "distributed.cli.dask_worker",
+            scheduler.scheduler_address,
+            "--nworkers",
+            "1",
+            "--nthreads",
+            "1",
+            "--no-dashboard",
+        ],
+        cwd=stale,
+        env={"PYTHONPATH": str(stale), "PATH": "/usr/bin:/bin"},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         from distributed import Client
 

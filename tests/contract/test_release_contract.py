@@ -129,8 +129,11 @@ def _pate(calls, result) -> float:
     mode = arguments["noise"]
     if call.name == "confident_gnmax":
         sigma, check = arguments["gaussian_sigma"], arguments["threshold_sigma"]
-        kind = {"aggregator": "confident-gnmax", "threshold": arguments["threshold"],
-                "threshold_sigma": gaussian_plan(check, mode).sigma}  # fmt: skip
+        kind = {
+            "aggregator": "confident-gnmax",
+            "threshold": arguments["threshold"],
+            "threshold_sigma": gaussian_plan(check, mode).sigma,
+        }
         noise = gaussian_plan(sigma, mode).sigma
     elif arguments["laplace_scale"] is not None:
         kind, noise = (
@@ -141,9 +144,13 @@ def _pate(calls, result) -> float:
         sigma = arguments["gaussian_sigma"]
         kind, noise = {"aggregator": "gnmax"}, gaussian_plan(sigma, mode).sigma
     return pate_epsilon(
-        arguments["vote_counts"], result.delta, noise=noise, data_dependent=False,
-        discrete=mode == "secure", **kind,
-    )  # fmt: skip
+        arguments["vote_counts"],
+        result.delta,
+        noise=noise,
+        data_dependent=False,
+        discrete=mode == "secure",
+        **kind,
+    )
 
 
 def _dppl_mean(calls, result) -> float:
@@ -192,18 +199,23 @@ def _dpsgd(calls, result) -> float:
 RELEASES = {
     "rr": ([(rr_experiment, "randomized_response", None)], _rr),
     "rr-prior": (
-        [(rr_prior_experiment, "noisy_label_counts", None),
-         (rr_prior_experiment, "rr_with_prior", None)],
+        [
+            (rr_prior_experiment, "noisy_label_counts", None),
+            (rr_prior_experiment, "rr_with_prior", None),
+        ],
         _rr_prior,
     ),
     "lp-2st": (
-        [(lp_2st_experiment, "randomized_response", None),
-         (lp_2st_experiment, "rr_with_prior", None)],
+        [
+            (lp_2st_experiment, "randomized_response", None),
+            (lp_2st_experiment, "rr_with_prior", None),
+        ],
         _lp_2st,
     ),
     "laplace": ([(laplace_experiment, "laplace_one_hot", None)], _laplace),
     "laplace-regression": (
-        [(laplace_regression_experiment, "laplace_regression", None)], _laplace_regression
+        [(laplace_regression_experiment, "laplace_regression", None)],
+        _laplace_regression,
     ),
     "rr-bins": (
         [(label_prior, "noisy_label_counts", None), (rr_bins_experiment, "rr_on_bins", None)],
@@ -221,16 +233,20 @@ RELEASES = {
     "dpsgd": ([(dpsgd_training, "train_dpsgd_classifier", _fake_dpsgd)], _dpsgd),
     "dppl-mean": ([(dppl_experiment, "private_class_means", None)], _dppl_mean),
     "dppl-public": (
-        [(dppl_experiment, "class_utilities", None),
-         (dppl_experiment, "public_prototype_indices", None)],
+        [
+            (dppl_experiment, "class_utilities", None),
+            (dppl_experiment, "public_prototype_indices", None),
+        ],
         _dppl_public,
     ),
     "dppl-topk": (
-        [(dppl_experiment, "class_utilities", None),
-         (dppl_experiment, "public_prototype_indices", None)],
+        [
+            (dppl_experiment, "class_utilities", None),
+            (dppl_experiment, "public_prototype_indices", None),
+        ],
         _dppl_public,
     ),
-}  # fmt: skip
+}
 
 #: Settings that make each run exercise its whole release (histograms, every aggregator).
 VARIANTS = {
@@ -362,8 +378,9 @@ def test_models_train_on_what_was_released_not_on_the_true_labels(
     monkeypatch.setattr(training_loop, "train_classifier", recording_student)
     settings = {"model": "logistic"}
     settings |= SMALL.get(mechanism, {}) | ({"aggregator": "lnmax"} if mechanism == "pate" else {})
-    result = run(make_config(mechanism, "digits", 0.6, seed=4, epochs=1, settings=settings),
-                 fast_runs)  # fmt: skip
+    result = run(
+        make_config(mechanism, "digits", 0.6, seed=4, epochs=1, settings=settings), fast_runs
+    )
     expected = _targets_from_release(mechanism, calls, result)
     if mechanism == "lp-2st":
         trained = [trained[0], np.sort(trained[1])]

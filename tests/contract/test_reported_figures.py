@@ -61,12 +61,21 @@ RELEASE_STEPS = {
 }
 #: Runs whose every setting variant reaches each release of its mechanism.
 VARIANTS = [
-    ("rr", {}), ("rr-prior", {}), ("rr-prior", {"prior": "uniform"}), ("lp-2st", {}),
-    ("laplace", {}), ("laplace", {"post": "soft"}), ("laplace", {"post": "round"}),
-    ("laplace-regression", {}), ("rr-bins", {"prior": "histogram"}), ("rr-bins", {}),
-    ("alibi", {"prior": "histogram"}), ("alibi", {}),
-    ("pate", {"aggregator": "gnmax"}), ("pate", {"aggregator": "confident-gnmax"}),
-]  # fmt: skip
+    ("rr", {}),
+    ("rr-prior", {}),
+    ("rr-prior", {"prior": "uniform"}),
+    ("lp-2st", {}),
+    ("laplace", {}),
+    ("laplace", {"post": "soft"}),
+    ("laplace", {"post": "round"}),
+    ("laplace-regression", {}),
+    ("rr-bins", {"prior": "histogram"}),
+    ("rr-bins", {}),
+    ("alibi", {"prior": "histogram"}),
+    ("alibi", {}),
+    ("pate", {"aggregator": "gnmax"}),
+    ("pate", {"aggregator": "confident-gnmax"}),
+]
 SMALL = {"pate": {"teachers": 5, "queries": 40}, "rr-prior": {"clusters": 5}}
 
 
@@ -167,8 +176,10 @@ def test_lp_2st_reports_each_stage_of_what_it_released(fast_runs, monkeypatch):
     assert details["stage1_flip_rate"] == pytest.approx(np.mean(first.returned != y[halves[0]]))
     assert details["stage2_flip_rate"] == pytest.approx(np.mean(second.returned != y[halves[1]]))
     assert (details["stage1_examples"], details["stage2_examples"]) == tuple(map(len, halves))
-    weighted = (len(halves[0]) * details["stage1_expected_flip_rate"]
-                + len(halves[1]) * details["stage2_expected_flip_rate"]) / y.size  # fmt: skip
+    weighted = (
+        len(halves[0]) * details["stage1_expected_flip_rate"]
+        + len(halves[1]) * details["stage2_expected_flip_rate"]
+    ) / y.size
     assert details["expected_flip_rate"] == pytest.approx(weighted)
     _check_prior_summary(details, second)
 
@@ -207,8 +218,9 @@ def test_regression_runs_report_the_mse_of_what_they_released(fast_runs, monkeyp
 def test_softmax_laplace_scores_the_noisy_and_clean_outputs_it_released(fast_runs, monkeypatch):
     calls: list[Call] = []
     spy(monkeypatch, softmax_experiment, "laplace_outputs", calls)
-    config = make_config("softmax-laplace", "digits", 1.3, seed=18, epochs=1,
-                         settings={"model": "logistic"})  # fmt: skip
+    config = make_config(
+        "softmax-laplace", "digits", 1.3, seed=18, epochs=1, settings={"model": "logistic"}
+    )
     result = run(config, fast_runs)
     (release,) = calls
     clean, noisy = release.arguments["probabilities"], np.asarray(release.returned)
@@ -236,9 +248,14 @@ def test_the_prior_asked_for_is_the_prior_paid_for(fast_runs, monkeypatch, mecha
     assert release["step"] == "release" and words in release["mechanism"]
 
 
-@pytest.mark.parametrize(("mechanism", "settings"), [
-    ("alibi", {"prior": "histogram"}), ("rr-bins", {"prior": "histogram"}), ("rr-prior", {}),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("mechanism", "settings"),
+    [
+        ("alibi", {"prior": "histogram"}),
+        ("rr-bins", {"prior": "histogram"}),
+        ("rr-prior", {}),
+    ],
+)
 @pytest.mark.parametrize("mode", ["float", "secure"])
 def test_secure_histograms_report_their_exact_scale(
     fast_runs, monkeypatch, mechanism, settings, mode

@@ -231,31 +231,44 @@ def test_secure_noisy_argmax_changes_the_answer_as_the_discrete_law_says(kind):
     rng = np.random.default_rng(5)
     if kind == "lnmax":
         scale = 2.0
-        labels = noisy_argmax(counts, rng, laplace_scale=scale, noise="secure",
-                              source=SeededSource(5))  # fmt: skip
+        labels = noisy_argmax(
+            counts, rng, laplace_scale=scale, noise="secure", source=SeededSource(5)
+        )
         log_tail = log_laplace_difference_tail
         exact = float(rational_at_least(scale))
     else:
         scale = 2.5
-        labels = noisy_argmax(counts, rng, gaussian_sigma=scale, noise="secure",
-                              source=SeededSource(5))  # fmt: skip
+        labels = noisy_argmax(
+            counts, rng, gaussian_sigma=scale, noise="secure", source=SeededSource(5)
+        )
         log_tail = log_gaussian_difference_tail
         exact = math.sqrt(float(rational_variance(scale)))
     at_least, above = np.exp(log_tail(np.array([gap, gap + 1]), exact))
     expected = above + 0.5 * (at_least - above)  # ties broken at random
     assert stats.binomtest(int(labels.sum()), n, expected).pvalue > ALPHA
     # the union bound the accounting uses counts the whole tie against the plurality
-    assert math.exp(log_q_lnmax_discrete(counts[:1], exact)[0] if kind == "lnmax"
-                    else log_q_gnmax_discrete(counts[:1], exact)[0]) >= expected  # fmt: skip
+    assert (
+        math.exp(
+            log_q_lnmax_discrete(counts[:1], exact)[0]
+            if kind == "lnmax"
+            else log_q_gnmax_discrete(counts[:1], exact)[0]
+        )
+        >= expected
+    )
 
 
 def test_secure_confident_gnmax_answers_as_often_as_the_discrete_threshold_says():
     n, threshold, sigma1 = 60_000, 14.5, 3.0
     counts = np.tile([[12, 3, 1]], (n, 1))
     labels = confident_gnmax(
-        counts, np.random.default_rng(6), threshold=threshold, threshold_sigma=sigma1,
-        gaussian_sigma=1.0, noise="secure", source=SeededSource(6),
-    )  # fmt: skip
+        counts,
+        np.random.default_rng(6),
+        threshold=threshold,
+        threshold_sigma=sigma1,
+        gaussian_sigma=1.0,
+        noise="secure",
+        source=SeededSource(6),
+    )
     exact = math.sqrt(float(rational_variance(sigma1)))
     expected = math.exp(log_gaussian_survival(np.array([threshold - 12]), exact)[0])
     assert stats.binomtest(int(np.sum(labels != -1)), n, expected).pvalue > ALPHA
@@ -263,17 +276,23 @@ def test_secure_confident_gnmax_answers_as_often_as_the_discrete_threshold_says(
 
 def test_secure_noise_needs_integer_counts():
     with pytest.raises(InvalidInputError, match="integer vote counts"):
-        noisy_argmax(np.array([[1.5, 2.0]]), np.random.default_rng(0), laplace_scale=1.0,
-                     noise="secure")  # fmt: skip
+        noisy_argmax(
+            np.array([[1.5, 2.0]]), np.random.default_rng(0), laplace_scale=1.0, noise="secure"
+        )
     with pytest.raises(InvalidInputError, match="fractional parts"):
         laplace_regression(np.array([0.5, 1.0]), 1.0, 0, 9, None, noise="secure")
     with pytest.raises(InvalidInputError, match="noise must be one of"):
         laplace_one_hot(np.array([0, 1]), 1.0, 2, np.random.default_rng(0), noise="exact")
 
 
-@pytest.mark.parametrize(("aggregator", "extra"), [
-    ("lnmax", {}), ("gnmax", {}), ("confident-gnmax", {"threshold": 35.0, "threshold_sigma": 9.0}),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("aggregator", "extra"),
+    [
+        ("lnmax", {}),
+        ("gnmax", {}),
+        ("confident-gnmax", {"threshold": 35.0, "threshold_sigma": 9.0}),
+    ],
+)
 def test_discrete_accounting_keeps_the_data_independent_bound_and_tightens_with_agreement(
     aggregator, extra
 ):
@@ -307,8 +326,9 @@ def test_alibi_posterior_of_a_discrete_vector_by_hand():
 def test_alibi_posterior_equals_the_discrete_likelihood_posterior():
     scale = rational_scale(2, 0.8)
     rng = np.random.default_rng(8)
-    noisy = laplace_one_hot(rng.integers(0, 4, 50), 0.8, 4, rng, noise="secure",
-                            source=SeededSource(8))  # fmt: skip
+    noisy = laplace_one_hot(
+        rng.integers(0, 4, 50), 0.8, 4, rng, noise="secure", source=SeededSource(8)
+    )
     prior = np.array([0.1, 0.2, 0.3, 0.4])
     likelihood = np.stack(
         [np.prod(laplace_pmf(noisy - np.eye(4)[k], scale), axis=1) for k in range(4)], axis=1
@@ -388,8 +408,21 @@ def test_secure_pate_accounts_for_the_noise_actually_drawn(cache):
 
 
 def test_cli_accepts_the_noise_setting(capsys):
-    args = ["run", "laplace", "--dataset", "digits", "--epsilon", "1", "--epochs", "1",
-            "--set", "model=logistic", "--set", "noise=secure", "--json"]  # fmt: skip
+    args = [
+        "run",
+        "laplace",
+        "--dataset",
+        "digits",
+        "--epsilon",
+        "1",
+        "--epochs",
+        "1",
+        "--set",
+        "model=logistic",
+        "--set",
+        "noise=secure",
+        "--json",
+    ]
     assert main(args) == 0
     result = json.loads(capsys.readouterr().out)
     assert result["settings"]["noise"] == "secure"

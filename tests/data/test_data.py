@@ -134,5 +134,3 @@ def test_a_download_waits_on_a_silent_network_for_a_bounded_time(monkeypatch, tm
         loaders.load_mnist()
     assert seen == [(True, loaders.DOWNLOAD_TIMEOUT_S)]
     assert socket.getdefaulttimeout() is None
-
-

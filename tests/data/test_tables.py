@@ -21,9 +21,14 @@ def _csv(rows: int = 200, classes: int = 3, seed: int = 0, **extra) -> bytes:
     rng = np.random.default_rng(seed)
     x = rng.normal(size=(rows, 2))
     labels = (x[:, 0] > 0).astype(int) + ((x[:, 1] > 1) & (classes > 2)).astype(int)
-    frame = pd.DataFrame({"a": x[:, 0], "b": x[:, 1] * 10 + 3,
-                          "colour": rng.choice(["red", "green", "blue"], rows),
-                          "label": [f"c{i}" for i in labels]})
+    frame = pd.DataFrame(
+        {
+            "a": x[:, 0],
+            "b": x[:, 1] * 10 + 3,
+            "colour": rng.choice(["red", "green", "blue"], rows),
+            "label": [f"c{i}" for i in labels],
+        }
+    )
     for name, column in extra.items():
         frame[name] = column
     return frame.to_csv(index=False).encode()
@@ -106,7 +111,6 @@ def test_a_category_with_too_many_values_is_dropped_with_a_note():
     assert "column 'ident' has 200 distinct values (more than 50): dropped" in info.notes
 
 
-
 BAD_TABLES = {
     "empty": (b"", "the file is empty"),
     "blank": (b"  \n\n", "the file is empty"),
@@ -166,9 +170,11 @@ def _ratings(rows: int = 200) -> bytes:
     rng = np.random.default_rng(1)
     a = rng.normal(size=rows)
     rating = np.clip(np.round(3 + a), 1, 5).astype(int)
-    return pd.DataFrame({"a": a, "b": rng.normal(size=rows), "rating": rating}).to_csv(
-        index=False
-    ).encode()
+    return (
+        pd.DataFrame({"a": a, "b": rng.normal(size=rows), "rating": rating})
+        .to_csv(index=False)
+        .encode()
+    )
 
 
 def test_a_whole_number_label_in_a_public_range_is_a_regression_table(cache):
@@ -225,11 +231,20 @@ def test_a_grid_reports_every_figure_in_the_labels_units_and_spends_the_same_eps
     """The same prices in cents: the same positions, noise and model; every MSE times 100²."""
     found = {}
     for scale in (1.0, 100.0):
-        info = add_table(_prices(scale=scale), "price", f"x{scale}", task="regression",
-                         low=0.5 * scale, high=20.5 * scale, grid=41)  # fmt: skip
+        info = add_table(
+            _prices(scale=scale),
+            "price",
+            f"x{scale}",
+            task="regression",
+            low=0.5 * scale,
+            high=20.5 * scale,
+            grid=41,
+        )
         settings = {"model": "logistic"}
-        found[scale] = {m: run(make_config(m, info.id, 1.0, 0, 1, settings), cache)
-                        for m in ("laplace-regression", "rr-bins")}  # fmt: skip
+        found[scale] = {
+            m: run(make_config(m, info.id, 1.0, 0, 1, settings), cache)
+            for m in ("laplace-regression", "rr-bins")
+        }
     for mechanism in ("laplace-regression", "rr-bins"):
         euros, cents = found[1.0][mechanism], found[100.0][mechanism]
         assert cents.epsilon_spent == euros.epsilon_spent <= 1.0
@@ -336,8 +351,15 @@ def test_a_bad_list_of_classes_is_refused(classes, match):
 def test_the_values_of_a_fine_grid_far_from_zero_keep_names_of_their_own():
     frame = pd.read_csv(io.BytesIO(_prices()))
     frame["price"] = 1_000_000 + frame["price"] / 20
-    info = add_table(frame.to_csv(index=False).encode(), "price", "t", task="regression",
-                     low=1_000_000, high=1_000_001, grid=100)  # fmt: skip
+    info = add_table(
+        frame.to_csv(index=False).encode(),
+        "price",
+        "t",
+        task="regression",
+        low=1_000_000,
+        high=1_000_001,
+        grid=100,
+    )
     assert len(set(info.class_names)) == 100
     assert info.class_names[0] == "1000000" and info.class_names[-1] == "1000001"
 
@@ -361,9 +383,7 @@ def test_a_workers_open_cache_does_not_recreate_a_forgotten_table(cache):
     held.close()
 
 
-def test_a_point_running_when_its_table_is_forgotten_fails_with_a_clear_message(
-    cache, monkeypatch
-):
+def test_a_point_running_when_its_table_is_forgotten_fails_with_a_clear_message(cache, monkeypatch):
     info = _add(_csv())
     original = loop._fit
 

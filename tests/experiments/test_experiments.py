@@ -13,9 +13,20 @@ from labeldp_core.registry import FAMILIES, family_of
 
 #: The run JSON's keys every run has (docs/interfaces.md, "The run JSON").
 RUN_JSON_KEYS = {
-    "mechanism", "dataset", "seed", "epsilon", "epsilon_spent", "delta", "privacy_unit",
-    "n_train", "n_test", "num_classes", "elapsed_s", "cached", "details",
-}  # fmt: skip
+    "mechanism",
+    "dataset",
+    "seed",
+    "epsilon",
+    "epsilon_spent",
+    "delta",
+    "privacy_unit",
+    "n_train",
+    "n_test",
+    "num_classes",
+    "elapsed_s",
+    "cached",
+    "details",
+}
 
 
 def test_make_config_fills_defaults_so_equal_runs_are_equal():

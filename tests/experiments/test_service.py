@@ -121,9 +121,11 @@ def test_shutdown_fails_waiting_jobs_instead_of_leaving_them_hanging(tmp_path):
 
 @pytest.mark.parametrize(
     ("limits", "reason"),
-    [({"time_limit_s": 0.5}, "ran past the time limit of 0.5 s"),
-     ({"memory_limit_mb": 1}, "past the memory limit of 1 MB")],
-)  # fmt: skip
+    [
+        ({"time_limit_s": 0.5}, "ran past the time limit of 0.5 s"),
+        ({"memory_limit_mb": 1}, "past the memory limit of 1 MB"),
+    ],
+)
 def test_a_point_past_its_limits_is_stopped_with_the_reason(tmp_path, limits, reason):
     bounded = ComputeService(tmp_path / "cache", workers=1, threads=1, **limits)
     try:

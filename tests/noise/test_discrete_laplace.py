@@ -121,9 +121,13 @@ def test_prior_from_counts_clips_normalises_and_falls_back_to_uniform():
 
 @pytest.mark.parametrize(
     ("groups", "labels", "match"),
-    [([0, 3], [0, 1], "group ids in 0..2"), ([0, 1, 1], [0, 1], "same length"),
-     ([0.5, 1], [0, 1], "group ids"), ([0, 1], [0, 5], "0..2")],
-)  # fmt: skip
+    [
+        ([0, 3], [0, 1], "group ids in 0..2"),
+        ([0, 1, 1], [0, 1], "same length"),
+        ([0.5, 1], [0, 1], "group ids"),
+        ([0, 1], [0, 5], "0..2"),
+    ],
+)
 def test_bad_groups_or_labels_are_refused(groups, labels, match):
     with pytest.raises(InvalidInputError, match=match):
         label_counts(np.asarray(groups), np.asarray(labels), 3, 3)

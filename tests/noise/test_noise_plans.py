@@ -168,7 +168,9 @@ SECURE_RELEASES = {
         np.arange(200) % 4, np.full((200, 4), 0.25), 0.5, rng, noise="secure"
     ),
     "rr_on_bins": lambda rng: rr_on_bins(
-        np.arange(200.0) % 5, optimal_bins(np.arange(5.0), np.full(5, 0.2), 2.0), rng,
+        np.arange(200.0) % 5,
+        optimal_bins(np.arange(5.0), np.full(5, 0.2), 2.0),
+        rng,
         noise="secure",
     ),
     "laplace_one_hot": lambda rng: laplace_one_hot(np.arange(200) % 3, 0.5, 3, rng, noise="secure"),
@@ -185,10 +187,14 @@ SECURE_RELEASES = {
         np.tile([[5, 5, 1]], (200, 1)), rng, gaussian_sigma=2.0, noise="secure"
     ),
     "confident_gnmax": lambda rng: confident_gnmax(
-        np.tile([[5, 5, 1]], (200, 1)), rng, threshold=4, threshold_sigma=2.0,
-        gaussian_sigma=2.0, noise="secure",
+        np.tile([[5, 5, 1]], (200, 1)),
+        rng,
+        threshold=4,
+        threshold_sigma=2.0,
+        gaussian_sigma=2.0,
+        noise="secure",
     ),
-}  # fmt: skip
+}
 
 
 @pytest.mark.parametrize("name", list(SECURE_RELEASES))
@@ -249,33 +255,57 @@ SEEDED_RELEASES = {
         np.arange(300) % 10, 0.5, 10, np.random.default_rng(), noise="secure", source=source
     ),
     "rr_with_prior": lambda source: rr_with_prior(
-        np.arange(300) % 4, np.full((300, 4), 0.25), 0.5, np.random.default_rng(),
-        noise="secure", source=source,
+        np.arange(300) % 4,
+        np.full((300, 4), 0.25),
+        0.5,
+        np.random.default_rng(),
+        noise="secure",
+        source=source,
     ),
     "rr_on_bins": lambda source: rr_on_bins(
-        np.arange(300.0) % 5, optimal_bins(np.arange(5.0), np.full(5, 0.2), 2.0),
-        np.random.default_rng(), noise="secure", source=source,
+        np.arange(300.0) % 5,
+        optimal_bins(np.arange(5.0), np.full(5, 0.2), 2.0),
+        np.random.default_rng(),
+        noise="secure",
+        source=source,
     ),
     "laplace_one_hot": lambda source: laplace_one_hot(
         np.arange(300) % 3, 0.5, 3, np.random.default_rng(), noise="secure", source=source
     ),
     "noisy_label_counts": lambda source: noisy_label_counts(
-        np.zeros(300, int), np.arange(300) % 3, 1, 3, 0.5, np.random.default_rng(),
-        noise="secure", source=source,
+        np.zeros(300, int),
+        np.arange(300) % 3,
+        1,
+        3,
+        0.5,
+        np.random.default_rng(),
+        noise="secure",
+        source=source,
     ),
     "lnmax": lambda source: noisy_argmax(
-        np.tile([[5, 5, 1]], (300, 1)), np.random.default_rng(), laplace_scale=2.0,
-        noise="secure", source=source,
+        np.tile([[5, 5, 1]], (300, 1)),
+        np.random.default_rng(),
+        laplace_scale=2.0,
+        noise="secure",
+        source=source,
     ),
     "gnmax": lambda source: noisy_argmax(
-        np.tile([[5, 5, 1]], (300, 1)), np.random.default_rng(), gaussian_sigma=2.0,
-        noise="secure", source=source,
+        np.tile([[5, 5, 1]], (300, 1)),
+        np.random.default_rng(),
+        gaussian_sigma=2.0,
+        noise="secure",
+        source=source,
     ),
     "confident_gnmax": lambda source: confident_gnmax(
-        np.tile([[5, 5, 1]], (300, 1)), np.random.default_rng(), threshold=4,
-        threshold_sigma=2.0, gaussian_sigma=2.0, noise="secure", source=source,
+        np.tile([[5, 5, 1]], (300, 1)),
+        np.random.default_rng(),
+        threshold=4,
+        threshold_sigma=2.0,
+        gaussian_sigma=2.0,
+        noise="secure",
+        source=source,
     ),
-}  # fmt: skip
+}
 
 
 @pytest.mark.parametrize("name", list(SEEDED_RELEASES))
@@ -325,10 +355,14 @@ def test_the_secure_gaussian_root_never_exceeds_the_exact_root(numerator, denomi
 
 @pytest.mark.parametrize(
     ("sigma", "match"),
-    [(True, "sigma must be a number"), ("1", "sigma must be a number"),
-     (-1.0, "finite number >= 0"), (float("inf"), "finite number >= 0"),
-     (float("nan"), "finite number >= 0")],
-)  # fmt: skip
+    [
+        (True, "sigma must be a number"),
+        ("1", "sigma must be a number"),
+        (-1.0, "finite number >= 0"),
+        (float("inf"), "finite number >= 0"),
+        (float("nan"), "finite number >= 0"),
+    ],
+)
 def test_a_gaussian_plan_refuses_a_sigma_that_is_not_a_finite_non_negative_number(sigma, match):
     with pytest.raises(InvalidInputError, match=match):
         gaussian_plan(sigma)

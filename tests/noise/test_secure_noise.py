@@ -152,8 +152,9 @@ def test_argmax_random_ties_picks_uniformly_among_the_largest():
     assert counts[[0, 2]].sum() == 0
     assert stats.chisquare(counts[[1, 3, 4]]).pvalue > ALPHA
     distinct = np.random.default_rng(11).permutation(20).reshape(4, 5)
-    assert np.array_equal(argmax_random_ties(distinct, np.random.default_rng(0)),
-                          distinct.argmax(axis=1))  # fmt: skip
+    assert np.array_equal(
+        argmax_random_ties(distinct, np.random.default_rng(0)), distinct.argmax(axis=1)
+    )
 
 
 def test_guaranteed_epsilon_is_exact_and_never_above_the_request():

@@ -11,10 +11,24 @@ from labeldp_core.engine.spec import RunResult
 from labeldp_core.experiments import MECHANISMS
 
 _BASE = RunResult(
-    mechanism="rr", dataset="digits", seed=0, epsilon=1.0, epsilon_spent=1.0, delta=0.0,
-    privacy_unit="label", n_train=10, n_test=5, num_classes=10, elapsed_s=0.0, cached=True,
-    epochs=1, settings={}, details={}, test_accuracy=0.5, baseline_test_accuracy=0.9,
-)  # fmt: skip
+    mechanism="rr",
+    dataset="digits",
+    seed=0,
+    epsilon=1.0,
+    epsilon_spent=1.0,
+    delta=0.0,
+    privacy_unit="label",
+    n_train=10,
+    n_test=5,
+    num_classes=10,
+    elapsed_s=0.0,
+    cached=True,
+    epochs=1,
+    settings={},
+    details={},
+    test_accuracy=0.5,
+    baseline_test_accuracy=0.9,
+)
 
 
 def runs(mechanism: str, epsilons=(0.1, 0.5, 1.0, 4.0), seeds=(0, 1, 2)) -> list[RunResult]:
@@ -22,17 +36,33 @@ def runs(mechanism: str, epsilons=(0.1, 0.5, 1.0, 4.0), seeds=(0, 1, 2)) -> list
     unit = MECHANISMS[mechanism].privacy_unit
     delta = 1e-5 if unit == "example" else 0.0
     return [
-        replace(_BASE, mechanism=mechanism, privacy_unit=unit, seed=seed, epsilon=eps,
-                epsilon_spent=eps, delta=delta,
-                test_accuracy=0.3 + 0.1 * np.log1p(eps) + 0.01 * seed)
-        for eps in epsilons for seed in seeds
-    ]  # fmt: skip
+        replace(
+            _BASE,
+            mechanism=mechanism,
+            privacy_unit=unit,
+            seed=seed,
+            epsilon=eps,
+            epsilon_spent=eps,
+            delta=delta,
+            test_accuracy=0.3 + 0.1 * np.log1p(eps) + 0.01 * seed,
+        )
+        for eps in epsilons
+        for seed in seeds
+    ]
 
 
 def laplace_vectors() -> go.Figure:
     rng = np.random.default_rng(0)
-    panels = {name: rng.random((5, 10)) for name in
-              ("noisy vector", "argmax", "clamp + renormalise", "clamp + round", "ALIBI posterior")}
+    panels = {
+        name: rng.random((5, 10))
+        for name in (
+            "noisy vector",
+            "argmax",
+            "clamp + renormalise",
+            "clamp + round",
+            "ALIBI posterior",
+        )
+    }
     panels["noisy vector"] = rng.normal(0, 3, (5, 10))
     return plots.noisy_vectors_figure([3, 9, 1, 3, 1], panels, [str(i) for i in range(10)])
 
@@ -55,9 +85,20 @@ def dpsgd_units() -> go.Figure:
 def audit() -> go.Figure:
     rows = [
         AuditResult("laplace", 1.0, 0.0, 0.97, 0.95, 100_000, "d", "e", 0.1, 0.2, False),
-        AuditResult("laplace (control: scale 1/ε, sensitivity 1)", 1.0, 0.0, 1.96, 0.95,
-                    100_000, "d", "e", 0.1, 0.2, True),
-    ]  # fmt: skip
+        AuditResult(
+            "laplace (control: scale 1/ε, sensitivity 1)",
+            1.0,
+            0.0,
+            1.96,
+            0.95,
+            100_000,
+            "d",
+            "e",
+            0.1,
+            0.2,
+            True,
+        ),
+    ]
     return plots.audit_figure(rows, ceiling=2.5)
 
 
@@ -73,10 +114,20 @@ def papers() -> go.Figure:
         ("tramer2021-scatternet-eps3", "DP-SGD", "ScatterNet + CNN", tramer, 3),
     )
     rows = [
-        {"id": name, "method": method, "model": model, "paper": paper, "epsilon": eps,
-         "theirs": 0.8 + 0.02 * i, "ours": 0.7, "ours_min": 0.65, "ours_max": 0.75, "title": name}
+        {
+            "id": name,
+            "method": method,
+            "model": model,
+            "paper": paper,
+            "epsilon": eps,
+            "theirs": 0.8 + 0.02 * i,
+            "ours": 0.7,
+            "ours_min": 0.65,
+            "ours_max": 0.75,
+            "title": name,
+        }
         for i, (name, method, model, paper, eps) in enumerate(published)
-    ]  # fmt: skip
+    ]
     return plots.papers_figure(rows)
 
 

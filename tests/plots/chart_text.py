@@ -89,10 +89,13 @@ class Drawn(NamedTuple):
         """Texts cut by the chart's frame (drawn partly outside it)."""
         left, top, right, bottom = self.frame
         return [
-            t for t in self.texts
-            if t.box[0] < left - slack or t.box[1] < top - slack
-            or t.box[2] > right + slack or t.box[3] > bottom + slack
-        ]  # fmt: skip
+            t
+            for t in self.texts
+            if t.box[0] < left - slack
+            or t.box[1] < top - slack
+            or t.box[2] > right + slack
+            or t.box[3] > bottom + slack
+        ]
 
     def of(self, kind: str, text: str | None = None) -> list[Text]:
         return [t for t in self.texts if t.kind == kind and (text is None or text in t.text)]

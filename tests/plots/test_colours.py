@@ -8,19 +8,41 @@ from labeldp_core.experiments import MECHANISMS
 from labeldp_core.plots.colours import MECHANISM_COLOURS, PALETTE, band_colour, shade
 
 _BASE = RunResult(
-    mechanism="rr", dataset="digits", seed=0, epsilon=1.0, epsilon_spent=1.0, delta=0.0,
-    privacy_unit="label", n_train=10, n_test=5, num_classes=10, elapsed_s=0.0, cached=True,
-    epochs=1, settings={}, details={}, test_accuracy=0.5, baseline_test_accuracy=0.9,
-)  # fmt: skip
+    mechanism="rr",
+    dataset="digits",
+    seed=0,
+    epsilon=1.0,
+    epsilon_spent=1.0,
+    delta=0.0,
+    privacy_unit="label",
+    n_train=10,
+    n_test=5,
+    num_classes=10,
+    elapsed_s=0.0,
+    cached=True,
+    epochs=1,
+    settings={},
+    details={},
+    test_accuracy=0.5,
+    baseline_test_accuracy=0.9,
+)
 
 
 def _runs(mechanism: str, accuracy: float = 0.5) -> list[RunResult]:
     unit = MECHANISMS[mechanism].privacy_unit
     return [
-        replace(_BASE, mechanism=mechanism, privacy_unit=unit, seed=seed, epsilon=eps,
-                epsilon_spent=eps, test_accuracy=accuracy + 0.01 * seed)
-        for eps in (0.5, 1.0) for seed in (0, 1)
-    ]  # fmt: skip
+        replace(
+            _BASE,
+            mechanism=mechanism,
+            privacy_unit=unit,
+            seed=seed,
+            epsilon=eps,
+            epsilon_spent=eps,
+            test_accuracy=accuracy + 0.01 * seed,
+        )
+        for eps in (0.5, 1.0)
+        for seed in (0, 1)
+    ]
 
 
 def _lines(figure) -> dict[str, object]:
@@ -37,14 +59,20 @@ def test_a_mechanism_keeps_its_colour_whatever_else_is_selected():
     with_others = plots.score_vs_epsilon({"PATE": _runs("pate"), "RR": _runs("rr")})
     compare = plots.comparison_figure(
         {"PATE": _runs("pate"), "DP-SGD": _runs("dpsgd"), "RR": _runs("rr")},
-        {"PATE": "label", "DP-SGD": "example", "RR": "label"}, 0.9, "test accuracy",
-    )  # fmt: skip
+        {"PATE": "label", "DP-SGD": "example", "RR": "label"},
+        0.9,
+        "test accuracy",
+    )
     by_unit = plots.accuracy_by_privacy_unit({"DP-SGD": _runs("dpsgd"), "RR": _runs("rr")})
     colours = {
         figure_name: {name.split(" [")[0]: t.line.color for name, t in _lines(f).items()}
-        for figure_name, f in (("alone", alone), ("others", with_others), ("compare", compare),
-                               ("dpsgd page", by_unit))
-    }  # fmt: skip
+        for figure_name, f in (
+            ("alone", alone),
+            ("others", with_others),
+            ("compare", compare),
+            ("dpsgd page", by_unit),
+        )
+    }
     for found in colours.values():
         for name, colour in found.items():
             mechanism = {"RR": "rr", "PATE": "pate", "DP-SGD": "dpsgd"}[name]
@@ -54,9 +82,11 @@ def test_a_mechanism_keeps_its_colour_whatever_else_is_selected():
 
 def test_example_level_dp_is_dashed_on_every_chart():
     compare = plots.comparison_figure(
-        {"DP-SGD": _runs("dpsgd"), "RR": _runs("rr")}, {"DP-SGD": "example", "RR": "label"}, 0.9,
+        {"DP-SGD": _runs("dpsgd"), "RR": _runs("rr")},
+        {"DP-SGD": "example", "RR": "label"},
+        0.9,
         "test accuracy",
-    )  # fmt: skip
+    )
     by_unit = plots.accuracy_by_privacy_unit({"DP-SGD": _runs("dpsgd"), "RR": _runs("rr")})
     for figure in (compare, by_unit):
         dashes = {n.split(" [")[0]: t.line.dash for n, t in _lines(figure).items()}
@@ -125,7 +155,7 @@ def test_a_named_variant_keeps_its_shade_whatever_its_place_and_the_others_point
     every = plots.score_vs_epsilon(
         {"argmax": _runs("laplace"), "soft": _runs("laplace"), "round": _runs("laplace")},
         mechanisms=named,
-    )  # fmt: skip
+    )
     alone = plots.score_vs_epsilon(
         {"round": _runs("laplace"), "argmax": [], "soft": []}, mechanisms=named
     )

@@ -10,10 +10,24 @@ from labeldp_core.mechanisms import RRBins, laplace_density, tail_probability
 
 def _mse_result(mechanism: str, epsilon: float, mse: float) -> RunResult:
     return RunResult(
-        mechanism=mechanism, dataset="digits", seed=0, epsilon=epsilon, epsilon_spent=epsilon,
-        delta=0.0, privacy_unit="label", n_train=10, n_test=5, num_classes=10, elapsed_s=0.0,
-        cached=True, epochs=1, settings={}, details={}, test_mse=mse, baseline_test_mse=1.0,
-    )  # fmt: skip
+        mechanism=mechanism,
+        dataset="digits",
+        seed=0,
+        epsilon=epsilon,
+        epsilon_spent=epsilon,
+        delta=0.0,
+        privacy_unit="label",
+        n_train=10,
+        n_test=5,
+        num_classes=10,
+        elapsed_s=0.0,
+        cached=True,
+        epochs=1,
+        settings={},
+        details={},
+        test_mse=mse,
+        baseline_test_mse=1.0,
+    )
 
 
 def test_power_law_slope_recovers_an_exact_power_law():
@@ -74,11 +88,18 @@ def test_expected_label_mse_figure_puts_rr_bins_below_the_mean_line():
 
 def test_cluster_figures_read_the_run_details():
     details = {
-        "silhouette_clean": 0.6, "silhouette_noisy": 0.2, "calinski_harabasz_clean": 900.0,
-        "calinski_harabasz_noisy": 30.0, "argmax_agreement": 0.4,
-        "projection": {"labels": [0, 1], "clean": [[0, 1], [1, 0]], "noisy": [[0.5, 1], [1, 2]],
-                       "explained_variance": [0.5, 0.3]},
-    }  # fmt: skip
+        "silhouette_clean": 0.6,
+        "silhouette_noisy": 0.2,
+        "calinski_harabasz_clean": 900.0,
+        "calinski_harabasz_noisy": 30.0,
+        "argmax_agreement": 0.4,
+        "projection": {
+            "labels": [0, 1],
+            "clean": [[0, 1], [1, 0]],
+            "noisy": [[0.5, 1], [1, 2]],
+            "explained_variance": [0.5, 0.3],
+        },
+    }
     result = RunResult.from_dict(
         _mse_result("softmax-laplace", 1.0, 0.0).to_dict() | {"details": details}
     )

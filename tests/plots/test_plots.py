@@ -8,11 +8,24 @@ from labeldp_core.mechanisms import keep_probability
 
 def _result(epsilon: float, seed: int, accuracy: float) -> RunResult:
     return RunResult(
-        mechanism="rr", dataset="digits", seed=seed, epsilon=epsilon, epsilon_spent=epsilon,
-        delta=0.0, privacy_unit="label", n_train=10, n_test=5, num_classes=10, elapsed_s=0.0,
-        cached=True, epochs=1, settings={}, details={}, test_accuracy=accuracy,
+        mechanism="rr",
+        dataset="digits",
+        seed=seed,
+        epsilon=epsilon,
+        epsilon_spent=epsilon,
+        delta=0.0,
+        privacy_unit="label",
+        n_train=10,
+        n_test=5,
+        num_classes=10,
+        elapsed_s=0.0,
+        cached=True,
+        epochs=1,
+        settings={},
+        details={},
+        test_accuracy=accuracy,
         baseline_test_accuracy=0.9,
-    )  # fmt: skip
+    )
 
 
 def test_keep_flip_curve_is_the_closed_form_with_the_measured_point():
@@ -58,21 +71,50 @@ def test_figure_table_lists_every_drawn_point():
     assert len(heat) == 4
 
 
-def _run(mechanism, epsilon, spent, seed, score, *, unit="example", delta=0.0, details=None,
-         regression=False, baseline=0.9):  # fmt: skip
-    scores = {"test_mse": score, "baseline_test_mse": baseline} if regression else {
-        "test_accuracy": score, "baseline_test_accuracy": baseline}  # fmt: skip
+def _run(
+    mechanism,
+    epsilon,
+    spent,
+    seed,
+    score,
+    *,
+    unit="example",
+    delta=0.0,
+    details=None,
+    regression=False,
+    baseline=0.9,
+):
+    scores = (
+        {"test_mse": score, "baseline_test_mse": baseline}
+        if regression
+        else {"test_accuracy": score, "baseline_test_accuracy": baseline}
+    )
     return RunResult(
-        mechanism=mechanism, dataset="digits", seed=seed, epsilon=epsilon, epsilon_spent=spent,
-        delta=delta, privacy_unit=unit, n_train=10, n_test=5, num_classes=10, elapsed_s=0.0,
-        cached=True, epochs=1, settings={}, details=details or {}, **scores,
-    )  # fmt: skip
+        mechanism=mechanism,
+        dataset="digits",
+        seed=seed,
+        epsilon=epsilon,
+        epsilon_spent=spent,
+        delta=delta,
+        privacy_unit=unit,
+        n_train=10,
+        n_test=5,
+        num_classes=10,
+        elapsed_s=0.0,
+        cached=True,
+        epochs=1,
+        settings={},
+        details=details or {},
+        **scores,
+    )
 
 
 def test_comparison_puts_every_point_at_the_epsilon_spent_and_names_the_guarantee():
     # DPPL-Mean at eps 1 runs at rho = 0.5 zCDP, which is (5.3, 1e-5)-DP: drawn at 5.3, not at 1.
-    mean = [_run("dppl-mean", 1.0, 5.3, s, 0.6 + s / 10, delta=1e-5, details={"rho": 0.5})
-            for s in range(3)]  # fmt: skip
+    mean = [
+        _run("dppl-mean", 1.0, 5.3, s, 0.6 + s / 10, delta=1e-5, details={"rho": 0.5})
+        for s in range(3)
+    ]
     dpsgd = [_run("dpsgd", 1.0, 0.99, 0, 0.5, delta=1e-5)]
     rr = [_run("rr", 1.0, 1.0, 0, 0.7, unit="label"), _run("rr", 2.0, 2.0, 0, 0.8, unit="label")]
     units = {"DPPL-Mean": "example", "DP-SGD": "example", "RR": "label"}
@@ -102,11 +144,16 @@ def test_comparison_puts_every_point_at_the_epsilon_spent_and_names_the_guarante
 
 
 def test_clean_baseline_comes_from_any_run_and_counts_each_seed_once():
-    runs = [_run("laplace", e, e, s, 0.5, unit="label", baseline=0.8 + s / 100)
-            for e in (1.0, 2.0, 4.0) for s in (0, 1)]  # fmt: skip
+    runs = [
+        _run("laplace", e, e, s, 0.5, unit="label", baseline=0.8 + s / 100)
+        for e in (1.0, 2.0, 4.0)
+        for s in (0, 1)
+    ]
     assert plots.clean_baseline(runs, "test accuracy") == pytest.approx(0.805)
-    regression = [_run("rr-bins", 1.0, 1.0, s, 3.0, unit="label", regression=True, baseline=b)
-                  for s, b in ((0, 1.0), (1, 2.0))]  # fmt: skip
+    regression = [
+        _run("rr-bins", 1.0, 1.0, s, 3.0, unit="label", regression=True, baseline=b)
+        for s, b in ((0, 1.0), (1, 2.0))
+    ]
     assert plots.clean_baseline(regression, "test MSE") == pytest.approx(1.5)
     assert plots.clean_baseline(regression, "test accuracy") is None
     assert plots.clean_baseline([], "test MSE") is None
@@ -117,12 +164,20 @@ def test_clean_baseline_comes_from_any_run_and_counts_each_seed_once():
 def test_budget_chart_draws_a_prv_run_on_its_own_accountant():
     rdp = {1.0: [0.8, 1.2], 2.0: [0.3, 0.5]}
     figure = plots.epsilon_vs_epochs(
-        [1, 2], rdp, target_epsilon=1.0, chosen=1.0, delta=1e-5, accountant="prv",
+        [1, 2],
+        rdp,
+        target_epsilon=1.0,
+        chosen=1.0,
+        delta=1e-5,
+        accountant="prv",
         run_epsilons=([1, 2], [0.7, 1.0]),
-    )  # fmt: skip
+    )
     names = [t.name for t in figure.data]
-    assert names == ["σ = 1 (implied by ε under PRV): RDP bound", "σ = 2",
-                     "σ = 1: this run, PRV (its accountant)"]  # fmt: skip
+    assert names == [
+        "σ = 1 (implied by ε under PRV): RDP bound",
+        "σ = 2",
+        "σ = 1: this run, PRV (its accountant)",
+    ]
     own = figure.data[-1]
     assert list(own.y) == [0.7, 1.0] and own.line.width == 4  # lands on the target
     assert figure.data[0].line.width == 2  # the RDP bound of the same sigma ends above it
@@ -149,23 +204,37 @@ def _at(mechanism: str, unit: str, epsilon: float, accuracy: float, seed: int = 
 
 def test_the_summary_at_an_epsilon_groups_by_unit_best_first():
     results = [
-        _at("rr", "label", 1.0, 0.6), _at("rr", "label", 2.0, 0.8),
-        _at("laplace", "label", 1.0, 0.7), _at("dpsgd", "example", 1.0, 0.65),
+        _at("rr", "label", 1.0, 0.6),
+        _at("rr", "label", 2.0, 0.8),
+        _at("laplace", "label", 1.0, 0.7),
+        _at("dpsgd", "example", 1.0, 0.65),
         _at("softmax-laplace", "output", 1.0, 0.9),
-    ]  # fmt: skip
+    ]
     rows = plots.summary_at(results, 1.2)  # the nearest grid epsilon is 1 (log scale)
     assert [(r["privacy unit"], r["mechanism"]) for r in rows] == [
-        ("label", "laplace"), ("label", "rr"), ("example", "dpsgd"), ("output", "softmax-laplace")]
+        ("label", "laplace"),
+        ("label", "rr"),
+        ("example", "dpsgd"),
+        ("output", "softmax-laplace"),
+    ]
     assert rows[1]["test accuracy"] == 0.6 and rows[1]["ε spent"] == 1.0
     assert plots.summary_at([], 1.0) == []
 
 
 def test_summary_rows_follow_the_legends_order():
-    results = [_at("rr", "label", 1.0, 0.6), _at("laplace", "label", 1.0, 0.7),
-               _at("alibi", "label", 2.0, 0.7), _at("alibi", "label", 1.0, 0.7)]  # fmt: skip
+    results = [
+        _at("rr", "label", 1.0, 0.6),
+        _at("laplace", "label", 1.0, 0.7),
+        _at("alibi", "label", 2.0, 0.7),
+        _at("alibi", "label", 1.0, 0.7),
+    ]
     rows = plots.summary_rows(results, ["rr", "alibi"])
     assert [(r["mechanism"], r["epsilon asked"]) for r in rows] == [
-        ("rr", 1.0), ("alibi", 1.0), ("alibi", 2.0), ("laplace", 1.0)]
+        ("rr", 1.0),
+        ("alibi", 1.0),
+        ("alibi", 2.0),
+        ("laplace", 1.0),
+    ]
 
 
 def test_an_empty_chart_spans_the_epsilon_grid_not_six_decades():
@@ -180,9 +249,11 @@ def test_compare_spans_the_label_dp_grid_and_marks_far_points_at_the_edge():
     far = [_result(0.01, 0, 0.3), _result(1.0, 0, 0.6), _result(50.0, 0, 0.85)]
     near = [_result(0.5, 0, 0.5), _result(8.0, 0, 0.9)]
     figure = plots.comparison_figure(
-        {"DPPL-Mean": far, "RR": near}, {"DPPL-Mean": "example", "RR": "label"}, 0.9,
+        {"DPPL-Mean": far, "RR": near},
+        {"DPPL-Mean": "example", "RR": "label"},
+        0.9,
         "test accuracy",
-    )  # fmt: skip
+    )
     assert tuple(figure.layout.xaxis.range) == pytest.approx((np.log10(0.05), np.log10(20)))
     edges = [t for t in figure.data if t.name and t.name.endswith("(off the axis)")]
     line = next(t for t in figure.data if t.mode == "lines+markers" and "DPPL" in t.name)
@@ -195,18 +266,34 @@ def test_compare_spans_the_label_dp_grid_and_marks_far_points_at_the_edge():
 
 def test_the_lessons_figure_names_each_bar_group_by_its_lesson_and_what_is_released():
     rows = [
-        {"lesson": "a", "released": "the noisy labels", "claimed_epsilon": 1.0,
-         "true_epsilon": 2.05, "audited_lower_bound": 1.9},
-        {"lesson": "b", "released": "the noisy vote counts", "claimed_epsilon": 1.0,
-         "true_epsilon": 2.39, "audited_lower_bound": 2.3},
-        {"lesson": "b", "released": "only the argmax", "claimed_epsilon": 1.0,
-         "true_epsilon": 1.0, "audited_lower_bound": None},
-    ]  # fmt: skip
+        {
+            "lesson": "a",
+            "released": "the noisy labels",
+            "claimed_epsilon": 1.0,
+            "true_epsilon": 2.05,
+            "audited_lower_bound": 1.9,
+        },
+        {
+            "lesson": "b",
+            "released": "the noisy vote counts",
+            "claimed_epsilon": 1.0,
+            "true_epsilon": 2.39,
+            "audited_lower_bound": 2.3,
+        },
+        {
+            "lesson": "b",
+            "released": "only the argmax",
+            "claimed_epsilon": 1.0,
+            "true_epsilon": 1.0,
+            "audited_lower_bound": None,
+        },
+    ]
     claimed, true, audited = plots.lesson_figure(rows).data
     assert list(claimed.y) == [1.0, 1.0, 1.0]
     assert list(true.x) == [
-        "lesson 1: the noisy labels", "lesson 2: the noisy vote counts",
+        "lesson 1: the noisy labels",
+        "lesson 2: the noisy vote counts",
         "lesson 2: only the argmax",
-    ]  # fmt: skip
+    ]
     assert list(true.y) == [2.05, 2.39, 1.0]
     assert list(audited.y) == [1.9, 2.3, None]  # no audit bar where the claim holds

@@ -116,8 +116,15 @@ def test_the_title_is_lifted_above_the_subplot_titles():
 def test_a_note_asked_higher_is_stacked_above_the_others():
     figure = _epsilon_figure()
     figure.add_annotation(text="ε = 1", x=0, y=1, xref="paper", yref="paper", yanchor="bottom")
-    figure.add_annotation(text="a boxed note", x=0, y=1.02, xref="paper", yref="paper",
-                          yanchor="bottom", borderwidth=1)  # fmt: skip
+    figure.add_annotation(
+        text="a boxed note",
+        x=0,
+        y=1.02,
+        xref="paper",
+        yref="paper",
+        yanchor="bottom",
+        borderwidth=1,
+    )
     projector_ready(figure)
     label, note = figure.layout.annotations
     assert label.yshift == 0 and note.yshift >= label.font.size

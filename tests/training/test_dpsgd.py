@@ -94,11 +94,17 @@ def test_bookkeeping_and_per_example_clipping_take_the_same_noisy_steps():
     settings = TrainSettings("cnn", epochs=1, batch_size=64)
     models = [
         train_dpsgd_classifier(
-            data.x_train[:300], data.y_train[:300], data.x_test[:10], data.y_test[:10], 10,
-            settings, DPSGDSettings(1.0, clip=0.5, grad_sample_mode=mode), seed=0,
+            data.x_train[:300],
+            data.y_train[:300],
+            data.x_test[:10],
+            data.y_test[:10],
+            10,
+            settings,
+            DPSGDSettings(1.0, clip=0.5, grad_sample_mode=mode),
+            seed=0,
         ).model
         for mode in ("ghost-bk", "hooks")
-    ]  # fmt: skip
+    ]
     for ours, opacus in zip(*(m.parameters() for m in models), strict=True):
         torch.testing.assert_close(ours, opacus, atol=1e-5, rtol=1e-4)
 
@@ -113,10 +119,15 @@ def test_empty_poisson_draws_still_take_a_noisy_step(mode):
     data = load_dataset("digits")
     # 20 examples, expected batch 1: about a third of the draws are empty.
     outcome = train_dpsgd_classifier(
-        data.x_train[:20], data.y_train[:20], data.x_test, data.y_test, 10,
+        data.x_train[:20],
+        data.y_train[:20],
+        data.x_test,
+        data.y_test,
+        10,
         TrainSettings("logistic", epochs=2, batch_size=1),
-        DPSGDSettings(1.0, grad_sample_mode=mode), seed=0,
-    )  # fmt: skip
+        DPSGDSettings(1.0, grad_sample_mode=mode),
+        seed=0,
+    )
     assert outcome.steps == 40
     assert outcome.empty_steps > 0  # some steps drew nobody and still counted
     assert outcome.sample_rate == pytest.approx(1 / 20)
@@ -127,9 +138,15 @@ def test_training_rejects_bad_privacy_knobs(clip, sigma, match):
     data = load_dataset("digits")
     with pytest.raises(InvalidInputError, match=f"{match}.*greater than 0"):
         train_dpsgd_classifier(
-            data.x_train, data.y_train, data.x_test, data.y_test, 10,
-            TrainSettings("logistic", epochs=1), DPSGDSettings(sigma, clip), seed=0,
-        )  # fmt: skip
+            data.x_train,
+            data.y_train,
+            data.x_test,
+            data.y_test,
+            10,
+            TrainSettings("logistic", epochs=1),
+            DPSGDSettings(sigma, clip),
+            seed=0,
+        )
 
 
 def _check_run(result: RunResult, epsilon: float) -> None:
@@ -141,9 +158,12 @@ def _check_run(result: RunResult, epsilon: float) -> None:
     # ... and the run spent what it was calibrated for, never more.
     assert epsilon * (1 - CALIBRATION_RTOL) <= result.epsilon_spent <= epsilon
     again = dpsgd_epsilon(
-        details["noise_multiplier"], details["sample_rate"], details["steps"], 1e-5,
+        details["noise_multiplier"],
+        details["sample_rate"],
+        details["steps"],
+        1e-5,
         details["accountant"],
-    )  # fmt: skip
+    )
     assert result.epsilon_spent == pytest.approx(again, rel=1e-12)
     by_epoch = details["epsilon_by_epoch"]
     assert by_epoch[details["accountant"]][-1] == pytest.approx(result.epsilon_spent, rel=1e-12)
@@ -214,8 +234,9 @@ def test_imbalanced_dpsgd_run_trains_on_the_prototypes_private_set(cache):
     _check_per_class(result)
     # DPPL draws its private set from the same seed: the same class counts, class for class.
     dppl_settings = {"imbalance": ratio, "model": "mlp"}
-    dppl = run(make_config("dppl-public", "digits", 1.0, seed=3, epochs=1, settings=dppl_settings),
-               cache)  # fmt: skip
+    dppl = run(
+        make_config("dppl-public", "digits", 1.0, seed=3, epochs=1, settings=dppl_settings), cache
+    )
     assert details["class_counts"] == dppl.details["class_counts"]
     assert details["class_order"] == dppl.details["class_order"]
     assert "private set at imbalance 10" in details["training_set"]
@@ -226,8 +247,13 @@ def test_imbalanced_dpsgd_run_trains_on_the_prototypes_private_set(cache):
 
 
 #: DP-SGD's defaults before the published recipe: ReLU CNN, Adam at 2e-3, C = 1, batch 256.
-OLD_DEFAULTS = {"activation": "relu", "optimizer": "adam", "dp_learning_rate": 0.002, "clip": 1.0,
-                "batch": 256}  # fmt: skip
+OLD_DEFAULTS = {
+    "activation": "relu",
+    "optimizer": "adam",
+    "dp_learning_rate": 0.002,
+    "clip": 1.0,
+    "batch": 256,
+}
 #: Digits at epsilon 3, seeds 0 / 1 / 2 (`run dpsgd --dataset digits --epsilon 3 --seed S`):
 #: the recipe 0.84-0.86 (its seed-0 run is this test's), the old defaults 0.292 / 0.464 / 0.506.
 #: The recipe must beat them by more than the old defaults' whole range over the seeds (0.21).
@@ -236,14 +262,23 @@ RECIPE_MARGIN = 0.506 - 0.292
 
 def test_the_recipe_is_the_published_one_and_every_setting_can_still_be_overridden():
     settings = dict(make_config("dpsgd", "fashion-mnist", 3.0).settings)
-    published = {"activation": "tanh", "optimizer": "sgd", "momentum": 0.9, "clip": 0.1,
-                 "batch": 2048, "dp_learning_rate": 4.0}  # fmt: skip
+    published = {
+        "activation": "tanh",
+        "optimizer": "sgd",
+        "momentum": 0.9,
+        "clip": 0.1,
+        "batch": 2048,
+        "dp_learning_rate": 4.0,
+    }
     assert {k: settings[k] for k in published} == published
     assert make_config("dpsgd", "fashion-mnist", 3.0).epochs == 40
     # Smaller sets: a batch of about n / 6, the learning rate scaled with it.
     digits = make_config("dpsgd", "digits", 3.0)
     assert (digits.setting("batch"), digits.setting("dp_learning_rate"), digits.epochs) == (
-        256, 0.5, 40)  # fmt: skip
+        256,
+        0.5,
+        40,
+    )
     mine = make_config("dpsgd", "digits", 3.0, epochs=7, settings=OLD_DEFAULTS)
     assert mine.epochs == 7 and {k: mine.setting(k) for k in OLD_DEFAULTS} == OLD_DEFAULTS
 
@@ -259,9 +294,27 @@ def test_the_recipe_beats_the_old_defaults_on_digits(cache):
 
 
 def test_cli_reports_noise_steps_sample_rate_delta_and_unit(capsys):
-    args = ["run", "dpsgd", "--dataset", "digits", "--epsilon", "2", "--epochs", "2",
-            "--set", "clip=0.5", "--set", "batch=256", "--set", "accountant=prv",
-            "--set", "model=logistic", "--set", "delta=1e-6", "--json"]  # fmt: skip
+    args = [
+        "run",
+        "dpsgd",
+        "--dataset",
+        "digits",
+        "--epsilon",
+        "2",
+        "--epochs",
+        "2",
+        "--set",
+        "clip=0.5",
+        "--set",
+        "batch=256",
+        "--set",
+        "accountant=prv",
+        "--set",
+        "model=logistic",
+        "--set",
+        "delta=1e-6",
+        "--json",
+    ]
     assert main(args) == 0
     result = json.loads(capsys.readouterr().out)
     assert result["mechanism"] == "dpsgd" and result["privacy_unit"] == "example"
@@ -281,8 +334,21 @@ def test_cli_reports_noise_steps_sample_rate_delta_and_unit(capsys):
 def test_delta_of_one_over_n_or_more_runs_with_a_warning(capsys):
     assert delta_warning(1 / 1438, 1437) is None
     assert "1/1,437" in delta_warning(1 / 1437, 1437)
-    args = ["run", "dpsgd", "--dataset", "digits", "--epsilon", "2", "--epochs", "1",
-            "--set", "model=logistic", "--set", "delta=1e-3", "--json"]  # fmt: skip
+    args = [
+        "run",
+        "dpsgd",
+        "--dataset",
+        "digits",
+        "--epsilon",
+        "2",
+        "--epochs",
+        "1",
+        "--set",
+        "model=logistic",
+        "--set",
+        "delta=1e-3",
+        "--json",
+    ]
     assert main(args) == 0
     captured = capsys.readouterr()
     result = json.loads(captured.out)
@@ -318,20 +384,33 @@ def test_bad_settings_fail_before_any_training(setting, match, capsys, monkeypat
 def test_units_are_written_on_the_comparison_chart():
     result = RunResult.from_dict(
         {
-            "mechanism": "dpsgd", "dataset": "digits", "seed": 0, "epsilon": 1.0,
-            "epsilon_spent": 0.99, "delta": 1e-5, "privacy_unit": "example", "n_train": 10,
-            "n_test": 10, "num_classes": 10, "elapsed_s": 0.0, "cached": False, "epochs": 1,
-            "settings": {}, "details": {}, "test_accuracy": 0.5,
+            "mechanism": "dpsgd",
+            "dataset": "digits",
+            "seed": 0,
+            "epsilon": 1.0,
+            "epsilon_spent": 0.99,
+            "delta": 1e-5,
+            "privacy_unit": "example",
+            "n_train": 10,
+            "n_test": 10,
+            "num_classes": 10,
+            "elapsed_s": 0.0,
+            "cached": False,
+            "epochs": 1,
+            "settings": {},
+            "details": {},
+            "test_accuracy": 0.5,
         }
-    )  # fmt: skip
+    )
     figure = plots.accuracy_by_privacy_unit({"DP-SGD: ε per example": [result]}, 0.9)
     notes = " ".join(a.text for a in figure.layout.annotations)
     assert "add/remove" in notes and "replace-one" in notes and "Not directly comparable" in notes
 
 
 def test_budget_and_accountant_figures():
-    figure = plots.epsilon_vs_epochs([1, 2], {1.0: [0.5, 0.7], 2.0: [0.2, 0.3]}, chosen=2.0,
-                                     target_epsilon=0.3, delta=1e-5)  # fmt: skip
+    figure = plots.epsilon_vs_epochs(
+        [1, 2], {1.0: [0.5, 0.7], 2.0: [0.2, 0.3]}, chosen=2.0, target_epsilon=0.3, delta=1e-5
+    )
     assert [t.name for t in figure.data] == ["σ = 1", "σ = 2 (implied by ε)"]
     figure = plots.accountant_comparison(
         [1, 2], {"rdp": [0.5, 0.8], "prv": [None, 0.6]}, used="rdp", delta=1e-5
@@ -373,9 +452,13 @@ def test_each_step_releases_the_clipped_sum_plus_gaussian_noise_over_the_expecte
     sigma, expected_batch, trials = 1.3, 8, 200
     private = _wrap(model, mode, clip)
     optimiser = _dp_optimizer(
-        model, private, TrainSettings("cnn", batch_size=expected_batch), sigma, clip,
+        model,
+        private,
+        TrainSettings("cnn", batch_size=expected_batch),
+        sigma,
+        clip,
         torch.Generator().manual_seed(0),
-    )  # fmt: skip
+    )
     optimiser.original_optimizer.step = lambda *args, **kwargs: None  # keep the weights fixed
 
     released = []
@@ -411,9 +494,13 @@ def test_without_noise_each_step_releases_exactly_the_clipped_sum_over_the_expec
     clipped_sum = torch.cat([torch.einsum("n,n...->...", factors, g).flatten() for g in expected])
     private = _wrap(model, mode, clip)
     optimiser = _dp_optimizer(
-        model, private, TrainSettings("cnn", batch_size=8), 0.0, clip,
+        model,
+        private,
+        TrainSettings("cnn", batch_size=8),
+        0.0,
+        clip,
         torch.Generator().manual_seed(0),
-    )  # fmt: skip
+    )
     optimiser.original_optimizer.step = lambda *args, **kwargs: None  # keep the weights fixed
     _noisy_step(private, optimiser, images, labels)
     released = torch.cat([p.grad.flatten() for p in model.parameters()]) * 8
@@ -471,16 +558,22 @@ def test_the_loop_samples_at_its_rate_and_hands_the_optimiser_its_noise(monkeypa
     monkeypatch.setattr(dpsgd_training, "_dp_optimizer", recording_optimizer)
     monkeypatch.setattr(dpsgd_training, "_wrap", recording_wrap)
     outcome = train_dpsgd_classifier(
-        data.x_train[:n], data.y_train[:n], data.x_test[:50], data.y_test[:50], 10, settings,
-        privacy, seed=3,
-    )  # fmt: skip
+        data.x_train[:n],
+        data.y_train[:n],
+        data.x_test[:50],
+        data.y_test[:50],
+        10,
+        settings,
+        privacy,
+        seed=3,
+    )
     q = batch / n
     assert outcome.sample_rate == q and outcome.steps == len(drawn) == epochs * 10
     # Every step draws Binomial(n, q) examples: their total is Binomial(n * steps, q).
     total, trials = sum(drawn), n * len(drawn)
     assert abs(total - trials * q) < 4.5 * math.sqrt(trials * q * (1 - q))
     assert outcome.mean_batch == total / len(drawn)
-    ((_, _, given, sigma, clip, *_), optimiser), = optimisers
+    (((_, _, given, sigma, clip, *_), optimiser),) = optimisers
     assert (sigma, clip, given.batch_size) == (1.7, 0.8, batch)
     assert optimiser.noise_multiplier == 1.7 and optimiser.max_grad_norm == 0.8
     assert optimiser.expected_batch_size == batch
@@ -506,9 +599,15 @@ def test_the_outcome_is_the_trained_model_its_test_curve_and_its_empty_draws(mon
     monkeypatch.setattr(dpsgd_training, "_noisy_step", counting_step)
     x_test, y_test = data.x_test[:200], data.y_test[:200]
     outcome = train_dpsgd_classifier(
-        data.x_train[:n], data.y_train[:n], x_test, y_test, 10, settings,
-        DPSGDSettings(noise_multiplier=0.5, clip=1.0), seed=5,
-    )  # fmt: skip
+        data.x_train[:n],
+        data.y_train[:n],
+        x_test,
+        y_test,
+        10,
+        settings,
+        DPSGDSettings(noise_multiplier=0.5, clip=1.0),
+        seed=5,
+    )
     empty = sizes.count(0)
     assert 0 < empty < len(sizes) and outcome.empty_steps == empty
     assert len(outcome.test_curve) == epochs
@@ -530,8 +629,9 @@ def test_bookkeeping_leaves_a_frozen_weight_alone():
     frozen.requires_grad_(False)
     before = frozen.detach().clone()
     private = _wrap(model, "ghost-bk", clip=1.0)
-    optimiser = _dp_optimizer(model, private, TrainSettings("mlp", batch_size=8), 1.0, 1.0,
-                         torch.Generator())  # fmt: skip
+    optimiser = _dp_optimizer(
+        model, private, TrainSettings("mlp", batch_size=8), 1.0, 1.0, torch.Generator()
+    )
     _noisy_step(private, optimiser, *_digits_batch())
     assert frozen.grad is None and torch.equal(frozen, before)
     assert not torch.equal(model[1].bias.detach(), torch.zeros_like(model[1].bias))

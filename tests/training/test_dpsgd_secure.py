@@ -43,9 +43,16 @@ def _train(monkeypatch, noise: str, n: int, batch: int, seed: int = 7) -> dict:
     monkeypatch.setattr(dpsgd_training, "build_model", recording_build)
     settings = TrainSettings("logistic", epochs=1, batch_size=batch, learning_rate=0.05)
     outcome = dpsgd_training.train_dpsgd_classifier(
-        DIGITS.x_train[:n], DIGITS.y_train[:n], DIGITS.x_test[:50], DIGITS.y_test[:50], 10,
-        settings, DPSGDSettings(noise_multiplier=1.0, clip=1.0), seed=seed, noise=noise,
-    )  # fmt: skip
+        DIGITS.x_train[:n],
+        DIGITS.y_train[:n],
+        DIGITS.x_test[:50],
+        DIGITS.y_test[:50],
+        10,
+        settings,
+        DPSGDSettings(noise_multiplier=1.0, clip=1.0),
+        seed=seed,
+        noise=noise,
+    )
     final = torch.cat([p.detach().flatten() for p in outcome.model.parameters()])
     return {"sizes": sizes, "initial": initial[0], "final": final}
 

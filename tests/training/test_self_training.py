@@ -40,8 +40,15 @@ def _images(signs: list[float]) -> np.ndarray:
 def test_no_rounds_is_the_supervised_student():
     calls = []
     images, labels = _images([1.0, -1.0]), np.array([1, 0])
-    trained = self_train(_recording_train(0.99, calls), images, labels, _images([1.0]), SETTINGS,
-                         rounds=0, confidence=0.9)  # fmt: skip
+    trained = self_train(
+        _recording_train(0.99, calls),
+        images,
+        labels,
+        _images([1.0]),
+        SETTINGS,
+        rounds=0,
+        confidence=0.9,
+    )
     assert len(calls) == 1 and trained.final is trained.supervised
     assert trained.pseudo_labelled == ()
 
@@ -50,8 +57,16 @@ def test_each_round_adds_the_models_confident_predictions_to_the_labelled_set():
     calls, progress = [], []
     images, labels = _images([1.0, -1.0]), np.array([0, 0])  # labels the model disagrees with
     pool = _images([2.0, -2.0, 3.0])
-    trained = self_train(_recording_train(0.95, calls), images, labels, pool, SETTINGS, rounds=2,
-                         confidence=0.9, progress=lambda f, m: progress.append((f, m)))  # fmt: skip
+    trained = self_train(
+        _recording_train(0.95, calls),
+        images,
+        labels,
+        pool,
+        SETTINGS,
+        rounds=2,
+        confidence=0.9,
+        progress=lambda f, m: progress.append((f, m)),
+    )
     assert len(calls) == 3 and trained.pseudo_labelled == (3, 3)
     for round_images, round_labels in calls[1:]:
         assert np.array_equal(round_images, np.concatenate([images, pool]))
@@ -65,8 +80,15 @@ def test_each_round_adds_the_models_confident_predictions_to_the_labelled_set():
 @pytest.mark.parametrize(("p", "kept"), [(0.85, 0), (0.91, 2), (0.99, 2)])
 def test_only_predictions_at_the_confidence_threshold_or_above_become_pseudo_labels(p, kept):
     calls = []
-    trained = self_train(_recording_train(p, calls), _images([1.0]), np.array([1]),
-                         _images([2.0, -2.0]), SETTINGS, rounds=1, confidence=0.9)  # fmt: skip
+    trained = self_train(
+        _recording_train(p, calls),
+        _images([1.0]),
+        np.array([1]),
+        _images([2.0, -2.0]),
+        SETTINGS,
+        rounds=1,
+        confidence=0.9,
+    )
     assert trained.pseudo_labelled == (kept,)
     assert len(calls[1][1]) == 1 + kept
 
@@ -74,6 +96,13 @@ def test_only_predictions_at_the_confidence_threshold_or_above_become_pseudo_lab
 def test_an_empty_pool_adds_nothing():
     calls = []
     empty = np.zeros((0, 1, 2, 2), np.float32)
-    trained = self_train(_recording_train(0.99, calls), _images([1.0]), np.array([1]), empty,
-                         SETTINGS, rounds=1, confidence=0.5)  # fmt: skip
+    trained = self_train(
+        _recording_train(0.99, calls),
+        _images([1.0]),
+        np.array([1]),
+        empty,
+        SETTINGS,
+        rounds=1,
+        confidence=0.5,
+    )
     assert trained.pseudo_labelled == (0,) and len(calls[1][1]) == 1

@@ -126,7 +126,7 @@ def training_set(config: RunConfig, data: Dataset) -> TrainingSet:
         f" of the {len(pool):,} training images outside their {PUBLIC_FRACTION:.0%} public part "
         "(which DP-SGD does not use)",
         subset.order.tolist(),
-    )  # fmt: skip
+    )
 
 
 #: Where the defaults come from (Papernot et al. 2021, arXiv 2007.14191; Tramer & Boneh 2021,
@@ -250,21 +250,22 @@ def _epsilon_or_none(
         return None
 
 
-def _private_settings(
-    config: RunConfig, ctx: RunContext
-) -> tuple[TrainSettings, "DPSGDSettings"]:
+def _private_settings(config: RunConfig, ctx: RunContext) -> tuple[TrainSettings, "DPSGDSettings"]:
     """The model's training settings and the DP-SGD settings (noise multiplier still 1)."""
     from labeldp_core.training.dpsgd import DPSGDSettings
 
     settings = replace(
-        ctx.train_settings, batch_size=config.setting("batch"),
+        ctx.train_settings,
+        batch_size=config.setting("batch"),
         learning_rate=config.setting("dp_learning_rate"),
         model=private_model(config.setting("model"), config.setting("activation")),
-    )  # fmt: skip
+    )
     privacy = DPSGDSettings(
-        noise_multiplier=1.0, clip=config.setting("clip"), optimizer=config.setting("optimizer"),
+        noise_multiplier=1.0,
+        clip=config.setting("clip"),
+        optimizer=config.setting("optimizer"),
         momentum=config.setting("momentum"),
-    )  # fmt: skip
+    )
     return settings, privacy
 
 
@@ -319,9 +320,17 @@ def run_dpsgd(config: RunConfig, ctx: RunContext) -> Outcome:
         report(done / total, f"DP-SGD with noise multiplier {sigma:.3g}: epoch {done}/{total}")
 
     trained = train_dpsgd_classifier(
-        train.select(data.x_train), labels, data.x_test, data.y_test, data.num_classes,
-        settings, privacy, config.seed, on_epoch, noise=config.setting("noise"),
-    )  # fmt: skip
+        train.select(data.x_train),
+        labels,
+        data.x_test,
+        data.y_test,
+        data.num_classes,
+        settings,
+        privacy,
+        config.seed,
+        on_epoch,
+        noise=config.setting("noise"),
+    )
     baseline = _subset_baseline(config, ctx, train.indices)
     ctx.progress(0.95, "epsilon by epoch with both accountants")
     steps_per_epoch = trained.steps // settings.epochs
@@ -412,33 +421,43 @@ SPEC = MechanismSpec(
     task="classification",
     settings={
         "batch": Setting(
-            2048, "expected batch size of DP-SGD's Poisson sampling (batch_size sets only the "
-            "clean baseline's batch)", minimum=1, maximum=65536,
+            2048,
+            "expected batch size of DP-SGD's Poisson sampling (batch_size sets only the "
+            "clean baseline's batch)",
+            minimum=1,
+            maximum=65536,
         ),
         "clip": Setting(0.1, "bound C on each example's gradient norm, > 0"),
         "delta": Setting(
-            1e-5, "delta of the (epsilon, delta) guarantee, in (0, 1), well below 1/n (a delta "
+            1e-5,
+            "delta of the (epsilon, delta) guarantee, in (0, 1), well below 1/n (a delta "
             "of 1/n or more is run, with a warning)",
         ),
         "imbalance": Setting(
-            1.0, "1: the whole training split; above 1: the DP prototypes' private set at this "
-            "largest / smallest class ratio (same seed, same examples)", minimum=1.0,
+            1.0,
+            "1: the whole training split; above 1: the DP prototypes' private set at this "
+            "largest / smallest class ratio (same seed, same examples)",
+            minimum=1.0,
             maximum=1000.0,
         ),
         "accountant": Setting("rdp", "privacy accountant", choices=tuple(ACCOUNTANTS)),
         "activation": Setting(
-            "tanh", "activation of the private model: tanh (tempered sigmoid, Papernot et al. "
-            "2021) or relu", ("tanh", "relu"),
+            "tanh",
+            "activation of the private model: tanh (tempered sigmoid, Papernot et al. "
+            "2021) or relu",
+            ("tanh", "relu"),
         ),
         "optimizer": Setting("sgd", "DP optimiser: sgd (with momentum) or adam", ("sgd", "adam")),
         "momentum": Setting(0.9, "momentum of DP-SGD's SGD", minimum=0.0, maximum=0.99),
         "noise": SAMPLER_NOISE_SETTING,
         "dp_learning_rate": Setting(
-            4.0, "learning rate of the DP optimiser (learning_rate sets the clean baseline's)",
-            minimum=1e-6, maximum=100.0,
+            4.0,
+            "learning rate of the DP optimiser (learning_rate sets the clean baseline's)",
+            minimum=1e-6,
+            maximum=100.0,
         ),
     },
     runner=run_dpsgd,
     check=validate_dpsgd,
     recipe=dpsgd_recipe,
-)  # fmt: skip
+)

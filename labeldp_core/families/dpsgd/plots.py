@@ -54,31 +54,42 @@ def epsilon_vs_epochs(
         if is_chosen:
             name += f" (implied by ε under {own}): RDP bound" if bounds else " (implied by ε)"
         figure.add_scatter(
-            x=list(epochs), y=list(epsilons), mode="lines+markers", name=name,
-            line={"width": 4 if is_chosen and not bounds else 2,
-                  "dash": "solid" if is_chosen else "dot"},
+            x=list(epochs),
+            y=list(epsilons),
+            mode="lines+markers",
+            name=name,
+            line={
+                "width": 4 if is_chosen and not bounds else 2,
+                "dash": "solid" if is_chosen else "dot",
+            },
             hovertemplate="after %{x} epochs: RDP ε = %{y:.3g}<extra>σ = " + f"{sigma:.3g}</extra>",
-        )  # fmt: skip
+        )
     if bounds and run_epsilons is not None and chosen is not None:
         points = [(e, v) for e, v in zip(*run_epsilons, strict=True) if v is not None]
         figure.add_scatter(
-            x=[e for e, _ in points], y=[v for _, v in points], mode="lines+markers",
-            name=f"σ = {chosen:.3g}: this run, {own} (its accountant)", line={"width": 4},
+            x=[e for e, _ in points],
+            y=[v for _, v in points],
+            mode="lines+markers",
+            name=f"σ = {chosen:.3g}: this run, {own} (its accountant)",
+            line={"width": 4},
             hovertemplate="after %{x} epochs: " + own + " ε = %{y:.3g}<extra>this run</extra>",
-        )  # fmt: skip
+        )
     if target_epsilon is not None:
         mark_epsilon_level(figure, target_epsilon, f"target ε = {target_epsilon:g}")
     if planned_epochs is not None:
         figure.add_vline(
-            x=planned_epochs, line_dash="dash", line_color="grey",
+            x=planned_epochs,
+            line_dash="dash",
+            line_color="grey",
             annotation_text=f"this run: {planned_epochs} epoch{'s' * (planned_epochs != 1)}",
-        )  # fmt: skip
+        )
     accounting = f"RDP upper bounds; this run by {own}" if bounds else "RDP accountant"
     figure.update_layout(
         title=f"Budget spent as training goes on ({accounting}, δ = {delta:g})",
-        xaxis={"title": "epochs"}, yaxis={"title": "ε spent (example-level)", "type": "log"},
+        xaxis={"title": "epochs"},
+        yaxis={"title": "ε spent (example-level)", "type": "log"},
         **LAYOUT,
-    )  # fmt: skip
+    )
     return figure
 
 
@@ -99,15 +110,18 @@ def accountant_comparison(
         points = [(e, v) for e, v in zip(epochs, epsilons, strict=True) if v is not None]
         label = names.get(accountant, accountant)
         figure.add_scatter(
-            x=[e for e, _ in points], y=[v for _, v in points], mode="lines+markers",
+            x=[e for e, _ in points],
+            y=[v for _, v in points],
+            mode="lines+markers",
             name=label + (" (used for this run)" if accountant == used else ""),
             hovertemplate="after %{x} epochs: ε = %{y:.4g}<extra>" + label + "</extra>",
-        )  # fmt: skip
+        )
     figure.update_layout(
         title=f"The same run, two accountants (δ = {delta:g})",
         xaxis={"title": "epochs"},
-        yaxis={"title": "ε spent (example-level)", "rangemode": "tozero"}, **LAYOUT,
-    )  # fmt: skip
+        yaxis={"title": "ε spent (example-level)", "rangemode": "tozero"},
+        **LAYOUT,
+    )
     return figure
 
 
@@ -125,10 +139,20 @@ def accuracy_by_privacy_unit(
     """
     figure = score_vs_epsilon(series, baseline, chance=chance, marked_epsilon=marked_epsilon)
     figure.add_annotation(
-        text=UNITS_NOTE, xref="paper", yref="paper", x=0, y=1.02, xanchor="left",
-        yanchor="bottom", showarrow=False, align="left", bgcolor="rgba(255, 243, 205, 0.9)",
-        bordercolor="#d4a017", borderwidth=1, font={"size": 12},
-    )  # fmt: skip
+        text=UNITS_NOTE,
+        xref="paper",
+        yref="paper",
+        x=0,
+        y=1.02,
+        xanchor="left",
+        yanchor="bottom",
+        showarrow=False,
+        align="left",
+        bgcolor="rgba(255, 243, 205, 0.9)",
+        bordercolor="#d4a017",
+        borderwidth=1,
+        font={"size": 12},
+    )
     # projector_ready stacks the note above the chosen ε's label and the title above both.
     figure.update_layout(
         title="Test accuracy vs ε: example-level DP-SGD and label-level DP",

@@ -102,8 +102,10 @@ def laplace_regression_sensitivity_one_control(epsilon: float) -> AuditCase:
     """Regression Laplace scaled for sensitivity 1 (scale 1/ε) on values 0..K-1: must be flagged."""
     return _regression_case(
         "laplace-regression (control: scale 1/ε)",
-        overspent(epsilon, AUDIT_CLASSES - 1), epsilon, control=True,
-    )  # fmt: skip
+        overspent(epsilon, AUDIT_CLASSES - 1),
+        epsilon,
+        control=True,
+    )
 
 
 def rr_bins_case(epsilon: float) -> AuditCase:

@@ -1,6 +1,5 @@
 """Laplace on one-hot labels: noisy vectors, post-processed into training targets; train, score."""
 
-
 import numpy as np
 
 from labeldp_core.engine.context import RunContext

@@ -50,10 +50,12 @@ PRIOR_SETTINGS: dict[str, Setting] = {
         ("uniform", "histogram"),
     ),
     "prior_share": Setting(
-        0.1, "share of epsilon spent on the noisy histogram (prior=histogram only)",
-        minimum=0.01, maximum=0.9,
+        0.1,
+        "share of epsilon spent on the noisy histogram (prior=histogram only)",
+        minimum=0.01,
+        maximum=0.9,
     ),
-}  # fmt: skip
+}
 
 #: The budget table's step of the noisy label histogram.
 PRIOR_STEP = "prior: noisy label histogram"
@@ -122,9 +124,14 @@ def run_prior(config: RunConfig, ctx: RunContext) -> PriorEstimate:
     """The prior a run's settings ask for (``prior``, ``prior_share``, ``noise``), on its labels."""
     data = ctx.dataset
     return estimate_prior(
-        data.y_train, data.num_classes, config.epsilon, config.setting("prior"),
-        config.setting("prior_share"), ctx.rng, noise=config.setting("noise"),
-    )  # fmt: skip
+        data.y_train,
+        data.num_classes,
+        config.epsilon,
+        config.setting("prior"),
+        config.setting("prior_share"),
+        ctx.rng,
+        noise=config.setting("noise"),
+    )
 
 
 def prior_details(
@@ -147,16 +154,21 @@ def budget_table(
     """Rows (step, mechanism, epsilon) of the budget, the last one the total."""
     rows = []
     if estimate.split.prior_epsilon > 0:
-        rows.append({
-            "step": PRIOR_STEP,
-            "mechanism": f"noisy label histogram, {estimate.histogram_noise}",
-            "epsilon": estimate.split.prior_epsilon,
-        })  # fmt: skip
+        rows.append(
+            {
+                "step": PRIOR_STEP,
+                "mechanism": f"noisy label histogram, {estimate.histogram_noise}",
+                "epsilon": estimate.split.prior_epsilon,
+            }
+        )
     rows.append({"step": "release", "mechanism": release, "epsilon": release_spent})
-    rows.append({
-        "step": "total (sequential composition)", "mechanism": "sum of the steps",
-        "epsilon": sequential_composition(row["epsilon"] for row in rows),
-    })  # fmt: skip
+    rows.append(
+        {
+            "step": "total (sequential composition)",
+            "mechanism": "sum of the steps",
+            "epsilon": sequential_composition(row["epsilon"] for row in rows),
+        }
+    )
     return rows
 
 

@@ -36,15 +36,27 @@ def noisy_vectors_figure(
     for column, values in enumerate(panels.values(), start=1):
         values = np.asarray(values, dtype=float)
         signed = bool(values.min() < 0 or values.max() > 1)
-        colours = {"colorscale": "RdBu", "zmid": 0.0, "reversescale": True} if signed else {
-            "colorscale": "Blues", "zmin": 0.0, "zmax": 1.0,
-        }  # fmt: skip
+        colours = (
+            {"colorscale": "RdBu", "zmid": 0.0, "reversescale": True}
+            if signed
+            else {
+                "colorscale": "Blues",
+                "zmin": 0.0,
+                "zmax": 1.0,
+            }
+        )
         text = {"texttemplate": "%{z:.2f}", "textfont": {"size": 9}} if len(names) <= 5 else {}
         figure.add_heatmap(
-            z=values, x=names, y=rows, showscale=False, **colours, **text,
+            z=values,
+            x=names,
+            y=rows,
+            showscale=False,
+            **colours,
+            **text,
             hovertemplate="%{y}, class %{x}: %{z:.3f}<extra></extra>",
-            row=1, col=column,
-        )  # fmt: skip
+            row=1,
+            col=column,
+        )
         figure.update_xaxes(type="category", title_text="class", row=1, col=column)
         figure.update_yaxes(
             type="category", autorange="reversed", showticklabels=column == 1, row=1, col=column
@@ -84,16 +96,23 @@ def mse_vs_epsilon(
             slope, factor = power_law_slope(epsilons, means)
             label = f"{name} (slope {slope:.2f})"
             figure.add_scatter(
-                x=epsilons, y=[factor * e**slope for e in epsilons], mode="lines",
-                line={"dash": "dash", "width": 1, "color": colour}, showlegend=False,
+                x=epsilons,
+                y=[factor * e**slope for e in epsilons],
+                mode="lines",
+                line={"dash": "dash", "width": 1, "color": colour},
+                showlegend=False,
                 hoverinfo="skip",
                 name=f"{name} fit",
-            )  # fmt: skip
+            )
         if epsilons:
             figure.add_scatter(
-                x=epsilons, y=means, mode="lines+markers", name=label, line={"color": colour},
+                x=epsilons,
+                y=means,
+                mode="lines+markers",
+                name=label,
+                line={"color": colour},
                 hovertemplate="ε=%{x:g}: MSE %{y:.3f}",
-            )  # fmt: skip
+            )
     span = [min(all_epsilons, default=0.1), max(all_epsilons, default=10.0)]
     for name, value in (baselines or {}).items():
         _horizontal(figure, span, value, f"{name}: {value:.3f}", "green")
@@ -101,8 +120,10 @@ def mse_vs_epsilon(
         figure.add_vline(x=marked_epsilon, line_dash="dash", line_color="grey")
     figure.update_layout(
         title="Test MSE vs epsilon (log-log; slope of the fitted power law in the legend)",
-        xaxis=EPSILON_AXIS, yaxis={"type": "log", "title": "test MSE (log scale)"}, **LAYOUT,
-    )  # fmt: skip
+        xaxis=EPSILON_AXIS,
+        yaxis={"type": "log", "title": "test MSE (log scale)"},
+        **LAYOUT,
+    )
     return figure
 
 
@@ -126,46 +147,66 @@ def expected_label_mse_figure(
     variance = float(prior @ (support - prior @ support) ** 2)
     figure = go.Figure()
     figure.add_scatter(
-        x=grid, y=laplace, mode="lines", name="Laplace, clamped",
+        x=grid,
+        y=laplace,
+        mode="lines",
+        name="Laplace, clamped",
         line={"color": MECHANISM_COLOURS["laplace-regression"]},
-    )  # fmt: skip
+    )
     figure.add_scatter(
-        x=grid, y=bins, mode="lines", name="RR-on-bins",
+        x=grid,
+        y=bins,
+        mode="lines",
+        name="RR-on-bins",
         line={"color": MECHANISM_COLOURS["rr-bins"]},
-    )  # fmt: skip
+    )
     _horizontal(figure, list(epsilon_range), variance, f"always the mean: {variance:.2f}", "grey")
     figure.add_vline(x=epsilon, line_dash="dash", line_color="grey")
     top = np.log10(max(laplace) * 2)
     figure.update_layout(
-        title="Released-label MSE (closed form)", xaxis=EPSILON_AXIS,
+        title="Released-label MSE (closed form)",
+        xaxis=EPSILON_AXIS,
         yaxis={"type": "log", "title": "label MSE (log scale)", "range": [top - 4, top]},
         **LAYOUT,
-    )  # fmt: skip
+    )
     return figure
 
 
 def _horizontal(figure: go.Figure, span: list[float], y: float, name: str, colour: str) -> None:
     """A dotted horizontal line as a trace: ``add_hline`` annotations misplace on log axes."""
     figure.add_scatter(
-        x=span, y=[y, y], mode="lines", line={"dash": "dot", "color": colour}, name=name,
+        x=span,
+        y=[y, y],
+        mode="lines",
+        line={"dash": "dot", "color": colour},
+        name=name,
         hoverinfo="name",
-    )  # fmt: skip
+    )
 
 
 def rr_bins_figure(bins: RRBins) -> go.Figure:
     """Each label value's bin output (the value released when RR keeps it), bins as steps."""
     figure = go.Figure()
     figure.add_scatter(
-        x=bins.values, y=bins.values, mode="lines", line={"dash": "dot", "color": "grey"},
+        x=bins.values,
+        y=bins.values,
+        mode="lines",
+        line={"dash": "dot", "color": "grey"},
         name="identity",
-    )  # fmt: skip
+    )
     figure.add_scatter(
-        x=bins.values, y=bins.outputs[bins.bin_of_value], mode="lines+markers",
-        line={"shape": "hv"}, customdata=bins.bin_of_value, name="output of its bin",
+        x=bins.values,
+        y=bins.outputs[bins.bin_of_value],
+        mode="lines+markers",
+        line={"shape": "hv"},
+        customdata=bins.bin_of_value,
+        name="output of its bin",
         hovertemplate="label %{x:g} -> bin %{customdata}, released %{y:.3f}<extra></extra>",
-    )  # fmt: skip
+    )
     figure.update_layout(
         title=f"RR-on-bins, ε_release = {bins.epsilon:.3g}: {bins.num_bins} bins",
-        xaxis={"title": "true label value"}, yaxis={"title": "released value"}, **LAYOUT,
-    )  # fmt: skip
+        xaxis={"title": "true label value"},
+        yaxis={"title": "released value"},
+        **LAYOUT,
+    )
     return figure

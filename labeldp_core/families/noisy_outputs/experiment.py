@@ -88,10 +88,13 @@ def _clean_outputs(ctx: RunContext) -> np.ndarray:
     """Softmax outputs on the test images of the model trained on clean labels (cached)."""
     settings = ctx.train_settings
     payload = {
-        "dataset": ctx.config.dataset, "seed": ctx.config.seed, "model": settings.model,
-        "epochs": settings.epochs, "batch_size": settings.batch_size,
+        "dataset": ctx.config.dataset,
+        "seed": ctx.config.seed,
+        "model": settings.model,
+        "epochs": settings.epochs,
+        "batch_size": settings.batch_size,
         "learning_rate": settings.learning_rate,
-    }  # fmt: skip
+    }
 
     def compute() -> dict[str, np.ndarray]:
         trained = ctx.train(ctx.dataset.y_train, end=0.8, message="training on clean labels")

@@ -29,18 +29,29 @@ def cluster_metrics_vs_epsilon(
     for column, (key, title) in enumerate(_PANELS, start=1):
         noisy_key = key if key == "argmax_agreement" else f"{key}_noisy"
         figure.add_scatter(
-            x=epsilons, y=[r.details[noisy_key] for r in ordered], mode="lines+markers",
-            name=f"noisy: {title.lower()}", row=1, col=column, showlegend=False,
+            x=epsilons,
+            y=[r.details[noisy_key] for r in ordered],
+            mode="lines+markers",
+            name=f"noisy: {title.lower()}",
+            row=1,
+            col=column,
+            showlegend=False,
             hovertemplate="ε=%{x:g}: %{y:.3f}<extra></extra>",
-        )  # fmt: skip
-        clean = 1.0 if key == "argmax_agreement" else (
-            ordered[0].details[f"{key}_clean"] if ordered else None
-        )  # fmt: skip
+        )
+        clean = (
+            1.0
+            if key == "argmax_agreement"
+            else (ordered[0].details[f"{key}_clean"] if ordered else None)
+        )
         if clean is not None:
             figure.add_hline(
-                y=clean, line_dash="dot", line_color="green", row=1, col=column,
+                y=clean,
+                line_dash="dot",
+                line_color="green",
+                row=1,
+                col=column,
                 annotation_text=f"clean: {clean:.3g}",
-            )  # fmt: skip
+            )
         if marked_epsilon is not None:
             figure.add_vline(
                 x=marked_epsilon, line_dash="dash", line_color="grey", row=1, col=column
@@ -68,16 +79,22 @@ def output_projection(
             if not chosen:
                 continue
             figure.add_scatter(
-                x=[p[0] for p in chosen], y=[p[1] for p in chosen], mode="markers",
+                x=[p[0] for p in chosen],
+                y=[p[1] for p in chosen],
+                mode="markers",
                 marker={"size": 5, "color": qualitative.Plotly[label % len(qualitative.Plotly)]},
-                name=str(name), legendgroup=str(name), showlegend=column == 1,
-                row=1, col=column,
-            )  # fmt: skip
+                name=str(name),
+                legendgroup=str(name),
+                showlegend=column == 1,
+                row=1,
+                col=column,
+            )
     share = sum(projection["explained_variance"])
     figure.update_xaxes(title_text="first principal axis")
     figure.update_yaxes(title_text="second principal axis", col=1)
     figure.update_layout(
         title=f"Outputs on the clean outputs' principal axes ({share:.0%} of their variance)",
-        legend_title_text="true class", **LAYOUT,
-    )  # fmt: skip
+        legend_title_text="true class",
+        **LAYOUT,
+    )
     return figure

@@ -111,9 +111,13 @@ def lnmax_truncated_noise_control(epsilon: float) -> AuditCase:
         "(one teacher's vote moved); Laplace noise of scale 2/ε truncated to an integer"
     )
     return AuditCase(
-        "pate (control: LNMax noise truncated, count + int(noise))", epsilon, 0.0, neighbours,
-        sample, is_control=True,
-    )  # fmt: skip
+        "pate (control: LNMax noise truncated, count + int(noise))",
+        epsilon,
+        0.0,
+        neighbours,
+        sample,
+        is_control=True,
+    )
 
 
 def _log_truncated_pmf(values: np.ndarray, scale: float) -> np.ndarray:

@@ -198,9 +198,15 @@ def teacher_votes(ctx: RunContext, split: TeacherSplit, end: float = 1.0) -> np.
 
         report(0.0, f"training teachers: 0/{len(split.shards)}")
         votes = ensemble_votes(
-            data.x_train, data.y_train, split.shards, data.x_train[split.public],
-            data.num_classes, _teacher_settings(config, split), config.seed, on_teacher,
-        )  # fmt: skip
+            data.x_train,
+            data.y_train,
+            split.shards,
+            data.x_train[split.public],
+            data.num_classes,
+            _teacher_settings(config, split),
+            config.seed,
+            on_teacher,
+        )
         return {"votes": votes}
 
     payload = votes_payload(config, split)
@@ -215,10 +221,13 @@ def _release(config: RunConfig, counts: np.ndarray, noise: float, ctx: RunContex
         return noisy_argmax(counts, ctx.rng, gaussian_sigma=noise, noise=mode)
     teachers = config.setting("teachers")
     return confident_gnmax(
-        counts, ctx.rng, threshold=config.setting("threshold") * teachers,
-        threshold_sigma=config.setting("threshold_noise_ratio") * noise, gaussian_sigma=noise,
+        counts,
+        ctx.rng,
+        threshold=config.setting("threshold") * teachers,
+        threshold_sigma=config.setting("threshold_noise_ratio") * noise,
+        gaussian_sigma=noise,
         noise=mode,
-    )  # fmt: skip
+    )
 
 
 def noise_plans(
@@ -259,9 +268,15 @@ def _student_train_fn(ctx: RunContext, examples: int) -> TrainFn:
     def train(images: np.ndarray, labels: np.ndarray, on_epoch: ProgressFn | None) -> TrainOutcome:
         with single_thread():  # small batches: one thread is as fast, and robust when busy
             return training.train_classifier(
-                images, labels, data.x_test, data.y_test, data.num_classes, settings,
-                ctx.config.seed, on_epoch,
-            )  # fmt: skip
+                images,
+                labels,
+                data.x_test,
+                data.y_test,
+                data.num_classes,
+                settings,
+                ctx.config.seed,
+                on_epoch,
+            )
 
     return train
 
@@ -288,10 +303,15 @@ def _self_trained_student(
     """The student on the noisy answers, then self-trained on the public pool's images."""
     config = ctx.config
     return self_train(
-        _student_train_fn(ctx, labels.size), images, labels, pool,
-        _student_settings(ctx, labels.size), config.setting("self_training_rounds"),
-        config.setting("pseudo_label_confidence"), within(ctx.progress, start, end),
-    )  # fmt: skip
+        _student_train_fn(ctx, labels.size),
+        images,
+        labels,
+        pool,
+        _student_settings(ctx, labels.size),
+        config.setting("self_training_rounds"),
+        config.setting("pseudo_label_confidence"),
+        within(ctx.progress, start, end),
+    )
 
 
 def _clean_student(
@@ -353,9 +373,12 @@ def _calibrate(config: RunConfig, ctx: RunContext) -> _Calibration:
     split = teacher_split(ctx.dataset.n_train, config.setting("teachers"), config.seed)
     queries = min(config.setting("queries"), split.public.size)
     noise = calibrate_noise(
-        config.epsilon, queries, config.setting("delta"), aggregator=config.setting("aggregator"),
+        config.epsilon,
+        queries,
+        config.setting("delta"),
+        aggregator=config.setting("aggregator"),
         threshold_noise_ratio=config.setting("threshold_noise_ratio"),
-    )  # fmt: skip
+    )
     return _Calibration(split, queries, noise, *noise_plans(config, noise))
 
 
@@ -371,11 +394,12 @@ def _account(config: RunConfig, release: _Release, cal: _Calibration) -> dict[st
     confident = config.setting("aggregator") == "confident-gnmax"
     teachers = config.setting("teachers")
     accounting = {
-        "aggregator": config.setting("aggregator"), "noise": cal.used,
+        "aggregator": config.setting("aggregator"),
+        "noise": cal.used,
         "threshold": config.setting("threshold") * teachers if confident else None,
         "threshold_sigma": None if cal.check_plan is None else cal.check_plan.sigma,
         "discrete": config.setting("noise") == "secure",
-    }  # fmt: skip
+    }
     counts, delta, answered = release.counts, config.setting("delta"), release.answered
     mask = answered if confident else None
     checkpoints = _checkpoints(cal.queries)
@@ -389,8 +413,11 @@ def _account(config: RunConfig, release: _Release, cal: _Calibration) -> dict[st
         "threshold_votes": accounting["threshold"],
         "threshold_sigma": accounting["threshold_sigma"],
     }
-    curve = {"queries": checkpoints, "data_independent": grow(data_dependent=False),
-             "data_dependent": grow(answered=mask)}  # fmt: skip
+    curve = {
+        "queries": checkpoints,
+        "data_independent": grow(data_dependent=False),
+        "data_dependent": grow(answered=mask),
+    }
     if confident:
         figures["epsilon_data_independent_answered_only"] = pate_epsilon(
             counts, delta, data_dependent=False, answered=answered, **accounting
@@ -500,9 +527,13 @@ def _facts(
 
 
 def _student_details(
-    config: RunConfig, ctx: RunContext, trained: SelfTraining, clean: float, pool: int,
+    config: RunConfig,
+    ctx: RunContext,
+    trained: SelfTraining,
+    clean: float,
+    pool: int,
     answered: int,
-) -> dict[str, Any]:  # fmt: skip
+) -> dict[str, Any]:
     """How the student learned, and the statements every PATE result carries."""
     return {
         "student_epochs": _student_settings(ctx, answered).epochs,

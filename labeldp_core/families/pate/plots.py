@@ -26,25 +26,34 @@ def teacher_accuracy_strip(
     """One dot per teacher: its accuracy on the public part, with the ensemble's plurality vote."""
     figure = go.Figure(
         go.Box(
-            y=list(accuracies), name=f"{len(accuracies)} teachers", boxpoints="all",
-            jitter=0.6, pointpos=0, marker={"size": 6, "opacity": 0.7},
-            line={"color": "rgba(0,0,0,0.3)"}, fillcolor="rgba(0,0,0,0)",
+            y=list(accuracies),
+            name=f"{len(accuracies)} teachers",
+            boxpoints="all",
+            jitter=0.6,
+            pointpos=0,
+            marker={"size": 6, "opacity": 0.7},
+            line={"color": "rgba(0,0,0,0.3)"},
+            fillcolor="rgba(0,0,0,0)",
             hovertemplate="teacher accuracy %{y:.3f}<extra></extra>",
         )
-    )  # fmt: skip
+    )
     if plurality_accuracy is not None:
         figure.add_hline(
-            y=plurality_accuracy, line_dash="dash", line_color="green",
+            y=plurality_accuracy,
+            line_dash="dash",
+            line_color="green",
             annotation_text=f"plurality vote of all teachers: {plurality_accuracy:.3f}",
-        )  # fmt: skip
+        )
     if chance is not None:
         figure.add_hline(
             y=chance, line_dash="dot", line_color="grey", annotation_text=f"chance: {chance:.2f}"
         )
     figure.update_layout(
         title="Teacher accuracy on the public queries (one dot per teacher)",
-        yaxis={"title": "accuracy", "range": [0, 1.02]}, showlegend=False, **LAYOUT,
-    )  # fmt: skip
+        yaxis={"title": "accuracy", "range": [0, 1.02]},
+        showlegend=False,
+        **LAYOUT,
+    )
     return figure
 
 
@@ -57,21 +66,32 @@ def agreement_histograms(
     by side, their titles ran into each other and the second x title was cut.
     """
     figure = make_subplots(
-        rows=2, cols=1, vertical_spacing=0.3,
+        rows=2,
+        cols=1,
+        vertical_spacing=0.3,
         subplot_titles=("vote share of the top class", "lead over the runner-up"),
-    )  # fmt: skip
+    )
     share = np.asarray(top_votes, dtype=float) / teachers
     figure.add_histogram(
-        x=share, xbins={"start": 0, "end": 1.0001, "size": 0.05}, name="top vote share",
-        hovertemplate="share %{x}: %{y} queries<extra></extra>", row=1, col=1,
-    )  # fmt: skip
+        x=share,
+        xbins={"start": 0, "end": 1.0001, "size": 0.05},
+        name="top vote share",
+        hovertemplate="share %{x}: %{y} queries<extra></extra>",
+        row=1,
+        col=1,
+    )
     figure.add_histogram(
-        x=list(top_two_gap), nbinsx=min(teachers + 1, 40), name="gap",
-        hovertemplate="gap %{x}: %{y} queries<extra></extra>", row=2, col=1,
-    )  # fmt: skip
+        x=list(top_two_gap),
+        nbinsx=min(teachers + 1, 40),
+        name="gap",
+        hovertemplate="gap %{x}: %{y} queries<extra></extra>",
+        row=2,
+        col=1,
+    )
     figure.update_xaxes(title_text="top count / teachers", range=[0, 1.02], row=1, col=1)
-    figure.update_xaxes(title_text="top count − runner-up (votes)", range=[0, teachers + 1],
-                        row=2, col=1)  # fmt: skip
+    figure.update_xaxes(
+        title_text="top count − runner-up (votes)", range=[0, teachers + 1], row=2, col=1
+    )
     figure.update_yaxes(title_text="queries")
     figure.update_layout(
         title="How much the teachers agree", showlegend=False, height=620, **LAYOUT
@@ -126,14 +146,19 @@ def label_accuracy_by_agreement(
         if name == "query answered" and answered.all():
             continue
         figure.add_scatter(
-            x=centres, y=values, mode="lines+markers", name=name, customdata=counts,
+            x=centres,
+            y=values,
+            mode="lines+markers",
+            name=name,
+            customdata=counts,
             hovertemplate="top share ≈ %{x:.2f}: %{y:.3f} (%{customdata} queries)",
-        )  # fmt: skip
+        )
     figure.update_layout(
         title="Released labels vs teacher agreement",
         xaxis={"title": "share of teachers voting for the top class", "range": [0, 1]},
-        yaxis={"title": "share of the queries in the bin", "range": [0, 1.02]}, **LAYOUT,
-    )  # fmt: skip
+        yaxis={"title": "share of the queries in the bin", "range": [0, 1.02]},
+        **LAYOUT,
+    )
     return figure
 
 
@@ -153,20 +178,26 @@ def epsilon_vs_queries(
     for key, name in names.items():
         if key in curve:
             figure.add_scatter(
-                x=list(curve["queries"]), y=list(curve[key]), mode="lines+markers", name=name,
+                x=list(curve["queries"]),
+                y=list(curve[key]),
+                mode="lines+markers",
+                name=name,
                 line={"dash": dashes.get(key, "dash")},
                 hovertemplate="%{x} queries: ε = %{y:.3g}<extra></extra>",
-            )  # fmt: skip
+            )
     if target_epsilon is not None:
         figure.add_hline(
-            y=target_epsilon, line_dash="dot", line_color="grey",
+            y=target_epsilon,
+            line_dash="dot",
+            line_color="grey",
             annotation_text=f"budget ε = {target_epsilon:g}",
-        )  # fmt: skip
+        )
     figure.update_layout(
         title="Privacy spent as the number of queries grows",
         xaxis={"title": "queries asked (log scale)", "type": "log"},
-        yaxis={"title": "epsilon", "rangemode": "tozero"}, **LAYOUT,
-    )  # fmt: skip
+        yaxis={"title": "epsilon", "rangemode": "tozero"},
+        **LAYOUT,
+    )
     return figure
 
 
@@ -180,14 +211,18 @@ def student_accuracy_vs_epsilon(
 ) -> go.Figure:
     """The student's test accuracy vs epsilon, with the student trained on the true labels."""
     figure = score_vs_epsilon(
-        {"student on noisy labels": results}, baseline, chance=chance,
+        {"student on noisy labels": results},
+        baseline,
+        chance=chance,
         marked_epsilon=marked_epsilon,
-    )  # fmt: skip
+    )
     if clean_student is not None:
         figure.add_hline(
-            y=clean_student, line_dash="dashdot", line_color="purple",
+            y=clean_student,
+            line_dash="dashdot",
+            line_color="purple",
             annotation_text=f"student on the true labels of the same queries: {clean_student:.3f}",
             annotation_position="bottom right",
-        )  # fmt: skip
+        )
     figure.update_layout(title="Student test accuracy vs epsilon")
     return figure

@@ -160,8 +160,9 @@ def _dppl_mean_case(name: str, epsilon: float, rho: float, control: bool) -> Aud
     """
     # The claim is the exact Gaussian curve of the rho runs use (sensitivity 1, noise
     # 1/sqrt(2 rho): mu = sqrt(2 rho)), at the point where the audit measures best.
-    claimed, delta = gaussian_point(math.sqrt(2 * rho_for_approx_dp(epsilon, MEAN_DELTA)),
-                                    GAUSSIAN_TAIL)  # fmt: skip
+    claimed, delta = gaussian_point(
+        math.sqrt(2 * rho_for_approx_dp(epsilon, MEAN_DELTA)), GAUSSIAN_TAIL
+    )
     others = np.eye(_MEAN_DIMENSION)[1 : 1 + _MEAN_OTHERS]
     example = np.eye(_MEAN_DIMENSION)[:1]
 
@@ -183,8 +184,9 @@ def _dppl_mean_case(name: str, epsilon: float, rho: float, control: bool) -> Aud
 def dppl_mean_case(epsilon: float) -> AuditCase:
     """DPPL-Mean at the rho whose (ε, δ = 1e-5) conversion is the ε asked (what runs use)."""
     epsilon = check_epsilon(epsilon)
-    return _dppl_mean_case("dppl-mean (one step)", epsilon, rho_for_approx_dp(epsilon, MEAN_DELTA),
-                           control=False)  # fmt: skip
+    return _dppl_mean_case(
+        "dppl-mean (one step)", epsilon, rho_for_approx_dp(epsilon, MEAN_DELTA), control=False
+    )
 
 
 def dppl_mean_old_calibration_control(epsilon: float) -> AuditCase:

@@ -48,9 +48,7 @@ def gaussian_norm_bound(dimension: int, beta: float) -> float:
     return math.sqrt(dimension + 2 * math.sqrt(dimension * log_term) + 2 * log_term)
 
 
-def clip_to_ball(
-    points: np.ndarray, center: np.ndarray, radius: float | np.ndarray
-) -> np.ndarray:
+def clip_to_ball(points: np.ndarray, center: np.ndarray, radius: float | np.ndarray) -> np.ndarray:
     """Project each row of ``points`` onto the ball of ``radius`` around ``center``.
 
     ``center`` may be one point or one per row, ``radius`` a number or one per row ``(n, 1)``.

@@ -103,13 +103,14 @@ _SHARED = {
     "public_fraction": Setting(
         PUBLIC_FRACTION,
         "share of the training split made public (encoder training data and candidates)",
-        minimum=0.05, maximum=0.5,
+        minimum=0.05,
+        maximum=0.5,
     ),
     "imbalance": Setting(
         1.0, "largest / smallest private class size (1 = balanced)", minimum=1.0, maximum=1000.0
     ),
     "noise": SAMPLER_NOISE_SETTING,
-}  # fmt: skip
+}
 _SCORES = {
     "min_score": Setting(
         1.0,
@@ -140,9 +141,12 @@ class _PrivateSet:
 
 def _private_set(config: RunConfig, data: Dataset, emb: PublicEmbeddings) -> _PrivateSet:
     kept, subset = imbalanced_private_set(
-        emb.private_index, data.y_train, data.num_classes, config.setting("imbalance"),
+        emb.private_index,
+        data.y_train,
+        data.num_classes,
+        config.setting("imbalance"),
         config.seed,
-    )  # fmt: skip
+    )
     return _PrivateSet(emb.train[kept], data.y_train[kept], subset, len(emb.private_index))
 
 
@@ -239,18 +243,27 @@ def run_dppl_mean(config: RunConfig, ctx: RunContext) -> Outcome:
     delta = config.setting("delta")
     rho_asked = rho_for_approx_dp(config.epsilon, delta)
     release = private_class_means(
-        private.embeddings, private.labels, data.num_classes, rho_asked,
+        private.embeddings,
+        private.labels,
+        data.num_classes,
+        rho_asked,
         release_generator(config.setting("noise"), ctx),
-        steps=config.setting("steps"), count_share=config.setting("count_share"), spread=spread,
-    )  # fmt: skip
+        steps=config.setting("steps"),
+        count_share=config.setting("count_share"),
+        spread=spread,
+    )
     exact = np.stack(
         [private.embeddings[private.labels == c].mean(axis=0) for c in range(data.num_classes)]
     )
     rho = release.rho
     return _outcome(
-        ctx=ctx, private=private, emb=emb,
-        released=_scores(release.prototypes, emb, data), clean=_scores(exact, emb, data),
-        epsilon_spent=zcdp_to_approx_dp(rho, delta), delta=delta,
+        ctx=ctx,
+        private=private,
+        emb=emb,
+        released=_scores(release.prototypes, emb, data),
+        clean=_scores(exact, emb, data),
+        epsilon_spent=zcdp_to_approx_dp(rho, delta),
+        delta=delta,
         details={
             "rho": rho,
             "rho_count": release.count_rho,
@@ -259,8 +272,7 @@ def run_dppl_mean(config: RunConfig, ctx: RunContext) -> Outcome:
             "rho_replace_one": group_zcdp(rho, 2),
             **_draw_details(config, "CoinPress noise", "NumPy's Gaussian sampler"),
             "spread": spread,
-            "noisy_counts": None if release.noisy_counts is None
-            else release.noisy_counts.tolist(),
+            "noisy_counts": None if release.noisy_counts is None else release.noisy_counts.tolist(),
             "clip_radii": [list(t.clip_radii) for t in release.traces],
             "noise_sd_of_sums": [list(t.noise_sds) for t in release.traces],
             "composition": (
@@ -278,7 +290,7 @@ def run_dppl_mean(config: RunConfig, ctx: RunContext) -> Outcome:
             ),
         },
         diagnostics=_COMMON_DIAGNOSTICS,
-    )  # fmt: skip
+    )
 
 
 def _utilities(ctx: RunContext, emb: PublicEmbeddings, private: _PrivateSet) -> np.ndarray:
@@ -292,14 +304,18 @@ def _utilities(ctx: RunContext, emb: PublicEmbeddings, private: _PrivateSet) -> 
 
     def compute() -> dict[str, np.ndarray]:
         utilities = class_utilities(
-            emb.public, private.embeddings, private.labels, ctx.dataset.num_classes,
-            min_score=low, max_score=high,
-        )  # fmt: skip
+            emb.public,
+            private.embeddings,
+            private.labels,
+            ctx.dataset.num_classes,
+            min_score=low,
+            max_score=high,
+        )
         return {"utilities": utilities}
 
-    return ctx.cache.arrays_or_compute(
-        "dppl-utilities", payload, compute, required=["utilities"]
-    )["utilities"]
+    return ctx.cache.arrays_or_compute("dppl-utilities", payload, compute, required=["utilities"])[
+        "utilities"
+    ]
 
 
 def _run_public(config: RunConfig, ctx: RunContext, k: int) -> Outcome:
@@ -324,9 +340,13 @@ def _run_public(config: RunConfig, ctx: RunContext, k: int) -> Outcome:
     per_class_epsilon = [config.epsilon] * data.num_classes
     epsilon_spent = max(per_class_epsilon)
     return _outcome(
-        ctx=ctx, private=private, emb=emb,
-        released=_scores(prototypes(chosen), emb, data), clean=_scores(prototypes(best), emb, data),
-        epsilon_spent=epsilon_spent, delta=0.0,
+        ctx=ctx,
+        private=private,
+        emb=emb,
+        released=_scores(prototypes(chosen), emb, data),
+        clean=_scores(prototypes(best), emb, data),
+        epsilon_spent=epsilon_spent,
+        delta=0.0,
         details={
             "k": k,
             "candidates": len(emb.public_index),
@@ -336,7 +356,8 @@ def _run_public(config: RunConfig, ctx: RunContext, k: int) -> Outcome:
             "epsilon_per_class": per_class_epsilon,
             "epsilon_replace_one": 2 * epsilon_spent,
             **_draw_details(
-                config, "exponential-mechanism picks",
+                config,
+                "exponential-mechanism picks",
                 "the exponential mechanism's probabilities in double precision, NumPy's uniform "
                 "draws",
             ),
@@ -358,7 +379,7 @@ def _run_public(config: RunConfig, ctx: RunContext, k: int) -> Outcome:
             "details.baseline_prototype_train_indices",
             "details.chosen_utility_rank",
         ),
-    )  # fmt: skip
+    )
 
 
 def run_dppl_public(config: RunConfig, ctx: RunContext) -> Outcome:
@@ -383,18 +404,22 @@ MEAN_SPEC = MechanismSpec(
     "(eps, delta))",
     privacy_unit="example",
     task="classification",
-    settings=_SHARED | {
+    settings=_SHARED
+    | {
         "steps": Setting(2, "CoinPress steps (1 = plain Gaussian mean)", minimum=1, maximum=5),
         "count_share": Setting(
-            0.1, "share of rho spent on the class counts when steps > 1", minimum=0.01,
+            0.1,
+            "share of rho spent on the class counts when steps > 1",
+            minimum=0.01,
             maximum=0.5,
         ),
-        "delta": Setting(1e-5, "delta of the reported (epsilon, delta)", minimum=1e-12,
-                         maximum=0.1),
+        "delta": Setting(
+            1e-5, "delta of the reported (epsilon, delta)", minimum=1e-12, maximum=0.1
+        ),
     },
     runner=run_dppl_mean,
     trains_model=False,
-)  # fmt: skip
+)
 
 PUBLIC_SPEC = MechanismSpec(
     id="dppl-public",
@@ -414,10 +439,12 @@ TOPK_SPEC = MechanismSpec(
     summary="K public examples per class in one exponential-mechanism draw; prototype = their mean",
     privacy_unit="example",
     task="classification",
-    settings=_SHARED | _SCORES | {
+    settings=_SHARED
+    | _SCORES
+    | {
         "k": Setting(3, "public prototypes per class", minimum=1, maximum=100),
     },
     runner=run_dppl_topk,
     trains_model=False,
     check=check_scores,
-)  # fmt: skip
+)

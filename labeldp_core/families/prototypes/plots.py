@@ -82,22 +82,30 @@ def dppl_accuracy_curves(
             [(r.epsilon_spent if spent else r.epsilon, _score(r, minority)) for r in members]
         )
         figure.add_scatter(
-            x=xs, y=ys, mode="lines+markers",
+            x=xs,
+            y=ys,
+            mode="lines+markers",
             name=f"{MECHANISM_NAMES.get(mechanism, mechanism)}, imbalance {ratio:g}",
             line={"color": _COLOURS.get(mechanism), "dash": _DASHES[ratios.index(ratio) % 5]},
             hovertemplate="ε=%{x:.3g}: %{y:.3f}<extra>%{fullData.name}</extra>",
-        )  # fmt: skip
+        )
     for name, points in (dpsgd or {}).items():
         xs, ys = _mean_by(points)
         figure.add_scatter(
-            x=xs, y=ys, mode="lines+markers", name=name,
-            line={"color": _DPSGD_COLOUR, "dash": "dot"}, marker={"symbol": "x", "size": 9},
-        )  # fmt: skip
+            x=xs,
+            y=ys,
+            mode="lines+markers",
+            name=name,
+            line={"color": _DPSGD_COLOUR, "dash": "dot"},
+            marker={"symbol": "x", "size": 9},
+        )
     if reference is not None:
         figure.add_hline(
-            y=reference, line_dash="dot", line_color="grey",
+            y=reference,
+            line_dash="dot",
+            line_color="grey",
             annotation_text=f"public-only classifier: {reference:.3f}",
-        )  # fmt: skip
+        )
     if marked_epsilon is not None and not spent:
         figure.add_vline(x=marked_epsilon, line_dash="dash", line_color="grey")
     what = "minority-class accuracy" if minority else "test accuracy"
@@ -105,8 +113,9 @@ def dppl_accuracy_curves(
     figure.update_layout(
         title=f"{what.capitalize()} vs ε",
         xaxis=_epsilon_axis(figure, axis),
-        yaxis={"title": what, "range": [0, 1]}, **LAYOUT,
-    )  # fmt: skip
+        yaxis={"title": what, "range": [0, 1]},
+        **LAYOUT,
+    )
     return figure
 
 
@@ -131,18 +140,26 @@ def per_class_accuracy_bars(
     labels = _class_labels(class_names, counts)
     names = [("★ " if c in minority else "") + labels[c] for c in order]
     figure = go.Figure()
-    figure.add_bar(x=names, y=[baseline[c] for c in order], name="non-private prototypes",
-                   marker_color="lightgrey")  # fmt: skip
-    figure.add_bar(x=names, y=[per_class[c] for c in order], name="DP prototypes",
-                   marker_color="#1f77b4")  # fmt: skip
+    figure.add_bar(
+        x=names,
+        y=[baseline[c] for c in order],
+        name="non-private prototypes",
+        marker_color="lightgrey",
+    )
+    figure.add_bar(
+        x=names, y=[per_class[c] for c in order], name="DP prototypes", marker_color="#1f77b4"
+    )
     if dpsgd is not None:
-        figure.add_bar(x=names, y=[dpsgd[c] for c in order], name="DP-SGD",
-                       marker_color=_DPSGD_COLOUR)  # fmt: skip
+        figure.add_bar(
+            x=names, y=[dpsgd[c] for c in order], name="DP-SGD", marker_color=_DPSGD_COLOUR
+        )
     figure.update_layout(
         title="Test accuracy per class (★ = minority class; n = private training examples)",
-        barmode="group", xaxis={"title": "class, largest private class first"},
-        yaxis={"title": "test accuracy", "range": [0, 1]}, **LAYOUT,
-    )  # fmt: skip
+        barmode="group",
+        xaxis={"title": "class, largest private class first"},
+        yaxis={"title": "test accuracy", "range": [0, 1]},
+        **LAYOUT,
+    )
     return figure
 
 
@@ -164,21 +181,29 @@ def per_class_accuracy_curves(
         xs, ys = _mean_by([(r.epsilon, r.details["per_class_accuracy"][cls]) for r in ordered])
         small = int(cls) in minority
         figure.add_scatter(
-            x=xs, y=ys, mode="lines+markers", name=("★ " if small else "") + labels[cls],
+            x=xs,
+            y=ys,
+            mode="lines+markers",
+            name=("★ " if small else "") + labels[cls],
             line={"width": 3 if small else 1, "dash": "solid" if small else "dot"},
             opacity=1.0 if small else 0.6,
-        )  # fmt: skip
+        )
     if dpsgd_minority:
         xs, ys = _mean_by(dpsgd_minority)
         figure.add_scatter(
-            x=xs, y=ys, mode="lines+markers", name="DP-SGD, minority classes",
-            line={"color": _DPSGD_COLOUR, "dash": "dot"}, marker={"symbol": "x", "size": 9},
-        )  # fmt: skip
+            x=xs,
+            y=ys,
+            mode="lines+markers",
+            name="DP-SGD, minority classes",
+            line={"color": _DPSGD_COLOUR, "dash": "dot"},
+            marker={"symbol": "x", "size": 9},
+        )
     figure.update_layout(
         title="Test accuracy per class vs ε (★ bold = minority classes)",
         xaxis=_epsilon_axis(figure, "ε asked for"),
-        yaxis={"title": "test accuracy", "range": [0, 1]}, **LAYOUT,
-    )  # fmt: skip
+        yaxis={"title": "test accuracy", "range": [0, 1]},
+        **LAYOUT,
+    )
     return figure
 
 
@@ -207,13 +232,17 @@ def prototype_mosaic(
         title="Prototypes per class: public images",
         xaxis={
             "tickvals": [c * (width + gap) + width / 2 for c in range(columns)],
-            "ticktext": list(column_titles), "showgrid": False,
+            "ticktext": list(column_titles),
+            "showgrid": False,
         },
         yaxis={
             "tickvals": [r * (height + gap) + height / 2 for r in range(rows)],
-            "ticktext": list(class_names), "autorange": "reversed", "showgrid": False,
+            "ticktext": list(class_names),
+            "autorange": "reversed",
+            "showgrid": False,
             "scaleanchor": "x",
         },
-        height=max(300, 60 * rows), **LAYOUT,
-    )  # fmt: skip
+        height=max(300, 60 * rows),
+        **LAYOUT,
+    )
     return figure

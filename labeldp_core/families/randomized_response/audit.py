@@ -3,7 +3,6 @@
 The shared reasoning (scores, controls) is in :mod:`labeldp_core.audit.label_pairs`.
 """
 
-
 from labeldp_core.audit.engine import AuditCase
 from labeldp_core.audit.label_pairs import AUDIT_CLASSES, labels_case, overspent
 from labeldp_core.families.randomized_response.release import randomized_response

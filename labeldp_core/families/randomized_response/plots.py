@@ -27,19 +27,26 @@ def keep_flip_curve(
     figure.add_scatter(x=grid, y=keep, name="keep: e^ε/(e^ε+K-1)", mode="lines")
     figure.add_scatter(x=grid, y=1 - keep, name="flip: (K-1)/(e^ε+K-1)", mode="lines")
     figure.add_hline(
-        y=1 / num_classes, line_dash="dot", line_color="grey",
+        y=1 / num_classes,
+        line_dash="dot",
+        line_color="grey",
         annotation_text=f"1/K = {1 / num_classes:.2f} (a random guess)",
-    )  # fmt: skip
+    )
     mark_epsilon(figure, epsilon)
     if measured_flip_rate is not None:
         figure.add_scatter(
-            x=[epsilon], y=[measured_flip_rate], mode="markers", name="measured flip rate",
+            x=[epsilon],
+            y=[measured_flip_rate],
+            mode="markers",
+            name="measured flip rate",
             marker={"size": 12, "symbol": "x", "color": "black"},
-        )  # fmt: skip
+        )
     figure.update_layout(
         title=f"Randomized response with K = {num_classes}: keep and flip probability",
-        xaxis=EPSILON_AXIS, yaxis={"title": "probability", "range": [0, 1]}, **LAYOUT,
-    )  # fmt: skip
+        xaxis=EPSILON_AXIS,
+        yaxis={"title": "probability", "range": [0, 1]},
+        **LAYOUT,
+    )
     return figure
 
 
@@ -50,12 +57,18 @@ def label_heatmap(confusion: Sequence[Sequence[int]], class_names: Sequence[str]
     names = list(class_names)
     figure = go.Figure(
         go.Heatmap(
-            z=shares, x=names, y=names, colorscale="Blues", zmin=0, zmax=1,
-            customdata=counts, colorbar={"title": "share of row"},
+            z=shares,
+            x=names,
+            y=names,
+            colorscale="Blues",
+            zmin=0,
+            zmax=1,
+            customdata=counts,
+            colorbar={"title": "share of row"},
             hovertemplate="true %{y} -> released %{x}: %{customdata:.0f} labels "
             "(%{z:.1%} of true %{y})<extra></extra>",
         )
-    )  # fmt: skip
+    )
     figure.update_layout(
         title="True vs released training labels",
         xaxis={"title": "released label", "type": "category"},

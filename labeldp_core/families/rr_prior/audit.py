@@ -49,9 +49,12 @@ def rr_prior_overspending_control(epsilon: float) -> AuditCase:
         return rr_with_prior(labels, priors, overspent(epsilon, 2), rng)
 
     return labels_case(
-        "rr-prior (control: RR step at 2ε, reports ε)", release, epsilon,
-        "one label: 0 vs 1 (replace-one), fixed prior", is_control=True,
-    )  # fmt: skip
+        "rr-prior (control: RR step at 2ε, reports ε)",
+        release,
+        epsilon,
+        "one label: 0 vs 1 (replace-one), fixed prior",
+        is_control=True,
+    )
 
 
 def rr_prior_tutorial_control(epsilon: float) -> AuditCase:
@@ -66,6 +69,9 @@ def rr_prior_tutorial_control(epsilon: float) -> AuditCase:
         return rr_with_prior(labels, priors, overspent(epsilon, 1.95), rng)
 
     return labels_case(
-        "rr-prior (control: RR step at 1.95ε after a 0.1ε prior, claims ε)", release, epsilon,
-        "one label: 0 vs 1 (replace-one), fixed prior", is_control=True,
-    )  # fmt: skip
+        "rr-prior (control: RR step at 1.95ε after a 0.1ε prior, claims ε)",
+        release,
+        epsilon,
+        "one label: 0 vs 1 (replace-one), fixed prior",
+        is_control=True,
+    )

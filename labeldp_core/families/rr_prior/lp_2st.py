@@ -74,9 +74,12 @@ def run_lp_2st(config: RunConfig, ctx: RunContext) -> Outcome:
         data.y_train[first], epsilon, data.num_classes, ctx.rng, noise=noise
     )
     stage1 = ctx.train(
-        released[first], images=data.x_train[first], start=0.0, end=0.45,
+        released[first],
+        images=data.x_train[first],
+        start=0.0,
+        end=0.45,
         message="stage 1: training on RR labels of half 1",
-    )  # fmt: skip
+    )
     priors = training.predict_proba(stage1.model, data.x_train[second], ctx.train_settings)
     released[second] = rr_with_prior(data.y_train[second], priors, epsilon, ctx.rng, noise=noise)
     flips = released != data.y_train
@@ -113,9 +116,14 @@ def run_lp_2st(config: RunConfig, ctx: RunContext) -> Outcome:
         / len(flips),
     }
     return released_labels_outcome(
-        ctx, released, spent, details, _DIAGNOSTICS,
-        message="stage 2: training on both halves", start=0.5,
-    )  # fmt: skip
+        ctx,
+        released,
+        spent,
+        details,
+        _DIAGNOSTICS,
+        message="stage 2: training on both halves",
+        start=0.5,
+    )
 
 
 SPEC = MechanismSpec(

@@ -20,16 +20,20 @@ def prior_mass_histogram(counts: Sequence[int], edges: Sequence[float]) -> go.Fi
     shares = counts / max(counts.sum(), 1.0)
     figure = go.Figure(
         go.Bar(
-            x=(edges[:-1] + edges[1:]) / 2, y=shares, width=np.diff(edges), customdata=counts,
+            x=(edges[:-1] + edges[1:]) / 2,
+            y=shares,
+            width=np.diff(edges),
+            customdata=counts,
             hovertemplate="prior mass %{x:.2f}: %{y:.1%} of examples (%{customdata:.0f})"
             "<extra></extra>",
         )
-    )  # fmt: skip
+    )
     figure.update_layout(
         title="Prior mass on the true label",
         xaxis={"title": "prior probability of the true label", "range": [0, 1]},
-        yaxis={"title": "share of training examples", "tickformat": ".0%"}, **LAYOUT,
-    )  # fmt: skip
+        yaxis={"title": "share of training examples", "tickformat": ".0%"},
+        **LAYOUT,
+    )
     return figure
 
 
@@ -39,15 +43,18 @@ def set_size_histogram(counts: Sequence[int]) -> go.Figure:
     sizes = np.arange(1, len(counts) + 1)
     figure = go.Figure(
         go.Bar(
-            x=sizes, y=counts / max(counts.sum(), 1.0), customdata=counts,
+            x=sizes,
+            y=counts / max(counts.sum(), 1.0),
+            customdata=counts,
             hovertemplate="k* = %{x}: %{y:.1%} of examples (%{customdata:.0f})<extra></extra>",
         )
-    )  # fmt: skip
+    )
     figure.update_layout(
         title="Chosen set size k*",
         xaxis={"title": "k* (labels kept in the set; K means plain RR)", "dtick": 1},
-        yaxis={"title": "share of training examples", "tickformat": ".0%"}, **LAYOUT,
-    )  # fmt: skip
+        yaxis={"title": "share of training examples", "tickformat": ".0%"},
+        **LAYOUT,
+    )
     return figure
 
 
@@ -68,9 +75,12 @@ def flip_rate_comparison(
     grid = np.geomspace(*epsilon_range, 200)
     figure = go.Figure()
     figure.add_scatter(
-        x=grid, y=[expected_flip_rate(e, num_classes) for e in grid], mode="lines",
-        name="RR closed form: (K-1)/(e^ε+K-1)", line={"color": "grey"},
-    )  # fmt: skip
+        x=grid,
+        y=[expected_flip_rate(e, num_classes) for e in grid],
+        mode="lines",
+        name="RR closed form: (K-1)/(e^ε+K-1)",
+        line={"color": "grey"},
+    )
     styles = series_styles(series)
     for name, results in series.items():
         points = sorted((r for r in results if r.flip_rate is not None), key=lambda r: r.epsilon)
@@ -79,19 +89,27 @@ def flip_rate_comparison(
         epsilons = [r.epsilon for r in points]
         colour = styles[name][0]  # the mechanism's: markers and dotted line
         figure.add_scatter(
-            x=epsilons, y=[r.flip_rate for r in points], mode="markers", name=f"{name}: measured",
+            x=epsilons,
+            y=[r.flip_rate for r in points],
+            mode="markers",
+            name=f"{name}: measured",
             marker={"color": colour, "size": 9},
             hovertemplate="ε=%{x:g}: flip rate %{y:.3f}<extra>" + name + "</extra>",
-        )  # fmt: skip
+        )
         if name in with_expected:
             figure.add_scatter(
-                x=epsilons, y=[r.details["expected_flip_rate"] for r in points], mode="lines",
-                line={"dash": "dot", "color": colour}, name=f"{name}: expected given its prior",
-            )  # fmt: skip
+                x=epsilons,
+                y=[r.details["expected_flip_rate"] for r in points],
+                mode="lines",
+                line={"dash": "dot", "color": colour},
+                name=f"{name}: expected given its prior",
+            )
     if marked_epsilon is not None:
         figure.add_vline(x=marked_epsilon, line_dash="dash", line_color="grey")
     figure.update_layout(
         title="Flip rate of the released training labels vs epsilon",
-        xaxis=EPSILON_AXIS, yaxis={"title": "flip rate", "range": [0, 1]}, **LAYOUT,
-    )  # fmt: skip
+        xaxis=EPSILON_AXIS,
+        yaxis={"title": "flip rate", "range": [0, 1]},
+        **LAYOUT,
+    )
     return figure

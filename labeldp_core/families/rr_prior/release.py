@@ -134,9 +134,7 @@ def set_keep_probability(set_size: np.ndarray | int, epsilon: float) -> np.ndarr
     return 1.0 / (1.0 + (sizes.astype(np.float64) - 1.0) * np.exp(-epsilon))
 
 
-def _best_sizes(
-    columns: np.ndarray, epsilon: float
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _best_sizes(columns: np.ndarray, epsilon: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """k* per example, the keep chance it achieves, and the k*-th largest prior value.
 
     k* maximises (top-k prior mass) * e^eps / (e^eps + k - 1) over the set sizes k = 1..K (sizes,

@@ -189,10 +189,14 @@ def test_one_hot_density_ratio_never_exceeds_e_epsilon(epsilon):
     k = 4
     rng = np.random.default_rng(0)
     scale = 2.0 / epsilon
-    outputs = np.concatenate([
-        rng.laplace(0.5, 3 * scale, size=(5000, k)),  # anywhere
-        np.eye(k), -np.eye(k), np.eye(k) * 5,          # corners and beyond
-    ])  # fmt: skip
+    outputs = np.concatenate(
+        [
+            rng.laplace(0.5, 3 * scale, size=(5000, k)),  # anywhere
+            np.eye(k),
+            -np.eye(k),
+            np.eye(k) * 5,  # corners and beyond
+        ]
+    )
     worst = 0.0
     for a in range(k):
         for b in range(k):

@@ -104,9 +104,12 @@ def test_confident_gnmax_answers_as_often_as_the_threshold_check_says():
     trials, threshold, sigma1 = 20_000, 30.0, 8.0
     counts = np.tile([[25, 10, 5]], (trials, 1))
     labels = confident_gnmax(
-        counts, np.random.default_rng(5), threshold=threshold, threshold_sigma=sigma1,
+        counts,
+        np.random.default_rng(5),
+        threshold=threshold,
+        threshold_sigma=sigma1,
         gaussian_sigma=1.0,
-    )  # fmt: skip
+    )
     answered = labels != UNANSWERED
     assert binomial_ok(int(answered.sum()), trials, stats.norm.sf((threshold - 25) / sigma1))
     assert set(np.unique(labels[answered])) <= {0, 1, 2}
@@ -116,10 +119,20 @@ def test_confident_gnmax_answers_fewer_queries_as_the_threshold_grows():
     rng = np.random.default_rng(6)
     counts = vote_counts(rng.integers(0, 4, size=(50, 2000)) * rng.integers(0, 2, (50, 1)), 4)
     answered = [
-        int(np.sum(confident_gnmax(counts, np.random.default_rng(7), threshold=t,
-                                   threshold_sigma=5.0, gaussian_sigma=5.0) != UNANSWERED))
+        int(
+            np.sum(
+                confident_gnmax(
+                    counts,
+                    np.random.default_rng(7),
+                    threshold=t,
+                    threshold_sigma=5.0,
+                    gaussian_sigma=5.0,
+                )
+                != UNANSWERED
+            )
+        )
         for t in range(0, 61, 5)
-    ]  # fmt: skip
+    ]
     assert all(a >= b for a, b in itertools.pairwise(answered))
     assert answered[0] > 0.99 * 2000 and answered[-1] < 0.01 * 2000
 
@@ -216,8 +229,9 @@ def test_pate_run_learns_reports_both_epsilons_and_reuses_the_votes(cache, monke
     assert np.all(np.asarray(curve["data_dependent"]) <= np.asarray(curve["data_independent"]))
 
     # Another epsilon and another aggregator reuse the teachers' votes.
-    other = make_config("pate", "digits", 2.0, epochs=10,
-                        settings=SMALL | {"aggregator": "confident-gnmax"})  # fmt: skip
+    other = make_config(
+        "pate", "digits", 2.0, epochs=10, settings=SMALL | {"aggregator": "confident-gnmax"}
+    )
     confident = run(other, cache)
     assert len(calls) == 1
     assert confident.details["teacher_accuracy"] == details["teacher_accuracy"]
@@ -228,8 +242,9 @@ def test_pate_run_learns_reports_both_epsilons_and_reuses_the_votes(cache, monke
         <= confident.epsilon_spent
     )
     # Queries beyond the public part are capped at it.
-    capped = run(make_config("pate", "digits", 2.0, epochs=1, settings=SMALL | {"queries": 2000}),
-                 cache)  # fmt: skip
+    capped = run(
+        make_config("pate", "digits", 2.0, epochs=1, settings=SMALL | {"queries": 2000}), cache
+    )
     assert capped.details["queries"] == 239 and capped.details["queries_requested"] == 2000
     assert len(calls) == 1
 
@@ -267,9 +282,25 @@ def test_pate_is_registered_with_its_settings():
 
 
 def test_cli_runs_pate_with_settings(capsys):
-    args = ["run", "pate", "--dataset", "digits", "--epsilon", "4", "--epochs", "1",
-            "--set", "aggregator=lnmax", "--set", "teachers=5", "--set", "queries=20",
-            "--set", "teacher_epochs=1", "--json"]  # fmt: skip
+    args = [
+        "run",
+        "pate",
+        "--dataset",
+        "digits",
+        "--epsilon",
+        "4",
+        "--epochs",
+        "1",
+        "--set",
+        "aggregator=lnmax",
+        "--set",
+        "teachers=5",
+        "--set",
+        "queries=20",
+        "--set",
+        "teacher_epochs=1",
+        "--json",
+    ]
     assert main(args) == 0
     result = json.loads(capsys.readouterr().out)
     assert result["mechanism"] == "pate" and result["details"]["aggregator"] == "lnmax"
@@ -278,9 +309,13 @@ def test_cli_runs_pate_with_settings(capsys):
 
 @pytest.mark.parametrize(
     ("setting", "match"),
-    [("aggregator=median", "choose one of"), ("teachers=300", "at most 250"),
-     ("teachers=2", "at least 5"), ("threshold=1.5", "at most 1")],
-)  # fmt: skip
+    [
+        ("aggregator=median", "choose one of"),
+        ("teachers=300", "at most 250"),
+        ("teachers=2", "at least 5"),
+        ("threshold=1.5", "at most 1"),
+    ],
+)
 def test_cli_rejects_bad_pate_settings(setting, match, capsys):
     args = ["run", "pate", "--dataset", "digits", "--epsilon", "1", "--set", setting]
     assert main(args) == 2
@@ -297,9 +332,12 @@ def test_label_accuracy_by_agreement_bins_the_queries():
     # Two agreement levels, 10 teachers: 4 queries at 10/10 (all right, one changed by noise,
     # one unanswered) and 2 at 5/10 (plurality wrong on one, both released labels wrong).
     figure = label_accuracy_by_agreement(
-        top_votes=[10, 10, 10, 10, 5, 5], teachers=10, plurality=[1, 1, 1, 1, 2, 3],
-        released=[1, 1, 0, -1, 0, 0], true_labels=[1, 1, 1, 1, 2, 2],
-    )  # fmt: skip
+        top_votes=[10, 10, 10, 10, 5, 5],
+        teachers=10,
+        plurality=[1, 1, 1, 1, 2, 3],
+        released=[1, 1, 0, -1, 0, 0],
+        true_labels=[1, 1, 1, 1, 2, 2],
+    )
     traces = {trace.name: trace for trace in figure.data}
     assert list(traces["plurality of the votes is right"].y) == [0.5, 1.0]
     assert list(traces["released (noisy) label is right"].y) == [0.0, pytest.approx(2 / 3)]

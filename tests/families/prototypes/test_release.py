@@ -107,8 +107,9 @@ def test_topk_sampling_matches_the_joint_exponential_mechanism():
     utilities = np.array([4.0, 1.0, 3.0, 0.5, 2.0, 3.5])
     k, epsilon, draws = 3, 1.5, 30_000
     sets, expected = _brute_force_topk(utilities, k, epsilon / 2)
-    chosen = exponential_topk(np.tile(utilities, (draws, 1)), k, epsilon, 1.0,
-                              np.random.default_rng(11))  # fmt: skip
+    chosen = exponential_topk(
+        np.tile(utilities, (draws, 1)), k, epsilon, 1.0, np.random.default_rng(11)
+    )
     assert np.all(np.sort(chosen, axis=1)[:, 1:] != np.sort(chosen, axis=1)[:, :-1])
     index = {s: i for i, s in enumerate(sets)}
     observed = np.bincount([index[tuple(sorted(row))] for row in chosen], minlength=len(sets))
@@ -141,8 +142,9 @@ def test_utilities_are_exact_sums_so_an_example_moves_only_its_own_class():
     full = class_utilities(candidates, private, labels, 10, min_score=1.0, max_score=2.0)
     for removed in (0, 7_777, 19_999):
         keep = np.arange(20_000) != removed
-        without = class_utilities(candidates, private[keep], labels[keep], 10,
-                                  min_score=1.0, max_score=2.0)  # fmt: skip
+        without = class_utilities(
+            candidates, private[keep], labels[keep], 10, min_score=1.0, max_score=2.0
+        )
         own = labels[removed]
         scores = cosine_scores(candidates, private[removed : removed + 1], 1.0, 2.0)[:, 0]
         others = np.arange(10) != own
@@ -193,10 +195,10 @@ def test_vectorised_utilities_equal_a_per_candidate_loop():
 
 
 def _release_log_probs(private, labels, candidates, epsilon, num_classes, window):
-    utilities = class_utilities(candidates, private, labels, num_classes,
-                                min_score=window[0], max_score=window[1])  # fmt: skip
-    return np.log(exponential_probabilities(utilities, epsilon, SCORE_SENSITIVITY,
-                                            monotone=True))  # fmt: skip
+    utilities = class_utilities(
+        candidates, private, labels, num_classes, min_score=window[0], max_score=window[1]
+    )
+    return np.log(exponential_probabilities(utilities, epsilon, SCORE_SENSITIVITY, monotone=True))
 
 
 @pytest.mark.parametrize("window", [(0.0, 2.0), (1.0, 2.0)])
@@ -213,8 +215,14 @@ def test_dppl_public_probability_ratio_within_e_epsilon_under_add_remove(window)
         worst = max(worst, _max_log_ratio(base, other))
     for point in [*rng.normal(size=(4, 4)), candidates[0], -candidates[0]]:  # add one
         for label in range(k):
-            other = _release_log_probs(np.vstack([private, point]), np.append(labels, label),
-                                       candidates, epsilon, k, window)  # fmt: skip
+            other = _release_log_probs(
+                np.vstack([private, point]),
+                np.append(labels, label),
+                candidates,
+                epsilon,
+                k,
+                window,
+            )
             worst = max(worst, _max_log_ratio(base, other))
     assert worst <= epsilon + 1e-9
 
@@ -229,8 +237,9 @@ def test_dppl_public_bound_is_tight_and_replace_one_costs_twice():
     labels = np.array([0] * 10 + [1] * 10)
     window = (1.0, 2.0)
     base = _release_log_probs(private, labels, candidates, epsilon, k, window)
-    added = _release_log_probs(np.vstack([private, [1.0, 0.0]]), np.append(labels, 0),
-                               candidates, epsilon, k, window)  # fmt: skip
+    added = _release_log_probs(
+        np.vstack([private, [1.0, 0.0]]), np.append(labels, 0), candidates, epsilon, k, window
+    )
     add_remove = _max_log_ratio(base, added)
     assert 0.99 * epsilon < add_remove <= epsilon + 1e-12
     # Replace-one moving an example from class 1 (at e1) to class 0: both rows change.
@@ -340,8 +349,7 @@ def test_dppl_mean_count_noise_has_the_sd_its_rho_pays_for():
     classes, rho, share = 2_000, 0.02, 0.25
     embeddings = rng.normal(size=(classes * 200, 2))
     labels = np.repeat(np.arange(classes), 200)
-    release = private_class_means(embeddings, labels, classes, rho, rng, steps=2,
-                                  count_share=share)  # fmt: skip
+    release = private_class_means(embeddings, labels, classes, rho, rng, steps=2, count_share=share)
     noise = release.noisy_counts - 200
     sd = 1.0 / math.sqrt(2 * release.count_rho)
     assert release.count_rho == pytest.approx(share * rho)
@@ -356,8 +364,9 @@ def test_class_means_at_once_equal_one_class_at_a_time():
     embeddings, labels = rng.normal(size=(60, 3)), np.repeat(np.arange(3), 20)
     huge = private_class_means(embeddings, labels, 3, 1e12, rng, steps=2)
     for c in range(3):
-        alone = coinpress_mean(embeddings[labels == c], list(huge.step_rhos),
-                               float(huge.noisy_counts[c]), rng)  # fmt: skip
+        alone = coinpress_mean(
+            embeddings[labels == c], list(huge.step_rhos), float(huge.noisy_counts[c]), rng
+        )
         np.testing.assert_allclose(huge.prototypes[c], alone.mean, atol=1e-4)
 
 
@@ -411,12 +420,12 @@ def test_imbalanced_subset_keeps_the_counts_and_shuffles_the_class_order_by_seed
     labels = np.repeat(np.arange(10), 300)
     subset = imbalanced_subset(labels, 10, 10.0, np.random.default_rng(0))
     assert subset.ratio == 10.0
-    np.testing.assert_array_equal(np.bincount(labels[subset.indices], minlength=10),
-                                  subset.counts)  # fmt: skip
+    np.testing.assert_array_equal(np.bincount(labels[subset.indices], minlength=10), subset.counts)
     assert len(set(subset.indices.tolist())) == len(subset.indices)
     assert subset.counts[subset.order[0]] == 300 and subset.counts[subset.order[-1]] == 30
-    orders = {tuple(imbalanced_subset(labels, 10, 10.0, np.random.default_rng(s)).order)
-              for s in range(5)}  # fmt: skip
+    orders = {
+        tuple(imbalanced_subset(labels, 10, 10.0, np.random.default_rng(s)).order) for s in range(5)
+    }
     assert len(orders) > 1
     balanced = imbalanced_subset(labels, 10, 1.0, np.random.default_rng(0))
     assert set(balanced.counts.tolist()) == {300}
@@ -492,19 +501,37 @@ def test_dppl_settings_are_checked():
 
 def _result(mechanism, epsilon, spent, imbalance, accuracy):
     return RunResult(
-        mechanism=mechanism, dataset="digits", seed=0, epsilon=epsilon, epsilon_spent=spent,
-        delta=0.0, privacy_unit="example", n_train=10, n_test=10, num_classes=2, elapsed_s=0.0,
-        cached=True, epochs=1, settings={"imbalance": imbalance}, test_accuracy=accuracy,
-        details={"minority_accuracy": accuracy / 2, "per_class_accuracy": [accuracy, 0.0],
-                 "class_counts": [8, 2], "minority_classes": [1]},
-    )  # fmt: skip
+        mechanism=mechanism,
+        dataset="digits",
+        seed=0,
+        epsilon=epsilon,
+        epsilon_spent=spent,
+        delta=0.0,
+        privacy_unit="example",
+        n_train=10,
+        n_test=10,
+        num_classes=2,
+        elapsed_s=0.0,
+        cached=True,
+        epochs=1,
+        settings={"imbalance": imbalance},
+        test_accuracy=accuracy,
+        details={
+            "minority_accuracy": accuracy / 2,
+            "per_class_accuracy": [accuracy, 0.0],
+            "class_counts": [8, 2],
+            "minority_classes": [1],
+        },
+    )
 
 
 def test_accuracy_curves_group_by_mechanism_and_imbalance_and_can_use_epsilon_spent():
     results = [
-        _result("dppl-mean", 0.1, 0.48, 1.0, 0.5), _result("dppl-mean", 1.0, 5.3, 1.0, 0.7),
-        _result("dppl-public", 0.1, 0.1, 1.0, 0.4), _result("dppl-public", 0.1, 0.1, 10.0, 0.3),
-    ]  # fmt: skip
+        _result("dppl-mean", 0.1, 0.48, 1.0, 0.5),
+        _result("dppl-mean", 1.0, 5.3, 1.0, 0.7),
+        _result("dppl-public", 0.1, 0.1, 1.0, 0.4),
+        _result("dppl-public", 0.1, 0.1, 10.0, 0.3),
+    ]
     figure = plots.dppl_accuracy_curves(results, dpsgd={"DP-SGD": [(1.0, 0.2)]})
     assert [len(t.x) for t in figure.data] == [2, 1, 1, 1]
     assert list(figure.data[0].x) == [0.1, 1.0] and list(figure.data[0].y) == [0.5, 0.7]
@@ -525,5 +552,3 @@ def test_prototype_mosaic_places_every_image():
 # --- page -------------------------------------------------------------------------------------
 
 PAGE = "pages/dppl.py"
-
-

@@ -118,8 +118,10 @@ def test_each_run_keeps_its_own_k_star_in_the_cache_it_ran_in(tmp_path):
     # Two budgets give different set sizes; each run must read back its own, from the cache
     # it was computed in (not from the default cache folder).
     elsewhere = ResultCache(tmp_path / "elsewhere")
-    low, high = (run(make_config("rr-prior", "digits", e, epochs=1, settings=FAST), elsewhere)
-                 for e in (0.3, 6.0))  # fmt: skip
+    low, high = (
+        run(make_config("rr-prior", "digits", e, epochs=1, settings=FAST), elsewhere)
+        for e in (0.3, 6.0)
+    )
     small, large = (_stored_set_sizes(r, elsewhere)[0] for r in (low, high))
     assert small.mean() != large.mean()
     assert rr_prior_experiment.load_set_sizes(low, ResultCache(tmp_path / "empty")) is None
@@ -191,23 +193,54 @@ def test_models_learn_from_the_released_labels(cache, mechanism):
 
 
 def test_cli_runs_rr_prior_with_settings(capsys):
-    code = main(["run", "rr-prior", "--dataset", "digits", "--epsilon", "2", "--epochs", "1",
-                 "--set", "prior_epsilon=0.5", "--set", "clusters=10", "--set", "model=logistic",
-                 "--json"])  # fmt: skip
+    code = main(
+        [
+            "run",
+            "rr-prior",
+            "--dataset",
+            "digits",
+            "--epsilon",
+            "2",
+            "--epochs",
+            "1",
+            "--set",
+            "prior_epsilon=0.5",
+            "--set",
+            "clusters=10",
+            "--set",
+            "model=logistic",
+            "--json",
+        ]
+    )
     assert code == 0
     result = json.loads(capsys.readouterr().out)
     rr_spent = rr_plan(1.5, 10).epsilon_spent
     assert result["mechanism"] == "rr-prior" and result["epsilon_spent"] == 0.5 + rr_spent <= 2
     assert result["details"]["budget"] == {
-        "total": 2.0, "prior_epsilon": 0.5, "rr_epsilon": rr_spent, "spent": 0.5 + rr_spent,
-    }  # fmt: skip
+        "total": 2.0,
+        "prior_epsilon": 0.5,
+        "rr_epsilon": rr_spent,
+        "spent": 0.5 + rr_spent,
+    }
     assert result["details"]["clusters"] == 10
 
 
 def test_cli_refuses_a_split_that_leaves_nothing_for_rr(capsys):
     with pytest.raises(SystemExit) as stopped:
-        sys.exit(main(["run", "rr-prior", "--dataset", "digits", "--epsilon", "1",
-                       "--set", "prior_epsilon=2"]))  # fmt: skip
+        sys.exit(
+            main(
+                [
+                    "run",
+                    "rr-prior",
+                    "--dataset",
+                    "digits",
+                    "--epsilon",
+                    "1",
+                    "--set",
+                    "prior_epsilon=2",
+                ]
+            )
+        )
     assert stopped.value.code == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("error: ") and "leaves no budget" in err[0]
