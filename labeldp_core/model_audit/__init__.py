@@ -1,0 +1,25 @@
+"""Audits of the trained model, not only the release: flipped-label canaries (Malek et al. 2021).
+
+Composes every registered family: a mechanism's runner trains on labels with canaries planted
+(:class:`~.context.CanaryContext`), and the trained model's softmax on them bounds the label-level
+ε actually spent from below (:mod:`.estimate`), beside the claim and two controls (:mod:`.audit`).
+"""
+
+from labeldp_core.model_audit.audit import DOUBLED, audit_model
+from labeldp_core.model_audit.canaries import MIN_CANARIES, Canaries, canary_count, draw_canaries
+from labeldp_core.model_audit.estimate import CONFIDENCE, accuracy_cap, score_guesses
+from labeldp_core.model_audit.result import CanaryEstimate, ModelAudit
+
+__all__ = [
+    "CONFIDENCE",
+    "DOUBLED",
+    "MIN_CANARIES",
+    "Canaries",
+    "CanaryEstimate",
+    "ModelAudit",
+    "accuracy_cap",
+    "audit_model",
+    "canary_count",
+    "draw_canaries",
+    "score_guesses",
+]

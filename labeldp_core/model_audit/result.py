@@ -1,0 +1,98 @@
+"""What a canary audit of a trained model reports: ε̂ with its interval, the controls, a verdict."""
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+__all__ = ["CanaryEstimate", "ModelAudit"]
+
+
+@dataclass(frozen=True)
+class CanaryEstimate:
+    """One training's guesses: how often the canaries were called right and the ε it proves.
+
+    ``run_epsilon`` is the budget the mechanism ran at (None: trained without privacy);
+    ``caught`` whether the bound exceeds the label-level claim.
+    """
+
+    role: str
+    run_epsilon: float | None
+    correct: int
+    trials: int
+    accuracy: float
+    accuracy_low: float
+    epsilon_lower_bound: float
+    confidence: float
+    test_score: float
+    caught: bool
+
+
+@dataclass(frozen=True)
+class ModelAudit:
+    """The canary audit of one mechanism at one ε: the model's ε̂ beside the claim, and controls.
+
+    ``label_epsilon`` / ``label_delta`` are the claim for one changed label (an example-level
+    claim translated); ``accuracy_cap`` the best guessing accuracy that claim allows.
+    """
+
+    mechanism: str
+    dataset: str
+    seed: int
+    epochs: int
+    canaries: int
+    claimed_epsilon: float
+    privacy_unit: str
+    label_epsilon: float
+    label_delta: float
+    accuracy_cap: float
+    audited: CanaryEstimate
+    controls: tuple[CanaryEstimate, ...]
+
+    @property
+    def violates(self) -> bool:
+        """Whether the model's canaries prove more ε for a label than claimed."""
+        return self.audited.caught
+
+    @property
+    def controls_caught(self) -> bool:
+        """Whether every control (which spends more than the claim) was caught."""
+        return all(control.caught for control in self.controls)
+
+    @property
+    def verdict(self) -> str:
+        """One plain sentence: a violation, no verdict (a control missed), or consistent."""
+        proved, claim = self.audited.epsilon_lower_bound, self.label_epsilon
+        if self.violates:
+            return (
+                f"VIOLATES its claim: the model's canaries prove epsilon >= {proved:.3g} for a "
+                f"label, above the {claim:.3g} claimed"
+            )
+        missed = [c.role for c in self.controls if not c.caught]
+        if missed:
+            were = "was" if len(missed) == 1 else "were"
+            return (
+                f"no verdict: the {' and '.join(missed)} control {were} not caught, so these "
+                f"canaries cannot test a claim of {claim:.3g}; the audit proves at least "
+                f"{proved:.3g}"
+            )
+        return (
+            f"consistent with its claim: the model's canaries prove at least {proved:.3g} "
+            f"(claim {claim:.3g} for a label), and every control was caught"
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict, with the verdict and the flags."""
+        data = asdict(self)
+        data["controls"] = [asdict(control) for control in self.controls]
+        return data | {
+            "violates": self.violates,
+            "controls_caught": self.controls_caught,
+            "verdict": self.verdict,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "ModelAudit":
+        """Rebuild from :meth:`to_dict` (the derived keys are ignored)."""
+        own = {k: v for k, v in data.items() if k not in ("violates", "controls_caught", "verdict")}
+        own["audited"] = CanaryEstimate(**own["audited"])
+        own["controls"] = tuple(CanaryEstimate(**control) for control in own["controls"])
+        return cls(**own)

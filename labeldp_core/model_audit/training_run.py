@@ -1,0 +1,83 @@
+"""One training with the canaries planted: under a mechanism, or without privacy (the control).
+
+The run goes through the mechanism's own runner exactly as :func:`labeldp_core.experiments.run`
+does, with a :class:`CanaryContext` instead of the plain context. Its intermediate products
+(votes, priors, encoders) go to a throwaway cache, since they are computed from the planted labels
+and the shared cache would serve them to ordinary runs. The count of correct guesses is cached
+under the run's config, the canaries' draw and the role.
+"""
+
+import tempfile
+from typing import Any
+
+from labeldp_core.cache import ResultCache, code_fingerprint
+from labeldp_core.engine.progress import Progress, silent
+from labeldp_core.errors import InvalidInputError
+from labeldp_core.experiments import RunConfig, mechanism_spec
+from labeldp_core.model_audit.canaries import Canaries
+from labeldp_core.model_audit.context import CanaryContext
+from labeldp_core.model_audit.estimate import guesses_correct
+
+__all__ = ["MECHANISM", "NON_PRIVATE", "canary_training"]
+
+#: The roles of a canary training: under the mechanism, or on the planted labels in the clear.
+MECHANISM, NON_PRIVATE = "mechanism", "non-private"
+#: The code a canary training's result depends on beyond the cache's own fingerprint.
+_CODE = ("model_audit/", "engine/", "families/", "registry.py")
+
+
+def canary_training(
+    config: RunConfig,
+    canaries: Canaries,
+    role: str,
+    cache: ResultCache,
+    draw: dict[str, Any],
+    progress: Progress = silent,
+) -> dict[str, Any]:
+    """``{"correct", "trials", "test_score", "delta"}`` of one training with ``canaries``; cached.
+
+    ``draw`` names how the canaries were drawn (dataset, count, seed), for the cache key.
+    """
+    payload = {
+        "config": config.to_dict(),
+        "canaries": draw,
+        "role": role,
+        "model_audit_code": code_fingerprint(_CODE),
+    }
+    if role == NON_PRIVATE:  # trains on the planted labels whatever the budget
+        payload["config"] = payload["config"] | {"epsilon": None}
+    return cache.json_or_compute(
+        "model-audit-canaries",
+        payload,
+        lambda: _train(config, canaries, role, progress),
+        required=["correct", "trials", "test_score", "delta"],
+    )
+
+
+def _train(config: RunConfig, canaries: Canaries, role: str, progress: Progress) -> dict:
+    spec = mechanism_spec(config.mechanism)
+    with tempfile.TemporaryDirectory(prefix="labeldp-canaries-") as scratch:
+        throwaway = ResultCache(scratch)
+        try:
+            ctx = CanaryContext(config, spec.task, throwaway, progress, canaries=canaries)
+            if role == NON_PRIVATE:
+                trained = ctx.train(ctx.dataset.y_train, message="training on the canaries")
+                score, delta = trained.final, 0.0
+            else:
+                outcome = spec.runner(config, ctx)
+                score, delta = outcome.test_score, outcome.delta
+            probabilities = ctx.canary_probabilities()
+        finally:
+            throwaway.close()
+    if probabilities is None:
+        raise InvalidInputError(
+            f"mechanism '{config.mechanism}' trains no model on every training example that the "
+            "canary audit can read (its released model learns from other rows or another output)"
+        )
+    correct = guesses_correct(probabilities, canaries.planted, canaries.decoy)
+    return {
+        "correct": correct,
+        "trials": len(canaries),
+        "test_score": float(score),
+        "delta": float(delta),
+    }
