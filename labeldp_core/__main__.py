@@ -26,7 +26,6 @@ from labeldp_core.audit import (
     audit_cases,
     audit_mechanism,
 )
-from labeldp_core.audit.engine import check_trials
 from labeldp_core.cache import ResultCache
 from labeldp_core.choosing import make_target
 from labeldp_core.choosing.choice import DEFAULT_TRAININGS, Choice, choose_epsilon
@@ -48,6 +47,7 @@ from labeldp_core.data.tables import (
     table_exists,
 )
 from labeldp_core.demo import demo_configs
+from labeldp_core.engine.audit import check_trials
 from labeldp_core.engine.progress import Progress, silent
 from labeldp_core.errors import InvalidInputError, LabelDPError
 from labeldp_core.experiments import (

@@ -10,9 +10,8 @@ from functools import lru_cache
 import numpy as np
 
 from labeldp_core.engine.spec import RunConfig
-from labeldp_core.experiments.registry import MECHANISMS
 from labeldp_core.experiments.runner import make_config
-from labeldp_core.registry import DEMO_GRIDS
+from labeldp_core.registry import DEMO_GRIDS, MECHANISMS
 
 __all__ = [
     "CLASS_EPSILONS",

@@ -11,6 +11,7 @@ from contextlib import contextmanager
 from typing import TypeVar
 
 from labeldp_core.engine.spec import MechanismSpec
+from labeldp_core.errors import InvalidInputError
 from labeldp_core.families import (
     dpsgd,
     laplace_labels,
@@ -34,6 +35,7 @@ __all__ = [
     "VARIANTS",
     "family_of",
     "mechanism_entries",
+    "mechanism_spec",
     "pages",
     "registered",
 ]
@@ -140,3 +142,14 @@ VARIANTS: Mapping[str, tuple[CaseBuilder, ...]] = DerivedTable(
 CONTROLS: Mapping[str, tuple[CaseBuilder, ...]] = DerivedTable(
     lambda m: (m.audit.controls or None) if m.audit else None
 )
+
+
+def mechanism_spec(mechanism: str) -> MechanismSpec:
+    """The spec of ``mechanism`` or a clear error listing the known ids."""
+    try:
+        return MECHANISMS[mechanism]
+    except (KeyError, TypeError):  # TypeError: not even hashable, e.g. a list
+        known = ", ".join(MECHANISMS)
+        raise InvalidInputError(
+            f"unknown mechanism '{mechanism}'; choose one of: {known}"
+        ) from None

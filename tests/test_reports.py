@@ -6,7 +6,7 @@ from labeldp_core import plots
 from labeldp_core.__main__ import main
 from labeldp_core.demo import CLASS_EPSILONS, DEMO_EPSILONS, DEMO_SEEDS, demo_configs
 from labeldp_core.engine.spec import RunResult
-from labeldp_core.experiments.registry import MECHANISMS
+from labeldp_core.registry import MECHANISMS
 from labeldp_core.reports import html_report, result_rows
 
 

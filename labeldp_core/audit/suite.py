@@ -11,8 +11,8 @@ from dataclasses import fields
 import numpy as np
 
 from labeldp_core.audit.cases import CASES, audit_cases
-from labeldp_core.audit.engine import AuditResult, run_audit
 from labeldp_core.cache import ResultCache, code_fingerprint
+from labeldp_core.engine.audit import AuditResult, run_audit
 from labeldp_core.errors import InvalidInputError
 
 __all__ = [

@@ -2,8 +2,8 @@
 
 from labeldp_core.engine.progress import Progress
 from labeldp_core.engine.spec import MechanismSpec, RunConfig, RunResult
-from labeldp_core.experiments.registry import MECHANISMS, mechanism_spec
 from labeldp_core.experiments.runner import lookup, make_config, run, sweep, sweep_configs
+from labeldp_core.registry import MECHANISMS, mechanism_spec
 
 __all__ = [
     "MECHANISMS",

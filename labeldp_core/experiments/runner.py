@@ -23,7 +23,7 @@ from labeldp_core.engine.spec import (
 )
 from labeldp_core.engine.timing import record_seconds
 from labeldp_core.errors import InvalidInputError
-from labeldp_core.experiments.registry import mechanism_spec
+from labeldp_core.registry import mechanism_spec
 from labeldp_core.validation import check_epsilon, check_list, check_seed
 
 __all__ = ["dataset_training_defaults", "lookup", "make_config", "run", "sweep", "sweep_configs"]

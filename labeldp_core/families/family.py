@@ -17,7 +17,7 @@ from labeldp_core.engine.spec import MechanismSpec, Scalar
 
 __all__ = ["Audit", "CaseBuilder", "DemoGrid", "Family", "Mechanism", "Page"]
 
-#: Builds an :class:`~labeldp_core.audit.engine.AuditCase` for a claimed epsilon.
+#: Builds an :class:`~labeldp_core.engine.audit.AuditCase` for a claimed epsilon.
 CaseBuilder = Callable[[float], Any]
 
 

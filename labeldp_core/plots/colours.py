@@ -4,16 +4,22 @@ A class that has learned "randomized response is blue" on one page must find it 
 next: the colour belongs to the mechanism, not to its position in a chart's selection. The dash
 belongs to the privacy unit (solid for label DP, dashed for example DP, dotted for local DP on
 outputs), so guarantees that are not on one scale are told apart at a glance.
+
+Each mechanism's colour is declared by its family; the registry (:mod:`labeldp_core.registry`)
+holds them. The families' own figures style their series with this module, so it reads the
+registry when a colour is asked for, not when it is imported: the one late-bound look-up from
+the plotting base up to the registry (a figure of one family may draw another's series, e.g.
+RR beside RR-with-prior).
 """
 
 from collections.abc import Mapping, Sequence
+from importlib import import_module
+from types import ModuleType
+from typing import Any
 
 from labeldp_core.engine.spec import RunResult
-from labeldp_core.experiments import MECHANISMS
-from labeldp_core.registry import MECHANISM_COLOURS
 
 __all__ = [
-    "MECHANISM_COLOURS",
     "PALETTE",
     "UNIT_DASH",
     "VARIANT_SHADES",
@@ -77,15 +83,28 @@ def shade(colour: str, amount: float) -> str:
     return "#" + "".join(f"{round(c + (target - c) * abs(amount)):02x}" for c in channels)
 
 
+def _registry() -> ModuleType:
+    """The registry, read when a colour is asked for (see the module's docstring)."""
+    return import_module("labeldp_core.registry")
+
+
+def __getattr__(name: str) -> Any:
+    """``MECHANISM_COLOURS``: each mechanism's colour by id, from the registry (PEP 562)."""
+    if name == "MECHANISM_COLOURS":
+        return _registry().MECHANISM_COLOURS
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def mechanism_of(name: str, results: Sequence[RunResult]) -> str | None:
     """The mechanism a series shows, or None.
 
     Its name if that is a mechanism's id or title, else the one mechanism all its results come
     from (None when it has no results yet, or results of several mechanisms).
     """
-    if name in MECHANISMS:
+    mechanisms = _registry().MECHANISMS
+    if name in mechanisms:
         return name
-    titled = [m for m, spec in MECHANISMS.items() if spec.title == name]
+    titled = [m for m, spec in mechanisms.items() if spec.title == name]
     if titled:
         return titled[0]
     found = {r.mechanism for r in results}
@@ -104,6 +123,7 @@ def series_styles(
     colour (:data:`VARIANT_SHADES`). Other series of one mechanism take shades in their order;
     a series of no known mechanism takes the palette at its place.
     """
+    registry = _registry()
     mechanisms = mechanisms or {}
     found = {
         name: mechanisms.get(name) or mechanism_of(name, rows) for name, rows in series.items()
@@ -112,7 +132,7 @@ def series_styles(
     styles = {}
     for index, (name, named) in enumerate(found.items()):
         mechanism = (named or "").split("/")[0]
-        if mechanism not in MECHANISMS:
+        if mechanism not in registry.MECHANISMS:
             styles[name] = (PALETTE[index % len(PALETTE)], "solid")
             continue
         if named in VARIANT_SHADES:
@@ -121,6 +141,7 @@ def series_styles(
             variant = seen.get(mechanism, 0)
             seen[mechanism] = variant + 1
             amount = _VARIANT_SHADES[variant % len(_VARIANT_SHADES)]
-        colour = shade(MECHANISM_COLOURS[mechanism], amount)
-        styles[name] = (colour, UNIT_DASH.get(MECHANISMS[mechanism].privacy_unit, "solid"))
+        colour = shade(registry.MECHANISM_COLOURS[mechanism], amount)
+        unit = registry.MECHANISMS[mechanism].privacy_unit
+        styles[name] = (colour, UNIT_DASH.get(unit, "solid"))
     return styles

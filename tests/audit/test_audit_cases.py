@@ -31,7 +31,7 @@ from labeldp_core.audit import (
     audit_mechanism,
     largest_provable_epsilon,
 )
-from labeldp_core.audit.engine import GAUSSIAN_TAIL, run_audit
+from labeldp_core.engine.audit import GAUSSIAN_TAIL, run_audit
 from labeldp_core.experiments import MECHANISMS
 from labeldp_core.families.dpsgd import audit as dpsgd_case_module
 from labeldp_core.families.dpsgd.audit import dpsgd_noise_multiplier, one_step_epsilon

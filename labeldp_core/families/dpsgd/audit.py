@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from labeldp_core.accounting.gaussian_curve import gaussian_point
-from labeldp_core.audit.engine import GAUSSIAN_TAIL, AuditCase
+from labeldp_core.engine.audit import GAUSSIAN_TAIL, AuditCase
 from labeldp_core.validation import check_epsilon
 
 if TYPE_CHECKING:

@@ -11,7 +11,7 @@ import numpy as np
 
 from labeldp_core.accounting import calibrate_noise, data_independent_epsilon
 from labeldp_core.accounting.gaussian_curve import gaussian_point
-from labeldp_core.audit.engine import GAUSSIAN_TAIL, AuditCase
+from labeldp_core.engine.audit import GAUSSIAN_TAIL, AuditCase
 from labeldp_core.families.pate.release import noisy_vote_counts
 from labeldp_core.validation import check_epsilon
 

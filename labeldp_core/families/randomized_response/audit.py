@@ -1,10 +1,10 @@
 """Randomized response's audit case and its negative control: one label, 0 vs 1.
 
-The shared reasoning (scores, controls) is in :mod:`labeldp_core.audit.label_pairs`.
+The shared reasoning (scores, controls) is in :mod:`labeldp_core.engine.audit_pairs`.
 """
 
-from labeldp_core.audit.engine import AuditCase
-from labeldp_core.audit.label_pairs import AUDIT_CLASSES, labels_case, overspent
+from labeldp_core.engine.audit import AuditCase
+from labeldp_core.engine.audit_pairs import AUDIT_CLASSES, labels_case, overspent
 from labeldp_core.families.randomized_response.release import randomized_response
 
 __all__ = ["rr_case", "rr_overspending_control"]

@@ -1,12 +1,12 @@
 """RR-with-prior's audit case and its controls: one label 0 vs 1 under a fixed prior.
 
-The shared reasoning (scores, controls) is in :mod:`labeldp_core.audit.label_pairs`.
+The shared reasoning (scores, controls) is in :mod:`labeldp_core.engine.audit_pairs`.
 """
 
 import numpy as np
 
-from labeldp_core.audit.engine import AuditCase
-from labeldp_core.audit.label_pairs import AUDIT_CLASSES, labels_case, overspent
+from labeldp_core.engine.audit import AuditCase
+from labeldp_core.engine.audit_pairs import AUDIT_CLASSES, labels_case, overspent
 from labeldp_core.families.rr_prior.release import rr_with_prior
 
 __all__ = [

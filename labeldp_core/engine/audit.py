@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass, fields
 
 import numpy as np
 
-from labeldp_core.audit.bounds import epsilon_lower_bound
+from labeldp_core.engine.audit_bounds import epsilon_lower_bound
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.validation import check_positive, check_probability
 
