@@ -1,7 +1,8 @@
 """Command line: ``python -m labeldp_core list|run|sweep|warm|audit|choose|reproduce|forget|cache``.
 
 Exit status 0 on success and 2 on bad input, with one ``error: ...`` line on stderr; ``audit``
-exits with 1 when a mechanism (not a negative control) is caught leaking more than it claims,
+exits with 1 when a mechanism (not a negative control) is caught leaking more than it claims
+(``audit --model``: when its trained model's canaries prove more than it claims),
 ``choose`` with 1 when no mechanism reaches the target,
 and ``sweep``, ``warm`` and ``audit`` on a cluster (``--workers``, ``--scheduler``) with 1 when
 a point failed there (each failure named on stderr; every other point is stored).
@@ -64,6 +65,8 @@ from labeldp_core.warm import WarmStatus, duration_text, run_warm
 
 EXIT_BAD_INPUT = 2
 EXIT_AUDIT_VIOLATION = 1
+#: Draws per neighbour of ``audit`` (the release) unless ``--trials`` says otherwise.
+DEFAULT_AUDIT_TRIALS = 500_000
 EXIT_POINTS_FAILED = 1
 EXIT_NOT_REACHED = 1
 #: ``--dataset file:PATH``: a CSV or Parquet table of your own.
@@ -502,8 +505,41 @@ def _cmd_reproduce(args: argparse.Namespace) -> None:
         )
 
 
+def _cmd_model_audit(args: argparse.Namespace) -> int:
+    """``audit --model``: flipped-label canaries in the trained model (exit 1 on a violation)."""
+    from labeldp_core.model_audit import audit_lines, audit_model
+
+    if args.dataset is None:
+        raise InvalidInputError("audit --model needs --dataset NAME (see `list`)")
+    if args.trials is not None or args.workers or args.scheduler:
+        raise InvalidInputError(
+            "--trials, --workers and --scheduler audit the release; audit --model takes "
+            "--canaries N and computes in this process"
+        )
+    audit = audit_model(
+        args.mechanism,
+        args.dataset,
+        args.epsilon,
+        canaries=args.canaries,
+        seed=check_seed(args.seed),
+        epochs=args.epochs,
+        settings=_settings(args.set),
+        progress=_stderr_bar(),
+    )
+    print(json.dumps(audit.to_dict(), indent=2) if args.json else "\n".join(audit_lines(audit)))
+    return EXIT_AUDIT_VIOLATION if audit.violates else 0
+
+
 def _cmd_audit(args: argparse.Namespace) -> int:
-    seed, trials = check_seed(args.seed), check_trials(args.trials)
+    if args.model:
+        return _cmd_model_audit(args)
+    model_only = [args.dataset, args.canaries, args.epochs, args.set or None]
+    if any(option is not None for option in model_only):
+        raise InvalidInputError(
+            "--dataset, --canaries, --epochs and --set audit a trained model: add --model"
+        )
+    seed = check_seed(args.seed)
+    trials = check_trials(DEFAULT_AUDIT_TRIALS if args.trials is None else args.trials)
     cases = len(audit_cases(args.mechanism, args.epsilon))
     status = 0
     with _cluster(args) as session:
@@ -517,7 +553,7 @@ def _cmd_audit(args: argparse.Namespace) -> int:
         report = {
             "mechanism": args.mechanism,
             "epsilon": args.epsilon,
-            "trials": args.trials,
+            "trials": trials,
             "results": [result.to_dict() for result in results],
         }
         print(json.dumps(report, indent=2))
@@ -687,10 +723,30 @@ def _computing_commands(commands: argparse._SubParsersAction) -> None:
     )
     audit.add_argument("mechanism", help="mechanism id, see `list`")
     audit.add_argument("--epsilon", type=float, required=True, help="the claimed budget, > 0")
-    audit.add_argument("--trials", type=int, default=500_000, help="draws per neighbour")
+    audit.add_argument(
+        "--trials", type=int, help=f"draws per neighbour (default {DEFAULT_AUDIT_TRIALS:,})"
+    )
     audit.add_argument("--seed", type=int, default=0)
     audit.add_argument("--json", action="store_true", help="print JSON")
     _cluster_options(audit)
+    _model_audit_options(audit)
+
+
+def _model_audit_options(audit: argparse.ArgumentParser) -> None:
+    """``audit --model``: the trained model's canaries instead of the release."""
+    audit.add_argument(
+        "--model",
+        action="store_true",
+        help="audit the trained model with flipped-label canaries (Malek et al. 2021)",
+    )
+    audit.add_argument("--dataset", help="with --model: dataset id, see `list`")
+    audit.add_argument(
+        "--canaries", type=int, metavar="N", help="with --model: canaries (default: per dataset)"
+    )
+    audit.add_argument("--epochs", type=int, help="with --model: training epochs")
+    audit.add_argument(
+        "--set", action="append", default=[], metavar="KEY=VALUE", help="with --model: a setting"
+    )
     audit.set_defaults(handler=_cmd_audit)
 
 

@@ -9,6 +9,7 @@ from labeldp_core.model_audit.audit import DOUBLED, audit_model
 from labeldp_core.model_audit.canaries import MIN_CANARIES, Canaries, canary_count, draw_canaries
 from labeldp_core.model_audit.estimate import CONFIDENCE, accuracy_cap, score_guesses
 from labeldp_core.model_audit.result import CanaryEstimate, ModelAudit
+from labeldp_core.model_audit.text import audit_lines
 
 __all__ = [
     "CONFIDENCE",
@@ -18,6 +19,7 @@ __all__ = [
     "CanaryEstimate",
     "ModelAudit",
     "accuracy_cap",
+    "audit_lines",
     "audit_model",
     "canary_count",
     "draw_canaries",

@@ -1,0 +1,35 @@
+"""A canary audit in plain lines, for the command line and reports."""
+
+from labeldp_core.model_audit.result import CanaryEstimate, ModelAudit
+
+__all__ = ["audit_lines"]
+
+
+def _row(estimate: CanaryEstimate) -> str:
+    budget = "no privacy" if estimate.run_epsilon is None else f"run at {estimate.run_epsilon:g}"
+    name = estimate.role if estimate.role == "mechanism" else f"{estimate.role} control"
+    caught = "above the claim" if estimate.caught else "not above the claim"
+    return (
+        f"  {name} ({budget}): {estimate.correct}/{estimate.trials} canaries guessed right "
+        f"({estimate.accuracy:.1%}, at least {estimate.accuracy_low:.1%} at "
+        f"{estimate.confidence:.0%} confidence): epsilon >= {estimate.epsilon_lower_bound:.3g}, "
+        f"{caught}; test accuracy {estimate.test_score:.3f}"
+    )
+
+
+def audit_lines(audit: ModelAudit) -> list[str]:
+    """The claim, one line per training (the mechanism, then the controls) and the verdict."""
+    claim = f"epsilon {audit.claimed_epsilon:g}"
+    if audit.privacy_unit == "example":
+        claim += (
+            f" per example, read for a label as ({audit.label_epsilon:.3g}, "
+            f"{audit.label_delta:.3g})"
+        )
+    return [
+        f"{audit.mechanism} on {audit.dataset}, trained model, {claim}: {audit.canaries} "
+        f"flipped-label canaries, {audit.epochs} epochs, seed {audit.seed} (a label-DP model "
+        f"allows at most {audit.accuracy_cap:.1%} right)",
+        _row(audit.audited),
+        *(_row(control) for control in audit.controls),
+        f"  verdict: {audit.verdict}",
+    ]
