@@ -1,0 +1,87 @@
+"""The canary audit end to end on digits, with a small MLP trained long enough to memorise.
+
+Randomized response at ε with K classes gives this attack at most the accuracy
+1/2 + (e^ε - 1) / (2(e^ε + K - 1)), i.e. ε̂ <= ln((2e^ε + K - 2) / K): 0.30 at ε = 1, 1.57 at
+ε = 3, 4.40 at ε = 6. So the honest run is never caught, the 2x run at ε = 3 (really 6) can be,
+and at ε = 1 the 2x run (really 2, at most 0.82) cannot: the audit must say so.
+"""
+
+import json
+
+import pytest
+
+from labeldp_core.cache import ResultCache
+from labeldp_core.errors import InvalidInputError
+from labeldp_core.model_audit import ModelAudit, audit_model, training_run
+
+#: 287 canaries (one training example in five), each prove at most ln(287 / ln(20)) ~ 4.56.
+SMALL = {"epochs": 150, "settings": {"model": "mlp"}}
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory) -> ResultCache:
+    return ResultCache(tmp_path_factory.mktemp("model-audit"))
+
+
+@pytest.fixture(scope="module")
+def at_three(store) -> ModelAudit:
+    return audit_model("rr", "digits", 3.0, cache=store, **SMALL)
+
+
+def test_without_privacy_the_canaries_prove_a_large_epsilon(at_three):
+    control = at_three.controls[0]
+    assert control.role == "non-private" and control.run_epsilon is None
+    assert control.epsilon_lower_bound > 3.5 and control.caught
+
+
+def test_the_honest_run_stays_below_its_claim_and_the_doubled_one_is_caught(at_three):
+    assert at_three.audited.epsilon_lower_bound < 3.0 and not at_three.violates
+    doubled = at_three.controls[1]
+    assert doubled.run_epsilon == 6.0 and doubled.caught
+    assert at_three.controls_caught
+    assert at_three.verdict.startswith("consistent with its claim")
+
+
+def test_at_a_small_epsilon_the_audit_says_its_control_was_not_caught(store):
+    audit = audit_model("rr", "digits", 1.0, cache=store, **SMALL)
+    assert audit.audited.epsilon_lower_bound < 1.0 and not audit.violates
+    assert not audit.controls[1].caught
+    assert audit.verdict.startswith("no verdict: the 2x budget control was not caught")
+
+
+def test_a_second_call_trains_nothing_and_the_result_round_trips(at_three, store, monkeypatch):
+    def no_training(*args):
+        raise AssertionError("trained again")
+
+    monkeypatch.setattr(training_run, "_train", no_training)
+    again = audit_model("rr", "digits", 3.0, cache=store, **SMALL)
+    assert again == at_three
+    assert ModelAudit.from_dict(json.loads(json.dumps(again.to_dict()))) == again
+    assert again.to_dict()["verdict"] == again.verdict
+
+
+def test_an_example_level_claim_is_read_for_a_label(store, monkeypatch):
+    found = {"correct": 200, "trials": 287, "test_score": 0.5, "delta": 1e-5}
+    monkeypatch.setattr(training_run, "_train", lambda *args: found)
+    audit = audit_model("dpsgd", "digits", 1.0, cache=store, **SMALL)
+    assert audit.privacy_unit == "example"
+    assert audit.label_epsilon == 2.0
+    assert audit.label_delta == pytest.approx((1 + 2.718281828) * 1e-5)
+
+
+@pytest.mark.parametrize(
+    ("mechanism", "options", "match"),
+    [
+        ("laplace-regression", {}, "classifier"),
+        ("dppl-mean", {}, "trains no model"),
+        ("softmax-laplace", {}, "not its training labels"),
+        ("rr", {"canaries": 99}, "100..718"),
+        ("magic", {}, "unknown mechanism"),
+    ],
+)
+def test_what_the_canaries_cannot_test_is_refused_before_training(
+    mechanism, options, match, store, monkeypatch
+):
+    monkeypatch.setattr(training_run, "_train", lambda *args: pytest.fail("trained"))
+    with pytest.raises(InvalidInputError, match=match):
+        audit_model(mechanism, "digits", 1.0, cache=store, **options)
