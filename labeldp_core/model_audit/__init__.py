@@ -1,13 +1,22 @@
-"""Audits of the trained model, not only the release: flipped-label canaries (Malek et al. 2021).
+"""Audits of the trained model, not only the release (issue 39).
+
+Flipped-label canaries (Malek et al. 2021) and the label-inference gain (Wu et al. 2023).
 
 Composes every registered family: a mechanism's runner trains on labels with canaries planted
 (:class:`~.context.CanaryContext`), and the trained model's softmax on them bounds the label-level
 ε actually spent from below (:mod:`.estimate`), beside the claim and two controls (:mod:`.audit`).
+The label-inference gain is read from ordinary runs, beside its bound (:mod:`.inference`).
 """
 
 from labeldp_core.model_audit.audit import DOUBLED, audit_model
 from labeldp_core.model_audit.canaries import MIN_CANARIES, Canaries, canary_count, draw_canaries
 from labeldp_core.model_audit.estimate import CONFIDENCE, accuracy_cap, score_guesses
+from labeldp_core.model_audit.inference import (
+    InferencePoint,
+    inference_curve,
+    inference_gain,
+    inference_point,
+)
 from labeldp_core.model_audit.result import CanaryEstimate, ModelAudit
 from labeldp_core.model_audit.text import audit_lines
 
@@ -17,11 +26,15 @@ __all__ = [
     "MIN_CANARIES",
     "Canaries",
     "CanaryEstimate",
+    "InferencePoint",
     "ModelAudit",
     "accuracy_cap",
     "audit_lines",
     "audit_model",
     "canary_count",
     "draw_canaries",
+    "inference_curve",
+    "inference_gain",
+    "inference_point",
     "score_guesses",
 ]
