@@ -57,3 +57,11 @@ def test_a_mechanism_that_notes_no_model_is_refused_after_its_run(cache, monkeyp
     canaries = draw_canaries(data.y_train, data.num_classes, 120, 0)
     with pytest.raises(InvalidInputError, match="no model on every training example"):
         training_run.canary_training(config, canaries, "mechanism", cache, {"seed": 0})
+
+
+def test_dpsgd_notes_its_released_model_so_its_canaries_are_read(cache):
+    config = make_config("dpsgd", "digits", 1.0, epochs=1, settings={"model": "logistic"})
+    data = load_dataset("digits")
+    canaries = draw_canaries(data.y_train, data.num_classes, 120, 0)
+    found = training_run.canary_training(config, canaries, "mechanism", cache, {"seed": 0})
+    assert found["trials"] == 120 and found["delta"] == config.setting("delta")

@@ -331,6 +331,8 @@ def run_dpsgd(config: RunConfig, ctx: RunContext) -> Outcome:
         on_epoch,
         noise=config.setting("noise"),
     )
+    # The released model: the label-inference figures and the canary audit read it.
+    ctx.note_attack_model(trained.model)
     baseline = _subset_baseline(config, ctx, train.indices)
     ctx.progress(0.95, "epsilon by epoch with both accountants")
     steps_per_epoch = trained.steps // settings.epochs
