@@ -31,6 +31,7 @@ import numpy as np
 from labeldp_core import __version__
 
 __all__ = [
+    "AUDIT_CODE",
     "KEY_PATTERN",
     "MAX_VALUE_BYTES",
     "CacheKey",
@@ -56,14 +57,20 @@ _COMPUTES_RESULTS = (
     "__init__.py",
     "cache.py",
     "errors.py",
+    "registry.py",
     "validation.py",
     "accounting/",
     "data/",
+    "engine/",
     "experiments/",
+    "families/",
     "mechanisms/",
     "models/",
+    "noise/",
     "training/",
 )
+#: The code an audit's result comes from: the audit engine and bounds, every family's cases.
+AUDIT_CODE = ("audit/", "engine/audit", "families/")
 
 
 class CorruptEntryError(Exception):

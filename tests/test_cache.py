@@ -196,9 +196,47 @@ def test_editing_the_demo_grid_keeps_every_key_and_editing_a_runner_does_not(tmp
     with (package / "demo.py").open("a", encoding="utf-8") as demo:
         demo.write("\nDEMO_SEEDS = (0, 1, 2, 3)\n")
     assert fingerprint() == before
-    with (package / "experiments" / "rr.py").open("a", encoding="utf-8") as runner:
-        runner.write("\n# a changed runner\n")
-    assert fingerprint() != before
+    for changed in COMPUTING_FILES:  # each edit must change the fingerprint again
+        assert (package / changed).is_file(), changed
+        with (package / changed).open("a", encoding="utf-8") as source:
+            source.write("\n# a changed line\n")
+        after = fingerprint()
+        assert after != before, changed
+        before = after
+
+
+#: A file of each place whose code computes results: a family's release, runner and declaration,
+#: the engine's hand-off of noise, the noise plans, the registry, the training loop.
+COMPUTING_FILES = (
+    "families/randomized_response/release.py",
+    "families/randomized_response/experiment.py",
+    "families/rr_prior/__init__.py",
+    "engine/release_noise.py",
+    "noise/noise_plans.py",
+    "registry.py",
+    "training/loop.py",
+)
+
+
+def test_the_audits_fingerprint_follows_the_audit_engine_and_every_familys_cases(
+    tmp_path, monkeypatch
+):
+    import shutil
+
+    from labeldp_core import cache as cache_module
+
+    package = tmp_path / "labeldp_core"
+    shutil.copytree(
+        cache_module._PACKAGE_DIR, package, ignore=shutil.ignore_patterns("__pycache__")
+    )
+    monkeypatch.setattr(cache_module, "_PACKAGE_DIR", package)
+    before = cache_module.code_fingerprint.__wrapped__(cache_module.AUDIT_CODE)
+    for changed in ("engine/audit_bounds.py", "families/pate/audit.py"):
+        with (package / changed).open("a", encoding="utf-8") as source:
+            source.write("\n# a changed line\n")
+        after = cache_module.code_fingerprint.__wrapped__(cache_module.AUDIT_CODE)
+        assert after != before, changed
+        before = after
 
 
 def test_a_key_knows_the_text_it_hashes_and_its_entry_keeps_it(cache):

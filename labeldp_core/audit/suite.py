@@ -11,7 +11,7 @@ from dataclasses import fields
 import numpy as np
 
 from labeldp_core.audit.cases import CASES, audit_cases
-from labeldp_core.cache import ResultCache, code_fingerprint
+from labeldp_core.cache import AUDIT_CODE, ResultCache, code_fingerprint
 from labeldp_core.engine.audit import AuditResult, run_audit
 from labeldp_core.errors import InvalidInputError
 
@@ -73,7 +73,7 @@ def stored_audit_case(
         "index": int(index),
         "trials": int(trials),
         "seed": int(seed),
-        "audit_code": code_fingerprint(("audit/",)),
+        "audit_code": code_fingerprint(AUDIT_CODE),
     }
     if not compute:
         found = cache.get_json(cache.key("audit", payload))

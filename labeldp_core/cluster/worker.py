@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from labeldp_core import __version__
-from labeldp_core.cache import ResultCache, code_fingerprint
+from labeldp_core.cache import AUDIT_CODE, ResultCache, code_fingerprint
 from labeldp_core.errors import LabelDPError
 from labeldp_core.threads import THREADS_ENV, fixed_threads
 
@@ -50,7 +50,7 @@ def code_identity() -> dict[str, str]:
     return {
         "version": __version__,
         "code": code_fingerprint(),
-        "audit_code": code_fingerprint(("audit/",)),
+        "audit_code": code_fingerprint(AUDIT_CODE),
     }
 
 
