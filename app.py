@@ -8,6 +8,7 @@ import streamlit as st
 from ui.controls import current_controls, end_of_run, shared_controls
 from ui.navigation import page_table
 from ui.results import compute_service
+from ui.threat import threat_cards
 from ui.warm_panel import warm_panel, warm_sidebar_line
 
 #: The tab's icon, served by the app itself (a Material icon here is a link to a font service).
@@ -67,5 +68,6 @@ controls = shared_controls(navigation.url_path)
 warm_sidebar_line(controls.dataset)
 try:
     navigation.run()
+    threat_cards(navigation.url_path)
 finally:
     end_of_run()

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import TypeVar
 
-from labeldp_core.engine.spec import MechanismSpec
+from labeldp_core.engine.spec import MechanismSpec, RunConfig
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.families import (
     dpsgd,
@@ -38,6 +38,7 @@ __all__ = [
     "mechanism_spec",
     "pages",
     "registered",
+    "threat_card",
 ]
 
 #: The registered families, in the order the app and the docs list them.
@@ -153,3 +154,10 @@ def mechanism_spec(mechanism: str) -> MechanismSpec:
         raise InvalidInputError(
             f"unknown mechanism '{mechanism}'; choose one of: {known}"
         ) from None
+
+
+def threat_card(config: RunConfig) -> dict[str, object]:
+    """What the epsilon of ``config``'s run protects: its mechanism's card, for its noise mode."""
+    (entry,) = [m for m in mechanism_entries() if m.id == config.mechanism]
+    noise = dict(config.settings).get("noise")
+    return entry.threat.card(noise if isinstance(noise, str) else None)

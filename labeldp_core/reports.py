@@ -115,9 +115,31 @@ figcaption {{ color: #555; margin-bottom: 2em; }}
 for. Numbers for different privacy units are not directly comparable:</p><ul>{unit_text}</ul>
 {_table(result_rows(results))}
 <p>{html.escape(diagnostics_sentence(_diagnostic_paths(results)))}</p>
+{_threat_cards(results)}
 <p><small>labeldp explorer {html.escape(__version__)}, {made}</small></p>
 </body></html>
 """
+
+
+def _threat_cards(results: Sequence[RunResult]) -> str:
+    """What each mechanism's epsilon protects, from the cards its results carry (one each)."""
+    cards = {r.mechanism: r.threat_model for r in results if r.threat_model}
+    if not cards:
+        return ""
+    items = []
+    for mechanism, card in cards.items():
+        lines = [f"<b>Protects</b>: {html.escape(str(card['protects']))}"]
+        for key, name in (
+            ("assumed_public", "Assumed public"),
+            ("not_protected", "Not protected"),
+            ("narrower", "Narrower"),
+        ):
+            if card.get(key):
+                lines.append(f"<b>{name}</b>: " + "; ".join(html.escape(v) for v in card[key]))
+        lines.append(f"<b>The adversary</b>: {html.escape(str(card['adversary']))}")
+        body = "<br>".join(lines)
+        items.append(f"<li><code>{html.escape(mechanism)}</code><br>{body}</li>")
+    return f"<h2>What each epsilon protects</h2><ul>{''.join(items)}</ul>"
 
 
 def tables_report(title: str, intro: str, tables: Mapping[str, list[dict[str, Any]]]) -> str:

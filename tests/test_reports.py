@@ -1,4 +1,5 @@
 import dataclasses
+import html
 import json
 import re
 
@@ -101,3 +102,16 @@ def test_sweep_writes_an_html_report(tmp_path, capsys):
     results = json.loads(capsys.readouterr().out)
     text = path.read_text()
     assert "rr on digits" in text and f"{results[0]['test_accuracy']:.4g}" in text
+
+
+def test_html_report_says_what_each_epsilon_protects():
+    from labeldp_core.families.threat import EXAMPLE_DP, LABEL_DP
+
+    results = [
+        dataclasses.replace(_result("rr", "label"), threat_model=LABEL_DP.card("float")),
+        dataclasses.replace(_result("dpsgd", "example"), threat_model=EXAMPLE_DP.card("secure")),
+    ]
+    page = html_report("cards", [], results, {})
+    assert "What each epsilon protects" in page
+    assert html.escape(LABEL_DP.protects) in page and html.escape(EXAMPLE_DP.protects) in page
+    assert "teaching run" in page and "os.urandom" in page

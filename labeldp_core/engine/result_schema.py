@@ -77,6 +77,7 @@ FIELD_CHECKS: dict[str, tuple[bool, Callable[[Any], bool], str]] = {
     "baseline_test_accuracy": (True, _fraction, "a number in [0, 1]"),
     "baseline_test_mse": (True, _non_negative, "a finite number >= 0"),
     "diagnostics": (True, _json_object, "an object"),
+    "threat_model": (True, _json_object, "an object"),
 }
 
 

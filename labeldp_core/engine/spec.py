@@ -108,6 +108,9 @@ class RunResult:
     baseline_test_mse: float | None = None
     #: Which figures are non-private diagnostics: ``{"private": False, "keys": [...], "note"}``.
     diagnostics: Mapping[str, Any] | None = None
+    #: What the epsilon protects, as the mechanism's family declares it (see
+    #: :class:`labeldp_core.families.threat.ThreatModel`).
+    threat_model: Mapping[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The result as a JSON-ready dict; optional figures that do not apply are left out."""
@@ -116,6 +119,8 @@ class RunResult:
         data["details"] = dict(self.details)
         if self.diagnostics is not None:
             data["diagnostics"] = dict(self.diagnostics)
+        if self.threat_model is not None:
+            data["threat_model"] = dict(self.threat_model)
         return {key: value for key, value in data.items() if value is not None}
 
     @classmethod

@@ -23,7 +23,7 @@ from labeldp_core.engine.spec import (
 )
 from labeldp_core.engine.timing import record_seconds
 from labeldp_core.errors import InvalidInputError
-from labeldp_core.registry import mechanism_spec
+from labeldp_core.registry import mechanism_spec, threat_card
 from labeldp_core.validation import check_epsilon, check_list, check_seed
 
 __all__ = ["dataset_training_defaults", "lookup", "make_config", "run", "sweep", "sweep_configs"]
@@ -169,7 +169,7 @@ def _stored(cache: ResultCache, config: RunConfig) -> RunResult | None:
     if result is None or _identity(result) != _identity(config):
         cache.discard(key)
         return None
-    return result
+    return replace(result, threat_model=threat_card(config))  # today's card, if stored before
 
 
 def _identity(run: RunConfig | RunResult) -> tuple:
@@ -234,7 +234,11 @@ def run(
         baseline_test_accuracy=None if regression else baseline,
         baseline_test_mse=baseline if regression else None,
     )
-    result = replace(result, diagnostics=diagnostics_entry(result.to_dict(), declared))
+    result = replace(
+        result,
+        diagnostics=diagnostics_entry(result.to_dict(), declared),
+        threat_model=threat_card(config),
+    )
     cache.put_json(cache.key("result", config.to_dict()), result.to_dict())
     record_seconds(cache, config, result.elapsed_s)
     progress(1.0, "done")

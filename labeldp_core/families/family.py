@@ -14,8 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from labeldp_core.engine.spec import MechanismSpec, Scalar
+from labeldp_core.families.threat import EXAMPLE_DP, LABEL_DP, OUTPUT_DP, ThreatModel
 
-__all__ = ["Audit", "CaseBuilder", "DemoGrid", "Family", "Mechanism", "Page"]
+__all__ = ["Audit", "CaseBuilder", "DemoGrid", "Family", "Mechanism", "Page", "ThreatModel"]
 
 #: Builds an :class:`~labeldp_core.engine.audit.AuditCase` for a claimed epsilon.
 CaseBuilder = Callable[[float], Any]
@@ -63,6 +64,7 @@ class Mechanism:
         audit: its empirical privacy audit, or None when it has none.
         demo: its demo grid.
         on_compare: whether Compare shows it before the user picks.
+        threat_model: what its ε protects; None for its privacy unit's standard card.
     """
 
     spec: MechanismSpec
@@ -70,6 +72,16 @@ class Mechanism:
     audit: Audit | None = None
     demo: DemoGrid = DemoGrid()
     on_compare: bool = False
+    threat_model: ThreatModel | None = None
+
+    @property
+    def threat(self) -> ThreatModel:
+        """Its threat model: the declared one, or its privacy unit's standard card."""
+        if self.threat_model is not None:
+            return self.threat_model
+        return {"label": LABEL_DP, "example": EXAMPLE_DP, "output": OUTPUT_DP}[
+            self.spec.privacy_unit
+        ]
 
     @property
     def id(self) -> str:

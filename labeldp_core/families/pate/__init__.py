@@ -4,6 +4,12 @@ from pathlib import Path
 
 from labeldp_core.families.family import Audit, DemoGrid, Family, Mechanism, Page
 from labeldp_core.families.pate import audit, experiment
+from labeldp_core.families.threat import LABEL_DP
+
+#: The student's queries come from a public part of the training split, used without its labels.
+PATE_THREAT = LABEL_DP.with_public(
+    "the public part's images, which the teachers label for the student (its labels are never read)"
+).with_narrower("the data-dependent ε is a diagnostic: it is computed from the private votes")
 
 __all__ = ["FAMILY"]
 
@@ -24,6 +30,7 @@ FAMILY = Family(
             ),
             demo=DemoGrid(epsilons=(0.5, 1.0, 2.0, 4.0, 8.0, 16.0)),
             on_compare=True,
+            threat_model=PATE_THREAT,
         ),
     ),
     folder=Path(__file__).parent,

@@ -5,6 +5,13 @@ from pathlib import Path
 from labeldp_core.engine.private_set import IMBALANCED_EPSILONS
 from labeldp_core.families.family import Audit, DemoGrid, Family, Mechanism, Page
 from labeldp_core.families.prototypes import audit, experiment
+from labeldp_core.families.threat import EXAMPLE_DP
+
+#: A public part trains the encoder and holds the public prototypes; with imbalance the
+#: guarantee covers the imbalanced subsample.
+DPPL_THREAT = EXAMPLE_DP.with_public(
+    "the public part of the training split (images and labels), which trains the encoder"
+).with_narrower("with imbalance > 1: " + experiment.SUBSAMPLE_SCOPE)
 
 __all__ = ["FAMILY"]
 
@@ -19,6 +26,7 @@ FAMILY = Family(
             "#AA4499",
             audit=Audit(audit.dppl_mean_case, controls=(audit.dppl_mean_old_calibration_control,)),
             demo=DPPL_GRID,
+            threat_model=DPPL_THREAT,
             on_compare=True,
         ),
         Mechanism(
@@ -26,6 +34,7 @@ FAMILY = Family(
             "#44AA99",
             audit=Audit(audit.dppl_public_case, controls=(audit.dppl_public_replace_one_control,)),
             demo=DPPL_GRID,
+            threat_model=DPPL_THREAT,
         ),
         Mechanism(
             experiment.TOPK_SPEC,
@@ -36,6 +45,7 @@ FAMILY = Family(
                 controls=(audit.dppl_topk_utility_order_control,),
             ),
             demo=DPPL_GRID,
+            threat_model=DPPL_THREAT,
         ),
     ),
     folder=Path(__file__).parent,

@@ -4,6 +4,13 @@ from pathlib import Path
 
 from labeldp_core.families.family import Audit, Family, Mechanism, Page
 from labeldp_core.families.rr_prior import audit, experiment, lp_2st
+from labeldp_core.families.threat import LABEL_DP
+
+#: With the encoder prior, a public part's labels train the encoder and are not protected.
+ENCODER_PRIOR = LABEL_DP.with_narrower(
+    "with prior_features=encoder: the encoder's public part of the training set, whose labels "
+    "are treated as public (ε covers the other labels)"
+)
 
 __all__ = ["FAMILY"]
 
@@ -22,6 +29,7 @@ FAMILY = Family(
                 ),
             ),
             on_compare=True,
+            threat_model=ENCODER_PRIOR,
         ),
         Mechanism(
             lp_2st.SPEC,

@@ -1,0 +1,49 @@
+"""The threat-model card under every mechanism page: what its ε protects, from its family."""
+
+from pathlib import Path
+
+import streamlit as st
+
+from labeldp_core.registry import pages
+
+__all__ = ["threat_cards"]
+
+_NAMES = (
+    ("assumed_public", "Assumed public"),
+    ("not_protected", "Not protected, whatever ε is"),
+    ("narrower", "Where the guarantee is narrower"),
+)
+
+
+def _markdown(card: dict[str, object]) -> str:
+    lines = [f"**Protects**: {card['protects']}."]
+    for key, name in _NAMES:
+        values = card.get(key) or []
+        if values:
+            lines.append(f"**{name}**: " + "; ".join(str(v) for v in values) + ".")
+    lines.append(f"**The adversary** {card['adversary']}")
+    return "\n\n".join(lines)
+
+
+def _noise_mode(settings: dict) -> str | None:
+    """The page's noise mode: its control's, else the setting's default (None: no setting)."""
+    if "noise" not in settings:
+        return None
+    chosen = st.session_state.get("noise")
+    return chosen if isinstance(chosen, str) else str(settings["noise"].default)
+
+
+def threat_cards(url_path: str) -> None:
+    """The cards of the family whose page is ``url_path`` (nothing on other pages)."""
+    for family, page in pages():
+        if Path(page.file).stem != url_path:
+            continue
+        cards: dict[str, list[str]] = {}
+        for entry in family.mechanisms:
+            text = _markdown(entry.threat.card(_noise_mode(entry.spec.all_settings())))
+            cards.setdefault(text, []).append(entry.spec.title)
+        with st.expander("What ε protects here (the threat model)"):
+            for text, titles in cards.items():
+                if len(cards) > 1:
+                    st.markdown(f"*{', '.join(titles)}*")
+                st.markdown(text)
