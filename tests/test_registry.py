@@ -83,3 +83,13 @@ def _docs_table() -> str:
     finally:
         sys.path.pop(0)
     return mechanisms_hook.mechanism_table(mechanisms_hook.families())
+
+
+def test_the_mutation_run_mutates_every_familys_declared_targets():
+    import tomllib
+
+    root = Path(registry.__file__).resolve().parents[1]
+    config = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
+    mutated = set(config["tool"]["mutmut"]["only_mutate"])
+    declared = {target for family in FAMILIES for target in family.mutation_targets}
+    assert declared <= mutated, sorted(declared - mutated)
