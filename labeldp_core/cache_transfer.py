@@ -78,6 +78,8 @@ STAYS = {
     "clean outputs are not private",
     "audit": "never imported, an audit verdict is computed where it is shown (`make warm` on "
     "this machine computes the audit page's cases in seconds)",
+    "model-audit-canaries": "never imported, a canary audit's guesses are computed where they "
+    "are shown: each is a training on labels with canaries planted (audit --model)",
 }
 #: The most entries an archive may list (a warmed Fashion-MNIST cache holds a few thousand).
 MAX_ENTRIES = 200_000
