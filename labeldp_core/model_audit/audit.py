@@ -22,6 +22,7 @@ from labeldp_core.model_audit.canaries import canary_count, draw_canaries
 from labeldp_core.model_audit.estimate import accuracy_cap, score_guesses
 from labeldp_core.model_audit.result import CanaryEstimate, ModelAudit
 from labeldp_core.model_audit.training_run import MECHANISM, NON_PRIVATE, canary_training
+from labeldp_core.validation import MAX_EPSILON, check_epsilon
 
 __all__ = ["DOUBLED", "audit_model"]
 
@@ -43,6 +44,17 @@ def _check_mechanism(mechanism: str) -> str:
             "trained model is not what it promises to keep private"
         )
     return spec.privacy_unit
+
+
+def _check_budget(epsilon: float) -> float:
+    """``epsilon``, checked, with room for the control that runs at :data:`DOUBLED` times it."""
+    epsilon = check_epsilon(epsilon)
+    if DOUBLED * epsilon > MAX_EPSILON:
+        raise InvalidInputError(
+            f"the canary audit's control runs at {DOUBLED:g}x epsilon, so epsilon must be at "
+            f"most {MAX_EPSILON / DOUBLED:g}, got {epsilon:g}"
+        )
+    return epsilon
 
 
 def _label_claim(epsilon: float, delta: float, unit: str) -> tuple[float, float]:
@@ -68,6 +80,7 @@ def audit_model(
     trains nothing. ``canaries`` defaults to :func:`~.canaries.canary_count`'s choice.
     """
     unit = _check_mechanism(mechanism)
+    epsilon = _check_budget(epsilon)
     config = make_config(mechanism, dataset, epsilon, seed, epochs, settings)
     doubled = make_config(mechanism, dataset, DOUBLED * epsilon, seed, epochs, settings)
     cache = ResultCache() if cache is None else cache

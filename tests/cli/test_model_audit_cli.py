@@ -53,6 +53,7 @@ def test_the_release_audit_is_unchanged_without_model(capsys):
         (["audit", "rr", "--model", *QUICK, "--canaries", "many"], "invalid int"),
         (["audit", "rr", "--model", "--dataset", "cifar", "--epsilon", "1"], "unknown dataset"),
         (["audit", "rr", "--model", "--dataset", "digits", "--epsilon", "0"], "greater than 0"),
+        (["audit", "rr", "--model", "--dataset", "digits", "--epsilon", "60"], "at most 50"),
         (["audit", "rr", "--model", *QUICK, "--set", "x=1"], "unknown setting"),
         (["audit", "rr", "--model", *QUICK, "--epochs", "0"], "epochs must"),
         (["audit", "laplace-regression", "--model", *QUICK[:4]], "classifier"),

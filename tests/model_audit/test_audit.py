@@ -77,11 +77,14 @@ def test_an_example_level_claim_is_read_for_a_label(store, monkeypatch):
         ("softmax-laplace", {}, "not its training labels"),
         ("rr", {"canaries": 99}, "100..718"),
         ("magic", {}, "unknown mechanism"),
+        ("rr", {"epsilon": 60.0}, "must be at most 50, got 60"),
+        ("rr", {"epsilon": 0.0}, "greater than 0"),
     ],
 )
 def test_what_the_canaries_cannot_test_is_refused_before_training(
     mechanism, options, match, store, monkeypatch
 ):
     monkeypatch.setattr(training_run, "_train", lambda *args: pytest.fail("trained"))
+    options = {"epsilon": 1.0} | options
     with pytest.raises(InvalidInputError, match=match):
-        audit_model(mechanism, "digits", 1.0, cache=store, **options)
+        audit_model(mechanism, "digits", cache=store, **options)
