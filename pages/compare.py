@@ -90,7 +90,8 @@ for task, metric in (("classification", "test accuracy"), ("regression", "test M
 headline.caption(
     "Each line is the mean over seeds at the ε its accounting computed (ε spent, under the "
     "mechanism's own neighbouring relation); the shaded band spans the lowest to the highest "
-    "seed. The legend says which guarantees carry a δ: DP-SGD, PATE and DPPL-Mean are (ε, δ)-DP. "
+    "seed. Each line is named at its end; solid is label DP, dashed example DP. A line's hover "
+    "says its guarantee: DP-SGD, PATE and DPPL-Mean are (ε, δ)-DP. "
     "DPPL-Mean calibrates its zCDP ρ so that the (ε, δ) it converts to, ρ + 2√(ρ ln(1/δ)), is "
     "at most the ε asked. The green dashed line is the same model trained on the true labels "
     "(a diagnostic, not private). " + status_sentence(absent)

@@ -166,7 +166,7 @@ def score_vs_epsilon(
         axis = axis | {"range": LABEL_DP_AXIS_RANGE}
         y_axis |= {"range": [0, 1]} if metric == "test accuracy" else {}
     figure.update_layout(
-        title=f"{metric.capitalize()} vs epsilon",
+        title=f"{metric[:1].upper()}{metric[1:]} vs epsilon",  # "Test MSE", not "Test mse"
         xaxis=axis,
         yaxis=y_axis,
         **LAYOUT,

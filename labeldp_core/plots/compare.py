@@ -3,7 +3,8 @@
 Each point sits at the epsilon its accounting computed (``epsilon_spent``), under the mechanism's
 own neighbouring relation, so no curve is drawn at an epsilon that was not computed: DPPL-Mean,
 which calibrates its zCDP rho to the epsilon asked, is drawn at the (epsilon, delta) that rho
-converts to. The legend and the table say which guarantees carry a delta.
+converts to. The lines are named at their ends, not in a legend (a projector's 800 px have no
+room for one of eight entries); the hover and the table say which guarantees carry a delta.
 """
 
 from collections.abc import Mapping, Sequence
@@ -21,6 +22,7 @@ from labeldp_core.choosing.summary import (
 from labeldp_core.engine.spec import RunResult
 from labeldp_core.plots.colours import UNIT_DASH, mechanism_of
 from labeldp_core.plots.common import LABEL_DP_AXIS_RANGE, LABEL_DP_RANGE, score_vs_epsilon
+from labeldp_core.plots.end_labels import add_end_label
 
 __all__ = [
     "NEIGHBOURS",
@@ -29,9 +31,13 @@ __all__ = [
     "clean_baseline",
     "comparison_figure",
     "keep_to_label_dp_range",
+    "short_name",
     "summary_at",
     "summary_rows",
 ]
+
+#: The line of the model trained on the true labels, as on every page's chart.
+CLEAN_COLOUR = "green"
 
 
 def _guarantee(results: Sequence[RunResult]) -> str:
@@ -41,6 +47,15 @@ def _guarantee(results: Sequence[RunResult]) -> str:
     if any("rho" in r.details for r in results):
         return f"ρ-zCDP as {kind}"
     return kind
+
+
+def short_name(name: str) -> str:
+    """A mechanism's name as its line's label: its title without the words in brackets.
+
+    >>> short_name("LP-2ST (two-stage RR with prior)"), short_name("DP-SGD baseline")
+    ('LP-2ST', 'DP-SGD')
+    """
+    return name.split(" (")[0].removesuffix(" baseline")
 
 
 def comparison_figure(
@@ -53,35 +68,56 @@ def comparison_figure(
     """Mean score vs the epsilon each mechanism spent (band over seeds), dashed for example DP.
 
     Args:
-        results: results by legend name.
-        units: privacy unit by legend name ("label", "example" or "output").
+        results: results by mechanism name (its title).
+        units: privacy unit by mechanism name ("label", "example" or "output").
         baseline: the clean-label score of the common model, drawn as a line.
         metric: "test accuracy" or "test MSE".
         marked_epsilon: the epsilon chosen on the page.
 
-    Each legend entry reads "name [unit; guarantee]", e.g. "DP-SGD [example; (ε, δ=1e-05)]"; the
-    hover gives the epsilon spent and the epsilon asked.
+    No legend: each line is named at its last point, in its colour (:func:`short_name`), so
+    eight mechanisms take no height below the plot; the line's dash gives its privacy unit.
+    Each line's full name, which the hover and the CSV give, reads "name [unit; guarantee]",
+    e.g. "DP-SGD [example; (ε, δ=1e-05)]"; the hover gives the epsilon spent and the one asked.
     """
     named = {f"{name} [{units[name]}; {_guarantee(rows)}]": rows for name, rows in results.items()}
+    shorts = {label: short_name(name) for label, name in zip(named, results, strict=True)}
     mechanisms = {
         label: mechanism
         for label, (name, rows) in zip(named, results.items(), strict=True)
         if (mechanism := mechanism_of(name, rows)) is not None
     }
     figure = score_vs_epsilon(
-        named,
-        baseline,
-        metric=metric,
-        marked_epsilon=marked_epsilon,
-        at_spent=True,
-        mechanisms=mechanisms,
+        named, metric=metric, marked_epsilon=marked_epsilon, at_spent=True, mechanisms=mechanisms
     )
     if metric == "test MSE":
         figure.update_yaxes(type="log")
-    figure.update_layout(legend_title_text="mechanism [privacy unit; guarantee]")
     if any(rows for rows in results.values()):
         keep_to_label_dp_range(figure)
+    if baseline is not None:
+        figure.add_hline(y=baseline, line_dash="dash", line_color=CLEAN_COLOUR)
+    _fit_y_range(figure, baseline)
+    figure.update_layout(showlegend=False)
+    for trace in [t for t in figure.data if t.mode == "lines+markers"]:
+        last = int(np.argmax(trace.x))
+        add_end_label(figure, trace.x[last], trace.y[last], shorts[trace.name], trace.line.color)
+    if baseline is not None:
+        high = 10 ** LABEL_DP_AXIS_RANGE[1]
+        add_end_label(figure, high, baseline, f"clean labels: {baseline:.3g}", CLEAN_COLOUR)
     return figure
+
+
+def _fit_y_range(figure: go.Figure, baseline: float | None) -> None:
+    """Set the y range to every value drawn, with a margin (the end labels are placed on it)."""
+    values = [float(y) for t in figure.data if t.y is not None for y in t.y]
+    if not values:  # nothing computed yet: the range score_vs_epsilon gave
+        return
+    values += [] if baseline is None else [baseline]
+    log = figure.layout.yaxis.type == "log"
+    if log:
+        values = [float(np.log10(v)) for v in values if v > 0]
+    low, high = min(values), max(values)
+    pad = 0.06 * (high - low) or 0.05
+    figure.update_yaxes(range=[low - pad, high + pad])
 
 
 def keep_to_label_dp_range(figure: go.Figure) -> None:

@@ -9,7 +9,9 @@ figures are shown and exported; in demo mode (``demo=True``) every text is large
 Where each text goes, so that none covers another: the figure's title at the top of the figure;
 under it, the notes above the plot (subplot titles, the chosen ε's label, boxed notes), stacked
 by their height above the plot; the legend at the bottom of the figure, below the axis titles
-(its own space reserved by Plotly); the margins grow with long or rotated tick labels.
+(its own space reserved by Plotly), or, on a chart that names its lines at their ends instead
+(:mod:`~labeldp_core.plots.end_labels`), those names in the right margin, spread apart; the
+margins grow with long or rotated tick labels.
 """
 
 import math
@@ -17,6 +19,8 @@ import textwrap
 from dataclasses import dataclass
 
 import plotly.graph_objects as go
+
+from labeldp_core.plots.end_labels import END_LABEL, end_label_room, spread_end_labels
 
 __all__ = [
     "DEMO_SIZES",
@@ -169,6 +173,8 @@ def _wrap_annotations(figure: go.Figure, sizes: TextSizes) -> None:
     above = [a for a in figure.layout.annotations if _is_above(a)]
     per_row = max([sum(1 for b in above if b.y == a.y) for a in above], default=1)
     for annotation in figure.layout.annotations:
+        if annotation.name == END_LABEL:  # sized and placed with the others of its kind
+            continue
         if not _is_above(annotation):
             annotation.update(font={"size": sizes.note, "color": TEXT_COLOUR})
         elif _is_boxed(annotation):
@@ -204,7 +210,8 @@ def projector_ready(figure: go.Figure, *, demo: bool = False, narrow: bool = Fal
     Changes ``figure`` in place and returns it; applying it twice changes nothing. Log axes get
     1-2-5 ticks labelled as numbers; the figure's title and the notes above the plot wrap; the
     title sits at the top, the notes between it and the plot, the legend at the bottom under
-    the axis titles (see the module's docstring).
+    the axis titles, the lines' end labels (if any) in the right margin (see the module's
+    docstring).
 
     Args:
         figure: any figure of :mod:`labeldp_core.plots`.
@@ -213,6 +220,38 @@ def projector_ready(figure: go.Figure, *, demo: bool = False, narrow: bool = Fal
     """
     sizes = DEMO_SIZES if demo else SIZES
     _style_axes(figure, sizes)
+    top = _place_title(figure, sizes, narrow)
+    legend = {
+        "orientation": "h",
+        "x": 0,
+        "xanchor": "left",
+        "xref": "container",
+        "y": 0,
+        "yanchor": "bottom",
+        "yref": "container",
+        "font": {"size": sizes.legend, "color": TEXT_COLOUR},
+        "title": {"font": {"size": sizes.legend, "color": TEXT_COLOUR}, "side": "top"},
+    }
+    margin = {"t": top, "b": math.ceil((sizes.tick + sizes.axis_title) * _LINE + 3 * _GAP)}
+    right, labels_height = end_label_room(figure, sizes.legend)
+    if right:  # the lines' names in the right margin, not in a legend
+        margin["r"] = right
+    figure.update_layout(
+        legend=legend, font={"size": sizes.tick, "color": TEXT_COLOUR}, margin=margin
+    )
+    below = _legend_height(figure, sizes, _NARROW_WIDTH if narrow else _WIDTH)
+    below += _category_overhang(figure, sizes)
+    plot = max(_DEMO_MIN_PLOT if demo else _MIN_PLOT, labels_height)
+    needed = margin["t"] + margin["b"] + below + plot
+    if needed > (figure.layout.height or _DEFAULT_HEIGHT):  # room for the plot and the legend
+        figure.layout.height = needed
+    height = figure.layout.height or _DEFAULT_HEIGHT
+    spread_end_labels(figure, sizes.legend, height - margin["t"] - margin["b"] - below)
+    return figure
+
+
+def _place_title(figure: go.Figure, sizes: TextSizes, narrow: bool) -> int:
+    """Wrap the title and the notes above the plot, stack them; return the top margin in px."""
     title = figure.layout.title.text
     title_height = 0.0
     if title:
@@ -239,30 +278,7 @@ def projector_ready(figure: go.Figure, *, demo: bool = False, narrow: bool = Fal
             "font": {"size": sizes.title, "color": TEXT_COLOUR},
         },
     )
-    legend = {
-        "orientation": "h",
-        "x": 0,
-        "xanchor": "left",
-        "xref": "container",
-        "y": 0,
-        "yanchor": "bottom",
-        "yref": "container",
-        "font": {"size": sizes.legend, "color": TEXT_COLOUR},
-        "title": {"font": {"size": sizes.legend, "color": TEXT_COLOUR}, "side": "top"},
-    }
-    margin = {
-        "t": math.ceil(title_height + above + _GAP),
-        "b": math.ceil((sizes.tick + sizes.axis_title) * _LINE + 3 * _GAP),
-    }
-    figure.update_layout(
-        legend=legend, font={"size": sizes.tick, "color": TEXT_COLOUR}, margin=margin
-    )
-    legend_height = _legend_height(figure, sizes, _NARROW_WIDTH if narrow else _WIDTH)
-    needed = margin["t"] + margin["b"] + legend_height + (_DEMO_MIN_PLOT if demo else _MIN_PLOT)
-    needed += _category_overhang(figure, sizes)
-    if needed > (figure.layout.height or _DEFAULT_HEIGHT):  # room for the plot and the legend
-        figure.layout.height = needed
-    return figure
+    return math.ceil(title_height + above + _GAP)
 
 
 def _category_overhang(figure: go.Figure, sizes: TextSizes) -> int:

@@ -5,7 +5,9 @@ one epoch, seed 0), driven by Playwright through Debian's chromium at 1280x800, 
 shows it. One tab follows the app's own navigation over every mechanism page and the two pages
 on ε, in the default and in demo mode's larger type, and checks, with bounding boxes and without
 scrolling, that the ε slider and the page's first chart both lie inside the window. *Compare*
-must open on its chart.
+must open on its chart, on a second server whose cache holds the demo grid of every mechanism it
+draws (stand-in results): the control and the whole chart, each line named at its end, fit in
+the window in both modes.
 """
 
 from collections.abc import Iterator
@@ -16,7 +18,10 @@ from test_browser import IDLE, NAV_LINKS, _open, chromium_browser, warmed_app
 
 from labeldp_core.cache import ResultCache
 from labeldp_core.engine.public_encoder import ENCODER_MODELS
-from labeldp_core.experiments import make_config, run
+from labeldp_core.experiments import MECHANISMS, make_config, run
+from labeldp_core.plots.compare import short_name
+from labeldp_core.registry import ON_COMPARE
+from tests.choosing.fake_curves import store_grid
 
 WIDTH, HEIGHT = 1280, 800
 QUERY = "epochs=1&model=logistic&epsilon=1"
@@ -111,17 +116,36 @@ def test_every_mechanism_page_shows_the_epsilon_control_and_its_chart_without_sc
         assert slider[1] <= chart[0], title  # the chart sits under the control
 
 
-def test_compare_opens_on_its_chart(server, browser):
+@pytest.fixture(scope="module")
+def compare_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A server whose cache holds the demo grid of every mechanism Compare draws (stand-ins)."""
+
+    def warm(directory: Path) -> None:
+        cache = ResultCache(directory)
+        store_grid(cache, list(ON_COMPARE))
+        cache.close()
+
+    with warmed_app(tmp_path_factory, warm) as url:
+        yield url
+
+
+@pytest.mark.parametrize("demo", [False, True], ids=["default", "demo"])
+def test_compare_opens_on_its_chart_of_every_mechanism_and_both_fit(compare_server, browser, demo):
     context = browser.new_context(viewport={"width": WIDTH, "height": HEIGHT})
-    page = _open(context, f"{server}/randomized_response?{QUERY}")
+    page = _open(context, f"{compare_server}/randomized_response" + "?demo=1" * demo)
     _go(page, "Compare mechanisms")
-    slider_bottom = _span(page, EPSILON_SLIDER, has_text="(log scale)")[1]
-    chart_top = _span(page, CHART)[0]
-    plot_bottom = _span(page, f"{CHART} .nsewdrag")[1]  # the plotting area
+    slider = _span(page, EPSILON_SLIDER, has_text="(log scale)")
+    chart = _span(page, CHART)
     intro_top = _span(page, "[data-testid='stMain'] p", has_text="Every mechanism on the same")[0]
+    names = page.locator(f"{CHART} .annotation-text-g").all_text_contents()
+    scrolled = page.evaluate("window.scrollY")
     context.close()
-    assert slider_bottom <= chart_top and plot_bottom <= HEIGHT, (chart_top, plot_bottom)
-    assert intro_top > chart_top  # the paragraph comes after the chart
+    assert not scrolled and slider[0] >= 0 and slider[1] <= chart[0], (slider, chart)
+    assert chart[1] <= HEIGHT, chart  # the whole chart, its names at the lines' ends included
+    assert intro_top > chart[0]  # the paragraph comes after the chart
+    drawn = {"".join(name.split()) for name in names}  # a wrapped name's lines run together
+    named = {"".join(short_name(MECHANISMS[m].title).split()) for m in ON_COMPARE}
+    assert named <= drawn, drawn
 
 
 def test_in_demo_mode_the_epsilon_control_and_its_chart_fit_on_every_page_too(server, browser):

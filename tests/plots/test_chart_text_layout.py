@@ -44,12 +44,22 @@ def test_no_chart_text_covers_another_or_is_cut(draw, name, width, demo):
     assert [(t.kind, t.text[:30]) for t in drawn.outside()] == []
 
 
-@pytest.mark.parametrize("name", ["audit", "papers", "compare", "dpsgd_units"])
+@pytest.mark.parametrize("name", ["audit", "papers", "dpsgd_units"])
 def test_the_legend_sits_below_the_x_axis_title_and_its_tick_labels(draw, name):
     drawn = _drawn(draw, name, 820, demo=False)
     (legend,) = drawn.of("legend_box")
     lowest = max(t.box[3] for t in drawn.texts if t.kind in ("axis_title", "tick"))
     assert legend.box[1] >= lowest
+
+
+@pytest.mark.parametrize("demo", [False, True], ids=["default", "demo"])
+def test_compare_names_its_lines_in_the_right_margin_without_a_legend(draw, demo):
+    drawn = _drawn(draw, "compare", 820, demo)
+    assert drawn.of("legend_box") == []
+    ticks = drawn.of("tick")
+    names = [t for t in drawn.of("annotation") if t.box[0] > max(t.box[2] for t in ticks) - 40]
+    # the seven mechanisms with points (the sample's LP-2ST has none yet) and the clean line
+    assert len(names) == 8
 
 
 @pytest.mark.parametrize("name", ["laplace_vectors", "pate_agreement", "dpsgd_units"])

@@ -143,6 +143,32 @@ def test_comparison_puts_every_point_at_the_epsilon_spent_and_names_the_guarante
     assert rows[("rr", 2.0)]["guarantee"] == "2-DP, replace-one label"
 
 
+def test_comparison_names_each_line_at_its_end_in_its_colour_not_in_a_legend():
+    rr = [_run("rr", e, e, 0, 0.5 + e / 20, unit="label") for e in (1.0, 8.0)]
+    lp = [_run("lp-2st", e, e, 0, 0.4 + e / 20, unit="label") for e in (0.5, 4.0)]
+    units = {"Randomized response": "label", "LP-2ST (two-stage RR with prior)": "label"}
+    figure = plots.comparison_figure(
+        {"Randomized response": rr, "LP-2ST (two-stage RR with prior)": lp},
+        units,
+        0.95,
+        "test accuracy",
+    )
+    assert figure.layout.showlegend is False
+    lines = {t.name.split(" [")[0]: t for t in figure.data if t.mode == "lines+markers"}
+    labels = {a.text: a for a in figure.layout.annotations if a.name == "end label"}
+    assert set(labels) == {"Randomized response", "LP-2ST", "clean labels: 0.95"}
+    for text, name, end in (
+        ("Randomized response", "Randomized response", (8.0, 0.9)),
+        ("LP-2ST", "LP-2ST (two-stage RR with prior)", (4.0, 0.6)),
+    ):
+        label = labels[text]
+        assert (10**label.x, label.y) == pytest.approx(end)
+        assert label.font.color == label.arrowcolor == lines[name].line.color
+    assert labels["clean labels: 0.95"].font.color == "green"
+    low, high = figure.layout.yaxis.range
+    assert low < 0.4 + 0.5 / 20 and high > 0.95  # every value drawn, the labels placed on it
+
+
 def test_clean_baseline_comes_from_any_run_and_counts_each_seed_once():
     runs = [
         _run("laplace", e, e, s, 0.5, unit="label", baseline=0.8 + s / 100)
