@@ -24,6 +24,7 @@ if str(ROOT) not in sys.path:  # `mkdocs build` runs from its own script, not th
     sys.path.insert(0, str(ROOT))
 
 TABLE_MARKER = "<!-- mechanism table -->"
+IDS_MARKER = "<!-- mechanism ids -->"
 FAMILY_MARKER = "<!-- mechanisms -->"
 
 
@@ -178,6 +179,11 @@ def family_section(family: Family) -> str:
     )
 
 
+def mechanism_ids(found: list[Family]) -> str:
+    """Every registered mechanism id, in code spans, family by family."""
+    return ", ".join(f"`{spec.id}`" for family in found for spec in family.mechanisms)
+
+
 def on_config(config: Any) -> Any:
     """The *Mechanisms* section of the navigation: its index, then each family's page."""
     for entry in config["nav"]:
@@ -205,6 +211,8 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
     """Put the generated tables where the markers are."""
     if TABLE_MARKER in markdown:
         markdown = markdown.replace(TABLE_MARKER, mechanism_table(families()))
+    if IDS_MARKER in markdown:
+        markdown = markdown.replace(IDS_MARKER, mechanism_ids(families()))
     if FAMILY_MARKER in markdown:
         name = Path(page.file.src_uri).stem
         found = {family.page: family for family in families()}
