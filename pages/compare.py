@@ -5,7 +5,7 @@ import streamlit as st
 from labeldp_core import plots, reproduce
 from labeldp_core.demo import DEMO_EPSILONS, DEMO_SEEDS, demo_configs
 from labeldp_core.experiments import MECHANISMS
-from labeldp_core.plots.common import UNIT_SCALE_NOTE
+from labeldp_core.plotting.common import UNIT_SCALE_NOTE
 from labeldp_core.registry import ON_COMPARE
 from labeldp_core.reports import PRIVACY_UNITS, html_report
 from ui.controls import current_controls

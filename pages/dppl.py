@@ -8,7 +8,7 @@ from labeldp_core.data import load_dataset
 from labeldp_core.demo import demo_epsilons
 from labeldp_core.experiments import make_config, sweep_configs
 from labeldp_core.families.prototypes.plots import MECHANISM_NAMES
-from labeldp_core.plots.common import UNIT_SCALE_NOTE
+from labeldp_core.plotting.common import UNIT_SCALE_NOTE
 from ui.controls import current_controls
 from ui.dppl import DPPL_MECHANISMS, dpsgd_comparison, encoder_model, unique
 from ui.epsilon import epsilon_control

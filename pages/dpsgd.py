@@ -11,7 +11,7 @@ from labeldp_core.demo import demo_epsilons
 from labeldp_core.errors import LabelDPError
 from labeldp_core.experiments import MECHANISMS, make_config, sweep_configs
 from labeldp_core.families.dpsgd.experiment import RECIPE_SOURCE, budget_outlook, delta_warning
-from labeldp_core.plots.common import UNIT_SCALE_NOTE
+from labeldp_core.plotting.common import UNIT_SCALE_NOTE
 from ui.controls import current_controls
 from ui.epsilon import epsilon_control
 from ui.export import chart

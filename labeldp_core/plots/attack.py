@@ -6,7 +6,7 @@ from typing import Any
 import numpy as np
 import plotly.graph_objects as go
 
-from labeldp_core.plots.common import EPSILON_AXIS, LAYOUT, mark_epsilon
+from labeldp_core.plotting.common import EPSILON_AXIS, LAYOUT, mark_epsilon
 
 __all__ = [
     "ATTACKS",

@@ -5,7 +5,7 @@ from dataclasses import replace
 from labeldp_core import plots
 from labeldp_core.engine.spec import RunResult
 from labeldp_core.experiments import MECHANISMS
-from labeldp_core.plots.colours import MECHANISM_COLOURS, PALETTE, band_colour, shade
+from labeldp_core.plotting.colours import MECHANISM_COLOURS, PALETTE, band_colour, shade
 
 _BASE = RunResult(
     mechanism="rr",
