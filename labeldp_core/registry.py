@@ -14,6 +14,7 @@ from labeldp_core.engine.spec import MechanismSpec, RunConfig
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.families import (
     dpsgd,
+    labeldp_pro,
     laplace_labels,
     noisy_outputs,
     pate,
@@ -49,6 +50,7 @@ FAMILIES: list[Family] = [
     noisy_outputs.FAMILY,
     pate.FAMILY,
     dpsgd.FAMILY,
+    labeldp_pro.FAMILY,
     prototypes.FAMILY,
 ]
 

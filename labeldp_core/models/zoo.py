@@ -106,12 +106,33 @@ def logistic(image_shape: tuple[int, int, int], outputs: int) -> nn.Module:
     return nn.Sequential(nn.Flatten(), nn.Linear(inputs, outputs))
 
 
+def small_cnn(image_shape: tuple[int, int, int], outputs: int) -> nn.Module:
+    """LabelDP-Pro's small CNN (Ghazi et al., ICLR 2024), with tanh activations.
+
+    Two 3x3 convolutions of 16 channels, each followed by 2x2 average pooling, then dense 16 and
+    dense K. Kept small so that LabelDP-Pro's per-class gradients (K per public example) stay cheap.
+    """
+    features = nn.Sequential(
+        nn.Conv2d(image_shape[0], 16, 3, padding=1),
+        nn.Tanh(),
+        nn.AvgPool2d(2),
+        nn.Conv2d(16, 16, 3, padding=1),
+        nn.Tanh(),
+        nn.AvgPool2d(2),
+        nn.Flatten(),
+    )
+    with torch.no_grad():
+        flat = features(torch.zeros(1, *image_shape)).shape[1]
+    return nn.Sequential(features, nn.Linear(flat, 16), nn.Tanh(), nn.Linear(16, outputs))
+
+
 MODELS: dict[str, Callable[[tuple[int, int, int], int], nn.Module]] = {
     "cnn": cnn,
     "cnn-tanh": cnn_tanh,
     "mlp-tanh": mlp_tanh,
     "mlp": mlp,
     "logistic": logistic,
+    "cnn-small": small_cnn,
 }
 
 

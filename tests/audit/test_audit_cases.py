@@ -71,6 +71,7 @@ def test_every_audited_id_is_a_mechanism_and_the_required_controls_exist():
         "dppl-public",
         "dppl-topk",
         "dpsgd",
+        "labeldp-pro",
     }
     assert set(CASES) == expected
     assert {"rr", "rr-prior", "laplace"} <= set(CONTROLS)

@@ -20,6 +20,7 @@ from labeldp_core.accounting.zcdp import zcdp_to_approx_dp
 from labeldp_core.data import load_dataset
 from labeldp_core.engine import context as context_module
 from labeldp_core.experiments import MECHANISMS, make_config, run
+from labeldp_core.families.labeldp_pro import trainer as labeldp_pro_trainer
 from labeldp_core.families.laplace_labels import alibi_experiment, label_prior, rr_bins_experiment
 from labeldp_core.families.laplace_labels import experiment as laplace_experiment
 from labeldp_core.families.laplace_labels import (
@@ -194,6 +195,23 @@ def _dpsgd(calls, result) -> float:
     return pytest.approx(accountant.get_epsilon(result.delta), rel=1e-4)
 
 
+def _fake_labeldp_pro(data, num_classes, settings, pro, seed, progress, noise):
+    return _fake_dpsgd(*data, num_classes, settings, pro, seed, progress, noise)
+
+
+def _labeldp_pro(calls, result) -> float:
+    # DP-SGD's add/remove epsilon by dp_accounting's RDP, read for a label: twice it.
+    (call,) = only(calls, "train_labeldp_pro")
+    outcome = call.returned
+    accountant = rdp.RdpAccountant()
+    step = dp_accounting.PoissonSampledDpEvent(
+        outcome.sample_rate, dp_accounting.GaussianDpEvent(call.arguments["pro"].noise_multiplier)
+    )
+    accountant.compose(step, outcome.steps)
+    example_delta = result.details["example_level_delta"]
+    return pytest.approx(2 * accountant.get_epsilon(example_delta), rel=1e-4)
+
+
 #: Per mechanism: the release functions to spy on (module, name, stand-in or None) and the
 #: epsilon that what they received implies.
 RELEASES = {
@@ -231,6 +249,10 @@ RELEASES = {
         _pate,
     ),
     "dpsgd": ([(dpsgd_training, "train_dpsgd_classifier", _fake_dpsgd)], _dpsgd),
+    "labeldp-pro": (
+        [(labeldp_pro_trainer, "train_labeldp_pro", _fake_labeldp_pro)],
+        _labeldp_pro,
+    ),
     "dppl-mean": ([(dppl_experiment, "private_class_means", None)], _dppl_mean),
     "dppl-public": (
         [

@@ -1,0 +1,23 @@
+"""LabelDP-Pro (Ghazi et al., ICLR 2024): DP-SGD on the labels, denoised by projection."""
+
+from pathlib import Path
+
+from labeldp_core.families.family import Audit, Family, Mechanism, Page
+from labeldp_core.families.labeldp_pro import audit, experiment
+
+__all__ = ["FAMILY"]
+
+FAMILY = Family(
+    id="labeldp_pro",
+    title="LabelDP-Pro",
+    mechanisms=(
+        Mechanism(
+            experiment.SPEC,
+            "#DDCC77",
+            audit=Audit(audit.labeldp_pro_case, controls=(audit.labeldp_pro_true_label_control,)),
+        ),
+    ),
+    folder=Path(__file__).parent,
+    page=Page("pages/labeldp_pro.py", "LabelDP-Pro", "compress", bad_links={"smoothing": "2"}),
+    mutation_targets=(),
+)

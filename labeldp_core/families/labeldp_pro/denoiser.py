@@ -1,0 +1,100 @@
+"""LabelDP-Pro's ALTCONV denoiser for a network: the set of label-free mean gradients.
+
+For public examples ``x_1..x_n2`` (features only: label DP treats them as known) and every class
+``k``, the clipped gradient ``c_ik grad l(theta, (x_i, k))`` over n2 is a column of a d x (n2 K)
+matrix ``G``. With one simplex of class weights per example, ``{G w}`` is the set of the batch's
+mean clipped gradients under every soft labelling, where the clean mean gradient lies. ``G`` is
+never stored: ``G w`` is one vector-Jacobian product of the n2 x K loss matrix (the cotangent
+``w`` scaled by the clip factors) and ``G^T v`` one Jacobian-vector product (:mod:`torch.func`).
+Only the n2 K clip factors need every column's norm, computed a few examples at a time with
+``vmap`` over ``jacrev``. Nothing here reads a label.
+"""
+
+from collections.abc import Mapping
+
+import torch
+from torch import nn
+from torch.func import functional_call, jacrev, jvp, vjp, vmap
+from torch.nn import functional
+
+from labeldp_core.families.labeldp_pro.projection import LinearMap, project_onto_hull
+
+__all__ = ["denoise", "flatten", "hull_map", "unflatten"]
+
+#: Public examples whose per-class gradients are held at once to compute their norms.
+_NORM_CHUNK = 16
+
+
+def flatten(tensors: Mapping[str, torch.Tensor]) -> torch.Tensor:
+    """The tensors of a parameter dictionary as one vector, in the dictionary's order."""
+    return torch.cat([t.reshape(-1) for t in tensors.values()])
+
+
+def unflatten(vector: torch.Tensor, like: Mapping[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+    """The inverse of :func:`flatten` for tensors shaped as ``like``'s."""
+    out, start = {}, 0
+    for name, tensor in like.items():
+        out[name] = vector[start : start + tensor.numel()].reshape(tensor.shape)
+        start += tensor.numel()
+    return out
+
+
+def _class_losses(model: nn.Module, params: dict[str, torch.Tensor], images: torch.Tensor):
+    """The n x K matrix of losses l(theta, (x_i, k)) for every class k: no label is read."""
+    return -functional.log_softmax(functional_call(model, params, (images,)), dim=1)
+
+
+def _column_norms(model: nn.Module, params: dict[str, torch.Tensor], images: torch.Tensor):
+    """||grad l(theta, (x_i, k))|| for every public example i and class k, shape (n2, K)."""
+
+    def losses_of_one(p: dict[str, torch.Tensor], image: torch.Tensor) -> torch.Tensor:
+        return _class_losses(model, p, image.unsqueeze(0))[0]
+
+    per_example = vmap(jacrev(losses_of_one), in_dims=(None, 0))
+    norms = []
+    for start in range(0, images.shape[0], _NORM_CHUNK):
+        jacobians = per_example(params, images[start : start + _NORM_CHUNK])
+        squares = sum(j.flatten(2).square().sum(dim=2) for j in jacobians.values())
+        norms.append(squares.sqrt())
+    return torch.cat(norms)
+
+
+def hull_map(model: nn.Module, images: torch.Tensor, clip: float) -> tuple[LinearMap, int]:
+    """``(G w, G^T v)`` and G's column count, for the per-class gradients of ``images``."""
+    params = {name: p.detach() for name, p in model.named_parameters()}
+    scale = (clip / _column_norms(model, params, images).clamp_min(1e-12)).clamp(max=1.0)
+    losses, pullback = vjp(lambda p: _class_losses(model, p, images), params)
+
+    scale = scale / images.shape[0]  # the batch's mean gradient
+
+    def forward(weights: torch.Tensor) -> torch.Tensor:
+        return flatten(pullback(weights.reshape(losses.shape) * scale)[0])
+
+    def adjoint(vector: torch.Tensor) -> torch.Tensor:
+        tangent = unflatten(vector, params)
+        _, change = jvp(lambda p: _class_losses(model, p, images), (params,), (tangent,))
+        return (change * scale).reshape(-1)
+
+    return (forward, adjoint), losses.numel()
+
+
+def denoise(
+    noisy: torch.Tensor,
+    model: nn.Module,
+    public_images: torch.Tensor,
+    clip: float,
+    smoothing: float,
+    steps: int,
+) -> torch.Tensor:
+    """``smoothing * projection + (1 - smoothing) * noisy``: the step LabelDP-Pro takes.
+
+    The hull is the model's in evaluation mode (no dropout), so it is one fixed set per step.
+    """
+    training = model.training
+    model.eval()
+    try:
+        linear, columns = hull_map(model, public_images, clip)
+        projected, _ = project_onto_hull(noisy, linear, columns, steps, public_images.shape[0])
+    finally:
+        model.train(training)
+    return smoothing * projected + (1.0 - smoothing) * noisy

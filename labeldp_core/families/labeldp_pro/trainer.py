@@ -1,0 +1,159 @@
+"""LabelDP-Pro training: DP-SGD's noisy step, denoised by projection before the update.
+
+Ghazi, Huang, Kamath, Kumar, Manurangsi, Zhang, *LabelDP-Pro: Learning with Label Differential
+Privacy via Projections*, ICLR 2024 (OpenReview JnYaF3vv3G). Each step:
+
+1. DP-SGD's release (as :mod:`labeldp_core.training.dpsgd`, on the same Poisson and noise
+   generators): a Poisson batch I_G at rate q, each example's gradient on its (private) label
+   clipped to norm C, summed, Gaussian noise N(0, (sigma C)^2) added, divided by the expected
+   batch. This is the only step that reads labels.
+2. The ALTCONV denoiser (:mod:`labeldp_core.families.labeldp_pro.denoiser`): an independently
+   drawn batch I_P of n2 examples, its clipped gradients for every class k, and the projection of
+   the noisy gradient onto their convex hull; the update direction is
+   ``smoothing * projection + (1 - smoothing) * noisy`` (the weight of the projection; 1 is the
+   pure projection, 0 plain DP-SGD).
+
+Why the denoiser costs no privacy: I_P is drawn from its own generator, independently of I_G and
+of every label, and the hull is built from features and the current weights only (both already
+public or released). The update is therefore a function of the released noisy gradient and of
+label-free inputs: post-processing of DP-SGD's release, which the accountant already covers.
+"""
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+from torch import nn
+from torch.func import functional_call, grad, vmap
+from torch.nn import functional
+
+from labeldp_core.accounting.dpsgd import check_clip, check_noise_multiplier, sampling_schedule
+from labeldp_core.families.labeldp_pro.denoiser import denoise, unflatten
+from labeldp_core.models.zoo import build_model
+from labeldp_core.training.dpsgd import DPSGDOutcome, _draw_generators
+from labeldp_core.training.settings import ProgressFn, TrainSettings
+
+__all__ = ["ProSettings", "noisy_gradient", "train_labeldp_pro"]
+
+#: Offset of the seed of I_P's generator (it reads no label, so seeding it costs no privacy).
+_PUBLIC_SEED_OFFSET = 0x9A11
+
+
+@dataclass(frozen=True)
+class ProSettings:
+    """LabelDP-Pro's knobs beside the model's: DP-SGD's noise and clip, and the denoiser's."""
+
+    noise_multiplier: float
+    clip: float
+    public_batch: int = 100
+    smoothing: float = 0.75
+    projection_steps: int = 20
+    momentum: float = 0.9
+
+
+def noisy_gradient(
+    model: nn.Module,
+    images: torch.Tensor,
+    labels: torch.Tensor,
+    clip: float,
+    noise_std: float,
+    expected_batch: float,
+    generator: torch.Generator,
+) -> torch.Tensor:
+    """DP-SGD's release as one vector over the model's parameters.
+
+    The sum of the per-example gradients clipped to ``clip``, plus N(0, noise_std^2) on every
+    coordinate, divided by the expected batch.
+    """
+    params = {name: p.detach() for name, p in model.named_parameters()}
+    summed = torch.zeros(sum(p.numel() for p in params.values()))
+    if images.shape[0] > 0:
+
+        def loss(p: dict[str, torch.Tensor], image: torch.Tensor, label: torch.Tensor):
+            logits = functional_call(model, p, (image.unsqueeze(0),))
+            return functional.cross_entropy(logits, label.unsqueeze(0))
+
+        # Each example its own dropout mask, as a per-example gradient has.
+        per_example = vmap(grad(loss), in_dims=(None, 0, 0), randomness="different")
+        grads = per_example(params, images, labels)
+        rows = torch.cat([g.flatten(1) for g in grads.values()], dim=1)
+        factors = (clip / rows.norm(dim=1).clamp_min(1e-12)).clamp(max=1.0)
+        summed = (rows * factors.unsqueeze(1)).sum(dim=0)
+    noise = torch.normal(0.0, noise_std, summed.shape, generator=generator)
+    return (summed + noise) / expected_batch
+
+
+def _accuracy(model: nn.Module, images: torch.Tensor, labels: torch.Tensor) -> float:
+    """Test accuracy in evaluation mode (no dropout); the model is left training."""
+    model.eval()
+    with torch.inference_mode():
+        predicted = torch.cat(
+            [model(images[i : i + 2048]).argmax(1) for i in range(0, len(images), 2048)]
+        )
+    model.train()
+    return float((predicted == labels).float().mean())
+
+
+def train_labeldp_pro(
+    data: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    num_classes: int,
+    settings: TrainSettings,
+    pro: ProSettings,
+    seed: int,
+    progress: ProgressFn | None = None,
+    noise: str = "float",
+    step_hook: Callable[[torch.Tensor, torch.Tensor], None] | None = None,
+) -> DPSGDOutcome:
+    """Train with LabelDP-Pro (SGD with momentum) and score the model after every epoch.
+
+    Args:
+        data: training images and labels, test images and labels.
+        num_classes: K.
+        settings: model, epochs, learning rate and ``batch_size`` as DP-SGD's expected batch.
+        pro: noise multiplier, clip and the denoiser's settings.
+        seed: seeds the weights, I_P's draws, and in ``float`` mode the Poisson draws and noise.
+        progress: called after every epoch with (epochs done, epochs in all).
+        noise: ``float`` or ``secure``, as DP-SGD's (the generators of the private draws).
+        step_hook: called with (noisy, denoised) after every step (diagnostics, tests).
+    """
+    x_train, y_train, x_test, y_test = data
+    sigma, clip = check_noise_multiplier(pro.noise_multiplier), check_clip(pro.clip)
+    n = int(x_train.shape[0])
+    sample_rate, steps = sampling_schedule(n, settings.batch_size, settings.epochs)
+    sampler, noise_generator = _draw_generators(seed, noise)
+    public_generator = torch.Generator().manual_seed(seed + _PUBLIC_SEED_OFFSET)
+    torch.manual_seed(seed)
+    inputs, labels = torch.tensor(x_train, dtype=torch.float32), torch.tensor(y_train)
+    test_inputs, test_labels = torch.tensor(x_test, dtype=torch.float32), torch.tensor(y_test)
+    model = build_model(settings.model, tuple(x_train.shape[1:]), num_classes)
+    optimiser = torch.optim.SGD(
+        model.parameters(), lr=settings.learning_rate, momentum=pro.momentum
+    )
+    curve, drawn, empty = [], 0, 0
+    for epoch in range(settings.epochs):
+        for _ in range(steps // settings.epochs):
+            batch = torch.nonzero(torch.rand(n, generator=sampler) < sample_rate).squeeze(1)
+            drawn, empty = drawn + int(batch.numel()), empty + int(batch.numel() == 0)
+            noisy = noisy_gradient(
+                model,
+                inputs[batch],
+                labels[batch],
+                clip,
+                sigma * clip,
+                settings.batch_size,
+                noise_generator,
+            )
+            public = torch.randint(n, (pro.public_batch,), generator=public_generator)
+            step = denoise(noisy, model, inputs[public], clip, pro.smoothing, pro.projection_steps)
+            if step_hook is not None:
+                step_hook(noisy, step)
+            params = dict(model.named_parameters())
+            for name, value in unflatten(step, params).items():
+                params[name].grad = value.clone()
+            optimiser.step()
+        curve.append(_accuracy(model, test_inputs, test_labels))
+        if progress is not None:
+            progress(epoch + 1, settings.epochs)
+    model.eval()
+    return DPSGDOutcome(model, tuple(curve), sample_rate, steps, drawn / steps, empty)

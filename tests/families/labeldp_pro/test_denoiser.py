@@ -1,0 +1,46 @@
+"""The network's hull: its matrix-free products against the explicit per-class gradients."""
+
+import numpy as np
+import pytest
+import torch
+from torch import nn
+
+from labeldp_core.families.labeldp_pro.denoiser import denoise, flatten, hull_map
+from labeldp_core.models.zoo import build_model
+
+
+def _explicit_columns(model: nn.Module, images: torch.Tensor, clip: float) -> torch.Tensor:
+    """Every clipped per-class gradient over n2, one column each, by plain autograd (d x n2 K)."""
+    columns = []
+    for image in images:
+        for k in range(10):
+            model.zero_grad()
+            nn.functional.cross_entropy(model(image[None]), torch.tensor([k])).backward()
+            g = flatten({n: p.grad for n, p in model.named_parameters()})
+            columns.append(g * min(1.0, clip / float(g.norm())) / len(images))
+    return torch.stack(columns, dim=1)
+
+
+@pytest.fixture
+def model_and_images():
+    torch.manual_seed(0)
+    model = build_model("cnn-small", (1, 8, 8), 10)
+    return model, torch.randn(4, 1, 8, 8)
+
+
+def test_matrix_free_products_equal_the_explicit_matrix(model_and_images):
+    model, images = model_and_images
+    (forward, adjoint), m = hull_map(model, images, clip=0.5)
+    matrix = _explicit_columns(model, images, 0.5)
+    assert m == matrix.shape[1] == 40
+    w, v = torch.rand(m), torch.randn(matrix.shape[0])
+    np.testing.assert_allclose(forward(w).numpy(), (matrix @ w).numpy(), rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(adjoint(v).numpy(), (matrix.T @ v).numpy(), rtol=1e-4, atol=1e-5)
+
+
+def test_smoothing_zero_is_plain_dp_sgd_and_one_lies_in_the_hull(model_and_images):
+    model, images = model_and_images
+    noisy = torch.randn(sum(p.numel() for p in model.parameters()))
+    assert torch.equal(denoise(noisy, model, images, 1.0, 0.0, 5), noisy)
+    projected = denoise(noisy, model, images, 1.0, 1.0, 50)
+    assert float(projected.norm()) <= 1.0 + 1e-5  # a convex combination of norms at most C

@@ -1,0 +1,94 @@
+"""The matrix-free hull projection against an explicit matrix and a brute-force simplex QP."""
+
+import numpy as np
+import pytest
+import torch
+from scipy import optimize
+
+from labeldp_core.families.labeldp_pro.projection import project_onto_hull, project_onto_simplex
+
+
+def _explicit(matrix: torch.Tensor):
+    return (lambda w: w @ matrix.T, lambda v: v @ matrix)
+
+
+def _brute_force(matrix: np.ndarray, target: np.ndarray) -> np.ndarray:
+    """min ||G w - g|| over the simplex by SciPy's SLSQP (a different solver)."""
+    m = matrix.shape[1]
+    result = optimize.minimize(
+        lambda w: 0.5 * np.sum((matrix @ w - target) ** 2),
+        np.full(m, 1.0 / m),
+        jac=lambda w: matrix.T @ (matrix @ w - target),
+        bounds=[(0.0, 1.0)] * m,
+        constraints=({"type": "eq", "fun": lambda w: w.sum() - 1.0},),
+        method="SLSQP",
+        options={"ftol": 1e-14, "maxiter": 1000},
+    )
+    return matrix @ result.x
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_projection_matches_a_brute_force_qp_on_small_sizes(seed):
+    rng = np.random.default_rng(seed)
+    matrix = rng.normal(size=(6, 8))
+    target = rng.normal(size=6) * 3
+    explicit = torch.tensor(matrix, dtype=torch.float64)
+    projected, weights = project_onto_hull(torch.tensor(target), _explicit(explicit), 8, steps=5000)
+    assert weights.min() >= 0 and float(weights.sum()) == pytest.approx(1.0, abs=1e-12)
+    # The projection is unique (a strictly convex objective in G w): the points agree.
+    np.testing.assert_allclose(projected.numpy(), _brute_force(matrix, target), atol=1e-4)
+
+
+def test_a_point_of_the_hull_projects_onto_itself():
+    rng = np.random.default_rng(0)
+    matrix = torch.tensor(rng.normal(size=(5, 7)))
+    inside = matrix @ torch.tensor(rng.dirichlet(np.ones(7)))
+    projected, _ = project_onto_hull(inside, _explicit(matrix), 7, steps=5000)
+    np.testing.assert_allclose(projected.numpy(), inside.numpy(), atol=1e-6)
+
+
+def test_batched_problems_are_solved_independently():
+    rng = np.random.default_rng(1)
+    matrix = torch.tensor(rng.normal(size=(4, 5)))
+    targets = torch.tensor(rng.normal(size=(3, 4)))
+    batched, _ = project_onto_hull(targets, _explicit(matrix), 5, steps=300)
+    for row, target in zip(batched, targets, strict=True):
+        alone, _ = project_onto_hull(target, _explicit(matrix), 5, steps=300)
+        np.testing.assert_allclose(row.numpy(), alone.numpy(), atol=1e-12)
+
+
+def test_simplex_projection_is_the_nearest_point_of_the_simplex():
+    rng = np.random.default_rng(2)
+    for _ in range(20):
+        v = rng.normal(size=6) * 2
+        projected = project_onto_simplex(torch.tensor(v)).numpy()
+        assert projected.min() >= 0 and projected.sum() == pytest.approx(1.0)
+        # Optimality: no other point of the simplex is nearer (random candidates).
+        others = rng.dirichlet(np.ones(6), size=500)
+        assert np.linalg.norm(v - projected) <= np.linalg.norm(v - others, axis=1).min() + 1e-12
+
+
+def test_blocked_weights_lie_on_one_simplex_per_block_and_match_a_brute_force_qp():
+    # Two blocks of three weights: the set is the sum of two triangles' hulls.
+    rng = np.random.default_rng(3)
+    matrix = rng.normal(size=(4, 6))
+    target = rng.normal(size=4) * 3
+    explicit = torch.tensor(matrix)
+    projected, weights = project_onto_hull(
+        torch.tensor(target), _explicit(explicit), 6, steps=5000, blocks=2
+    )
+    blocks = weights.reshape(2, 3)
+    assert blocks.min() >= 0
+    np.testing.assert_allclose(blocks.sum(dim=1).numpy(), [1.0, 1.0], atol=1e-12)
+    result = optimize.minimize(
+        lambda w: 0.5 * np.sum((matrix @ w - target) ** 2),
+        np.full(6, 1.0 / 3),
+        bounds=[(0.0, 1.0)] * 6,
+        constraints=(
+            {"type": "eq", "fun": lambda w: w[:3].sum() - 1.0},
+            {"type": "eq", "fun": lambda w: w[3:].sum() - 1.0},
+        ),
+        method="SLSQP",
+        options={"ftol": 1e-14, "maxiter": 1000},
+    )
+    np.testing.assert_allclose(projected.numpy(), matrix @ result.x, atol=1e-4)
