@@ -10,6 +10,7 @@ from ui.controls import current_controls
 from ui.epsilon import epsilon_control
 from ui.export import chart
 from ui.links import linked
+from ui.model_audit import trained_model_section
 from ui.results import reported_errors
 
 TRIAL_CHOICES = (20_000, 50_000, 100_000, 200_000, 500_000, 1_000_000)
@@ -133,3 +134,5 @@ with st.expander("Neighbouring inputs and chosen events"):
         "the second. Reproduce with `python -m labeldp_core audit "
         f"{mechanism} --epsilon {epsilon:g} --trials {int(trials)} --seed {controls.seed}`."
     )
+
+trained_model_section(mechanism, epsilon, controls)

@@ -1,0 +1,26 @@
+"""The privacy audit page audits the trained model with canaries when asked (issue 39)."""
+
+from app_helpers import assert_no_errors, open_page
+
+
+def test_the_trained_model_is_audited_beside_its_two_controls(isolated_cache):
+    app = open_page("pages/audit.py", mechanism="rr", epochs="1", model="logistic")
+    assert_no_errors(app)
+    assert any(s.value == "The trained model" for s in app.subheader)
+    assert not app.dataframe or len(app.dataframe) == 1  # nothing trained before the toggle
+    app.toggle(key="model_audit").set_value(True).run(timeout=300)
+    assert_no_errors(app)
+    table = app.dataframe[-1].value
+    assert list(table["training"]) == ["mechanism", "non-private", "2x budget"]
+    assert [str(x) for x in table["ran at ε"]] == ["1.0", "no privacy", "2.0"]
+    verdicts = [m.value for m in app.markdown if m.value.startswith("**Verdict**")]
+    assert len(verdicts) == 1 and (
+        "consistent" in verdicts[0] or "no verdict" in verdicts[0] or "VIOLATES" in verdicts[0]
+    )
+
+
+def test_a_read_only_server_trains_no_canaries(isolated_cache, monkeypatch):
+    monkeypatch.setenv("LABELDP_READ_ONLY", "1")
+    app = open_page("pages/audit.py", mechanism="rr", epochs="1", model="logistic")
+    assert not app.exception
+    assert not [t for t in app.toggle if t.key == "model_audit"]
