@@ -62,7 +62,7 @@ def trained_model_section(mechanism: str, epsilon: float, controls: Controls) ->
     if read_only():
         st.info(READ_ONLY_NOTE)
         return
-    if not st.toggle("Audit the trained model", key="model_audit"):
+    if not st.toggle("Audit the trained model", key="model_audit", bind="query-params"):
         st.caption(
             "Three trainings with the sidebar's model and epochs (cached). Models that barely "
             "memorise (few epochs) give no verdict: try the MLP with many epochs."
