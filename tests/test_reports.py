@@ -3,6 +3,8 @@ import html
 import json
 import re
 
+from fake_results import fake_result
+
 from labeldp_core import plots
 from labeldp_core.__main__ import main
 from labeldp_core.demo import CLASS_EPSILONS, DEMO_EPSILONS, DEMO_SEEDS, demo_configs
@@ -12,22 +14,11 @@ from labeldp_core.reports import html_report, result_rows
 
 
 def _result(mechanism: str, unit: str, **scores: float) -> RunResult:
-    return RunResult(
+    return fake_result(
         mechanism=mechanism,
-        dataset="digits",
-        seed=0,
-        epsilon=1.0,
         epsilon_spent=0.97,
         delta=1e-5 if unit == "example" else 0.0,
         privacy_unit=unit,
-        n_train=10,
-        n_test=5,
-        num_classes=10,
-        elapsed_s=0.0,
-        cached=True,
-        epochs=1,
-        settings={},
-        details={},
         **scores,
     )
 

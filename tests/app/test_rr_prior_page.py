@@ -1,6 +1,7 @@
 import numpy as np
 import pytest
 from app_helpers import assert_no_errors, chart_spec, open_page
+from fake_results import fake_result
 
 from labeldp_core import plots
 from labeldp_core.demo import demo_epsilons
@@ -13,21 +14,10 @@ PAGE = "pages/rr_prior.py"
 
 def _result(mechanism: str, epsilon: float, flip_rate: float, expected: float) -> RunResult:
     details = {"expected_flip_rate": expected}
-    return RunResult(
+    return fake_result(
         mechanism=mechanism,
-        dataset="digits",
-        seed=0,
         epsilon=epsilon,
         epsilon_spent=epsilon,
-        delta=0.0,
-        privacy_unit="label",
-        n_train=10,
-        n_test=5,
-        num_classes=10,
-        elapsed_s=0.0,
-        cached=True,
-        epochs=1,
-        settings={},
         details=details,
         flip_rate=flip_rate,
         test_accuracy=0.5,

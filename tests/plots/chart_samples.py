@@ -4,31 +4,14 @@ from dataclasses import replace
 
 import numpy as np
 import plotly.graph_objects as go
+from fake_results import fake_result
 
 from labeldp_core import plots
 from labeldp_core.audit import AuditResult
 from labeldp_core.engine.spec import RunResult
 from labeldp_core.experiments import MECHANISMS
 
-_BASE = RunResult(
-    mechanism="rr",
-    dataset="digits",
-    seed=0,
-    epsilon=1.0,
-    epsilon_spent=1.0,
-    delta=0.0,
-    privacy_unit="label",
-    n_train=10,
-    n_test=5,
-    num_classes=10,
-    elapsed_s=0.0,
-    cached=True,
-    epochs=1,
-    settings={},
-    details={},
-    test_accuracy=0.5,
-    baseline_test_accuracy=0.9,
-)
+_BASE = fake_result(test_accuracy=0.5, baseline_test_accuracy=0.9)
 
 
 def runs(mechanism: str, epsilons=(0.1, 0.5, 1.0, 4.0), seeds=(0, 1, 2)) -> list[RunResult]:

@@ -2,30 +2,14 @@
 
 from dataclasses import replace
 
+from fake_results import fake_result
+
 from labeldp_core import plots
 from labeldp_core.engine.spec import RunResult
 from labeldp_core.experiments import MECHANISMS
 from labeldp_core.plotting.colours import MECHANISM_COLOURS, PALETTE, band_colour, shade
 
-_BASE = RunResult(
-    mechanism="rr",
-    dataset="digits",
-    seed=0,
-    epsilon=1.0,
-    epsilon_spent=1.0,
-    delta=0.0,
-    privacy_unit="label",
-    n_train=10,
-    n_test=5,
-    num_classes=10,
-    elapsed_s=0.0,
-    cached=True,
-    epochs=1,
-    settings={},
-    details={},
-    test_accuracy=0.5,
-    baseline_test_accuracy=0.9,
-)
+_BASE = fake_result(test_accuracy=0.5, baseline_test_accuracy=0.9)
 
 
 def _runs(mechanism: str, accuracy: float = 0.5) -> list[RunResult]:

@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from fake_results import fake_result
 
 from labeldp_core import plots
 from labeldp_core.engine.spec import RunResult
@@ -9,22 +10,10 @@ from labeldp_core.mechanisms import RRBins, laplace_density, tail_probability
 
 
 def _mse_result(mechanism: str, epsilon: float, mse: float) -> RunResult:
-    return RunResult(
+    return fake_result(
         mechanism=mechanism,
-        dataset="digits",
-        seed=0,
         epsilon=epsilon,
         epsilon_spent=epsilon,
-        delta=0.0,
-        privacy_unit="label",
-        n_train=10,
-        n_test=5,
-        num_classes=10,
-        elapsed_s=0.0,
-        cached=True,
-        epochs=1,
-        settings={},
-        details={},
         test_mse=mse,
         baseline_test_mse=1.0,
     )

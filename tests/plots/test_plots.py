@@ -1,5 +1,6 @@
 import numpy as np
 import pytest
+from fake_results import fake_result
 
 from labeldp_core import plots
 from labeldp_core.engine.spec import RunResult
@@ -7,22 +8,10 @@ from labeldp_core.mechanisms import keep_probability
 
 
 def _result(epsilon: float, seed: int, accuracy: float) -> RunResult:
-    return RunResult(
-        mechanism="rr",
-        dataset="digits",
+    return fake_result(
         seed=seed,
         epsilon=epsilon,
         epsilon_spent=epsilon,
-        delta=0.0,
-        privacy_unit="label",
-        n_train=10,
-        n_test=5,
-        num_classes=10,
-        elapsed_s=0.0,
-        cached=True,
-        epochs=1,
-        settings={},
-        details={},
         test_accuracy=accuracy,
         baseline_test_accuracy=0.9,
     )

@@ -1,0 +1,29 @@
+"""A run result made up for a test: the fields every test leaves alone, and the ones it sets."""
+
+from typing import Any
+
+from labeldp_core.engine.spec import RunResult
+
+#: A small classification run of RR on digits at ε = 1: what a test does not care about.
+DEFAULTS: dict[str, Any] = {
+    "mechanism": "rr",
+    "dataset": "digits",
+    "seed": 0,
+    "epsilon": 1.0,
+    "epsilon_spent": 1.0,
+    "delta": 0.0,
+    "privacy_unit": "label",
+    "n_train": 10,
+    "n_test": 5,
+    "num_classes": 10,
+    "elapsed_s": 0.0,
+    "cached": True,
+    "epochs": 1,
+    "settings": {},
+    "details": {},
+}
+
+
+def fake_result(**fields: Any) -> RunResult:
+    """A :class:`RunResult` with ``fields`` over :data:`DEFAULTS` (scores unset unless given)."""
+    return RunResult(**(DEFAULTS | fields))
