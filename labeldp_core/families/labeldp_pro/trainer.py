@@ -9,7 +9,8 @@ Privacy via Projections*, ICLR 2024 (OpenReview JnYaF3vv3G). Each step:
    batch. This is the only step that reads labels.
 2. The ALTCONV denoiser (:mod:`labeldp_core.families.labeldp_pro.denoiser`): an independently
    drawn batch I_P of n2 examples, its clipped gradients for every class k, and the projection of
-   the noisy gradient onto their convex hull; the update direction is
+   the noisy gradient onto I_P's mean gradients under every soft labelling (the average of the
+   examples' per-class hulls); the update direction is
    ``smoothing * projection + (1 - smoothing) * noisy`` (the weight of the projection; 1 is the
    pure projection, 0 plain DP-SGD).
 
