@@ -171,7 +171,10 @@ SPEC = MechanismSpec(
             ("cnn-small", "cnn", "mlp", "logistic"),
         ),
         "batch": Setting(2048, "expected batch of the Poisson sampling", minimum=1, maximum=65536),
-        "clip": Setting(1.0, "bound C on each gradient's norm (private and hull), > 0"),
+        "clip": Setting(
+            0.1,
+            "bound C on each gradient's norm (private and hull), > 0; 0.1 as DP-SGD's recipe",
+        ),
         "delta": Setting(1e-5, "delta of the label-level (epsilon, delta) guarantee, in (0, 1)"),
         "accountant": Setting("rdp", "privacy accountant", choices=tuple(ACCOUNTANTS)),
         "public_batch": Setting(
