@@ -51,7 +51,7 @@ CHART = "[data-testid='stPlotlyChart']"
 def _warm(directory: Path) -> None:
     """Each page's point at ε = 1, so no compute button comes between control and chart."""
     cache = ResultCache(directory)
-    for mechanism in ("rr", "rr-prior", "softmax-laplace", "pate", "dpsgd"):
+    for mechanism in ("rr", "rr-prior", "laplace", "softmax-laplace", "pate", "dpsgd"):
         run(make_config(mechanism, "digits", 1.0, 0, 1, {"model": "logistic"}), cache)
     dppl = {"model": ENCODER_MODELS[0], "imbalance": 10.0}  # the page's encoder for 'logistic'
     run(make_config("dppl-mean", "digits", 1.0, 0, 1, dppl), cache)
