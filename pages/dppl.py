@@ -4,7 +4,7 @@ import numpy as np
 import streamlit as st
 
 from labeldp_core import plots
-from labeldp_core.data import load_dataset
+from labeldp_core.data import dataset_info, load_dataset
 from labeldp_core.demo import demo_epsilons
 from labeldp_core.experiments import make_config, sweep_configs
 from labeldp_core.families.prototypes.plots import MECHANISM_NAMES
@@ -21,6 +21,7 @@ from ui.results import (
     reported_errors,
     stored_many,
 )
+from ui.risk import RiskOf
 from ui.sweeps import compute_button
 
 #: The demo grid, so that `python -m labeldp_core warm` fills this page's curves.
@@ -29,7 +30,9 @@ IMBALANCES = ["1", "10", "100"]
 
 controls = current_controls()
 st.title("DP prototypes")
-epsilon = epsilon_control(grid=SWEEP_EPSILONS)
+epsilon = epsilon_control(
+    grid=SWEEP_EPSILONS, risk=RiskOf(dataset_info(controls.dataset).num_classes, "example")
+)
 headline = st.container()  # accuracy per class, right under the ε control
 st.markdown(
     "A public encoder maps images to embeddings; each class of the **private** data is then "

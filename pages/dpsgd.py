@@ -23,6 +23,7 @@ from ui.results import (
     reported_errors,
     stored_many,
 )
+from ui.risk import RiskOf
 from ui.sweeps import compute_button
 
 #: The demo grid, so that `python -m labeldp_core warm` fills this page's curves.
@@ -89,7 +90,10 @@ delta = linked(
 chosen = {"clip": clip, "batch": batch, "accountant": accountant, "delta": delta}
 settings = controls.settings | {k: v for k, v in chosen.items() if v != "recipe"}
 with control:  # the slider stops where this page's own points, with these settings, are cached
-    epsilon = epsilon_control(grid=computed_stops("dpsgd", controls, settings))
+    epsilon = epsilon_control(
+        grid=computed_stops("dpsgd", controls, settings),
+        risk=RiskOf(dataset_info(controls.dataset).num_classes, "example"),
+    )
 
 with reported_errors():
     config = make_config(

@@ -6,6 +6,7 @@ from labeldp_core import plots
 from labeldp_core.data import dataset_info, load_dataset
 from labeldp_core.demo import DEMO_EPSILONS
 from labeldp_core.experiments import MECHANISMS, sweep_configs
+from labeldp_core.risk import FORMULAS, risk_of
 from ui.controls import current_controls
 from ui.epsilon import epsilon_control
 from ui.export import chart, csv_button
@@ -42,6 +43,31 @@ chart(st, plots.guess_bound_figure, num_classes, epsilon, key="bound")  # under 
 st.caption(
     "Each curve is the worst case over every possible adversary and mechanism with this ε. "
     "Small ε keeps a guesser close to where it started; at ε = 5 or more the promise is weak."
+)
+risk = risk_of(epsilon, num_classes)
+odds, guess, gain, example = st.columns(4)
+odds.metric("Odds moved by at most", risk.odds_text, help=FORMULAS["odds"])
+guess.metric(
+    "Best guess of one label",
+    f"≤ {risk.guess:.1%}",
+    f"blind: {risk.blind:.1%}",
+    delta_color="off",
+    help=FORMULAS["guess"],
+)
+gain.metric("Attack gain over features", f"≤ {risk.gain:.1%}", help=FORMULAS["gain"])
+as_example = risk_of(epsilon, num_classes, "example")
+example.metric(
+    "Example-level ε, for one label",
+    f"{as_example.epsilon:.3g}",
+    f"odds ≤ {as_example.odds_text}",
+    delta_color="off",
+    help=FORMULAS["example"],
+)
+st.caption(
+    f"For one training label at ε = {epsilon:g}, K = {num_classes}. "
+    + risk.strength()
+    + f" An example-level ε = {epsilon:g} (DP-SGD, DP prototypes) protects one label as "
+    f"ε = {as_example.epsilon:.3g} does."
 )
 st.markdown(
     "Label DP (replace-one) promises this: an adversary who knows **everything** about the "

@@ -33,6 +33,7 @@ from ui.results import (
     reported_errors,
     stored_many,
 )
+from ui.risk import RiskOf
 from ui.sweeps import compute_button, status_sentence
 
 #: The demo grid, so that `python -m labeldp_core warm` fills this page's curves.
@@ -93,7 +94,8 @@ prior_settings = {"prior": prior_kind, "prior_share": float(prior_share)}
 noise_settings = {"noise": noise}
 with control:  # the slider stops where this page's points, with this noise, are cached
     epsilon = epsilon_control(
-        grid=computed_stops("laplace", controls, controls.settings | noise_settings)
+        grid=computed_stops("laplace", controls, controls.settings | noise_settings),
+        risk=RiskOf(k),
     )
 
 examples = data.y_train[:EXAMPLES]

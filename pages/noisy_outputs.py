@@ -5,7 +5,7 @@ import math
 import streamlit as st
 
 from labeldp_core import plots
-from labeldp_core.data import load_dataset
+from labeldp_core.data import dataset_info, load_dataset
 from labeldp_core.demo import demo_epsilons
 from labeldp_core.experiments import make_config, sweep_configs
 from labeldp_core.mechanisms import (
@@ -24,6 +24,7 @@ from ui.results import (
     reported_errors,
     stored_many,
 )
+from ui.risk import RiskOf
 from ui.sweeps import compute_button, status_sentence
 
 #: The demo grid, so that `python -m labeldp_core warm` fills this page's curves.
@@ -31,7 +32,10 @@ SWEEP_EPSILONS = list(demo_epsilons("softmax-laplace"))
 
 controls = current_controls()
 st.title("Noisy model outputs (local DP)")
-epsilon = epsilon_control(grid=computed_stops("softmax-laplace", controls))
+epsilon = epsilon_control(
+    grid=computed_stops("softmax-laplace", controls),
+    risk=RiskOf(dataset_info(controls.dataset).num_classes, "output"),
+)
 headline = st.container()  # cluster quality vs ε, right under the ε control
 st.markdown(
     "Here the privacy unit is **one output vector**, not a training label: a trained model's "

@@ -4,7 +4,7 @@ import streamlit as st
 
 from labeldp_core import plots
 from labeldp_core.accounting import AGGREGATORS
-from labeldp_core.data import load_dataset
+from labeldp_core.data import dataset_info, load_dataset
 from labeldp_core.data.splits import public_size
 from labeldp_core.demo import demo_epsilons
 from labeldp_core.experiments import make_config, sweep_configs
@@ -14,6 +14,7 @@ from ui.epsilon import epsilon_control
 from ui.export import chart
 from ui.links import linked
 from ui.results import computed_stops, point, reported_errors, stored_many
+from ui.risk import RiskOf
 from ui.sweeps import compute_button
 
 #: The demo grid, so that `python -m labeldp_core warm` fills this page's curves.
@@ -110,7 +111,10 @@ if aggregator == "confident-gnmax":
         value=3.0,
     )
 # The sidebar's settings first: the slider stops where this page's own points are cached.
-epsilon = epsilon_control(grid=computed_stops("pate", controls, settings))
+epsilon = epsilon_control(
+    grid=computed_stops("pate", controls, settings),
+    risk=RiskOf(dataset_info(controls.dataset).num_classes),
+)
 headline = st.container()  # the student's accuracy vs ε, right under the ε control
 
 with reported_errors():

@@ -19,6 +19,7 @@ from ui.results import (
     reported_errors,
     stored_many,
 )
+from ui.risk import RiskOf
 from ui.sweeps import compute_button, status_sentence
 
 #: The demo grid, so that `python -m labeldp_core warm` fills this page's curves.
@@ -27,8 +28,8 @@ SWEEP_EPSILONS = list(demo_epsilons("rr"))
 controls = current_controls()
 st.title("Randomized response")
 settings = controls.settings | {"noise": noise_control()}  # in the sidebar
-epsilon = epsilon_control(grid=computed_stops("rr", controls, settings))
 num_classes = dataset_info(controls.dataset).num_classes
+epsilon = epsilon_control(grid=computed_stops("rr", controls, settings), risk=RiskOf(num_classes))
 closed_form = st.empty()  # the headline: drawn at once, before any training; a run adds its cross
 with closed_form.container():
     chart(st, plots.keep_flip_curve, num_classes, epsilon, key="keep_flip_closed_form")

@@ -21,6 +21,7 @@ from ui.results import (
     stored,
     stored_many,
 )
+from ui.risk import RiskOf
 from ui.sweeps import compute_button
 
 #: The demo grid, so that `python -m labeldp_core warm` fills this page's curves.
@@ -72,7 +73,9 @@ prior_settings = noise_settings | {
 }
 # The sidebar's settings first: the slider stops where this page's own points are cached.
 epsilon = epsilon_control(
-    label="Total privacy budget ε", grid=computed_stops("rr-prior", controls, prior_settings)
+    label="Total privacy budget ε",
+    grid=computed_stops("rr-prior", controls, prior_settings),
+    risk=RiskOf(dataset_info(controls.dataset).num_classes),
 )
 headline = st.container()  # the flip rates, right under the ε control (drawn at the end)
 

@@ -18,6 +18,7 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 from labeldp_core.errors import LabelDPError
 from labeldp_core.validation import check_epsilon
 from ui.demo import SNAP_KEY, demo_mode
+from ui.risk import RiskOf, risk_help, risk_line
 
 __all__ = [
     "EPSILON_GRID",
@@ -136,7 +137,10 @@ def _this_run() -> object:
 
 
 def epsilon_control(
-    default: float = 1.0, label: str = "Privacy budget ε", grid: Sequence[float] | None = None
+    default: float = 1.0,
+    label: str = "Privacy budget ε",
+    grid: Sequence[float] | None = None,
+    risk: RiskOf | None = None,
 ) -> float:
     """Draw the epsilon slider and number box at this point of the page; return the value.
 
@@ -145,7 +149,10 @@ def epsilon_control(
     :func:`ui.results.computed_stops`); with snapping on (the default) the slider stops at
     those only, and a value dragged on another page moves to the nearest one. A value typed in
     the box (or a link's) stays exact, with the page's estimate and compute button right under
-    the control; in demo mode, whose box is hidden, every value moves to a stop.
+    the control; in demo mode, whose box is hidden, every value moves to a stop. ``risk``:
+    what the page's ε protects; its risk for one label is then written in one line above the
+    slider (in the row's free space beside the box), the formulas in its help. Not in demo mode,
+    whose larger type would wrap it and push the headline chart below a projector's 800 px.
     """
     epsilon = shown_epsilon(default)
     st.session_state.setdefault(_EXACT, _BOX in st.query_params)  # a link's value is typed
@@ -161,6 +168,8 @@ def epsilon_control(
     st.session_state[_SLIDER] = epsilon
     st.query_params[_BOX] = f"{epsilon:g}"
     options = sorted({*stops, epsilon}) if snap else sorted({*EPSILON_GRID, epsilon})
+    if risk is not None and not demo_mode():  # demo mode's larger type has no line to spare
+        slider.caption(risk_line(epsilon, risk), help=risk_help(risk))
     slider.select_slider(
         f"{label} (log scale)",
         options=options,

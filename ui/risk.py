@@ -1,0 +1,53 @@
+"""The risk of the page's ε for one training label, in one line beside the ε control.
+
+Issue 38, section 2: a reader who moves ε sees at once what it means for one label (how far
+the odds can move, the best guess against a blind one, an attack's gain), each number's formula
+in the help. An example-level ε is first read for one label (twice the ε); on the page of local
+DP on model outputs only the odds multiplier applies (it protects an output, not a label).
+"""
+
+from dataclasses import dataclass
+
+from labeldp_core.risk import FORMULAS, odds_multiplier, risk_of
+
+__all__ = ["RiskOf", "risk_help", "risk_line"]
+
+
+@dataclass(frozen=True)
+class RiskOf:
+    """What a page's ε protects, for its risk line: the number of classes and the unit."""
+
+    num_classes: int
+    unit: str = "label"
+
+
+def risk_line(epsilon: float, what: RiskOf) -> str:
+    """The risk of ``epsilon`` in one short line.
+
+    >>> risk_line(1.0, RiskOf(10))
+    'One label at ε = 1: odds moved ≤ 2.7x · best guess ≤ 23% (blind 10%) · attack gain ≤ 63%'
+    """
+    if what.unit == "output":
+        odds = odds_multiplier(epsilon)
+        return f"One model output at ε = {epsilon:g}: the odds of its release move ≤ {odds:.2g}x"
+    risk = risk_of(epsilon, what.num_classes, what.unit)
+    where = "" if what.unit == "label" else f" (2 × example ε {epsilon:g})"
+    return (
+        f"One label at ε = {risk.epsilon:.3g}{where}: odds moved ≤ {risk.odds_text} · best guess "
+        f"≤ {risk.guess:.0%} (blind {risk.blind:.0%}) · attack gain ≤ {risk.gain:.0%}"
+    )
+
+
+def risk_help(what: RiskOf) -> str:
+    """Each number's formula and source, for the line's help."""
+    if what.unit == "output":
+        return "Odds: " + FORMULAS["odds"] + "."
+    lines = [
+        f"Odds: {FORMULAS['odds']}.",
+        f"Best guess: {FORMULAS['guess']}.",
+        f"Attack gain: {FORMULAS['gain']}.",
+        "With a δ (PATE, DP-SGD, DPPL-Mean) each bound holds up to δ.",
+    ]
+    if what.unit == "example":
+        lines.insert(0, f"Example-level ε read for one label: {FORMULAS['example']}.")
+    return "\n\n".join(lines)
