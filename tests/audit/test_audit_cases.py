@@ -56,24 +56,13 @@ TIGHT = {
 }
 
 
-def test_every_audited_id_is_a_mechanism_and_the_required_controls_exist():
-    assert set(CASES) <= set(MECHANISMS) | {"dpsgd"}
-    expected = {
-        "rr",
-        "rr-prior",
-        "laplace",
-        "laplace-regression",
-        "rr-bins",
-        "alibi",
-        "softmax-laplace",
-        "pate",
-        "dppl-mean",
-        "dppl-public",
-        "dppl-topk",
-        "dpsgd",
-        "labeldp-pro",
-    }
-    assert set(CASES) == expected
+#: Registered mechanisms with no audit case of their own, and why; every other one declares one
+#: in its family (a new family without an audit fails here, not a list to keep in step).
+NOT_AUDITED = {"lp-2st": "its two stages are RR and RR-with-prior, each audited on its own"}
+
+
+def test_every_registered_mechanism_has_an_audit_case_or_says_why_not():
+    assert set(CASES) == set(MECHANISMS) - set(NOT_AUDITED)
     assert {"rr", "rr-prior", "laplace"} <= set(CONTROLS)
 
 
