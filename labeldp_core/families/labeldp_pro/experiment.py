@@ -32,13 +32,16 @@ from labeldp_core.families.labeldp_pro.accounting import (
     label_epsilon,
 )
 
-__all__ = ["PAPER", "SPEC", "labeldp_pro_recipe", "run_labeldp_pro"]
+__all__ = ["PAPER", "PAPER_MODELS", "SPEC", "labeldp_pro_recipe", "run_labeldp_pro"]
 
 PAPER = (
     "Ghazi, Huang, Kamath, Kumar, Manurangsi, Zhang, LabelDP-Pro: Learning with Label "
     "Differential Privacy via Projections, ICLR 2024 (OpenReview JnYaF3vv3G)"
 )
 NEIGHBOURS = "replace one training label (the images are public)"
+#: The model choice (the sidebar's, shared by every mechanism) and what LabelDP-Pro trains for it:
+#: its CNN is the paper's small one (two 3x3 convolutions of 16 channels, dense 16).
+PAPER_MODELS = {"cnn": "cnn-small"}
 #: Expected Poisson batch per dataset (about n / 6 on the small sets, as DP-SGD's recipe).
 _BATCHES = {"fashion-mnist": 2048, "mnist": 2048, "mnist-5k": 512, "digits": 256}
 _GENERATORS = "pair of torch generators (Poisson batches, Gaussian noise)"
@@ -78,6 +81,7 @@ def run_labeldp_pro(config: RunConfig, ctx: RunContext) -> Outcome:
     data, delta, accountant = ctx.dataset, config.setting("delta"), config.setting("accountant")
     settings = replace(
         ctx.train_settings,
+        model=PAPER_MODELS.get(ctx.train_settings.model, ctx.train_settings.model),
         batch_size=config.setting("batch"),
         learning_rate=config.setting("dp_learning_rate"),
     )
@@ -165,11 +169,6 @@ SPEC = MechanismSpec(
     privacy_unit="label",
     task="classification",
     settings={
-        "model": Setting(
-            "cnn-small",
-            "model trained: cnn-small is the paper's (two 3x3 convolutions of 16, dense 16)",
-            ("cnn-small", "cnn", "mlp", "logistic"),
-        ),
         "batch": Setting(2048, "expected batch of the Poisson sampling", minimum=1, maximum=65536),
         "clip": Setting(
             0.1,
