@@ -22,10 +22,9 @@ from labeldp_core.families import (
     randomized_response,
     rr_prior,
 )
-from labeldp_core.families.family import Audit, CaseBuilder, DemoGrid, Family, Mechanism, Page
+from labeldp_core.families.family import CaseBuilder, DemoGrid, Family, Mechanism, Page
 
 __all__ = [
-    "AUDITS",
     "CASES",
     "CONTROLS",
     "DEMO_GRIDS",
@@ -131,8 +130,6 @@ def registered(family: Family) -> Iterator[Family]:
 MECHANISMS: Mapping[str, MechanismSpec] = DerivedTable(lambda m: m.spec)
 #: Each mechanism's colour on every chart, fixed by its family.
 MECHANISM_COLOURS: Mapping[str, str] = DerivedTable(lambda m: m.colour)
-#: The audit of each mechanism that has one.
-AUDITS: Mapping[str, Audit] = DerivedTable(lambda m: m.audit)
 #: Each mechanism's demo grid.
 DEMO_GRIDS: Mapping[str, DemoGrid] = DerivedTable(lambda m: m.demo)
 #: The mechanisms Compare shows before the user picks.
