@@ -3,47 +3,60 @@
 import streamlit as st
 
 from labeldp_core import plots
-from labeldp_core.experiments import make_config
+from labeldp_core.experiments import RunResult, make_config
 from ui.controls import current_controls
 from ui.epsilon import epsilon_control
 from ui.export import chart
 from ui.links import linked
 from ui.results import computed_stops, point, replay_caption, reported_errors
 
-controls = current_controls()
-st.title("LabelDP-Pro")
-st.markdown(
-    "LabelDP-Pro (Ghazi et al., ICLR 2024) runs DP-SGD on the private labels, then replaces each "
-    "noisy gradient by a mix of itself and its projection onto gradients computed from the "
-    "images alone, for every possible label. The images are public under label DP, so the "
-    "projection costs no privacy: it only removes noise that no real labelling could produce."
-)
-left, right = st.columns(2)
-smoothing = linked(
-    left.selectbox,
-    "Weight of the projection (smoothing)",
-    "smoothing",
-    (0.75, 0.0, 0.5, 0.9, 1.0),
-    help="0 is plain DP-SGD on the labels; 1 takes the projection alone.",
-)
-public_batch = linked(
-    right.selectbox, "Projection batch n2 (images, no labels)", "public_batch", (100, 50, 200)
-)
-settings = controls.settings | {"smoothing": smoothing, "public_batch": public_batch}
-epsilon = epsilon_control(grid=computed_stops("labeldp-pro", controls, settings))
 
-with reported_errors():
-    config = make_config(
-        "labeldp-pro", controls.dataset, epsilon, controls.seed, controls.epochs_asked, settings
+def render() -> None:
+    """Draw the page: the method, its two settings, ε, then the run's accuracy by epoch."""
+    controls = current_controls()
+    st.title("LabelDP-Pro")
+    st.markdown(
+        "LabelDP-Pro (Ghazi et al., ICLR 2024) runs DP-SGD on the private labels, then replaces "
+        "each noisy gradient by a mix of itself and its projection onto gradients computed from "
+        "the images alone, for every possible label. The images are public under label DP, so "
+        "the projection costs no privacy: it only removes noise that no real labelling could "
+        "produce."
     )
-    result = point(
-        config,
-        f"Train LabelDP-Pro at ε = {epsilon:g} on {controls.dataset_name}",
-        "Training with LabelDP-Pro",
+    settings = controls.settings | _projection_settings()
+    epsilon = epsilon_control(grid=computed_stops("labeldp-pro", controls, settings))
+    with reported_errors():
+        config = make_config(
+            "labeldp-pro", controls.dataset, epsilon, controls.seed, controls.epochs_asked, settings
+        )
+        result = point(
+            config,
+            f"Train LabelDP-Pro at ε = {epsilon:g} on {controls.dataset_name}",
+            "Training with LabelDP-Pro",
+        )
+    _run(result, epsilon)
+
+
+def _projection_settings() -> dict:
+    """Draw the projection's two controls side by side; return them as run settings."""
+    left, right = st.columns(2)
+    smoothing = linked(
+        left.selectbox,
+        "Weight of the projection (smoothing)",
+        "smoothing",
+        (0.75, 0.0, 0.5, 0.9, 1.0),
+        help="0 is plain DP-SGD on the labels; 1 takes the projection alone.",
     )
-if result is None:
-    st.info("Not computed yet: the button under the ε control trains it; it is then cached.")
-else:
+    public_batch = linked(
+        right.selectbox, "Projection batch n2 (images, no labels)", "public_batch", (100, 50, 200)
+    )
+    return {"smoothing": smoothing, "public_batch": public_batch}
+
+
+def _run(result: RunResult | None, epsilon: float) -> None:
+    """Draw the run at ``epsilon``: its test accuracy by epoch and what it spent, or a hint."""
+    if result is None:
+        st.info("Not computed yet: the button under the ε control trains it; it is then cached.")
+        return
     chart(
         st,
         plots.accuracy_by_epoch,
@@ -59,3 +72,6 @@ else:
         "so the run spends half its ε on DP-SGD's add/remove accounting."
     )
     replay_caption(st, result)
+
+
+render()
