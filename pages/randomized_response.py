@@ -7,9 +7,9 @@ import streamlit as st
 from labeldp_core import plots
 from labeldp_core.data import dataset_info, load_dataset
 from labeldp_core.demo import demo_epsilons
-from labeldp_core.experiments import make_config, sweep_configs
+from labeldp_core.experiments import RunResult, make_config, sweep_configs
 from labeldp_core.mechanisms import expected_flip_rate
-from ui.controls import current_controls, noise_control
+from ui.controls import Controls, current_controls, noise_control
 from ui.epsilon import epsilon_control
 from ui.export import chart
 from ui.results import (
@@ -25,37 +25,73 @@ from ui.sweeps import compute_button, status_sentence
 #: The demo grid, so that `python -m labeldp_core warm` fills this page's curves.
 SWEEP_EPSILONS = list(demo_epsilons("rr"))
 
-controls = current_controls()
-st.title("Randomized response")
-settings = controls.settings | {"noise": noise_control()}  # in the sidebar
-num_classes = dataset_info(controls.dataset).num_classes
-epsilon = epsilon_control(grid=computed_stops("rr", controls, settings), risk=RiskOf(num_classes))
-closed_form = st.empty()  # the headline: drawn at once, before any training; a run adds its cross
-with closed_form.container():
-    chart(st, plots.keep_flip_curve, num_classes, epsilon, key="keep_flip_closed_form")
-with reported_errors():
-    config = make_config(
-        "rr", controls.dataset, epsilon, controls.seed, controls.epochs_asked, settings
+
+def render() -> None:
+    """Draw the page: ε and the keep/flip curve, the released labels, then accuracy vs ε."""
+    controls = current_controls()
+    st.title("Randomized response")
+    settings = controls.settings | {"noise": noise_control()}  # in the sidebar
+    num_classes = dataset_info(controls.dataset).num_classes
+    epsilon = epsilon_control(
+        grid=computed_stops("rr", controls, settings), risk=RiskOf(num_classes)
     )
-    result = point(
-        config, f"Compute ε = {epsilon:g} on {controls.dataset_name}", "Training on released labels"
+    result = _headline(controls, settings, num_classes, epsilon)
+    measured = "The cross is the flip rate measured in this run; it sits on the curve up to noise. "
+    st.caption(
+        f"At ε = {epsilon:g} a label survives with probability "
+        f"{1 - expected_flip_rate(epsilon, num_classes):.3f}. "
+        + ("" if result is None else measured)
+        + f"With K = {num_classes} classes keep and flip cross at ε = ln(K − 1) ≈ "
+        f"{math.log(num_classes - 1):.2g}: below it most labels are flipped, yet with enough data "
+        "a model still learns, because the true label stays the most likely one at every ε."
     )
-if result is not None:
+    _released_labels(controls, result, epsilon, num_classes)
+    st.markdown(
+        "Each training label is kept with probability e^ε/(e^ε+K−1) and otherwise replaced by one "
+        "of the other K−1 labels, chosen uniformly. Changing one true label changes the chance of "
+        "any released label by at most a factor e^ε, so the released labels are ε-label-DP "
+        "(replace-one neighbours), and so is any model trained on them."
+    )
+    _accuracy_curve(controls, settings, epsilon, num_classes, result)
+
+
+def _headline(
+    controls: Controls, settings: dict, num_classes: int, epsilon: float
+) -> RunResult | None:
+    """Draw the keep/flip curve at once, then the run at ``epsilon`` if stored; return that run.
+
+    The curve is closed-form, so it shows before any training; a stored run redraws it with the
+    flip rate it measured as a cross.
+    """
+    # the headline: drawn at once, before any training; a run adds its cross
+    closed_form = st.empty()
     with closed_form.container():
-        chart(st, plots.keep_flip_curve, num_classes, epsilon, result.flip_rate, key="keep_flip")
-measured = "The cross is the flip rate measured in this run; it sits on the curve up to noise. "
-st.caption(
-    f"At ε = {epsilon:g} a label survives with probability "
-    f"{1 - expected_flip_rate(epsilon, num_classes):.3f}. "
-    + ("" if result is None else measured)
-    + f"With K = {num_classes} classes keep and flip cross at ε = ln(K − 1) ≈ "
-    f"{math.log(num_classes - 1):.2g}: below it most labels are flipped, yet with enough data a "
-    "model still learns, because the true label stays the most likely one at every ε."
-)
-left, right = st.columns(2)
-if result is None:
-    left.info(f"Not computed yet at ε = {epsilon:g}: the button under the ε control trains it.")
-else:
+        chart(st, plots.keep_flip_curve, num_classes, epsilon, key="keep_flip_closed_form")
+    with reported_errors():
+        config = make_config(
+            "rr", controls.dataset, epsilon, controls.seed, controls.epochs_asked, settings
+        )
+        result = point(
+            config,
+            f"Compute ε = {epsilon:g} on {controls.dataset_name}",
+            "Training on released labels",
+        )
+    if result is not None:
+        with closed_form.container():
+            chart(
+                st, plots.keep_flip_curve, num_classes, epsilon, result.flip_rate, key="keep_flip"
+            )
+    return result
+
+
+def _released_labels(
+    controls: Controls, result: RunResult | None, epsilon: float, num_classes: int
+) -> None:
+    """Draw the run's confusion of true and released labels and its four metrics, or a hint."""
+    left, right = st.columns(2)
+    if result is None:
+        left.info(f"Not computed yet at ε = {epsilon:g}: the button under the ε control trains it.")
+        return
     chart(
         left,
         plots.label_heatmap,
@@ -84,33 +120,39 @@ else:
     cols[3].metric("Training labels", f"{result.n_train:,}")
     diagnostics_caption(st, [result])
 
-st.markdown(
-    "Each training label is kept with probability e^ε/(e^ε+K−1) and otherwise replaced by one of "
-    "the other K−1 labels, chosen uniformly. Changing one true label changes the chance of any "
-    "released label by at most a factor e^ε, so the released labels are ε-label-DP "
-    "(replace-one neighbours), and so is any model trained on them."
-)
 
-st.subheader("Test accuracy vs ε")
-with reported_errors():
-    configs = sweep_configs(
-        "rr", controls.dataset, SWEEP_EPSILONS, [controls.seed], controls.epochs_asked, settings
+def _accuracy_curve(
+    controls: Controls,
+    settings: dict,
+    epsilon: float,
+    num_classes: int,
+    result: RunResult | None,
+) -> None:
+    """Draw test accuracy vs ε over the demo grid, with its compute button and the clean line."""
+    st.subheader("Test accuracy vs ε")
+    with reported_errors():
+        configs = sweep_configs(
+            "rr", controls.dataset, SWEEP_EPSILONS, [controls.seed], controls.epochs_asked, settings
+        )
+        found, absent = stored_many(configs)
+        compute_button(absent, "Run sweep", key="run_sweep")
+    baseline = next((r.baseline_test_accuracy for r in found), None)
+    if result is not None:
+        baseline = result.baseline_test_accuracy
+    chart(
+        st,
+        plots.score_vs_epsilon,
+        {"randomized response": found},
+        baseline,
+        chance=1 / num_classes,
+        marked_epsilon=epsilon,
+        key="accuracy_curve",
     )
-    found, absent = stored_many(configs)
-    compute_button(absent, "Run sweep", key="run_sweep")
-baseline = next((r.baseline_test_accuracy for r in found), None)
-if result is not None:
-    baseline = result.baseline_test_accuracy
-chart(
-    st,
-    plots.score_vs_epsilon,
-    {"randomized response": found},
-    baseline,
-    chance=1 / num_classes,
-    marked_epsilon=epsilon,
-    key="accuracy_curve",
-)
-st.caption(
-    "Each point is a model trained on labels released at that ε and scored on clean test labels; "
-    "the dashed line is the same model trained on the true labels. " + status_sentence(absent)
-)
+    st.caption(
+        "Each point is a model trained on labels released at that ε and scored on clean test "
+        "labels; the dashed line is the same model trained on the true labels. "
+        + status_sentence(absent)
+    )
+
+
+render()
