@@ -4,11 +4,11 @@ import streamlit as st
 
 from labeldp_core import plots, reproduce
 from labeldp_core.demo import DEMO_EPSILONS, DEMO_SEEDS, demo_configs
-from labeldp_core.experiments import MECHANISMS
+from labeldp_core.experiments import MECHANISMS, RunConfig, RunResult
 from labeldp_core.plotting.common import UNIT_SCALE_NOTE
 from labeldp_core.registry import ON_COMPARE
 from labeldp_core.reports import PRIVACY_UNITS, html_report
-from ui.controls import current_controls
+from ui.controls import Controls, current_controls
 from ui.epsilon import epsilon_control
 from ui.export import chart, csv_button, html_button
 from ui.links import linked
@@ -31,104 +31,165 @@ def _titled(table: list[dict]) -> list[dict]:
     return [row | {"mechanism": _title(row["mechanism"])} for row in table]
 
 
-controls = current_controls()
-st.title("Compare mechanisms")
-epsilon = epsilon_control(grid=DEMO_EPSILONS)
-headline = st.container()  # the comparison, right under the ε control (drawn below)
-st.markdown(
-    "Every mechanism on the same dataset and model, over the same grid of ε, averaged over "
-    f"{len(DEMO_SEEDS)} seeds (the band is the range). Label-DP mechanisms protect one training "
-    "label (replace-one) and are drawn solid; DP-SGD and DP prototypes protect a whole example "
-    "(add/remove) and are drawn dashed. " + UNIT_SCALE_NOTE
-)
-chosen = linked(
-    st.multiselect,
-    "Mechanisms",
-    "mechanisms",
-    list(MECHANISMS),
-    labels=_title,
-    default=list(ON_COMPARE),
-    help="\n".join(f"- {s.title}: {s.summary} [{s.privacy_unit}]" for s in MECHANISMS.values()),
-)
-
-with reported_errors():
-    configs = demo_configs(
-        controls.dataset, chosen, DEMO_SEEDS, controls.epochs_asked, controls.model, variants=False
+def render() -> None:
+    """Draw the page: ε, the comparison under it, the mechanisms picked, the tables, downloads."""
+    controls = current_controls()
+    st.title("Compare mechanisms")
+    epsilon = epsilon_control(grid=DEMO_EPSILONS)
+    headline = st.container()  # the comparison, right under the ε control (drawn below)
+    st.markdown(
+        "Every mechanism on the same dataset and model, over the same grid of ε, averaged over "
+        f"{len(DEMO_SEEDS)} seeds (the band is the range). Label-DP mechanisms protect one "
+        "training label (replace-one) and are drawn solid; DP-SGD and DP prototypes protect a "
+        "whole example (add/remove) and are drawn dashed. " + UNIT_SCALE_NOTE
     )
-    found, absent = stored_many(configs)
-    compute_button(absent, "Compute the missing points", key="compute_missing")
-if absent:
-    with st.expander(f"{len(absent)} points not computed yet"):
-        st.write(sorted({f"{_title(c.mechanism)} ε={c.epsilon:g}" for c in absent}))
-
-at_epsilon = plots.summary_at(found, epsilon)
-if at_epsilon:
-    st.subheader(f"At ε ≈ {epsilon:g}, by privacy unit")
-    st.dataframe(_titled(at_epsilon), hide_index=True, key="at_epsilon")
+    chosen = linked(
+        st.multiselect,
+        "Mechanisms",
+        "mechanisms",
+        list(MECHANISMS),
+        labels=_title,
+        default=list(ON_COMPARE),
+        help="\n".join(f"- {s.title}: {s.summary} [{s.privacy_unit}]" for s in MECHANISMS.values()),
+    )
+    found, absent = _stored_points(controls, chosen)
+    _at_epsilon_table(found, epsilon)
+    figures = _headline_charts(headline, found, chosen, epsilon, absent)
     st.caption(
-        "Each mechanism at the grid ε nearest the one chosen, the best first within each privacy "
-        "unit, with the ε it spent there and what that ε protects. Rows of different units are "
-        "not on one scale."
+        "DP-SGD and PATE run their published recipes: DP-SGD the tanh CNN with SGD, momentum, "
+        "clipping 0.1 and large batches for tens of epochs (Papernot et al. 2021; Tramer & Boneh "
+        "2021), PATE a student that also self-trains on the public part's unlabelled images (PATE "
+        "2018 trains it semi-supervised). Neither is hopeless: each protects more, or differently, "
+        "and the gap to the label-DP mechanisms is the price of that. "
+        + reproduce.gap_sentence(_paper_rows(), controls.dataset)
     )
+    rows = _numbers_table(controls, found, chosen)
+    _downloads(controls, rows, figures, found, chosen)
 
-units = {spec.title: spec.privacy_unit for spec in MECHANISMS.values()}
-# Runs that train the page's model record it trained on clean labels (DP prototypes train none).
-trained = [r for r in found if MECHANISMS[r.mechanism].trains_model]
-figures = []
-for task, metric in (("classification", "test accuracy"), ("regression", "test MSE")):
-    series = {
-        MECHANISMS[m].title: [r for r in found if r.mechanism == m]
-        for m in chosen
-        if MECHANISMS[m].task == task
-    }
-    if not series:
-        continue
-    baseline = plots.clean_baseline(trained, metric)
-    figure = plots.comparison_figure(series, units, baseline, metric, marked_epsilon=epsilon)
-    figures.append((figure, f"{metric} vs ε spent"))
-    chart(headline, figure, key=f"compare_{task}")
-headline.caption(
-    "Each line is the mean over seeds at the ε its accounting computed (ε spent, under the "
-    "mechanism's own neighbouring relation); the shaded band spans the lowest to the highest "
-    "seed. Each line is named at its end; solid is label DP, dashed example DP. A line's hover "
-    "says its guarantee: DP-SGD, PATE and DPPL-Mean are (ε, δ)-DP. "
-    "DPPL-Mean calibrates its zCDP ρ so that the (ε, δ) it converts to, ρ + 2√(ρ ln(1/δ)), is "
-    "at most the ε asked. The green dashed line is the same model trained on the true labels "
-    "(a diagnostic, not private). " + status_sentence(absent)
-)
 
-st.caption(
-    "DP-SGD and PATE run their published recipes: DP-SGD the tanh CNN with SGD, momentum, "
-    "clipping 0.1 and large batches for tens of epochs (Papernot et al. 2021; Tramer & Boneh "
-    "2021), PATE a student that also self-trains on the public part's unlabelled images (PATE "
-    "2018 trains it semi-supervised). Neither is hopeless: each protects more, or differently, "
-    "and the gap to the label-DP mechanisms is the price of that. "
-    + reproduce.gap_sentence(_paper_rows(), controls.dataset)
-)
+def _stored_points(
+    controls: Controls, chosen: list[str]
+) -> tuple[list[RunResult], list[RunConfig]]:
+    """The demo grid's points of the ``chosen`` mechanisms: those stored, those not yet.
 
-st.subheader(f"The numbers at every ε ({controls.dataset_name})")
-rows = _titled(plots.summary_rows(found, chosen))
-st.dataframe(rows, hide_index=True)
-st.caption(
-    "ε spent is what the accounting computed (it can be below what was asked, e.g. when a noise "
-    "scale is rounded up, and above it for DPPL-Mean, whose ε asked only sets ρ); δ is 0 for "
-    "pure DP; the guarantee column states it with its neighbouring relation. "
-    + " ".join(f"{unit}: {text}." for unit, text in PRIVACY_UNITS.items())
-)
-left, right = st.columns(2)
-with left:
-    csv_button(rows, f"compare-{controls.dataset}.csv", key="csv")
-with right:
-    settings = {
-        "dataset": controls.dataset,
-        "model": controls.model,
-        "epochs": controls.epochs_asked or "auto",
-        "seeds": ", ".join(map(str, DEMO_SEEDS)),
-        "mechanisms": ", ".join(chosen),
-    }
-    title = f"Label DP mechanisms on {controls.dataset_name}"
-    html_button(
-        lambda: html_report(title, figures, found, settings),
-        f"compare-{controls.dataset}.html",
-        key="html",
+    Draws the button that computes the missing ones and, if any, an expander naming them.
+    """
+    with reported_errors():
+        configs = demo_configs(
+            controls.dataset,
+            chosen,
+            DEMO_SEEDS,
+            controls.epochs_asked,
+            controls.model,
+            variants=False,
+        )
+        found, absent = stored_many(configs)
+        compute_button(absent, "Compute the missing points", key="compute_missing")
+    if absent:
+        with st.expander(f"{len(absent)} points not computed yet"):
+            st.write(sorted({f"{_title(c.mechanism)} ε={c.epsilon:g}" for c in absent}))
+    return found, absent
+
+
+def _at_epsilon_table(found: list[RunResult], epsilon: float) -> None:
+    """Draw each mechanism at the grid ε nearest ``epsilon``, by privacy unit (if any is stored)."""
+    at_epsilon = plots.summary_at(found, epsilon)
+    if at_epsilon:
+        st.subheader(f"At ε ≈ {epsilon:g}, by privacy unit")
+        st.dataframe(_titled(at_epsilon), hide_index=True, key="at_epsilon")
+        st.caption(
+            "Each mechanism at the grid ε nearest the one chosen, the best first within each "
+            "privacy unit, with the ε it spent there and what that ε protects. Rows of different "
+            "units are not on one scale."
+        )
+
+
+def _headline_charts(
+    headline,
+    found: list[RunResult],
+    chosen: list[str],
+    epsilon: float,
+    absent: list[RunConfig],
+) -> list[tuple]:
+    """Draw score vs ε spent into ``headline``, one chart per task; return them for the report.
+
+    Args:
+        headline: the container right under the ε control.
+        found: the stored points.
+        chosen: the mechanisms picked.
+        epsilon: the ε marked on each chart.
+        absent: the points not computed yet (the caption says so).
+
+    Returns:
+        Each figure drawn with its title, for the HTML report.
+    """
+    units = {spec.title: spec.privacy_unit for spec in MECHANISMS.values()}
+    # Runs that train the page's model record it trained on clean labels (DP prototypes train none).
+    trained = [r for r in found if MECHANISMS[r.mechanism].trains_model]
+    figures = []
+    for task, metric in (("classification", "test accuracy"), ("regression", "test MSE")):
+        series = {
+            MECHANISMS[m].title: [r for r in found if r.mechanism == m]
+            for m in chosen
+            if MECHANISMS[m].task == task
+        }
+        if not series:
+            continue
+        baseline = plots.clean_baseline(trained, metric)
+        figure = plots.comparison_figure(series, units, baseline, metric, marked_epsilon=epsilon)
+        figures.append((figure, f"{metric} vs ε spent"))
+        chart(headline, figure, key=f"compare_{task}")
+    headline.caption(
+        "Each line is the mean over seeds at the ε its accounting computed (ε spent, under the "
+        "mechanism's own neighbouring relation); the shaded band spans the lowest to the highest "
+        "seed. Each line is named at its end; solid is label DP, dashed example DP. A line's hover "
+        "says its guarantee: DP-SGD, PATE and DPPL-Mean are (ε, δ)-DP. "
+        "DPPL-Mean calibrates its zCDP ρ so that the (ε, δ) it converts to, ρ + 2√(ρ ln(1/δ)), is "
+        "at most the ε asked. The green dashed line is the same model trained on the true labels "
+        "(a diagnostic, not private). " + status_sentence(absent)
     )
+    return figures
+
+
+def _numbers_table(controls: Controls, found: list[RunResult], chosen: list[str]) -> list[dict]:
+    """Draw the numbers of every stored point with what each guarantee covers; return the rows."""
+    st.subheader(f"The numbers at every ε ({controls.dataset_name})")
+    rows = _titled(plots.summary_rows(found, chosen))
+    st.dataframe(rows, hide_index=True)
+    st.caption(
+        "ε spent is what the accounting computed (it can be below what was asked, e.g. when a "
+        "noise scale is rounded up, and above it for DPPL-Mean, whose ε asked only sets ρ); δ is "
+        "0 for pure DP; the guarantee column states it with its neighbouring relation. "
+        + " ".join(f"{unit}: {text}." for unit, text in PRIVACY_UNITS.items())
+    )
+    return rows
+
+
+def _downloads(
+    controls: Controls,
+    rows: list[dict],
+    figures: list[tuple],
+    found: list[RunResult],
+    chosen: list[str],
+) -> None:
+    """Draw the two downloads side by side: the table as CSV, the comparison as an HTML report."""
+    left, right = st.columns(2)
+    with left:
+        csv_button(rows, f"compare-{controls.dataset}.csv", key="csv")
+    with right:
+        settings = {
+            "dataset": controls.dataset,
+            "model": controls.model,
+            "epochs": controls.epochs_asked or "auto",
+            "seeds": ", ".join(map(str, DEMO_SEEDS)),
+            "mechanisms": ", ".join(chosen),
+        }
+        title = f"Label DP mechanisms on {controls.dataset_name}"
+        html_button(
+            lambda: html_report(title, figures, found, settings),
+            f"compare-{controls.dataset}.html",
+            key="html",
+        )
+
+
+render()
