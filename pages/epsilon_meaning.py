@@ -7,6 +7,7 @@ from labeldp_core.data import dataset_info, load_dataset
 from labeldp_core.demo import DEMO_EPSILONS
 from labeldp_core.experiments import MECHANISMS, sweep_configs
 from labeldp_core.risk import FORMULAS, risk_of
+from ui.class_round import class_round
 from ui.controls import current_controls
 from ui.epsilon import epsilon_control
 from ui.export import chart, csv_button
@@ -87,6 +88,7 @@ st.markdown(
     "assumes; with it you would start from your own eyes, a prior π."
 )
 guess_game(load_dataset(controls.dataset), epsilon)
+class_round(load_dataset(controls.dataset), epsilon)  # the class plays it on their phones
 
 st.subheader(f"Attacks measured at ε = {epsilon:g} on {controls.dataset_name}")
 with reported_errors():

@@ -31,6 +31,7 @@ OTHER_PAGES: dict[str, tuple[tuple[str, str, str], ...]] = {
     "Understand": (
         ("pages/laplace_noise.py", "Laplace noise", "show_chart"),
         ("pages/epsilon_meaning.py", "What ε means", "psychology"),
+        ("pages/play.py", "Class round", "smartphone"),
         ("pages/audit.py", "Privacy audit", "fact_check"),
         ("pages/papers.py", "Papers vs this explorer", "menu_book"),
     ),

@@ -31,6 +31,7 @@ OTHER_LINKS: dict[str, tuple[dict[str, str], dict[str, str]]] = {
     "audit.py": ({"mechanism": "magic"}, {}),
     "papers.py": ({}, {}),
     "your_data.py": ({}, {}),
+    "play.py": ({}, {}),
 }
 #: Per page: bad values for its own controls, and valid ones it must keep.
 PAGE_LINKS = {
@@ -38,7 +39,7 @@ PAGE_LINKS = {
 } | OTHER_LINKS
 #: Pages without an epsilon control (the papers' table spans every epsilon; "Your data" adds
 #: tables): a link's epsilon is not theirs to refuse.
-NO_EPSILON = {"papers.py", "your_data.py", "choose_epsilon.py"}
+NO_EPSILON = {"papers.py", "your_data.py", "choose_epsilon.py", "play.py"}
 REASONS = {
     "epsilon": "epsilon must be greater than 0",
     "seed": "seed must be a whole number",

@@ -21,6 +21,7 @@ NO_RESULTS = {
     "pages/papers.py",
     "pages/your_data.py",
     "pages/choose_epsilon.py",
+    "pages/play.py",
 }
 
 

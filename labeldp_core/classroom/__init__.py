@@ -1,0 +1,37 @@
+"""Guess the label as a whole class: a round's items, its seats and its live tally.
+
+:mod:`~labeldp_core.classroom.round` holds the rounds (thread-safe, in memory, nothing written);
+:mod:`~labeldp_core.classroom.draw` draws a round's items and releases their labels once with the
+exact sampler. The app's side is ``ui/class_round.py`` (the teacher) and ``pages/play.py`` (a
+phone).
+"""
+
+from labeldp_core.classroom.draw import draw_items, epsilon_spent, public_prior
+from labeldp_core.classroom.round import (
+    MECHANISMS,
+    Answer,
+    Item,
+    ItemTally,
+    Question,
+    RoundConfig,
+    RoundStore,
+    SeatView,
+    Tally,
+    UnknownRoundError,
+)
+
+__all__ = [
+    "MECHANISMS",
+    "Answer",
+    "Item",
+    "ItemTally",
+    "Question",
+    "RoundConfig",
+    "RoundStore",
+    "SeatView",
+    "Tally",
+    "UnknownRoundError",
+    "draw_items",
+    "epsilon_spent",
+    "public_prior",
+]

@@ -1,0 +1,149 @@
+"""A phone's page of a class round: the released label and one big button per class.
+
+Opened from the teacher's QR code (``?round=CODE``). Each phone takes a seat (a random token, in
+this session and the link, so a reload keeps it) and answers each item once; it sees only what
+was released and its own answers until the teacher reveals the true labels.
+"""
+
+import re
+
+import numpy as np
+import streamlit as st
+
+from labeldp_core.classroom import Answer, SeatView, UnknownRoundError
+from labeldp_core.classroom.round import CODE_ALPHABET
+from labeldp_core.data import load_dataset
+from ui.class_round import round_store
+from ui.controls import current_controls
+
+#: Big buttons a thumb finds: the answers' container is styled by its key.
+_STYLE = """<style>
+.st-key-answers button {min-height: 4.2rem;}
+.st-key-answers button p {font-size: 1.5rem;}
+.st-key-released [data-testid='stMetricValue'] {font-size: 3.5rem;}
+</style>"""
+_PIXELS = 200  # an image's side on a phone
+_WAIT_S = 3.0  # how often a phone that answered everything asks whether the reveal came
+
+
+def _code() -> str:
+    """The round's code, from the link or typed (a laptop that opened the page from the menu)."""
+    code = st.query_params.get("round", "").strip().upper()
+    if code:
+        return code
+    typed = st.text_input("Round code (on the teacher's screen)", max_chars=8)
+    if typed.strip():
+        st.query_params["round"] = typed.strip().upper()
+        st.rerun()
+    return ""
+
+
+def _seat(code: str) -> str:
+    """This phone's seat in round ``code``: kept in the session and the link, else a new one."""
+    store = round_store()
+    seats = st.session_state.setdefault("_class_round_seats", {})
+    for token in (seats.get(code), st.query_params.get("seat")):
+        if token and store.has_seat(code, token):
+            break
+    else:
+        token = store.join(code)
+    seats[code] = token
+    st.query_params["seat"] = token
+    return token
+
+
+def _answer(code: str, token: str, number: int, guess: int) -> None:
+    outcome = round_store().answer(code, token, number, guess)
+    if outcome is not Answer.COUNTED:
+        st.session_state["_class_round_refused"] = outcome.value
+
+
+def _image(view: SeatView, index: int) -> None:
+    image = np.asarray(load_dataset(view.config.dataset).x_train[index][0])
+    scale = max(1, _PIXELS // image.shape[0])
+    st.image(np.kron(image, np.ones((scale, scale))), clamp=True)
+
+
+def _question(view: SeatView, token: str) -> None:
+    """The next item: its released label (and image), one button per class."""
+    question = view.next_question
+    config = view.config
+    st.caption(f"Item {question.number} of {config.items} · ε = {config.epsilon:g}")
+    with st.container(key="released"):
+        st.metric("Released label", config.class_names[question.released_label])
+    if question.image_index is not None:
+        _image(view, question.image_index)
+    st.markdown("**What was the true label?**")
+    with st.container(key="answers"):
+        for label, name in enumerate(config.class_names):
+            if label % 2 == 0:  # rows of two; a phone stacks them in class order
+                columns = st.columns(2)
+            columns[label % 2].button(
+                name,
+                key=f"answer_{question.number}_{label}",
+                on_click=_answer,
+                args=(view.code, token, question.number, label),
+                type="primary",
+                width="stretch",
+            )
+
+
+@st.fragment(run_every=_WAIT_S)
+def _wait_for_reveal(code: str, token: str) -> None:
+    """All answered: ask every few seconds whether the teacher revealed, then show it."""
+    try:
+        revealed = round_store().seat_view(code, token).revealed
+    except UnknownRoundError:
+        revealed = True  # the round ended: the full run says so
+    if revealed:
+        st.rerun(scope="app")
+    st.info("All answered. The true labels come when your teacher reveals them.")
+
+
+def _reveal(view: SeatView) -> None:
+    """This phone's score and each item's truth beside its own answer."""
+    names = view.config.class_names
+    st.subheader(f"You got {view.score} of {len(view.questions)} right")
+    st.caption(
+        f"No guess from the released label alone can beat {view.config.uniform_bound:.0%} on "
+        f"average at ε = {view.config.epsilon:g}: e^ε/(e^ε + K − 1), K = {len(names)}."
+    )
+    rows = [
+        {
+            "item": q.number,
+            "released": names[q.released_label],
+            "you": "" if q.your_answer is None else names[q.your_answer],
+            "true": names[truth],
+        }
+        for q, truth in zip(view.questions, view.true_labels, strict=True)
+    ]
+    st.dataframe(rows, hide_index=True)
+
+
+def render() -> None:
+    """The page: a round's next question, the wait for the reveal, or the reveal."""
+    current_controls()  # the shared sidebar (folded away on a phone), and a link's refused values
+    st.title("Class round")
+    st.html(_STYLE)
+    code = _code()
+    if not code:
+        st.caption("Scan the QR code your teacher shows, or type the round's code.")
+        return
+    store = round_store()
+    if not re.fullmatch(f"[{CODE_ALPHABET}]{{1,8}}", code) or not store.is_open(code):
+        st.warning("No open round has this code: it has ended, or check the code.")
+        return
+    token = _seat(code)
+    refused = st.session_state.pop("_class_round_refused", None)
+    if refused:
+        st.warning(f"That answer was not counted: {refused}.")
+    view = store.seat_view(code, token)
+    if view.revealed:
+        _reveal(view)
+    elif view.next_question is None:
+        _wait_for_reveal(code, token)
+    else:
+        _question(view, token)
+
+
+render()

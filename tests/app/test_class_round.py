@@ -1,0 +1,154 @@
+"""A class round in the app: the teacher opens it under *What ε means*, phones answer on the play
+page, each in a session of its own (one AppTest each), in classroom mode (read-only).
+
+The phones share the round through the server's one store (``st.cache_resource``); the tally the
+teacher sees equals the answers they gave, a forged seat in a link is replaced by a new one, and
+no phone's page shows a true label before the reveal.
+"""
+
+import pytest
+from app_helpers import assert_no_errors, open_page
+
+import ui.results
+from labeldp_core.classroom import Item, RoundConfig
+from ui.class_round import round_link, round_store
+
+PHONES = 3
+
+
+@pytest.fixture(autouse=True)
+def classroom_mode(monkeypatch):
+    monkeypatch.setenv("LABELDP_READ_ONLY", "1")
+
+    def refuse(*_args, **_kwargs):
+        raise AssertionError("a read-only server computed something")
+
+    monkeypatch.setattr(ui.results, "run_with_progress", refuse)
+
+
+def _teacher(items: int, image: bool = False):
+    query = {"epsilon": "1.0", "epochs": "1", "round_items": str(items)}
+    app = open_page(
+        "pages/epsilon_meaning.py", **query, **({"round_image": "true"} if image else {})
+    )
+    assert_no_errors(app)
+    app.button(key="round_open").click().run()
+    assert_no_errors(app)
+    return app, app.session_state["_class_round_code"]
+
+
+def _texts(app) -> list[str]:
+    """Every text a phone's page shows, but its buttons (one per class, whatever the truth)."""
+    kinds = ("markdown", "caption", "info", "warning", "subheader", "title")
+    found = [element.value for kind in kinds for element in getattr(app, kind)]
+    return found + [f"{m.label} {m.value}" for m in app.metric]
+
+
+def _question(app) -> int:
+    """The item number the phone shows ('Item 3 of 4 · ...')."""
+    (caption,) = [c.value for c in app.caption if c.value.startswith("Item ")]
+    return int(caption.split()[1])
+
+
+def test_phones_answer_the_tally_is_theirs_and_the_truth_waits_for_the_reveal():
+    teacher, code = _teacher(items=4)
+    store = round_store()
+    config = store.config(code)
+    assert config.epsilon == 1.0 and config.items == 4 and config.mechanism == "rr"
+    assert any(f"/play?round={code}" in m.value for m in teacher.markdown)
+    assert teacher.get("imgs") or teacher.get("image")  # the QR code
+    phones = [open_page("pages/play.py", round=code) for _ in range(PHONES)]
+    seats = {phone.session_state["_class_round_seats"][code] for phone in phones}
+    assert len(seats) == PHONES and all(store.has_seat(code, seat) for seat in seats)
+    given = [[0] * 10 for _ in range(4)]
+    for number in range(1, 5):
+        for phone_number, phone in enumerate(phones):
+            assert_no_errors(phone)
+            assert _question(phone) == number
+            view = store.seat_view(code, phone.session_state["_class_round_seats"][code])
+            released = config.class_names[view.questions[number - 1].released_label]
+            assert [m.value for m in phone.metric] == [released]
+            guess = (number + phone_number) % 10
+            phone.button(key=f"answer_{number}_{guess}").click().run()
+            given[number - 1][guess] += 1
+    truth = [item.true_label for item in store._rounds[code].items]  # server side only
+    for phone in phones:
+        assert any("All answered" in box.value for box in phone.info)
+        assert not phone.dataframe
+    tally = store.tally(code)
+    assert [item.answers for item in tally.items] == [PHONES] * 4
+    assert [item.hits for item in tally.items] == [given[n][truth[n]] for n in range(4)]
+    teacher.run()
+    assert any(f"{PHONES} phones, {4 * PHONES} answers" in c.value for c in teacher.caption)
+    teacher.button(key="round_reveal").click().run()
+    assert_no_errors(teacher)
+    assert [row["true"] for row in teacher.dataframe[0].value.to_dict("records")] == [
+        config.class_names[t] for t in truth
+    ]
+    for phone_number, phone in enumerate(phones):
+        phone.run()
+        assert_no_errors(phone)
+        score = sum((n + 1 + phone_number) % 10 == truth[n] for n in range(4))
+        assert phone.subheader[0].value == f"You got {score} of 4 right"
+        shown = phone.dataframe[0].value.to_dict("records")
+        assert [row["true"] for row in shown] == [config.class_names[t] for t in truth]
+
+
+def test_no_phone_page_names_a_true_label_before_the_reveal():
+    # Every true label is "zebra", never released and never answered: the name on any phone's
+    # page, before the reveal, would be a true label that left the server.
+    names = ("cat", "dog", "zebra")
+    config = RoundConfig(1.0, "digits", names, 3)
+    items = tuple(Item(n, 2, n % 2) for n in range(3))
+    code = round_store().create(config, items, config.uniform_bound)
+    phone = open_page("pages/play.py", round=code)
+    for number in range(1, 4):
+        assert not any("zebra" in text for text in _texts(phone)), _texts(phone)
+        assert [b.label for b in phone.main.button] == list(names)  # whatever the truth
+        phone.button(key=f"answer_{number}_0").click().run()
+    assert not any("zebra" in text for text in _texts(phone)) and not phone.dataframe
+    round_store().reveal(code)
+    phone.run()
+    assert phone.subheader[0].value == "You got 0 of 3 right"
+    assert [row["true"] for row in phone.dataframe[0].value.to_dict("records")] == ["zebra"] * 3
+
+
+def test_a_forged_seat_in_a_link_gets_a_new_seat_and_a_reload_keeps_its_own():
+    _, code = _teacher(items=2)
+    store = round_store()
+    honest = open_page("pages/play.py", round=code)
+    seat = honest.session_state["_class_round_seats"][code]
+    honest.button(key="answer_1_3").click().run()
+    forged = open_page("pages/play.py", round=code, seat="not-a-seat-of-this-round")
+    assert_no_errors(forged)
+    new_seat = forged.session_state["_class_round_seats"][code]
+    assert new_seat != seat and store.has_seat(code, new_seat)
+    assert not store.has_seat(code, "not-a-seat-of-this-round")
+    assert _question(forged) == 1  # its own seat: nothing answered yet
+    reloaded = open_page("pages/play.py", round=code, seat=seat)  # the phone reloads its link
+    assert reloaded.session_state["_class_round_seats"][code] == seat
+    assert _question(reloaded) == 2
+    assert store.tally(code).answers == 1
+
+
+def test_the_variant_shows_each_items_image_and_its_priors_bound():
+    teacher, code = _teacher(items=2, image=True)
+    assert round_store().config(code).mechanism == "rr-prior"
+    assert any("public prior" in c.value for c in teacher.caption)
+    phone = open_page("pages/play.py", round=code)
+    assert_no_errors(phone)
+    assert phone.get("imgs") or phone.get("image")
+
+
+def test_an_unknown_or_odd_code_is_answered_without_echoing_it():
+    for code in ("ZZZZZ", "http://evil.example"):
+        phone = open_page("pages/play.py", round=code)
+        assert_no_errors(phone)
+        assert [w.value for w in phone.warning] == [
+            "No open round has this code: it has ended, or check the code."
+        ]
+
+
+def test_the_link_uses_the_network_address_when_the_teacher_is_on_localhost(monkeypatch):
+    monkeypatch.setenv("LABELDP_CLASS_URL", "https://class.example.org/labeldp/")
+    assert round_link("ABCDE") == ("https://class.example.org/labeldp/play?round=ABCDE", "")

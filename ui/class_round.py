@@ -1,0 +1,235 @@
+"""The teacher's side of a class round of Guess the label, and the round store every session shares.
+
+The teacher opens a round under *What ε means*; the panel shows a QR code and a short link to
+``pages/play.py`` with the round's code, the live tally (every few seconds) against the bound,
+and, once revealed, each item's truth. The rounds live in one :class:`RoundStore` per server
+process (``st.cache_resource``), so a phone's session and the teacher's see the same round.
+"""
+
+import io
+import os
+import socket
+from urllib.parse import urlparse
+
+import streamlit as st
+
+from labeldp_core import plots
+from labeldp_core.classroom import RoundConfig, RoundStore, Tally, draw_items, epsilon_spent
+from labeldp_core.classroom.plots import item_tally_figure
+from labeldp_core.classroom.round import MAX_ITEMS, MECHANISMS
+from labeldp_core.data import Dataset
+from ui.export import chart, csv_button
+
+__all__ = ["class_round", "overall_rows", "round_link", "round_store"]
+
+#: The teacher's session remembers the code of the round it opened.
+_CODE = "_class_round_code"
+#: How often the teacher's tally is read again, in seconds.
+REFRESH_S = 2.0
+#: Set this to the address phones use (e.g. behind a reverse proxy): the link is built on it.
+CLASS_URL_VARIABLE = "LABELDP_CLASS_URL"
+_LOOPBACK = {"localhost", "127.0.0.1", "::1", ""}
+
+
+@st.cache_resource
+def round_store() -> RoundStore:
+    """The one store of this server process: every session (teacher or phone) reads it."""
+    return RoundStore()
+
+
+def _network_address() -> str | None:
+    """This machine's address on the local network (a UDP socket's own end; nothing is sent)."""
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+            probe.connect(("10.255.255.255", 1))
+            return probe.getsockname()[0]
+    except OSError:
+        return None
+
+
+def round_link(code: str) -> tuple[str, str]:
+    """The link phones open for round ``code``, and a note when it is not the teacher's own.
+
+    The link is the address the teacher's browser used, unless that is this machine's loopback
+    (which no phone reaches): then this machine's network address, with a note.
+    """
+    configured = os.environ.get(CLASS_URL_VARIABLE, "").strip()
+    if configured:
+        return f"{configured.rstrip('/')}/play?round={code}", ""
+    url = urlparse(st.context.url or "http://localhost:8501/")
+    host, note = url.hostname or "", ""
+    if host in _LOOPBACK:
+        found = _network_address()
+        if found:
+            note = (
+                f"This page is open as {host or 'localhost'}, which phones cannot reach; the "
+                f"link uses this machine's network address {found} (serve it with "
+                "`make classroom`)."
+            )
+            host = found
+    port = f":{url.port}" if url.port else ""
+    return f"{url.scheme or 'http'}://{host}{port}/play?round={code}", note
+
+
+@st.cache_data(max_entries=32)
+def qr_png(link: str) -> bytes:
+    """The QR code of ``link`` as a PNG (segno, pure Python)."""
+    import segno
+
+    buffer = io.BytesIO()
+    segno.make(link, error="m").save(buffer, kind="png", scale=8, border=2)
+    return buffer.getvalue()
+
+
+def _open_round(dataset: Dataset, epsilon: float, items: int, image: bool) -> None:
+    config = RoundConfig(
+        epsilon, dataset.name, dataset.class_names, items, "rr-prior" if image else "rr"
+    )
+    drawn, bound = draw_items(dataset, config)
+    st.session_state[_CODE] = round_store().create(config, drawn, bound)
+
+
+def _end_round(code: str) -> None:
+    round_store().end(code)
+    st.session_state.pop(_CODE, None)
+
+
+def _opener(dataset: Dataset, epsilon: float) -> None:
+    """The controls that open a round at the page's ε on the sidebar's dataset."""
+    left, right = st.columns(2)
+    items = left.number_input(
+        "Items in the round", 1, MAX_ITEMS, 20, key="round_items", bind="query-params"
+    )
+    image = right.checkbox(
+        "Show the image (RR with prior)",
+        key="round_image",
+        bind="query-params",
+        help="The label is released by RR with a public prior read off the image's nearest "
+        "public neighbours, and the phones show the image: what a public input adds.",
+    )
+    st.button(
+        f"Open a round for the class at ε = {epsilon:g}",
+        key="round_open",
+        on_click=_open_round,
+        args=(dataset, epsilon, int(items), bool(image)),
+        type="primary",
+    )
+
+
+def overall_rows(tally: Tally) -> list[tuple[str, float, float, float]]:
+    """The overall tally as (name, rate, low, high) rows for :func:`plots.tally_figure`.
+
+    The class's vote (its commonest answer on each item) is one guess per item, and the items are
+    the independent draws, so its Clopper-Pearson interval is exact. Every answer pooled is shown
+    without one: answers to one item share its one release, so they are not independent trials.
+    """
+    low, high = tally.vote_interval()
+    return [
+        (f"the class's vote ({tally.voted_items} items)", tally.vote_rate, low, high),
+        (f"every answer ({tally.answers})", tally.rate, tally.rate, tally.rate),
+    ]
+
+
+def _round_header(code: str, tally: Tally) -> None:
+    """The QR code, the link, and what the round is."""
+    config = tally.config
+    link, note = round_link(code)
+    qr, text = st.columns([1, 2])
+    qr.image(qr_png(link), width=260, caption=f"Round {code}")
+    text.markdown(f"**Phones: scan the code or open**  \n`{link}`")
+    if note:
+        text.caption(note)
+    text.markdown(
+        f"Round **{code}**: {config.items} labels of {config.dataset} released by "
+        f"{MECHANISMS[config.mechanism].lower()} at ε = {config.epsilon:g} (secure coins, "
+        f"ε spent {epsilon_spent(config):.6g} per label, replace-one label DP). No account; each "
+        "phone gets a random seat and answers each item once."
+    )
+
+
+@st.fragment(run_every=REFRESH_S)
+def _live_tally(code: str) -> None:
+    """The tally, read again every REFRESH_S seconds: overall, then per item."""
+    store = round_store()
+    if not store.is_open(code):
+        st.info("This round has ended.")
+        return
+    tally = store.tally(code)
+    names = tally.config.class_names
+    left, right = st.columns(2)
+    with left:
+        chart(st, plots.tally_figure(overall_rows(tally), tally.bound), key="round_tally")
+        low, high = tally.vote_interval()
+        st.caption(
+            f"{tally.seats} phones, {tally.answers} answers, {tally.hits} right "
+            f"({tally.rate:.0%}). The class's vote was right on {tally.vote_hits} of "
+            f"{tally.voted_items} items; 95% Clopper-Pearson interval {low:.2f}-{high:.2f}, over "
+            f"the items. Dashed: {_bound_words(tally)}."
+        )
+    with right:
+        if tally.revealed or st.session_state.get("round_per_item_live"):
+            chart(st, item_tally_figure, tally.items, tally.bound, key="round_items_chart")
+            st.caption(
+                "One item is one release: when it kept the label, the class can all be right; "
+                "when it flipped, all wrong. The bound holds on average, over the items."
+            )
+        else:
+            answered = ", ".join(f"{item.number}: {item.answers}" for item in tally.items)
+            st.markdown(f"**Answers per item** (item: phones)  \n{answered}")
+    if tally.revealed:
+        st.dataframe(tally.rows(), hide_index=True)
+        csv_button(tally.rows(), f"class-round-{code}.csv", key="round_export")
+    elif names:
+        st.caption("True labels stay on the server until you reveal them.")
+
+
+def _bound_words(tally: Tally) -> str:
+    config = tally.config
+    if config.mechanism == "rr":
+        return (
+            f"e^ε/(e^ε + K − 1) = {tally.bound:.3f}, the most any guess of a label released by "
+            "RR can reach with a uniform prior (each item's class was drawn uniformly)"
+        )
+    return (
+        f"{tally.bound:.3f}, the bound for a guesser who knows the public prior the mechanism "
+        f"used (RR alone: {config.uniform_bound:.3f}); the class also sees the image, so it can "
+        "beat it: ε bounds what the release adds to what the image already tells"
+    )
+
+
+def class_round(dataset: Dataset, epsilon: float) -> None:
+    """The teacher's panel: open a round, or the open one's link, live tally and reveal.
+
+    It sits in an expander, open while a round is.
+    """
+    store = round_store()
+    code = st.session_state.get(_CODE)
+    if code is not None and not store.is_open(code):
+        st.session_state.pop(_CODE, None)
+        code = None
+    with st.expander(
+        "Play it as a class: every phone guesses, the tally is live", expanded=code is not None
+    ):
+        if code is None:
+            _opener(dataset, epsilon)
+        else:
+            _open_panel(store, code)
+
+
+def _open_panel(store: RoundStore, code: str) -> None:
+    """The open round: its link and QR code, the buttons, the live tally."""
+    tally = store.tally(code)
+    _round_header(code, tally)
+    reveal, per_item, end = st.columns(3)
+    if not tally.revealed:
+        reveal.button(
+            "Reveal the true labels", key="round_reveal", on_click=store.reveal, args=(code,)
+        )
+        per_item.toggle(
+            "Per item before the reveal",
+            key="round_per_item_live",
+            help="On a projector, per-item hits let a student who has not answered yet work "
+            "out a true label; off until the reveal by default.",
+        )
+    end.button("End the round (forget it)", key="round_end", on_click=_end_round, args=(code,))
+    _live_tally(code)
