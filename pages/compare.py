@@ -1,6 +1,7 @@
 """Compare every mechanism on one dataset: score vs epsilon over three seeds, units marked."""
 
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from labeldp_core import plots, reproduce
 from labeldp_core.demo import DEMO_EPSILONS, DEMO_SEEDS, demo_configs
@@ -105,7 +106,7 @@ def _at_epsilon_table(found: list[RunResult], epsilon: float) -> None:
 
 
 def _headline_charts(
-    headline,
+    headline: DeltaGenerator,
     found: list[RunResult],
     chosen: list[str],
     epsilon: float,

@@ -2,6 +2,7 @@
 
 import numpy as np
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from labeldp_core import plots
 from labeldp_core.data import Dataset, dataset_info, load_dataset
@@ -136,7 +137,11 @@ def _run(result: RunResult) -> None:
 
 
 def _per_class_bars(
-    headline, result: RunResult, data: Dataset, dpsgd: DpsgdComparison, epsilon: float
+    headline: DeltaGenerator,
+    result: RunResult,
+    data: Dataset,
+    dpsgd: DpsgdComparison,
+    epsilon: float,
 ) -> None:
     """Draw each class's accuracy, with and without privacy, into ``headline``."""
     details = result.details

@@ -4,6 +4,7 @@ import math
 
 import numpy as np
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from labeldp_core import plots
 from labeldp_core.mechanisms import epsilon_for_noise, laplace_cdf, laplace_scale, tail_probability
@@ -76,7 +77,7 @@ def _noise_controls() -> tuple[float, list[float], float]:
 
 
 def _density(
-    headline,
+    headline: DeltaGenerator,
     sensitivity: float,
     epsilon: float,
     others: list[float],

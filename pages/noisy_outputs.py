@@ -3,6 +3,7 @@
 import math
 
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from labeldp_core import plots
 from labeldp_core.data import dataset_info, load_dataset
@@ -113,7 +114,9 @@ def _metrics(current: RunResult) -> None:
     diagnostics_caption(st, [current])
 
 
-def _headline(headline, found: list[RunResult], absent: list[RunConfig], epsilon: float) -> None:
+def _headline(
+    headline: DeltaGenerator, found: list[RunResult], absent: list[RunConfig], epsilon: float
+) -> None:
     """Draw cluster quality vs ε into ``headline``, what it shows, and the sweep's button."""
     chart(headline, plots.cluster_metrics_vs_epsilon, found, epsilon, key="metrics")
     headline.caption(

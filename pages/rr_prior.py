@@ -1,15 +1,16 @@
 """RR with prior: the budget split, the prior's quality, k*, flip rates and accuracy vs epsilon."""
 
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from labeldp_core import plots
 from labeldp_core.data import dataset_info
 from labeldp_core.demo import demo_epsilons
 from labeldp_core.engine.release_noise import histogram_split
-from labeldp_core.experiments import make_config, sweep_configs
+from labeldp_core.experiments import RunConfig, RunResult, make_config, sweep_configs
 from labeldp_core.families.rr_prior.experiment import budget_split, rr_prior_recipe
 from labeldp_core.mechanisms import expected_flip_rate
-from ui.controls import current_controls, noise_control
+from ui.controls import Controls, current_controls, noise_control
 from ui.epsilon import epsilon_control
 from ui.export import chart
 from ui.links import linked
@@ -32,70 +33,124 @@ BUDGET_COLUMNS = ("mechanism", "step", "labels read", "ε", "from")
 PLANNED = "planned (not computed yet)"
 NAMES = {"rr": "RR", "rr-prior": "RR with prior", "lp-2st": "LP-2ST"}
 
-controls = current_controls()
-st.title("RR with prior")
-st.sidebar.header("Prior")
-share = st.sidebar.slider(
-    "Share of ε spent on the prior",
-    min_value=0.05,
-    max_value=0.95,
-    value=0.2,
-    step=0.05,
-    key="prior_share",
-    bind="query-params",
-    help="The cluster histograms get this fraction of ε; randomized response gets the rest.",
-)
-share = round(float(share), 2)
-default_clusters = rr_prior_recipe(controls.dataset).get("clusters", 20)
-clusters = linked(
-    st.sidebar.selectbox,
-    "Image clusters",
-    "clusters",
-    CLUSTER_CHOICES,
-    index=CLUSTER_CHOICES.index(default_clusters),
-    help=f"k-means clusters of the images (PCA first); no labels are read. Default for "
-    f"{controls.dataset_name}: {default_clusters} (dataset size / 350, at least 20).",
-)
-features = linked(
-    st.sidebar.selectbox,
-    "Cluster on",
-    "prior_features",
-    FEATURE_CHOICES,
-    help="What k-means groups: the images' pixels, which reads no label, or their embeddings "
-    "by a public encoder. The encoder is trained on a public sixth of the training set "
-    "with its labels, which are then treated as public: ε covers the other labels only.",
-)
-noise_settings = controls.settings | {"noise": noise_control()}
-prior_settings = noise_settings | {
-    "prior_share": share,
-    "clusters": int(clusters),
-    "prior_features": features,
-}
-# The sidebar's settings first: the slider stops where this page's own points are cached.
-epsilon = epsilon_control(
-    label="Total privacy budget ε",
-    grid=computed_stops("rr-prior", controls, prior_settings),
-    risk=RiskOf(dataset_info(controls.dataset).num_classes),
-)
-headline = st.container()  # the flip rates, right under the ε control (drawn at the end)
 
-st.markdown(
-    "Randomized response wastes its budget on labels nobody would believe. With a prior over "
-    "each example's label that does not read that label, RR-with-prior (Ghazi et al. 2021) keeps "
-    "only the k* most likely labels, picking k* to maximise the chance of reporting the true one, "
-    "and runs k*-ary RR inside that set. Here the prior is a noisy label histogram of the "
-    "example's image cluster, so the budget is split: part buys the prior, RR gets the rest. "
-    "Clusters of a public encoder's embeddings are purer than clusters of pixels, but that "
-    "encoder learned from a public part's labels, so ε then covers only the other labels."
-)
-
-with reported_errors():
-    where = (controls.dataset, epsilon, controls.seed, controls.epochs_asked)
-    config = make_config("rr-prior", *where, prior_settings)
-    lp_config = make_config("lp-2st", *where, noise_settings)
+def render() -> None:
+    """Draw the page: the prior's sidebar, ε, flip rates under it, the budget, the run, curves."""
+    controls = current_controls()
+    st.title("RR with prior")
+    noise_settings, prior_settings = _sidebar(controls)
+    # The sidebar's settings first: the slider stops where this page's own points are cached.
+    epsilon = epsilon_control(
+        label="Total privacy budget ε",
+        grid=computed_stops("rr-prior", controls, prior_settings),
+        risk=RiskOf(dataset_info(controls.dataset).num_classes),
+    )
+    headline = st.container()  # the flip rates, right under the ε control (drawn at the end)
+    st.markdown(
+        "Randomized response wastes its budget on labels nobody would believe. With a prior over "
+        "each example's label that does not read that label, RR-with-prior (Ghazi et al. 2021) "
+        "keeps only the k* most likely labels, picking k* to maximise the chance of reporting the "
+        "true one, and runs k*-ary RR inside that set. Here the prior is a noisy label histogram "
+        "of the example's image cluster, so the budget is split: part buys the prior, RR gets the "
+        "rest. Clusters of a public encoder's embeddings are purer than clusters of pixels, but "
+        "that encoder learned from a public part's labels, so ε then covers only the other labels."
+    )
+    with reported_errors():
+        where = (controls.dataset, epsilon, controls.seed, controls.epochs_asked)
+        config = make_config("rr-prior", *where, prior_settings)
+        lp_config = make_config("lp-2st", *where, noise_settings)
+    result, stages = _budget(controls, config, lp_config, epsilon)
+    num_classes = dataset_info(controls.dataset).num_classes
+    if result is None:
+        st.info(
+            "Not computed yet: the button under the ε control clusters and trains; it is cached."
+        )
+    else:
+        _run(result, epsilon, num_classes)
+    st.subheader("RR vs RR with prior vs LP-2ST")
+    found, absent = _comparison_points(controls, noise_settings, prior_settings)
+    _flip_rates(headline, num_classes, found, absent, epsilon)
+    _accuracy_curve(result, found, absent, num_classes, epsilon)
+    if stages is not None:
+        _lp_2st_stages(stages, epsilon)
 
 
-def draw_budget(area, result, stages) -> None:
+def _sidebar(controls: Controls) -> tuple[dict, dict]:
+    """Draw the prior's settings in the sidebar (and the noise mode).
+
+    Returns:
+        The settings of the mechanisms without a cluster prior (the shared ones and the noise
+        mode) and those of RR with prior (these and the prior's).
+    """
+    st.sidebar.header("Prior")
+    share = st.sidebar.slider(
+        "Share of ε spent on the prior",
+        min_value=0.05,
+        max_value=0.95,
+        value=0.2,
+        step=0.05,
+        key="prior_share",
+        bind="query-params",
+        help="The cluster histograms get this fraction of ε; randomized response gets the rest.",
+    )
+    share = round(float(share), 2)
+    default_clusters = rr_prior_recipe(controls.dataset).get("clusters", 20)
+    clusters = linked(
+        st.sidebar.selectbox,
+        "Image clusters",
+        "clusters",
+        CLUSTER_CHOICES,
+        index=CLUSTER_CHOICES.index(default_clusters),
+        help=f"k-means clusters of the images (PCA first); no labels are read. Default for "
+        f"{controls.dataset_name}: {default_clusters} (dataset size / 350, at least 20).",
+    )
+    features = linked(
+        st.sidebar.selectbox,
+        "Cluster on",
+        "prior_features",
+        FEATURE_CHOICES,
+        help="What k-means groups: the images' pixels, which reads no label, or their embeddings "
+        "by a public encoder. The encoder is trained on a public sixth of the training set "
+        "with its labels, which are then treated as public: ε covers the other labels only.",
+    )
+    noise_settings = controls.settings | {"noise": noise_control()}
+    prior_settings = noise_settings | {
+        "prior_share": share,
+        "clusters": int(clusters),
+        "prior_features": features,
+    }
+    return noise_settings, prior_settings
+
+
+def _budget(
+    controls: Controls, config: RunConfig, lp_config: RunConfig, epsilon: float
+) -> tuple[RunResult | None, RunResult | None]:
+    """Draw where the budget goes (planned at once, then as spent); return both runs if stored.
+
+    Returns:
+        The run of RR with prior (computed now if quick, else its button) and LP-2ST's run.
+    """
+    st.subheader("Where the budget goes")
+    budget_area = st.empty()  # the plan at once, before any training; the runs' figures replace it
+    with reported_errors():
+        stages = stored(lp_config)
+        draw_budget(budget_area, config, epsilon, stored(config), stages)
+        result = point(
+            config,
+            f"Compute ε = {epsilon:g} on {controls.dataset_name}",
+            "Clustering, releasing labels, training",
+        )
+    draw_budget(budget_area, config, epsilon, result, stages)
+    return result, stages
+
+
+def draw_budget(
+    area: DeltaGenerator,
+    config: RunConfig,
+    epsilon: float,
+    result: RunResult | None,
+    stages: RunResult | None,
+) -> None:
     """The budget table: what the computed runs spent, else what the settings plan."""
     if result is not None:
         rr_budget, rr_from = result.details["budget"], "this run"
@@ -112,7 +167,21 @@ def draw_budget(area, result, stages) -> None:
         if stages is not None
         else ({"stage1_epsilon": epsilon, "spent": epsilon}, PLANNED)
     )
-    rows = [
+    rows = _budget_rows(rr_budget, rr_from, lp_budget, lp_from)
+    with area.container():
+        st.table([dict(zip(BUDGET_COLUMNS, row, strict=True)) for row in rows])
+        st.caption(
+            f"Of ε = {epsilon:g}, RR with prior spends {rr_budget['spent']:.6g} and LP-2ST "
+            f"{lp_budget['spent']:.6g} (label-DP, replace-one); the last column says whether a "
+            "number is what a computed run spent or what this setting plans. Moving the split "
+            "towards the prior makes the histograms sharper but leaves RR less to spend: at the "
+            "extremes either the prior is noise or RR is."
+        )
+
+
+def _budget_rows(rr_budget: dict, rr_from: str, lp_budget: dict, lp_from: str) -> list[tuple]:
+    """The budget table's rows (:data:`BUDGET_COLUMNS`): each step of both mechanisms."""
+    return [
         (
             "RR with prior",
             "noisy label histogram per cluster (discrete Laplace, L1 sensitivity 2)",
@@ -149,33 +218,10 @@ def draw_budget(area, result, stages) -> None:
             lp_from,
         ),
     ]
-    with area.container():
-        st.table([dict(zip(BUDGET_COLUMNS, row, strict=True)) for row in rows])
-        st.caption(
-            f"Of ε = {epsilon:g}, RR with prior spends {rr_budget['spent']:.6g} and LP-2ST "
-            f"{lp_budget['spent']:.6g} (label-DP, replace-one); the last column says whether a "
-            "number is what a computed run spent or what this setting plans. Moving the split "
-            "towards the prior makes the histograms sharper but leaves RR less to spend: at the "
-            "extremes either the prior is noise or RR is."
-        )
 
 
-st.subheader("Where the budget goes")
-budget_area = st.empty()  # the plan at once, before any training; the runs' figures replace it
-with reported_errors():
-    stages = stored(lp_config)
-    draw_budget(budget_area, stored(config), stages)
-    result = point(
-        config,
-        f"Compute ε = {epsilon:g} on {controls.dataset_name}",
-        "Clustering, releasing labels, training",
-    )
-draw_budget(budget_area, result, stages)
-
-num_classes = dataset_info(controls.dataset).num_classes
-if result is None:
-    st.info("Not computed yet: the button under the ε control clusters and trains; it is cached.")
-else:
+def _run(result: RunResult, epsilon: float, num_classes: int) -> None:
+    """Draw the run's metrics, then how much its prior knew and how large its label sets were."""
     details = result.details
     cols = st.columns(4)
     cols[0].metric(
@@ -213,79 +259,105 @@ else:
     )
     diagnostics_caption(st, [result])
 
-st.subheader("RR vs RR with prior vs LP-2ST")
-with reported_errors():
-    configs = {
-        "rr": sweep_configs(
-            "rr",
-            controls.dataset,
-            SWEEP_EPSILONS,
-            [controls.seed],
-            controls.epochs_asked,
-            noise_settings,
-        ),
-        "rr-prior": sweep_configs(
-            "rr-prior",
-            controls.dataset,
-            SWEEP_EPSILONS,
-            [controls.seed],
-            controls.epochs_asked,
-            prior_settings,
-        ),
-        "lp-2st": sweep_configs(
-            "lp-2st",
-            controls.dataset,
-            SWEEP_EPSILONS,
-            [controls.seed],
-            controls.epochs_asked,
-            noise_settings,
-        ),
-    }
-    found, absent = {}, []
-    for mechanism, mechanism_configs in configs.items():
-        found[NAMES[mechanism]], missing = stored_many(mechanism_configs)
-        absent += missing
 
-chart(
-    headline,
-    plots.flip_rate_comparison,
-    num_classes,
-    found,
-    marked_epsilon=epsilon,
-    with_expected=(NAMES["rr-prior"], NAMES["lp-2st"]),
-    key="flip_rates",
-)
-headline.caption(
-    "Share of released training labels that differ from the true ones. Plain RR follows its "
-    "closed form; the two prior-based mechanisms have one only given the prior they drew (dotted). "
-    "A good prior pulls the flip rate far below RR at small ε; LP-2ST's prior is only as good as "
-    "its stage-1 model, which needs enough examples and budget to learn from noisy labels."
-)
-with reported_errors(), headline:
-    compute_button(absent, "Run sweep", key="run_sweep")
-baseline = result.baseline_test_accuracy if result is not None else None
-baseline = baseline or next((r.baseline_test_accuracy for rs in found.values() for r in rs), None)
-chart(
-    st,
-    plots.score_vs_epsilon,
-    found,
-    baseline,
-    chance=1 / num_classes,
-    marked_epsilon=epsilon,
-    key="accuracy_curve",
-)
-st.caption(
-    "Each point is a model trained on labels released at that total ε and scored on clean test "
-    "labels. Fewer flipped labels usually means a better model, but a confident wrong prior "
-    "flips labels towards plausible mistakes, which hurt more than random ones. "
-    + (
-        f"{len(absent)} points are not computed yet; the button trains them and caches each one."
-        if absent
-        else "Every point of these curves is cached."
+def _comparison_points(
+    controls: Controls, noise_settings: dict, prior_settings: dict
+) -> tuple[dict[str, list[RunResult]], list[RunConfig]]:
+    """The three mechanisms' stored points on the demo grid by name, and those not yet."""
+    with reported_errors():
+        configs = {
+            "rr": sweep_configs(
+                "rr",
+                controls.dataset,
+                SWEEP_EPSILONS,
+                [controls.seed],
+                controls.epochs_asked,
+                noise_settings,
+            ),
+            "rr-prior": sweep_configs(
+                "rr-prior",
+                controls.dataset,
+                SWEEP_EPSILONS,
+                [controls.seed],
+                controls.epochs_asked,
+                prior_settings,
+            ),
+            "lp-2st": sweep_configs(
+                "lp-2st",
+                controls.dataset,
+                SWEEP_EPSILONS,
+                [controls.seed],
+                controls.epochs_asked,
+                noise_settings,
+            ),
+        }
+        found, absent = {}, []
+        for mechanism, mechanism_configs in configs.items():
+            found[NAMES[mechanism]], missing = stored_many(mechanism_configs)
+            absent += missing
+    return found, absent
+
+
+def _flip_rates(
+    headline: DeltaGenerator, num_classes: int, found: dict, absent: list[RunConfig], epsilon: float
+) -> None:
+    """Draw into ``headline`` the three mechanisms' flip rates vs ε and the sweep's button."""
+    chart(
+        headline,
+        plots.flip_rate_comparison,
+        num_classes,
+        found,
+        marked_epsilon=epsilon,
+        with_expected=(NAMES["rr-prior"], NAMES["lp-2st"]),
+        key="flip_rates",
     )
-)
+    headline.caption(
+        "Share of released training labels that differ from the true ones. Plain RR follows its "
+        "closed form; the two prior-based mechanisms have one only given the prior they drew "
+        "(dotted). A good prior pulls the flip rate far below RR at small ε; LP-2ST's prior is "
+        "only as good as its stage-1 model, which needs enough examples and budget to learn from "
+        "noisy labels."
+    )
+    with reported_errors(), headline:
+        compute_button(absent, "Run sweep", key="run_sweep")
 
-if stages is not None:
+
+def _accuracy_curve(
+    result: RunResult | None,
+    found: dict,
+    absent: list[RunConfig],
+    num_classes: int,
+    epsilon: float,
+) -> None:
+    """Draw the three mechanisms' test accuracy vs ε with the clean model's line."""
+    baseline = result.baseline_test_accuracy if result is not None else None
+    baseline = baseline or next(
+        (r.baseline_test_accuracy for rs in found.values() for r in rs), None
+    )
+    chart(
+        st,
+        plots.score_vs_epsilon,
+        found,
+        baseline,
+        chance=1 / num_classes,
+        marked_epsilon=epsilon,
+        key="accuracy_curve",
+    )
+    st.caption(
+        "Each point is a model trained on labels released at that total ε and scored on clean "
+        "test labels. Fewer flipped labels usually means a better model, but a confident wrong "
+        "prior flips labels towards plausible mistakes, which hurt more than random ones. "
+        + (
+            f"{len(absent)} points are not computed yet; the button trains them and caches each "
+            "one."
+            if absent
+            else "Every point of these curves is cached."
+        )
+    )
+
+
+def _lp_2st_stages(stages: RunResult, epsilon: float) -> None:
+    """Draw LP-2ST's run stage by stage: each stage's flip rate and the stage-1 model."""
     st.subheader(f"LP-2ST at ε = {epsilon:g}, stage by stage")
     stage = stages.details
     cols = st.columns(3)
@@ -305,7 +377,10 @@ if stages is not None:
     )
     diagnostics_caption(st, [stages])
     st.caption(
-        "Stage 1 spends ε on the first half with plain RR and trains a model; that model's softmax "
-        "is the prior for the second half. Each half's labels are released once at ε, so the run "
-        "is ε-label-DP by parallel composition."
+        "Stage 1 spends ε on the first half with plain RR and trains a model; that model's "
+        "softmax is the prior for the second half. Each half's labels are released once at ε, so "
+        "the run is ε-label-DP by parallel composition."
     )
+
+
+render()
