@@ -3,7 +3,7 @@
 import html
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import plotly.graph_objects as go
 
@@ -12,7 +12,17 @@ from labeldp_core.engine.diagnostics import diagnostics_sentence
 from labeldp_core.engine.spec import RunResult
 from labeldp_core.plotting.readable import projector_ready
 
-__all__ = ["PRIVACY_UNITS", "html_report", "result_rows", "tables_report"]
+if TYPE_CHECKING:  # the screen reads the audits, whose import is slow: only when it is made
+    from labeldp_core.price_of_privacy import PriceOfPrivacy
+
+__all__ = [
+    "PRICE_CAPTION",
+    "PRIVACY_UNITS",
+    "html_report",
+    "price_of_privacy_report",
+    "result_rows",
+    "tables_report",
+]
 
 #: What each privacy unit protects, in the words the app and the reports use.
 PRIVACY_UNITS = {
@@ -82,11 +92,14 @@ def html_report(
     """A self-contained HTML page of figures, settings and the epsilon accounting.
 
     plotly.js is inlined once, so the file opens offline; every result's epsilon is listed with
-    the neighbouring relation it holds for.
+    the neighbouring relation it holds for. A figure with frames keeps them, with its slider and
+    play button: it plays in the browser when asked, not on opening.
     """
     parts = []
     for index, (figure, caption) in enumerate(figures):
-        plot = projector_ready(figure).to_html(full_html=False, include_plotlyjs=index == 0)
+        plot = projector_ready(figure).to_html(
+            full_html=False, include_plotlyjs=index == 0, auto_play=False
+        )
         parts.append(f"<figure>{plot}<figcaption>{html.escape(caption)}</figcaption></figure>")
     units = sorted({r.privacy_unit for r in results})
     unit_text = "".join(
@@ -119,6 +132,35 @@ for. Numbers for different privacy units are not directly comparable:</p><ul>{un
 <p><small>labeldp explorer {html.escape(__version__)}, {made}</small></p>
 </body></html>
 """
+
+
+#: What the price-of-privacy figure shows, under it in the report (and on its page).
+PRICE_CAPTION = (
+    "One ε cursor, three panels. Top: what anyone who sees the release can learn about one "
+    "training label at most (the best guess e^ε/(e^ε + K − 1) against the blind 1/K, the gain "
+    "of a label-inference attack over the features, 1 − e^−ε) and the share of labels "
+    "randomized response flips, (K − 1)/(e^ε + K − 1): closed forms, exact at every ε. Middle: "
+    "each mechanism's test accuracy at the ε its accounting spent, the mean over the seeds "
+    "computed there, the band from the lowest to the highest seed; dashed lines protect a whole "
+    "example (add/remove), solid "
+    "ones one label (replace-one). Bottom: the ε the privacy audit proved (95% lower bound) for "
+    "the release (diamonds) and, with canaries, for the trained model (squares), under the "
+    "claim. Play moves the cursor through every ε computed, and only those."
+)
+
+
+def price_of_privacy_report(evidence: "PriceOfPrivacy", settings: Mapping[str, Any]) -> str:
+    """The price-of-privacy screen as a standalone page: its frames play offline, no server.
+
+    ``evidence`` is what :func:`labeldp_core.price_of_privacy.read_price_of_privacy` read from
+    the cache; the report shows only that.
+    """
+    from labeldp_core.plots.price_of_privacy import price_of_privacy_figure
+
+    figure = price_of_privacy_figure(evidence.results, evidence.num_classes, evidence.audits)
+    results = [r for rows in evidence.results.values() for r in rows]
+    title = f"The price of privacy on {evidence.dataset}"
+    return html_report(title, [(figure, PRICE_CAPTION)], results, settings)
 
 
 def _threat_cards(results: Sequence[RunResult]) -> str:

@@ -9,8 +9,9 @@ from labeldp_core import plots
 from labeldp_core.__main__ import main
 from labeldp_core.demo import CLASS_EPSILONS, DEMO_EPSILONS, DEMO_SEEDS, demo_configs
 from labeldp_core.engine.spec import RunResult
+from labeldp_core.price_of_privacy import PriceOfPrivacy
 from labeldp_core.registry import MECHANISMS
-from labeldp_core.reports import html_report, result_rows
+from labeldp_core.reports import html_report, price_of_privacy_report, result_rows
 
 
 def _result(mechanism: str, unit: str, **scores: float) -> RunResult:
@@ -106,3 +107,19 @@ def test_html_report_says_what_each_epsilon_protects():
     assert "What each epsilon protects" in page
     assert html.escape(LABEL_DP.protects) in page and html.escape(EXAMPLE_DP.protects) in page
     assert "teaching run" in page and "os.urandom" in page
+
+
+def test_the_price_of_privacy_report_plays_its_frames_offline_when_asked():
+    runs = tuple(
+        dataclasses.replace(
+            _result("rr", "label", test_accuracy=0.3 + 0.1 * e), epsilon=e, epsilon_spent=e
+        )
+        for e in (0.5, 1.0, 2.0)
+    )
+    evidence = PriceOfPrivacy("digits", 10, {"rr": runs}, ())
+    page = price_of_privacy_report(evidence, {"dataset": "digits"})
+    assert not re.search(r"<script[^>]+src=", page)  # plotly.js inlined: no server, no network
+    (frames,) = re.findall(r"Plotly\.addFrames\('[^']+', (\[.*?\])\);", page, re.S)
+    assert [frame["name"] for frame in json.loads(frames)] == ["0.5", "1", "2"]
+    assert "Plotly.animate(" not in page  # it waits for its play button, not the page's opening
+    assert "Play" in page and "Pause" in page and "replace-one" in page

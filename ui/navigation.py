@@ -32,6 +32,7 @@ OTHER_PAGES: dict[str, tuple[tuple[str, str, str], ...]] = {
         ("pages/laplace_noise.py", "Laplace noise", "show_chart"),
         ("pages/epsilon_meaning.py", "What ε means", "psychology"),
         ("pages/play.py", "Class round", "smartphone"),
+        ("pages/price_of_privacy.py", "The price of privacy", "play_circle"),
         ("pages/audit.py", "Privacy audit", "fact_check"),
         ("pages/papers.py", "Papers vs this explorer", "menu_book"),
     ),

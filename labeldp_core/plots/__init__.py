@@ -32,6 +32,7 @@ _HOMES: dict[str, str] = {
     "mark_epsilon": "labeldp_core.plotting.common",
     "neighbour_outputs_figure": "labeldp_core.plots.attack",
     "papers_figure": "labeldp_core.plots.papers",
+    "price_of_privacy_figure": "labeldp_core.plots.price_of_privacy",
     "projector_ready": "labeldp_core.plotting.readable",
     "score_vs_epsilon": "labeldp_core.plotting.common",
     "summary_at": "labeldp_core.plots.compare",

@@ -32,14 +32,15 @@ OTHER_LINKS: dict[str, tuple[dict[str, str], dict[str, str]]] = {
     "papers.py": ({}, {}),
     "your_data.py": ({}, {}),
     "play.py": ({}, {}),
+    "price_of_privacy.py": ({"mechanisms": "magic"}, {}),
 }
 #: Per page: bad values for its own controls, and valid ones it must keep.
 PAGE_LINKS = {
     Path(page.file).name: (dict(page.bad_links), dict(page.kept_links)) for _, page in pages()
 } | OTHER_LINKS
 #: Pages without an epsilon control (the papers' table spans every epsilon; "Your data" adds
-#: tables): a link's epsilon is not theirs to refuse.
-NO_EPSILON = {"papers.py", "your_data.py", "choose_epsilon.py", "play.py"}
+#: tables; the price of privacy plays every cached ε): a link's epsilon is not theirs to refuse.
+NO_EPSILON = {"papers.py", "your_data.py", "choose_epsilon.py", "play.py", "price_of_privacy.py"}
 REASONS = {
     "epsilon": "epsilon must be greater than 0",
     "seed": "seed must be a whole number",

@@ -14,7 +14,7 @@ from ui import results
 #: Pages whose first view needs no stored run result at all (the papers page looks its rows up
 #: through `reproduce`, whose runs `warm` adds: tests/test_reproduce.py; "Your data" adds tables;
 #: "Choose ε" reads every mechanism's whole demo grid with `lookup`, never computing:
-#: tests/choosing/).
+#: tests/choosing/; so does the price of privacy, class stops too: tests/test_price_of_privacy.py).
 NO_RESULTS = {
     "pages/laplace_noise.py",
     "pages/audit.py",
@@ -22,6 +22,7 @@ NO_RESULTS = {
     "pages/your_data.py",
     "pages/choose_epsilon.py",
     "pages/play.py",
+    "pages/price_of_privacy.py",
 }
 
 

@@ -1,0 +1,447 @@
+"""The price of privacy on one screen: one ε cursor, what it protects and what it costs.
+
+Three panels share the ε axis: what one release lets anyone learn about one training label (the
+best guess e^ε/(e^ε + K − 1) against the blind 1/K, the label-inference gain 1 − e^−ε, and the
+share of labels randomized response flips, (K − 1)/(e^ε + K − 1)); every chosen mechanism's test
+accuracy (mean over seeds, band from the lowest to the highest seed); and the ε the audits proved
+(the release, and the trained model's canaries) under the ε claimed. A slider and a play button
+move the cursor through the cached ε only, as Plotly frames: the browser animates them with no
+server, so the standalone HTML report plays too. Nothing is drawn at an ε the cache does not
+hold; the closed forms are exact at any ε and drawn as curves.
+"""
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from labeldp_core.engine.spec import RunResult
+from labeldp_core.mechanisms import expected_flip_rate
+from labeldp_core.plots.compare import short_name
+from labeldp_core.plotting.colours import series_styles
+from labeldp_core.plotting.common import LABEL_DP_AXIS_RANGE, LABEL_DP_RANGE, score_vs_epsilon
+from labeldp_core.price_of_privacy import MODEL, RELEASE, AuditedBound
+from labeldp_core.registry import MECHANISMS
+from labeldp_core.risk import guess_bound, inference_gain_bound
+
+__all__ = [
+    "EMPTY_NOTE",
+    "PLAY_SECONDS",
+    "AccuracyAt",
+    "accuracy_at",
+    "bounds_at",
+    "frame_epsilons",
+    "price_of_privacy_figure",
+    "spread",
+]
+
+#: How long the play button takes from the first cached ε to the last: a projector's minute.
+PLAY_SECONDS = 60.0
+#: What the figure says when the cache holds nothing for it.
+EMPTY_NOTE = (
+    "Nothing cached yet for these mechanisms: warm the cache (python -m labeldp_core warm) "
+    "and the screen plays every ε computed."
+)
+#: Share of the figure's height kept under the panels for the slider and the play button.
+_CONTROLS = 0.22
+_CURSOR = {"color": "#555", "dash": "dash", "width": 2}
+#: The closed forms of the top panel: legend name, the words before its value at the cursor,
+#: colour.
+_BOUNDS = (
+    ("best guess of one label, e^ε/(e^ε+K−1)", "guess ≤", "#0072B2"),
+    ("RR flip rate, (K−1)/(e^ε+K−1)", "RR flips", "#D55E00"),
+    ("attack gain over features, 1−e^−ε", "gain ≤", "#009E73"),
+)
+#: How the value of a bound at the cursor says where it was proven.
+_SOURCE = {RELEASE: "", MODEL: " (model)"}
+#: From this ε on, the values at the cursor are written on its left (the curves end at 20).
+_WRITE_LEFT_FROM = 3.0
+_TITLES = (
+    "What one label gives away",
+    "Test accuracy (mean over seeds, band: lowest to highest seed)",
+    "ε proven by the audits (95% lower bound) under the ε claimed",
+)
+
+
+@dataclass(frozen=True)
+class AccuracyAt:
+    """One mechanism's test accuracy at one ε asked: over the seeds cached there."""
+
+    mechanism: str
+    epsilon_spent: float
+    mean: float
+    low: float
+    high: float
+    seeds: int
+
+
+def _name(mechanism: str) -> str:
+    """A mechanism's short name, as its line is called: 'RR', 'DP-SGD'."""
+    return short_name(MECHANISMS[mechanism].title) if mechanism in MECHANISMS else mechanism
+
+
+def frame_epsilons(
+    results: Mapping[str, Sequence[RunResult]], audits: Sequence[AuditedBound] = ()
+) -> tuple[float, ...]:
+    """The ε of the frames: every ε asked that a result or an audit is cached at, in range."""
+    low, high = LABEL_DP_RANGE
+    cached = {r.epsilon for rows in results.values() for r in rows if r.test_accuracy is not None}
+    cached |= {a.epsilon for a in audits}
+    return tuple(sorted(e for e in cached if low <= e <= high))
+
+
+def bounds_at(epsilon: float, num_classes: int) -> tuple[float, float, float]:
+    """(best guess, RR flip rate, attack gain) for one label at ``epsilon``, in closed form.
+
+    >>> [round(v, 4) for v in bounds_at(float(np.log(9)), 2)]
+    [0.9, 0.1, 0.8889]
+    """
+    return (
+        guess_bound(epsilon, num_classes),
+        expected_flip_rate(epsilon, num_classes),
+        inference_gain_bound(epsilon),
+    )
+
+
+def accuracy_at(results: Mapping[str, Sequence[RunResult]], epsilon: float) -> list[AccuracyAt]:
+    """Each mechanism's accuracy over the seeds cached at exactly ``epsilon`` (none: left out)."""
+    found = []
+    for mechanism, rows in results.items():
+        here = [r for r in rows if r.epsilon == epsilon and r.test_accuracy is not None]
+        if here:
+            scores = [float(r.test_accuracy) for r in here]
+            found.append(
+                AccuracyAt(
+                    mechanism,
+                    max(r.epsilon_spent for r in here),
+                    float(np.mean(scores)),
+                    min(scores),
+                    max(scores),
+                    len(here),
+                )
+            )
+    return found
+
+
+def _frame(
+    epsilon: float,
+    num_classes: int,
+    results: Mapping[str, Sequence[RunResult]],
+    audits: Sequence[AuditedBound],
+    tops: Sequence[float],
+) -> list[go.Scatter]:
+    """The moving traces at ``epsilon``: the cursor in each panel (up to its ``tops``), values.
+
+    In order: three cursors, the bounds' markers and their values, the accuracies, the audits'
+    markers and their values (written beside the cursor, spread so that none covers another).
+    """
+    cursors = [
+        go.Scatter(x=[epsilon, epsilon], y=[0, top], mode="lines", line=_CURSOR, hoverinfo="skip")
+        for top in tops
+    ]
+    values = bounds_at(epsilon, num_classes)
+    colours = [colour for _, _, colour in _BOUNDS]
+    bounds = go.Scatter(
+        x=[epsilon] * 3,
+        y=list(values),
+        mode="markers",
+        marker={"size": 14, "color": colours},
+        hoverinfo="skip",
+    )
+    words = [f"{w} {_percent(v)}" for (_, w, _), v in zip(_BOUNDS, values, strict=True)]
+    here = [a for a in audits if a.epsilon == epsilon]
+    proven = [f"{_name(a.mechanism)}{_SOURCE[a.source]} ≥ {a.lower_bound:.2g}" for a in here]
+    return [
+        *cursors,
+        bounds,
+        _written(epsilon, list(values), words, colours, 1.0, 0.15),
+        _accuracy_markers(results, epsilon),
+        _audit_markers(here),
+        _written(
+            epsilon, [a.lower_bound for a in here], proven, ["#222"] * len(here), tops[2], 0.25
+        ),
+    ]
+
+
+def _percent(value: float) -> str:
+    """A probability as a percentage, with a decimal near 0 and 1: 23%, 99.7%, 0.3%.
+
+    >>> _percent(0.2313), _percent(0.99703), _percent(0.0029)
+    ('23%', '99.7%', '0.3%')
+    """
+    return f"{value:.0%}" if 0.01 <= value <= 0.99 else f"{value:.1%}"
+
+
+def spread(values: Sequence[float], gap: float, low: float, high: float) -> list[float]:
+    """Heights near ``values`` at least ``gap`` apart within [low, high], in the same order.
+
+    Where the values' texts go beside the cursor, so that no text covers another.
+
+    >>> [round(y, 2) for y in spread([0.5, 0.52, 0.1], 0.1, 0.0, 1.0)]
+    [0.5, 0.6, 0.1]
+    >>> [round(y, 2) for y in spread([0.99, 1.0], 0.1, 0.0, 1.0)]
+    [0.9, 1.0]
+    """
+    order = sorted(range(len(values)), key=lambda i: values[i])
+    ys = [0.0] * len(values)
+    floor = low - gap
+    for i in order:
+        floor = ys[i] = max(values[i], floor + gap)
+    ceiling = high + gap
+    for i in reversed(order):
+        ceiling = ys[i] = min(ys[i], ceiling - gap)
+    return ys
+
+
+def _written(
+    epsilon: float,
+    ys: list[float],
+    texts: list[str],
+    colours: list[str],
+    top: float,
+    gap: float,
+) -> go.Scatter:
+    """``texts`` beside the cursor at about ``ys``, ``gap`` of the panel's ``top`` apart.
+
+    On the cursor's right, or its left towards the end of the axis; an invisible marker keeps
+    each text clear of the markers on the cursor.
+    """
+    side = "left" if epsilon >= _WRITE_LEFT_FROM else "right"
+    return go.Scatter(
+        x=[epsilon] * len(ys),
+        y=spread(ys, gap * top, 0.04 * top, 0.98 * top),
+        mode="markers+text",
+        marker={"size": 22, "opacity": 0},
+        text=texts,
+        textposition=f"middle {side}",
+        textfont={"size": 18, "color": colours},
+        cliponaxis=False,
+        hoverinfo="skip",
+    )
+
+
+def _accuracy_markers(results: Mapping[str, Sequence[RunResult]], epsilon: float) -> go.Scatter:
+    """Each mechanism's mean at the cursor, its seeds' band as the error bar."""
+    points = accuracy_at(results, epsilon)
+    colours = {name: colour for name, (colour, _) in series_styles(results).items()}
+    return go.Scatter(
+        x=[p.epsilon_spent for p in points],
+        y=[p.mean for p in points],
+        mode="markers",
+        marker={"size": 14, "color": [colours[p.mechanism] for p in points], "line": {"width": 2}},
+        error_y={
+            "type": "data",
+            "array": [p.high - p.mean for p in points],
+            "arrayminus": [p.mean - p.low for p in points],
+            "thickness": 3,
+        },
+        customdata=[[_name(p.mechanism), p.seeds, p.low, p.high] for p in points],
+        hovertemplate="%{customdata[0]}: %{y:.3f} (%{customdata[1]} seeds, "
+        "%{customdata[2]:.3f} to %{customdata[3]:.3f})<extra></extra>",
+    )
+
+
+def _audit_markers(here: Sequence[AuditedBound]) -> go.Scatter:
+    """The bounds proven at the cursor: diamonds for the release, squares for the model."""
+    return go.Scatter(
+        x=[a.epsilon for a in here],
+        y=[a.lower_bound for a in here],
+        mode="markers",
+        marker={
+            "size": 16,
+            "color": "#222",
+            "symbol": ["square" if a.source == MODEL else "diamond" for a in here],
+        },
+        hoverinfo="skip",
+    )
+
+
+def _static_traces(
+    figure: go.Figure,
+    num_classes: int,
+    results: Mapping[str, Sequence[RunResult]],
+    audits: Sequence[AuditedBound],
+) -> None:
+    """What stays while the cursor moves: the closed forms, the accuracy curves, the claims."""
+    grid = np.geomspace(*LABEL_DP_RANGE, 200)
+    columns = np.array([bounds_at(float(e), num_classes) for e in grid]).T
+    for (name, _, colour), values in zip(_BOUNDS, columns, strict=True):
+        figure.add_scatter(
+            x=grid,
+            y=values,
+            name=name,
+            row=1,
+            col=1,
+            line={"color": colour, "width": 3},
+            hoverinfo="skip",
+        )
+    blind = 1 / num_classes
+    figure.add_scatter(
+        x=list(LABEL_DP_RANGE),
+        y=[blind, blind],
+        name=f"blind guess 1/K = {blind:.0%}",
+        line={"color": "grey", "dash": "dot"},
+        row=1,
+        col=1,
+        hoverinfo="skip",
+    )
+    named = {_name(m): rows for m, rows in results.items()}
+    curves = score_vs_epsilon(
+        named, at_spent=True, mechanisms=dict(zip(named, results, strict=True))
+    )
+    for trace in curves.data:
+        figure.add_trace(trace, row=2, col=1)
+    figure.add_scatter(
+        x=list(LABEL_DP_RANGE),
+        y=list(LABEL_DP_RANGE),
+        name="ε claimed",
+        line={"color": "grey", "dash": "dash"},
+        row=3,
+        col=1,
+        hoverinfo="skip",
+    )
+    for source, symbol in ((RELEASE, "diamond-open"), (MODEL, "square-open")):
+        shown = [a for a in audits if a.source == source]
+        figure.add_scatter(
+            x=[a.epsilon for a in shown],
+            y=[a.lower_bound for a in shown],
+            mode="markers",
+            name=f"ε proven, {source}",
+            marker={"symbol": symbol, "size": 11, "color": "#222"},
+            customdata=[[_name(a.mechanism), a.case, a.claim, a.delta] for a in shown],
+            hovertemplate="%{customdata[0]} at ε %{x:g} (%{customdata[1]}): ε ≥ %{y:.3f}, "
+            "claim %{customdata[2]:.3g} (δ %{customdata[3]:.2g})<extra></extra>",
+            row=3,
+            col=1,
+        )
+
+
+def _panels() -> go.Figure:
+    """Three panels over one log ε axis, lifted to leave room below for the slider."""
+    figure = make_subplots(
+        rows=3,
+        cols=1,
+        shared_xaxes=True,
+        row_heights=[0.38, 0.38, 0.24],
+        vertical_spacing=0.09,
+        subplot_titles=_TITLES,
+    )
+    for name in ("yaxis", "yaxis2", "yaxis3"):
+        low, high = figure.layout[name].domain
+        figure.layout[name].domain = [_lift(low), _lift(high)]
+    for annotation in figure.layout.annotations:
+        annotation.update(y=_lift(annotation.y), x=0, xanchor="left")
+    figure.update_xaxes(type="log", range=LABEL_DP_AXIS_RANGE)
+    figure.update_xaxes(title="ε (log scale)", row=3, col=1)
+    return figure
+
+
+def _lift(y: float) -> float:
+    """A height on the figure's paper moved up into the part above the slider."""
+    return _CONTROLS + y * (1 - _CONTROLS)
+
+
+def _play_controls(epsilons: Sequence[float], seconds: float) -> dict:
+    """The slider through the frames and the play / pause buttons, both under the panels."""
+    step = {"mode": "immediate", "transition": {"duration": 0}}
+    each = {"duration": round(1000 * seconds / len(epsilons)), "redraw": True}
+    play = [None, step | {"frame": each, "fromcurrent": True}]
+    pause = [[None], step | {"frame": {"duration": 0, "redraw": False}}]
+    slider = {
+        "active": 0,
+        "x": 0.24,
+        "len": 0.76,
+        "y": 0,
+        "yanchor": "bottom",
+        "pad": {"t": 0},
+        "currentvalue": {"prefix": "ε = ", "font": {"size": 22}},
+        "font": {"size": 14},
+        "steps": [
+            {
+                "label": f"{e:g}",
+                "method": "animate",
+                "args": [[_frame_name(e)], step | {"frame": {"duration": 0, "redraw": True}}],
+            }
+            for e in epsilons
+        ],
+    }
+    buttons = {
+        "type": "buttons",
+        "direction": "left",
+        "showactive": False,
+        "x": 0,
+        "xanchor": "left",
+        "y": 0,
+        "yanchor": "bottom",
+        "pad": {"b": 10},
+        "buttons": [
+            {"label": "▶ Play", "method": "animate", "args": play},
+            {"label": "❚❚ Pause", "method": "animate", "args": pause},
+        ],
+    }
+    return {"sliders": [slider], "updatemenus": [buttons]}
+
+
+def _frame_name(epsilon: float) -> str:
+    return f"{epsilon:.6g}"
+
+
+def price_of_privacy_figure(
+    results: Mapping[str, Sequence[RunResult]],
+    num_classes: int,
+    audits: Sequence[AuditedBound] = (),
+    seconds: float = PLAY_SECONDS,
+) -> go.Figure:
+    """The price of privacy over the cached ε, one frame per ε, played in ``seconds``.
+
+    Args:
+        results: cached results by mechanism id (several seeds per ε make the band).
+        num_classes: K, for the closed forms.
+        audits: cached lower bounds on ε (release and trained model).
+        seconds: how long the play button takes through every frame.
+
+    Returns a figure whose frames are named by their ε; its first frame is drawn. With nothing
+    cached, a figure with :data:`EMPTY_NOTE` and no frame.
+    """
+    epsilons = frame_epsilons(results, audits)
+    figure = _panels()
+    figure.update_layout(
+        template="plotly_white",
+        height=860,
+        title=f"The price of privacy (K = {num_classes} classes)",
+    )
+    if not epsilons:
+        figure.add_annotation(
+            text=EMPTY_NOTE,
+            x=0.5,
+            y=0.6,
+            xref="paper",
+            yref="paper",
+            showarrow=False,
+            bordercolor="#999",
+            borderpad=6,
+        )
+        return figure
+    shown = {m: [r for r in rows if r.epsilon in epsilons] for m, rows in results.items()}
+    _static_traces(figure, num_classes, shown, audits)
+    top = 1.15 * max([a.claim for a in audits] + [a.lower_bound for a in audits] + [1.0])
+    figure.update_yaxes(range=[0, 1.02], tickformat=".0%", row=1, col=1)
+    figure.update_yaxes(range=[0, 1.02], title="test accuracy", row=2, col=1)
+    figure.update_yaxes(range=[0, top], title="ε proven", row=3, col=1)
+    moving = len(figure.data)
+    first = _frame(epsilons[0], num_classes, shown, audits, (1.02, 1.02, top))
+    for trace, row in zip(first, (1, 2, 3, 1, 1, 2, 3, 3), strict=True):
+        figure.add_trace(trace.update(showlegend=False), row=row, col=1)
+    indices = list(range(moving, len(figure.data)))
+    figure.frames = [
+        go.Frame(
+            name=_frame_name(e),
+            data=_frame(e, num_classes, shown, audits, (1.02, 1.02, top)),
+            traces=indices,
+        )
+        for e in epsilons
+    ]
+    figure.update_layout(**_play_controls(epsilons, seconds))
+    return figure

@@ -1,0 +1,207 @@
+"""What the price-of-privacy screen draws, read from the result cache only: nothing is computed.
+
+One screen shows, for every ε the cache holds a point at, every chosen mechanism's test accuracy
+(its seeds), the lower bound the privacy audit proved for its release, and, where the trained
+model was audited with canaries, the model's ε̂ (:mod:`labeldp_core.model_audit`). Every number
+is a stored one: a point, an audit case or a canary training missing from the cache is left out,
+never computed, so the screen is safe on a read-only classroom server and costs no training.
+"""
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from labeldp_core.audit import APP_TRIALS, CASES, audit_cases, stored_audit_case
+from labeldp_core.cache import ResultCache
+from labeldp_core.data import dataset_info
+from labeldp_core.demo import DEMO_SEEDS, demo_configs, point_epsilons
+from labeldp_core.engine.spec import RunConfig, RunResult
+from labeldp_core.errors import LabelDPError
+from labeldp_core.experiments import MECHANISMS, lookup
+from labeldp_core.model_audit import audit_model
+from labeldp_core.plotting.common import LABEL_DP_RANGE
+
+__all__ = ["AuditedBound", "PriceOfPrivacy", "cached_runs", "read_price_of_privacy"]
+
+#: Where a lower bound on ε comes from: the audit of the release, or the trained model's canaries.
+RELEASE, MODEL = "release", "trained model"
+
+
+@dataclass(frozen=True)
+class AuditedBound:
+    """A lower bound on the ε a mechanism really spends, proven at 95% confidence and cached.
+
+    ``epsilon`` is the budget the mechanism ran at; ``claim`` the ε (with ``delta``) the bound
+    is held against: the audit case's own claim, or, for the trained model, the claim for one
+    label (an example-level ε read as 2ε by group privacy).
+    """
+
+    mechanism: str
+    epsilon: float
+    lower_bound: float
+    claim: float
+    delta: float
+    source: str
+    case: str
+
+
+@dataclass(frozen=True)
+class PriceOfPrivacy:
+    """Everything cached for the screen on one dataset: runs by mechanism id, audited bounds."""
+
+    dataset: str
+    num_classes: int
+    results: Mapping[str, tuple[RunResult, ...]]
+    audits: tuple[AuditedBound, ...]
+
+    @property
+    def empty(self) -> bool:
+        """Whether no accuracy and no audit is cached for the chosen mechanisms."""
+        return not self.audits and not any(self.results.values())
+
+
+def _configs(
+    dataset: str, mechanism: str, seeds: Sequence[int], epochs: int | None, model: str | None
+) -> list[RunConfig]:
+    """``mechanism``'s points at every ε `warm` computes it at, for every seed of ``seeds``.
+
+    The curve's grid (as the Compare page reads it) and the class's extra stops, so that the
+    animation has a frame wherever any seed of the mechanism was computed.
+    """
+    grid = demo_configs(dataset, [mechanism], seeds, epochs, model, variants=False)
+    extra = sorted(set(point_epsilons(mechanism, dataset)) - {c.epsilon for c in grid})
+    firsts = {c.seed: c for c in grid}
+    return grid + [replace(c, epsilon=e) for c in firsts.values() for e in extra]
+
+
+def cached_runs(
+    dataset: str,
+    mechanism: str,
+    cache: ResultCache,
+    seeds: Sequence[int] = DEMO_SEEDS,
+    epochs: int | None = None,
+    model: str | None = None,
+) -> tuple[RunResult, ...]:
+    """The cached results of ``mechanism`` on ``dataset`` at the ε of the screen; never computes."""
+    found = (lookup(c, cache) for c in _configs(dataset, mechanism, seeds, epochs, model))
+    low, high = LABEL_DP_RANGE
+    return tuple(r for r in found if r is not None and low <= r.epsilon <= high)
+
+
+def _release_bound(
+    mechanism: str, epsilon: float, seed: int, cache: ResultCache
+) -> AuditedBound | None:
+    """The highest bound of ``mechanism``'s own audit cases (not its controls) cached at ε."""
+    try:
+        count = len(audit_cases(mechanism, epsilon))
+    except LabelDPError:
+        return None
+    found = [
+        stored_audit_case(mechanism, epsilon, i, APP_TRIALS, seed, cache, compute=False)
+        for i in range(count)
+    ]
+    real = [r for r in found if r is not None and not r.is_control]
+    if not real:
+        return None
+    best = max(real, key=lambda r: r.epsilon_lower_bound)
+    return AuditedBound(
+        mechanism,
+        epsilon,
+        best.epsilon_lower_bound,
+        best.claimed_epsilon,
+        best.claimed_delta,
+        RELEASE,
+        best.name,
+    )
+
+
+class _NotCachedError(Exception):
+    """A canary training the cache does not hold (raised instead of training it)."""
+
+
+class _CacheOnly:
+    """A result cache that answers what it holds and computes nothing: a miss raises."""
+
+    def __init__(self, cache: ResultCache) -> None:
+        self._cache = cache
+
+    def json_or_compute(
+        self, kind: str, payload: Mapping[str, Any], compute: Any, *, required: Sequence[str]
+    ) -> dict[str, Any]:
+        """The stored JSON for ``(kind, payload)``; ``compute`` is never called."""
+        found = self._cache.get_json(self._cache.key(kind, payload))
+        if found is None or not found.keys() >= set(required):
+            raise _NotCachedError(kind)
+        return found
+
+
+def _model_bound(run: RunResult, seed: int, cache: ResultCache) -> AuditedBound | None:
+    """The trained model's ε̂ at ``run``'s point (its epochs and settings), if cached, else None.
+
+    The audit page audits the model of the sidebar's choices at its seed; its canary trainings
+    are looked up under the same keys, through a cache that refuses to compute.
+    """
+    spec = MECHANISMS[run.mechanism]
+    if spec.task != "classification" or not spec.trains_model:
+        return None
+    try:
+        audit = audit_model(
+            run.mechanism,
+            run.dataset,
+            run.epsilon,
+            seed=seed,
+            epochs=run.epochs,
+            settings=dict(run.settings),
+            cache=_CacheOnly(cache),  # type: ignore[arg-type]  # read-only stand-in
+        )
+    except (_NotCachedError, LabelDPError):
+        return None
+    return AuditedBound(
+        run.mechanism,
+        run.epsilon,
+        audit.audited.epsilon_lower_bound,
+        audit.label_epsilon,
+        audit.label_delta,
+        MODEL,
+        f"{audit.canaries} canaries",
+    )
+
+
+def _audited(
+    results: Mapping[str, tuple[RunResult, ...]], seed: int, cache: ResultCache
+) -> tuple[AuditedBound, ...]:
+    """Every cached bound at an ε some chosen mechanism was run at: release, then model."""
+    bounds = []
+    for mechanism, runs in results.items():
+        epsilons = sorted({r.epsilon for r in runs})
+        if mechanism in CASES:
+            bounds += [_release_bound(mechanism, e, seed, cache) for e in epsilons]
+        firsts = {r.epsilon: r for r in runs}
+        bounds += [_model_bound(firsts[e], seed, cache) for e in epsilons]
+    return tuple(b for b in bounds if b is not None)
+
+
+def read_price_of_privacy(
+    dataset: str,
+    mechanisms: Sequence[str],
+    *,
+    seed: int = 0,
+    epochs: int | None = None,
+    model: str | None = None,
+    cache: ResultCache | None = None,
+) -> PriceOfPrivacy:
+    """What the cache holds for the screen: runs over :data:`DEMO_SEEDS`, audits at ``seed``.
+
+    Runs are read at every ε `warm` computes (:func:`cached_runs`); the release audits at the
+    audit page's draws (``APP_TRIALS``) and the canary audits of each cached run's model, at each
+    ε a run is cached at. Nothing missing is computed.
+    """
+    cache = ResultCache() if cache is None else cache
+    results = {m: cached_runs(dataset, m, cache, DEMO_SEEDS, epochs, model) for m in mechanisms}
+    classes = next((r.num_classes for rows in results.values() for r in rows), None)
+    return PriceOfPrivacy(
+        dataset=dataset,
+        num_classes=classes or dataset_info(dataset).num_classes,
+        results=results,
+        audits=_audited(results, seed, cache),
+    )

@@ -1,0 +1,61 @@
+"""The price of privacy page: the cached points played as frames, on a read-only server too."""
+
+import pytest
+from app_helpers import assert_no_errors, chart_spec, open_page
+
+import ui.results
+from labeldp_core.audit import suite as audit_suite
+from labeldp_core.demo import DEMO_SEEDS, demo_configs
+from labeldp_core.engine import context
+from labeldp_core.engine.spec import COMMON_SETTINGS
+from labeldp_core.experiments import run
+
+PAGE = "pages/price_of_privacy.py"
+#: RR computed at two grid epsilons with every seed, one epoch, the sidebar's default model.
+COMPUTED = (0.5, 1.0)
+
+
+@pytest.fixture
+def rr_runs(cache, instant_training):
+    configs = demo_configs(
+        "digits", ["rr"], DEMO_SEEDS, 1, COMMON_SETTINGS["model"].default, variants=False
+    )
+    return [run(c, cache) for c in configs if c.epsilon in COMPUTED]
+
+
+@pytest.fixture
+def read_only_server(monkeypatch):
+    """Classroom mode, where anything the page computed would fail the test."""
+
+    def refuse(*_args, **_kwargs):
+        raise AssertionError("the page computed something")
+
+    monkeypatch.setenv("LABELDP_READ_ONLY", "1")
+    monkeypatch.setattr(ui.results, "run_with_progress", refuse)
+    monkeypatch.setattr(audit_suite, "audit_case", refuse)
+    monkeypatch.setattr(context.RunContext, "train", refuse)
+
+
+def test_the_cached_points_play_as_frames_and_nothing_is_computed(rr_runs, read_only_server):
+    app = open_page(PAGE, epochs="1", mechanisms=["rr", "laplace"])
+    assert_no_errors(app)
+    assert [t.value for t in app.title] == ["The price of privacy"]
+    spec = chart_spec(app, "price_of_privacy")
+    assert [frame["name"] for frame in spec["frames"]] == ["0.5", "1"]
+    for frame in spec["frames"]:
+        accuracy = frame["data"][5]  # the accuracy markers (cursors, bounds, their values first)
+        scores = [r.test_accuracy for r in rr_runs if f"{r.epsilon:g}" == frame["name"]]
+        assert accuracy["y"] == pytest.approx([sum(scores) / len(scores)])
+        assert accuracy["customdata"][0][1:] == [3, min(scores), max(scores)]
+    steps = spec["layout"]["sliders"][0]["steps"]
+    assert [s["label"] for s in steps] == ["0.5", "1"]
+    assert app.get("download_button")  # the standalone report
+
+
+@pytest.mark.usefixtures("read_only_server")
+def test_an_empty_cache_says_to_warm_it_and_draws_nothing():
+    app = open_page(PAGE, epochs="1")
+    assert_no_errors(app)
+    (note,) = [box.value for box in app.info]
+    assert "Nothing is cached" in note and "labeldp_core warm --dataset digits" in note
+    assert not app.get("plotly_chart")

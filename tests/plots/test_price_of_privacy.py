@@ -1,0 +1,191 @@
+"""The price-of-privacy screen: frames at the cached ε only, values the closed forms or cached.
+
+The bounds are checked against e^ε/(e^ε + K − 1), (K − 1)/(e^ε + K − 1) and 1 − e^−ε written
+out here, not against the functions the figure calls.
+"""
+
+import itertools
+import math
+
+import pytest
+from fake_results import fake_result
+
+from labeldp_core import plots
+from labeldp_core.plots.price_of_privacy import (
+    EMPTY_NOTE,
+    PLAY_SECONDS,
+    frame_epsilons,
+    price_of_privacy_figure,
+)
+from labeldp_core.plotting.readable import projector_ready
+from labeldp_core.price_of_privacy import MODEL, RELEASE, AuditedBound
+
+K = 10
+#: RR at five ε with three seeds each; Laplace at two of them with one seed, and off the axis.
+RR_EPSILONS = (0.1, 0.5, 1.0, 4.0, 8.0)
+
+
+def _runs(mechanism: str, epsilons, seeds, unit: str = "label") -> list:
+    return [
+        fake_result(
+            mechanism=mechanism,
+            epsilon=e,
+            epsilon_spent=e,
+            seed=s,
+            privacy_unit=unit,
+            test_accuracy=round(0.2 + 0.05 * math.log(e * 100) + 0.01 * s, 6),
+        )
+        for e in epsilons
+        for s in seeds
+    ]
+
+
+@pytest.fixture(scope="module")
+def cached():
+    return {
+        "rr": _runs("rr", RR_EPSILONS, (0, 1, 2)),
+        "laplace": _runs("laplace", (0.01, 1.0, 2.0, 50.0), (0,)),
+    }
+
+
+@pytest.fixture(scope="module")
+def audits():
+    return (
+        AuditedBound("rr", 1.0, 0.93, 1.0, 0.0, RELEASE, "rr"),
+        AuditedBound("rr", 4.0, 1.7, 4.0, 0.0, MODEL, "287 canaries"),
+    )
+
+
+@pytest.fixture(scope="module")
+def figure(cached, audits):
+    return price_of_privacy_figure(cached, K, audits)
+
+
+def _moving(figure, frame) -> dict:
+    """The frame's moving traces by role: three cursors, the bounds, accuracies, audits."""
+    names = (
+        "cursor1",
+        "cursor2",
+        "cursor3",
+        "bounds",
+        "bound_texts",
+        "accuracy",
+        "audits",
+        "audit_texts",
+    )
+    return dict(zip(names, frame.data, strict=True))
+
+
+def test_the_frames_are_the_cached_epsilons_in_range_and_nothing_else(figure):
+    expected = sorted({*RR_EPSILONS, 1.0, 2.0})  # Laplace's 0.01 and 50 are off the axis
+    assert [float(f.name) for f in figure.frames] == expected
+    slider = figure.layout.sliders[0]
+    assert [s.args[0][0] for s in slider.steps] == [f.name for f in figure.frames]
+    for frame in figure.frames:
+        cursor = _moving(figure, frame)["cursor1"]
+        assert set(cursor.x) == {float(frame.name)}
+
+
+def test_an_audit_alone_at_an_epsilon_makes_a_frame(cached):
+    only = AuditedBound("rr", 3.0, 2.0, 3.0, 0.0, RELEASE, "rr")
+    assert 3.0 in frame_epsilons(cached, [only])
+    assert 3.0 not in frame_epsilons(cached)
+
+
+def test_the_bounds_at_each_frame_are_the_closed_forms(figure):
+    for frame in figure.frames:
+        e = float(frame.name)
+        guess, flips, gain = _moving(figure, frame)["bounds"].y
+        assert guess == pytest.approx(math.exp(e) / (math.exp(e) + K - 1), abs=1e-12)
+        assert flips == pytest.approx((K - 1) / (math.exp(e) + K - 1), abs=1e-12)
+        assert gain == pytest.approx(1 - math.exp(-e), abs=1e-12)
+        texts = _moving(figure, frame)["bound_texts"].text
+        assert texts[0] == f"guess ≤ {100 * guess:.{0 if 0.01 <= guess <= 0.99 else 1}f}%"
+
+
+def test_the_accuracies_at_a_frame_are_the_cached_means_with_the_seeds_band(figure, cached):
+    for frame in figure.frames:
+        e = float(frame.name)
+        markers = _moving(figure, frame)["accuracy"]
+        expected = {
+            m: [r.test_accuracy for r in rows if r.epsilon == e] for m, rows in cached.items()
+        }
+        expected = {m: scores for m, scores in expected.items() if scores}
+        assert len(markers.y) == len(expected)
+        names = [row[0] for row in markers.customdata]
+        for name, y, up, down, (_, seeds, low, high) in zip(
+            names,
+            markers.y,
+            markers.error_y.array,
+            markers.error_y.arrayminus,
+            markers.customdata,
+            strict=True,
+        ):
+            mechanism = "rr" if name == "Randomized response" else "laplace"
+            scores = expected[mechanism]
+            assert y == pytest.approx(sum(scores) / len(scores), abs=1e-12)
+            assert (low, high, seeds) == (min(scores), max(scores), len(scores))
+            assert y + up == pytest.approx(max(scores)) and y - down == pytest.approx(min(scores))
+            assert (up > 0) == (len(set(scores)) > 1)  # one seed: no band
+
+
+def test_nothing_is_drawn_where_nothing_is_cached(figure, cached):
+    at_half = next(f for f in figure.frames if float(f.name) == 0.5)
+    assert len(_moving(figure, at_half)["accuracy"].y) == 1  # RR only: Laplace has no 0.5
+    assert len(_moving(figure, at_half)["audits"].y) == 0
+    drawn = {
+        x
+        for trace in figure.data
+        if trace.xaxis == "x2" and trace.mode == "lines+markers"
+        for x in trace.x
+    }
+    assert drawn == {r.epsilon_spent for rows in cached.values() for r in rows} - {0.01, 50.0}
+
+
+def test_the_audits_are_drawn_at_their_epsilon(figure, audits):
+    for frame in figure.frames:
+        here = [a for a in audits if a.epsilon == float(frame.name)]
+        markers = _moving(figure, frame)["audits"]
+        assert list(markers.y) == [a.lower_bound for a in here]
+        symbols = ["square" if a.source == MODEL else "diamond" for a in here]
+        assert list(markers.marker.symbol or []) == symbols
+        texts = _moving(figure, frame)["audit_texts"]
+        assert list(texts.text) == [
+            f"Randomized response{' (model)' if a.source == MODEL else ''} ≥ {a.lower_bound:.2g}"
+            for a in here
+        ]
+
+
+def test_play_takes_a_minute_through_every_frame_and_pause_stops(figure):
+    play, pause = figure.layout.updatemenus[0].buttons
+    each = play.args[1]["frame"]["duration"]
+    assert abs(each * len(figure.frames) - 1000 * PLAY_SECONDS) <= len(figure.frames)
+    assert play.args[0] is None and play.args[1]["fromcurrent"]
+    assert list(pause.args[0]) == [None] and pause.args[1]["mode"] == "immediate"
+
+
+def test_the_first_frame_is_the_one_drawn(figure):
+    first = figure.frames[0]
+    moving = figure.data[-len(first.data) :]
+    assert list(first.traces) == list(range(len(figure.data) - len(first.data), len(figure.data)))
+    for drawn, framed in zip(moving, first.data, strict=True):
+        assert list(drawn.y) == list(framed.y)
+
+
+def test_an_empty_cache_gives_a_figure_that_says_what_to_do():
+    figure = price_of_privacy_figure({"rr": []}, K)
+    assert not figure.frames and not figure.layout.sliders
+    assert any(a.text == EMPTY_NOTE for a in figure.layout.annotations)
+    assert "warm" in EMPTY_NOTE
+
+
+def test_it_survives_the_projector_styling_and_is_served_by_name(cached, audits):
+    figure = projector_ready(plots.price_of_privacy_figure(cached, K, audits))
+    assert len(figure.frames) == len(frame_epsilons(cached, audits))
+    assert figure.layout.xaxis3.ticktext[figure.layout.xaxis3.tickvals.index(1.0)] == "1"
+
+
+def test_the_values_written_at_the_cursor_never_cover_each_other(figure):
+    for frame in figure.frames:
+        ys = sorted(_moving(figure, frame)["bound_texts"].y)
+        assert all(b - a >= 0.15 - 1e-9 for a, b in itertools.pairwise(ys))
