@@ -10,6 +10,12 @@ from labeldp_core import training
 from labeldp_core.cache import ResultCache
 from labeldp_core.data import Dataset, load_dataset
 from labeldp_core.engine.config import RunConfig, Task
+from labeldp_core.engine.consensus import (
+    CONSENSUS_NOTE,
+    consensus_asked,
+    consensus_figures,
+    retrain_on_consensus,
+)
 from labeldp_core.engine.progress import Progress, within
 from labeldp_core.training import ProgressFn, TrainOutcome, TrainSettings
 
@@ -58,16 +64,25 @@ class RunContext:
         start: float = 0.0,
         end: float = 1.0,
         message: str = "training",
+        consensus: bool = True,
     ) -> TrainOutcome:
         """Train the run's model on ``targets`` (labels, soft labels or values) and score it.
 
         ``images`` defaults to the training images; progress is reported on ``start..end``. A
         classifier trained on the whole private training set is the one the label-inference attack
-        of the run looks at (see :meth:`note_attack_model`).
+        of the run looks at (see :meth:`note_attack_model`). When the run's ``consensus`` setting
+        is 1, that classifier is retrained on its consensus set
+        (:mod:`labeldp_core.engine.consensus`, post-processing); ``consensus=False`` opts out.
         """
         data = self.dataset
         images = data.x_train if images is None else images
-        report = within(self.progress, start, end)
+        retrain = (
+            consensus
+            and self.task == "classification"
+            and images is data.x_train
+            and consensus_asked(self.config)
+        )
+        report = within(self.progress, start, (start + end) / 2 if retrain else end)
 
         def on_epoch(done: int, total: int) -> None:
             report(done / total, f"{message}: epoch {done}/{total}")
@@ -84,9 +99,24 @@ class RunContext:
             self.config.seed,
             on_epoch,
         )
+        if retrain:
+            outcome = self._retrain_on_consensus(targets, outcome, (start + end) / 2, end)
         if images is data.x_train:
             self.note_attack_model(outcome.model)
         return outcome
+
+    def _retrain_on_consensus(
+        self, targets: np.ndarray, first: TrainOutcome, start: float, end: float
+    ) -> TrainOutcome:
+        """The model retrained on ``first``'s consensus set; its figures go to the notes."""
+        report = within(self.progress, start, end)
+
+        def on_epoch(done: int, total: int) -> None:
+            report(done / total, f"retraining on the consensus set: epoch {done}/{total}")
+
+        found = retrain_on_consensus(self, targets, first, on_epoch)
+        self.notes[CONSENSUS_NOTE] = consensus_figures(found, targets, self.dataset.y_train)
+        return found.final
 
     def _regress(
         self, images: np.ndarray, values: np.ndarray, on_epoch: ProgressFn
@@ -152,7 +182,7 @@ class RunContext:
         if self.task == "regression":
             targets = data.class_values[targets]
         images = None if rows is None else data.x_train[rows]
-        outcome = self.train(targets, images=images, message=message)
+        outcome = self.train(targets, images=images, message=message, consensus=False)
         record = {"score": outcome.final, "curve": list(outcome.test_curve)}
         if rows is None and "attack" in self.notes:
             record["train_accuracy"] = self.notes["attack"]["train_accuracy"]

@@ -10,6 +10,7 @@ from labeldp_core.cache import ResultCache
 from labeldp_core.data import DatasetInfo, dataset_info, load_dataset
 from labeldp_core.data.table_results import results_cache
 from labeldp_core.data.tables import is_table
+from labeldp_core.engine.consensus import consensus_details
 from labeldp_core.engine.context import RunContext
 from labeldp_core.engine.diagnostics import diagnostics_entry
 from labeldp_core.engine.progress import Progress, silent, within
@@ -209,8 +210,9 @@ def run(
         details["attack"] = ctx.notes["attack"] | {
             "clean_model_train_accuracy": clean.get("train_accuracy")
         }
+    details, consensus_diagnostics = consensus_details(ctx.notes, details)
     regression = spec.task == "regression"
-    declared = list(outcome.diagnostics)
+    declared = [*outcome.diagnostics, *consensus_diagnostics]
     result = RunResult(
         mechanism=config.mechanism,
         dataset=config.dataset,

@@ -2,6 +2,7 @@
 
 import numpy as np
 
+from labeldp_core.engine.consensus import CONSENSUS_SETTING
 from labeldp_core.engine.context import RunContext
 from labeldp_core.engine.release_noise import NOISE_SETTING, TRAINING_DRAW, draw_sources
 from labeldp_core.engine.spec import MechanismSpec, Outcome, RunConfig
@@ -67,6 +68,6 @@ SPEC = MechanismSpec(
     summary="Laplace on one-hot labels, then the exact posterior over classes as soft labels",
     privacy_unit="label",
     task="classification",
-    settings=PRIOR_SETTINGS | {"noise": NOISE_SETTING},
+    settings=PRIOR_SETTINGS | {"noise": NOISE_SETTING, "consensus": CONSENSUS_SETTING},
     runner=run_alibi,
 )

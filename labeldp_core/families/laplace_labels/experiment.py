@@ -2,6 +2,7 @@
 
 import numpy as np
 
+from labeldp_core.engine.consensus import CONSENSUS_SETTING
 from labeldp_core.engine.context import RunContext
 from labeldp_core.engine.release_noise import NOISE_SETTING, TRAINING_DRAW, draw_sources
 from labeldp_core.engine.spec import MechanismSpec, Outcome, RunConfig, Setting
@@ -103,6 +104,7 @@ SPEC = MechanismSpec(
             tuple(POST_PROCESSING),
         ),
         "noise": NOISE_SETTING,
+        "consensus": CONSENSUS_SETTING,
     },
     runner=run_laplace,
 )

@@ -1,5 +1,6 @@
 """Randomized response experiment: release every training label by K-ary RR, train, score."""
 
+from labeldp_core.engine.consensus import CONSENSUS_SETTING
 from labeldp_core.engine.context import RunContext
 from labeldp_core.engine.label_release import released_labels_outcome
 from labeldp_core.engine.release_noise import NOISE_SETTING, TRAINING_DRAW, draw_sources
@@ -44,6 +45,6 @@ SPEC = MechanismSpec(
     summary="K-ary randomized response: keep each label with probability e^eps/(e^eps+K-1)",
     privacy_unit="label",
     task="classification",
-    settings={"noise": NOISE_SETTING},
+    settings={"noise": NOISE_SETTING, "consensus": CONSENSUS_SETTING},
     runner=run_rr,
 )

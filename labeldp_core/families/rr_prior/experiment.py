@@ -35,6 +35,7 @@ from labeldp_core.data.clusters import PCA_COMPONENTS, cluster_images
 from labeldp_core.data.splits import PUBLIC_FRACTION
 from labeldp_core.data.table_results import results_cache
 from labeldp_core.data.tables import is_table
+from labeldp_core.engine.consensus import CONSENSUS_SETTING
 from labeldp_core.engine.context import RunContext
 from labeldp_core.engine.label_release import released_labels_outcome
 from labeldp_core.engine.public_encoder import (
@@ -452,6 +453,7 @@ SPEC = MechanismSpec(
             minimum=0.0,
         ),
         "noise": NOISE_SETTING,
+        "consensus": CONSENSUS_SETTING,
     },
     runner=run_rr_prior,
     check=check_settings,

@@ -18,6 +18,7 @@ import numpy as np
 
 from labeldp_core import training
 from labeldp_core.accounting import parallel_composition
+from labeldp_core.engine.consensus import CONSENSUS_SETTING
 from labeldp_core.engine.context import RunContext
 from labeldp_core.engine.label_release import released_labels_outcome
 from labeldp_core.engine.release_noise import NOISE_SETTING, TRAINING_DRAW, draw_sources
@@ -133,6 +134,6 @@ SPEC = MechanismSpec(
     "parallel composition",
     privacy_unit="label",
     task="classification",
-    settings={"noise": NOISE_SETTING},
+    settings={"noise": NOISE_SETTING, "consensus": CONSENSUS_SETTING},
     runner=run_lp_2st,
 )
