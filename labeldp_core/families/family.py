@@ -11,12 +11,22 @@ registry and dp-wizard's one folder per statistic.
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from labeldp_core.engine.spec import MechanismSpec, Scalar
 from labeldp_core.families.threat import EXAMPLE_DP, LABEL_DP, OUTPUT_DP, ThreatModel
 
-__all__ = ["Audit", "CaseBuilder", "DemoGrid", "Family", "Mechanism", "Page", "ThreatModel"]
+__all__ = [
+    "Audit",
+    "CaseBuilder",
+    "DemoGrid",
+    "Family",
+    "Mechanism",
+    "Page",
+    "ReleaseStep",
+    "ThreatModel",
+]
 
 #: Builds an :class:`~labeldp_core.engine.audit.AuditCase` for a claimed epsilon.
 CaseBuilder = Callable[[float], Any]
@@ -55,6 +65,27 @@ class DemoGrid:
 
 
 @dataclass(frozen=True)
+class ReleaseStep:
+    """One call by which a mechanism's run releases something computed from the labels.
+
+    Each such function takes the noise plan (or the privacy parameters) that draws its noise,
+    and the run reports the epsilon of that plan, so the release and its accounting cannot
+    drift apart. The release-contract tests spy on these calls and recompute the epsilon from
+    what they received.
+
+    Attributes:
+        module: the module whose global ``function`` the run calls (where a spy replaces it).
+        function: the release function's name.
+        draws: the step's name in the run's ``details["random_draws"]``, or None when the call
+            draws no noise through a plan (DP-SGD's trainer; its noise is the optimiser's).
+    """
+
+    module: ModuleType
+    function: str
+    draws: str | None = None
+
+
+@dataclass(frozen=True)
 class Mechanism:
     """One mechanism of a family, as every table sees it.
 
@@ -65,6 +96,7 @@ class Mechanism:
         demo: its demo grid.
         on_compare: whether Compare shows it before the user picks.
         threat_model: what its ε protects; None for its privacy unit's standard card.
+        releases: the calls that release what is computed from the labels, in run order.
     """
 
     spec: MechanismSpec
@@ -73,6 +105,7 @@ class Mechanism:
     demo: DemoGrid = DemoGrid()
     on_compare: bool = False
     threat_model: ThreatModel | None = None
+    releases: tuple[ReleaseStep, ...] = ()
 
     @property
     def threat(self) -> ThreatModel:

@@ -15,7 +15,7 @@ default from the run's NumPy generator (a difference of two geometric draws); wi
 import numpy as np
 
 from labeldp_core.errors import InvalidInputError
-from labeldp_core.noise.noise_plans import laplace_plan
+from labeldp_core.noise.noise_plans import LaplacePlan, check_plan, laplace_plan
 from labeldp_core.noise.secure_noise import Source
 from labeldp_core.validation import (
     check_labels,
@@ -24,7 +24,13 @@ from labeldp_core.validation import (
     check_real_array,
 )
 
-__all__ = ["HISTOGRAM_SENSITIVITY", "label_counts", "noisy_label_counts", "prior_from_counts"]
+__all__ = [
+    "HISTOGRAM_SENSITIVITY",
+    "label_counts",
+    "noisy_label_counts",
+    "noisy_label_counts_by_plan",
+    "prior_from_counts",
+]
 
 #: L1 change of a label histogram when one label is replaced by another.
 HISTOGRAM_SENSITIVITY = 2
@@ -75,8 +81,31 @@ def noisy_label_counts(
 
     Returns an int64 (num_groups, K) table; entries can be negative (clip before using them).
     """
-    counts = label_counts(groups, labels, num_groups, num_classes)
     plan = laplace_plan(HISTOGRAM_SENSITIVITY, epsilon, noise)
+    return noisy_label_counts_by_plan(groups, labels, num_groups, num_classes, plan, rng, source)
+
+
+def noisy_label_counts_by_plan(
+    groups: np.ndarray,
+    labels: np.ndarray,
+    num_groups: int,
+    num_classes: int,
+    plan: LaplacePlan,
+    rng: np.random.Generator,
+    source: Source | None = None,
+) -> np.ndarray:
+    """Label counts per group plus the discrete Laplace noise of ``plan`` (sensitivity 2).
+
+    The plan draws the noise and states what it spends (its ``epsilon_spent``), so the run
+    reports the epsilon of the very noise it added.
+    """
+    plan = check_plan(plan, LaplacePlan, "laplace_plan")
+    if plan.sensitivity != HISTOGRAM_SENSITIVITY:
+        raise InvalidInputError(
+            f"a label histogram's noise must be planned for L1 sensitivity {HISTOGRAM_SENSITIVITY}"
+            f" (one changed label moves two counts by one), got {plan.sensitivity:g}"
+        )
+    counts = label_counts(groups, labels, num_groups, num_classes)
     return counts + plan.discrete(counts.shape, rng, source)
 
 

@@ -30,7 +30,7 @@ import math
 from dataclasses import dataclass
 from decimal import Context, Decimal
 from fractions import Fraction
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -57,6 +57,7 @@ __all__ = [
     "GaussianPlan",
     "LaplacePlan",
     "RandomizedResponsePlan",
+    "check_plan",
     "gaussian_plan",
     "laplace_plan",
     "laplace_plan_for_scale",
@@ -64,6 +65,8 @@ __all__ = [
     "rr_plan",
     "uniform_integers",
 ]
+
+_Plan = TypeVar("_Plan")
 
 #: Where each mode's draws come from, as the details say it.
 SECURE_SOURCE = "os.urandom (the operating system's cryptographic generator)"
@@ -84,6 +87,15 @@ def uniform_integers(
     if check_noise(mode) == "secure":
         return uniform_below(bounds, source or SecureSource())
     return check_rng(rng).integers(0, bounds)
+
+
+def check_plan(plan: object, kind: type[_Plan], builder: str) -> _Plan:
+    """``plan`` if it is a ``kind``; otherwise a clear error naming the function that builds one."""
+    if not isinstance(plan, kind):
+        raise InvalidInputError(
+            f"plan must be a {kind.__name__} (build one with {builder}), got {type(plan).__name__}"
+        )
+    return plan
 
 
 def mode_details(mode: str) -> dict[str, str]:
@@ -297,12 +309,16 @@ class RandomizedResponsePlan:
         mode: ``float`` (coins from the run's generator) or ``secure`` (from os.urandom).
         denominator: D.
         flip_weight: m, with m / D = e^-ε rounded up on the grid of 1/D (at least 1).
+        max_set_size: the largest set the coins choose in (K for K-ary randomized response).
+        epsilon: the budget the coins were calibrated for (RR-with-prior chooses its label sets
+            for it); what they spend is :attr:`epsilon_spent`, at most this.
     """
 
     mode: str
     denominator: int
     flip_weight: int
     max_set_size: int
+    epsilon: float
 
     @property
     def secure(self) -> bool:
@@ -389,4 +405,4 @@ def rr_plan(epsilon: float, max_set_size: int, mode: str = "float") -> Randomize
         flip += 1
     while flip > 1 and within(flip - 1):
         flip -= 1
-    return RandomizedResponsePlan(mode, denominator, flip, size)
+    return RandomizedResponsePlan(mode, denominator, flip, size, epsilon)

@@ -9,80 +9,55 @@ array, with a flipped comparison or from a forgotten branch turns a test red. Ru
 
 import numpy as np
 import pytest
-from release_spies import Call, only, spy
+from release_spies import (
+    Call,
+    family_contracts,
+    merged_contracts,
+    only,
+    spy,
+    spy_on_releases,
+)
 
 from labeldp_core.data import load_dataset
 from labeldp_core.experiments import MECHANISMS, make_config, run
-from labeldp_core.families.laplace_labels import alibi_experiment, label_prior, rr_bins_experiment
 from labeldp_core.families.laplace_labels import experiment as laplace_experiment
-from labeldp_core.families.laplace_labels import (
-    regression_experiment as laplace_regression_experiment,
-)
+from labeldp_core.families.laplace_labels import label_prior
 from labeldp_core.families.noisy_outputs import experiment as softmax_experiment
-from labeldp_core.families.pate import experiment as pate_experiment
-from labeldp_core.families.randomized_response import experiment as rr_experiment
-from labeldp_core.families.rr_prior import experiment as rr_prior_experiment
 from labeldp_core.families.rr_prior import lp_2st as lp_2st_experiment
 from labeldp_core.families.rr_prior.experiment import PRIOR_MASS_BINS
 from labeldp_core.families.rr_prior.release import output_probabilities
-from labeldp_core.mechanisms import ONE_HOT_SENSITIVITY, alibi_posterior, post_process
+from labeldp_core.mechanisms import alibi_posterior, post_process
 from labeldp_core.noise.label_histogram import HISTOGRAM_SENSITIVITY
-from labeldp_core.noise.noise_plans import FLOAT_SOURCE, SECURE_SOURCE, laplace_plan
+from labeldp_core.noise.noise_plans import FLOAT_SOURCE, SECURE_SOURCE
+from labeldp_core.registry import family_of, mechanism_entries
 
 DIGITS = load_dataset("digits")
 SOURCES = {"float": FLOAT_SOURCE, "secure": SECURE_SOURCE}
 
-#: Per mechanism: the release functions a run calls, and the step each call is named by in
-#: ``details["random_draws"]`` (the steps whose draws touch the labels).
+#: Per mechanism whose draws touch the labels: its declared release calls and the step each
+#: call is named by in ``details["random_draws"]``.
 RELEASE_STEPS = {
-    "rr": [(rr_experiment, "randomized_response", "randomized response coins")],
-    "rr-prior": [
-        (rr_prior_experiment, "noisy_label_counts", "cluster histogram noise"),
-        (rr_prior_experiment, "rr_with_prior", "RR-with-prior coins"),
-    ],
-    "lp-2st": [
-        (lp_2st_experiment, "randomized_response", "stage 1 RR coins"),
-        (lp_2st_experiment, "rr_with_prior", "stage 2 RR-with-prior coins"),
-    ],
-    "laplace": [(laplace_experiment, "laplace_one_hot", "one-hot noise")],
-    "laplace-regression": [(laplace_regression_experiment, "laplace_regression", "label noise")],
-    "rr-bins": [
-        (label_prior, "noisy_label_counts", "label histogram noise"),
-        (rr_bins_experiment, "rr_on_bins", "RR-on-bins coins"),
-    ],
-    "alibi": [
-        (label_prior, "noisy_label_counts", "label histogram noise"),
-        (alibi_experiment, "laplace_one_hot", "one-hot noise"),
-    ],
-    "pate": [
-        (pate_experiment, "noisy_argmax", "vote-count noise"),
-        (pate_experiment, "confident_gnmax", "vote-count noise"),
-    ],
+    mechanism.id: [(step.module, step.function, step.draws) for step in mechanism.releases]
+    for mechanism in mechanism_entries()
+    if any(step.draws for step in mechanism.releases)
 }
 #: Runs whose every setting variant reaches each release of its mechanism.
 VARIANTS = [
-    ("rr", {}),
-    ("rr-prior", {}),
-    ("rr-prior", {"prior": "uniform"}),
-    ("lp-2st", {}),
-    ("laplace", {}),
-    ("laplace", {"post": "soft"}),
-    ("laplace", {"post": "round"}),
-    ("laplace-regression", {}),
-    ("rr-bins", {"prior": "histogram"}),
-    ("rr-bins", {}),
-    ("alibi", {"prior": "histogram"}),
-    ("alibi", {}),
-    ("pate", {"aggregator": "gnmax"}),
-    ("pate", {"aggregator": "confident-gnmax"}),
+    (mechanism, settings)
+    for mechanism in RELEASE_STEPS
+    for settings in merged_contracts("DRAW_VARIANTS").get(mechanism, [{}])
 ]
-SMALL = {"pate": {"teachers": 5, "queries": 40}, "rr-prior": {"clusters": 5}}
+SMALL = merged_contracts("SMALL")
+EXTRA_DRAWS = {
+    family: contract.EXTRA_DRAWS
+    for family, contract in family_contracts().items()
+    if hasattr(contract, "EXTRA_DRAWS")
+}
 
 
 def _run(fast_runs, monkeypatch, mechanism, settings, mode, seed):
     calls: list[Call] = []
-    for module, name, _ in RELEASE_STEPS[mechanism]:
-        spy(monkeypatch, module, name, calls)
+    spy_on_releases(monkeypatch, mechanism, calls)
     settings = {"model": "logistic", "noise": mode} | SMALL.get(mechanism, {}) | settings
     config = make_config(mechanism, "digits", 1.3, seed=seed, epochs=1, settings=settings)
     result = run(config, fast_runs)
@@ -91,19 +66,17 @@ def _run(fast_runs, monkeypatch, mechanism, settings, mode, seed):
 
 
 def _expected_steps(mechanism: str, settings: dict, mode: str, calls: list[Call]) -> set[str]:
-    steps = {step for _, name, step in RELEASE_STEPS[mechanism] if only(calls, name)}
-    if mode == "secure" and mechanism in ("laplace", "pate"):  # integer noise: random ties
-        steps.add("argmax tie-breaks")
-    if settings.get("aggregator") == "confident-gnmax":
-        steps.add("threshold-check noise")
-    return steps
+    steps = {step for _, name, step in RELEASE_STEPS[mechanism] if step and only(calls, name)}
+    extra = EXTRA_DRAWS.get(family_of(mechanism).id)  # e.g. secure argmax ties
+    return steps | (extra(mechanism, settings, mode) if extra else set())
 
 
-def test_every_mechanism_whose_draws_touch_the_labels_is_covered():
-    listed = {mechanism for mechanism, _ in VARIANTS}
-    untouched = {"softmax-laplace", "dpsgd", "labeldp-pro", "dppl-mean", "dppl-public"}
-    untouched |= {"dppl-topk"}
-    assert listed == set(RELEASE_STEPS) == set(MECHANISMS) - untouched
+def test_every_release_is_declared_with_what_its_draws_touch():
+    # A family says, per release call, whether its draws touch the labels (and under which
+    # name the run reports them); every mechanism must declare at least one release.
+    assert all(mechanism.releases for mechanism in mechanism_entries())
+    assert set(RELEASE_STEPS) <= set(MECHANISMS)
+    assert {"rr", "rr-prior", "pate"} <= set(RELEASE_STEPS)  # label releases are listed
 
 
 @pytest.mark.parametrize("mode", ["float", "secure"])
@@ -149,8 +122,8 @@ def test_laplace_with_secure_ties_reports_an_accuracy_between_its_tie_bounds(
 
 def test_alibi_reports_the_posterior_mass_on_the_true_label(fast_runs, monkeypatch):
     result, calls = _run(fast_runs, monkeypatch, "alibi", {"prior": "histogram"}, "float", 14)
-    (release,) = only(calls, "laplace_one_hot")
-    plan = laplace_plan(ONE_HOT_SENSITIVITY, release.arguments["epsilon"])
+    (release,) = only(calls, "laplace_one_hot_by_plan")
+    plan = release.arguments["plan"]
     prior = np.asarray(result.details["prior"])
     posterior = alibi_posterior(np.asarray(release.returned), plan.epsilon_spent, prior)
     y = DIGITS.y_train
@@ -188,13 +161,13 @@ def test_lp_2st_reports_each_stage_of_what_it_released(fast_runs, monkeypatch):
 @pytest.mark.parametrize("mechanism", ["rr-prior", "lp-2st"])
 def test_the_prior_summary_describes_the_priors_the_release_used(fast_runs, monkeypatch, mechanism):
     result, calls = _run(fast_runs, monkeypatch, mechanism, {}, "float", seed=16)
-    (release,) = only(calls, "rr_with_prior")
+    (release,) = only(calls, "rr_with_prior_by_plan")
     _check_prior_summary(result.details, release)
 
 
 def _check_prior_summary(details: dict, release: Call) -> None:
     priors, labels = release.arguments["priors"], release.arguments["labels"]
-    epsilon = release.arguments["epsilon"]
+    epsilon = release.arguments["plan"].epsilon
     mass = priors[np.arange(labels.size), labels]
     edges = np.linspace(0.0, 1.0, PRIOR_MASS_BINS + 1)
     counts = np.minimum((mass * PRIOR_MASS_BINS).astype(int), PRIOR_MASS_BINS - 1)
@@ -218,7 +191,7 @@ def test_regression_runs_report_the_mse_of_what_they_released(fast_runs, monkeyp
 
 def test_softmax_laplace_scores_the_noisy_and_clean_outputs_it_released(fast_runs, monkeypatch):
     calls: list[Call] = []
-    spy(monkeypatch, softmax_experiment, "laplace_outputs", calls)
+    spy(monkeypatch, softmax_experiment, "laplace_outputs_by_plan", calls)
     config = make_config(
         "softmax-laplace", "digits", 1.3, seed=18, epochs=1, settings={"model": "logistic"}
     )
@@ -239,7 +212,7 @@ def test_softmax_laplace_scores_the_noisy_and_clean_outputs_it_released(fast_run
 @pytest.mark.parametrize("prior", ["uniform", "histogram"])
 def test_the_prior_asked_for_is_the_prior_paid_for(fast_runs, monkeypatch, mechanism, prior):
     result, calls = _run(fast_runs, monkeypatch, mechanism, {"prior": prior}, "float", seed=19)
-    histograms = only(calls, "noisy_label_counts")
+    histograms = only(calls, "noisy_label_counts_by_plan")
     assert len(histograms) == (prior == "histogram")
     assert result.details["prior_kind"] == prior
     steps = [row["step"] for row in result.details["budget"]]
@@ -262,8 +235,9 @@ def test_secure_histograms_report_their_exact_scale(
     fast_runs, monkeypatch, mechanism, settings, mode
 ):
     result, calls = _run(fast_runs, monkeypatch, mechanism, settings, mode, seed=20)
-    (histogram,) = only(calls, "noisy_label_counts")
-    plan = laplace_plan(HISTOGRAM_SENSITIVITY, histogram.arguments["epsilon"], mode)
+    (histogram,) = only(calls, "noisy_label_counts_by_plan")
+    plan = histogram.arguments["plan"]
+    assert plan.mode == mode and plan.sensitivity == HISTOGRAM_SENSITIVITY
     exact = result.details.get("histogram_noise_scale_exact")
     assert exact == (str(plan.exact_scale) if mode == "secure" else None)
 

@@ -76,11 +76,11 @@ def test_secure_runs_draw_nothing_from_the_seeded_generator(fast_runs, monkeypat
 
 #: A secure release and the function of its experiment that draws it.
 SECURE_RELEASES = {
-    "rr": (rr_experiment, "randomized_response"),
-    "rr-prior": (rr_prior_experiment, "rr_with_prior"),
-    "rr-bins": (rr_bins_experiment, "rr_on_bins"),
-    "laplace": (laplace_experiment, "laplace_one_hot"),
-    "pate": (pate_experiment, "noisy_argmax"),
+    "rr": (rr_experiment, "randomized_response_by_plan"),
+    "rr-prior": (rr_prior_experiment, "rr_with_prior_by_plan"),
+    "rr-bins": (rr_bins_experiment, "rr_on_bins_by_plan"),
+    "laplace": (laplace_experiment, "laplace_one_hot_by_plan"),
+    "pate": (pate_experiment, "noisy_argmax_by_plan"),
 }
 
 

@@ -52,7 +52,7 @@ RELEASES = {
     "dppl-mean": (dppl_experiment, "private_class_means", lambda release: release.prototypes),
     "dppl-public": (dppl_experiment, "public_prototype_indices", np.asarray),
     "dppl-topk": (dppl_experiment, "public_prototype_indices", np.asarray),
-    "softmax-laplace": (softmax_experiment, "laplace_outputs", np.asarray),
+    "softmax-laplace": (softmax_experiment, "laplace_outputs_by_plan", np.asarray),
 }
 #: Small budgets for the picks, so that two independent picks rarely agree (bounded below).
 EPSILONS = {"dppl-public": 0.05, "dppl-topk": 0.05}

@@ -2,8 +2,8 @@
 
 from pathlib import Path
 
-from labeldp_core.families.family import Audit, Family, Mechanism, Page
-from labeldp_core.families.labeldp_pro import audit, experiment
+from labeldp_core.families.family import Audit, Family, Mechanism, Page, ReleaseStep
+from labeldp_core.families.labeldp_pro import audit, experiment, trainer
 
 __all__ = ["FAMILY"]
 
@@ -15,6 +15,7 @@ FAMILY = Family(
             experiment.SPEC,
             "#DDCC77",
             audit=Audit(audit.labeldp_pro_case, controls=(audit.labeldp_pro_true_label_control,)),
+            releases=(ReleaseStep(trainer, "train_labeldp_pro"),),
         ),
     ),
     folder=Path(__file__).parent,

@@ -2,11 +2,12 @@
 
 from pathlib import Path
 
-from labeldp_core.families.family import Audit, DemoGrid, Family, Mechanism, Page
+from labeldp_core.families.family import Audit, DemoGrid, Family, Mechanism, Page, ReleaseStep
 from labeldp_core.families.laplace_labels import (
     alibi_experiment,
     audit,
     experiment,
+    label_prior,
     regression_experiment,
     rr_bins_experiment,
 )
@@ -23,6 +24,7 @@ FAMILY = Family(
             audit=Audit(audit.laplace_case, controls=(audit.laplace_sensitivity_one_control,)),
             demo=DemoGrid(variants=({"post": "soft"}, {"post": "round"})),
             on_compare=True,
+            releases=(ReleaseStep(experiment, "laplace_one_hot_by_plan", "one-hot noise"),),
         ),
         Mechanism(
             regression_experiment.SPEC,
@@ -31,17 +33,28 @@ FAMILY = Family(
                 audit.laplace_regression_case,
                 controls=(audit.laplace_regression_sensitivity_one_control,),
             ),
+            releases=(
+                ReleaseStep(regression_experiment, "laplace_regression_by_plan", "label noise"),
+            ),
         ),
         Mechanism(
             rr_bins_experiment.SPEC,
             "#56B4E9",
             audit=Audit(audit.rr_bins_case),
+            releases=(
+                ReleaseStep(label_prior, "noisy_label_counts_by_plan", "label histogram noise"),
+                ReleaseStep(rr_bins_experiment, "rr_on_bins_by_plan", "RR-on-bins coins"),
+            ),
         ),
         Mechanism(
             alibi_experiment.SPEC,
             "#882255",
             audit=Audit(audit.alibi_case),
             on_compare=True,
+            releases=(
+                ReleaseStep(label_prior, "noisy_label_counts_by_plan", "label histogram noise"),
+                ReleaseStep(alibi_experiment, "laplace_one_hot_by_plan", "one-hot noise"),
+            ),
         ),
     ),
     folder=Path(__file__).parent,

@@ -14,7 +14,10 @@ from labeldp_core.families.laplace_labels.label_prior import (
     prior_details,
     run_prior,
 )
-from labeldp_core.families.laplace_labels.release import ONE_HOT_SENSITIVITY, laplace_one_hot
+from labeldp_core.families.laplace_labels.release import (
+    ONE_HOT_SENSITIVITY,
+    laplace_one_hot_by_plan,
+)
 from labeldp_core.noise.noise_plans import laplace_plan
 
 __all__ = ["SPEC", "run_alibi"]
@@ -32,7 +35,7 @@ def run_alibi(config: RunConfig, ctx: RunContext) -> Outcome:
     estimate = run_prior(config, ctx)
     release = estimate.split.release_epsilon
     plan = laplace_plan(ONE_HOT_SENSITIVITY, release, noise)
-    noisy = laplace_one_hot(data.y_train, release, data.num_classes, ctx.rng, noise=noise)
+    noisy = laplace_one_hot_by_plan(data.y_train, data.num_classes, plan, ctx.rng)
     # The likelihood's scale is exactly the one the plan drew with.
     posterior = alibi_posterior(noisy, plan.epsilon_spent, estimate.prior, scale=plan.scale)
     kept = mass_on_true_label(posterior, data.y_train)

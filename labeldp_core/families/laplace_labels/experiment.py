@@ -12,7 +12,7 @@ from labeldp_core.families.laplace_labels.release import (
     POST_PROCESSING,
     argmax_accuracy,
     discrete_argmax_accuracy,
-    laplace_one_hot,
+    laplace_one_hot_by_plan,
     post_process,
 )
 from labeldp_core.noise.noise_plans import LaplacePlan, laplace_plan
@@ -53,7 +53,7 @@ def run_laplace(config: RunConfig, ctx: RunContext) -> Outcome:
     post = config.setting("post")
     noise = config.setting("noise")
     plan = laplace_plan(ONE_HOT_SENSITIVITY, config.epsilon, noise)
-    noisy = laplace_one_hot(data.y_train, config.epsilon, data.num_classes, ctx.rng, noise=noise)
+    noisy = laplace_one_hot_by_plan(data.y_train, data.num_classes, plan, ctx.rng)
     targets = post_process(noisy, post, secure_ties=plan.secure)
     kept = mass_on_true_label(targets, data.y_train)
     trained = ctx.train(targets, message=f"training on {post} targets")

@@ -28,7 +28,7 @@ from labeldp_core.accounting import (
 from labeldp_core.engine.config import RunConfig, Setting
 from labeldp_core.engine.context import RunContext
 from labeldp_core.engine.release_noise import histogram_split
-from labeldp_core.noise.label_histogram import noisy_label_counts, prior_from_counts
+from labeldp_core.noise.label_histogram import noisy_label_counts_by_plan, prior_from_counts
 from labeldp_core.noise.noise_plans import LaplacePlan
 
 __all__ = [
@@ -112,10 +112,8 @@ def estimate_prior(
     planned = split_budget_by_share(epsilon, share)
     # One group holding every example: a single noisy label histogram (L1 sensitivity 2).
     one_group = np.zeros(len(labels), dtype=np.int64)
-    counts = noisy_label_counts(
-        one_group, labels, 1, num_values, planned.prior_epsilon, rng, noise=noise
-    )
     split, plan = histogram_split(planned, noise)
+    counts = noisy_label_counts_by_plan(one_group, labels, 1, num_values, plan, rng)
     prior = prior_from_counts(counts, pseudo_count=plan.scale)[0]
     return PriorEstimate(prior, split, tuple(int(c) for c in counts[0]), plan, plan.scale)
 

@@ -8,7 +8,7 @@ from labeldp_core.engine.spec import MechanismSpec, Outcome, RunConfig
 from labeldp_core.families.laplace_labels.release import (
     expected_discrete_regression_mse,
     expected_regression_mse,
-    laplace_regression,
+    laplace_regression_by_plan,
 )
 from labeldp_core.noise.noise_plans import laplace_plan
 
@@ -33,7 +33,7 @@ def run_laplace_regression(config: RunConfig, ctx: RunContext) -> Outcome:
         expected = expected_discrete_regression_mse(positions, plan.scale, 0, int(top))
     else:
         expected = expected_regression_mse(positions, plan.epsilon_spent, 0.0, top)
-    noisy = laplace_regression(positions, config.epsilon, 0.0, top, ctx.rng, noise=noise)
+    noisy = laplace_regression_by_plan(positions, 0.0, top, plan, ctx.rng)
     released, values = offset + step * noisy, offset + step * positions
     trained = ctx.train(released, message="training a regression head on noisy values")
     what = (

@@ -25,7 +25,7 @@ from scipy import integrate, special
 
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.noise.laplace import laplace_cdf, laplace_density, laplace_scale
-from labeldp_core.noise.noise_plans import laplace_plan
+from labeldp_core.noise.noise_plans import LaplacePlan, check_plan, laplace_plan
 from labeldp_core.noise.secure_noise import Source, argmax_random_ties, check_noise
 from labeldp_core.validation import (
     check_labels,
@@ -48,7 +48,9 @@ __all__ = [
     "expected_discrete_regression_mse",
     "expected_regression_mse",
     "laplace_one_hot",
+    "laplace_one_hot_by_plan",
     "laplace_regression",
+    "laplace_regression_by_plan",
     "one_hot_log_density",
     "post_process",
     "regression_log_likelihood",
@@ -233,11 +235,28 @@ def laplace_one_hot(
         A float64 array ``(n, K)`` of noisy vectors.
     """
     num_classes = check_num_classes(num_classes)
+    plan = laplace_plan(ONE_HOT_SENSITIVITY, epsilon, noise)
+    return laplace_one_hot_by_plan(labels, num_classes, plan, rng, source)
+
+
+def laplace_one_hot_by_plan(
+    labels: np.ndarray,
+    num_classes: int,
+    plan: LaplacePlan,
+    rng: np.random.Generator,
+    source: Source | None = None,
+) -> np.ndarray:
+    """Every label as its one-hot vector plus the Laplace noise of ``plan`` on each coordinate.
+
+    The plan draws the noise and states what it spends, so a run reports the epsilon of the
+    very noise it added; it must be planned for the one-hot vector's L1 sensitivity, 2.
+    """
+    plan = _check_plan_sensitivity(plan, ONE_HOT_SENSITIVITY, "a one-hot vector")
+    num_classes = check_num_classes(num_classes)
     labels = check_labels(labels, num_classes)
     shape = (labels.shape[0], num_classes)
     # Secure noise is integer: exactly representable as float64.
-    noisy = laplace_plan(ONE_HOT_SENSITIVITY, epsilon, noise).draw(shape, rng, source)
-    noisy = noisy.astype(np.float64, copy=False)
+    noisy = plan.draw(shape, rng, source).astype(np.float64, copy=False)
     noisy[np.arange(labels.shape[0]), labels] += 1.0
     return noisy
 
@@ -269,9 +288,38 @@ def laplace_regression(
         A float64 array of released values in [low, high], same shape as ``values``.
     """
     check = _check_integer_values if check_noise(noise) == "secure" else check_values
-    values = check(values, low, high)
+    check(values, low, high)  # first, so that low >= high is named as such
     plan = laplace_plan(float(high) - float(low), epsilon, noise)
+    return laplace_regression_by_plan(values, low, high, plan, rng, source)
+
+
+def laplace_regression_by_plan(
+    values: np.ndarray,
+    low: float,
+    high: float,
+    plan: LaplacePlan,
+    rng: np.random.Generator,
+    source: Source | None = None,
+) -> np.ndarray:
+    """Every value plus the Laplace noise of ``plan``, clamped to [low, high].
+
+    The plan must be planned for the sensitivity high - low; it draws the noise and states
+    what it spends, so a run reports the epsilon of the very noise it added.
+    """
+    plan = _check_plan_sensitivity(plan, float(high) - float(low), "a value in [low, high]")
+    check = _check_integer_values if plan.secure else check_values
+    values = check(values, low, high)
     return np.clip(values + plan.draw(values.shape, rng, source), low, high)
+
+
+def _check_plan_sensitivity(plan: object, sensitivity: float, what: str) -> LaplacePlan:
+    plan = check_plan(plan, LaplacePlan, "laplace_plan")
+    if plan.sensitivity != sensitivity:
+        raise InvalidInputError(
+            f"the noise must be planned for the L1 sensitivity of {what}, {sensitivity:g}, "
+            f"got a plan for {plan.sensitivity:g}"
+        )
+    return plan
 
 
 # --- post-processing (free) -------------------------------------------------------------------

@@ -14,10 +14,10 @@ from labeldp_core.families.laplace_labels.label_prior import (
 from labeldp_core.families.laplace_labels.release import expected_regression_mse
 from labeldp_core.families.laplace_labels.rr_bins_release import (
     best_constant_mse,
+    bins_spent,
     expected_squared_error,
     optimal_bins,
-    rr_bins_epsilon,
-    rr_on_bins,
+    rr_on_bins_by_plan,
 )
 from labeldp_core.noise.noise_plans import rr_plan
 
@@ -37,12 +37,12 @@ def run_rr_bins(config: RunConfig, ctx: RunContext) -> Outcome:
     noise = config.setting("noise")
     estimate = run_prior(config, ctx)
     bins = optimal_bins(support, estimate.prior, estimate.split.release_epsilon)
-    released = rr_on_bins(values, bins, ctx.rng, noise=noise)
+    coins = rr_plan(estimate.split.release_epsilon, bins.num_bins, noise)
+    released = rr_on_bins_by_plan(values, bins, coins, ctx.rng)
     trained = ctx.train(released, message="training a regression head on RR-on-bins values")
-    release_spent = rr_bins_epsilon(bins.num_bins, estimate.split.release_epsilon)
+    release_spent = bins_spent(coins)
     table = budget_table(estimate, f"randomized response over {bins.num_bins} bins", release_spent)
     empirical = np.bincount(data.y_train, minlength=data.num_classes) / data.n_train
-    coins = rr_plan(estimate.split.release_epsilon, bins.num_bins, noise)
     released_draws = ["RR-on-bins coins"] + (["label histogram noise"] if estimate.plan else [])
     return Outcome(
         epsilon_spent=table[-1]["epsilon"],

@@ -24,17 +24,19 @@ from dataclasses import dataclass
 import numpy as np
 
 from labeldp_core.errors import InvalidInputError
-from labeldp_core.noise.noise_plans import rr_plan
-from labeldp_core.noise.secure_noise import Source, check_noise
+from labeldp_core.noise.noise_plans import RandomizedResponsePlan, check_plan, rr_plan
+from labeldp_core.noise.secure_noise import Source
 from labeldp_core.validation import check_epsilon, check_positive, check_real_array
 
 __all__ = [
     "RRBins",
     "best_constant_mse",
+    "bins_spent",
     "expected_squared_error",
     "optimal_bins",
     "rr_bins_epsilon",
     "rr_on_bins",
+    "rr_on_bins_by_plan",
     "transition_probabilities",
 ]
 
@@ -71,9 +73,7 @@ def rr_bins_epsilon(num_bins: int, epsilon: float) -> float:
     D/m spends ``epsilon_spent`` <= ``epsilon``.
     """
     epsilon = check_epsilon(epsilon)
-    if check_positive(num_bins, "num_bins", integer=True) < 2:
-        return 0.0
-    return rr_plan(epsilon, int(num_bins)).epsilon_spent
+    return bins_spent(rr_plan(epsilon, int(check_positive(num_bins, "num_bins", integer=True))))
 
 
 def transition_probabilities(bins: RRBins) -> np.ndarray:
@@ -194,7 +194,30 @@ def rr_on_bins(
         A float64 array of released output values, same shape as ``values``.
     """
     bins = _check_bins(bins)
-    check_noise(noise)
+    return rr_on_bins_by_plan(
+        values, bins, rr_plan(bins.epsilon, bins.num_bins, noise), rng, source
+    )
+
+
+def rr_on_bins_by_plan(
+    values: np.ndarray,
+    bins: RRBins,
+    plan: RandomizedResponsePlan,
+    rng: np.random.Generator,
+    source: Source | None = None,
+) -> np.ndarray:
+    """Release every value through RR-on-bins with the coins of ``plan``, vectorised.
+
+    The plan (``rr_plan(bins.epsilon, bins.num_bins, noise)``) draws the coins and states what
+    they spend, :func:`bins_spent`, so a run reports the epsilon of the very coins it used.
+    """
+    bins = _check_bins(bins)
+    plan = check_plan(plan, RandomizedResponsePlan, "rr_plan")
+    if plan.max_set_size != bins.num_bins:
+        raise InvalidInputError(
+            f"the coins were planned for {plan.max_set_size} bins but the map has "
+            f"{bins.num_bins}: build them with rr_plan(bins.epsilon, bins.num_bins)"
+        )
     array = check_real_array(values, "values")
     if array.ndim != 1 or array.size == 0:
         raise InvalidInputError(f"values must be a non-empty 1-D array, got shape {array.shape}")
@@ -208,12 +231,16 @@ def rr_on_bins(
     index = bins.bin_of_value[position]
     m = bins.num_bins
     if m > 1:
-        plan = rr_plan(bins.epsilon, m, noise)
         keep = plan.keep(np.full(array.shape[0], m), rng, source)
         other = plan.below(np.full(array.shape[0], m - 1), rng, source)
         other += other >= index
         index = np.where(keep, index, other)
     return bins.outputs[index]
+
+
+def bins_spent(plan: RandomizedResponsePlan) -> float:
+    """What RR-on-bins spends with ``plan``'s coins: their ε, or 0 for one bin (no coin drawn)."""
+    return plan.epsilon_spent if plan.max_set_size > 1 else 0.0
 
 
 # --- input checks -----------------------------------------------------------------------------

@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from labeldp_core.families.family import Audit, DemoGrid, Family, Mechanism, Page
+from labeldp_core.families.family import Audit, DemoGrid, Family, Mechanism, Page, ReleaseStep
 from labeldp_core.families.noisy_outputs import audit, experiment
 
 __all__ = ["FAMILY"]
@@ -18,6 +18,8 @@ FAMILY = Family(
                 audit.softmax_laplace_case, controls=(audit.softmax_sensitivity_one_control,)
             ),
             demo=DemoGrid(epsilons=(0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0)),
+            # Its noise touches the model's outputs, not the labels: no label-touching draws.
+            releases=(ReleaseStep(experiment, "laplace_outputs_by_plan"),),
         ),
     ),
     folder=Path(__file__).parent,

@@ -27,7 +27,7 @@ from labeldp_core.engine.spec import MechanismSpec, Outcome, RunConfig
 from labeldp_core.families.noisy_outputs.release import (
     PROBABILITY_SENSITIVITY,
     actual_epsilon,
-    laplace_outputs,
+    laplace_outputs_by_plan,
 )
 from labeldp_core.noise.laplace import laplace_scale
 from labeldp_core.noise.noise_plans import laplace_plan
@@ -111,7 +111,7 @@ def run_softmax_laplace(config: RunConfig, ctx: RunContext) -> Outcome:
     data, noise = ctx.dataset, config.setting("noise")
     clean = _clean_outputs(ctx)
     plan = laplace_plan(PROBABILITY_SENSITIVITY, config.epsilon)
-    noisy = laplace_outputs(clean, config.epsilon, release_generator(noise, ctx))
+    noisy = laplace_outputs_by_plan(clean, plan, release_generator(noise, ctx))
     ctx.progress(0.85, "clustering clean and noisy outputs")
     k = data.num_classes
     clean_scores = cluster_scores(clean, k, config.seed)

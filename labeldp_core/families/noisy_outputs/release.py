@@ -13,7 +13,7 @@ import numpy as np
 
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.noise.laplace import epsilon_for_noise, laplace_scale
-from labeldp_core.noise.noise_plans import laplace_plan
+from labeldp_core.noise.noise_plans import LaplacePlan, check_plan, laplace_plan
 from labeldp_core.validation import check_real_array
 
 __all__ = [
@@ -21,6 +21,7 @@ __all__ = [
     "actual_epsilon",
     "epsilon_for_output_noise",
     "laplace_outputs",
+    "laplace_outputs_by_plan",
 ]
 
 #: Largest L1 distance between two probability vectors.
@@ -63,6 +64,25 @@ def laplace_outputs(
         ``(n, K)`` float64 noisy vectors (not clamped: post-process them as needed, for free);
         the noise is ``laplace_plan(2, epsilon)``'s, which spends its ``epsilon_spent``.
     """
+    return laplace_outputs_by_plan(
+        probabilities, laplace_plan(PROBABILITY_SENSITIVITY, epsilon), rng
+    )
+
+
+def laplace_outputs_by_plan(
+    probabilities: np.ndarray, plan: LaplacePlan, rng: np.random.Generator
+) -> np.ndarray:
+    """Every probability vector plus the continuous Laplace noise of ``plan`` on each coordinate.
+
+    The plan (for L1 sensitivity 2) draws the noise and states what it spends, so a run reports
+    the epsilon of the very noise it added.
+    """
+    plan = check_plan(plan, LaplacePlan, "laplace_plan")
+    if plan.sensitivity != PROBABILITY_SENSITIVITY:
+        raise InvalidInputError(
+            f"the noise must be planned for two probability vectors' L1 distance, "
+            f"{PROBABILITY_SENSITIVITY:g}, got a plan for {plan.sensitivity:g}"
+        )
     array = check_real_array(probabilities, "probabilities")
     if array.ndim != 2 or array.shape[0] == 0 or array.shape[1] < 2:
         raise InvalidInputError(f"expected probabilities of shape (n, K >= 2), got {array.shape}")
@@ -73,5 +93,4 @@ def laplace_outputs(
         raise InvalidInputError(
             "each row must sum to one (the 2/ε scale relies on it); apply a softmax first"
         )
-    plan = laplace_plan(PROBABILITY_SENSITIVITY, epsilon)
     return array / sums + plan.continuous(array.shape, rng)

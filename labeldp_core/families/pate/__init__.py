@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from labeldp_core.families.family import Audit, DemoGrid, Family, Mechanism, Page
+from labeldp_core.families.family import Audit, DemoGrid, Family, Mechanism, Page, ReleaseStep
 from labeldp_core.families.pate import audit, experiment
 from labeldp_core.families.threat import LABEL_DP
 
@@ -31,6 +31,10 @@ FAMILY = Family(
             demo=DemoGrid(epsilons=(0.5, 1.0, 2.0, 4.0, 8.0, 16.0)),
             on_compare=True,
             threat_model=PATE_THREAT,
+            releases=(
+                ReleaseStep(experiment, "noisy_argmax_by_plan", "vote-count noise"),
+                ReleaseStep(experiment, "confident_gnmax_by_plan", "vote-count noise"),
+            ),
         ),
     ),
     folder=Path(__file__).parent,

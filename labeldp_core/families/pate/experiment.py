@@ -34,8 +34,8 @@ from labeldp_core.engine.spec import (
 )
 from labeldp_core.families.pate.release import (
     UNANSWERED,
-    confident_gnmax,
-    noisy_argmax,
+    confident_gnmax_by_plan,
+    noisy_argmax_by_plan,
     top_two_gap,
     vote_counts,
 )
@@ -213,23 +213,6 @@ def teacher_votes(ctx: RunContext, split: TeacherSplit, end: float = 1.0) -> np.
     return ctx.cache.arrays_or_compute("pate-votes", payload, compute, required=["votes"])["votes"]
 
 
-def _release(config: RunConfig, counts: np.ndarray, noise: float, ctx: RunContext) -> np.ndarray:
-    aggregator, mode = config.setting("aggregator"), config.setting("noise")
-    if aggregator == "lnmax":
-        return noisy_argmax(counts, ctx.rng, laplace_scale=noise, noise=mode)
-    if aggregator == "gnmax":
-        return noisy_argmax(counts, ctx.rng, gaussian_sigma=noise, noise=mode)
-    teachers = config.setting("teachers")
-    return confident_gnmax(
-        counts,
-        ctx.rng,
-        threshold=config.setting("threshold") * teachers,
-        threshold_sigma=config.setting("threshold_noise_ratio") * noise,
-        gaussian_sigma=noise,
-        noise=mode,
-    )
-
-
 def noise_plans(
     config: RunConfig, noise: float
 ) -> tuple[LaplacePlan | GaussianPlan, GaussianPlan | None]:
@@ -382,10 +365,25 @@ def _calibrate(config: RunConfig, ctx: RunContext) -> _Calibration:
     return _Calibration(split, queries, noise, *noise_plans(config, noise))
 
 
+def _release(
+    config: RunConfig, counts: np.ndarray, cal: _Calibration, ctx: RunContext
+) -> np.ndarray:
+    """The aggregator's answers, drawn by the calibration's plans (whose noise it accounts)."""
+    if cal.check_plan is None:
+        return noisy_argmax_by_plan(counts, cal.answer_plan, ctx.rng)
+    return confident_gnmax_by_plan(
+        counts,
+        ctx.rng,
+        threshold=config.setting("threshold") * config.setting("teachers"),
+        check=cal.check_plan,
+        answers=cal.answer_plan,
+    )
+
+
 def _answer(config: RunConfig, ctx: RunContext, votes: np.ndarray, cal: _Calibration) -> _Release:
     """Count the teachers' votes on the queries and release the aggregator's noisy answers."""
     counts = vote_counts(votes[:, : cal.queries], ctx.dataset.num_classes)
-    released = _release(config, counts, cal.noise, ctx)
+    released = _release(config, counts, cal, ctx)
     return _Release(counts, released, released != UNANSWERED, cal.split.public[: cal.queries])
 
 

@@ -24,6 +24,7 @@ from labeldp_core.errors import InvalidInputError
 from labeldp_core.noise.noise_plans import (
     GaussianPlan,
     LaplacePlan,
+    check_plan,
     gaussian_plan,
     laplace_plan_for_scale,
 )
@@ -33,7 +34,9 @@ from labeldp_core.validation import check_num_classes, check_rng, check_vote_cou
 __all__ = [
     "UNANSWERED",
     "confident_gnmax",
+    "confident_gnmax_by_plan",
     "noisy_argmax",
+    "noisy_argmax_by_plan",
     "noisy_vote_counts",
     "plurality",
     "top_two_gap",
@@ -203,6 +206,25 @@ def noisy_argmax(
     return _noisy_argmax(counts, plan, rng, source)
 
 
+def noisy_argmax_by_plan(
+    vote_counts: np.ndarray,
+    plan: LaplacePlan | GaussianPlan,
+    rng: np.random.Generator,
+    source: Source | None = None,
+) -> np.ndarray:
+    """LNMax or GNMax with the noise of ``plan``: the plan draws it and states what it is.
+
+    The experiment accounts for the plan it hands here (its scale or sigma), so the epsilon a
+    run reports is the one of the very noise the answers drew.
+    """
+    plan = check_plan(plan, LaplacePlan | GaussianPlan, "laplace_plan_for_scale or gaussian_plan")
+    counts = check_vote_counts(vote_counts)
+    check_rng(rng)
+    if plan.secure:
+        _check_integer_counts(counts)
+    return _noisy_argmax(counts, plan, rng, source)
+
+
 def _laplace_plan(scale: float, noise: str) -> LaplacePlan | GaussianPlan:
     """LNMax's noise; a scale of 0 adds none (a zero Gaussian, whatever the mode)."""
     return laplace_plan_for_scale(scale, noise) if scale > 0 else gaussian_plan(0.0, noise)
@@ -251,23 +273,46 @@ def confident_gnmax(
         An int64 array with the released class per query, :data:`UNANSWERED` (-1) where the
         query did not pass the threshold.
     """
+    sigma1 = _check_scale(threshold_sigma, "threshold_sigma")
+    sigma2 = _check_scale(gaussian_sigma, "gaussian_sigma")
+    return confident_gnmax_by_plan(
+        vote_counts,
+        rng,
+        threshold=threshold,
+        check=gaussian_plan(sigma1, noise),
+        answers=gaussian_plan(sigma2, noise),
+        source=source,
+    )
+
+
+def confident_gnmax_by_plan(
+    vote_counts: np.ndarray,
+    rng: np.random.Generator,
+    *,
+    threshold: float,
+    check: GaussianPlan,
+    answers: GaussianPlan,
+    source: Source | None = None,
+) -> np.ndarray:
+    """Confident-GNMax with the threshold check's plan and the answers' plan.
+
+    The plans draw the noise and state their sigmas, which the experiment accounts for, so the
+    epsilon a run reports is the one of the very noise drawn.
+    """
     counts = check_vote_counts(vote_counts)
     if isinstance(threshold, bool) or not isinstance(threshold, int | float | np.number):
         raise InvalidInputError(f"threshold must be a number of votes, got {threshold!r}")
     if not math.isfinite(float(threshold)):
         raise InvalidInputError(f"threshold must be finite, got {threshold}")
-    sigma1 = _check_scale(threshold_sigma, "threshold_sigma")
-    sigma2 = _check_scale(gaussian_sigma, "gaussian_sigma")
-    check_plan = gaussian_plan(sigma1, noise)
-    if check_plan.secure:
+    check = check_plan(check, GaussianPlan, "gaussian_plan")
+    answers = check_plan(answers, GaussianPlan, "gaussian_plan")
+    if check.secure:
         _check_integer_counts(counts)
     else:
         check_rng(rng)
-    noisy_top = counts.max(axis=1) + check_plan.draw((counts.shape[0],), rng, source)
+    noisy_top = counts.max(axis=1) + check.draw((counts.shape[0],), rng, source)
     answered = noisy_top >= float(threshold)
     labels = np.full(counts.shape[0], UNANSWERED, dtype=np.int64)
     if answered.any():
-        labels[answered] = _noisy_argmax(
-            counts[answered], gaussian_plan(sigma2, noise), rng, source
-        )
+        labels[answered] = _noisy_argmax(counts[answered], answers, rng, source)
     return labels

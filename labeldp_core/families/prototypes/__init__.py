@@ -3,7 +3,7 @@
 from pathlib import Path
 
 from labeldp_core.engine.private_set import IMBALANCED_EPSILONS
-from labeldp_core.families.family import Audit, DemoGrid, Family, Mechanism, Page
+from labeldp_core.families.family import Audit, DemoGrid, Family, Mechanism, Page, ReleaseStep
 from labeldp_core.families.prototypes import audit, experiment
 from labeldp_core.families.threat import EXAMPLE_DP
 
@@ -16,6 +16,11 @@ DPPL_THREAT = EXAMPLE_DP.with_public(
 __all__ = ["FAMILY"]
 
 DPPL_GRID = DemoGrid(epsilons=IMBALANCED_EPSILONS, variants=({"imbalance": 10.0},))
+#: The public-prototype mechanisms' releases: the utilities' range, then the chosen prototypes.
+PUBLIC_RELEASES = (
+    ReleaseStep(experiment, "class_utilities"),
+    ReleaseStep(experiment, "public_prototype_indices"),
+)
 
 FAMILY = Family(
     id="prototypes",
@@ -28,6 +33,7 @@ FAMILY = Family(
             demo=DPPL_GRID,
             threat_model=DPPL_THREAT,
             on_compare=True,
+            releases=(ReleaseStep(experiment, "private_class_means"),),
         ),
         Mechanism(
             experiment.PUBLIC_SPEC,
@@ -35,6 +41,7 @@ FAMILY = Family(
             audit=Audit(audit.dppl_public_case, controls=(audit.dppl_public_replace_one_control,)),
             demo=DPPL_GRID,
             threat_model=DPPL_THREAT,
+            releases=PUBLIC_RELEASES,
         ),
         Mechanism(
             experiment.TOPK_SPEC,
@@ -46,6 +53,7 @@ FAMILY = Family(
             ),
             demo=DPPL_GRID,
             threat_model=DPPL_THREAT,
+            releases=PUBLIC_RELEASES,
         ),
     ),
     folder=Path(__file__).parent,

@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from labeldp_core.families.family import Audit, Family, Mechanism, Page
+from labeldp_core.families.family import Audit, Family, Mechanism, Page, ReleaseStep
 from labeldp_core.families.randomized_response import audit, experiment
 
 __all__ = ["FAMILY"]
@@ -16,6 +16,9 @@ FAMILY = Family(
             "#0072B2",
             audit=Audit(audit.rr_case, controls=(audit.rr_overspending_control,)),
             on_compare=True,
+            releases=(
+                ReleaseStep(experiment, "randomized_response_by_plan", "randomized response coins"),
+            ),
         ),
     ),
     folder=Path(__file__).parent,

@@ -8,7 +8,7 @@ from labeldp_core.engine.spec import MechanismSpec, Outcome, RunConfig
 from labeldp_core.families.randomized_response.release import (
     expected_flip_rate,
     keep_probability,
-    randomized_response,
+    randomized_response_by_plan,
 )
 from labeldp_core.noise.noise_plans import rr_plan
 
@@ -20,9 +20,7 @@ def run_rr(config: RunConfig, ctx: RunContext) -> Outcome:
     data = ctx.dataset
     noise = config.setting("noise")
     plan = rr_plan(config.epsilon, data.num_classes, noise)
-    released = randomized_response(
-        data.y_train, config.epsilon, data.num_classes, ctx.rng, noise=noise
-    )
+    released = randomized_response_by_plan(data.y_train, plan, ctx.rng)
     details = {
         "keep_probability": keep_probability(config.epsilon, data.num_classes),
         "expected_flip_rate": expected_flip_rate(config.epsilon, data.num_classes),

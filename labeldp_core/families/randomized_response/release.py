@@ -6,7 +6,7 @@ every output o, P(o | a) <= e^epsilon P(o | b), which is exactly epsilon-label-D
 
 import numpy as np
 
-from labeldp_core.noise.noise_plans import rr_plan
+from labeldp_core.noise.noise_plans import RandomizedResponsePlan, check_plan, rr_plan
 from labeldp_core.noise.secure_noise import Source
 from labeldp_core.validation import check_epsilon, check_labels, check_num_classes, check_rng
 
@@ -14,6 +14,7 @@ __all__ = [
     "expected_flip_rate",
     "keep_probability",
     "randomized_response",
+    "randomized_response_by_plan",
     "transition_matrix",
 ]
 
@@ -72,8 +73,24 @@ def randomized_response(
         An int64 array of released labels, same shape as ``labels``.
     """
     num_classes = check_num_classes(num_classes)
+    return randomized_response_by_plan(labels, rr_plan(epsilon, num_classes, noise), rng, source)
+
+
+def randomized_response_by_plan(
+    labels: np.ndarray,
+    plan: RandomizedResponsePlan,
+    rng: np.random.Generator,
+    source: Source | None = None,
+) -> np.ndarray:
+    """Release every label through K-ary randomized response with the coins of ``plan``.
+
+    The plan both draws the coins and states what they spend (its ``epsilon_spent``), so an
+    experiment reports the epsilon of the very coins it released with. K is the plan's
+    ``max_set_size``.
+    """
+    plan = check_plan(plan, RandomizedResponsePlan, "rr_plan")
+    num_classes = plan.max_set_size
     labels = check_labels(labels, num_classes)
-    plan = rr_plan(epsilon, num_classes, noise)
     if not plan.secure:
         check_rng(rng)
     size = labels.shape[0]

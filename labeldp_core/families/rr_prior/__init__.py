@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from labeldp_core.families.family import Audit, Family, Mechanism, Page
+from labeldp_core.families.family import Audit, Family, Mechanism, Page, ReleaseStep
 from labeldp_core.families.rr_prior import audit, experiment, lp_2st
 from labeldp_core.families.threat import LABEL_DP
 
@@ -30,11 +30,19 @@ FAMILY = Family(
             ),
             on_compare=True,
             threat_model=ENCODER_PRIOR,
+            releases=(
+                ReleaseStep(experiment, "noisy_label_counts_by_plan", "cluster histogram noise"),
+                ReleaseStep(experiment, "rr_with_prior_by_plan", "RR-with-prior coins"),
+            ),
         ),
         Mechanism(
             lp_2st.SPEC,
             "#009E73",
             on_compare=True,
+            releases=(
+                ReleaseStep(lp_2st, "randomized_response_by_plan", "stage 1 RR coins"),
+                ReleaseStep(lp_2st, "rr_with_prior_by_plan", "stage 2 RR-with-prior coins"),
+            ),
         ),
     ),
     folder=Path(__file__).parent,

@@ -63,12 +63,12 @@ from labeldp_core.families.rr_prior.release import (
     optimal_set_size,
     output_probabilities,
     prior_guess_bound,
-    rr_with_prior,
+    rr_with_prior_by_plan,
     top_sets,
 )
 from labeldp_core.noise.label_histogram import (
     HISTOGRAM_SENSITIVITY,
-    noisy_label_counts,
+    noisy_label_counts_by_plan,
     prior_from_counts,
 )
 from labeldp_core.noise.noise_plans import rr_plan
@@ -302,10 +302,8 @@ def _cluster_priors(
     clusters, features = ctx.config.setting("clusters"), ctx.config.setting("prior_features")
     found = _clusters(ctx, clusters, features)
     ids = found["ids"]
-    counts = noisy_label_counts(
-        ids, labels, clusters, data.num_classes, planned.prior_epsilon, ctx.rng, noise=noise
-    )
     split, plan = histogram_split(planned, noise)
+    counts = noisy_label_counts_by_plan(ids, labels, clusters, data.num_classes, plan, ctx.rng)
     facts = {
         "prior": f"clusters: PCA + k-means on the {_FEATURES_IN_WORDS[features]}, noisy label "
         "histogram per cluster",
@@ -368,7 +366,7 @@ def run_rr_prior(config: RunConfig, ctx: RunContext) -> Outcome:
     noise = config.setting("noise")
     priors, split, prior_facts = _cluster_priors(ctx, data.y_train, budget_split(config))
     plan = rr_plan(split.release_epsilon, data.num_classes, noise)
-    released = rr_with_prior(data.y_train, priors, split.release_epsilon, ctx.rng, noise=noise)
+    released = rr_with_prior_by_plan(data.y_train, priors, plan, ctx.rng)
     spent = sequential_composition([split.prior_epsilon, plan.epsilon_spent])
     start = _training_start(config.setting("prior_features"))
     details = {

@@ -25,7 +25,7 @@ from labeldp_core.engine.release_noise import NOISE_SETTING, TRAINING_DRAW, draw
 from labeldp_core.engine.spec import MechanismSpec, Outcome, RunConfig
 from labeldp_core.families.randomized_response.release import (
     expected_flip_rate,
-    randomized_response,
+    randomized_response_by_plan,
 )
 from labeldp_core.families.rr_prior.experiment import (
     PRIOR_SUMMARY_DIAGNOSTICS,
@@ -33,7 +33,7 @@ from labeldp_core.families.rr_prior.experiment import (
     set_guess_bound,
     set_size_details,
 )
-from labeldp_core.families.rr_prior.release import rr_with_prior
+from labeldp_core.families.rr_prior.release import rr_with_prior_by_plan
 from labeldp_core.noise.noise_plans import rr_plan
 
 __all__ = ["SPEC", "run_lp_2st", "split_halves"]
@@ -71,9 +71,7 @@ def run_lp_2st(config: RunConfig, ctx: RunContext) -> Outcome:
     plan = rr_plan(epsilon, data.num_classes, noise)
     first, second = split_halves(data.n_train, config.seed)
     released = np.empty_like(data.y_train)
-    released[first] = randomized_response(
-        data.y_train[first], epsilon, data.num_classes, ctx.rng, noise=noise
-    )
+    released[first] = randomized_response_by_plan(data.y_train[first], plan, ctx.rng)
     stage1 = ctx.train(
         released[first],
         images=data.x_train[first],
@@ -82,7 +80,7 @@ def run_lp_2st(config: RunConfig, ctx: RunContext) -> Outcome:
         message="stage 1: training on RR labels of half 1",
     )
     priors = training.predict_proba(stage1.model, data.x_train[second], ctx.train_settings)
-    released[second] = rr_with_prior(data.y_train[second], priors, epsilon, ctx.rng, noise=noise)
+    released[second] = rr_with_prior_by_plan(data.y_train[second], priors, plan, ctx.rng)
     flips = released != data.y_train
     stage2 = prior_summary(priors, data.y_train[second], epsilon)
     rr_expected = expected_flip_rate(epsilon, data.num_classes)

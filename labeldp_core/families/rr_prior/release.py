@@ -20,7 +20,7 @@ from functools import cache
 import numpy as np
 
 from labeldp_core.errors import InvalidInputError
-from labeldp_core.noise.noise_plans import rr_plan
+from labeldp_core.noise.noise_plans import RandomizedResponsePlan, check_plan, rr_plan
 from labeldp_core.noise.secure_noise import Source
 from labeldp_core.validation import check_epsilon, check_labels, check_rng
 
@@ -31,6 +31,7 @@ __all__ = [
     "output_probabilities",
     "prior_guess_bound",
     "rr_with_prior",
+    "rr_with_prior_by_plan",
     "set_keep_probability",
     "top_sets",
 ]
@@ -296,11 +297,33 @@ def rr_with_prior(
     Returns:
         An int64 array of released labels, same shape as ``labels``.
     """
+    plan = rr_plan(epsilon, _check_priors(priors).shape[0], noise)
+    return rr_with_prior_by_plan(labels, priors, plan, rng, source)
+
+
+def rr_with_prior_by_plan(
+    labels: np.ndarray,
+    priors: np.ndarray,
+    plan: RandomizedResponsePlan,
+    rng: np.random.Generator,
+    source: Source | None = None,
+) -> np.ndarray:
+    """Release every label by RR-with-prior with the coins of ``plan``.
+
+    The label sets are chosen for the plan's ``epsilon`` (from the priors alone) and the coins
+    are the plan's, so the release spends exactly the plan's ``epsilon_spent``: the epsilon the
+    run reports is read off the object that drew the coins.
+    """
+    plan = check_plan(plan, RandomizedResponsePlan, "rr_plan")
     labels, columns = _check_inputs(labels, priors)
-    plan = rr_plan(epsilon, columns.shape[0], noise)
+    if plan.max_set_size != columns.shape[0]:
+        raise InvalidInputError(
+            f"the coins were planned for sets of up to {plan.max_set_size} labels but the priors "
+            f"have {columns.shape[0]} classes: build the plan with rr_plan(epsilon, K)"
+        )
     if not plan.secure:
         check_rng(rng)
-    sizes, in_set = _top_sets(columns, epsilon)
+    sizes, in_set = _top_sets(columns, plan.epsilon)
     examples = np.arange(labels.shape[0])
     # Becomes members[j, i]: the set members among labels 0..j (the smallest dtype holding K).
     members = in_set.astype(np.min_scalar_type(in_set.shape[0]))

@@ -22,21 +22,21 @@ CHANCE = 0.1
 FAST = {"model": "logistic"}
 
 
-# Positions of (labels, epsilon) in each spied function's arguments.
+# Positions of (labels, noise plan) in each spied function's arguments.
 ARGUMENTS = {
-    "noisy_label_counts": (1, 4),
-    "rr_with_prior": (0, 2),
-    "randomized_response": (0, 1),
+    "noisy_label_counts_by_plan": (1, 4),
+    "rr_with_prior_by_plan": (0, 2),
+    "randomized_response_by_plan": (0, 1),
 }
 
 
 def _spy(monkeypatch, module, name, calls, kind):
-    """Record (kind, epsilon, number of labels) whenever ``module.name`` is called."""
+    """Record (kind, plan, number of labels) whenever ``module.name`` is called."""
     real = getattr(module, name)
-    labels_at, epsilon_at = ARGUMENTS[name]
+    labels_at, plan_at = ARGUMENTS[name]
 
     def spy(*args, **kwargs):
-        calls.append((kind, args[epsilon_at], len(args[labels_at])))
+        calls.append((kind, args[plan_at], len(args[labels_at])))
         return real(*args, **kwargs)
 
     monkeypatch.setattr(module, name, spy)
@@ -48,18 +48,21 @@ def _spy(monkeypatch, module, name, calls, kind):
 )
 def test_budget_reported_equals_budget_spent(cache, monkeypatch, epsilon, settings):
     calls = []
-    _spy(monkeypatch, rr_prior_experiment, "noisy_label_counts", calls, "prior")
-    _spy(monkeypatch, rr_prior_experiment, "rr_with_prior", calls, "rr")
+    _spy(monkeypatch, rr_prior_experiment, "noisy_label_counts_by_plan", calls, "prior")
+    _spy(monkeypatch, rr_prior_experiment, "rr_with_prior_by_plan", calls, "rr")
     config = make_config("rr-prior", "digits", epsilon, epochs=1, settings=FAST | settings)
     result = run(config, cache)
     n = load_dataset("digits").n_train
     uniform = settings.get("prior") == "uniform"
     # Both steps read every training label, so their budgets compose sequentially.
     assert [(kind, size) for kind, _, size in calls] == [("prior", n)] * (not uniform) + [("rr", n)]
-    received = [eps for _, eps, _ in calls]
-    # Each step spends what its noise plan guarantees for the budget it received.
-    prior_spent = 0.0 if uniform else laplace_plan(2, received[0]).epsilon_spent
-    rr_spent = rr_plan(received[-1], 10).epsilon_spent
+    received = [plan for _, plan, _ in calls]
+    # Each step spends what the noise plan it drew with guarantees.
+    asked = settings.get("prior_epsilon") or settings.get("prior_share", 0) * epsilon
+    assert uniform or received[0] == laplace_plan(2, asked)
+    prior_spent = 0.0 if uniform else received[0].epsilon_spent
+    rr_spent = received[-1].epsilon_spent
+    assert received[-1] == rr_plan(received[-1].epsilon, 10)
     assert result.epsilon_spent == prior_spent + rr_spent
     assert result.epsilon_spent <= epsilon
     assert result.epsilon_spent == pytest.approx(epsilon, rel=1e-12)
@@ -158,12 +161,12 @@ def test_clusters_are_computed_once_per_dataset_seed_and_count(cache, monkeypatc
 
 def test_lp_2st_releases_each_half_once_and_spends_epsilon(cache, monkeypatch):
     calls = []
-    _spy(monkeypatch, lp_2st, "randomized_response", calls, "rr")
-    _spy(monkeypatch, lp_2st, "rr_with_prior", calls, "rr-prior")
+    _spy(monkeypatch, lp_2st, "randomized_response_by_plan", calls, "rr")
+    _spy(monkeypatch, lp_2st, "rr_with_prior_by_plan", calls, "rr-prior")
     result = run(make_config("lp-2st", "digits", 2.0, epochs=1, settings=FAST), cache)
     assert [kind for kind, _, _ in calls] == ["rr", "rr-prior"]
     assert sum(size for _, _, size in calls) == result.n_train
-    assert [eps for _, eps, _ in calls] == [2.0, 2.0]
+    assert [plan for _, plan, _ in calls] == [rr_plan(2.0, 10)] * 2
     assert result.epsilon_spent == rr_plan(2.0, 10).epsilon_spent <= 2.0
     details = result.details
     assert "parallel" in details["composition"] and "epsilon-label-DP" in details["composition"]
