@@ -97,7 +97,8 @@ def spy_on_releases(monkeypatch, mechanism: str, calls: list[Call]) -> None:
     """Spy on every release call ``mechanism`` declares (with its family's stand-ins)."""
     fakes = getattr(contract_of(mechanism), "FAKES", {})  # getattr(None, ...) gives {}
     for step in _mechanism(mechanism).releases:
-        spy(monkeypatch, step.module, step.function, calls, fakes.get(step.function))
+        module = importlib.import_module(step.module)
+        spy(monkeypatch, module, step.function, calls, fakes.get(step.function))
 
 
 def _mechanism(mechanism: str):

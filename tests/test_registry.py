@@ -5,6 +5,7 @@ figures, the demo grid, the app's pages (and navigation: tests/app/test_page_tab
 docs' table; unregistered, it is gone from all of them."""
 
 import importlib
+import subprocess
 import sys
 from pathlib import Path
 
@@ -16,7 +17,7 @@ from labeldp_core.audit import audit_cases, audit_mechanism
 from labeldp_core.demo import demo_configs
 from labeldp_core.experiments import MECHANISMS, make_config, mechanism_spec, run
 from labeldp_core.plotting.colours import series_styles
-from labeldp_core.registry import FAMILIES, ON_COMPARE, family_of, registered
+from labeldp_core.registry import FAMILIES, ON_COMPARE, family_of, mechanism_entries, registered
 
 
 def test_a_toy_family_from_a_folder_shows_on_every_derived_table(toy_family):
@@ -93,3 +94,13 @@ def test_the_mutation_run_mutates_every_familys_declared_targets():
     mutated = set(config["tool"]["mutmut"]["only_mutate"])
     declared = {target for family in FAMILIES for target in family.mutation_targets}
     assert declared <= mutated, sorted(declared - mutated)
+
+
+def test_listing_the_families_imports_no_torch():
+    # The CLI's list, choose and the docs read the registry: torch (seconds to import) waits
+    # until a training runs. A release call is named by its module's dotted name for this.
+    code = "import sys, labeldp_core.registry; print({'torch', 'opacus'} & set(sys.modules))"
+    found = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert found.stdout.strip() == "set()"
+    for mechanism in mechanism_entries():
+        assert all(isinstance(step.module, str) for step in mechanism.releases)

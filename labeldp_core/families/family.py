@@ -11,7 +11,6 @@ registry and dp-wizard's one folder per statistic.
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 from labeldp_core.engine.spec import MechanismSpec, Scalar
@@ -74,13 +73,15 @@ class ReleaseStep:
     what they received.
 
     Attributes:
-        module: the module whose global ``function`` the run calls (where a spy replaces it).
+        module: the dotted name of the module whose global ``function`` the run calls (where a
+            spy replaces it); a name, not the module, so that listing the families never
+            imports torch.
         function: the release function's name.
         draws: the step's name in the run's ``details["random_draws"]``, or None when the call
             draws no noise through a plan (DP-SGD's trainer; its noise is the optimiser's).
     """
 
-    module: ModuleType
+    module: str
     function: str
     draws: str | None = None
 

@@ -37,7 +37,7 @@ SOURCES = {"float": FLOAT_SOURCE, "secure": SECURE_SOURCE}
 #: Per mechanism whose draws touch the labels: its declared release calls and the step each
 #: call is named by in ``details["random_draws"]``.
 RELEASE_STEPS = {
-    mechanism.id: [(step.module, step.function, step.draws) for step in mechanism.releases]
+    mechanism.id: [(step.function, step.draws) for step in mechanism.releases]
     for mechanism in mechanism_entries()
     if any(step.draws for step in mechanism.releases)
 }
@@ -66,7 +66,7 @@ def _run(fast_runs, monkeypatch, mechanism, settings, mode, seed):
 
 
 def _expected_steps(mechanism: str, settings: dict, mode: str, calls: list[Call]) -> set[str]:
-    steps = {step for _, name, step in RELEASE_STEPS[mechanism] if step and only(calls, name)}
+    steps = {step for name, step in RELEASE_STEPS[mechanism] if step and only(calls, name)}
     extra = EXTRA_DRAWS.get(family_of(mechanism).id)  # e.g. secure argmax ties
     return steps | (extra(mechanism, settings, mode) if extra else set())
 

@@ -6,7 +6,6 @@ from labeldp_core.engine.private_set import IMBALANCED_EPSILONS
 from labeldp_core.families.dpsgd import audit, experiment
 from labeldp_core.families.family import Audit, DemoGrid, Family, Mechanism, Page, ReleaseStep
 from labeldp_core.families.threat import EXAMPLE_DP
-from labeldp_core.training import dpsgd as dpsgd_training
 
 __all__ = ["FAMILY"]
 
@@ -24,7 +23,7 @@ FAMILY = Family(
             demo=DemoGrid(guest=({"imbalance": 10.0}, IMBALANCED_EPSILONS)),
             on_compare=True,
             threat_model=DPSGD_THREAT,
-            releases=(ReleaseStep(dpsgd_training, "train_dpsgd_classifier"),),
+            releases=(ReleaseStep("labeldp_core.training.dpsgd", "train_dpsgd_classifier"),),
         ),
     ),
     folder=Path(__file__).parent,

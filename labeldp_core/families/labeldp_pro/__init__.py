@@ -3,7 +3,7 @@
 from pathlib import Path
 
 from labeldp_core.families.family import Audit, Family, Mechanism, Page, ReleaseStep
-from labeldp_core.families.labeldp_pro import audit, experiment, trainer
+from labeldp_core.families.labeldp_pro import audit, experiment
 
 __all__ = ["FAMILY"]
 
@@ -15,7 +15,7 @@ FAMILY = Family(
             experiment.SPEC,
             "#DDCC77",
             audit=Audit(audit.labeldp_pro_case, controls=(audit.labeldp_pro_true_label_control,)),
-            releases=(ReleaseStep(trainer, "train_labeldp_pro"),),
+            releases=(ReleaseStep(f"{__name__}.trainer", "train_labeldp_pro"),),
         ),
     ),
     folder=Path(__file__).parent,

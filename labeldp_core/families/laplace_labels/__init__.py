@@ -24,7 +24,9 @@ FAMILY = Family(
             audit=Audit(audit.laplace_case, controls=(audit.laplace_sensitivity_one_control,)),
             demo=DemoGrid(variants=({"post": "soft"}, {"post": "round"})),
             on_compare=True,
-            releases=(ReleaseStep(experiment, "laplace_one_hot_by_plan", "one-hot noise"),),
+            releases=(
+                ReleaseStep(experiment.__name__, "laplace_one_hot_by_plan", "one-hot noise"),
+            ),
         ),
         Mechanism(
             regression_experiment.SPEC,
@@ -34,7 +36,9 @@ FAMILY = Family(
                 controls=(audit.laplace_regression_sensitivity_one_control,),
             ),
             releases=(
-                ReleaseStep(regression_experiment, "laplace_regression_by_plan", "label noise"),
+                ReleaseStep(
+                    regression_experiment.__name__, "laplace_regression_by_plan", "label noise"
+                ),
             ),
         ),
         Mechanism(
@@ -42,8 +46,10 @@ FAMILY = Family(
             "#56B4E9",
             audit=Audit(audit.rr_bins_case),
             releases=(
-                ReleaseStep(label_prior, "noisy_label_counts_by_plan", "label histogram noise"),
-                ReleaseStep(rr_bins_experiment, "rr_on_bins_by_plan", "RR-on-bins coins"),
+                ReleaseStep(
+                    label_prior.__name__, "noisy_label_counts_by_plan", "label histogram noise"
+                ),
+                ReleaseStep(rr_bins_experiment.__name__, "rr_on_bins_by_plan", "RR-on-bins coins"),
             ),
         ),
         Mechanism(
@@ -52,8 +58,10 @@ FAMILY = Family(
             audit=Audit(audit.alibi_case),
             on_compare=True,
             releases=(
-                ReleaseStep(label_prior, "noisy_label_counts_by_plan", "label histogram noise"),
-                ReleaseStep(alibi_experiment, "laplace_one_hot_by_plan", "one-hot noise"),
+                ReleaseStep(
+                    label_prior.__name__, "noisy_label_counts_by_plan", "label histogram noise"
+                ),
+                ReleaseStep(alibi_experiment.__name__, "laplace_one_hot_by_plan", "one-hot noise"),
             ),
         ),
     ),

@@ -19,7 +19,7 @@ FAMILY = Family(
             ),
             demo=DemoGrid(epsilons=(0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0)),
             # Its noise touches the model's outputs, not the labels: no label-touching draws.
-            releases=(ReleaseStep(experiment, "laplace_outputs_by_plan"),),
+            releases=(ReleaseStep(experiment.__name__, "laplace_outputs_by_plan"),),
         ),
     ),
     folder=Path(__file__).parent,

@@ -32,8 +32,8 @@ FAMILY = Family(
             on_compare=True,
             threat_model=PATE_THREAT,
             releases=(
-                ReleaseStep(experiment, "noisy_argmax_by_plan", "vote-count noise"),
-                ReleaseStep(experiment, "confident_gnmax_by_plan", "vote-count noise"),
+                ReleaseStep(experiment.__name__, "noisy_argmax_by_plan", "vote-count noise"),
+                ReleaseStep(experiment.__name__, "confident_gnmax_by_plan", "vote-count noise"),
             ),
         ),
     ),

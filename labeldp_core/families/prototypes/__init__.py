@@ -18,8 +18,8 @@ __all__ = ["FAMILY"]
 DPPL_GRID = DemoGrid(epsilons=IMBALANCED_EPSILONS, variants=({"imbalance": 10.0},))
 #: The public-prototype mechanisms' releases: the utilities' range, then the chosen prototypes.
 PUBLIC_RELEASES = (
-    ReleaseStep(experiment, "class_utilities"),
-    ReleaseStep(experiment, "public_prototype_indices"),
+    ReleaseStep(experiment.__name__, "class_utilities"),
+    ReleaseStep(experiment.__name__, "public_prototype_indices"),
 )
 
 FAMILY = Family(
@@ -33,7 +33,7 @@ FAMILY = Family(
             demo=DPPL_GRID,
             threat_model=DPPL_THREAT,
             on_compare=True,
-            releases=(ReleaseStep(experiment, "private_class_means"),),
+            releases=(ReleaseStep(experiment.__name__, "private_class_means"),),
         ),
         Mechanism(
             experiment.PUBLIC_SPEC,

@@ -17,7 +17,9 @@ FAMILY = Family(
             audit=Audit(audit.rr_case, controls=(audit.rr_overspending_control,)),
             on_compare=True,
             releases=(
-                ReleaseStep(experiment, "randomized_response_by_plan", "randomized response coins"),
+                ReleaseStep(
+                    experiment.__name__, "randomized_response_by_plan", "randomized response coins"
+                ),
             ),
         ),
     ),

@@ -31,8 +31,10 @@ FAMILY = Family(
             on_compare=True,
             threat_model=ENCODER_PRIOR,
             releases=(
-                ReleaseStep(experiment, "noisy_label_counts_by_plan", "cluster histogram noise"),
-                ReleaseStep(experiment, "rr_with_prior_by_plan", "RR-with-prior coins"),
+                ReleaseStep(
+                    experiment.__name__, "noisy_label_counts_by_plan", "cluster histogram noise"
+                ),
+                ReleaseStep(experiment.__name__, "rr_with_prior_by_plan", "RR-with-prior coins"),
             ),
         ),
         Mechanism(
@@ -40,8 +42,10 @@ FAMILY = Family(
             "#009E73",
             on_compare=True,
             releases=(
-                ReleaseStep(lp_2st, "randomized_response_by_plan", "stage 1 RR coins"),
-                ReleaseStep(lp_2st, "rr_with_prior_by_plan", "stage 2 RR-with-prior coins"),
+                ReleaseStep(lp_2st.__name__, "randomized_response_by_plan", "stage 1 RR coins"),
+                ReleaseStep(
+                    lp_2st.__name__, "rr_with_prior_by_plan", "stage 2 RR-with-prior coins"
+                ),
             ),
         ),
     ),
