@@ -64,9 +64,23 @@ def _image(view: SeatView, index: int) -> None:
     st.image(np.kron(image, np.ones((scale, scale))), clamp=True)
 
 
-def _question(view: SeatView, token: str) -> None:
-    """The next item: its released label (and image), one button per class."""
+@st.fragment
+def _questions(code: str, token: str) -> None:
+    """The next item: its released label (and image), one button per class.
+
+    A fragment: a tap reruns only this, not the app around it (the sidebar, the navigation),
+    which keeps a class of phones quick on one laptop; the last answer reruns the whole page.
+    """
+    refused = st.session_state.pop("_class_round_refused", None)
+    if refused:
+        st.warning(f"That answer was not counted: {refused}.")
+    try:
+        view = round_store().seat_view(code, token)
+    except UnknownRoundError:
+        st.rerun(scope="app")
     question = view.next_question
+    if view.revealed or question is None:
+        st.rerun(scope="app")
     config = view.config
     st.caption(f"Item {question.number} of {config.items} · ε = {config.epsilon:g}")
     with st.container(key="released"):
@@ -82,7 +96,7 @@ def _question(view: SeatView, token: str) -> None:
                 name,
                 key=f"answer_{question.number}_{label}",
                 on_click=_answer,
-                args=(view.code, token, question.number, label),
+                args=(code, token, question.number, label),
                 type="primary",
                 width="stretch",
             )
@@ -134,16 +148,13 @@ def render() -> None:
         st.warning("No open round has this code: it has ended, or check the code.")
         return
     token = _seat(code)
-    refused = st.session_state.pop("_class_round_refused", None)
-    if refused:
-        st.warning(f"That answer was not counted: {refused}.")
     view = store.seat_view(code, token)
     if view.revealed:
         _reveal(view)
     elif view.next_question is None:
         _wait_for_reveal(code, token)
     else:
-        _question(view, token)
+        _questions(code, token)
 
 
 render()
