@@ -58,8 +58,12 @@ def instant_training(monkeypatch: pytest.MonkeyPatch) -> None:
 
     Reopening a page with a changed control recomputes its results; with real training the PATE
     page alone (50 teachers, 200 steps each, for every changed setting) would take minutes.
+    LabelDP-Pro trains in a loop of its own: it runs one epoch on the full set (its noise is
+    still calibrated for the epochs asked, and its ε spent accounted for the steps it took).
     """
-    original = loop._fit
+    from labeldp_core.families.labeldp_pro import trainer as pro_trainer
+
+    original, original_pro = loop._fit, pro_trainer.train_labeldp_pro
 
     def tiny(x_train, targets, outputs, loss_fn, evaluate, settings, seed, progress):
         small = replace(settings, epochs=1)
@@ -67,7 +71,11 @@ def instant_training(monkeypatch: pytest.MonkeyPatch) -> None:
             x_train[:64], targets[:64], outputs, loss_fn, evaluate, small, seed, progress
         )
 
+    def tiny_pro(data, num_classes, settings, *args, **kwargs):
+        return original_pro(data, num_classes, replace(settings, epochs=1), *args, **kwargs)
+
     monkeypatch.setattr(loop, "_fit", tiny)
+    monkeypatch.setattr(pro_trainer, "train_labeldp_pro", tiny_pro)
 
 
 def _untrained(model: str, images, outputs: int):
