@@ -31,6 +31,7 @@ __all__ = [
     "check_noise_multiplier",
     "check_sample_rate",
     "check_steps",
+    "check_training_schedule",
     "dpsgd_epsilon",
     "dpsgd_epsilon_curve",
     "sampling_schedule",
@@ -190,6 +191,15 @@ def sampling_schedule(n_examples: int, batch_size: int, epochs: int) -> tuple[fl
             f"sample rate would exceed 1; use a batch of at most {n_examples}"
         )
     return batch_size / n_examples, int(epochs) * math.ceil(n_examples / batch_size)
+
+
+def check_training_schedule(
+    clip: float, delta: float, n_examples: int, batch_size: int, epochs: int
+) -> None:
+    """Check a Poisson-sampled run's clip, delta and schedule before it trains (clear errors)."""
+    check_clip(clip)
+    check_delta(delta)
+    sampling_schedule(n_examples, batch_size, epochs)
 
 
 def calibrate_noise_multiplier(

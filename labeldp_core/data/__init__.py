@@ -7,6 +7,15 @@ from labeldp_core.data.registry import (
     dataset_info,
     is_available,
     load_dataset,
+    training_size,
 )
 
-__all__ = ["DATASETS", "Dataset", "DatasetInfo", "dataset_info", "is_available", "load_dataset"]
+__all__ = [
+    "DATASETS",
+    "Dataset",
+    "DatasetInfo",
+    "dataset_info",
+    "is_available",
+    "load_dataset",
+    "training_size",
+]

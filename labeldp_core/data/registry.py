@@ -17,6 +17,7 @@ __all__ = [
     "dataset_info",
     "is_available",
     "load_dataset",
+    "training_size",
 ]
 
 #: Training defaults of the 60,000-image splits, in place of the common batch 128 and rate 2e-3.
@@ -57,6 +58,9 @@ class DatasetInfo:
     training_defaults: tuple[tuple[str, int | float | str], ...] = ()
     #: How the train/test split was made; it is public and fixed (see :attr:`threat_note`).
     split: str = PUBLISHED_SPLIT
+    #: The training split's size when it is known without loading (the bundled sets; tested
+    #: against the loaded split), so that checking a config never pays for a load; else None.
+    train_size: int | None = None
 
     @property
     def threat_note(self) -> str:
@@ -92,6 +96,7 @@ DATASETS: dict[str, DatasetInfo] = {
             True,
             loaders.load_digits,
             split=STRATIFIED_SPLIT,
+            train_size=1437,
         ),
         DatasetInfo(
             "mnist-5k",
@@ -103,6 +108,7 @@ DATASETS: dict[str, DatasetInfo] = {
             True,
             loaders.load_mnist_5k,
             split=STRATIFIED_SPLIT,
+            train_size=4000,
         ),
         DatasetInfo(
             "fashion-mnist",
@@ -114,6 +120,7 @@ DATASETS: dict[str, DatasetInfo] = {
             False,
             loaders.load_fashion_mnist,
             _LARGE_SPLIT_TRAINING,
+            train_size=60000,
         ),
         DatasetInfo(
             "mnist",
@@ -125,6 +132,7 @@ DATASETS: dict[str, DatasetInfo] = {
             False,
             loaders.load_mnist,
             _LARGE_SPLIT_TRAINING,
+            train_size=60000,
         ),
     )
 }
@@ -167,6 +175,12 @@ def _table_info(name: str) -> DatasetInfo:
         TABLE_TRAINING,
         TABLE_SPLIT,
     )
+
+
+def training_size(name: str) -> int:
+    """The number of training examples of ``name``: from the registry if known, else loaded."""
+    known = dataset_info(name).train_size
+    return known if known is not None else load_dataset(name).n_train
 
 
 @cache

@@ -3,7 +3,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from labeldp_core.data import DATASETS, dataset_info, load_dataset, loaders
+from labeldp_core.data import (
+    DATASETS,
+    dataset_info,
+    is_available,
+    load_dataset,
+    loaders,
+    training_size,
+)
 from labeldp_core.errors import DatasetUnavailableError, InvalidInputError
 
 
@@ -134,3 +141,29 @@ def test_a_download_waits_on_a_silent_network_for_a_bounded_time(monkeypatch, tm
         loaders.load_mnist()
     assert seen == [(True, loaders.DOWNLOAD_TIMEOUT_S)]
     assert socket.getdefaulttimeout() is None
+
+
+@pytest.mark.parametrize("name", [n for n, info in DATASETS.items() if info.train_size])
+def test_a_known_training_size_is_the_loaded_splits(name):
+    # Checking a DP-SGD config reads the size from the registry instead of loading the data
+    # (choose builds hundreds of configs and must answer in under a second).
+    if not is_available(name):
+        pytest.skip(f"{name} is not installed here")
+    assert training_size(name) == DATASETS[name].train_size == load_dataset(name).n_train
+
+
+def test_checking_a_dpsgd_config_loads_no_dataset(monkeypatch):
+    from labeldp_core.data import registry
+    from labeldp_core.experiments import make_config
+    from labeldp_core.families.dpsgd import experiment as dpsgd
+    from labeldp_core.families.labeldp_pro import experiment as labeldp_pro
+
+    def refuse(name):
+        raise AssertionError(f"loaded {name}")
+
+    for module in (registry, dpsgd, labeldp_pro):  # wherever a check could load it from
+        monkeypatch.setattr(module, "load_dataset", refuse, raising=False)
+    for mechanism in ("dpsgd", "labeldp-pro"):
+        assert make_config(mechanism, "digits", 1.0).mechanism == mechanism
+    with pytest.raises(InvalidInputError, match="larger than the 1437 training examples"):
+        make_config("dpsgd", "digits", 1.0, settings={"batch": 2000})

@@ -26,13 +26,12 @@ from labeldp_core.accounting.dpsgd import (
     ACCOUNTANTS,
     CALIBRATION_RTOL,
     calibrate_noise_multiplier,
-    check_clip,
-    check_delta,
+    check_training_schedule,
     dpsgd_epsilon,
     dpsgd_epsilon_curve,
     sampling_schedule,
 )
-from labeldp_core.data import Dataset, load_dataset
+from labeldp_core.data import Dataset, load_dataset, training_size
 from labeldp_core.data.tables import is_table, table_info
 from labeldp_core.engine.context import RunContext
 from labeldp_core.engine.private_set import PUBLIC_FRACTION, SUBSAMPLE_DRAW, imbalanced_private_set
@@ -199,11 +198,18 @@ def delta_warning(delta: float, n_train: int) -> str | None:
 
 def validate_dpsgd(config: RunConfig) -> None:
     """Check clip, delta and that the expected batch fits in the training set, before training."""
-    check_clip(config.setting("clip"))
-    check_delta(config.setting("delta"))
-    data = load_dataset(config.dataset)
-    n_train = len(training_set(config, data).select(data.y_train))
-    sampling_schedule(n_train, config.setting("batch"), int(config.epochs or 1))
+    if config.setting("imbalance") == 1:  # the whole split: its size is known without a load
+        n_train = training_size(config.dataset)
+    else:
+        data = load_dataset(config.dataset)
+        n_train = len(training_set(config, data).select(data.y_train))
+    check_training_schedule(
+        config.setting("clip"),
+        config.setting("delta"),
+        n_train,
+        config.setting("batch"),
+        int(config.epochs or 1),
+    )
 
 
 def epsilon_checkpoints(epochs: int, count: int = _CHECKPOINTS) -> list[int]:

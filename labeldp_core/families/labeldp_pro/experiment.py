@@ -11,12 +11,11 @@ from typing import Any
 
 from labeldp_core.accounting.dpsgd import (
     ACCOUNTANTS,
-    check_clip,
-    check_delta,
+    check_training_schedule,
     dpsgd_epsilon,
     sampling_schedule,
 )
-from labeldp_core.data import load_dataset
+from labeldp_core.data import training_size
 from labeldp_core.engine.context import RunContext
 from labeldp_core.engine.progress import within
 from labeldp_core.engine.release_noise import (
@@ -67,10 +66,13 @@ def labeldp_pro_recipe(dataset: str) -> dict[str, Scalar]:
 
 def validate_labeldp_pro(config: RunConfig) -> None:
     """Check clip, delta and that the expected batch fits in the training set, before training."""
-    check_clip(config.setting("clip"))
-    check_delta(config.setting("delta"))
-    n_train = load_dataset(config.dataset).n_train
-    sampling_schedule(n_train, config.setting("batch"), int(config.epochs or 1))
+    check_training_schedule(
+        config.setting("clip"),
+        config.setting("delta"),
+        training_size(config.dataset),
+        config.setting("batch"),
+        int(config.epochs or 1),
+    )
 
 
 def run_labeldp_pro(config: RunConfig, ctx: RunContext) -> Outcome:
