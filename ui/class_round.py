@@ -72,10 +72,12 @@ def round_link(code: str) -> tuple[str, str]:
 
 
 @st.cache_data(max_entries=32)
-def qr_png(link: str) -> bytes:
-    """The QR code of ``link`` as a PNG (segno, pure Python)."""
-    import segno
-
+def qr_png(link: str) -> bytes | None:
+    """The QR code of ``link`` as a PNG (segno, pure Python); None if segno is not installed."""
+    try:
+        import segno
+    except ImportError:  # an environment installed before segno joined requirements.txt
+        return None
     buffer = io.BytesIO()
     segno.make(link, error="m").save(buffer, kind="png", scale=8, border=2)
     return buffer.getvalue()
@@ -135,7 +137,11 @@ def _round_header(code: str, tally: Tally) -> None:
     config = tally.config
     link, note = round_link(code)
     qr, text = st.columns([1, 2])
-    qr.image(qr_png(link), width=260, caption=f"Round {code}")
+    png = qr_png(link)
+    if png is None:
+        qr.caption("No QR code: install the requirements again (`make run` does) for segno.")
+    else:
+        qr.image(png, width=260, caption=f"Round {code}")
     text.markdown(f"**Phones: scan the code or open**  \n`{link}`")
     if note:
         text.caption(note)

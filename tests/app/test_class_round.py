@@ -6,6 +6,8 @@ teacher sees equals the answers they gave, a forged seat in a link is replaced b
 no phone's page shows a true label before the reveal.
 """
 
+import sys
+
 import pytest
 from app_helpers import assert_no_errors, open_page
 
@@ -152,3 +154,10 @@ def test_an_unknown_or_odd_code_is_answered_without_echoing_it():
 def test_the_link_uses_the_network_address_when_the_teacher_is_on_localhost(monkeypatch):
     monkeypatch.setenv("LABELDP_CLASS_URL", "https://class.example.org/labeldp/")
     assert round_link("ABCDE") == ("https://class.example.org/labeldp/play?round=ABCDE", "")
+
+
+def test_without_segno_the_link_is_still_shown(monkeypatch):
+    monkeypatch.setitem(sys.modules, "segno", None)  # import segno raises ImportError
+    teacher, code = _teacher(items=1)
+    assert any("No QR code" in c.value for c in teacher.caption)
+    assert any(f"/play?round={code}" in m.value for m in teacher.markdown)
