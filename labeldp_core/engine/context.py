@@ -159,6 +159,14 @@ class RunContext:
         """
         self.notes["attack"] = self._accuracies(model)
 
+    def note_released_model(self, model: "nn.Module") -> None:
+        """Hand over the classifier the run releases when :meth:`train` did not train it.
+
+        PATE's student learns from the public queries, not from every training example, so it
+        is no label-inference model of the run and an ordinary run keeps nothing here. The
+        canary audit's context (:mod:`labeldp_core.model_audit.context`) reads it on the canaries.
+        """
+
     def _baseline_payload(self) -> dict[str, object]:
         settings = self.train_settings
         return {

@@ -11,10 +11,15 @@ registry and dp-wizard's one folder per statistic.
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from labeldp_core.engine.spec import MechanismSpec, Scalar
+from labeldp_core.engine.spec import MechanismSpec, RunConfig, Scalar
 from labeldp_core.families.threat import EXAMPLE_DP, LABEL_DP, OUTPUT_DP, ThreatModel
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from labeldp_core.data import Dataset
 
 __all__ = [
     "Audit",
@@ -23,12 +28,16 @@ __all__ = [
     "Family",
     "Mechanism",
     "Page",
+    "ProtectedRows",
     "ReleaseStep",
     "ThreatModel",
 ]
 
 #: Builds an :class:`~labeldp_core.engine.audit.AuditCase` for a claimed epsilon.
 CaseBuilder = Callable[[float], Any]
+#: The training rows whose labels a run's ε protects (and its model learns from), by a run's
+#: config and dataset: the rows outside a public part, or the subsample actually trained on.
+ProtectedRows = Callable[[RunConfig, "Dataset"], "np.ndarray"]
 
 
 @dataclass(frozen=True)
@@ -98,6 +107,9 @@ class Mechanism:
         on_compare: whether Compare shows it before the user picks.
         threat_model: what its ε protects; None for its privacy unit's standard card.
         releases: the calls that release what is computed from the labels, in run order.
+        protected_rows: the training rows whose labels its ε protects, for a run's config and
+            dataset, when a public part (or a subsample) leaves others out; None for every
+            training row. The canary audit plants its canaries in these rows only.
     """
 
     spec: MechanismSpec
@@ -107,6 +119,7 @@ class Mechanism:
     on_compare: bool = False
     threat_model: ThreatModel | None = None
     releases: tuple[ReleaseStep, ...] = ()
+    protected_rows: ProtectedRows | None = None
 
     @property
     def threat(self) -> ThreatModel:

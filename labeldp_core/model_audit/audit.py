@@ -20,6 +20,7 @@ from labeldp_core.errors import InvalidInputError
 from labeldp_core.experiments import RunConfig, make_config, mechanism_spec
 from labeldp_core.model_audit.canaries import canary_count, draw_canaries
 from labeldp_core.model_audit.estimate import accuracy_cap, score_guesses
+from labeldp_core.model_audit.protected import check_rows_kept, protected_rows, rows_digest
 from labeldp_core.model_audit.result import CanaryEstimate, ModelAudit
 from labeldp_core.model_audit.training_run import MECHANISM, NON_PRIVATE, canary_training
 from labeldp_core.validation import MAX_EPSILON, check_epsilon
@@ -33,10 +34,16 @@ DOUBLED = 2.0
 def _check_mechanism(mechanism: str) -> str:
     """The mechanism's privacy unit; refuses those whose model the canaries cannot test."""
     spec = mechanism_spec(mechanism)
-    if spec.task != "classification" or not spec.trains_model:
+    if spec.task != "classification":
         raise InvalidInputError(
             f"the canary audit reads a trained classifier's softmax: '{mechanism}' "
-            f"({spec.task}, {'trains' if spec.trains_model else 'trains no'} model) has none"
+            f"({spec.task}) has none"
+        )
+    if not spec.trains_model:
+        raise InvalidInputError(
+            f"the canary audit reads a trained classifier's softmax: '{mechanism}' trains no "
+            f"model (it releases {spec.summary}), so there is no probability per class on the "
+            "canaries to read"
         )
     if spec.privacy_unit not in ("label", "example"):
         raise InvalidInputError(
@@ -77,7 +84,9 @@ def audit_model(
     """Audit ``mechanism``'s trained model at ``epsilon`` on ``dataset`` with flipped canaries.
 
     Three trainings (the mechanism, without privacy, at twice ε), each cached, so a second call
-    trains nothing. ``canaries`` defaults to :func:`~.canaries.canary_count`'s choice.
+    trains nothing. The canaries are drawn from the rows whose labels the mechanism protects
+    (:func:`~.protected.protected_rows`: never a public part, never the test set);
+    ``canaries`` defaults to :func:`~.canaries.canary_count`'s choice for that many rows.
     """
     unit = _check_mechanism(mechanism)
     epsilon = _check_budget(epsilon)
@@ -85,9 +94,11 @@ def audit_model(
     doubled = make_config(mechanism, dataset, DOUBLED * epsilon, seed, epochs, settings)
     cache = ResultCache() if cache is None else cache
     data = load_dataset(dataset)
-    count = canary_count(data.n_train, canaries)
-    drawn = draw_canaries(data.y_train, data.num_classes, count, config.seed)
-    draw = {"dataset": dataset, "count": count, "seed": config.seed}
+    rows = protected_rows(config, data)
+    count = canary_count(len(rows), canaries)
+    drawn = draw_canaries(data.y_train, data.num_classes, count, config.seed, rows)
+    check_rows_kept(config, data, drawn, rows)
+    draw = {"dataset": dataset, "count": count, "seed": config.seed, "rows": rows_digest(rows)}
     runs = [
         (MECHANISM, config, MECHANISM),
         (NON_PRIVATE, config, NON_PRIVATE),

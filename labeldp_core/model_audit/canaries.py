@@ -43,7 +43,7 @@ class Canaries:
 
 
 def canary_count(n_train: int, requested: int | None = None) -> int:
-    """The number of canaries: ``requested``, or the default for ``n_train`` examples.
+    """The number of canaries: ``requested``, or the default for ``n_train`` protected examples.
 
     The default is :data:`LARGE_SET_CANARIES` on large sets and one example in
     :data:`DEFAULT_SHARE` on small ones; never below :data:`MIN_CANARIES` nor above half the set.
@@ -56,19 +56,33 @@ def canary_count(n_train: int, requested: int | None = None) -> int:
     if not MIN_CANARIES <= requested <= most:
         raise InvalidInputError(
             f"canaries must lie in {MIN_CANARIES}..{most} (half of the {n_train:,} training "
-            f"examples; fewer than {MIN_CANARIES} cannot prove much), got {requested}"
+            f"examples whose labels the mechanism protects; fewer than {MIN_CANARIES} cannot "
+            f"prove much), got {requested}"
         )
     return int(requested)
 
 
-def draw_canaries(labels: np.ndarray, num_classes: int, count: int, seed: int) -> Canaries:
-    """Choose ``count`` training rows at random (seeded), a wrong label and a decoy for each."""
+def draw_canaries(
+    labels: np.ndarray,
+    num_classes: int,
+    count: int,
+    seed: int,
+    rows: np.ndarray | None = None,
+) -> Canaries:
+    """Choose ``count`` of the training ``rows`` at random (seeded), a wrong label and a decoy.
+
+    ``rows`` are the training rows whose labels the mechanism protects (None: every row); a
+    canary elsewhere (a public part, rows the model never trains on) tests nothing it claims.
+    """
     if num_classes < 3:
         raise InvalidInputError(
             f"a canary needs two wrong labels to choose between: {num_classes} classes is too few"
         )
     rng = np.random.default_rng([seed, 0xCA4A7])
-    index = np.sort(rng.choice(len(labels), size=count, replace=False))
+    if rows is None:
+        index = np.sort(rng.choice(len(labels), size=count, replace=False))
+    else:
+        index = np.sort(rng.choice(np.unique(rows), size=count, replace=False))
     true = np.asarray(labels)[index].astype(np.int64)
     # Shifts 1..K-1 away from y give every wrong label once; two distinct shifts give y' != k.
     shifts = np.array([rng.choice(num_classes - 1, size=2, replace=False) for _ in index]) + 1

@@ -2,9 +2,11 @@
 
 A mechanism's runner reads its private labels from ``ctx.dataset`` and trains through
 ``ctx.train``, which hands the model trained on the whole training set to
-:meth:`~labeldp_core.engine.context.RunContext.note_attack_model`. This context changes those two
+:meth:`~labeldp_core.engine.context.RunContext.note_attack_model`; a runner whose released model
+learns from other rows (PATE's student, on the public queries) hands it to
+:meth:`~labeldp_core.engine.context.RunContext.note_released_model`. This context changes those
 places only: the dataset's training labels have the canaries planted, and the noted model's
-softmax on the canary rows is kept in ``notes``. No family's code changes.
+softmax on the canary rows is kept in ``notes``.
 """
 
 from dataclasses import dataclass, field, replace
@@ -23,7 +25,7 @@ if TYPE_CHECKING:
 
 __all__ = ["PROBABILITIES", "CanaryContext"]
 
-#: The note holding the softmax ``(N, K)`` of the last model trained on every training example.
+#: The note holding the softmax ``(N, K)`` on the canaries of the last model the run noted.
 PROBABILITIES = "canary_probabilities"
 
 
@@ -42,6 +44,14 @@ class CanaryContext(RunContext):
     def note_attack_model(self, model: "nn.Module") -> None:
         """Keep the model's softmax on the canaries (and the engine's own note)."""
         super().note_attack_model(model)
+        self._read_canaries(model)
+
+    def note_released_model(self, model: "nn.Module") -> None:
+        """Keep the released model's softmax on the canaries (PATE's student)."""
+        super().note_released_model(model)
+        self._read_canaries(model)
+
+    def _read_canaries(self, model: "nn.Module") -> None:
         images = self.dataset.x_train[self.canaries.index]
         self.notes[PROBABILITIES] = training.predict_proba(model, images, self.train_settings)
 

@@ -71,8 +71,8 @@ def _train(config: RunConfig, canaries: Canaries, role: str, progress: Progress)
             throwaway.close()
     if probabilities is None:
         raise InvalidInputError(
-            f"mechanism '{config.mechanism}' trains no model on every training example that the "
-            "canary audit can read (its released model learns from other rows or another output)"
+            f"mechanism '{config.mechanism}' noted no released classifier that the canary audit "
+            "can read (neither a model trained on every training example nor its released model)"
         )
     correct = guesses_correct(probabilities, canaries.planted, canaries.decoy)
     return {

@@ -55,7 +55,7 @@ def test_a_mechanism_that_notes_no_model_is_refused_after_its_run(cache, monkeyp
     monkeypatch.setattr(CanaryContext, "note_attack_model", lambda self, model: None)
     data = load_dataset("digits")
     canaries = draw_canaries(data.y_train, data.num_classes, 120, 0)
-    with pytest.raises(InvalidInputError, match="no model on every training example"):
+    with pytest.raises(InvalidInputError, match="no released classifier"):
         training_run.canary_training(config, canaries, "mechanism", cache, {"seed": 0})
 
 

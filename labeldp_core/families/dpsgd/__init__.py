@@ -2,15 +2,25 @@
 
 from pathlib import Path
 
+import numpy as np
+
+from labeldp_core.data import Dataset
 from labeldp_core.engine.private_set import IMBALANCED_EPSILONS
+from labeldp_core.engine.spec import RunConfig
 from labeldp_core.families.dpsgd import audit, experiment
 from labeldp_core.families.family import Audit, DemoGrid, Family, Mechanism, Page, ReleaseStep
 from labeldp_core.families.threat import EXAMPLE_DP
 
-__all__ = ["FAMILY"]
+__all__ = ["FAMILY", "trained_rows"]
 
 #: On the DP prototypes' imbalanced set, the guarantee covers that subsample only.
 DPSGD_THREAT = EXAMPLE_DP.with_narrower("with imbalance > 1: " + experiment.SUBSAMPLE_SCOPE)
+
+
+def trained_rows(config: RunConfig, data: Dataset) -> np.ndarray:
+    """The rows DP-SGD trains on: every row, or with imbalance > 1 the subsample (by label)."""
+    return experiment.training_set(config, data).select(np.arange(data.n_train))
+
 
 FAMILY = Family(
     id="dpsgd",
@@ -23,6 +33,7 @@ FAMILY = Family(
             demo=DemoGrid(guest=({"imbalance": 10.0}, IMBALANCED_EPSILONS)),
             on_compare=True,
             threat_model=DPSGD_THREAT,
+            protected_rows=trained_rows,
             releases=(ReleaseStep("labeldp_core.training.dpsgd", "train_dpsgd_classifier"),),
         ),
     ),

@@ -2,6 +2,11 @@
 
 from pathlib import Path
 
+import numpy as np
+
+from labeldp_core.data import Dataset
+from labeldp_core.data.splits import teacher_split
+from labeldp_core.engine.spec import RunConfig
 from labeldp_core.families.family import Audit, DemoGrid, Family, Mechanism, Page, ReleaseStep
 from labeldp_core.families.pate import audit, experiment
 from labeldp_core.families.threat import LABEL_DP
@@ -11,7 +16,15 @@ PATE_THREAT = LABEL_DP.with_public(
     "the public part's images, which the teachers label for the student (its labels are never read)"
 ).with_narrower("the data-dependent ε is a diagnostic: it is computed from the private votes")
 
-__all__ = ["FAMILY"]
+__all__ = ["FAMILY", "teacher_rows"]
+
+
+def teacher_rows(config: RunConfig, data: Dataset) -> np.ndarray:
+    """The teachers' private shards: every training row outside the student's public queries."""
+    return np.concatenate(
+        teacher_split(data.n_train, config.setting("teachers"), config.seed).shards
+    )
+
 
 FAMILY = Family(
     id="pate",
@@ -31,6 +44,7 @@ FAMILY = Family(
             demo=DemoGrid(epsilons=(0.5, 1.0, 2.0, 4.0, 8.0, 16.0)),
             on_compare=True,
             threat_model=PATE_THREAT,
+            protected_rows=teacher_rows,
             releases=(
                 ReleaseStep(experiment.__name__, "noisy_argmax_by_plan", "vote-count noise"),
                 ReleaseStep(experiment.__name__, "confident_gnmax_by_plan", "vote-count noise"),

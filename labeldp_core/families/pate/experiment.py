@@ -455,6 +455,7 @@ def run_pate(config: RunConfig, ctx: RunContext) -> Outcome:
     release = _answer(config, ctx, votes, cal)
     figures = _account(config, release, cal)
     trained, clean, pool = _students(ctx, release, cal, teacher_end)
+    ctx.note_released_model(trained.final.model)  # the student: the canary audit reads it
     truth = ctx.dataset.y_train[release.query_index]
     answered = release.answered
     correct = release.released[answered] == truth[answered]

@@ -2,7 +2,12 @@
 
 from pathlib import Path
 
-from labeldp_core.engine.private_set import IMBALANCED_EPSILONS
+import numpy as np
+
+from labeldp_core.data import Dataset
+from labeldp_core.engine.private_set import IMBALANCED_EPSILONS, imbalanced_private_set
+from labeldp_core.engine.public_encoder import public_private_indices
+from labeldp_core.engine.spec import RunConfig
 from labeldp_core.families.family import Audit, DemoGrid, Family, Mechanism, Page, ReleaseStep
 from labeldp_core.families.prototypes import audit, experiment
 from labeldp_core.families.threat import EXAMPLE_DP
@@ -13,7 +18,15 @@ DPPL_THREAT = EXAMPLE_DP.with_public(
     "the public part of the training split (images and labels), which trains the encoder"
 ).with_narrower("with imbalance > 1: " + experiment.SUBSAMPLE_SCOPE)
 
-__all__ = ["FAMILY"]
+__all__ = ["FAMILY", "private_rows"]
+
+
+def private_rows(config: RunConfig, data: Dataset) -> np.ndarray:
+    """The imbalanced private set outside the public part (the encoder's and the candidates')."""
+    _, pool = public_private_indices(data.n_train, config.setting("public_fraction"), config.seed)
+    ratio, seed = config.setting("imbalance"), config.seed
+    return imbalanced_private_set(pool, data.y_train, data.num_classes, ratio, seed)[0]
+
 
 DPPL_GRID = DemoGrid(epsilons=IMBALANCED_EPSILONS, variants=({"imbalance": 10.0},))
 #: The public-prototype mechanisms' releases: the utilities' range, then the chosen prototypes.
@@ -32,6 +45,7 @@ FAMILY = Family(
             audit=Audit(audit.dppl_mean_case, controls=(audit.dppl_mean_old_calibration_control,)),
             demo=DPPL_GRID,
             threat_model=DPPL_THREAT,
+            protected_rows=private_rows,
             on_compare=True,
             releases=(ReleaseStep(experiment.__name__, "private_class_means"),),
         ),
@@ -41,6 +55,7 @@ FAMILY = Family(
             audit=Audit(audit.dppl_public_case, controls=(audit.dppl_public_replace_one_control,)),
             demo=DPPL_GRID,
             threat_model=DPPL_THREAT,
+            protected_rows=private_rows,
             releases=PUBLIC_RELEASES,
         ),
         Mechanism(
@@ -53,6 +68,7 @@ FAMILY = Family(
             ),
             demo=DPPL_GRID,
             threat_model=DPPL_THREAT,
+            protected_rows=private_rows,
             releases=PUBLIC_RELEASES,
         ),
     ),

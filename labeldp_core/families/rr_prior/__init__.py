@@ -2,6 +2,11 @@
 
 from pathlib import Path
 
+import numpy as np
+
+from labeldp_core.data import Dataset
+from labeldp_core.engine.public_encoder import public_private_indices
+from labeldp_core.engine.spec import RunConfig
 from labeldp_core.families.family import Audit, Family, Mechanism, Page, ReleaseStep
 from labeldp_core.families.rr_prior import audit, experiment, lp_2st
 from labeldp_core.families.threat import LABEL_DP
@@ -12,7 +17,16 @@ ENCODER_PRIOR = LABEL_DP.with_narrower(
     "are treated as public (ε covers the other labels)"
 )
 
-__all__ = ["FAMILY"]
+__all__ = ["FAMILY", "encoder_private_rows"]
+
+
+def encoder_private_rows(config: RunConfig, data: Dataset) -> np.ndarray:
+    """The rows outside the encoder's public part with ``prior_features=encoder``, else all."""
+    if config.setting("prior") == "clusters" and config.setting("prior_features") == "encoder":
+        fraction = experiment.ENCODER_PUBLIC_FRACTION
+        return public_private_indices(data.n_train, fraction, config.seed)[1]
+    return np.arange(data.n_train)
+
 
 FAMILY = Family(
     id="rr_prior",
@@ -30,6 +44,7 @@ FAMILY = Family(
             ),
             on_compare=True,
             threat_model=ENCODER_PRIOR,
+            protected_rows=encoder_private_rows,
             releases=(
                 ReleaseStep(
                     experiment.__name__, "noisy_label_counts_by_plan", "cluster histogram noise"
