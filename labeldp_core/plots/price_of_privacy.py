@@ -134,8 +134,9 @@ def _frame(
 ) -> list[go.Scatter]:
     """The moving traces at ``epsilon``: the cursor in each panel (up to its ``tops``), values.
 
-    In order: three cursors, the bounds' markers and their values, the accuracies, the audits'
-    markers and their values (written beside the cursor, spread so that none covers another).
+    In order: three cursors, then in each panel the markers and their values written beside
+    the cursor (spread so that none covers another): the bounds, the accuracies, the audits.
+    The values name what they show, so the figure needs no legend.
     """
     cursors = [
         go.Scatter(x=[epsilon, epsilon], y=[0, top], mode="lines", line=_CURSOR, hoverinfo="skip")
@@ -151,13 +152,24 @@ def _frame(
         hoverinfo="skip",
     )
     words = [f"{w} {_percent(v)}" for (_, w, _), v in zip(_BOUNDS, values, strict=True)]
+    words[0] += f" (blind {_percent(1 / num_classes)})"
+    points = accuracy_at(results, epsilon)
+    styles = series_styles(results)
     here = [a for a in audits if a.epsilon == epsilon]
     proven = [f"{_name(a.mechanism)}{_SOURCE[a.source]} ≥ {a.lower_bound:.2g}" for a in here]
     return [
         *cursors,
         bounds,
-        _written(epsilon, list(values), words, colours, 1.0, 0.15),
-        _accuracy_markers(results, epsilon),
+        _written(epsilon, list(values), words, colours, tops[0], 0.15),
+        _accuracy_markers(points, styles),
+        _written(
+            epsilon,
+            [p.mean for p in points],
+            [f"{_name(p.mechanism)} {p.mean:.2f}" for p in points],
+            [styles[p.mechanism][0] for p in points],
+            tops[1],
+            min(0.15, 0.9 / max(len(points), 1)),
+        ),
         _audit_markers(here),
         _written(
             epsilon, [a.lower_bound for a in here], proven, ["#222"] * len(here), tops[2], 0.25
@@ -222,15 +234,19 @@ def _written(
     )
 
 
-def _accuracy_markers(results: Mapping[str, Sequence[RunResult]], epsilon: float) -> go.Scatter:
+def _accuracy_markers(
+    points: Sequence[AccuracyAt], styles: Mapping[str, tuple[str, str]]
+) -> go.Scatter:
     """Each mechanism's mean at the cursor, its seeds' band as the error bar."""
-    points = accuracy_at(results, epsilon)
-    colours = {name: colour for name, (colour, _) in series_styles(results).items()}
     return go.Scatter(
         x=[p.epsilon_spent for p in points],
         y=[p.mean for p in points],
         mode="markers",
-        marker={"size": 14, "color": [colours[p.mechanism] for p in points], "line": {"width": 2}},
+        marker={
+            "size": 14,
+            "color": [styles[p.mechanism][0] for p in points],
+            "line": {"width": 2},
+        },
         error_y={
             "type": "data",
             "array": [p.high - p.mean for p in points],
@@ -409,7 +425,8 @@ def price_of_privacy_figure(
     figure = _panels()
     figure.update_layout(
         template="plotly_white",
-        height=860,
+        height=760,
+        showlegend=False,
         title=f"The price of privacy (K = {num_classes} classes)",
     )
     if not epsilons:
@@ -432,7 +449,7 @@ def price_of_privacy_figure(
     figure.update_yaxes(range=[0, top], title="ε proven", row=3, col=1)
     moving = len(figure.data)
     first = _frame(epsilons[0], num_classes, shown, audits, (1.02, 1.02, top))
-    for trace, row in zip(first, (1, 2, 3, 1, 1, 2, 3, 3), strict=True):
+    for trace, row in zip(first, (1, 2, 3, 1, 1, 2, 2, 3, 3), strict=True):
         figure.add_trace(trace.update(showlegend=False), row=row, col=1)
     indices = list(range(moving, len(figure.data)))
     figure.frames = [

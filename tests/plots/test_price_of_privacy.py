@@ -70,6 +70,7 @@ def _moving(figure, frame) -> dict:
         "bounds",
         "bound_texts",
         "accuracy",
+        "accuracy_texts",
         "audits",
         "audit_texts",
     )
@@ -100,7 +101,8 @@ def test_the_bounds_at_each_frame_are_the_closed_forms(figure):
         assert flips == pytest.approx((K - 1) / (math.exp(e) + K - 1), abs=1e-12)
         assert gain == pytest.approx(1 - math.exp(-e), abs=1e-12)
         texts = _moving(figure, frame)["bound_texts"].text
-        assert texts[0] == f"guess ≤ {100 * guess:.{0 if 0.01 <= guess <= 0.99 else 1}f}%"
+        digits = 0 if 0.01 <= guess <= 0.99 else 1
+        assert texts[0] == f"guess ≤ {100 * guess:.{digits}f}% (blind 10%)"
 
 
 def test_the_accuracies_at_a_frame_are_the_cached_means_with_the_seeds_band(figure, cached):
@@ -127,6 +129,8 @@ def test_the_accuracies_at_a_frame_are_the_cached_means_with_the_seeds_band(figu
             assert (low, high, seeds) == (min(scores), max(scores), len(scores))
             assert y + up == pytest.approx(max(scores)) and y - down == pytest.approx(min(scores))
             assert (up > 0) == (len(set(scores)) > 1)  # one seed: no band
+        written = _moving(figure, frame)["accuracy_texts"].text
+        assert list(written) == [f"{n} {y:.2f}" for n, y in zip(names, markers.y, strict=True)]
 
 
 def test_nothing_is_drawn_where_nothing_is_cached(figure, cached):

@@ -1,0 +1,91 @@
+"""The price of privacy in a real browser: Play moves the cursor in the browser, with no server.
+
+On a server warmed with RR at the 7 grid ε (seed 0, one epoch, the MLP): the page's Play button
+steps the slider through the frames without one message to the server, and the standalone HTML
+report, downloaded and opened from disk with every network request refused, plays the same.
+"""
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from test_browser import IDLE, _open, chromium_browser, warmed_app
+
+from labeldp_core.cache import ResultCache
+from labeldp_core.demo import DEMO_EPSILONS, demo_configs
+from labeldp_core.experiments import run
+
+QUERY = "epochs=1&model=mlp&mechanisms=rr"
+#: Play takes a minute over the 7 frames: the second one comes about 8.6 s after the click.
+FRAME_S = 60 / len(DEMO_EPSILONS)
+
+
+def _warm(directory: Path) -> None:
+    cache = ResultCache(directory)
+    for config in demo_configs("digits", ["rr"], (0,), 1, "mlp", variants=False):
+        run(config, cache)
+    cache.close()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    with warmed_app(tmp_path_factory, _warm) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def browser(server: str):
+    with chromium_browser() as chromium:
+        yield chromium
+
+
+def _shown_epsilon(where) -> str:
+    """What the slider's current value says: 'ε = 0.1'."""
+    return where.locator(".slider-container text.slider-label").first.text_content()
+
+
+def _plays(page, where) -> list[str]:
+    """Click Play and read the slider's value until it has moved to the second frame."""
+    seen = [_shown_epsilon(where)]
+    where.locator(".updatemenu-container text", has_text="Play").first.click()
+    deadline = time.monotonic() + 10 * FRAME_S  # a shared machine: not a speed check
+    while seen[-1] == seen[0] and time.monotonic() < deadline:
+        page.wait_for_timeout(200)
+        seen.append(_shown_epsilon(where))
+    return seen
+
+
+def test_play_moves_the_cursor_in_the_browser_without_asking_the_server(server, browser):
+    page = _open(browser, f"{server}/price_of_privacy?{QUERY}")
+    sent: list[str] = []
+    page.on("websocket", lambda ws: ws.on("framesent", sent.append))
+    chart = page.locator("[data-testid='stPlotlyChart']").first
+    chart.locator(".main-svg").first.wait_for()
+    page.wait_for_selector(IDLE)
+    before = len(sent)
+    seen = _plays(page, chart)
+    assert seen[0] == "ε = 0.1" and seen[-1] == "ε = 0.25", seen
+    assert len(sent) == before  # no rerun, no message: the frames are in the browser
+    assert page.locator("[data-testid='stException']").count() == 0
+    page.close()
+
+
+def test_the_downloaded_report_plays_from_disk_with_the_network_refused(server, browser, tmp_path):
+    page = _open(browser, f"{server}/price_of_privacy?{QUERY}")
+    with page.expect_download() as download:
+        page.get_by_role("button", name="Download a standalone HTML report").click()
+    report = tmp_path / "report.html"
+    download.value.save_as(report)
+    page.close()
+    context = browser.new_context()
+    requests: list[str] = []
+    context.route("http*://**", lambda route: (requests.append(route.request.url), route.abort()))
+    offline = context.new_page()
+    offline.goto(report.as_uri())
+    figure = offline.locator(".js-plotly-plot").first
+    figure.locator(".main-svg").first.wait_for()
+    seen = _plays(offline, figure)
+    assert seen[0] == "ε = 0.1" and seen[-1] == "ε = 0.25", seen
+    assert not requests, requests
+    context.close()
