@@ -20,6 +20,8 @@ from ui.controls import current_controls
 _STYLE = """<style>
 .st-key-answers button {min-height: 4.2rem;}
 .st-key-answers button p {font-size: 1.5rem;}
+.st-key-answers [data-testid='stHorizontalBlock'] {flex-wrap: nowrap; gap: 0.75rem;}
+.st-key-answers [data-testid='stColumn'] {min-width: 0; width: auto; flex: 1 1 0;}
 .st-key-released [data-testid='stMetricValue'] {font-size: 3.5rem;}
 </style>"""
 _PIXELS = 200  # an image's side on a phone
@@ -90,7 +92,7 @@ def _questions(code: str, token: str) -> None:
     st.markdown("**What was the true label?**")
     with st.container(key="answers"):
         for label, name in enumerate(config.class_names):
-            if label % 2 == 0:  # rows of two; a phone stacks them in class order
+            if label % 2 == 0:  # rows of two, kept side by side on a phone (the style above)
                 columns = st.columns(2)
             columns[label % 2].button(
                 name,
@@ -118,9 +120,14 @@ def _reveal(view: SeatView) -> None:
     """This phone's score and each item's truth beside its own answer."""
     names = view.config.class_names
     st.subheader(f"You got {view.score} of {len(view.questions)} right")
+    image = (
+        " You also saw each image, which can tell more: ε bounds what the release adds to it."
+        if view.config.mechanism == "rr-prior"
+        else ""
+    )
     st.caption(
         f"No guess from the released label alone can beat {view.config.uniform_bound:.0%} on "
-        f"average at ε = {view.config.epsilon:g}: e^ε/(e^ε + K − 1), K = {len(names)}."
+        f"average at ε = {view.config.epsilon:g}: e^ε/(e^ε + K − 1), K = {len(names)}.{image}"
     )
     rows = [
         {

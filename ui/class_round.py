@@ -16,7 +16,7 @@ import streamlit as st
 from labeldp_core import plots
 from labeldp_core.classroom import RoundConfig, RoundStore, Tally, draw_items, epsilon_spent
 from labeldp_core.classroom.plots import item_tally_figure
-from labeldp_core.classroom.round import MAX_ITEMS, MECHANISMS
+from labeldp_core.classroom.round import MAX_ITEMS
 from labeldp_core.data import Dataset
 from ui.export import chart, csv_button
 
@@ -29,6 +29,11 @@ REFRESH_S = 2.0
 #: Set this to the address phones use (e.g. behind a reverse proxy): the link is built on it.
 CLASS_URL_VARIABLE = "LABELDP_CLASS_URL"
 _LOOPBACK = {"localhost", "127.0.0.1", "::1", ""}
+#: How the panel names each mechanism of a round.
+_RELEASED_BY = {
+    "rr": "randomized response",
+    "rr-prior": "RR with a public prior (the phones show each image)",
+}
 
 
 @st.cache_resource
@@ -147,7 +152,7 @@ def _round_header(code: str, tally: Tally) -> None:
         text.caption(note)
     text.markdown(
         f"Round **{code}**: {config.items} labels of {config.dataset} released by "
-        f"{MECHANISMS[config.mechanism].lower()} at ε = {config.epsilon:g} (secure coins, "
+        f"{_RELEASED_BY[config.mechanism]} at ε = {config.epsilon:g} (secure coins, "
         f"ε spent {epsilon_spent(config):.6g} per label, replace-one label DP). No account; each "
         "phone gets a random seat and answers each item once."
     )
@@ -164,7 +169,10 @@ def _live_tally(code: str) -> None:
     names = tally.config.class_names
     left, right = st.columns(2)
     with left:
-        chart(st, plots.tally_figure(overall_rows(tally), tally.bound), key="round_tally")
+        figure = plots.tally_figure(overall_rows(tally), tally.bound)
+        if tally.config.mechanism != "rr":  # the class sees the image: it can pass this bound
+            figure.update_annotations(text=f"bound with the public prior: {tally.bound:.3f}")
+        chart(st, figure, key="round_tally")
         low, high = tally.vote_interval()
         st.caption(
             f"{tally.seats} phones, {tally.answers} answers, {tally.hits} right "
