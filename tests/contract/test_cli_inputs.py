@@ -201,6 +201,30 @@ CLI_CASES = [
     pytest.param(
         ["audit", "rr", "--epsilon", "1", "--seed", "-1"], "seed must be", id="audit-negative-seed"
     ),
+    # audit --model: the canary audit's options, refused before anything trains
+    *[
+        pytest.param(
+            ["audit", mechanism, "--model", "--dataset", "digits", "--epsilon", "1", *options],
+            match,
+            id=f"audit-model-{label}",
+        )
+        for mechanism, options, match, label in (
+            ("rr", ["--canaries", "99"], "canaries must lie in 100..718", "too-few-canaries"),
+            ("rr", ["--canaries", "719"], "canaries must lie in 100..718", "too-many-canaries"),
+            ("rr", ["--canaries=-1"], "canaries must lie in 100..718", "negative-canaries"),
+            ("rr", ["--canaries", "1.5"], "invalid int value", "fractional-canaries"),
+            ("dppl-mean", [], "trains no model", "dppl-no-softmax"),
+            ("dppl-topk", [], "trains no model", "dppl-topk-no-softmax"),
+            ("laplace-regression", [], "classifier", "regression"),
+            ("softmax-laplace", [], "not its training labels", "output-dp"),
+            ("dpsgd", ["--set", "imbalance=10"], "imbalance 1", "dpsgd-label-drawn-subsample"),
+            ("magic", [], "unknown mechanism", "unknown-mechanism"),
+            ("rr", ["--epsilon", "60"], "must be at most 50, got 60", "control-above-max"),
+        )
+    ],
+    pytest.param(
+        ["audit", "rr", "--epsilon", "1", "--canaries", "200"], "add --model", id="audit-canaries"
+    ),
     # a cluster: checked before one starts, refused at once when no scheduler answers
     *[
         pytest.param([*argv, *option], match, id=f"{argv[0]}-{label}")

@@ -7,6 +7,7 @@ from labeldp_core.cluster import check_scheduler, check_workers
 from labeldp_core.data import dataset_info, load_dataset
 from labeldp_core.engine.audit import check_trials
 from labeldp_core.experiments import RunConfig, lookup, make_config, run, sweep, sweep_configs
+from labeldp_core.model_audit import audit_model
 from tests.contract.bad_values import (
     NAN,
     RNG,
@@ -141,6 +142,30 @@ ENGINE_ROWS: list[Row] = [
                 (10**6, "huge"),
             )
         ],
+    ),
+    # The canary audit of a trained model: refused before anything trains.
+    Row(
+        audit_model,
+        {"mechanism": "dpsgd", "dataset": "digits", "epsilon": 1.0, "epochs": 1},
+        bad=[
+            *epsilons(),
+            Bad("epsilon", 60.0, "epsilon must be at most 50, got 60", "control-above-max"),
+            Bad("canaries", 99, "canaries must lie in 100..718", "too-few"),
+            Bad("canaries", 719, "canaries must lie in 100..718", "above-half"),
+            Bad("canaries", 2.5, "canaries must be a whole number", "fraction"),
+            Bad("canaries", True, "canaries must be a whole number", "bool"),
+            Bad("canaries", "many", "canaries must be a whole number", "str"),
+            Bad("mechanism", "magic", "unknown mechanism", "unknown"),
+            Bad("mechanism", "dppl-mean", "trains no model", "no-softmax"),
+            Bad("mechanism", "laplace-regression", "classifier", "regression"),
+            Bad("mechanism", "softmax-laplace", "not its training labels", "output-dp"),
+            Bad(
+                "settings", {"imbalance": 10.0}, "audit it on the whole training split", "subsample"
+            ),
+            Bad("dataset", "cifar", "unknown dataset", "unknown"),
+            Bad("seed", -1, "seed must be", "negative"),
+        ],
+        try_valid=False,
     ),
     Row(
         check_scheduler,
