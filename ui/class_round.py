@@ -18,12 +18,14 @@ from labeldp_core.classroom import RoundConfig, RoundStore, Tally, draw_items, e
 from labeldp_core.classroom.plots import item_tally_figure
 from labeldp_core.classroom.round import MAX_ITEMS
 from labeldp_core.data import Dataset
+from labeldp_core.errors import InvalidInputError
 from ui.export import chart, csv_button
 
 __all__ = ["class_round", "overall_rows", "round_link", "round_store"]
 
-#: The teacher's session remembers the code of the round it opened.
+#: The teacher's session remembers the code of the round it opened (or why none opened).
 _CODE = "_class_round_code"
+_PROBLEM = "_class_round_problem"
 #: How often the teacher's tally is read again, in seconds.
 REFRESH_S = 2.0
 #: Set this to the address phones use (e.g. behind a reverse proxy): the link is built on it.
@@ -92,7 +94,11 @@ def _open_round(dataset: Dataset, epsilon: float, items: int, image: bool) -> No
     config = RoundConfig(
         epsilon, dataset.name, dataset.class_names, items, "rr-prior" if image else "rr"
     )
-    drawn, bound = draw_items(dataset, config)
+    try:
+        drawn, bound = draw_items(dataset, config)
+    except InvalidInputError as error:  # e.g. a small table's class with too few examples
+        st.session_state[_PROBLEM] = str(error)
+        return
     st.session_state[_CODE] = round_store().create(config, drawn, bound)
 
 
@@ -114,6 +120,9 @@ def _opener(dataset: Dataset, epsilon: float) -> None:
         help="The label is released by RR with a public prior read off the image's nearest "
         "public neighbours, and the phones show the image: what a public input adds.",
     )
+    problem = st.session_state.pop(_PROBLEM, None)
+    if problem:
+        st.error(f"No round was opened: {problem}")
     st.button(
         f"Open a round for the class at ε = {epsilon:g}",
         key="round_open",

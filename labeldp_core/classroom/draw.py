@@ -64,14 +64,21 @@ def public_prior(dataset: Dataset, indices: np.ndarray) -> np.ndarray:
 
 
 def _pick_examples(labels: np.ndarray, pool: np.ndarray, classes: np.ndarray, rng) -> np.ndarray:
-    """One example of each drawn class from ``pool``, without repeats while a class has more."""
+    """One example of each drawn class from ``pool``, never one twice.
+
+    An example drawn twice would have its label released twice (2ε for that label), so a class
+    with fewer examples than it drew is refused.
+    """
     chosen = []
     for label in np.unique(classes):
         members = pool[labels[pool] == label]
-        if members.size == 0:
-            raise InvalidInputError(f"class {label} has no example to draw a round item from")
         wanted = int((classes == label).sum())
-        chosen.append(rng.choice(members, wanted, replace=wanted > members.size))
+        if wanted > members.size:
+            raise InvalidInputError(
+                f"class {label} has {members.size} examples to draw from and {wanted} items drew "
+                "it; ask for fewer items (each example is released once)"
+            )
+        chosen.append(rng.choice(members, wanted, replace=False))
     picked = np.concatenate(chosen)
     return picked[rng.permutation(picked.size)]
 

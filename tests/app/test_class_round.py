@@ -13,6 +13,7 @@ from app_helpers import assert_no_errors, open_page
 
 import ui.results
 from labeldp_core.classroom import Item, RoundConfig
+from labeldp_core.errors import InvalidInputError
 from ui.class_round import round_link, round_store
 
 PHONES = 3
@@ -161,3 +162,19 @@ def test_without_segno_the_link_is_still_shown(monkeypatch):
     teacher, code = _teacher(items=1)
     assert any("No QR code" in c.value for c in teacher.caption)
     assert any(f"/play?round={code}" in m.value for m in teacher.markdown)
+
+
+def test_a_round_the_dataset_cannot_fill_says_why_and_opens_nothing(monkeypatch):
+    import ui.class_round
+
+    def refuse(*_args, **_kwargs):
+        raise InvalidInputError("class 3 has 2 examples to draw from; ask for fewer items")
+
+    monkeypatch.setattr(ui.class_round, "draw_items", refuse)
+    app = open_page("pages/epsilon_meaning.py", epsilon="1.0", epochs="1")
+    app.button(key="round_open").click().run()
+    assert not app.exception
+    assert [e.value for e in app.error] == [
+        "No round was opened: class 3 has 2 examples to draw from; ask for fewer items"
+    ]
+    assert "_class_round_code" not in app.session_state

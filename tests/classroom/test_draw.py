@@ -7,7 +7,7 @@ from scipy import stats
 
 from labeldp_core.classroom import RoundConfig, draw_items, epsilon_spent, public_prior
 from labeldp_core.classroom.draw import public_split
-from labeldp_core.data import load_dataset
+from labeldp_core.data import Dataset, load_dataset
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.families.randomized_response.release import keep_probability
 from labeldp_core.families.rr_prior.release import prior_guess_bound
@@ -64,3 +64,20 @@ def test_a_round_for_another_datasets_classes_is_refused(digits):
     config = RoundConfig(1.0, "other", ("a", "b"), 5)
     with pytest.raises(InvalidInputError):
         draw_items(digits, config)
+
+
+def test_no_example_is_drawn_twice_so_no_label_is_released_twice(digits):
+    config = RoundConfig(1.0, "digits", digits.class_names, 50)
+    for seed in range(20):
+        items, _ = draw_items(digits, config, seed=seed, source=SeededSource(seed))
+        assert len({item.index for item in items}) == 50
+    tiny = Dataset(
+        "tiny",
+        digits.x_train[:4],
+        np.array([0, 0, 1, 1]),
+        digits.x_test[:2],
+        digits.y_test[:2],
+        ("a", "b"),
+    )
+    with pytest.raises(InvalidInputError, match="ask for fewer items"):
+        draw_items(tiny, RoundConfig(1.0, "tiny", ("a", "b"), 12), seed=0)
