@@ -21,6 +21,7 @@ from labeldp_core.families import (
     prototypes,
     randomized_response,
     rr_prior,
+    vector_rr,
 )
 from labeldp_core.families.family import CaseBuilder, DemoGrid, Family, Mechanism, Page
 
@@ -51,6 +52,7 @@ FAMILIES: list[Family] = [
     dpsgd.FAMILY,
     labeldp_pro.FAMILY,
     prototypes.FAMILY,
+    vector_rr.FAMILY,
 ]
 
 V = TypeVar("V")
