@@ -4,10 +4,10 @@ import numpy as np
 import plotly.graph_objects as go
 
 from labeldp_core.families.randomized_response.release import keep_probability
-from labeldp_core.families.vector_rr.release import bit_flip_probability
+from labeldp_core.families.vector_rr.release import bit_flip_probability, crossover_classes
 from labeldp_core.plotting.common import EPSILON_AXIS, LAYOUT, mark_epsilon
 
-__all__ = ["bit_flip_curve", "bit_signal_lines"]
+__all__ = ["bit_flip_curve", "bit_signal_lines", "crossover_figure"]
 
 
 def bit_flip_curve(
@@ -82,6 +82,48 @@ def bit_signal_lines(num_classes: int, epsilon: float) -> go.Figure:
         title=f"What the model learns for class k at ε = {epsilon:g} (K = {num_classes})",
         xaxis={"title": "P(y = k | x), the true class probability", "range": [0, 1]},
         yaxis={"title": "the target's mean", "range": [0, 1]},
+        **LAYOUT,
+    )
+    return figure
+
+
+def crossover_figure(
+    num_classes: int, epsilon: float, epsilon_range: tuple[float, float] = (0.05, 20.0)
+) -> go.Figure:
+    """Where vector RR beats RR: above the curve K = e^(3ε/2) + e^ε + e^(ε/2) + 2.
+
+    Above it, vector RR's per-label estimate of a class's share has the smaller variance (see
+    :func:`~labeldp_core.families.vector_rr.release.estimate_variances`); below it, RR's. The
+    page's (ε, K) is marked.
+    """
+    grid = np.geomspace(*epsilon_range, 200)
+    top = 10 ** max(4.0, np.log10(num_classes) + 1)
+    border = np.minimum([crossover_classes(e) for e in grid], top)
+    figure = go.Figure()
+    figure.add_scatter(x=grid, y=border, mode="lines", name="equal variance", showlegend=False)
+    figure.add_scatter(
+        x=grid,
+        y=np.full(grid.size, top),
+        mode="lines",
+        line={"width": 0},
+        fill="tonexty",
+        name="vector RR wins (more classes, smaller ε)",
+    )
+    figure.add_scatter(
+        x=[epsilon],
+        y=[num_classes],
+        mode="markers",
+        name=f"this page: ε = {epsilon:g}, K = {num_classes}",
+        marker={"size": 12, "symbol": "x", "color": "black"},
+    )
+    figure.update_layout(
+        title="Where vector RR beats RR: K > e^(3ε/2) + e^ε + e^(ε/2) + 2",
+        xaxis=EPSILON_AXIS,
+        yaxis={
+            "title": "number of classes K (log scale)",
+            "type": "log",
+            "range": [0, np.log10(top)],
+        },
         **LAYOUT,
     )
     return figure

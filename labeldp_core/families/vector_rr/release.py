@@ -29,6 +29,8 @@ __all__ = [
     "BITS_CHANGED",
     "bit_flip_probability",
     "bit_plan",
+    "crossover_classes",
+    "estimate_variances",
     "expected_bits",
     "vector_epsilon",
     "vector_randomized_response",
@@ -61,6 +63,40 @@ def expected_bits(epsilon: float, class_probabilities: np.ndarray) -> np.ndarray
     """
     flip = bit_flip_probability(epsilon)
     return flip + (1.0 - 2.0 * flip) * np.asarray(class_probabilities, dtype=np.float64)
+
+
+def estimate_variances(epsilon: float, num_classes: int) -> tuple[float, float]:
+    """Per label, the variance of the unbiased estimate of a rare class's share: (vector, RR).
+
+    From a released bit b_k, (b_k - q)/(p - q) estimates 1[y = k] with variance about
+    q(1 - q)/(p - q)^2 = e^(ε/2)/(e^(ε/2) - 1)^2, whatever K; from an RR label it is
+    (e^ε + K - 2)/(e^ε - 1)^2, growing with K (Wang et al., USENIX Security 2017, for symmetric
+    unary encoding and generalized RR). A model that learns P(y = k | x) averages such
+    estimates, so the smaller variance is the better learner with the same data.
+
+    >>> vector, rr = estimate_variances(1.0, 10)
+    >>> round(vector, 3), round(rr, 3)
+    (3.918, 3.63)
+    """
+    epsilon = check_epsilon(epsilon)
+    num_classes = check_num_classes(num_classes)
+    half = math.exp(epsilon / BITS_CHANGED)
+    vector = half / math.expm1(epsilon / BITS_CHANGED) ** 2
+    rr = (math.exp(epsilon) + num_classes - 2) / math.expm1(epsilon) ** 2
+    return vector, rr
+
+
+def crossover_classes(epsilon: float) -> float:
+    """The K above which vector RR's estimate has the smaller variance: e^(3ε/2)+e^ε+e^(ε/2)+2.
+
+    Setting the two variances of :func:`estimate_variances` equal gives
+    e^ε + K - 2 = e^(ε/2) (e^(ε/2) + 1)^2.
+
+    >>> round(crossover_classes(1.0), 2)
+    10.85
+    """
+    half = math.exp(check_epsilon(epsilon) / BITS_CHANGED)
+    return half**3 + half**2 + half + 2
 
 
 def bit_plan(epsilon: float, mode: str = "float") -> RandomizedResponsePlan:

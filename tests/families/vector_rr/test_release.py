@@ -10,6 +10,8 @@ from labeldp_core.families.vector_rr.release import (
     BITS_CHANGED,
     bit_flip_probability,
     bit_plan,
+    crossover_classes,
+    estimate_variances,
     expected_bits,
     vector_epsilon,
     vector_randomized_response,
@@ -194,3 +196,29 @@ def test_a_plan_that_is_not_binary_coins_is_refused():
         vector_randomized_response_by_plan(labels, 0.5, 3, np.random.default_rng(0))
     with pytest.raises(InvalidInputError, match="noise"):
         bit_plan(1.0, "quantum")
+
+
+@pytest.mark.parametrize("epsilon", [0.5, 1.0, 2.0, 4.0])
+def test_the_variances_are_equal_at_the_crossover_and_vector_rr_wins_above_it(epsilon):
+    border = crossover_classes(epsilon)
+    half = math.exp(epsilon / 2)
+    assert border == pytest.approx(half**3 + half**2 + half + 2, rel=1e-12)
+    # RR's variance is affine in K: equal to vector RR's at the border (read as a real K).
+    vector, rr_at_2 = estimate_variances(epsilon, 2)
+    slope = 1 / math.expm1(epsilon) ** 2
+    assert rr_at_2 + (border - 2) * slope == pytest.approx(vector, rel=1e-9)
+    below, above = math.floor(border), math.ceil(border) + (border == math.ceil(border))
+    if below >= 2:
+        assert estimate_variances(epsilon, below)[1] < vector
+    assert estimate_variances(epsilon, above)[1] > vector
+
+
+def test_the_variances_are_the_binomial_ones_of_the_exact_estimators():
+    # (b - q)/(p - q) for a bit b ~ Bernoulli(q): variance q(1-q)/(p-q)^2, by its definition.
+    epsilon, k = 1.3, 7
+    flip = bit_flip_probability(epsilon)
+    vector, rr = estimate_variances(epsilon, k)
+    assert vector == pytest.approx(flip * (1 - flip) / (1 - 2 * flip) ** 2, rel=1e-12)
+    keep = math.exp(epsilon) / (math.exp(epsilon) + k - 1)
+    other = (1 - keep) / (k - 1)
+    assert rr == pytest.approx(other * (1 - other) / (keep - other) ** 2, rel=1e-12)
