@@ -155,12 +155,21 @@ def price_of_privacy_report(evidence: "PriceOfPrivacy", settings: Mapping[str, A
     ``evidence`` is what :func:`labeldp_core.price_of_privacy.read_price_of_privacy` read from
     the cache; the report shows only that.
     """
-    from labeldp_core.plots.price_of_privacy import price_of_privacy_figure
+    from labeldp_core.plots.price_of_privacy import frame_epsilons, price_of_privacy_figure
 
     figure = price_of_privacy_figure(evidence.results, evidence.num_classes, evidence.audits)
     results = [r for rows in evidence.results.values() for r in rows]
+    frames = ", ".join(f"{e:g}" for e in frame_epsilons(evidence.results, evidence.audits))
+    audits = "; ".join(
+        f"{a.mechanism} at ε = {a.epsilon:g}: ε ≥ {a.lower_bound:.3g} ({a.source}, {a.case}; "
+        f"claim {a.claim:.3g}, δ = {a.delta:g})"
+        for a in evidence.audits
+    )
+    intro = f"Frames at ε = {frames}: every ε computed, nothing in between. " + (
+        f"Audited lower bounds (95%): {audits}." if audits else "No audit was cached."
+    )
     title = f"The price of privacy on {evidence.dataset}"
-    return html_report(title, [(figure, PRICE_CAPTION)], results, settings)
+    return html_report(title, [(figure, PRICE_CAPTION)], results, settings, intro)
 
 
 def _threat_cards(results: Sequence[RunResult]) -> str:

@@ -9,7 +9,7 @@ from labeldp_core import plots
 from labeldp_core.__main__ import main
 from labeldp_core.demo import CLASS_EPSILONS, DEMO_EPSILONS, DEMO_SEEDS, demo_configs
 from labeldp_core.engine.spec import RunResult
-from labeldp_core.price_of_privacy import PriceOfPrivacy
+from labeldp_core.price_of_privacy import AuditedBound, PriceOfPrivacy
 from labeldp_core.registry import MECHANISMS
 from labeldp_core.reports import html_report, price_of_privacy_report, result_rows
 
@@ -116,8 +116,11 @@ def test_the_price_of_privacy_report_plays_its_frames_offline_when_asked():
         )
         for e in (0.5, 1.0, 2.0)
     )
-    evidence = PriceOfPrivacy("digits", 10, {"rr": runs}, ())
+    audit = AuditedBound("rr", 1.0, 0.93, 1.0, 0.0, "release", "randomized response")
+    evidence = PriceOfPrivacy("digits", 10, {"rr": runs}, (audit,))
     page = price_of_privacy_report(evidence, {"dataset": "digits"})
+    assert "Frames at ε = 0.5, 1, 2: every ε computed" in page
+    assert "rr at ε = 1: ε ≥ 0.93 (release, randomized response; claim 1, δ = 0)" in page
     assert not re.search(r"<script[^>]+src=", page)  # plotly.js inlined: no server, no network
     (frames,) = re.findall(r"Plotly\.addFrames\('[^']+', (\[.*?\])\);", page, re.S)
     assert [frame["name"] for frame in json.loads(frames)] == ["0.5", "1", "2"]

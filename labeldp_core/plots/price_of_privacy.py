@@ -281,6 +281,18 @@ def _static_traces(
     audits: Sequence[AuditedBound],
 ) -> None:
     """What stays while the cursor moves: the closed forms, the accuracy curves, the claims."""
+    _bound_curves(figure, num_classes)
+    named = {_name(m): rows for m, rows in results.items()}
+    curves = score_vs_epsilon(
+        named, at_spent=True, mechanisms=dict(zip(named, results, strict=True))
+    )
+    for trace in curves.data:
+        figure.add_trace(trace, row=2, col=1)
+    _audit_points(figure, audits)
+
+
+def _bound_curves(figure: go.Figure, num_classes: int) -> None:
+    """The closed forms over the whole axis (exact at every ε), and the blind guess 1/K."""
     grid = np.geomspace(*LABEL_DP_RANGE, 200)
     columns = np.array([bounds_at(float(e), num_classes) for e in grid]).T
     for (name, _, colour), values in zip(_BOUNDS, columns, strict=True):
@@ -303,12 +315,10 @@ def _static_traces(
         col=1,
         hoverinfo="skip",
     )
-    named = {_name(m): rows for m, rows in results.items()}
-    curves = score_vs_epsilon(
-        named, at_spent=True, mechanisms=dict(zip(named, results, strict=True))
-    )
-    for trace in curves.data:
-        figure.add_trace(trace, row=2, col=1)
+
+
+def _audit_points(figure: go.Figure, audits: Sequence[AuditedBound]) -> None:
+    """The claim (ε proven = ε claimed) and every cached bound, named in its hover."""
     figure.add_scatter(
         x=list(LABEL_DP_RANGE),
         y=list(LABEL_DP_RANGE),
@@ -430,16 +440,8 @@ def price_of_privacy_figure(
         title=f"The price of privacy (K = {num_classes} classes)",
     )
     if not epsilons:
-        figure.add_annotation(
-            text=EMPTY_NOTE,
-            x=0.5,
-            y=0.6,
-            xref="paper",
-            yref="paper",
-            showarrow=False,
-            bordercolor="#999",
-            borderpad=6,
-        )
+        note = {"x": 0.5, "y": 0.6, "xref": "paper", "yref": "paper", "showarrow": False}
+        figure.add_annotation(text=EMPTY_NOTE, bordercolor="#999", borderpad=6, **note)
         return figure
     shown = {m: [r for r in rows if r.epsilon in epsilons] for m, rows in results.items()}
     _static_traces(figure, num_classes, shown, audits)
