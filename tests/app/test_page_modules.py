@@ -16,12 +16,7 @@ MODULES = PAGES + sorted(path.relative_to(ROOT).as_posix() for path in (ROOT / "
 MAX_BODY_LINES = 60
 #: Pages still top-level scripts, each with the reason: skipped while they end otherwise than with
 #: ``render()``, checked like every page once they do. Their functions are checked already.
-NOT_YET: dict[str, str] = {
-    "pages/epsilon_meaning.py": "still a top-level script: other work was editing it when the "
-    "pages became functions (issue 37); convert it, then remove this line",
-    "pages/choose_epsilon.py": "still a top-level script: other work was editing it when the "
-    "pages became functions (issue 37); convert it, then remove this line",
-}
+NOT_YET: dict[str, str] = {}
 
 
 def _tree(file: str) -> ast.Module:
