@@ -9,7 +9,7 @@ ARGS ?=
 # Host names and addresses a classroom's browsers may use to reach this machine.
 CLASS_HOSTS ?= $(shell hostname) $(shell hostname -I 2>/dev/null) localhost 127.0.0.1
 
-.PHONY: run classroom test lint docs bench mutation data browser warm clean-cache lock scheduler worker
+.PHONY: run classroom test test-slow lint docs bench mutation data browser warm clean-cache lock scheduler worker
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -51,6 +51,10 @@ test: $(VENV)/.requirements-dev data browser
 	$(PY) -m ruff format --check .
 	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build --strict --quiet
 	$(PY) -m pytest -q
+
+# The checks marked slow, which `make test` leaves out (docs/develop/tests.md lists them).
+test-slow: $(VENV)/.requirements-dev data browser
+	$(PY) -m pytest -q -m slow
 
 # The documentation site (docs/, mkdocs.yml) on http://localhost:8000, rebuilt on every edit; its
 # mechanism pages show our figures beside the papers' from this machine's cache.

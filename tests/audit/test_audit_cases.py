@@ -66,8 +66,19 @@ def test_every_registered_mechanism_has_an_audit_case_or_says_why_not():
     assert {"rr", "rr-prior", "laplace"} <= set(CONTROLS)
 
 
-@pytest.mark.parametrize("epsilon", [0.5, 2.0])
-@pytest.mark.parametrize("mechanism", list(CASES))
+#: The audits that take tens of seconds each (a model's gradients per trial): each of these
+#: mechanisms is audited at the other ε by default, at this one by `make test-slow`.
+SLOW_AUDITS = {"labeldp-pro": 0.5, "dpsgd": 0.5, "dppl-public": 2.0}
+
+
+@pytest.mark.parametrize(
+    ("mechanism", "epsilon"),
+    [
+        pytest.param(m, e, marks=[pytest.mark.slow] if SLOW_AUDITS.get(m) == e else [])
+        for m in CASES
+        for e in (0.5, 2.0)
+    ],
+)
 def test_real_mechanism_passes_and_its_control_is_flagged(mechanism, epsilon):
     results = audit_mechanism(mechanism, epsilon, TRIALS, seed=3, alpha=ALPHA)
     real = [r for r in results if not r.is_control]
