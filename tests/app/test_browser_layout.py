@@ -14,27 +14,24 @@ line named at its end, fit in the window in both modes.
 """
 
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
-import numpy as np
 import pytest
-from test_browser import IDLE, NAV_LINKS, _open, chromium_browser, warmed_app
+from test_browser import (
+    IDLE,
+    NAV_LINKS,
+    _open,
+    _stand_in_training,
+    chromium_browser,
+    warmed_app,
+)
 
-from labeldp_core.accounting.dpsgd import sampling_schedule
 from labeldp_core.cache import ResultCache
 from labeldp_core.demo import demo_configs
-from labeldp_core.engine import context as run_context
 from labeldp_core.experiments import MECHANISMS, run
-from labeldp_core.families.labeldp_pro import trainer as pro_trainer
-from labeldp_core.families.pate import experiment as pate_experiment
 from labeldp_core.plots.compare import short_name
 from labeldp_core.registry import ON_COMPARE, pages
-from labeldp_core.training import dpsgd as dpsgd_trainer
-from labeldp_core.training import loop
-from labeldp_core.training.dpsgd import DPSGDOutcome
 from tests.choosing.fake_curves import store_grid
-from tests.conftest import _untrained
 
 WIDTH, HEIGHT = 1280, 800
 QUERY = "epochs=1&model=logistic&epsilon=1"
@@ -59,45 +56,6 @@ CHARTS_DRAWN = (
 )
 EPSILON_SLIDER = "[data-testid='stSlider']"
 CHART = "[data-testid='stPlotlyChart']"
-
-
-def _stand_in_dp(x_train, y_train, x_test, y_test, num_classes, settings, *args, **kwargs):
-    """DP-SGD's outcome without its steps: initial weights, the schedule the run asked for."""
-    q, steps = sampling_schedule(len(x_train), settings.batch_size, settings.epochs)
-    model = _untrained(settings.model, x_train, num_classes).model
-    return DPSGDOutcome(model, (0.5,) * settings.epochs, q, steps, q * len(x_train), 0)
-
-
-def _stand_in_pro(data, num_classes, settings, *args, **kwargs):
-    return _stand_in_dp(*data, num_classes, settings)
-
-
-@contextmanager
-def _stand_in_training() -> Iterator[None]:
-    """No model trains: runs split, release, account and report as ``fast_runs``'s do.
-
-    This test is about where the page puts its control and its chart, not what they show; demo
-    mode's points (the default model, 40 epochs) would otherwise train for minutes.
-    """
-
-    def train(ctx, targets, *, images=None, **kwargs):
-        outputs = 1 if ctx.task == "regression" else ctx.dataset.num_classes
-        images = ctx.dataset.x_train if images is None else images
-        return _untrained(ctx.train_settings.model, images, outputs)
-
-    def votes(x_train, y_train, shards, queries, num_classes, *args):
-        return np.random.default_rng(0).integers(0, num_classes, (len(shards), len(queries)))
-
-    def student(images, labels, x_test, y_test, num_classes, settings, *args):
-        return _untrained(settings.model, images, num_classes)
-
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(run_context.RunContext, "train", train)
-        patch.setattr(pate_experiment, "ensemble_votes", votes)
-        patch.setattr(loop, "train_classifier", student)
-        patch.setattr(dpsgd_trainer, "train_dpsgd_classifier", _stand_in_dp)
-        patch.setattr(pro_trainer, "train_labeldp_pro", _stand_in_pro)
-        yield
 
 
 def _warm(directory: Path) -> None:
