@@ -1,12 +1,15 @@
 """The ε slider in a real browser (issue 36): on a warmed digits cache every stop answers.
 
 A Streamlit server on a cache warmed for the pages with a computed ε grid (randomized response,
-Laplace on labels, RR with prior, PATE; digits, logistic model, one epoch, seed 0) as `warm`
-fills it: each page's own point at every ε the slider stops at, and the curves beside it on the
-demo grid. Driven by Playwright through Debian's chromium at 1280x800, as a projector shows it,
-each page's ε slider is stepped from its first stop to its last with the keyboard, as a person
-drags it; no stop may show a button that computes (a point, a sweep, PATE's teachers). Then the
-snapping choice is turned off and followed across pages and into the address bar.
+Laplace on labels, RR with prior, PATE; digits, logistic model, one epoch, seed 0) as `warm` fills
+it: each page's own point at every ε the slider stops at, and the curves beside it on the demo
+grid. Driven by Playwright through Debian's chromium at 1280x800, as a projector shows it, each
+page's ε slider is stepped from its first stop to its last with the keyboard, as a person drags it;
+no stop may show a button that computes (a point, a sweep, PATE's teachers). Then the snapping
+choice is turned off and followed across pages and into the address bar. By default the drags cover
+randomized response (the standard grid and the class's stops) and PATE (a grid of its own), and the
+snapping choice follows a page without it and two with it; the other drags and the tour of every
+page are ``slow`` (``make test-slow``), and only the pages dragged are warmed.
 """
 
 import re
@@ -20,6 +23,7 @@ from labeldp_core.cache import ResultCache
 from labeldp_core.demo import demo_configs, point_epsilons
 from labeldp_core.experiments import run
 
+HERE = Path(__file__)
 QUERY = "epochs=1&model=logistic"
 #: Every button that starts a computation: a page's point, a sweep, the teachers, missing points.
 COMPUTES = re.compile(r"^(Compute|Run|Train)\b")
@@ -31,12 +35,19 @@ PAGES = {
     "rr_prior": ("rr-prior", ("rr", "lp-2st")),
     "pate": ("pate", ()),
 }
+#: The drags of the default suite (the others are slow).
+DEFAULT_DRAGS = ("randomized_response", "pate")
+#: The snapping tour of the default suite: a page without the choice, then two with it.
+SNAP_TOUR = ("Papers vs this explorer", "PATE", "Randomized response")
 
 
-def _warm(directory: Path) -> None:
-    """What `warm` computes for these pages, on the logistic model for one epoch, seed 0."""
+def _warm(directory: Path, paths: set[str]) -> None:
+    """What `warm` computes for ``paths``, on the logistic model for one epoch, seed 0.
+
+    Really trained: with stand-in training (random teacher votes) PATE's slider stepped from 2
+    back to 1 (the stops it reads depend on the runs it finds)."""
     cache = ResultCache(directory)
-    for own, beside in PAGES.values():
+    for own, beside in (PAGES[path] for path in paths):
         configs = demo_configs("digits", [own], (0,), 1, "logistic")  # every stop, the variants
         configs += demo_configs("digits", beside, (0,), 1, "logistic", variants=False)
         for config in configs:
@@ -44,9 +55,17 @@ def _warm(directory: Path) -> None:
     cache.close()
 
 
+def _dragged(session: pytest.Session) -> set[str]:
+    """The pages this run drags (as selected: ``-m slow`` or not), and the snapping tour's."""
+    params = [getattr(item, "callspec", None) for item in session.items if item.path == HERE]
+    asked = {p.params["path"] for p in params if p and "path" in p.params}
+    return asked | set(DEFAULT_DRAGS)  # the snapping tour's pages (RR, PATE) are always warmed
+
+
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    with warmed_app(tmp_path_factory, _warm) as url:
+def server(request: pytest.FixtureRequest, tmp_path_factory) -> Iterator[str]:
+    paths = _dragged(request.session)
+    with warmed_app(tmp_path_factory, lambda directory: _warm(directory, paths)) as url:
         yield url
 
 
@@ -56,7 +75,9 @@ def context(server: str):
         yield chromium.new_context(viewport={"width": 1280, "height": 800})
 
 
-@pytest.mark.parametrize("path", list(PAGES))
+@pytest.mark.parametrize(
+    "path", [p if p in DEFAULT_DRAGS else pytest.param(p, marks=pytest.mark.slow) for p in PAGES]
+)
 def test_dragging_the_slider_across_its_whole_range_never_shows_a_compute_button(
     server, context, path
 ):
@@ -77,14 +98,23 @@ def test_dragging_the_slider_across_its_whole_range_never_shows_a_compute_button
     assert len(set(seen)) == len(stops), seen  # every stop visited once
 
 
-def test_the_snapping_choice_survives_a_tour_of_every_page_and_the_address_bar(server, context):
+@pytest.mark.parametrize(
+    "tour",
+    [SNAP_TOUR, pytest.param(None, marks=pytest.mark.slow)],
+    ids=["three-pages", "every-page"],
+)
+def test_the_snapping_choice_survives_a_tour_of_every_page_and_the_address_bar(
+    server, context, tour
+):
     page = _open(context, f"{server}/randomized_response?{QUERY}")
     page.get_by_text("Computed ε only").click()
     page.wait_for_timeout(300)
     page.wait_for_selector(IDLE)
     assert "snap=false" in page.url
     links = NAV_LINKS
-    titles = [link.inner_text().strip().splitlines()[-1] for link in page.locator(links).all()]
+    titles = tour or [
+        link.inner_text().strip().splitlines()[-1] for link in page.locator(links).all()
+    ]
     drawn = []
     for title in titles:
         page.locator(links).filter(has_text=title).first.click()
@@ -95,4 +125,7 @@ def test_the_snapping_choice_survives_a_tour_of_every_page_and_the_address_bar(s
             assert not box.is_checked(), title
             assert "snap=false" in page.url, title
             drawn.append(title)
-    assert len(drawn) >= 8, drawn  # every page whose ε has a computed grid
+    if tour:
+        assert drawn == list(tour[1:]), drawn  # the first page has no such choice
+    else:
+        assert len(drawn) >= 8, drawn  # every page whose ε has a computed grid
