@@ -28,7 +28,7 @@ from ui.sweeps import compute_button
 #: The demo grid, so that `python -m labeldp_core warm` fills this page's curves.
 SWEEP_EPSILONS = list(demo_epsilons("rr-prior"))
 CLUSTER_CHOICES = (5, 10, 20, 50, 100, 200, 400)
-FEATURE_CHOICES = ("pixels", "encoder")
+FEATURE_CHOICES = ("pixels", "patches", "encoder")
 BUDGET_COLUMNS = ("mechanism", "step", "labels read", "ε", "from")
 PLANNED = "planned (not computed yet)"
 NAMES = {"rr": "RR", "rr-prior": "RR with prior", "lp-2st": "LP-2ST"}
@@ -104,14 +104,18 @@ def _sidebar(controls: Controls) -> tuple[dict, dict]:
         help=f"k-means clusters of the images (PCA first); no labels are read. Default for "
         f"{controls.dataset_name}: {default_clusters} (dataset size / 350, at least 20).",
     )
+    default_features = rr_prior_recipe(controls.dataset).get("prior_features", "pixels")
     features = linked(
         st.sidebar.selectbox,
         "Cluster on",
         "prior_features",
         FEATURE_CHOICES,
-        help="What k-means groups: the images' pixels, which reads no label, or their embeddings "
-        "by a public encoder. The encoder is trained on a public sixth of the training set "
-        "with its labels, which are then treated as public: ε covers the other labels only.",
+        index=FEATURE_CHOICES.index(default_features),
+        help="What k-means groups: the images' pixels or their patch features (learnt from every "
+        "image without a label; the default on Fashion-MNIST), neither of which reads a label, "
+        "or their embeddings by a public encoder. The encoder is trained on a public sixth of "
+        "the training set with its labels, which are then treated as public: ε covers the "
+        "other labels only.",
     )
     noise_settings = controls.settings | {"noise": noise_control()}
     prior_settings = noise_settings | {

@@ -331,3 +331,21 @@ def test_a_second_epsilon_reads_neither_the_encoder_nor_its_embeddings(cache, mo
     assert len(calls) == 1
     assert second.details["public_labels"] == first.details["public_labels"]
     assert second.details["encoder_test_accuracy"] == first.details["encoder_test_accuracy"]
+
+
+@pytest.mark.parametrize(
+    ("epsilon", "settings", "prior_epsilon"),
+    [
+        (0.1, {}, 0.05),  # the share's 0.02 is raised to the floor
+        (0.06, {}, 0.03),  # at most half of epsilon
+        (1.0, {}, 0.2),  # the share is above the floor
+        (0.1, {"prior_epsilon": 0.01}, 0.01),  # an absolute prior_epsilon is kept as asked
+        (0.1, {"prior": "uniform"}, 0.0),
+    ],
+)
+def test_the_histograms_get_at_least_the_floor_of_a_small_epsilon(epsilon, settings, prior_epsilon):
+    split = rr_prior_experiment.budget_split(
+        make_config("rr-prior", "digits", epsilon, settings=settings)
+    )
+    assert split.prior_epsilon == pytest.approx(prior_epsilon)
+    assert split.prior_epsilon + split.release_epsilon <= epsilon
