@@ -12,16 +12,9 @@ from ui.results import computed_stops, point, replay_caption, reported_errors
 
 
 def render() -> None:
-    """Draw the page: the method, its two settings, ε, then the run's accuracy by epoch."""
+    """Draw the page: ε and the run's accuracy by epoch first, then what the method does."""
     controls = current_controls()
     st.title("LabelDP-Pro")
-    st.markdown(
-        "LabelDP-Pro (Ghazi et al., ICLR 2024) runs DP-SGD on the private labels, then replaces "
-        "each noisy gradient by a mix of itself and its projection onto gradients computed from "
-        "the images alone, for every possible label. The images are public under label DP, so "
-        "the projection costs no privacy: it only removes noise that no real labelling could "
-        "produce."
-    )
     settings = controls.settings | _projection_settings()
     epsilon = epsilon_control(grid=computed_stops("labeldp-pro", controls, settings))
     with reported_errors():
@@ -34,20 +27,29 @@ def render() -> None:
             "Training with LabelDP-Pro",
         )
     _run(result, epsilon)
+    st.markdown(
+        "LabelDP-Pro (Ghazi et al., ICLR 2024) runs DP-SGD on the private labels, then replaces "
+        "each noisy gradient by a mix of itself and its projection onto gradients computed from "
+        "the images alone, for every possible label. The images are public under label DP, so "
+        "the projection costs no privacy: it only removes noise that no real labelling could "
+        "produce."
+    )
 
 
 def _projection_settings() -> dict:
-    """Draw the projection's two controls side by side; return them as run settings."""
-    left, right = st.columns(2)
+    """Draw the projection's two controls in the sidebar; return them as run settings."""
     smoothing = linked(
-        left.selectbox,
+        st.sidebar.selectbox,
         "Weight of the projection (smoothing)",
         "smoothing",
         (0.75, 0.0, 0.5, 0.9, 1.0),
         help="0 is plain DP-SGD on the labels; 1 takes the projection alone.",
     )
     public_batch = linked(
-        right.selectbox, "Projection batch n2 (images, no labels)", "public_batch", (100, 50, 200)
+        st.sidebar.selectbox,
+        "Projection batch n2 (images, no labels)",
+        "public_batch",
+        (100, 50, 200),
     )
     return {"smoothing": smoothing, "public_batch": public_batch}
 

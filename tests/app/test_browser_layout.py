@@ -44,10 +44,7 @@ EPSILON_PAGES = ("What ε means", "Privacy audit")
 DEMO_PAGES = (MECHANISM_PAGES[0], *EPSILON_PAGES)
 #: Pages known to put their chart below the window, with why: the test fails when one fits again
 #: (remove it here) as when another stops fitting.
-KNOWN_OFF_SCREEN = {
-    "LabelDP-Pro": "its two setting boxes above the ε control push the chart's foot to 935 px "
-    "(961 px in demo mode) at 1280x800; found when the tour came from the registry",
-}
+KNOWN_OFF_SCREEN: dict[str, str] = {}
 #: Charts draw after the script has finished, behind a skeleton, once Plotly's bundle loads.
 CHARTS_DRAWN = (
     "() => !document.querySelector(\"[data-testid='stSkeleton']\") && "
