@@ -89,12 +89,11 @@ def _untrained(model: str, images, outputs: int):
     return TrainOutcome(build_model(model, tuple(images.shape[1:]), outputs).eval(), (0.5,))
 
 
-@pytest.fixture(scope="module")
-def fast_runs(tmp_path_factory) -> Iterator[ResultCache]:
-    """No training anywhere: every model keeps its initial weights; one cache for the module.
+def untrained_models(patch: pytest.MonkeyPatch) -> None:
+    """Patch every training of labels so that models keep their initial weights.
 
-    Runs still split, release, account and report, so tests of the accounting run every
-    mechanism at dozens of epsilons in seconds (PATE's teachers vote at random).
+    Runs still split, release, account and report; PATE's teachers vote at random. Shared by
+    :func:`fast_runs` and the browser tests' stand-in training.
     """
     import numpy as np
 
@@ -112,10 +111,20 @@ def fast_runs(tmp_path_factory) -> Iterator[ResultCache]:
     def student(images, labels, x_test, y_test, num_classes, settings, *args):
         return _untrained(settings.model, images, num_classes)
 
+    patch.setattr(context.RunContext, "train", train)
+    patch.setattr(pate_experiment, "ensemble_votes", votes)
+    patch.setattr(loop, "train_classifier", student)
+
+
+@pytest.fixture(scope="module")
+def fast_runs(tmp_path_factory) -> Iterator[ResultCache]:
+    """No training anywhere: every model keeps its initial weights; one cache for the module.
+
+    Runs still split, release, account and report, so tests of the accounting run every
+    mechanism at dozens of epsilons in seconds (PATE's teachers vote at random).
+    """
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(context.RunContext, "train", train)
-        patch.setattr(pate_experiment, "ensemble_votes", votes)
-        patch.setattr(loop, "train_classifier", student)
+        untrained_models(patch)
         store = ResultCache(tmp_path_factory.mktemp("fast-runs"))
         yield store
         store.close()

@@ -5,7 +5,7 @@ from collections.abc import Sequence
 import plotly.graph_objects as go
 
 from labeldp_core.classroom.round import ItemTally
-from labeldp_core.plotting.common import LAYOUT
+from labeldp_core.plotting.common import LAYOUT, mark_bound
 
 __all__ = ["item_tally_figure"]
 
@@ -35,16 +35,7 @@ def item_tally_figure(items: Sequence[ItemTally], bound: float) -> go.Figure:
             "arrayminus": [rate - low for rate, (low, _) in zip(rates, intervals, strict=True)],
         },
     )
-    figure.add_hline(y=bound, line_dash="dash", line_color="black")
-    figure.add_annotation(
-        x=1,
-        xref="paper",
-        xanchor="right",
-        y=bound,
-        yanchor="bottom",
-        showarrow=False,
-        text=f"bound on average over items: {bound:.3f}",
-    )
+    mark_bound(figure, bound, f"bound on average over items: {bound:.3f}")
     figure.update_layout(
         title="Each item: the share of the class that guessed it right",
         showlegend=False,

@@ -6,7 +6,7 @@ from typing import Any
 import numpy as np
 import plotly.graph_objects as go
 
-from labeldp_core.plotting.common import EPSILON_AXIS, LAYOUT, mark_epsilon
+from labeldp_core.plotting.common import EPSILON_AXIS, LAYOUT, mark_bound, mark_epsilon
 
 __all__ = [
     "ATTACKS",
@@ -203,16 +203,7 @@ def tally_figure(hit_rates: Sequence[tuple[str, float, float, float]], bound: fl
                 "arrayminus": [rate - low],
             },
         )
-    figure.add_hline(y=bound, line_dash="dash", line_color="black")
-    figure.add_annotation(
-        x=1,
-        xref="paper",
-        xanchor="right",
-        y=bound,
-        yanchor="bottom",
-        showarrow=False,
-        text=f"the most anyone can reach: {bound:.3f}",
-    )
+    mark_bound(figure, bound, f"the most anyone can reach: {bound:.3f}")
     figure.update_layout(
         title="Your class's guesses vs the ε bound",
         showlegend=False,

@@ -18,6 +18,7 @@ __all__ = [
     "LAYOUT",
     "UNIT_SCALE_NOTE",
     "figure_table",
+    "mark_bound",
     "mark_epsilon",
     "mark_epsilon_level",
     "score_vs_epsilon",
@@ -52,6 +53,20 @@ def mark_epsilon(figure: go.Figure, epsilon: float, label: str | None = None) ->
         yanchor="bottom",
         showarrow=False,
         text=label or f"ε = {epsilon:g}",
+    )
+
+
+def mark_bound(figure: go.Figure, bound: float, label: str) -> None:
+    """A dashed black line at the share ``bound`` (a guessing bound), labelled at the right."""
+    figure.add_hline(y=bound, line_dash="dash", line_color="black")
+    figure.add_annotation(
+        x=1,
+        xref="paper",
+        xanchor="right",
+        y=bound,
+        yanchor="bottom",
+        showarrow=False,
+        text=label,
     )
 
 

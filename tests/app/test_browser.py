@@ -109,30 +109,12 @@ def _stand_in_training() -> Iterator[None]:
     it finds cached, not of what the models learnt; demo mode's points (the default model,
     40 epochs) would otherwise train for minutes.
     """
-    import numpy as np
-
-    from labeldp_core.engine import context as run_context
     from labeldp_core.families.labeldp_pro import trainer as pro_trainer
-    from labeldp_core.families.pate import experiment as pate_experiment
     from labeldp_core.training import dpsgd as dpsgd_trainer
-    from labeldp_core.training import loop
-    from tests.conftest import _untrained
-
-    def train(ctx, targets, *, images=None, **kwargs):
-        outputs = 1 if ctx.task == "regression" else ctx.dataset.num_classes
-        images = ctx.dataset.x_train if images is None else images
-        return _untrained(ctx.train_settings.model, images, outputs)
-
-    def votes(x_train, y_train, shards, queries, num_classes, *args):
-        return np.random.default_rng(0).integers(0, num_classes, (len(shards), len(queries)))
-
-    def student(images, labels, x_test, y_test, num_classes, settings, *args):
-        return _untrained(settings.model, images, num_classes)
+    from tests.conftest import untrained_models
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(run_context.RunContext, "train", train)
-        patch.setattr(pate_experiment, "ensemble_votes", votes)
-        patch.setattr(loop, "train_classifier", student)
+        untrained_models(patch)
         patch.setattr(dpsgd_trainer, "train_dpsgd_classifier", _stand_in_dp)
         patch.setattr(pro_trainer, "train_labeldp_pro", _stand_in_pro)
         yield
