@@ -96,8 +96,10 @@ mutation: $(VENV)/.requirements-dev
 	$(PY) -c "$$MUTATION_REPORT"
 	$(PY) tests/mutation_report.py
 
-bench: $(VENV)/.requirements-dev
+# The benchmarks, then the checks too slow for the default suite (marked slow).
+bench: $(VENV)/.requirements-dev data browser
 	for b in bench/*.py; do echo "== $$b"; $(PY) $$b || exit 1; done
+	$(PY) -m pytest -q -m slow
 
 # Loads Fashion-MNIST once from local files only (no download), so its files are unpacked where
 # torchvision reads them and checked; a problem is one line that names the fix.
