@@ -9,7 +9,6 @@ never computed, so the screen is safe on a read-only classroom server and costs 
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
 
 from labeldp_core.audit import APP_TRIALS, CASES, audit_cases, stored_audit_case
 from labeldp_core.cache import ResultCache
@@ -18,7 +17,7 @@ from labeldp_core.demo import DEMO_SEEDS, demo_configs, demo_epsilons, point_eps
 from labeldp_core.engine.spec import RunConfig, RunResult
 from labeldp_core.errors import LabelDPError
 from labeldp_core.experiments import MECHANISMS, lookup
-from labeldp_core.model_audit import audit_model
+from labeldp_core.model_audit import cached_audit
 from labeldp_core.plotting.common import LABEL_DP_RANGE
 
 __all__ = ["AuditedBound", "PriceOfPrivacy", "cached_runs", "read_price_of_privacy"]
@@ -115,46 +114,28 @@ def _release_bound(
     )
 
 
-class _NotCachedError(Exception):
-    """A canary training the cache does not hold (raised instead of training it)."""
-
-
-class _CacheOnly:
-    """A result cache that answers what it holds and computes nothing: a miss raises."""
-
-    def __init__(self, cache: ResultCache) -> None:
-        self._cache = cache
-
-    def json_or_compute(
-        self, kind: str, payload: Mapping[str, Any], compute: Any, *, required: Sequence[str]
-    ) -> dict[str, Any]:
-        """The stored JSON for ``(kind, payload)``; ``compute`` is never called."""
-        found = self._cache.get_json(self._cache.key(kind, payload))
-        if found is None or not found.keys() >= set(required):
-            raise _NotCachedError(kind)
-        return found
-
-
 def _model_bound(run: RunResult, seed: int, cache: ResultCache) -> AuditedBound | None:
     """The trained model's ε̂ at ``run``'s point (its epochs and settings), if cached, else None.
 
     The audit page audits the model of the sidebar's choices at its seed; its canary trainings
-    are looked up under the same keys, through a cache that refuses to compute.
+    are looked up under the same keys, never trained (:func:`cached_audit`).
     """
     spec = MECHANISMS[run.mechanism]
     if spec.task != "classification" or not spec.trains_model:
         return None
     try:
-        audit = audit_model(
+        audit = cached_audit(
             run.mechanism,
             run.dataset,
             run.epsilon,
             seed=seed,
             epochs=run.epochs,
             settings=dict(run.settings),
-            cache=_CacheOnly(cache),  # type: ignore[arg-type]  # read-only stand-in
+            cache=cache,
         )
-    except (_NotCachedError, LabelDPError):
+    except LabelDPError:
+        return None
+    if audit is None:
         return None
     return AuditedBound(
         run.mechanism,

@@ -4,7 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from labeldp_core.errors import LabelDPError
-from labeldp_core.model_audit import ModelAudit, audit_model
+from labeldp_core.model_audit import ModelAudit, audit_model, cached_audit
 from ui.controls import Controls
 from ui.results import READ_ONLY_NOTE, read_only, result_cache
 
@@ -59,8 +59,12 @@ def trained_model_section(mechanism: str, epsilon: float, controls: Controls) ->
         "guesses give a lower bound on the ε really spent (Malek et al. 2021), beside a model "
         "trained without privacy and one at twice the budget, which the audit must catch."
     )
-    if read_only():
-        st.info(READ_ONLY_NOTE)
+    if read_only():  # a class sees the audit computed before class, and never trains one
+        audit = _cached(mechanism, epsilon, controls)
+        if audit is None:
+            st.info(READ_ONLY_NOTE)
+            return
+        _show(audit, mechanism, epsilon, controls)
         return
     if not st.toggle("Audit the trained model", key="model_audit", bind="query-params"):
         st.caption(
@@ -73,6 +77,27 @@ def trained_model_section(mechanism: str, epsilon: float, controls: Controls) ->
     except LabelDPError as exc:
         st.info(str(exc))
         return
+    _show(audit, mechanism, epsilon, controls)
+
+
+def _cached(mechanism: str, epsilon: float, controls: Controls) -> ModelAudit | None:
+    """The audit of the sidebar's choices if its trainings are cached; None if not or refused."""
+    try:
+        return cached_audit(
+            mechanism,
+            controls.dataset,
+            epsilon,
+            seed=controls.seed,
+            epochs=controls.epochs_asked,
+            settings=controls.settings,
+            cache=result_cache(),
+        )
+    except LabelDPError:
+        return None
+
+
+def _show(audit: ModelAudit, mechanism: str, epsilon: float, controls: Controls) -> None:
+    """The audit's table, its verdict and the command that reproduces it."""
     st.dataframe(_table(audit), hide_index=True)
     st.markdown(f"**Verdict**: {audit.verdict}.")
     command = (

@@ -9,6 +9,7 @@ The label-inference gain is read from ordinary runs, beside its bound (:mod:`.in
 """
 
 from labeldp_core.model_audit.audit import DOUBLED, audit_model
+from labeldp_core.model_audit.cached import cached_audit
 from labeldp_core.model_audit.canaries import MIN_CANARIES, Canaries, canary_count, draw_canaries
 from labeldp_core.model_audit.estimate import CONFIDENCE, accuracy_cap, score_guesses
 from labeldp_core.model_audit.inference import (
@@ -31,6 +32,7 @@ __all__ = [
     "accuracy_cap",
     "audit_lines",
     "audit_model",
+    "cached_audit",
     "canary_count",
     "draw_canaries",
     "inference_curve",

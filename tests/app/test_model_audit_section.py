@@ -24,3 +24,16 @@ def test_a_read_only_server_trains_no_canaries(isolated_cache, monkeypatch):
     app = open_page("pages/audit.py", mechanism="rr", epochs="1", model="logistic")
     assert not app.exception
     assert not [t for t in app.toggle if t.key == "model_audit"]
+
+
+def test_a_read_only_server_shows_the_audit_computed_before_class(isolated_cache, monkeypatch):
+    # Computed before class (the toggle on a writable server), then read on a read-only one.
+    app = open_page("pages/audit.py", mechanism="rr", epochs="1", model="logistic")
+    app.toggle(key="model_audit").set_value(True).run(timeout=300)
+    computed = app.dataframe[-1].value
+    monkeypatch.setenv("LABELDP_READ_ONLY", "1")
+    app = open_page("pages/audit.py", mechanism="rr", epochs="1", model="logistic")
+    assert_no_errors(app)
+    assert not [t for t in app.toggle if t.key == "model_audit"]
+    assert app.dataframe[-1].value.equals(computed)
+    assert [m.value for m in app.markdown if m.value.startswith("**Verdict**")]
