@@ -9,7 +9,6 @@ import pytest
 from labeldp_core.__main__ import main
 from labeldp_core.cache import ResultCache
 from labeldp_core.data import load_dataset
-from labeldp_core.engine.context import RunContext
 from labeldp_core.engine.public_encoder import public_embeddings
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.experiments import make_config, run
@@ -17,6 +16,7 @@ from labeldp_core.families.rr_prior import experiment as rr_prior_experiment
 from labeldp_core.families.rr_prior import lp_2st
 from labeldp_core.mechanisms import expected_flip_rate
 from labeldp_core.noise.noise_plans import laplace_plan, rr_plan
+from tests.families.rr_prior.contexts import digits_context
 
 CHANCE = 0.1
 FAST = {"model": "logistic"}
@@ -263,18 +263,10 @@ def _encoder_clusters(config, directory, y_train=None) -> tuple[np.ndarray, np.n
 
     The training labels are replaced by ``y_train`` if given.
     """
-    data = load_dataset("digits")
-    if y_train is not None:
-        data = dataclasses.replace(data, y_train=y_train)
-    store = ResultCache(directory)
-    try:
-        ctx = RunContext(config, "classification", store, lambda *_: None)
-        ctx.__dict__["dataset"] = data  # the cached property, set before its first use
+    with digits_context(config, directory, y_train) as ctx:
         ids = rr_prior_experiment.image_clusters(ctx, 10, "encoder")
         fraction = rr_prior_experiment.ENCODER_PUBLIC_FRACTION
         return ids, public_embeddings(ctx, fraction).public_index
-    finally:
-        store.close()
 
 
 def test_the_encoder_prior_reads_no_private_label(isolated_cache):

@@ -1,22 +1,20 @@
 """The label-free prior of RR-with-prior: patch features read no label, the histogram spends ε_p."""
 
-import dataclasses
 import inspect
 
 import numpy as np
 import pytest
 
 from labeldp_core.__main__ import main
-from labeldp_core.cache import ResultCache
 from labeldp_core.data import load_dataset
 from labeldp_core.data.tables import example_table
-from labeldp_core.engine.context import RunContext
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.experiments import make_config, run
 from labeldp_core.families.rr_prior import experiment as rr_prior_experiment
 from labeldp_core.families.rr_prior import label_free_features
 from labeldp_core.families.rr_prior.label_free_features import patch_features, patch_points
 from labeldp_core.noise.noise_plans import laplace_plan
+from tests.families.rr_prior.contexts import digits_context
 
 PATCHES = {"model": "logistic", "prior_features": "patches", "clusters": 10}
 
@@ -26,17 +24,9 @@ def _patch_clusters(config, directory, y_train=None) -> tuple[np.ndarray, np.nda
 
     The training labels are replaced by ``y_train`` if given.
     """
-    data = load_dataset("digits")
-    if y_train is not None:
-        data = dataclasses.replace(data, y_train=y_train)
-    store = ResultCache(directory)
-    try:
-        ctx = RunContext(config, "classification", store, lambda *_: None)
-        ctx.__dict__["dataset"] = data  # the cached property, set before its first use
+    with digits_context(config, directory, y_train) as ctx:
         ids = rr_prior_experiment.image_clusters(ctx, 10, "patches")
         return rr_prior_experiment._patch_points(ctx), ids
-    finally:
-        store.close()
 
 
 def test_scrambling_every_label_leaves_the_features_and_clusters_identical(isolated_cache):
