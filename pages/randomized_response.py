@@ -15,7 +15,7 @@ from ui.export import chart
 from ui.results import (
     computed_stops,
     diagnostics_caption,
-    point,
+    point_under_headline,
     reported_errors,
     stored_many,
 )
@@ -63,25 +63,23 @@ def _headline(
     The curve is closed-form, so it shows before any training; a stored run redraws it with the
     flip rate it measured as a cross.
     """
-    # the headline: drawn at once, before any training; a run adds its cross
-    closed_form = st.empty()
-    with closed_form.container():
-        chart(st, plots.keep_flip_curve, num_classes, epsilon, key="keep_flip_closed_form")
-    with reported_errors():
-        config = make_config(
-            "rr", controls.dataset, epsilon, controls.seed, controls.epochs_asked, settings
-        )
-        result = point(
-            config,
-            f"Compute ε = {epsilon:g} on {controls.dataset_name}",
-            "Training on released labels",
-        )
-    if result is not None:
-        with closed_form.container():
+
+    def headline(result: RunResult | None) -> None:  # a run adds its measured cross
+        if result is None:
+            chart(st, plots.keep_flip_curve, num_classes, epsilon, key="keep_flip_closed_form")
+        else:
             chart(
                 st, plots.keep_flip_curve, num_classes, epsilon, result.flip_rate, key="keep_flip"
             )
-    return result
+
+    return point_under_headline(
+        headline,
+        lambda: make_config(
+            "rr", controls.dataset, epsilon, controls.seed, controls.epochs_asked, settings
+        ),
+        f"Compute ε = {epsilon:g} on {controls.dataset_name}",
+        "Training on released labels",
+    )
 
 
 def _released_labels(

@@ -18,7 +18,7 @@ from ui.export import chart
 from ui.results import (
     computed_stops,
     diagnostics_caption,
-    point,
+    point_under_headline,
     reported_errors,
     stored_many,
 )
@@ -78,23 +78,22 @@ def _headline(
     controls: Controls, settings: dict, num_classes: int, epsilon: float
 ) -> RunResult | None:
     """Draw the per-bit flip curve at once, then the run at ``epsilon`` if stored; return it."""
-    closed_form = st.empty()
-    with closed_form.container():
-        chart(st, plots.bit_flip_curve, num_classes, epsilon, key="bit_flip_closed_form")
-    with reported_errors():
-        config = make_config(
-            "vector-rr", controls.dataset, epsilon, controls.seed, controls.epochs_asked, settings
-        )
-        result = point(
-            config,
-            f"Compute ε = {epsilon:g} on {controls.dataset_name}",
-            "Training on released bit vectors",
-        )
-    if result is not None:
-        measured = result.details["bit_flip_rate"]
-        with closed_form.container():
+
+    def headline(result: RunResult | None) -> None:  # a run adds its measured bit flip rate
+        if result is None:
+            chart(st, plots.bit_flip_curve, num_classes, epsilon, key="bit_flip_closed_form")
+        else:
+            measured = result.details["bit_flip_rate"]
             chart(st, plots.bit_flip_curve, num_classes, epsilon, measured, key="bit_flip")
-    return result
+
+    return point_under_headline(
+        headline,
+        lambda: make_config(
+            "vector-rr", controls.dataset, epsilon, controls.seed, controls.epochs_asked, settings
+        ),
+        f"Compute ε = {epsilon:g} on {controls.dataset_name}",
+        "Training on released bit vectors",
+    )
 
 
 def _closed_form(epsilon: float, num_classes: int, result: RunResult | None) -> None:

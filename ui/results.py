@@ -3,7 +3,7 @@
 import json
 import math
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any
@@ -254,6 +254,30 @@ def point(config: RunConfig, button: str, progress_label: str) -> RunResult | No
     area.caption(neighbour_estimate(config))
     if area.button(button_label(button, [config], seconds), type="primary", key="compute_point"):
         result = run_with_progress([config], progress_label)[0]
+    return result
+
+
+def point_under_headline(
+    headline: Callable[[RunResult | None], None],
+    make: Callable[[], RunConfig],
+    button: str,
+    progress_label: str,
+) -> RunResult | None:
+    """Draw a closed-form headline at once, then the page's :func:`point` under it.
+
+    ``headline(None)`` draws the closed form before anything is computed; once the point is
+    stored, ``headline(result)`` draws it again in the same place with what the run measured.
+    ``make`` builds the point's config inside :func:`reported_errors`, so a refused setting is
+    said on the page.
+    """
+    area = st.empty()
+    with area.container():
+        headline(None)
+    with reported_errors():
+        result = point(make(), button, progress_label)
+    if result is not None:
+        with area.container():
+            headline(result)
     return result
 
 
