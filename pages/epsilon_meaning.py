@@ -4,8 +4,9 @@ import streamlit as st
 
 from labeldp_core import plots
 from labeldp_core.data import dataset_info, load_dataset
-from labeldp_core.demo import DEMO_EPSILONS
+from labeldp_core.demo import DEMO_EPSILONS, DEMO_SEEDS, demo_configs
 from labeldp_core.experiments import MECHANISMS, RunConfig, RunResult, sweep_configs
+from labeldp_core.model_audit import inference_points
 from labeldp_core.risk import FORMULAS, risk_of
 from ui.class_round import class_round
 from ui.controls import Controls, current_controls
@@ -36,6 +37,7 @@ def render() -> None:
     _promise(epsilon, num_classes)
     _guessing(controls, epsilon)
     _attacks(controls, epsilon, num_classes)
+    _inference(controls, epsilon)
 
 
 def _risk_metrics(epsilon: float, num_classes: int) -> None:
@@ -173,6 +175,33 @@ def _attack_rows(found: list[RunResult]) -> list[dict]:
             }
         )
     return rows
+
+
+def _inference(controls: Controls, epsilon: float) -> None:
+    """Draw the label-inference gain of each attacked mechanism across ε, under its bound."""
+    st.subheader("Label inference across ε")
+    with reported_errors():
+        configs = demo_configs(
+            controls.dataset,
+            ATTACKED,
+            DEMO_SEEDS,
+            controls.epochs_asked,
+            controls.model,
+            variants=False,
+            class_stops=False,
+        )
+        found, absent = stored_many(configs)
+        compute_button(absent, "Train the models across ε", key="compute_inference")
+    titles = {mechanism: MECHANISMS[mechanism].title for mechanism in ATTACKED}
+    points = inference_points(found)
+    chart(st, plots.inference_gain_figure, points, epsilon, titles, key="inference")
+    st.caption(
+        "An attacker who knows a training image guesses its label with the released model's "
+        "prediction. Its gain is how much more often that is right on the training set than a "
+        "clean model is on images it never saw (what the image alone tells); ε-label-DP caps "
+        "the gain at 1 − e^−ε (Wu et al., AISTATS 2023), the dashed line. Each line is the mean "
+        f"over {len(DEMO_SEEDS)} seeds, the band their range. " + status_sentence(absent)
+    )
 
 
 def _missing_bounds(table: list[dict]) -> str:

@@ -17,6 +17,7 @@ from labeldp_core.model_audit.inference import (
     inference_curve,
     inference_gain,
     inference_point,
+    inference_points,
 )
 from labeldp_core.model_audit.result import CanaryEstimate, ModelAudit
 from labeldp_core.model_audit.text import audit_lines
@@ -38,5 +39,6 @@ __all__ = [
     "inference_curve",
     "inference_gain",
     "inference_point",
+    "inference_points",
     "score_guesses",
 ]

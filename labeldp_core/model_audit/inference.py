@@ -20,7 +20,13 @@ from labeldp_core.engine.progress import Progress, silent
 from labeldp_core.experiments import RunResult, sweep
 from labeldp_core.risk import inference_gain_bound
 
-__all__ = ["InferencePoint", "inference_curve", "inference_gain", "inference_point"]
+__all__ = [
+    "InferencePoint",
+    "inference_curve",
+    "inference_gain",
+    "inference_point",
+    "inference_points",
+]
 
 
 def inference_gain(result: RunResult) -> float | None:
@@ -110,7 +116,16 @@ def inference_curve(
         cache=cache,
         progress=progress,
     )
-    per_epsilon = len(results) // len(epsilons)
-    groups = [results[i : i + per_epsilon] for i in range(0, len(results), per_epsilon)]
-    points = [inference_point(group) for group in groups]
+    return inference_points(results)
+
+
+def inference_points(results: Sequence[RunResult]) -> list[InferencePoint]:
+    """One point per mechanism and ε asked among ``results`` (their seeds pooled), in order.
+
+    A group whose runs record no gain is left out, so stored runs of any kind can be passed.
+    """
+    groups: dict[tuple[str, float], list[RunResult]] = {}
+    for result in results:
+        groups.setdefault((result.mechanism, result.epsilon), []).append(result)
+    points = [inference_point(group) for _, group in sorted(groups.items())]
     return [point for point in points if point is not None]

@@ -26,6 +26,7 @@ _HOMES: dict[str, str] = {
     "figure_table": "labeldp_core.plotting.common",
     "guess_bound": "labeldp_core.plots.attack",
     "guess_bound_figure": "labeldp_core.plots.attack",
+    "inference_gain_figure": "labeldp_core.plots.inference",
     "label_histogram": "labeldp_core.plots.tables",
     "laplace_density_figure": "labeldp_core.plots.laplace_noise",
     "lesson_figure": "labeldp_core.plots.papers",

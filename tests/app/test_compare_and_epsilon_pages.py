@@ -1,9 +1,11 @@
 """The comparison and "what epsilon means" pages compute what they miss and show it."""
 
 import json
+import math
+from dataclasses import replace
 
 import pytest
-from app_helpers import assert_no_errors, open_page
+from app_helpers import assert_no_errors, chart_spec, open_page
 
 from labeldp_core import plots
 from labeldp_core.demo import DEMO_SEEDS, demo_configs, demo_epsilons
@@ -26,8 +28,37 @@ def test_epsilon_page_trains_the_attacked_models_and_draws_the_bars():
     app.button(key="compute_attacks").click().run()
     assert_no_errors(app)
     charts = [c.proto.id.rsplit("-", 1)[-1] for c in app.get("plotly_chart")]
-    assert charts == ["bound", "tally", "neighbours", "bars"]
+    assert charts == ["bound", "tally", "neighbours", "bars", "inference"]
     assert not [b for b in app.button if b.key == "compute_attacks"]
+
+
+def test_epsilon_page_draws_each_attacked_mechanisms_inference_gain_across_epsilon(cache):
+    attacked = ["rr", "rr-prior", "lp-2st", "laplace", "alibi"]
+    configs = demo_configs("digits", attacked, DEMO_SEEDS, 1, "cnn", False, False)
+    for config in configs:  # training accuracy 0.8 + seed/100 against a clean 0.9 + seed/50
+        result = _stand_in(config)
+        attack = {"train_accuracy": 0.8 + config.seed / 100, "test_accuracy": 0.7}
+        stored = replace(result, details={"attack": attack})
+        cache.put_json(cache.key("result", config.to_dict()), stored.to_dict())
+    app = open_page("pages/epsilon_meaning.py", epochs="1", epsilon="2.0")
+    assert_no_errors(app)
+    assert not [b for b in app.button if b.key == "compute_inference"]
+    figure = chart_spec(app, "inference")
+    lines = {t["name"]: t for t in figure["data"] if t.get("mode") == "lines+markers"}
+    assert set(lines) == {MECHANISMS[m].title for m in attacked}
+    rr = lines[MECHANISMS["rr"].title]
+    assert rr["x"] == list(demo_epsilons("rr"))
+    assert rr["y"] == pytest.approx([0.8 + 0.01 - (0.9 + 0.02)] * len(rr["x"]))  # seeds' mean
+    (bound,) = [t for t in figure["data"] if t["name"].startswith("bound")]
+    assert bound["y"] == pytest.approx([1 - math.exp(-e) for e in bound["x"]])
+    assert "Every point of this figure is cached." in " ".join(c.value for c in app.caption)
+
+
+def test_the_inference_section_offers_to_train_what_is_missing():
+    app = open_page("pages/epsilon_meaning.py", epochs="1", epsilon="2.0")
+    assert_no_errors(app)
+    (button,) = [b for b in app.button if b.key == "compute_inference"]
+    assert "105 missing points" in button.label  # 5 mechanisms x 7 epsilons x 3 seeds
 
 
 def test_compare_page_lists_missing_points_and_fills_them():

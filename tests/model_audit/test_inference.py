@@ -4,7 +4,12 @@ from dataclasses import replace
 import pytest
 
 from labeldp_core.experiments import make_config, run
-from labeldp_core.model_audit.inference import inference_curve, inference_gain, inference_point
+from labeldp_core.model_audit.inference import (
+    inference_curve,
+    inference_gain,
+    inference_point,
+    inference_points,
+)
 
 QUICK = {"epochs": 5, "settings": {"model": "logistic"}}
 
@@ -58,3 +63,13 @@ def test_a_model_that_learned_its_labels_beyond_the_bound_is_flagged(rr_result):
     point = inference_point([leaky, leaky])
     assert point.gain == pytest.approx(0.5) and point.bound == pytest.approx(1 - math.exp(-0.1))
     assert point.exceeds
+
+
+def test_stored_runs_of_several_mechanisms_give_one_point_per_mechanism_and_epsilon(rr_result):
+    laplace = replace(rr_result, mechanism="laplace")
+    no_model = replace(rr_result, mechanism="alibi", details={})
+    points = inference_points([laplace, rr_result, replace(rr_result, seed=1), no_model])
+    assert [(p.mechanism, p.epsilon, p.seeds) for p in points] == [
+        ("laplace", 2.0, 1),
+        ("rr", 2.0, 2),
+    ]
