@@ -9,7 +9,7 @@ the others only. Measured on Fashion-MNIST (seeds 0-2, 200 clusters, the 5-epoch
 accuracy at ε = 1: encoder 0.807 mean, pixels 0.796, plain RR 0.764; at ε = 2: encoder 0.820,
 pixels 0.821, plain RR 0.844: the encoder wins only at ε = 1 and protects fewer labels. With
 ``prior_features=patches`` the clusters group label-free features
-(:mod:`~labeldp_core.families.rr_prior.label_free_features`: a k-means dictionary of image
+(:mod:`~labeldp_core.data.label_free_features`: a k-means dictionary of image
 patches, learnt from the images alone), so every label stays covered; on Fashion-MNIST (seeds
 0-2) they give 0.818 at ε = 0.5 (pixels 0.781, seed 0), 0.823 at ε = 1 and 0.840 at ε = 2 (plain
 RR 0.765, seed 0, and 0.841), and they are its default (:data:`PATCH_PRIOR_DATASETS`); pixels are
@@ -38,6 +38,7 @@ from labeldp_core.accounting import (
 from labeldp_core.cache import ResultCache
 from labeldp_core.data import DATASETS, dataset_info
 from labeldp_core.data.clusters import PCA_COMPONENTS, cluster_images
+from labeldp_core.data.label_free_features import patch_points, patch_settings
 from labeldp_core.data.splits import PUBLIC_FRACTION
 from labeldp_core.data.table_results import results_cache
 from labeldp_core.data.tables import is_table
@@ -65,7 +66,6 @@ from labeldp_core.engine.spec import (
 )
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.families.randomized_response.release import expected_flip_rate
-from labeldp_core.families.rr_prior.label_free_features import patch_points, patch_settings
 from labeldp_core.families.rr_prior.release import (
     optimal_set_size,
     output_probabilities,

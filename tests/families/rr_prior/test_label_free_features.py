@@ -6,13 +6,12 @@ import numpy as np
 import pytest
 
 from labeldp_core.__main__ import main
-from labeldp_core.data import load_dataset
+from labeldp_core.data import label_free_features, load_dataset
+from labeldp_core.data.label_free_features import patch_features, patch_points
 from labeldp_core.data.tables import example_table
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.experiments import make_config, run
 from labeldp_core.families.rr_prior import experiment as rr_prior_experiment
-from labeldp_core.families.rr_prior import label_free_features
-from labeldp_core.families.rr_prior.label_free_features import patch_features, patch_points
 from labeldp_core.noise.noise_plans import laplace_plan
 from tests.families.rr_prior.contexts import digits_context
 
