@@ -1,20 +1,20 @@
 """Our figures beside the papers', and the seeds' claimed epsilons beside the true ones.
 
-Two tables. *Papers*: every figure of ``published_figures.json`` (paper, table, dataset, model,
-epsilon, delta, privacy unit, their number) beside this explorer's run of the same mechanism at
-the same epsilon on the same dataset, over seeds 0-2 (mean and range), with both clean
-baselines and both retention ratios (private / clean). *Lessons*: slips of the tutorials this
-project grew from, each with the epsilon it claims, the epsilon it really spends (computed) for
-what is released and the lower bound this project's audit proves for it. PATE's truncated
-noise appears twice: its noisy vote counts cost 1 + 2 ln 2, the argmax PATE publishes at most 1.
+Two tables. *Papers*: every figure of ``published_figures.json`` (paper, table, dataset, model
+and training recipe, epsilon, delta, privacy unit, their number) beside this explorer's run of
+the same mechanism at the same epsilon on the same dataset, over seeds 0-2 (mean and range),
+with both clean baselines and both retention ratios (private / clean), grouped by the paper's
+table, the one closest to this explorer's models (LabelDP-Pro's small CNN) first. *Lessons*:
+slips of the tutorials this project grew from, each with the epsilon it claims, the epsilon it
+really spends (computed) for what is released and the lower bound this project's audit proves
+for it. PATE's truncated noise appears twice: its noisy vote counts cost 1 + 2 ln 2, the argmax
+PATE publishes at most 1.
 
 Without ``compute`` every figure comes from the result cache, so the table answers at once and
 marks the rows whose runs are not computed yet; ``warm`` and ``reproduce --compute`` fill them.
 """
 
-import json
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -26,55 +26,36 @@ from labeldp_core.cache import ResultCache
 from labeldp_core.engine.progress import Progress, silent, within
 from labeldp_core.errors import LabelDPError
 from labeldp_core.experiments import RunConfig, RunResult, lookup, make_config, run
+from labeldp_core.published import (
+    FIGURES_FILE,
+    PaperTable,
+    PublishedFigure,
+    paper_tables,
+    published_figures,
+)
 
 __all__ = [
     "FIGURES_FILE",
     "SEEDS",
+    "TABLE_COLUMNS",
+    "PaperTable",
     "PublishedFigure",
+    "Section",
     "dataset_configs",
     "fill_instructions",
     "gap_sentence",
     "lesson_rows",
     "paper_configs",
     "paper_rows",
+    "paper_tables",
     "published_figures",
+    "sections",
 ]
 
-FIGURES_FILE = Path(__file__).with_name("published_figures.json")
 #: Our side of every row is the mean over these seeds.
 SEEDS = (0, 1, 2)
 #: The epsilon at which the lessons are audited.
 LESSON_EPSILON = 1.0
-
-
-@dataclass(frozen=True)
-class PublishedFigure:
-    """One figure quoted from a paper, and the run of this explorer that matches it."""
-
-    id: str
-    paper: str
-    where: str
-    dataset: str
-    model: str
-    method: str
-    epsilon: float
-    delta: float
-    privacy_unit: str
-    metric: str
-    value: float
-    clean_value: float | None
-    ours: dict[str, Any]
-    quoted_from: str
-
-
-def published_figures(path: Path = FIGURES_FILE) -> list[PublishedFigure]:
-    """Every figure of the data file, checked to name its paper and where it was read."""
-    rows = json.loads(path.read_text())["rows"]
-    figures = [PublishedFigure(**row) for row in rows]
-    for figure in figures:
-        if not (figure.paper and figure.where and figure.quoted_from):
-            raise ValueError(f"{figure.id}: every published figure must name its source")
-    return figures
 
 
 def paper_configs(figure: PublishedFigure) -> list[RunConfig]:
@@ -116,37 +97,116 @@ def _ours(figure: PublishedFigure, results: list[RunResult]) -> dict[str, Any]:
 def paper_rows(
     cache: ResultCache | None = None, compute: bool = False, progress: Progress = silent
 ) -> list[dict[str, Any]]:
-    """One row per published figure; our side from the cache (computed first if ``compute``)."""
+    """One row per published figure; our side from the cache (computed first if ``compute``).
+
+    Each row names the paper's model and recipe and ours (``our_setting``: our model setting
+    and epochs), so a reader sees what is compared with what.
+    """
     cache = ResultCache() if cache is None else cache
     figures = published_figures()
     rows = []
     for index, figure in enumerate(figures):
-        row = {
-            "id": figure.id,
-            "paper": figure.paper,
-            "where": figure.where,
-            "dataset": figure.dataset,
-            "model": figure.model,
-            "method": figure.method,
-            "epsilon": figure.epsilon,
-            "delta": figure.delta,
-            "privacy_unit": figure.privacy_unit,
-            "theirs": figure.value,
-            "their_clean": figure.clean_value,
-            "their_retention": None
-            if figure.clean_value is None
-            else figure.value / figure.clean_value,
-            "our_mechanism": figure.ours["mechanism"],
-            "quoted_from": figure.quoted_from,
-        }
+        row = _their_side(figure)
         part = within(progress, index / len(figures), (index + 1) / len(figures))
         try:
-            results = _results(paper_configs(figure), cache, compute, part)
+            configs = paper_configs(figure)
+            row["our_setting"] = _setting(configs[0])
+            results = _results(configs, cache, compute, part)
         except LabelDPError as exc:  # a dataset not on this machine, say
             rows.append(row | {"computed_seeds": 0, "problem": str(exc)})
             continue
         rows.append(row | _ours(figure, results))
     return rows
+
+
+def _their_side(figure: PublishedFigure) -> dict[str, Any]:
+    """The published half of a row: the figure, its setting and where it was read."""
+    return {
+        "id": figure.id,
+        "table": figure.table,
+        "paper": figure.paper,
+        "where": figure.where,
+        "dataset": figure.dataset,
+        "model": figure.model,
+        "recipe": figure.recipe,
+        "method": figure.method,
+        "epsilon": figure.epsilon,
+        "delta": figure.delta,
+        "privacy_unit": figure.privacy_unit,
+        "theirs": figure.value,
+        "their_clean": figure.clean_value,
+        "their_retention": None
+        if figure.clean_value is None
+        else figure.value / figure.clean_value,
+        "our_mechanism": figure.ours["mechanism"],
+        "our_setting": None,
+        "quoted_from": figure.quoted_from,
+    }
+
+
+def _setting(config: RunConfig) -> str:
+    """Our side's model and recipe in a phrase: the model setting and the epochs."""
+    return f"model={config.setting('model')}, {config.epochs} epochs"
+
+
+#: The columns of each table on the Papers page, in order (the table and dataset are its headings).
+TABLE_COLUMNS = (
+    "method",
+    "epsilon",
+    "delta",
+    "theirs",
+    "ours",
+    "ours_min",
+    "ours_max",
+    "computed_seeds",
+    "their_clean",
+    "our_clean",
+    "their_retention",
+    "our_retention",
+    "our_mechanism",
+    "our_setting",
+    "model",
+    "recipe",
+    "privacy_unit",
+    "where",
+    "quoted_from",
+    "paper",
+    "id",
+    "problem",
+)
+
+
+@dataclass(frozen=True)
+class Section:
+    """One published table's rows, as the Papers page shows them: a chart per dataset."""
+
+    table: PaperTable
+    rows: list[dict[str, Any]]
+
+    def datasets(self) -> dict[str, list[dict[str, Any]]]:
+        """The rows per dataset, in order: one chart each keeps one bar per name."""
+        found: dict[str, list[dict[str, Any]]] = {}
+        for row in self.rows:
+            found.setdefault(row["dataset"], []).append(row)
+        return found
+
+    def setting(self) -> str:
+        """The paper's model and recipe when the rows share them, else where each row says."""
+        models = {row["model"] for row in self.rows}
+        recipes = {row["recipe"] for row in self.rows}
+        if len(models) == 1 == len(recipes):
+            return f"Their model: {models.pop()}. Their recipe: {recipes.pop()}."
+        return "Each row's model and recipe are in its table."
+
+
+def sections(rows: list[dict[str, Any]]) -> list[Section]:
+    """``rows`` grouped by published table, in the data file's order: closest to ours first."""
+    found = []
+    for table in paper_tables():
+        mine = [row for row in rows if row["table"] == table.id]
+        if mine:
+            found.append(Section(table, mine))
+    return found
 
 
 def fill_instructions(rows: list[dict[str, Any]]) -> str | None:
@@ -183,31 +243,39 @@ def fill_instructions(rows: list[dict[str, Any]]) -> str | None:
 
 
 def gap_sentence(rows: list[dict[str, Any]], dataset: str) -> str:
-    """Where this explorer stands against the papers on ``dataset``, in a sentence or two."""
+    """Where this explorer stands against the papers on ``dataset``, in a sentence or two.
+
+    It reads the first table (in the data file's order) with figures on ``dataset``, the one
+    closest to this explorer's models: per epsilon, the best published method and ours for the
+    same mechanism. The other tables are counted, not listed.
+    """
     mine = [row for row in rows if row["dataset"] == dataset]
     if not mine:
         return (
             f"No published figure on {dataset} is set beside ours yet: the papers we match "
-            "report Fashion-MNIST (see Papers vs this explorer)."
+            "report MNIST and Fashion-MNIST (see Papers vs this explorer)."
         )
+    lead = sections(mine)[0]
     parts = []
-    for row in mine:
-        ours = (
-            f"ours {row['ours']:.1%} over {row['computed_seeds']} seed(s)"
-            if row["computed_seeds"]
-            else "ours not computed yet"
-        )
+    for epsilon in dict.fromkeys(row["epsilon"] for row in lead.rows):
+        best = max((r for r in lead.rows if r["epsilon"] == epsilon), key=lambda r: r["theirs"])
+        ours = f"ours {best['ours']:.1%}" if best["computed_seeds"] else "ours not computed yet"
         parts.append(
-            f"{row['method']} at ε = {row['epsilon']:g}: {row['theirs']:.1%} "
-            f"published ({row['model']}), {ours}"
+            f"ε = {epsilon:g} {best['method'].split(' (')[0]} {best['theirs']:.1%} ({ours})"
         )
+    others = len(mine) - len(lead.rows)
     return (
-        "Against the literature on "
-        + dataset
-        + " (Papers vs this explorer has the sources): "
+        f"Against the literature on {dataset} (Papers vs this explorer has the sources, models "
+        f"and recipes), closest to our models, {lead.table.title.split(':')[0]}, best "
+        "published per ε: "
         + "; ".join(parts)
-        + ". The papers train larger models for longer, so compare the "
-        "retention ratios (private / clean) on that page too."
+        + "."
+        + (
+            f" {others} more published figures on {dataset}, from other models and recipes, "
+            "are on that page (compare their retention ratios, private / clean)."
+            if others
+            else ""
+        )
     )
 
 

@@ -1,9 +1,9 @@
-"""Papers vs this explorer: published figures beside ours, and the seeds' claimed epsilons."""
+"""Papers vs this explorer: each paper's table beside ours (closest to our models first), and
+the seeds' claimed epsilons."""
 
 import streamlit as st
 
 from labeldp_core import plots, reproduce
-from labeldp_core.plots.papers import figure_label
 from ui.controls import current_controls
 from ui.export import chart
 from ui.results import reported_errors, result_cache
@@ -16,38 +16,52 @@ def _rows() -> tuple[list[dict], list[dict]]:
 
 
 def render() -> None:
-    """Draw the page: the papers' figures beside ours, then the seeds' lessons."""
+    """Draw the page: each paper's table beside ours, closest to our models first; the lessons."""
     current_controls()
     st.title("Papers vs this explorer")
     st.markdown(
-        "Each published figure we can match (paper, table, dataset, model, ε, δ, privacy unit) "
-        "beside this explorer's run of the same mechanism at the same ε on the same dataset, over "
-        "seeds 0, 1 and 2. The retention ratio (private ÷ clean accuracy) compares across "
-        "architectures: the papers' models are often larger than this explorer's small CNN."
+        "Each published figure we can match (paper, table, dataset, model and training recipe, "
+        "ε, δ, privacy unit) beside this explorer's run of the same mechanism at the same ε on "
+        "the same dataset, over seeds 0, 1 and 2. The first table trains a small CNN much like "
+        "this explorer's, so its numbers compare directly; the others train larger models for "
+        "longer, where the retention ratio (private ÷ clean accuracy) is the fairer comparison."
     )
     with reported_errors():
         papers, lessons = _rows()
-    _papers_section(papers)
-    _lessons_section(lessons)
-
-
-def _papers_section(papers: list[dict]) -> None:
-    """Draw the published figures beside ours, what fills a missing bar, and their table.
-
-    Args:
-        papers: the rows of :func:`labeldp_core.reproduce.paper_rows`.
-    """
     to_fill = reproduce.fill_instructions(papers)
     if to_fill:
         st.info(to_fill, icon=":material/info:")
-    chart(st, plots.papers_figure, papers, key="papers")
-    missing = [figure_label(row) for row in papers if not row["computed_seeds"]]
-    st.caption(
-        "A missing bar of ours is a row whose runs are not computed yet (what fills it is said "
-        "above). "
-        + (f"Not computed yet: {'; '.join(missing)}." if missing else "Every row is computed.")
-    )
-    st.dataframe(papers, hide_index=True, key="papers_table")
+    for section in reproduce.sections(papers):
+        _table_section(section)
+    _lessons_section(lessons)
+
+
+def _table_section(section: reproduce.Section) -> None:
+    """Draw one paper's table: its title, model and recipe, then per dataset a chart and rows.
+
+    Args:
+        section: a table's rows of :func:`labeldp_core.reproduce.paper_rows`.
+    """
+    st.subheader(section.table.title)
+    st.caption(f"{section.table.note} {section.setting()}")
+    for dataset, rows in section.datasets().items():
+        chart(st, plots.papers_figure, rows, key=f"papers-{section.table.id}-{dataset}")
+        missing = sum(not row["computed_seeds"] for row in rows)
+        st.caption(
+            f"{dataset}: "
+            + (
+                f"ours not computed yet for {missing} of the {len(rows)} rows (what fills them is "
+                "said above)."
+                if missing
+                else "every row is computed."
+            )
+        )
+        st.dataframe(
+            rows,
+            hide_index=True,
+            column_order=reproduce.TABLE_COLUMNS,
+            key=f"papers_table-{section.table.id}-{dataset}",
+        )
 
 
 def _lessons_section(lessons: list[dict]) -> None:

@@ -10,10 +10,13 @@ from labeldp_core.accounting.truncated_votes import argmax_loss, vote_counts_los
 from labeldp_core.experiments import MECHANISMS
 from labeldp_core.reproduce import (
     dataset_configs,
+    gap_sentence,
     lesson_rows,
     paper_configs,
     paper_rows,
+    paper_tables,
     published_figures,
+    sections,
 )
 from labeldp_core.warm import warm_tasks
 
@@ -23,11 +26,87 @@ def test_the_citation_file_parses_and_every_row_names_its_source():
     assert len({f.id for f in figures}) == len(figures) >= 5
     for figure in figures:
         assert figure.paper and figure.where and figure.quoted_from
-        assert "arXiv" in figure.paper  # a findable reference
+        assert figure.model and figure.recipe  # a figure without its setting compares nothing
+        assert "arXiv" in figure.paper or "OpenReview" in figure.paper  # a findable reference
         assert 0 < figure.value <= 1 and figure.epsilon > 0
+        assert figure.delta is None or figure.delta >= 0  # None: the source read states none
         assert figure.ours["mechanism"] in MECHANISMS
         assert MECHANISMS[figure.ours["mechanism"]].privacy_unit == figure.privacy_unit
         assert all(c.epsilon == figure.epsilon for c in paper_configs(figure))
+
+
+def _value(figures, table, dataset, method, epsilon):
+    (figure,) = [
+        f
+        for f in figures
+        if (f.table, f.dataset, f.epsilon) == (table, dataset, epsilon)
+        and f.method.startswith(method + " ")
+    ]
+    return figure
+
+
+def test_the_small_cnn_table_comes_first_with_its_five_methods_at_four_epsilons():
+    # LabelDP-Pro's small CNN is the closest to this explorer's models (issue 40): read from
+    # the paper, Table 14 (Fashion-MNIST) and Table 5(a) (MNIST).
+    figures = published_figures()
+    first = paper_tables()[0]
+    assert first.id == "labeldp-pro-small-cnn"
+    rows = [f for f in figures if f.table == first.id]
+    assert {(f.dataset, f.epsilon, f.ours["mechanism"]) for f in rows} == {
+        (dataset, epsilon, mechanism)
+        for dataset in ("fashion-mnist", "mnist")
+        for epsilon in (0.1, 0.5, 1.0, 2.0)
+        for mechanism in ("rr", "lp-2st", "alibi", "dpsgd", "labeldp-pro")
+    }
+    for dataset, expected in (
+        ("fashion-mnist", (0.757, 0.798, 0.817)),
+        ("mnist", (0.911, 0.941, 0.943)),
+    ):
+        got = [_value(figures, first.id, dataset, "LabelDP-Pro", e).value for e in (0.1, 0.5, 1.0)]
+        assert got == list(expected)
+    assert {f.model for f in rows} == {rows[0].model} and rows[0].model.startswith("small CNN")
+    # RR, LP-2ST and ALIBI are pure (delta 0); the paper states no delta for DP-SGD's rows.
+    assert {f.delta for f in rows if f.ours["mechanism"] in ("rr", "lp-2st", "alibi")} == {0.0}
+    assert {f.delta for f in rows if f.ours["mechanism"] in ("dpsgd", "labeldp-pro")} == {None}
+
+
+def test_lp_mst_rows_name_the_inception_recipe_and_lp_1st_is_plain_rr():
+    # The file called their Fashion-MNIST model a ResNet-18 and matched LP-1ST to RR-with-prior.
+    figures = published_figures()
+    rows = [f for f in figures if f.table == "ghazi2021-table4"]
+    assert {f.dataset for f in rows} == {"fashion-mnist", "mnist"}
+    assert all(f.model.startswith("simplified Inception") for f in rows)
+    assert all("40 epochs per stage" in f.recipe and "mixup" in f.recipe for f in rows)
+    lp1 = _value(figures, "ghazi2021-table4", "fashion-mnist", "LP-1ST", 1.0)
+    lp2 = _value(figures, "ghazi2021-table4", "fashion-mnist", "LP-2ST", 1.0)
+    assert (lp1.value, lp2.value, lp1.clean_value) == (0.8078, 0.8326, 0.9428)
+    assert lp1.ours["mechanism"] == "rr" and lp2.ours["mechanism"] == "lp-2st"
+    assert {f.delta for f in rows} == {0.0}
+
+
+def test_rows_carry_their_setting_and_ours_and_the_page_groups_them_by_table(cache):
+    rows = paper_rows(cache)
+    assert all(row["model"] and row["recipe"] and row["our_setting"] for row in rows)
+    parts = sections(rows)
+    assert [part.table.id for part in parts] == [table.id for table in paper_tables()]
+    assert sum(len(part.rows) for part in parts) == len(rows)
+    lead = parts[0]
+    assert list(lead.datasets()) == ["fashion-mnist", "mnist"]
+    assert lead.setting().startswith("Their model: small CNN")
+    assert parts[-1].setting() == "Each row's model and recipe are in its table."
+
+
+def test_the_gap_sentence_reads_the_closest_table_best_figure_per_epsilon(cache):
+    rows = paper_rows(cache)
+    pro = next(r for r in rows if r["id"] == "labeldppro2024-labeldp-pro-fashion-mnist-eps0p1")
+    pro |= {"computed_seeds": 3, "ours": 0.6}
+    sentence = gap_sentence(rows, "fashion-mnist")
+    assert "LabelDP-Pro's small CNN" in sentence
+    assert "ε = 0.1 LabelDP-Pro 75.7% (ours 60.0%)" in sentence
+    assert "ε = 2 LP-2ST 84.8% (ours not computed yet)" in sentence
+    others = sum(r["dataset"] == "fashion-mnist" for r in rows) - 20
+    assert f"{others} more published figures on fashion-mnist" in sentence
+    assert gap_sentence(rows, "digits").startswith("No published figure on digits")
 
 
 def test_reproduce_json_has_a_row_for_every_entry_and_marks_what_is_not_computed(capsys):
@@ -91,7 +170,7 @@ def test_reports_are_written(tmp_path, capsys, option):
     path = tmp_path / f"reproduce.{option[2:]}"
     assert main(["reproduce", option, str(path)]) == 0
     text = path.read_text()
-    assert "ghazi2021-lp1st-eps1" in text
+    assert "ghazi2021-lp1st-fashion-mnist-eps1" in text
 
 
 def test_warm_computes_the_reproduce_runs_of_its_dataset(monkeypatch):

@@ -145,6 +145,11 @@ def _ours(row: dict[str, Any]) -> str:
     )
 
 
+def _delta(delta: float | None) -> str:
+    """A published delta, or what the citation file's None means: the source states none."""
+    return "not stated" if delta is None else f"{delta:g}"
+
+
 def figures_table(ids: set[str]) -> str:
     """The published figures of ``ids`` beside ours, or a sentence when there are none."""
     rows = [row for row in _paper_rows() if row["our_mechanism"] in ids]
@@ -158,7 +163,7 @@ def figures_table(ids: set[str]) -> str:
         clean = "" if row["their_clean"] is None else f" ({row['their_clean']:g})"
         lines.append(
             f"| {_cell(row['paper'])} | {_cell(row['where'])} | {row['dataset']}, "
-            f"{_cell(row['model'])} | {row['epsilon']:g}, {row['delta']:g} | "
+            f"{_cell(row['model'])} | {row['epsilon']:g}, {_delta(row['delta'])} | "
             f"{row['theirs']:g}{clean} | `{row['our_mechanism']}`: {_ours(row)} |"
         )
     return "\n".join(lines)

@@ -1,19 +1,42 @@
-"""The papers page shows the published figures beside ours."""
+"""The papers page shows each paper's table beside ours, the closest to our models first."""
 
-from app_helpers import assert_no_errors, open_page
+from app_helpers import assert_no_errors, chart_spec, open_page
+
+from labeldp_core.published import paper_tables, published_figures
 
 
-def test_the_page_shows_both_tables(cache):
+def test_the_page_leads_with_the_small_cnn_table_and_names_each_model_and_recipe(cache):
+    # The page used to show one table of every paper's figures, its models named loosely
+    # (LP-MST's Inception called a ResNet-18) and no recipe at all.
     app = open_page("pages/papers.py")
     assert_no_errors(app)
-    assert len(app.dataframe) == 2
-    assert any("Not computed yet" in c.value for c in app.caption)
+    titles = [s.value for s in app.subheader]
+    tables = paper_tables()
+    assert titles[: len(tables)] == [t.title for t in tables]
+    assert titles[0].startswith("LabelDP-Pro's small CNN")
+    first = app.dataframe[0].value
+    assert set(first["model"]) == {next(f.model for f in published_figures())}
+    assert first["model"].iloc[0].startswith("small CNN")
+    assert set(first["method"].str.split(" (", regex=False).str[0]) == {
+        "RR",
+        "LP-2ST",
+        "ALIBI",
+        "DP-SGD",
+        "LabelDP-Pro",
+    }
+    assert sorted(set(first["epsilon"])) == [0.1, 0.5, 1.0, 2.0]
+    assert first["recipe"].iloc[0] and first["our_setting"].iloc[0].startswith("model=")
+    captions = " ".join(c.value for c in app.caption)
+    assert "simplified Inception" in captions and "40 epochs per stage" in captions
+    # A chart and a table per (paper's table, dataset), then the lessons' table.
+    shown = {(f.table, f.dataset) for f in published_figures()}
+    assert len(app.dataframe) == len(shown) + 1
 
 
 def test_the_pate_lesson_is_shown_for_the_counts_and_for_the_argmax(cache):
     app = open_page("pages/papers.py")
     assert_no_errors(app)
-    lessons = app.dataframe[1].value
+    lessons = app.dataframe[-1].value
     pate = lessons[lessons["lesson"].str.contains("int(noise)", regex=False)]
     assert list(pate["released"]) == [
         "the noisy vote counts",
@@ -25,20 +48,21 @@ def test_the_pate_lesson_is_shown_for_the_counts_and_for_the_argmax(cache):
 def test_a_digits_only_cache_is_told_what_is_missing_and_how_to_fill_it(cache):
     # On a digits-only setup every bar of ours was missing with no word why, and the bars were
     # named by ids (ghazi2021-lp1st-eps1).
-    from app_helpers import chart_spec
-
-    from labeldp_core.reproduce import published_figures
-
     app = open_page("pages/papers.py")
     assert_no_errors(app)
+    figures = published_figures()
     (note,) = [i.value for i in app.info]
-    assert note.startswith("None of the 5 published figures has a run of this explorer")
+    assert note.startswith(f"None of the {len(figures)} published figures has a run of this")
     assert "fashion-mnist" in note and "python -m labeldp_core reproduce --compute" in note
-    spec = chart_spec(app, "papers")
-    names = [str(x) for trace in spec["data"] for x in trace["x"]]
-    assert names and not [n for n in names if any(f.id in n for f in published_figures())]
-    assert "LP-2ST · ResNet-18<br>(Ghazi et al. 2021, ε = 1)" in names
-    assert spec["layout"]["yaxis"]["title"]["text"] == "test accuracy"
-    assert "none computed yet" in spec["data"][1]["name"]
+    for key, expected in (
+        ("labeldp-pro-small-cnn-fashion-mnist", "LabelDP-Pro · small CNN<br>(Ghazi et al. 2024"),
+        ("ghazi2021-table4-fashion-mnist", "LP-2ST · simplified Inception<br>(Ghazi et al. 2021"),
+    ):
+        spec = chart_spec(app, f"papers-{key}")
+        names = [str(x) for trace in spec["data"] for x in trace["x"]]
+        assert names and not [n for n in names if any(f.id in n for f in figures)]
+        assert any(n.startswith(expected) for n in names), names
+        assert spec["layout"]["yaxis"]["title"]["text"] == "test accuracy"
+        assert "none computed yet" in spec["data"][1]["name"]
+    assert any("ours not computed yet for 20 of the 20 rows" in c.value for c in app.caption)
     assert not [c.value for c in app.caption if "ghazi2021" in c.value]
-    assert len(app.dataframe) == 2  # the published rows and the lessons are still shown
