@@ -436,8 +436,11 @@ def _warm_on_cluster(args: argparse.Namespace, configs: list[RunConfig]) -> int:
 #: The columns of ``reproduce``'s papers table in its CSV and text forms.
 REPRODUCE_COLUMNS = (
     "id",
+    "table",
     "dataset",
     "method",
+    "model",
+    "recipe",
     "epsilon",
     "delta",
     "privacy_unit",
@@ -445,6 +448,7 @@ REPRODUCE_COLUMNS = (
     "their_clean",
     "their_retention",
     "our_mechanism",
+    "our_setting",
     "computed_seeds",
     "ours",
     "ours_min",

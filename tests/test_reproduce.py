@@ -171,6 +171,7 @@ def test_reports_are_written(tmp_path, capsys, option):
     assert main(["reproduce", option, str(path)]) == 0
     text = path.read_text()
     assert "ghazi2021-lp1st-fashion-mnist-eps1" in text
+    assert "simplified Inception" in text and "40 epochs per stage" in text  # model, recipe
 
 
 def test_warm_computes_the_reproduce_runs_of_its_dataset(monkeypatch):
