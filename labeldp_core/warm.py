@@ -28,9 +28,12 @@ from labeldp_core.demo import demo_configs
 from labeldp_core.engine.timing import estimate_seconds
 from labeldp_core.experiments import RunConfig, run
 from labeldp_core.experiments.runner import lookup
+from labeldp_core.model_audit import audit_model, cached_audit, demo_model_audits
+from labeldp_core.registry import ON_COMPARE
 
 __all__ = [
     "AUDIT_PAGE",
+    "MODEL_AUDITS",
     "WarmStatus",
     "WarmTask",
     "coverage",
@@ -44,6 +47,8 @@ __all__ = [
 
 #: The name the audit page's cases go under in a warm's status (the others: mechanism ids).
 AUDIT_PAGE = "audit"
+#: The name the trained models' canary audits go under (the price-of-privacy screen reads them).
+MODEL_AUDITS = "model audits"
 #: Seconds between two writes of the status file while points are running.
 _STATUS_EVERY_S = 2.0
 #: A running warm's status older than this is from a warm that was killed.
@@ -52,12 +57,17 @@ _STALE_AFTER_S = 60.0
 
 @dataclass(frozen=True)
 class WarmTask:
-    """One point of a warm: a run (``config``) or an audit case (``audit``), and whose view."""
+    """One point of a warm and whose view it is.
+
+    A run (``config``), an audit case (``audit``) or a trained model's canary audit
+    (``model_audit``: mechanism, dataset, ε).
+    """
 
     page: str
     first_view: bool
     config: RunConfig | None = None
     audit: tuple | None = None
+    model_audit: tuple[str, str, float] | None = None
 
     @property
     def label(self) -> str:
@@ -65,11 +75,15 @@ class WarmTask:
         if self.config is not None:
             c = self.config
             return f"{c.mechanism} ε={c.epsilon:g} seed={c.seed}"
+        if self.model_audit is not None:
+            return f"model audit {self.model_audit[0]} ε={self.model_audit[2]:g}"
         return f"audit {self.audit[0]} case {self.audit[2] + 1}"
 
     @property
     def kind(self) -> tuple:
         """Points of one kind take about as long: same mechanism and settings, any ε and seed."""
+        if self.model_audit is not None:
+            return (MODEL_AUDITS, self.model_audit[0])
         if self.config is None:
             return (AUDIT_PAGE, self.audit[0])
         return (self.config.mechanism, json.dumps(self.config.settings, sort_keys=True))
@@ -92,6 +106,8 @@ def warm_tasks(dataset: str, extra: list[RunConfig] | None = None) -> list[WarmT
         if config not in seen:
             seen.add(config)
             tasks.append(WarmTask(config.mechanism, False, config=config))
+    for mechanism, epsilon in demo_model_audits(ON_COMPARE):
+        tasks.append(WarmTask(MODEL_AUDITS, False, model_audit=(mechanism, dataset, epsilon)))
     return tasks
 
 
@@ -107,6 +123,9 @@ def _one_of_each_kind_first(tasks: list[WarmTask]) -> list[WarmTask]:
 def _is_stored(task: WarmTask, cache: ResultCache) -> bool:
     if task.config is not None:
         return lookup(task.config, cache) is not None
+    if task.model_audit is not None:
+        mechanism, dataset, epsilon = task.model_audit
+        return cached_audit(mechanism, dataset, epsilon, cache=cache) is not None
     return stored_audit_case(*task.audit, cache=cache, compute=False) is not None
 
 
@@ -260,6 +279,9 @@ def _compute(task: WarmTask) -> tuple[float, float]:
     started, shared = time.perf_counter(), _WORKER_CACHE.shared_seconds
     if task.config is not None:
         run(task.config, _WORKER_CACHE)
+    elif task.model_audit is not None:
+        mechanism, dataset, epsilon = task.model_audit
+        audit_model(mechanism, dataset, epsilon, cache=_WORKER_CACHE)
     else:
         stored_audit_case(*task.audit, cache=_WORKER_CACHE)
     return time.perf_counter() - started, _WORKER_CACHE.shared_seconds - shared

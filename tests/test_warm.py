@@ -10,9 +10,10 @@ import pytest
 from labeldp_core import warm
 from labeldp_core.audit import app_audit_points
 from labeldp_core.cache import ResultCache
-from labeldp_core.demo import demo_configs
+from labeldp_core.demo import demo_configs, demo_epsilons
 from labeldp_core.experiments import lookup, make_config
-from labeldp_core.warm import AUDIT_PAGE, WarmTask, read_status, run_warm, warm_tasks
+from labeldp_core.model_audit import cached_audit
+from labeldp_core.warm import AUDIT_PAGE, MODEL_AUDITS, WarmTask, read_status, run_warm, warm_tasks
 
 
 def _cheap(epsilon: float, seed: int = 0, **settings) -> WarmTask:
@@ -35,6 +36,43 @@ def test_every_demo_point_and_audit_case_once_first_views_first():
         demo_configs("digits", class_stops=False)
     )
     assert all(t.page == AUDIT_PAGE for t in tasks if t.audit is not None)
+
+
+def test_the_trained_models_canary_audits_come_last_for_the_price_of_privacy_screen():
+    tasks = warm_tasks("digits")
+    audits = [t for t in tasks if t.model_audit is not None]
+    assert tasks[-len(audits) :] == audits and not any(t.first_view for t in audits)
+    assert {t.page for t in audits} == {MODEL_AUDITS}
+    points = {(m, e) for m, _, e in (t.model_audit for t in audits)}
+    # Each default-Compare classifier that trains a model, on its curve's grid; no regression
+    # (Laplace regression, RR on bins) and no prototypes (no probability per class).
+    assert {m for m, _ in points} == {
+        "rr",
+        "rr-prior",
+        "lp-2st",
+        "laplace",
+        "alibi",
+        "pate",
+        "dpsgd",
+    }
+    assert {e for m, e in points if m == "rr"} == set(demo_epsilons("rr"))
+
+
+@pytest.mark.usefixtures("isolated_cache")
+def test_a_warmed_model_audit_is_the_one_the_price_of_privacy_screen_reads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    cache = ResultCache(tmp_path / "cache")
+    (run,) = [c for c in demo_configs("digits", ["rr"], [0], variants=False) if c.epsilon == 2.0]
+    task = WarmTask(MODEL_AUDITS, False, model_audit=("rr", "digits", 2.0))
+    assert not warm._is_stored(task, cache)
+    monkeypatch.setattr(warm, "_WORKER_CACHE", warm._TimedCache(str(tmp_path / "cache")))
+    warm._compute(task)  # as a warm's worker does
+    assert warm._is_stored(task, cache)
+    read = cached_audit(
+        "rr", "digits", 2.0, seed=0, epochs=run.epochs, settings=dict(run.settings), cache=cache
+    )  # how the screen asks for a run's audit (labeldp_core.price_of_privacy)
+    assert read is not None and read.claimed_epsilon == 2.0
 
 
 @pytest.mark.usefixtures("no_local_mnist")

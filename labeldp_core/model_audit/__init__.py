@@ -8,7 +8,7 @@ Composes every registered family: a mechanism's runner trains on labels with can
 The label-inference gain is read from ordinary runs, beside its bound (:mod:`.inference`).
 """
 
-from labeldp_core.model_audit.audit import DOUBLED, audit_model
+from labeldp_core.model_audit.audit import DOUBLED, audit_model, can_audit, demo_model_audits
 from labeldp_core.model_audit.cached import cached_audit
 from labeldp_core.model_audit.canaries import MIN_CANARIES, Canaries, canary_count, draw_canaries
 from labeldp_core.model_audit.estimate import CONFIDENCE, accuracy_cap, score_guesses
@@ -34,7 +34,9 @@ __all__ = [
     "audit_lines",
     "audit_model",
     "cached_audit",
+    "can_audit",
     "canary_count",
+    "demo_model_audits",
     "draw_canaries",
     "inference_curve",
     "inference_gain",

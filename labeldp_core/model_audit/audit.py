@@ -10,11 +10,12 @@ and the mechanism run at twice the budget while claiming ε; a control that is n
 the verdict into "no verdict".
 """
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 from labeldp_core.accounting.units import label_guarantee_of_example
 from labeldp_core.cache import ResultCache
 from labeldp_core.data import load_dataset
+from labeldp_core.demo import demo_epsilons
 from labeldp_core.engine.progress import Progress, silent, within
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.experiments import RunConfig, make_config, mechanism_spec
@@ -25,7 +26,7 @@ from labeldp_core.model_audit.result import CanaryEstimate, ModelAudit
 from labeldp_core.model_audit.training_run import MECHANISM, NON_PRIVATE, canary_training
 from labeldp_core.validation import MAX_EPSILON, check_epsilon
 
-__all__ = ["DOUBLED", "audit_model"]
+__all__ = ["DOUBLED", "audit_model", "can_audit", "demo_model_audits"]
 
 #: The planted overspend of the budget control: the mechanism runs at this many times ε.
 DOUBLED = 2.0
@@ -51,6 +52,25 @@ def _check_mechanism(mechanism: str) -> str:
             "trained model is not what it promises to keep private"
         )
     return spec.privacy_unit
+
+
+def can_audit(mechanism: str, epsilon: float) -> bool:
+    """Whether :func:`audit_model` takes ``mechanism`` at ``epsilon`` (model and control)."""
+    try:
+        _check_mechanism(mechanism)
+        _check_budget(epsilon)
+    except InvalidInputError:
+        return False
+    return True
+
+
+def demo_model_audits(mechanisms: Iterable[str]) -> list[tuple[str, float]]:
+    """The model audits the price-of-privacy screen reads: each mechanism's curve grid, seed 0.
+
+    Every (mechanism, ε) of ``mechanisms``' demo grids that :func:`can_audit`, with the default
+    model and epochs, as `warm` computes them before a class.
+    """
+    return [(m, e) for m in mechanisms for e in demo_epsilons(m) if can_audit(m, e)]
 
 
 def _check_budget(epsilon: float) -> float:
