@@ -6,9 +6,12 @@ from streamlit.delta_generator import DeltaGenerator
 from labeldp_core import plots, reproduce
 from labeldp_core.demo import DEMO_EPSILONS, DEMO_SEEDS, demo_configs
 from labeldp_core.experiments import MECHANISMS, RunConfig, RunResult
+from labeldp_core.plots.compare import short_name
+from labeldp_core.plots.consensus import consensus_name
 from labeldp_core.plotting.common import UNIT_SCALE_NOTE
 from labeldp_core.registry import ON_COMPARE
 from labeldp_core.reports import PRIVACY_UNITS, html_report
+from ui.consensus import TOGGLE_HELP, offers_consensus, stored_series, with_consensus
 from ui.controls import Controls, current_controls
 from ui.epsilon import epsilon_control
 from ui.export import chart, csv_button, html_button
@@ -53,9 +56,15 @@ def render() -> None:
         default=list(ON_COMPARE),
         help="\n".join(f"- {s.title}: {s.summary} [{s.privacy_unit}]" for s in MECHANISMS.values()),
     )
-    found, absent = _stored_points(controls, chosen)
+    variants = st.checkbox(
+        "Add the label-releasing mechanisms retrained on their consensus sets",
+        value=False,
+        key="consensus_variants",
+        help=TOGGLE_HELP + " Each becomes a curve of its own, named '... + consensus'.",
+    )
+    found, retrained, absent = _stored_points(controls, chosen, variants)
     _at_epsilon_table(found, epsilon)
-    figures = _headline_charts(headline, found, chosen, epsilon, absent)
+    figures = _headline_charts(headline, (found, retrained), chosen, epsilon, absent)
     st.caption(
         "DP-SGD and PATE run their published recipes: DP-SGD the tanh CNN with SGD, momentum, "
         "clipping 0.1 and large batches for tens of epochs (Papernot et al. 2021; Tramer & Boneh "
@@ -69,11 +78,13 @@ def render() -> None:
 
 
 def _stored_points(
-    controls: Controls, chosen: list[str]
-) -> tuple[list[RunResult], list[RunConfig]]:
+    controls: Controls, chosen: list[str], variants: bool
+) -> tuple[list[RunResult], dict[str, list[RunResult]], list[RunConfig]]:
     """The demo grid's points of the ``chosen`` mechanisms: those stored, those not yet.
 
-    Draws the button that computes the missing ones and, if any, an expander naming them.
+    With ``variants``, also the same points of each one that offers it retrained on its
+    consensus set, by curve name (:func:`consensus_variants`). Draws the button that computes
+    the missing ones and, if any, an expander naming them.
     """
     with reported_errors():
         configs = demo_configs(
@@ -85,11 +96,30 @@ def _stored_points(
             variants=False,
         )
         found, absent = stored_many(configs)
+        retrained, absent_retrained = stored_series(consensus_variants(configs) if variants else {})
+        absent += absent_retrained
         compute_button(absent, "Compute the missing points", key="compute_missing")
     if absent:
         with st.expander(f"{len(absent)} points not computed yet"):
-            st.write(sorted({f"{_title(c.mechanism)} ε={c.epsilon:g}" for c in absent}))
-    return found, absent
+            st.write(sorted({f"{_point_name(c)} ε={c.epsilon:g}" for c in absent}))
+    return found, retrained, absent
+
+
+def consensus_variants(configs: list[RunConfig]) -> dict[str, list[RunConfig]]:
+    """``configs`` of the mechanisms that offer it, with ``consensus=1``, by curve name."""
+    variants: dict[str, list[RunConfig]] = {}
+    for config in configs:
+        if offers_consensus(config.mechanism):
+            name = consensus_name(short_name(_title(config.mechanism)))
+            variants.setdefault(name, []).append(with_consensus(config))
+    return variants
+
+
+def _point_name(config: RunConfig) -> str:
+    """A missing point's mechanism as the expander names it, a consensus variant included."""
+    title = _title(config.mechanism)
+    retrained = dict(config.settings).get("consensus") == 1
+    return consensus_name(short_name(title)) if retrained else title
 
 
 def _at_epsilon_table(found: list[RunResult], epsilon: float) -> None:
@@ -107,7 +137,7 @@ def _at_epsilon_table(found: list[RunResult], epsilon: float) -> None:
 
 def _headline_charts(
     headline: DeltaGenerator,
-    found: list[RunResult],
+    points: tuple[list[RunResult], dict[str, list[RunResult]]],
     chosen: list[str],
     epsilon: float,
     absent: list[RunConfig],
@@ -116,7 +146,8 @@ def _headline_charts(
 
     Args:
         headline: the container right under the ε control.
-        found: the stored points.
+        points: the stored points, and the consensus variants' by curve name (drawn as
+            curves of their own among the classifiers).
         chosen: the mechanisms picked.
         epsilon: the ε marked on each chart.
         absent: the points not computed yet (the caption says so).
@@ -124,7 +155,9 @@ def _headline_charts(
     Returns:
         Each figure drawn with its title, for the HTML report.
     """
+    found, retrained = points
     units = {spec.title: spec.privacy_unit for spec in MECHANISMS.values()}
+    units |= {name: "label" for name in retrained}
     # Runs that train the page's model record it trained on clean labels (DP prototypes train none).
     trained = [r for r in found if MECHANISMS[r.mechanism].trains_model]
     figures = []
@@ -134,6 +167,8 @@ def _headline_charts(
             for m in chosen
             if MECHANISMS[m].task == task
         }
+        if task == "classification" and series:
+            series |= retrained
         if not series:
             continue
         baseline = plots.clean_baseline(trained, metric)

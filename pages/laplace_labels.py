@@ -9,7 +9,7 @@ from labeldp_core.accounting import split_budget_by_share
 from labeldp_core.data import Dataset, load_dataset
 from labeldp_core.demo import demo_epsilons
 from labeldp_core.engine.release_noise import histogram_split
-from labeldp_core.experiments import RunResult, make_config, sweep_configs
+from labeldp_core.experiments import RunConfig, RunResult, make_config, sweep_configs
 from labeldp_core.families.laplace_labels.experiment import expected_argmax_accuracy
 from labeldp_core.families.laplace_labels.label_prior import PRIOR_STEP, split_from_table
 from labeldp_core.families.laplace_labels.rr_bins_release import RRBins
@@ -23,6 +23,7 @@ from labeldp_core.mechanisms import (
 )
 from labeldp_core.noise.noise_plans import laplace_plan
 from labeldp_core.noise.secure_noise import SeededSource
+from ui.consensus import consensus_section, stored_series
 from ui.controls import Controls, current_controls, noise_control
 from ui.epsilon import epsilon_control
 from ui.export import chart
@@ -32,7 +33,6 @@ from ui.results import (
     diagnostics_caption,
     point,
     reported_errors,
-    stored_many,
 )
 from ui.risk import RiskOf
 from ui.sweeps import compute_button, status_sentence
@@ -111,6 +111,9 @@ def render() -> None:
     )
     sweeps = (controls, prior_settings, noise_settings)
     _classification(sweeps, result, epsilon, k)
+    with reported_errors():
+        classifiers = table_configs(CLASSIFIERS, "alibi", sweeps)
+    consensus_section(classifiers, epsilon, 1 / k, mechanisms=colour_ids(CLASSIFIERS))
     regression = _regression(sweeps, epsilon)
     empirical = np.bincount(data.y_train, minlength=k) / data.n_train
     left, right = st.columns(2)
@@ -203,11 +206,18 @@ def sweep_series(
         prior_mechanism: the mechanism of ``table`` that takes the prior's settings.
         sweeps: the shared controls, the prior's settings and the noise's settings.
     """
+    return stored_series(table_configs(table, prior_mechanism, sweeps))
+
+
+def table_configs(
+    table: dict, prior_mechanism: str, sweeps: tuple[Controls, dict, dict]
+) -> dict[str, list[RunConfig]]:
+    """The demo grid's configs per legend name of ``table`` (arguments as :func:`sweep_series`)."""
     controls, prior_settings, noise_settings = sweeps
-    found, absent = {}, []
+    configs = {}
     for name, (mechanism, settings) in table.items():
         extra = prior_settings if mechanism == prior_mechanism else {}
-        configs = sweep_configs(
+        configs[name] = sweep_configs(
             mechanism,
             controls.dataset,
             SWEEP_EPSILONS,
@@ -215,9 +225,7 @@ def sweep_series(
             controls.epochs_asked,
             controls.settings | settings | extra | noise_settings,
         )
-        found[name], missing_here = stored_many(configs)
-        absent += missing_here
-    return found, absent
+    return configs
 
 
 def _classification(

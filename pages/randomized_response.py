@@ -9,6 +9,7 @@ from labeldp_core.data import dataset_info, load_dataset
 from labeldp_core.demo import demo_epsilons
 from labeldp_core.experiments import RunResult, make_config, sweep_configs
 from labeldp_core.mechanisms import expected_flip_rate
+from ui.consensus import consensus_section
 from ui.controls import Controls, current_controls, noise_control
 from ui.epsilon import epsilon_control
 from ui.export import chart
@@ -151,6 +152,8 @@ def _accuracy_curve(
         "labels; the dashed line is the same model trained on the true labels. "
         + status_sentence(absent)
     )
+    names = {"randomized response": "rr"}
+    consensus_section({"randomized response": configs}, epsilon, 1 / num_classes, mechanisms=names)
 
 
 render()

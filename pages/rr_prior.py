@@ -10,6 +10,7 @@ from labeldp_core.engine.release_noise import histogram_split
 from labeldp_core.experiments import RunConfig, RunResult, make_config, sweep_configs
 from labeldp_core.families.rr_prior.experiment import budget_split, rr_prior_recipe
 from labeldp_core.mechanisms import expected_flip_rate
+from ui.consensus import consensus_section, stored_series
 from ui.controls import Controls, current_controls, noise_control
 from ui.epsilon import epsilon_control
 from ui.export import chart
@@ -20,7 +21,6 @@ from ui.results import (
     point,
     reported_errors,
     stored,
-    stored_many,
 )
 from ui.risk import RiskOf
 from ui.sweeps import compute_button
@@ -68,9 +68,12 @@ def render() -> None:
     else:
         _run(result, epsilon, num_classes)
     st.subheader("RR vs RR with prior vs LP-2ST")
-    found, absent = _comparison_points(controls, noise_settings, prior_settings)
+    with reported_errors():
+        configs = _comparison_configs(controls, noise_settings, prior_settings)
+        found, absent = stored_series(configs)
     _flip_rates(headline, num_classes, found, absent, epsilon)
     _accuracy_curve(result, found, absent, num_classes, epsilon)
+    consensus_section(configs, epsilon, 1 / num_classes)
     if stages is not None:
         _lp_2st_stages(stages, epsilon)
 
@@ -264,42 +267,22 @@ def _run(result: RunResult, epsilon: float, num_classes: int) -> None:
     diagnostics_caption(st, [result])
 
 
-def _comparison_points(
+def _comparison_configs(
     controls: Controls, noise_settings: dict, prior_settings: dict
-) -> tuple[dict[str, list[RunResult]], list[RunConfig]]:
-    """The three mechanisms' stored points on the demo grid by name, and those not yet."""
-    with reported_errors():
-        configs = {
-            "rr": sweep_configs(
-                "rr",
-                controls.dataset,
-                SWEEP_EPSILONS,
-                [controls.seed],
-                controls.epochs_asked,
-                noise_settings,
-            ),
-            "rr-prior": sweep_configs(
-                "rr-prior",
-                controls.dataset,
-                SWEEP_EPSILONS,
-                [controls.seed],
-                controls.epochs_asked,
-                prior_settings,
-            ),
-            "lp-2st": sweep_configs(
-                "lp-2st",
-                controls.dataset,
-                SWEEP_EPSILONS,
-                [controls.seed],
-                controls.epochs_asked,
-                noise_settings,
-            ),
-        }
-        found, absent = {}, []
-        for mechanism, mechanism_configs in configs.items():
-            found[NAMES[mechanism]], missing = stored_many(mechanism_configs)
-            absent += missing
-    return found, absent
+) -> dict[str, list[RunConfig]]:
+    """The three mechanisms' sweeps on the demo grid, by name."""
+    settings = {"rr": noise_settings, "rr-prior": prior_settings, "lp-2st": noise_settings}
+    return {
+        NAMES[mechanism]: sweep_configs(
+            mechanism,
+            controls.dataset,
+            SWEEP_EPSILONS,
+            [controls.seed],
+            controls.epochs_asked,
+            mechanism_settings,
+        )
+        for mechanism, mechanism_settings in settings.items()
+    }
 
 
 def _flip_rates(
