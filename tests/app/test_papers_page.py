@@ -66,3 +66,27 @@ def test_a_digits_only_cache_is_told_what_is_missing_and_how_to_fill_it(cache):
         assert "none computed yet" in spec["data"][1]["name"]
     assert any("ours not computed yet for 20 of the 20 rows" in c.value for c in app.caption)
     assert not [c.value for c in app.caption if "ghazi2021" in c.value]
+
+
+def test_a_computed_row_shows_our_figure_beside_theirs_in_its_table(
+    cache, monkeypatch, instant_training
+):
+    # A stand-in figure of the small-CNN table on digits, so its three runs compute in seconds.
+    from labeldp_core.reproduce import paper_configs, paper_rows
+
+    figure = published_figures()[0]
+    ours = {"mechanism": "rr", "settings": {"model": "logistic"}}
+    stand_in = type(figure)(**(vars(figure) | {"dataset": "digits", "ours": ours}))
+    monkeypatch.setattr("labeldp_core.reproduce.published_figures", lambda: [stand_in])
+    (computed,) = paper_rows(cache, compute=True)
+    app = open_page("pages/papers.py")
+    assert_no_errors(app)
+    assert not app.info  # nothing left to fill
+    (table, _lessons) = app.dataframe
+    assert list(table.value["ours"]) == [computed["ours"]]
+    assert list(table.value["theirs"]) == [figure.value]
+    epochs = paper_configs(stand_in)[0].epochs
+    assert list(table.value["our_setting"]) == [f"model=logistic, {epochs} epochs"]
+    spec = chart_spec(app, f"papers-{figure.table}-digits")
+    assert spec["data"][1]["y"] == [computed["ours"]]
+    assert any(c.value == "digits: every row is computed." for c in app.caption)
