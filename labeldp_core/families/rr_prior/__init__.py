@@ -57,10 +57,12 @@ FAMILY = Family(
             "#009E73",
             on_compare=True,
             releases=(
-                ReleaseStep(lp_2st.__name__, "randomized_response_by_plan", "stage 1 RR coins"),
+                ReleaseStep(lp_2st.__name__, "randomized_response_by_plan", lp_2st.STAGE1_RR_DRAW),
+                # With stage1_prior=clusters: half 1's histograms, then RR-with-prior on each half.
                 ReleaseStep(
-                    lp_2st.__name__, "rr_with_prior_by_plan", "stage 2 RR-with-prior coins"
+                    experiment.__name__, "noisy_label_counts_by_plan", lp_2st.STAGE1_HISTOGRAM_DRAW
                 ),
+                ReleaseStep(lp_2st.__name__, "rr_with_prior_by_plan", lp_2st.RR_PRIOR_DRAW),
             ),
         ),
     ),

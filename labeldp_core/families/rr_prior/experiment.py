@@ -131,13 +131,22 @@ def budget_split(config: RunConfig) -> BudgetSplit:
     >>> [budget_split(make_config("rr-prior", "digits", e)).prior_epsilon for e in (0.1, 1.0)]
     [0.05, 0.2]
     """
-    if config.setting("prior") == "uniform":
+    if _uniform_prior(config):
         return split_budget(config.epsilon, 0.0)
     if config.setting("prior_epsilon") > 0:
         return split_budget(config.epsilon, config.setting("prior_epsilon"))
     planned = split_budget_by_share(config.epsilon, config.setting("prior_share"))
     floor = min(PRIOR_EPSILON_FLOOR, config.epsilon / 2)
     return planned if planned.prior_epsilon >= floor else split_budget(config.epsilon, floor)
+
+
+def _uniform_prior(config: RunConfig) -> bool:
+    """Whether ``config`` asks for no histogram prior.
+
+    rr-prior's setting is ``prior``; LP-2ST's is ``stage1_prior`` (its first stage's prior).
+    """
+    name = "stage1_prior" if config.mechanism == "lp-2st" else "prior"
+    return config.setting(name) == "uniform"
 
 
 def check_settings(config: RunConfig) -> BudgetSplit:
@@ -334,12 +343,16 @@ def load_set_sizes(
 
 
 def _cluster_priors(
-    ctx: RunContext, labels: np.ndarray, planned: BudgetSplit
+    ctx: RunContext, labels: np.ndarray, planned: BudgetSplit, rows: np.ndarray | None = None
 ) -> tuple[np.ndarray, BudgetSplit, dict[str, object]]:
-    """Priors per example, the budget split actually spent, and facts for the details."""
+    """Priors per example, the budget split actually spent, and facts for the details.
+
+    ``labels`` are those of the training rows ``rows`` (all if None): the histograms count
+    only them, and the priors are theirs (LP-2ST's first stage passes its half).
+    """
     data = ctx.dataset
     noise = ctx.config.setting("noise")
-    if ctx.config.setting("prior") == "uniform":
+    if _uniform_prior(ctx.config):
         uniform = np.full((labels.shape[0], data.num_classes), 1.0 / data.num_classes)
         return (
             uniform,
@@ -351,7 +364,7 @@ def _cluster_priors(
         )
     clusters, features = ctx.config.setting("clusters"), ctx.config.setting("prior_features")
     found = _clusters(ctx, clusters, features)
-    ids = found["ids"]
+    ids = found["ids"] if rows is None else found["ids"][rows]
     split, plan = histogram_split(planned, noise)
     counts = noisy_label_counts_by_plan(ids, labels, clusters, data.num_classes, plan, ctx.rng)
     facts = {

@@ -9,6 +9,12 @@ Every label is released once, at the full epsilon, and the two halves are disjoi
 composition the whole run is epsilon-label-DP: the stage-2 prior depends on the first half only
 through its already-private released labels (post-processing).
 
+With ``stage1_prior=clusters`` stage 1 releases its half as rr-prior does: noisy label histograms
+of label-free image clusters (counting the first half's labels only) at ``prior_epsilon``, then
+RR-with-prior at the rest, so the first half spends prior_epsilon + rr_epsilon = epsilon
+(sequential) and the second half epsilon: parallel composition again gives epsilon-label-DP
+(replace-one).
+
 k* of every second-half example is stored in the result cache (see
 :func:`labeldp_core.families.rr_prior.experiment.load_set_sizes`); the first half has none
 (plain RR).
@@ -17,42 +23,50 @@ k* of every second-half example is stored in the result cache (see
 import numpy as np
 
 from labeldp_core import training
-from labeldp_core.accounting import parallel_composition
+from labeldp_core.accounting import parallel_composition, sequential_composition
+from labeldp_core.data import DATASETS
 from labeldp_core.engine.consensus import CONSENSUS_SETTING
 from labeldp_core.engine.context import RunContext
 from labeldp_core.engine.label_release import released_labels_outcome
 from labeldp_core.engine.release_noise import NOISE_SETTING, TRAINING_DRAW, draw_sources
-from labeldp_core.engine.spec import MechanismSpec, Outcome, RunConfig
+from labeldp_core.engine.spec import MechanismSpec, Outcome, RunConfig, Scalar, Setting
 from labeldp_core.families.randomized_response.release import (
     expected_flip_rate,
     randomized_response_by_plan,
 )
+from labeldp_core.families.rr_prior import experiment
 from labeldp_core.families.rr_prior.experiment import (
     PRIOR_SUMMARY_DIAGNOSTICS,
+    _cluster_priors,
+    budget_split,
+    check_settings,
     prior_summary,
+    rr_prior_recipe,
     set_guess_bound,
     set_size_details,
 )
 from labeldp_core.families.rr_prior.release import rr_with_prior_by_plan
 from labeldp_core.noise.noise_plans import rr_plan
 
-__all__ = ["SPEC", "run_lp_2st", "split_halves"]
+__all__ = ["SPEC", "STAGE1_CLUSTER_DATASETS", "lp_2st_recipe", "run_lp_2st", "split_halves"]
 
 #: Stream of the seeded generator that splits the indices (apart from the mechanism's draws).
 _SPLIT_STREAM = 0x2572
-_RELEASED_DRAWS = ["stage 1 RR coins", "stage 2 RR-with-prior coins"]
-_SEEDED_DRAWS = {
-    "split into halves": "seeded permutation of the indices: reads no label",
-    "training": TRAINING_DRAW,
-}
+#: Names of the released draws (as the family's ``ReleaseStep`` entries name them).
+STAGE1_RR_DRAW = "stage 1 RR coins"
+STAGE1_HISTOGRAM_DRAW = "stage 1 cluster histogram noise"
+RR_PRIOR_DRAW = "RR-with-prior coins"
 _DIAGNOSTICS = (
     *PRIOR_SUMMARY_DIAGNOSTICS,
     "details.stage1_flip_rate",
+    "details.stage1_expected_flip_rate",
     "details.stage2_flip_rate",
     "details.stage2_expected_flip_rate",
     "details.confusion",
     "details.prior_guess_bound",
 )
+#: Datasets whose default first stage uses the label-free cluster prior (rr-prior's recipe).
+STAGE1_CLUSTER_DATASETS: tuple[str, ...] = ()
 
 
 def split_halves(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -61,55 +75,116 @@ def split_halves(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     return np.sort(order[: n // 2]), np.sort(order[n // 2 :])
 
 
-def run_lp_2st(config: RunConfig, ctx: RunContext) -> Outcome:
-    """Stage 1: RR on half 1 and a model; stage 2: RR-with-prior on half 2; train on both.
+def _first_stage(ctx: RunContext, first: np.ndarray) -> tuple[np.ndarray, dict[str, object]]:
+    """Release half 1's labels: plain RR, or RR-with-prior under a noisy cluster prior.
 
-    ``epsilon_spent`` is the parallel composition of the two stages' coins (each at epsilon).
+    Returns the released labels and the stage's facts: ``spent`` (its epsilon, read off the
+    plans), ``expected`` (its expected flip rate), ``guess`` (its prior guess bound), the
+    ``budget`` and ``details`` entries and its ``draws`` and ``seeded`` steps.
+    """
+    config, data = ctx.config, ctx.dataset
+    labels, noise = data.y_train[first], config.setting("noise")
+    if config.setting("stage1_prior") == "uniform":
+        plan = rr_plan(config.epsilon, data.num_classes, noise)
+        uniform = np.full((len(first), data.num_classes), 1.0 / data.num_classes)
+        return randomized_response_by_plan(labels, plan, ctx.rng), {
+            "spent": plan.epsilon_spent,
+            "expected": expected_flip_rate(config.epsilon, data.num_classes),
+            "guess": set_guess_bound(uniform, labels, config.epsilon, config.epsilon),
+            "budget": {"stage1_epsilon": plan.epsilon_spent},
+            "details": {"stage1_prior": "uniform: plain RR, reads no label"},
+            "draws": [STAGE1_RR_DRAW],
+            "seeded": {},
+        }
+    # The histograms count half 1's labels only, so half 2's are read once (in stage 2).
+    priors, split, facts = _cluster_priors(ctx, labels, budget_split(config), rows=first)
+    plan = rr_plan(split.release_epsilon, data.num_classes, noise)
+    released = rr_with_prior_by_plan(labels, priors, plan, ctx.rng)
+    spent = sequential_composition([split.prior_epsilon, plan.epsilon_spent])
+    facts.pop("composition")
+    summary = prior_summary(priors, labels, split.release_epsilon)
+    return released, {
+        "spent": spent,
+        "expected": summary["expected_flip_rate"],
+        "guess": set_guess_bound(priors, labels, split.release_epsilon, config.epsilon),
+        "budget": {
+            "stage1_prior_epsilon": split.prior_epsilon,
+            "stage1_rr_epsilon": plan.epsilon_spent,
+            "stage1_epsilon": spent,
+        },
+        "details": {
+            "stage1_prior": facts,
+            "stage1_mean_prior_true_mass": summary["mean_prior_true_mass"],
+        },
+        "draws": [STAGE1_HISTOGRAM_DRAW],
+        "seeded": {"clustering": "k-means of the images' features, seeded: reads no label"},
+    }
+
+
+def _composition(stage1_prior: str) -> str:
+    """How the two stages compose, in words, for ``details["composition"]``."""
+    if stage1_prior == "uniform":
+        return (
+            "parallel: stage 1 (RR) and stage 2 (RR-with-prior) release disjoint halves of "
+            "the labels, each once at epsilon, so the whole run is epsilon-label-DP "
+            "(replace-one); the stage-2 prior is post-processing of stage-1 releases"
+        )
+    return (
+        "half 1: its cluster histograms (counting half 1's labels only) and RR-with-prior read "
+        "the same labels, sequential: stage1_epsilon = stage1_prior_epsilon + stage1_rr_epsilon; "
+        "half 2: RR-with-prior at epsilon; the halves are disjoint, so by parallel composition "
+        "epsilon_spent = max(stage1_epsilon, stage2_epsilon) and the whole run is "
+        "epsilon-label-DP (replace-one); the clusters read no label and the stage-2 prior is "
+        "post-processing of stage-1 releases"
+    )
+
+
+def run_lp_2st(config: RunConfig, ctx: RunContext) -> Outcome:
+    """Stage 1: release half 1 and train a model; stage 2: RR-with-prior on half 2; train on both.
+
+    ``epsilon_spent`` is the parallel composition of the two halves' budgets, each read off the
+    plans that drew its noise.
     """
     data = ctx.dataset
     epsilon, noise = config.epsilon, config.setting("noise")
-    plan = rr_plan(epsilon, data.num_classes, noise)
     first, second = split_halves(data.n_train, config.seed)
     released = np.empty_like(data.y_train)
-    released[first] = randomized_response_by_plan(data.y_train[first], plan, ctx.rng)
+    released[first], stage1_facts = _first_stage(ctx, first)
     stage1 = ctx.train(
         released[first],
         images=data.x_train[first],
         start=0.0,
         end=0.45,
-        message="stage 1: training on RR labels of half 1",
+        message="stage 1: training on the released labels of half 1",
     )
     priors = training.predict_proba(stage1.model, data.x_train[second], ctx.train_settings)
+    plan = rr_plan(epsilon, data.num_classes, noise)
     released[second] = rr_with_prior_by_plan(data.y_train[second], priors, plan, ctx.rng)
     flips = released != data.y_train
     stage2 = prior_summary(priors, data.y_train[second], epsilon)
-    rr_expected = expected_flip_rate(epsilon, data.num_classes)
-    uniform = np.full((len(first), data.num_classes), 1.0 / data.num_classes)
-    expected = (len(first) * rr_expected + len(second) * stage2["expected_flip_rate"]) / len(flips)
-    spent = parallel_composition([plan.epsilon_spent, plan.epsilon_spent])
+    expected = len(first) * stage1_facts["expected"] + len(second) * stage2["expected_flip_rate"]
+    spent = parallel_composition([stage1_facts["spent"], plan.epsilon_spent])
+    seeded = {"split into halves": "seeded permutation of the indices: reads no label"}
+    seeded |= stage1_facts["seeded"] | {"training": TRAINING_DRAW}
     details = {
-        "budget": {"stage1_epsilon": spent, "stage2_epsilon": spent, "spent": spent},
-        "composition": (
-            "parallel: stage 1 (RR) and stage 2 (RR-with-prior) release disjoint halves of "
-            "the labels, each once at epsilon, so the whole run is epsilon-label-DP "
-            "(replace-one); the stage-2 prior is post-processing of stage-1 releases"
-        ),
-        **plan.describe("randomized response coins (both stages)"),
-        "random_draws": draw_sources(noise, _RELEASED_DRAWS, _SEEDED_DRAWS),
+        "budget": stage1_facts["budget"] | {"stage2_epsilon": plan.epsilon_spent, "spent": spent},
+        "composition": _composition(config.setting("stage1_prior")),
+        **stage1_facts["details"],
+        **plan.describe("randomized response coins"),
+        "random_draws": draw_sources(noise, [*stage1_facts["draws"], RR_PRIOR_DRAW], seeded),
         "stage1_examples": len(first),
         "stage2_examples": len(second),
         "stage1_test_accuracy": stage1.final,
         "stage1_flip_rate": float(flips[first].mean()),
-        "stage1_expected_flip_rate": rr_expected,
+        "stage1_expected_flip_rate": stage1_facts["expected"],
         "stage2_flip_rate": float(flips[second].mean()),
         "stage2_expected_flip_rate": stage2.pop("expected_flip_rate"),
-        "expected_flip_rate": float(expected),
-        "rr_expected_flip_rate": rr_expected,
+        "expected_flip_rate": float(expected / len(flips)),
+        "rr_expected_flip_rate": expected_flip_rate(epsilon, data.num_classes),
         **stage2,
         **set_size_details(ctx, priors, epsilon, second),
-        # Half 1 is released with no prior (one set: all K labels), half 2 with the model's.
         "prior_guess_bound": float(
-            len(first) * set_guess_bound(uniform, data.y_train[first], epsilon, epsilon)
+            len(first) * stage1_facts["guess"]
             + len(second) * set_guess_bound(priors, data.y_train[second], epsilon, epsilon)
         )
         / len(flips),
@@ -125,6 +200,20 @@ def run_lp_2st(config: RunConfig, ctx: RunContext) -> Outcome:
     )
 
 
+def lp_2st_recipe(dataset: str) -> dict[str, Scalar]:
+    """LP-2ST's per-dataset defaults: rr-prior's clusters and features (:func:`rr_prior_recipe`).
+
+    They matter with ``stage1_prior=clusters``, the default on :data:`STAGE1_CLUSTER_DATASETS`.
+
+    >>> lp_2st_recipe("digits")
+    {'clusters': 20}
+    """
+    recipe = rr_prior_recipe(dataset)
+    if dataset in STAGE1_CLUSTER_DATASETS and dataset in DATASETS:
+        recipe["stage1_prior"] = "clusters"
+    return recipe
+
+
 SPEC = MechanismSpec(
     id="lp-2st",
     title="LP-2ST (two-stage RR with prior)",
@@ -132,6 +221,27 @@ SPEC = MechanismSpec(
     "parallel composition",
     privacy_unit="label",
     task="classification",
-    settings={"noise": NOISE_SETTING, "consensus": CONSENSUS_SETTING},
+    settings={
+        "stage1_prior": Setting(
+            "uniform",
+            "the prior of stage 1's release: uniform (plain RR), or clusters (rr-prior's noisy "
+            "label histograms of label-free image clusters, counting half 1's labels only, then "
+            "RR-with-prior)",
+            ("uniform", "clusters"),
+        ),
+        "clusters": experiment.SPEC.settings["clusters"],
+        "prior_features": Setting(
+            "pixels",
+            "what stage 1's clusters group (default: patches on Fashion-MNIST, else pixels): "
+            "the images' pixels or their label-free patch features",
+            ("pixels", "patches"),
+        ),
+        "prior_share": experiment.SPEC.settings["prior_share"],
+        "prior_epsilon": experiment.SPEC.settings["prior_epsilon"],
+        "noise": NOISE_SETTING,
+        "consensus": CONSENSUS_SETTING,
+    },
     runner=run_lp_2st,
+    check=check_settings,
+    recipe=lp_2st_recipe,
 )
