@@ -34,6 +34,7 @@ from labeldp_core.cluster import (
     SCHEDULER_ENV,
     ClusterReport,
     audit_on_cluster,
+    model_audits_on_cluster,
     open_cluster,
     refuse_tables,
     run_on_cluster,
@@ -60,6 +61,8 @@ from labeldp_core.experiments import (
     sweep,
     sweep_configs,
 )
+from labeldp_core.model_audit import demo_model_audits
+from labeldp_core.registry import ON_COMPARE
 from labeldp_core.validation import check_output_path, check_seed
 from labeldp_core.warm import WarmStatus, duration_text, run_warm
 
@@ -430,7 +433,12 @@ def _warm_on_cluster(args: argparse.Namespace, configs: list[RunConfig]) -> int:
     progress, cache = _stderr_bar(lines=True), ResultCache()
     with _cluster(args, configs) as session:
         status = _reported(run_on_cluster(session, configs, cache, progress))
-        return status | _reported(audit_on_cluster(session, app_audit_points(), cache, progress))
+        status |= _reported(audit_on_cluster(session, app_audit_points(), cache, progress))
+        audits = [
+            {"mechanism": mechanism, "dataset": args.dataset, "epsilon": epsilon}
+            for mechanism, epsilon in demo_model_audits(ON_COMPARE, args.dataset)
+        ]
+        return status | _reported(model_audits_on_cluster(session, audits, cache, progress))
 
 
 #: The columns of ``reproduce``'s papers table in its CSV and text forms.
@@ -510,28 +518,42 @@ def _cmd_reproduce(args: argparse.Namespace) -> None:
 
 
 def _cmd_model_audit(args: argparse.Namespace) -> int:
-    """``audit --model``: flipped-label canaries in the trained model (exit 1 on a violation)."""
+    """``audit --model``: flipped-label canaries in the trained model (exit 1 on a violation).
+
+    On a cluster (``--workers``, ``--scheduler``) its three trainings run side by side.
+    """
     from labeldp_core.model_audit import audit_lines, audit_model
 
     if args.dataset is None:
         raise InvalidInputError("audit --model needs --dataset NAME (see `list`)")
-    if args.trials is not None or args.workers or args.scheduler:
+    if args.trials is not None:
         raise InvalidInputError(
-            "--trials, --workers and --scheduler audit the release; audit --model takes "
-            "--canaries N and computes in this process"
+            "--trials sets the draws of the release's audit; audit --model takes --canaries N"
         )
-    audit = audit_model(
-        args.mechanism,
-        args.dataset,
-        args.epsilon,
-        canaries=args.canaries,
-        seed=check_seed(args.seed),
-        epochs=args.epochs,
-        settings=_settings(args.set),
-        progress=_stderr_bar(),
-    )
+    options = {
+        "canaries": args.canaries,
+        "seed": check_seed(args.seed),
+        "epochs": args.epochs,
+        "settings": _settings(args.set),
+    }
+    status = 0
+    with _cluster(args) as session:
+        if session is None:
+            audit = audit_model(
+                args.mechanism, args.dataset, args.epsilon, **options, progress=_stderr_bar()
+            )
+        else:
+            point = {"mechanism": args.mechanism, "dataset": args.dataset}
+            point |= {"epsilon": args.epsilon, **options}
+            report = model_audits_on_cluster(
+                session, [point], ResultCache(), _stderr_bar(lines=True)
+            )
+            status = _reported(report)
+            if not report.results:
+                return status
+            (audit,) = report.results
     print(json.dumps(audit.to_dict(), indent=2) if args.json else "\n".join(audit_lines(audit)))
-    return EXIT_AUDIT_VIOLATION if audit.violates else 0
+    return EXIT_AUDIT_VIOLATION if audit.violates else status
 
 
 def _cmd_audit(args: argparse.Namespace) -> int:

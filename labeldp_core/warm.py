@@ -106,7 +106,7 @@ def warm_tasks(dataset: str, extra: list[RunConfig] | None = None) -> list[WarmT
         if config not in seen:
             seen.add(config)
             tasks.append(WarmTask(config.mechanism, False, config=config))
-    for mechanism, epsilon in demo_model_audits(ON_COMPARE):
+    for mechanism, epsilon in demo_model_audits(ON_COMPARE, dataset):
         tasks.append(WarmTask(MODEL_AUDITS, False, model_audit=(mechanism, dataset, epsilon)))
     return tasks
 

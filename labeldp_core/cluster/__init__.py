@@ -33,12 +33,20 @@ __all__ = [
     "check_scheduler",
     "check_workers",
     "code_identity",
+    "model_audits_on_cluster",
     "open_cluster",
     "refuse_tables",
     "run_on_cluster",
 ]
 
-_POINTS = ("ClusterReport", "PointFailure", "audit_on_cluster", "refuse_tables", "run_on_cluster")
+_POINTS = (
+    "ClusterReport",
+    "PointFailure",
+    "audit_on_cluster",
+    "model_audits_on_cluster",
+    "refuse_tables",
+    "run_on_cluster",
+)
 
 
 def __getattr__(name: str) -> object:

@@ -23,17 +23,24 @@ from dataclasses import dataclass, field, replace
 from labeldp_core.cache import CorruptEntryError, ResultCache
 from labeldp_core.cache_transfer import checked_kind, result_problem
 from labeldp_core.cluster.session import ClusterSession
-from labeldp_core.cluster.worker import Entry, code_identity, compute_audit_case, compute_point
+from labeldp_core.cluster.worker import (
+    Entry,
+    code_identity,
+    compute_audit_case,
+    compute_model_audit_training,
+    compute_point,
+)
 from labeldp_core.data.tables import is_table
 from labeldp_core.engine.progress import Progress, silent
 from labeldp_core.engine.timing import record_seconds, timing_key
 from labeldp_core.errors import InvalidInputError, LabelDPError
-from labeldp_core.experiments import RunConfig, RunResult, lookup
+from labeldp_core.experiments import RunConfig, RunResult, lookup, make_config
 
 __all__ = [
     "ClusterReport",
     "PointFailure",
     "audit_on_cluster",
+    "model_audits_on_cluster",
     "refuse_tables",
     "run_on_cluster",
 ]
@@ -129,6 +136,47 @@ def audit_on_cluster(
     return report
 
 
+def model_audits_on_cluster(
+    session: ClusterSession,
+    points: Sequence[dict],
+    cache: ResultCache,
+    progress: Progress = silent,
+) -> ClusterReport:
+    """Trained models' canary audits, every training of every audit side by side on the cluster.
+
+    Each point holds :func:`~labeldp_core.model_audit.audit_model`'s arguments (``mechanism``,
+    ``dataset``, ``epsilon`` and any of ``canaries``, ``seed``, ``epochs``, ``settings``). The
+    audits the client's cache holds are not sent; ``results`` holds each audit stored now, in
+    the order of ``points`` (read from the client's cache, as an audit computed here would be).
+    """
+    from labeldp_core.model_audit import TRAININGS, cached_audit
+
+    refuse_tables([make_config(p["mechanism"], p["dataset"], p["epsilon"]) for p in points])
+
+    def read(point: dict) -> object:
+        where = ("mechanism", "dataset", "epsilon")
+        options = {k: v for k, v in point.items() if k not in where}
+        return cached_audit(*(point[k] for k in where), cache=cache, **options)
+
+    found = [read(point) for point in points]
+    identity = code_identity()
+    tasks = {
+        _submit(session, compute_model_audit_training, task, identity, _model_label(task)): task
+        for point, audit in zip(points, found, strict=True)
+        if audit is None
+        for task in ((point, index) for index in range(len(TRAININGS)))
+    }
+
+    def store(_: tuple, entries: list[Entry]) -> None:
+        _store_entries(cache, entries)
+
+    report = _collect(tasks, store, _model_label, progress)
+    report.cached = sum(audit is not None for audit in found)
+    report.results = [audit or read(point) for point, audit in zip(points, found, strict=True)]
+    report.results = [audit for audit in report.results if audit is not None]
+    return report
+
+
 def refuse_tables(configs: Sequence[RunConfig], named: Sequence[str] = ()) -> None:
     """Refuse points on a table of the user's own: its workers do not have the table.
 
@@ -186,10 +234,19 @@ def _audit_label(point: tuple) -> str:
     return f"audit {point[0]} ε={point[1]:g} case {point[2]}"
 
 
-def _point_text(point: RunConfig | tuple) -> str:
-    """The whole point, for a failure: a run's config as JSON, an audit case's arguments."""
+def _model_label(task: tuple) -> str:
+    point, index = task
+    return f"model audit {point['mechanism']} ε={point['epsilon']:g} training {index + 1}"
+
+
+def _point_text(point: RunConfig | tuple | dict) -> str:
+    """The whole point, for a failure: a run's config as JSON, an audit's arguments."""
     if isinstance(point, RunConfig):
         return json.dumps(point.to_dict(), sort_keys=True)
+    if isinstance(point, dict):
+        return "model audit " + json.dumps(point, sort_keys=True)
+    if isinstance(point[0], dict):
+        return f"model audit training {point[1] + 1} " + json.dumps(point[0], sort_keys=True)
     return "audit case " + json.dumps(
         dict(zip(("mechanism", "epsilon", "index", "trials", "seed"), point, strict=True))
     )

@@ -28,6 +28,7 @@ __all__ = [
     "CodeMismatchError",
     "code_identity",
     "compute_audit_case",
+    "compute_model_audit_training",
     "compute_point",
     "refuse_mismatch",
 ]
@@ -181,3 +182,21 @@ def compute_audit_case(point: tuple, expected: dict[str, str]) -> list[Entry]:
     from labeldp_core.audit import stored_audit_case
 
     return _computed(expected, lambda cache: stored_audit_case(*point, cache=cache))
+
+
+def compute_model_audit_training(task: tuple, expected: dict[str, str]) -> list[Entry]:
+    """Compute one training of a model audit ``(point, index)``; its entries.
+
+    ``point`` holds :func:`~labeldp_core.model_audit.audit.audit_model`'s arguments (mechanism,
+    dataset, epsilon and its options) and ``index`` picks the training (see ``TRAININGS``).
+    """
+    from labeldp_core.model_audit.audit import audit_training
+
+    point, index = task
+    options = {k: v for k, v in point.items() if k not in ("mechanism", "dataset", "epsilon")}
+    return _computed(
+        expected,
+        lambda cache: audit_training(
+            point["mechanism"], point["dataset"], point["epsilon"], index, cache=cache, **options
+        ),
+    )

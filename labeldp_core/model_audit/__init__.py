@@ -8,7 +8,14 @@ Composes every registered family: a mechanism's runner trains on labels with can
 The label-inference gain is read from ordinary runs, beside its bound (:mod:`.inference`).
 """
 
-from labeldp_core.model_audit.audit import DOUBLED, audit_model, can_audit, demo_model_audits
+from labeldp_core.model_audit.audit import (
+    DOUBLED,
+    TRAININGS,
+    audit_model,
+    audit_training,
+    can_audit,
+    demo_model_audits,
+)
 from labeldp_core.model_audit.cached import cached_audit
 from labeldp_core.model_audit.canaries import MIN_CANARIES, Canaries, canary_count, draw_canaries
 from labeldp_core.model_audit.estimate import CONFIDENCE, accuracy_cap, score_guesses
@@ -26,6 +33,7 @@ __all__ = [
     "CONFIDENCE",
     "DOUBLED",
     "MIN_CANARIES",
+    "TRAININGS",
     "Canaries",
     "CanaryEstimate",
     "InferencePoint",
@@ -33,6 +41,7 @@ __all__ = [
     "accuracy_cap",
     "audit_lines",
     "audit_model",
+    "audit_training",
     "cached_audit",
     "can_audit",
     "canary_count",

@@ -11,22 +11,35 @@ the verdict into "no verdict".
 """
 
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 
 from labeldp_core.accounting.units import label_guarantee_of_example
 from labeldp_core.cache import ResultCache
-from labeldp_core.data import load_dataset
+from labeldp_core.data import load_dataset, training_size
 from labeldp_core.demo import demo_epsilons
 from labeldp_core.engine.progress import Progress, silent, within
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.experiments import RunConfig, make_config, mechanism_spec
-from labeldp_core.model_audit.canaries import canary_count, draw_canaries
+from labeldp_core.model_audit.canaries import (
+    MIN_CANARIES,
+    Canaries,
+    canary_count,
+    draw_canaries,
+)
 from labeldp_core.model_audit.estimate import accuracy_cap, score_guesses
 from labeldp_core.model_audit.protected import check_rows_kept, protected_rows, rows_digest
 from labeldp_core.model_audit.result import CanaryEstimate, ModelAudit
 from labeldp_core.model_audit.training_run import MECHANISM, NON_PRIVATE, canary_training
 from labeldp_core.validation import MAX_EPSILON, check_epsilon
 
-__all__ = ["DOUBLED", "audit_model", "can_audit", "demo_model_audits"]
+__all__ = [
+    "DOUBLED",
+    "TRAININGS",
+    "audit_model",
+    "audit_training",
+    "can_audit",
+    "demo_model_audits",
+]
 
 #: The planted overspend of the budget control: the mechanism runs at this many times ε.
 DOUBLED = 2.0
@@ -64,12 +77,17 @@ def can_audit(mechanism: str, epsilon: float) -> bool:
     return True
 
 
-def demo_model_audits(mechanisms: Iterable[str]) -> list[tuple[str, float]]:
+def demo_model_audits(mechanisms: Iterable[str], dataset: str) -> list[tuple[str, float]]:
     """The model audits the price-of-privacy screen reads: each mechanism's curve grid, seed 0.
 
     Every (mechanism, ε) of ``mechanisms``' demo grids that :func:`can_audit`, with the default
-    model and epochs, as `warm` computes them before a class.
+    model and epochs, as `warm` computes them before a class; none on a dataset too small to
+    hide :data:`~.canaries.MIN_CANARIES` canaries in the part of it a mechanism protects (a
+    table of a few hundred rows: a quarter of the training set must hold them, as PATE's
+    teachers' shards and the encoder prior's private part are smaller than the whole).
     """
+    if training_size(dataset) < 4 * MIN_CANARIES:
+        return []
     return [(m, e) for m in mechanisms for e in demo_epsilons(m) if can_audit(m, e)]
 
 
@@ -87,6 +105,62 @@ def _check_budget(epsilon: float) -> float:
 def _label_claim(epsilon: float, delta: float, unit: str) -> tuple[float, float]:
     """The claim for one changed label (an example-level claim translated by group privacy)."""
     return label_guarantee_of_example(epsilon, delta) if unit == "example" else (epsilon, delta)
+
+
+#: The audit's three trainings, in order: name, budget factor and role.
+TRAININGS = (
+    (MECHANISM, 1.0, MECHANISM),
+    (NON_PRIVATE, 1.0, NON_PRIVATE),
+    (f"{DOUBLED:g}x budget", DOUBLED, MECHANISM),
+)
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """What an audit trains: the unit claimed, one config per training, the canaries drawn."""
+
+    unit: str
+    configs: tuple[RunConfig, ...]
+    drawn: Canaries
+    draw: dict
+
+
+def _plan(mechanism: str, dataset: str, epsilon: float, options: Mapping[str, object]) -> _Plan:
+    """Check the audit asked for and draw its canaries (``options`` as :func:`audit_model`'s)."""
+    unit = _check_mechanism(mechanism)
+    epsilon = _check_budget(epsilon)
+    seed, epochs, settings = options.get("seed", 0), options.get("epochs"), options.get("settings")
+    configs = tuple(
+        make_config(mechanism, dataset, factor * epsilon, seed, epochs, settings)
+        for _, factor, _ in TRAININGS
+    )
+    data = load_dataset(dataset)
+    rows = protected_rows(configs[0], data)
+    count = canary_count(len(rows), options.get("canaries"))
+    drawn = draw_canaries(data.y_train, data.num_classes, count, configs[0].seed, rows)
+    check_rows_kept(configs[0], data, drawn, rows)
+    draw = {"dataset": dataset, "count": count, "seed": configs[0].seed, "rows": rows_digest(rows)}
+    return _Plan(unit, configs, drawn, draw)
+
+
+def audit_training(
+    mechanism: str,
+    dataset: str,
+    epsilon: float,
+    index: int,
+    *,
+    cache: ResultCache,
+    progress: Progress = silent,
+    **options: object,
+) -> dict:
+    """One of :func:`audit_model`'s trainings (``index`` into :data:`TRAININGS`), cached.
+
+    What a cluster's worker computes, so the three trainings of an audit run side by side;
+    ``options`` are :func:`audit_model`'s (canaries, seed, epochs, settings).
+    """
+    plan = _plan(mechanism, dataset, epsilon, options)
+    role = TRAININGS[index][2]
+    return canary_training(plan.configs[index], plan.drawn, role, cache, plan.draw, progress)
 
 
 def audit_model(
@@ -108,40 +182,35 @@ def audit_model(
     (:func:`~.protected.protected_rows`: never a public part, never the test set);
     ``canaries`` defaults to :func:`~.canaries.canary_count`'s choice for that many rows.
     """
-    unit = _check_mechanism(mechanism)
-    epsilon = _check_budget(epsilon)
-    config = make_config(mechanism, dataset, epsilon, seed, epochs, settings)
-    doubled = make_config(mechanism, dataset, DOUBLED * epsilon, seed, epochs, settings)
+    options = {"canaries": canaries, "seed": seed, "epochs": epochs, "settings": settings}
+    plan = _plan(mechanism, dataset, epsilon, options)
     cache = ResultCache() if cache is None else cache
-    data = load_dataset(dataset)
-    rows = protected_rows(config, data)
-    count = canary_count(len(rows), canaries)
-    drawn = draw_canaries(data.y_train, data.num_classes, count, config.seed, rows)
-    check_rows_kept(config, data, drawn, rows)
-    draw = {"dataset": dataset, "count": count, "seed": config.seed, "rows": rows_digest(rows)}
-    runs = [
-        (MECHANISM, config, MECHANISM),
-        (NON_PRIVATE, config, NON_PRIVATE),
-        (f"{DOUBLED:g}x budget", doubled, MECHANISM),
-    ]
     found = [
-        canary_training(run_config, drawn, role, cache, draw, within(progress, i / 3, (i + 1) / 3))
-        for i, (_, run_config, role) in enumerate(runs)
-    ]
-    label_epsilon, label_delta = _label_claim(config.epsilon, found[0]["delta"], unit)
-    estimates = [
-        _estimate(name, run_config, role, stored, label_epsilon, label_delta)
-        for (name, run_config, role), stored in zip(runs, found, strict=True)
+        canary_training(
+            config, plan.drawn, role, cache, plan.draw, within(progress, i / 3, (i + 1) / 3)
+        )
+        for i, (config, (_, _, role)) in enumerate(zip(plan.configs, TRAININGS, strict=True))
     ]
     progress(1.0, "done")
+    return _assemble(mechanism, dataset, plan, found)
+
+
+def _assemble(mechanism: str, dataset: str, plan: _Plan, found: list[dict]) -> ModelAudit:
+    """The audit of ``found``, the stored outcomes of ``plan``'s trainings."""
+    config = plan.configs[0]
+    label_epsilon, label_delta = _label_claim(config.epsilon, found[0]["delta"], plan.unit)
+    estimates = [
+        _estimate(name, run_config, role, stored, label_epsilon, label_delta)
+        for (name, _, role), run_config, stored in zip(TRAININGS, plan.configs, found, strict=True)
+    ]
     return ModelAudit(
         mechanism=mechanism,
         dataset=dataset,
         seed=config.seed,
         epochs=int(config.epochs or 0),
-        canaries=count,
+        canaries=plan.draw["count"],
         claimed_epsilon=config.epsilon,
-        privacy_unit=unit,
+        privacy_unit=plan.unit,
         label_epsilon=label_epsilon,
         label_delta=label_delta,
         accuracy_cap=accuracy_cap(label_epsilon, label_delta),

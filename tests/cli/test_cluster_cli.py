@@ -43,3 +43,18 @@ def test_an_audit_on_a_scheduler_finds_the_bounds_found_in_process(dask_cluster,
     remote = json.loads(capsys.readouterr().out)["results"]
     local = [result.to_dict() for result in audit_mechanism("rr", 1.0, 20000, 3)]
     assert remote == local and len(remote) >= 2  # its case and its negative control
+
+
+def test_a_model_audit_on_a_scheduler_prints_what_the_audit_in_process_prints(
+    dask_cluster, capsys, tmp_path, monkeypatch
+):
+    argv = ["audit", "rr", "--model", "--dataset", "digits", "--epsilon", "2", "--epochs", "2"]
+    argv += ["--set", "model=logistic", "--json"]
+    address = ["--scheduler", dask_cluster.client.scheduler.address]
+    assert main([*argv, *address]) == 0
+    captured = capsys.readouterr()
+    assert "3 points computed on the cluster and stored, 0 already stored, 0 failed" in captured.err
+    remote = json.loads(captured.out)
+    monkeypatch.setenv("LABELDP_CACHE_DIR", str(tmp_path / "elsewhere"))  # computed here again
+    assert main(argv) == 0
+    assert json.loads(capsys.readouterr().out) == remote

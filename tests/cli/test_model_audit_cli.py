@@ -44,8 +44,9 @@ def test_the_release_audit_is_unchanged_without_model(capsys):
     ("args", "match"),
     [
         (["audit", "rr", "--model", "--epsilon", "1"], "needs --dataset"),
-        (["audit", "rr", "--model", *QUICK, "--trials", "10"], "--trials, --workers"),
-        (["audit", "rr", "--model", *QUICK, "--workers", "2"], "--trials, --workers"),
+        (["audit", "rr", "--model", *QUICK, "--trials", "10"], "takes --canaries N"),
+        (["audit", "rr", "--model", *QUICK, "--workers", "0"], "--workers must be"),
+        (["audit", "rr", "--model", *QUICK, "--workers", "2", "--scheduler", "x:1"], "not both"),
         (["audit", "rr", "--epsilon", "1", "--dataset", "digits"], "add --model"),
         (["audit", "rr", "--epsilon", "1", "--canaries", "200"], "add --model"),
         (["audit", "rr", "--model", *QUICK, "--canaries", "5"], "canaries must lie in 100..718"),

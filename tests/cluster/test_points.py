@@ -9,9 +9,10 @@ import signal
 import pytest
 
 from labeldp_core.cache import ResultCache
-from labeldp_core.cluster import run_on_cluster
+from labeldp_core.cluster import model_audits_on_cluster, run_on_cluster
 from labeldp_core.cluster.points import _MalformedAnswerError, _store_run
 from labeldp_core.experiments import lookup, make_config, run
+from labeldp_core.model_audit import audit_model
 
 LOGISTIC = {"model": "logistic"}
 
@@ -54,6 +55,24 @@ def test_a_sweep_on_two_workers_equals_the_sweep_in_process(dask_cluster, tmp_pa
     # The artefact a result names came with it: it reads back in the client's cache.
     prior = report.results[-1].details["set_sizes_artifact"]
     assert ResultCache(tmp_path / "client").get_arrays(prior) is not None
+
+
+def test_model_audits_train_on_the_workers_and_read_back_as_audits_computed_here(
+    dask_cluster, tmp_path
+):
+    quick = {"dataset": "digits", "epochs": 2, "settings": LOGISTIC}
+    points = [{"mechanism": "rr", "epsilon": e, **quick} for e in (1.0, 4.0)]
+    cache = CountingCache(tmp_path / "client")
+    report = model_audits_on_cluster(dask_cluster, points, cache)
+    # Three trainings per audit, each a task of its own, each stored once by the client: the
+    # two audits' non-private trainings are one entry (same canaries, no budget).
+    assert (report.computed, report.cached, report.failures) == (6, 0, [])
+    assert sorted(cache.writes.values()) == [1] * 5
+    local = ResultCache(tmp_path / "local")
+    here = [audit_model("rr", epsilon=e, cache=local, **quick) for e in (1.0, 4.0)]
+    assert report.results == here
+    again = model_audits_on_cluster(dask_cluster, points, cache)
+    assert (again.computed, again.cached, again.results) == (0, 2, here)
 
 
 def test_points_already_stored_are_not_sent_again(dask_cluster, tmp_path):
