@@ -60,6 +60,7 @@ def render() -> None:
         "Add the label-releasing mechanisms retrained on their consensus sets",
         value=False,
         key="consensus_variants",
+        bind="query-params",
         help=TOGGLE_HELP + " Each becomes a curve of its own, named '... + consensus'.",
     )
     found, retrained, absent = _stored_points(controls, chosen, variants)

@@ -59,8 +59,8 @@ def stored_series(
 
 
 def consensus_toggle(key: str) -> bool:
-    """Draw the toggle that adds consensus retraining to the page's curve; whether it is on."""
-    return st.toggle(TOGGLE_LABEL, value=False, key=key, help=TOGGLE_HELP)
+    """Draw the toggle (bound to the link) that adds consensus retraining; whether it is on."""
+    return st.toggle(TOGGLE_LABEL, value=False, key=key, help=TOGGLE_HELP, bind="query-params")
 
 
 def consensus_section(
