@@ -41,6 +41,7 @@ __all__ = [
     "patch_features",
     "patch_points",
     "patch_settings",
+    "pool_bounds",
 ]
 
 #: Side of the square patches (pixels).
@@ -139,7 +140,7 @@ def _dictionary(images: np.ndarray, seed: int) -> PatchDictionary:
     )
 
 
-def _pool_bounds(size: int) -> np.ndarray:
+def pool_bounds(size: int) -> np.ndarray:
     """Start of each of the POOL_GRID bands of ``size`` positions (near-equal widths)."""
     return np.linspace(0, size, POOL_GRID + 1).round().astype(np.int64)[:-1]
 
@@ -164,7 +165,7 @@ def _encode(
     np.subtract(table.mean(axis=1, keepdims=True), table, out=table)
     np.maximum(table, 0.0, out=table)  # the triangle activation
     grid = table.reshape(n, rows, cols, -1)
-    row_bounds, col_bounds = _pool_bounds(rows), _pool_bounds(cols)
+    row_bounds, col_bounds = pool_bounds(rows), pool_bounds(cols)
     sums = np.add.reduceat(np.add.reduceat(grid, row_bounds, axis=1), col_bounds, axis=2)
     widths = np.diff(np.append(row_bounds, rows))[:, None] * np.diff(np.append(col_bounds, cols))
     return (sums / widths[None, :, :, None]).reshape(n, -1)

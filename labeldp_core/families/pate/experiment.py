@@ -5,11 +5,16 @@ and ``teachers`` disjoint private shards. The teachers' votes do not depend on e
 are computed once per (dataset, teachers, model, teacher epochs, seed) and cached; an epsilon
 sweep only re-aggregates and retrains the student. The public part's labels are never given to
 the student: they only score the teachers and the released labels.
+
+With ``features=patches`` (:mod:`~labeldp_core.families.pate.patch_student`) teachers and
+student are logistic regressions on label-free patch features learnt from the images, and the
+queries are spread over the public pool by a k-means of those features; the accounting is the
+same, since it depends only on the number of queries and the noise.
 """
 
 import math
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -20,7 +25,9 @@ from labeldp_core.accounting import (
     epsilon_as_queries_grow,
     pate_epsilon,
 )
+from labeldp_core.data.label_free_features import patch_settings
 from labeldp_core.data.splits import PUBLIC_MAX, TeacherSplit, teacher_split
+from labeldp_core.data.tables import is_table
 from labeldp_core.engine.context import RunContext
 from labeldp_core.engine.progress import within
 from labeldp_core.engine.release_noise import NOISE_SETTING, draw_sources
@@ -32,6 +39,7 @@ from labeldp_core.engine.spec import (
     Scalar,
     Setting,
 )
+from labeldp_core.errors import InvalidInputError
 from labeldp_core.families.pate.release import (
     UNANSWERED,
     confident_gnmax_by_plan,
@@ -49,6 +57,9 @@ from labeldp_core.threads import single_thread
 from labeldp_core.training import ProgressFn, TrainOutcome, TrainSettings
 from labeldp_core.training.ensemble import ensemble_votes
 from labeldp_core.training.self_training import SelfTraining, TrainFn, self_train
+
+if TYPE_CHECKING:
+    from labeldp_core.families.pate.patch_student import FeatureSpace
 
 __all__ = [
     "MIN_STEPS",
@@ -70,6 +81,8 @@ _TEACHER_SHARE = 0.8
 _CURVE_POINTS = 30
 #: Every model PATE trains (teachers, student) takes at least this many optimiser steps.
 MIN_STEPS = 200
+#: How the feature models of ``features=patches`` are read: flat inputs, no image layout.
+_FEATURE_SETTINGS = TrainSettings(model="logistic")
 
 PRIVACY_STATEMENT = (
     "Neighbouring inputs differ in one private training label. Changing it changes only the "
@@ -116,6 +129,15 @@ SELF_TRAINING = (
     "confidence threshold: Lee 2013; Sohn et al. 2020), as PATE 2018 trains its student "
     "semi-supervised on the whole public set. It reads the public images, never their labels: "
     "post-processing of the release, so epsilon is unchanged."
+)
+PATCH_FEATURES = (
+    "With features=patches the teachers and the student learn on label-free features: a k-means "
+    "dictionary of image patches learnt from every training image, public and private, its codes "
+    "standardised on the public part's images, and the queries are the public images nearest the "
+    "centres of a k-means of those codes. All of it reads images only, which label DP takes as "
+    "public (the private images' labels are what it protects): no label enters the features or "
+    "the choice of queries, each teacher still reads only its own shard's labels, and the "
+    "accounting, which depends on the number of queries and the noise alone, is unchanged."
 )
 _SEEDED_DRAWS = {
     "teacher and student training": "seeded by the run: the guarantee holds for any fixed "
@@ -169,8 +191,25 @@ def _student_settings(ctx: RunContext, examples: int) -> TrainSettings:
     return replace(settings, epochs=epochs_for(examples, settings.batch_size, settings.epochs))
 
 
+def _patches(config: RunConfig) -> bool:
+    return config.setting("features") == "patches"
+
+
 def votes_payload(config: RunConfig, split: TeacherSplit) -> dict[str, object]:
     """What the teachers' votes depend on: the cache key of :func:`teacher_votes`."""
+    if _patches(config):
+        from labeldp_core.families.pate.patch_student import LOGISTIC_C  # torch: patches only
+
+        return {
+            "dataset": config.dataset,
+            "teachers": len(split.shards),
+            "model": "logistic on patch features",
+            "features": "patches",
+            **patch_settings(),
+            "logistic_c": LOGISTIC_C,
+            "seed": config.seed,
+            "public": int(split.public.size),
+        }
     settings = _teacher_settings(config, split)
     return {
         "dataset": config.dataset,
@@ -184,10 +223,42 @@ def votes_payload(config: RunConfig, split: TeacherSplit) -> dict[str, object]:
     }
 
 
-def teacher_votes(ctx: RunContext, split: TeacherSplit, end: float = 1.0) -> np.ndarray:
+@dataclass(frozen=True)
+class _Features:
+    """``features=patches``: the feature space and the public part's and test set's features."""
+
+    space: "FeatureSpace"
+    public: np.ndarray
+    test: np.ndarray
+
+
+def _patch_features(ctx: RunContext, split: TeacherSplit) -> _Features:
+    """Learn the patch dictionary on every training image and encode the public part and test.
+
+    Raises:
+        InvalidInputError: if the dataset is a table (it has no images to cut patches from).
+    """
+    if is_table(ctx.config.dataset):
+        raise InvalidInputError(
+            f"features=patches cuts patches out of images and {ctx.config.dataset} is a table "
+            "of features; use features=pixels"
+        )
+    from labeldp_core.families.pate.patch_student import feature_space  # torch: patches only
+
+    ctx.progress(0.0, "learning a dictionary of image patches (no labels) and encoding")
+    data = ctx.dataset
+    public = data.x_train[split.public]
+    space = feature_space(data.x_train, public, ctx.config.seed)
+    return _Features(space, space.encode(public), space.encode(data.x_test))
+
+
+def teacher_votes(
+    ctx: RunContext, split: TeacherSplit, end: float = 1.0, features: _Features | None = None
+) -> np.ndarray:
     """Every teacher's vote on every public example, ``(teachers, public)``, cached.
 
-    Progress is reported on ``0..end`` of the run's bar while teachers train.
+    Progress is reported on ``0..end`` of the run's bar while teachers train. With
+    ``features`` (``features=patches``) the teachers are logistic regressions on them.
     """
     config, data = ctx.config, ctx.dataset
     report = within(ctx.progress, 0.0, end)
@@ -197,6 +268,15 @@ def teacher_votes(ctx: RunContext, split: TeacherSplit, end: float = 1.0) -> np.
             report(done / total, f"training teachers: {done}/{total}")
 
         report(0.0, f"training teachers: 0/{len(split.shards)}")
+        if features is not None:
+            from labeldp_core.families.pate.patch_student import logistic_votes
+
+            train = features.space.encode(data.x_train)
+            return {
+                "votes": logistic_votes(
+                    train, data.y_train, split.shards, features.public, data.num_classes, on_teacher
+                )
+            }
         votes = ensemble_votes(
             data.x_train,
             data.y_train,
@@ -380,11 +460,24 @@ def _release(
     )
 
 
-def _answer(config: RunConfig, ctx: RunContext, votes: np.ndarray, cal: _Calibration) -> _Release:
+def _query_positions(
+    config: RunConfig, cal: _Calibration, features: _Features | None
+) -> np.ndarray:
+    """Positions in the public part of the queries: its first ones, or spread by the features."""
+    if features is None:
+        return np.arange(cal.queries)
+    from labeldp_core.families.pate.patch_student import spread_queries
+
+    return spread_queries(features.public, cal.queries, config.seed)
+
+
+def _answer(
+    config: RunConfig, ctx: RunContext, votes: np.ndarray, cal: _Calibration, positions: np.ndarray
+) -> _Release:
     """Count the teachers' votes on the queries and release the aggregator's noisy answers."""
-    counts = vote_counts(votes[:, : cal.queries], ctx.dataset.num_classes)
+    counts = vote_counts(votes[:, positions], ctx.dataset.num_classes)
     released = _release(config, counts, cal, ctx)
-    return _Release(counts, released, released != UNANSWERED, cal.split.public[: cal.queries])
+    return _Release(counts, released, released != UNANSWERED, cal.split.public[positions])
 
 
 def _account(config: RunConfig, release: _Release, cal: _Calibration) -> dict[str, Any]:
@@ -425,20 +518,61 @@ def _account(config: RunConfig, release: _Release, cal: _Calibration) -> dict[st
     return figures | {"epsilon_curve": curve}
 
 
+def _pool_positions(release: _Release, positions: np.ndarray, public: int) -> np.ndarray:
+    """Positions in the public part of the student's unlabelled pool: every image not answered."""
+    rest = np.ones(public, dtype=bool)
+    rest[positions] = False
+    return np.concatenate([positions[~release.answered], np.flatnonzero(rest)])
+
+
 def _students(
-    ctx: RunContext, release: _Release, cal: _Calibration, start: float
+    ctx: RunContext, release: _Release, cal: _Calibration, positions: np.ndarray, start: float
 ) -> tuple[SelfTraining, float, int]:
     """The self-trained student, the same queries' student on true labels, and the pool size."""
     data, answered, query_index = ctx.dataset, release.answered, release.query_index
     images = data.x_train[query_index]
     middle = start + (1 - start) / 2
-    unanswered = query_index[~answered]
-    pool = data.x_train[np.concatenate([unanswered, cal.split.public[cal.queries :]])]
+    pool_index = cal.split.public[_pool_positions(release, positions, cal.split.public.size)]
+    pool = data.x_train[pool_index]
     trained = _self_trained_student(
         ctx, images[answered], release.released[answered], pool, start, middle
     )
     clean = _clean_student(ctx, images, data.y_train[query_index], middle, 1.0)
     return trained, clean, len(pool)
+
+
+def _patch_students(
+    ctx: RunContext,
+    release: _Release,
+    cal: _Calibration,
+    positions: np.ndarray,
+    features: _Features,
+) -> tuple[SelfTraining, float, int, Any]:
+    """:func:`_students` on the patch features, and the released student as an image model."""
+    from labeldp_core.families.pate.patch_student import PatchClassifier, fit_logistic
+
+    data, answered, config = ctx.dataset, release.answered, ctx.config
+
+    def train(inputs: np.ndarray, labels: np.ndarray, on_epoch: ProgressFn | None) -> TrainOutcome:
+        layer = fit_logistic(inputs, labels, data.num_classes)
+        scores = training.predict_proba(layer, features.test, _FEATURE_SETTINGS)
+        return TrainOutcome(layer, (float(np.mean(scores.argmax(axis=1) == data.y_test)),))
+
+    asked = features.public[positions]
+    pool = features.public[_pool_positions(release, positions, cal.split.public.size)]
+    trained = self_train(
+        train,
+        asked[answered],
+        release.released[answered],
+        pool,
+        _FEATURE_SETTINGS,
+        config.setting("self_training_rounds"),
+        config.setting("pseudo_label_confidence"),
+        ctx.progress,
+    )
+    clean = train(asked, data.y_train[release.query_index], None).final
+    student = PatchClassifier(features.space, trained.final.model, data.x_train.shape[1:])
+    return trained, clean, len(pool), student
 
 
 def run_pate(config: RunConfig, ctx: RunContext) -> Outcome:
@@ -449,13 +583,19 @@ def run_pate(config: RunConfig, ctx: RunContext) -> Outcome:
     teacher trains), votes, answers, accounting, students, details.
     """
     cal = _calibrate(config, ctx)
+    features = _patch_features(ctx, cal.split) if _patches(config) else None
+    positions = _query_positions(config, cal, features)
     votes_cached = ctx.cache.key("pate-votes", votes_payload(config, cal.split)) in ctx.cache
     teacher_end = 0.0 if votes_cached else _TEACHER_SHARE
-    votes = teacher_votes(ctx, cal.split, teacher_end)
-    release = _answer(config, ctx, votes, cal)
+    votes = teacher_votes(ctx, cal.split, teacher_end, features)
+    release = _answer(config, ctx, votes, cal, positions)
     figures = _account(config, release, cal)
-    trained, clean, pool = _students(ctx, release, cal, teacher_end)
-    ctx.note_released_model(trained.final.model)  # the student: the canary audit reads it
+    if features is None:
+        trained, clean, pool = _students(ctx, release, cal, positions, teacher_end)
+        student = trained.final.model
+    else:
+        trained, clean, pool, student = _patch_students(ctx, release, cal, positions, features)
+    ctx.note_released_model(student)  # the student: the canary audit reads it
     truth = ctx.dataset.y_train[release.query_index]
     answered = release.answered
     correct = release.released[answered] == truth[answered]
@@ -504,8 +644,14 @@ def _facts(
         "queries": cal.queries,
         "answered": int(answered.sum()),
         "teachers": len(split.shards),
-        "teacher_model": config.setting("teacher_model"),
-        "teacher_epochs": _teacher_settings(config, split).epochs,
+        "features": config.setting("features"),
+        "query_choice": "spread by a k-means of the public part's features (no label read)"
+        if _patches(config)
+        else "the first of the public part, in the seeded order",
+        "teacher_model": "logistic regression on the patch features"
+        if _patches(config)
+        else config.setting("teacher_model"),
+        "teacher_epochs": None if _patches(config) else _teacher_settings(config, split).epochs,
         "split": {
             "train": data.n_train,
             "public": int(split.public.size),
@@ -534,8 +680,12 @@ def _student_details(
     answered: int,
 ) -> dict[str, Any]:
     """How the student learned, and the statements every PATE result carries."""
+    patches = _patches(config)
     return {
-        "student_epochs": _student_settings(ctx, answered).epochs,
+        "student_model": "logistic regression on the patch features"
+        if patches
+        else ctx.train_settings.model,
+        "student_epochs": None if patches else _student_settings(ctx, answered).epochs,
         "min_steps": MIN_STEPS,
         "student_test_curve": list(trained.final.test_curve),
         "student_supervised_accuracy": trained.supervised.final,
@@ -547,7 +697,7 @@ def _student_details(
             "method": SELF_TRAINING,
         },
         "student_clean_labels_accuracy": clean,
-        "privacy_unit_statement": PRIVACY_STATEMENT,
+        "privacy_unit_statement": PRIVACY_STATEMENT + (" " + PATCH_FEATURES if patches else ""),
         "composition": COMPOSITION,
         "data_dependent_note": DATA_DEPENDENT_NOTE,
         "diagnostics_note": DIAGNOSTICS_NOTE,
@@ -583,9 +733,10 @@ def _released_draws(aggregator: str, secure: bool) -> list[str]:
 
 #: Dataset-size-aware defaults: on the 60k splits the ensemble of PATE 2018 (Papernot et al.,
 #: arXiv 1802.08908: 250 teachers on MNIST, a few hundred answered queries); the small sets keep
-#: the common defaults, whose shards would otherwise hold a handful of examples.
+#: the common defaults, whose shards would otherwise hold a handful of examples. On Fashion-MNIST
+#: the patch features win (ε = 2, seeds 0-2: student 0.805 mean against 0.72 on pixels).
 _RECIPES: dict[str, dict[str, Scalar]] = {
-    "fashion-mnist": {"teachers": 250, "queries": 300},
+    "fashion-mnist": {"teachers": 250, "queries": 300, "features": "patches"},
     "mnist": {"teachers": 250, "queries": 300},
 }
 
@@ -660,6 +811,14 @@ SPEC = MechanismSpec(
             "smallest softmax probability of the student that makes a pseudo-label",
             minimum=0.0,
             maximum=1.0,
+        ),
+        "features": Setting(
+            "pixels",
+            "what teachers and student learn on: pixels (teacher_model and the run's model) or "
+            "patches: label-free features of a patch dictionary learnt from all the images, "
+            "logistic teachers and student, and queries spread over the public part by a k-means "
+            "of the features",
+            ("pixels", "patches"),
         ),
         "noise": NOISE_SETTING,
     },

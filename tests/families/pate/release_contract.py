@@ -50,7 +50,10 @@ def _threshold_check(mechanism: str, settings: dict, mode: str) -> set[str]:
 
 
 IMPLIED = {"pate": _pate}
-VARIANTS = {"pate": [{"aggregator": a} for a in ("lnmax", "gnmax", "confident-gnmax")]}
+VARIANTS = {
+    "pate": [{"aggregator": a} for a in ("lnmax", "gnmax", "confident-gnmax")]
+    + [{"aggregator": "gnmax", "features": "patches"}]
+}
 SMALL = {"pate": {"teachers": 5, "queries": 40, "aggregator": "lnmax"}}
 DRAW_VARIANTS = {"pate": [{"aggregator": "gnmax"}, {"aggregator": "confident-gnmax"}]}
 EXTRA_DRAWS = _threshold_check
