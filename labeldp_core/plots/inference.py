@@ -7,8 +7,14 @@ import numpy as np
 import plotly.graph_objects as go
 
 from labeldp_core.model_audit.inference import InferencePoint
-from labeldp_core.plotting.colours import band_colour, series_styles
-from labeldp_core.plotting.common import EPSILON_AXIS, LABEL_DP_RANGE, LAYOUT, mark_epsilon
+from labeldp_core.plotting.colours import series_styles
+from labeldp_core.plotting.common import (
+    EPSILON_AXIS,
+    LABEL_DP_RANGE,
+    LAYOUT,
+    mark_epsilon,
+    seeds_band,
+)
 
 __all__ = ["inference_gain_figure"]
 
@@ -33,16 +39,8 @@ def _series(
     colour, dash = style
     xs = [p.epsilon for p in points]
     if max(p.seeds for p in points) > 1:
-        figure.add_scatter(
-            x=xs + xs[::-1],
-            y=[p.gain_high for p in points] + [p.gain_low for p in points][::-1],
-            mode="lines",
-            fill="toself",
-            fillcolor=band_colour(colour),
-            line={"width": 0},
-            showlegend=False,
-            hoverinfo="skip",
-            name=f"{name} range over seeds",
+        seeds_band(
+            figure, name, xs, ([p.gain_low for p in points], [p.gain_high for p in points]), colour
         )
     figure.add_scatter(
         x=xs,

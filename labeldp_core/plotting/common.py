@@ -22,6 +22,7 @@ __all__ = [
     "mark_epsilon",
     "mark_epsilon_level",
     "score_vs_epsilon",
+    "seeds_band",
 ]
 
 EPSILON_AXIS = {"type": "log", "title": "epsilon (log scale)"}
@@ -88,6 +89,28 @@ def mark_epsilon_level(figure: go.Figure, epsilon: float, label: str) -> None:
     )
 
 
+def seeds_band(
+    figure: go.Figure,
+    name: str,
+    xs: Sequence[float],
+    spread: tuple[Sequence[float], Sequence[float]],
+    colour: str,
+) -> None:
+    """A translucent band over ``spread`` (lowest, highest per x) around series ``name``'s line."""
+    low, high = spread
+    figure.add_scatter(
+        x=[*xs, *xs[::-1]],
+        y=[*high, *low[::-1]],
+        mode="lines",
+        fill="toself",
+        fillcolor=band_colour(colour),
+        line={"width": 0},
+        showlegend=False,
+        hoverinfo="skip",
+        name=f"{name} range over seeds",
+    )
+
+
 def _points(results: Sequence[RunResult], at_spent: bool) -> list[tuple[float, float, np.ndarray]]:
     """(x, epsilon asked, scores over seeds) per epsilon asked, in the order of epsilon asked.
 
@@ -140,16 +163,12 @@ def score_vs_epsilon(
         scores = [s for _, _, s in points]
         colour, dash = styles[name]
         if max(len(s) for s in scores) > 1:
-            figure.add_scatter(
-                x=xs + xs[::-1],
-                y=[float(s.max()) for s in scores] + [float(s.min()) for s in scores][::-1],
-                mode="lines",
-                fill="toself",
-                fillcolor=band_colour(colour),
-                line={"width": 0},
-                showlegend=False,
-                hoverinfo="skip",
-                name=f"{name} range over seeds",
+            seeds_band(
+                figure,
+                name,
+                xs,
+                ([float(s.min()) for s in scores], [float(s.max()) for s in scores]),
+                colour,
             )
         where = "ε spent %{x:.3g} (asked %{customdata[1]:g})" if at_spent else "ε=%{x:g}"
         figure.add_scatter(
