@@ -25,6 +25,7 @@ QUERY_CHOICES = [10, 25, 50, 100, 250, 300, 500, 1000, 2000]
 SELF_TRAINING_CHOICES = [0, 1, 2, 3]
 TEACHER_EPOCH_CHOICES = ["1", "2", "5", "10", "20", "40"]
 TEACHER_MODELS = ["mlp", "cnn", "logistic"]
+FEATURES = ["pixels", "patches"]
 
 
 def render() -> None:
@@ -118,10 +119,10 @@ def _sidebar(controls: Controls) -> dict:
 
 
 def _ensemble(sidebar: DeltaGenerator, controls: Controls) -> dict:
-    """Draw the teachers, the queries and the student's self-training, this dataset's recipe first.
+    """Draw the teachers, queries, features and self-training, this dataset's recipe first.
 
     Returns:
-        ``teachers``, ``queries`` and ``self_training_rounds``, as run settings.
+        ``teachers``, ``queries``, ``features`` and ``self_training_rounds``, as run settings.
     """
     defaults = dict(make_config("pate", controls.dataset, 1.0).settings)  # this dataset's recipe
     public = public_size(load_dataset(controls.dataset).n_train)
@@ -145,6 +146,17 @@ def _ensemble(sidebar: DeltaGenerator, controls: Controls) -> dict:
     )
     if queries > public:
         sidebar.caption(f"Capped at the {public:,} public examples of {controls.dataset_name}.")
+    features = linked(
+        sidebar.selectbox,
+        "Features",
+        "features",
+        FEATURES,
+        index=FEATURES.index(defaults["features"]),
+        help="patches: teachers and student are logistic regressions on label-free features (a "
+        "dictionary of image patches learnt from all the images, no label read), and the queries "
+        "are spread over the public part by a k-means of them; the teacher model and epochs are "
+        "then unused. Fashion-MNIST, ε = 2, seeds 0-2: student 0.805 against 0.72 on pixels.",
+    )
     self_training_rounds = linked(
         sidebar.select_slider,
         "Student self-training rounds",
@@ -158,6 +170,7 @@ def _ensemble(sidebar: DeltaGenerator, controls: Controls) -> dict:
     return {
         "teachers": teachers,
         "queries": queries,
+        "features": features,
         "self_training_rounds": self_training_rounds,
     }
 
@@ -269,8 +282,9 @@ def _about(result: RunResult) -> None:
     st.caption(
         f"Split (seed {result.seed}): {split['private']:,} private examples in "
         f"{details['teachers']} shards of {split['shard_size_min']}–{split['shard_size_max']}, a "
-        f"public part of {split['public']:,} of which the first {details['queries']} are "
-        f"queried, and {split['test']:,} test examples for the student. " + PRIVACY_STATEMENT
+        f"public part of {split['public']:,} of which {details['queries']} are queried "
+        f"({details.get('query_choice', 'the first ones')}), and {split['test']:,} test examples "
+        f"for the student. " + details.get("privacy_unit_statement", PRIVACY_STATEMENT)
     )
     st.warning(
         "The data-dependent ε is computed from the private votes, so publishing it would leak; "

@@ -705,7 +705,24 @@ def _student_details(
 
 
 def student_sentence(details: dict) -> str:
-    """How much the public part's unlabelled images added to the student, in one sentence."""
+    """How much the public part's unlabelled images added to the student, in a few sentences."""
+    return _features_sentence(details) + _pool_sentence(details)
+
+
+def _features_sentence(details: dict) -> str:
+    """What ``features=patches`` took from the unlabelled images, or nothing on pixels."""
+    if details.get("features") != "patches":
+        return ""
+    return (
+        f"Teachers and student are logistic regressions on label-free patch features, learnt "
+        f"from all {details['split']['train']:,} training images without a label, and the "
+        f"{details['queries']} queries were spread over the public part by a k-means of them "
+        "(on Fashion-MNIST at ε = 2 this lifts the student from about 0.72 on pixels to 0.80). "
+    )
+
+
+def _pool_sentence(details: dict) -> str:
+    """How much self-training on the public part's unlabelled images added to the student."""
     training = details["self_training"]
     if training["rounds"] == 0:
         return (
