@@ -200,3 +200,29 @@ def test_the_page_offers_the_features_and_says_what_they_took_from_the_images(is
     captions = " ".join(caption.value for caption in app.caption)
     assert "label-free patch features" in captions and "spread over the public part" in captions
     assert "reads images only" in captions  # the privacy statement of the features
+
+
+def test_the_canary_audit_reads_the_patch_student_on_images(cache, monkeypatch):
+    # The released student is an image model (PatchClassifier), so the canary audit, which
+    # applies it to the canaries' images, runs with features=patches as with pixels.
+    from labeldp_core.experiments import mechanism_spec
+    from labeldp_core.model_audit.canaries import draw_canaries
+    from labeldp_core.model_audit.context import CanaryContext
+    from labeldp_core.model_audit.protected import protected_rows
+
+    config = make_config("pate", "digits", 2.0, 0, 1, PATCHES)
+    data = load_dataset("digits")
+    canaries = draw_canaries(data.y_train, 10, 120, 0, protected_rows(config, data))
+    noted = []
+    real = CanaryContext.note_released_model
+
+    def spy(ctx, model):
+        noted.append(model)
+        real(ctx, model)
+
+    monkeypatch.setattr(CanaryContext, "note_released_model", spy)
+    ctx = CanaryContext(config, "classification", cache, lambda *_: None, canaries=canaries)
+    mechanism_spec("pate").runner(config, ctx)
+    probabilities = ctx.canary_probabilities()
+    assert probabilities.shape == (120, 10) and np.allclose(probabilities.sum(axis=1), 1.0)
+    assert [type(model) for model in noted] == [PatchClassifier]
