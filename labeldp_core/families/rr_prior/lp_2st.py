@@ -65,8 +65,11 @@ _DIAGNOSTICS = (
     "details.confusion",
     "details.prior_guess_bound",
 )
-#: Datasets whose default first stage uses the label-free cluster prior (rr-prior's recipe).
-STAGE1_CLUSTER_DATASETS: tuple[str, ...] = ()
+#: Datasets whose first stage uses the label-free cluster prior by default: where it was measured
+#: to win (Fashion-MNIST, the 5-epoch CNN, 200 clusters of patch features, seeds 0-2 mean: 0.820
+#: against the uniform stage 1's 0.782 at ε = 1, 0.851 against 0.845 at ε = 2). Not measured on
+#: digits or MNIST, where the uniform stage 1 stays.
+STAGE1_CLUSTER_DATASETS = ("fashion-mnist",)
 
 
 def split_halves(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -207,6 +210,8 @@ def lp_2st_recipe(dataset: str) -> dict[str, Scalar]:
 
     >>> lp_2st_recipe("digits")
     {'clusters': 20}
+    >>> lp_2st_recipe("fashion-mnist")["stage1_prior"]
+    'clusters'
     """
     recipe = rr_prior_recipe(dataset)
     if dataset in STAGE1_CLUSTER_DATASETS and dataset in DATASETS:
@@ -224,9 +229,9 @@ SPEC = MechanismSpec(
     settings={
         "stage1_prior": Setting(
             "uniform",
-            "the prior of stage 1's release: uniform (plain RR), or clusters (rr-prior's noisy "
-            "label histograms of label-free image clusters, counting half 1's labels only, then "
-            "RR-with-prior)",
+            "the prior of stage 1's release (default: clusters on Fashion-MNIST, else uniform): "
+            "uniform (plain RR), or clusters (rr-prior's noisy label histograms of label-free "
+            "image clusters, counting half 1's labels only, then RR-with-prior)",
             ("uniform", "clusters"),
         ),
         "clusters": experiment.SPEC.settings["clusters"],

@@ -158,3 +158,13 @@ def test_patches_are_refused_on_a_table(tmp_path, capsys):
     assert main(argv) == 2
     captured = capsys.readouterr()
     assert captured.out == "" and "prior_features=patches cuts patches" in captured.err
+
+
+def test_the_cluster_stage_1_is_the_default_only_where_it_was_measured_to_win():
+    def stage1(dataset):
+        config = make_config("lp-2st", dataset, 1.0)
+        return config.setting("stage1_prior"), config.setting("prior_features")
+
+    assert stage1("fashion-mnist") == ("clusters", "patches")
+    assert stage1("digits")[0] == stage1("mnist-5k")[0] == "uniform"
+    assert lp_2st.STAGE1_CLUSTER_DATASETS == ("fashion-mnist",)
