@@ -13,7 +13,7 @@ With ``stage1_prior=clusters`` stage 1 releases its half as rr-prior does: noisy
 of label-free image clusters (counting the first half's labels only) at ``prior_epsilon``, then
 RR-with-prior at the rest, so the first half spends prior_epsilon + rr_epsilon = epsilon
 (sequential) and the second half epsilon: parallel composition again gives epsilon-label-DP
-(replace-one).
+(replace-one). It is the default on Fashion-MNIST (:data:`STAGE1_CLUSTER_DATASETS`).
 
 k* of every second-half example is stored in the result cache (see
 :func:`labeldp_core.families.rr_prior.experiment.load_set_sizes`); the first half has none
