@@ -60,6 +60,7 @@ _DIAGNOSTICS = (
     *PRIOR_SUMMARY_DIAGNOSTICS,
     "details.stage1_flip_rate",
     "details.stage1_expected_flip_rate",
+    "details.stage1_mean_prior_true_mass",
     "details.stage2_flip_rate",
     "details.stage2_expected_flip_rate",
     "details.confusion",
@@ -95,7 +96,10 @@ def _first_stage(ctx: RunContext, first: np.ndarray) -> tuple[np.ndarray, dict[s
             "expected": expected_flip_rate(config.epsilon, data.num_classes),
             "guess": set_guess_bound(uniform, labels, config.epsilon, config.epsilon),
             "budget": {"stage1_epsilon": plan.epsilon_spent},
-            "details": {"stage1_prior": "uniform: plain RR, reads no label"},
+            "details": {
+                "stage1_prior": "uniform: plain RR, reads no label",
+                "stage1_mean_prior_true_mass": 1.0 / data.num_classes,
+            },
             "draws": [STAGE1_RR_DRAW],
             "seeded": {},
         }

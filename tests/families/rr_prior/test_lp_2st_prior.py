@@ -127,6 +127,9 @@ def test_epsilon_spent_is_the_composition_of_the_plans(
     composition = result.details["composition"]
     assert all(word in composition for word in ("sequential", "parallel", "replace-one"))
     assert result.details["stage1_prior"]["clusters"] == 10
+    # The stage-1 prior's mass on the true labels reads them: a diagnostic, not private.
+    assert "details.stage1_mean_prior_true_mass" in result.diagnostics["keys"]
+    assert 0.1 < result.details["stage1_mean_prior_true_mass"] <= 1
     assert result.privacy_unit == "label" and result.delta == 0.0
 
 
