@@ -20,6 +20,8 @@ k* of every second-half example is stored in the result cache (see
 (plain RR).
 """
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from labeldp_core import training
@@ -79,30 +81,42 @@ def split_halves(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     return np.sort(order[: n // 2]), np.sort(order[n // 2 :])
 
 
-def _first_stage(ctx: RunContext, first: np.ndarray) -> tuple[np.ndarray, dict[str, object]]:
-    """Release half 1's labels: plain RR, or RR-with-prior under a noisy cluster prior.
+@dataclass(frozen=True)
+class _FirstStage:
+    """What stage 1 released half 1's labels with, for the run's accounting and details."""
 
-    Returns the released labels and the stage's facts: ``spent`` (its epsilon, read off the
-    plans), ``expected`` (its expected flip rate), ``guess`` (its prior guess bound), the
-    ``budget`` and ``details`` entries and its ``draws`` and ``seeded`` steps.
-    """
+    #: Its epsilon, read off the plans that drew its noise.
+    spent: float
+    #: Its expected flip rate and prior guess bound (diagnostics: they read the labels).
+    expected: float
+    guess: float
+    #: Its entries of ``details["budget"]`` and of ``details``.
+    budget: dict[str, float]
+    details: dict[str, object]
+    #: Its released draws (as the family's ``ReleaseStep`` entries name them) and seeded ones.
+    draws: tuple[str, ...]
+    seeded: dict[str, str]
+
+
+def _first_stage(ctx: RunContext, first: np.ndarray) -> tuple[np.ndarray, _FirstStage]:
+    """Release half 1's labels: plain RR, or RR-with-prior under a noisy cluster prior."""
     config, data = ctx.config, ctx.dataset
     labels, noise = data.y_train[first], config.setting("noise")
     if config.setting("stage1_prior") == "uniform":
         plan = rr_plan(config.epsilon, data.num_classes, noise)
         uniform = np.full((len(first), data.num_classes), 1.0 / data.num_classes)
-        return randomized_response_by_plan(labels, plan, ctx.rng), {
-            "spent": plan.epsilon_spent,
-            "expected": expected_flip_rate(config.epsilon, data.num_classes),
-            "guess": set_guess_bound(uniform, labels, config.epsilon, config.epsilon),
-            "budget": {"stage1_epsilon": plan.epsilon_spent},
-            "details": {
+        return randomized_response_by_plan(labels, plan, ctx.rng), _FirstStage(
+            spent=plan.epsilon_spent,
+            expected=expected_flip_rate(config.epsilon, data.num_classes),
+            guess=set_guess_bound(uniform, labels, config.epsilon, config.epsilon),
+            budget={"stage1_epsilon": plan.epsilon_spent},
+            details={
                 "stage1_prior": "uniform: plain RR, reads no label",
                 "stage1_mean_prior_true_mass": 1.0 / data.num_classes,
             },
-            "draws": [STAGE1_RR_DRAW],
-            "seeded": {},
-        }
+            draws=(STAGE1_RR_DRAW,),
+            seeded={},
+        )
     # The histograms count half 1's labels only, so half 2's are read once (in stage 2).
     priors, split, facts = _cluster_priors(ctx, labels, budget_split(config), rows=first)
     plan = rr_plan(split.release_epsilon, data.num_classes, noise)
@@ -110,22 +124,22 @@ def _first_stage(ctx: RunContext, first: np.ndarray) -> tuple[np.ndarray, dict[s
     spent = sequential_composition([split.prior_epsilon, plan.epsilon_spent])
     facts.pop("composition")
     summary = prior_summary(priors, labels, split.release_epsilon)
-    return released, {
-        "spent": spent,
-        "expected": summary["expected_flip_rate"],
-        "guess": set_guess_bound(priors, labels, split.release_epsilon, config.epsilon),
-        "budget": {
+    return released, _FirstStage(
+        spent=spent,
+        expected=summary["expected_flip_rate"],
+        guess=set_guess_bound(priors, labels, split.release_epsilon, config.epsilon),
+        budget={
             "stage1_prior_epsilon": split.prior_epsilon,
             "stage1_rr_epsilon": plan.epsilon_spent,
             "stage1_epsilon": spent,
         },
-        "details": {
+        details={
             "stage1_prior": facts,
             "stage1_mean_prior_true_mass": summary["mean_prior_true_mass"],
         },
-        "draws": [STAGE1_HISTOGRAM_DRAW],
-        "seeded": {"clustering": "k-means of the images' features, seeded: reads no label"},
-    }
+        draws=(STAGE1_HISTOGRAM_DRAW,),
+        seeded={"clustering": "k-means of the images' features, seeded: reads no label"},
+    )
 
 
 def _composition(stage1_prior: str) -> str:
@@ -169,21 +183,21 @@ def run_lp_2st(config: RunConfig, ctx: RunContext) -> Outcome:
     released[second] = rr_with_prior_by_plan(data.y_train[second], priors, plan, ctx.rng)
     flips = released != data.y_train
     stage2 = prior_summary(priors, data.y_train[second], epsilon)
-    expected = len(first) * stage1_facts["expected"] + len(second) * stage2["expected_flip_rate"]
-    spent = parallel_composition([stage1_facts["spent"], plan.epsilon_spent])
+    expected = len(first) * stage1_facts.expected + len(second) * stage2["expected_flip_rate"]
+    spent = parallel_composition([stage1_facts.spent, plan.epsilon_spent])
     seeded = {"split into halves": "seeded permutation of the indices: reads no label"}
-    seeded |= stage1_facts["seeded"] | {"training": TRAINING_DRAW}
+    seeded |= stage1_facts.seeded | {"training": TRAINING_DRAW}
     details = {
-        "budget": stage1_facts["budget"] | {"stage2_epsilon": plan.epsilon_spent, "spent": spent},
+        "budget": stage1_facts.budget | {"stage2_epsilon": plan.epsilon_spent, "spent": spent},
         "composition": _composition(config.setting("stage1_prior")),
-        **stage1_facts["details"],
+        **stage1_facts.details,
         **plan.describe("randomized response coins"),
-        "random_draws": draw_sources(noise, [*stage1_facts["draws"], RR_PRIOR_DRAW], seeded),
+        "random_draws": draw_sources(noise, [*stage1_facts.draws, RR_PRIOR_DRAW], seeded),
         "stage1_examples": len(first),
         "stage2_examples": len(second),
         "stage1_test_accuracy": stage1.final,
         "stage1_flip_rate": float(flips[first].mean()),
-        "stage1_expected_flip_rate": stage1_facts["expected"],
+        "stage1_expected_flip_rate": stage1_facts.expected,
         "stage2_flip_rate": float(flips[second].mean()),
         "stage2_expected_flip_rate": stage2.pop("expected_flip_rate"),
         "expected_flip_rate": float(expected / len(flips)),
@@ -191,7 +205,7 @@ def run_lp_2st(config: RunConfig, ctx: RunContext) -> Outcome:
         **stage2,
         **set_size_details(ctx, priors, epsilon, second),
         "prior_guess_bound": float(
-            len(first) * stage1_facts["guess"]
+            len(first) * stage1_facts.guess
             + len(second) * set_guess_bound(priors, data.y_train[second], epsilon, epsilon)
         )
         / len(flips),
