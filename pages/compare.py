@@ -4,6 +4,7 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from labeldp_core import plots, reproduce
+from labeldp_core.choosing.summary import small_epsilon_sentence
 from labeldp_core.demo import DEMO_EPSILONS, DEMO_SEEDS, demo_configs
 from labeldp_core.experiments import MECHANISMS, RunConfig, RunResult
 from labeldp_core.plots.compare import short_name
@@ -72,7 +73,14 @@ def render() -> None:
         "2021), PATE a student that also self-trains on the public part's unlabelled images (PATE "
         "2018 trains it semi-supervised). Neither is hopeless: each protects more, or differently, "
         "and the gap to the label-DP mechanisms is the price of that. "
-        + reproduce.gap_sentence(_paper_rows(), controls.dataset)
+        + " ".join(
+            part
+            for part in (
+                small_epsilon_sentence(found, {m: spec.title for m, spec in MECHANISMS.items()}),
+                reproduce.gap_sentence(_paper_rows(), controls.dataset),
+            )
+            if part
+        )
     )
     rows = _numbers_table(controls, found, chosen)
     _downloads(controls, rows, figures, found, chosen)

@@ -6,14 +6,21 @@ same rows (no plotting here: the command line reads them too).
 """
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from labeldp_core.engine.spec import RunResult
 
-__all__ = ["NEIGHBOURS", "UNIT_ORDER", "clean_baseline", "summary_at", "summary_rows"]
+__all__ = [
+    "NEIGHBOURS",
+    "UNIT_ORDER",
+    "clean_baseline",
+    "small_epsilon_sentence",
+    "summary_at",
+    "summary_rows",
+]
 
 #: The neighbouring relation each privacy unit's epsilon is for.
 NEIGHBOURS = {
@@ -110,3 +117,38 @@ def summary_at(results: Sequence[RunResult], epsilon: float) -> list[dict[str, A
         }
         for row in sorted(rows, key=key)
     ]
+
+
+def small_epsilon_sentence(
+    results: Sequence[RunResult], titles: Mapping[str, str], ceiling: float = 1.0
+) -> str:
+    """What label DP keeps at its smallest computed ε (at most ``ceiling``), in plain words.
+
+    The label-DP classifier with the best mean test accuracy over its seeds there, beside
+    randomized response's; "" when no label-DP classifier was computed at ε <= ``ceiling``.
+    """
+    small = [
+        r
+        for r in results
+        if r.privacy_unit == "label" and r.test_accuracy is not None and r.epsilon <= ceiling
+    ]
+    if not small:
+        return ""
+    smallest = min(r.epsilon for r in small)
+    scores: dict[str, list[float]] = defaultdict(list)
+    for result in small:
+        if result.epsilon == smallest:
+            scores[result.mechanism].append(result.score)
+    means = {mechanism: float(np.mean(found)) for mechanism, found in scores.items()}
+    best = max(means, key=lambda mechanism: means[mechanism])
+    text = (
+        f"At ε = {smallest:g}, the smallest label-DP budget drawn, {titles.get(best, best)} "
+        f"keeps {means[best]:.3f} test accuracy (mean over its seeds)"
+    )
+    if best == "rr" or "rr" not in means:
+        return text + "."
+    return (
+        f"{text} where randomized response keeps {means['rr']:.3f}: label DP leaves the images "
+        "public, so what they tell (clusters of them, teachers' votes, a first model's "
+        "predictions) carries the mechanisms that use it where noise on the labels alone cannot."
+    )

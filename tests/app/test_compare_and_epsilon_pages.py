@@ -132,6 +132,11 @@ def test_compare_page_draws_the_clean_baseline_without_rr_and_dppl_mean_at_epsil
     summary = app.dataframe[0].value
     assert list(summary["privacy unit"]) == ["label", "label", "example"]
     assert set(summary["mechanism"]) == {MECHANISMS[m].title for m in chosen}
+    # Under the charts, what label DP keeps at its smallest ε drawn (Laplace: the stand-in's 0.7).
+    laplace = MECHANISMS["laplace"].title
+    smallest = min(demo_epsilons("laplace"))
+    story = f"At ε = {smallest:g}, the smallest label-DP budget drawn, {laplace} keeps 0.700"
+    assert story in " ".join(c.value for c in app.caption)
 
 
 def test_attack_bars_draw_each_measured_accuracy_and_the_bound_it_must_obey():
