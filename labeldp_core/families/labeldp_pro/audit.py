@@ -7,8 +7,9 @@ column ``t`` of the weight only, so one full-batch step of
 ``T`` independent trials. The neighbours are every label 0 against every label 1 (replace-one,
 per column). The denoiser then runs on each column: the hull of that example's clipped per-class
 gradients (features only, ``C d`` and ``-C d`` with ``d = (-1, 1) / sqrt 2``) by the same
-:func:`~labeldp_core.families.labeldp_pro.projection.project_onto_hull`, smoothed with
-``SMOOTHING``. The score is the step, times the batch, along ``d``.
+:func:`~labeldp_core.families.labeldp_pro.projection.project_onto_hull`, its weights smoothed
+towards uniform with ``SMOOTHING`` as the trainer's. The score is the step, times the batch,
+along ``d``.
 
 The noise multiplier makes one full-batch step exactly (epsilon, 1e-5)-DP for a changed label (the
 Gaussian mechanism's exact curve at sensitivity 2C and noise sigma C, mu = 2 / sigma: less noise
@@ -45,7 +46,7 @@ def _denoised_scores(released, clean, clip: float, leaks: bool):
     """Each column's step along d after the per-column projection (of ``clean`` if ``leaks``)."""
     import torch
 
-    from labeldp_core.families.labeldp_pro.projection import project_onto_hull
+    from labeldp_core.families.labeldp_pro.projection import project_onto_hull, smooth_weights
 
     direction = torch.tensor([-1.0, 1.0]) / math.sqrt(2.0)
     hull = torch.stack([direction * clip, -direction * clip], dim=1)  # 2 x 2, one per column
@@ -57,8 +58,8 @@ def _denoised_scores(released, clean, clip: float, leaks: bool):
         return vector @ hull
 
     target = (clean if leaks else released).T  # (T, 2): one problem per column
-    projected, _ = project_onto_hull(target, (forward, adjoint), 2, _PROJECTION_STEPS)
-    step = SMOOTHING * projected + (1 - SMOOTHING) * released.T
+    _, weights = project_onto_hull(target, (forward, adjoint), 2, _PROJECTION_STEPS)
+    step = forward(smooth_weights(weights, SMOOTHING))
     return (step @ direction).numpy() / clip
 
 

@@ -17,7 +17,11 @@ from torch import nn
 from torch.func import functional_call, jacrev, jvp, vjp, vmap
 from torch.nn import functional
 
-from labeldp_core.families.labeldp_pro.projection import LinearMap, project_onto_hull
+from labeldp_core.families.labeldp_pro.projection import (
+    LinearMap,
+    project_onto_hull,
+    smooth_weights,
+)
 
 __all__ = ["denoise", "flatten", "hull_map", "unflatten"]
 
@@ -85,16 +89,22 @@ def denoise(
     clip: float,
     smoothing: float,
     steps: int,
-) -> torch.Tensor:
-    """``smoothing * projection + (1 - smoothing) * noisy``: the step LabelDP-Pro takes.
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """The step LabelDP-Pro takes, and its weights: the projection with smoothed weights.
 
+    The projection's simplex weights ``w`` (one simplex of class weights per public example) are
+    mixed with uniform ones, ``smoothing * w + (1 - smoothing) / K`` (the paper's coefficient
+    smoothing, Section 3.3), and the step is ``G`` times them: a point of the hull. Smoothing 1
+    is the pure projection, 0 the mean of every per-class gradient (which reads no label at all).
     The hull is the model's in evaluation mode (no dropout), so it is one fixed set per step.
     """
     training = model.training
     model.eval()
     try:
         linear, columns = hull_map(model, public_images, clip)
-        projected, _ = project_onto_hull(noisy, linear, columns, steps, public_images.shape[0])
+        blocks = public_images.shape[0]
+        _, weights = project_onto_hull(noisy, linear, columns, steps, blocks)
+        smoothed = smooth_weights(weights, smoothing, blocks)
+        return linear[0](smoothed), smoothed
     finally:
         model.train(training)
-    return smoothing * projected + (1.0 - smoothing) * noisy

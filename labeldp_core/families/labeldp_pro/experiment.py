@@ -183,7 +183,8 @@ SPEC = MechanismSpec(
         ),
         "smoothing": Setting(
             0.75,
-            "weight of the projection in the step (1: the projection, 0: plain DP-SGD)",
+            "lambda: the projection's simplex weights mixed with uniform ones, lambda w + "
+            "(1 - lambda) / K (the paper's smoothing; 1: the projection alone)",
             minimum=0.0,
             maximum=1.0,
         ),

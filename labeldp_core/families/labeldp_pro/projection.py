@@ -6,13 +6,20 @@ Jacobian-vector product). Projected gradient descent on the simplex weights mini
 ``||G w - g||^2 / 2`` with step ``1 / L``, ``L`` the largest eigenvalue of ``G^T G`` found by
 power iteration; the simplex projection is the sort-based one of Duchi et al. 2008. Every
 function works on a batch of independent problems (leading dimensions), which the audit uses.
+:func:`smooth_weights` is the paper's coefficient smoothing (Ghazi et al. 2024, Section 3.3).
 """
 
 from collections.abc import Callable
 
 import torch
 
-__all__ = ["LinearMap", "lipschitz_constant", "project_onto_hull", "project_onto_simplex"]
+__all__ = [
+    "LinearMap",
+    "lipschitz_constant",
+    "project_onto_hull",
+    "project_onto_simplex",
+    "smooth_weights",
+]
 
 #: ``(forward, adjoint)``: w (..., m) -> G w (..., d) and v (..., d) -> G^T v (..., m).
 LinearMap = tuple[Callable[[torch.Tensor], torch.Tensor], Callable[[torch.Tensor], torch.Tensor]]
@@ -83,3 +90,19 @@ def project_onto_hull(
         moved = weights - step * adjoint(forward(weights) - target)
         weights = project_onto_simplex(moved.reshape(blocked)).reshape(shape)
     return forward(weights), weights
+
+
+def smooth_weights(weights: torch.Tensor, smoothing: float, blocks: int = 1) -> torch.Tensor:
+    """``smoothing * weights + (1 - smoothing) * uniform``: the paper's coefficient smoothing.
+
+    LabelDP-Pro (Section 3.3) mixes the projection's simplex weights with uniform weights over
+    every vertex, so that a noisy projection cannot put all its weight on a wrong class (the
+    cross-entropy's gradients are unbounded there); it reads as label smoothing of a one-hot
+    labelling. Each block of ``weights`` stays on its simplex: the result is a convex combination
+    of two points of it.
+
+    >>> smooth_weights(torch.tensor([1.0, 0.0]), 0.75).tolist()
+    [0.875, 0.125]
+    """
+    uniform = torch.full_like(weights, blocks / weights.shape[-1])
+    return smoothing * weights + (1.0 - smoothing) * uniform

@@ -10,9 +10,9 @@ Privacy via Projections*, ICLR 2024 (OpenReview JnYaF3vv3G). Each step:
 2. The ALTCONV denoiser (:mod:`labeldp_core.families.labeldp_pro.denoiser`): an independently
    drawn batch I_P of n2 examples, its clipped gradients for every class k, and the projection of
    the noisy gradient onto I_P's mean gradients under every soft labelling (the average of the
-   examples' per-class hulls); the update direction is
-   ``smoothing * projection + (1 - smoothing) * noisy`` (the weight of the projection; 1 is the
-   pure projection, 0 plain DP-SGD).
+   examples' per-class hulls); the projection's simplex weights are smoothed towards uniform
+   ones, ``smoothing * w + (1 - smoothing) / K`` (the paper's Section 3.3), and the update
+   direction is the hull's point at the smoothed weights.
 
 Why the denoiser costs no privacy: I_P is drawn from its own generator, independently of I_G and
 of every label, and the hull is built from features and the current weights only (both already
@@ -146,7 +146,9 @@ def train_labeldp_pro(
                 noise_generator,
             )
             public = torch.randint(n, (pro.public_batch,), generator=public_generator)
-            step = denoise(noisy, model, inputs[public], clip, pro.smoothing, pro.projection_steps)
+            step, _ = denoise(
+                noisy, model, inputs[public], clip, pro.smoothing, pro.projection_steps
+            )
             if step_hook is not None:
                 step_hook(noisy, step)
             params = dict(model.named_parameters())

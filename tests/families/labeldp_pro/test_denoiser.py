@@ -38,9 +38,24 @@ def test_matrix_free_products_equal_the_explicit_matrix(model_and_images):
     np.testing.assert_allclose(adjoint(v).numpy(), (matrix.T @ v).numpy(), rtol=1e-4, atol=1e-5)
 
 
-def test_smoothing_zero_is_plain_dp_sgd_and_one_lies_in_the_hull(model_and_images):
+def test_the_smoothed_weights_lie_on_each_examples_simplex_and_give_the_step(model_and_images):
     model, images = model_and_images
     noisy = torch.randn(sum(p.numel() for p in model.parameters()))
-    assert torch.equal(denoise(noisy, model, images, 1.0, 0.0, 5), noisy)
-    projected = denoise(noisy, model, images, 1.0, 1.0, 50)
-    assert float(projected.norm()) <= 1.0 + 1e-5  # a convex combination of norms at most C
+    step, weights = denoise(noisy, model, images, 0.5, 0.75, 50)
+    per_example = weights.reshape(4, 10)
+    # The paper's smoothing: every weight at least (1 - lambda) / K, each example's sum 1.
+    assert float(per_example.min()) >= 0.25 / 10 - 1e-7
+    np.testing.assert_allclose(per_example.sum(dim=1).numpy(), np.ones(4), atol=1e-6)
+    matrix = _explicit_columns(model, images, 0.5)
+    np.testing.assert_allclose(step.numpy(), (matrix @ weights).numpy(), rtol=1e-4, atol=1e-6)
+    assert float(step.norm()) <= 0.5 + 1e-5  # a mean of convex combinations of norms at most C
+
+
+def test_smoothing_zero_is_the_mean_of_every_per_class_gradient(model_and_images):
+    model, images = model_and_images
+    matrix = _explicit_columns(model, images, 1.0)
+    size = matrix.shape[0]
+    for seed in range(2):  # whatever the noisy gradient, the same label-free point
+        noisy = torch.randn(size, generator=torch.Generator().manual_seed(seed))
+        step, _ = denoise(noisy, model, images, 1.0, 0.0, 5)
+        np.testing.assert_allclose(step.numpy(), (matrix.sum(1) / 10).numpy(), atol=1e-6)

@@ -5,7 +5,11 @@ import pytest
 import torch
 from scipy import optimize
 
-from labeldp_core.families.labeldp_pro.projection import project_onto_hull, project_onto_simplex
+from labeldp_core.families.labeldp_pro.projection import (
+    project_onto_hull,
+    project_onto_simplex,
+    smooth_weights,
+)
 
 
 def _explicit(matrix: torch.Tensor):
@@ -92,3 +96,14 @@ def test_blocked_weights_lie_on_one_simplex_per_block_and_match_a_brute_force_qp
         options={"ftol": 1e-14, "maxiter": 1000},
     )
     np.testing.assert_allclose(projected.numpy(), matrix @ result.x, atol=1e-4)
+
+
+def test_smoothed_weights_stay_on_their_simplices_and_mix_in_the_uniform_ones():
+    rng = np.random.default_rng(4)
+    weights = project_onto_simplex(torch.tensor(rng.normal(size=(3, 5, 4)) * 3)).reshape(3, 20)
+    smoothed = smooth_weights(weights, 0.75, blocks=5).reshape(3, 5, 4)
+    assert float(smoothed.min()) >= 0.25 / 4 - 1e-12
+    np.testing.assert_allclose(smoothed.sum(dim=-1).numpy(), np.ones((3, 5)), atol=1e-12)
+    expected = 0.75 * weights.reshape(3, 5, 4) + 0.25 / 4
+    np.testing.assert_allclose(smoothed.numpy(), expected.numpy(), atol=1e-12)
+    assert torch.equal(smooth_weights(weights, 1.0, blocks=5), weights)
