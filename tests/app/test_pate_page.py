@@ -30,3 +30,22 @@ def test_page_shows_the_run_and_moves_with_its_levers():
     app.sidebar.select_slider(key="queries").set_value(25).run()
     assert_no_errors(app)
     assert {m.label: m.value for m in app.metric}["Queries answered"].endswith("/ 25")
+
+
+def test_the_page_offers_the_features_and_says_what_they_took_from_the_images():
+    app = open_page(
+        PAGE,
+        epochs="1",
+        teachers="5",
+        queries="50",
+        teacher_epochs="1",
+        self_training_rounds="0",
+        features="patches",
+    )
+    if not app.metric:  # not estimated quick enough to compute at once: press the button
+        app.button(key="compute_point").click().run()
+    assert_no_errors(app)
+    assert app.sidebar.selectbox(key="features").value == "patches"
+    captions = " ".join(caption.value for caption in app.caption)
+    assert "label-free patch features" in captions and "spread over the public part" in captions
+    assert "reads images only" in captions  # the privacy statement of the features

@@ -181,27 +181,6 @@ def test_patches_are_the_default_on_fashion_mnist_only():
     assert make_config("pate", "mnist", 2.0).setting("features") == "pixels"
 
 
-def test_the_page_offers_the_features_and_says_what_they_took_from_the_images(isolated_cache):
-    from app_helpers import assert_no_errors, open_page
-
-    app = open_page(
-        "pages/pate.py",
-        epochs="1",
-        teachers="5",
-        queries="50",
-        teacher_epochs="1",
-        self_training_rounds="0",
-        features="patches",
-    )
-    if not app.metric:  # not estimated quick enough to compute at once: press the button
-        app.button(key="compute_point").click().run()
-    assert_no_errors(app)
-    assert app.sidebar.selectbox(key="features").value == "patches"
-    captions = " ".join(caption.value for caption in app.caption)
-    assert "label-free patch features" in captions and "spread over the public part" in captions
-    assert "reads images only" in captions  # the privacy statement of the features
-
-
 def test_the_canary_audit_reads_the_patch_student_on_images(cache, monkeypatch):
     # The released student is an image model (PatchClassifier), so the canary audit, which
     # applies it to the canaries' images, runs with features=patches as with pixels.
