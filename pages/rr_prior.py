@@ -210,21 +210,42 @@ def _budget_rows(rr_budget: dict, rr_from: str, lp_budget: dict, lp_from: str) -
             f"{rr_budget['spent']:.6g}",
             rr_from,
         ),
-        (
-            "LP-2ST",
-            "stage 1: RR on half A; stage 2: RR with the stage-1 model's prior on half B",
-            "each half once",
-            f"{lp_budget['stage1_epsilon']:.6g} per stage",
-            lp_from,
-        ),
-        (
-            "LP-2ST",
-            "total: parallel composition (disjoint halves, so ε does not add)",
-            "each half once",
-            f"{lp_budget['spent']:.6g}",
-            lp_from,
-        ),
+        *_lp_rows(lp_budget, lp_from),
     ]
+
+
+def _lp_rows(budget: dict, source: str) -> list[tuple]:
+    """LP-2ST's budget rows: per stage, and stage 1's two steps when it used a cluster prior."""
+    if "stage1_prior_epsilon" in budget:  # stage 1 is RR with prior under half A's histograms
+        steps = [
+            ("stage 1: noisy label histogram per cluster, half A's labels", "half A", "prior"),
+            ("stage 1: RR over each example's top-k* labels", "half A", "rr"),
+        ]
+        rows = [
+            ("LP-2ST", what, half, f"{budget[f'stage1_{key}_epsilon']:.6g}", source)
+            for what, half, key in steps
+        ]
+        rows.append(
+            (
+                "LP-2ST",
+                "stage 2: RR with the stage-1 model's prior",
+                "half B",
+                f"{budget['stage2_epsilon']:.6g}",
+                source,
+            )
+        )
+    else:
+        rows = [
+            (
+                "LP-2ST",
+                "stage 1: RR on half A; stage 2: RR with the stage-1 model's prior on half B",
+                "each half once",
+                f"{budget['stage1_epsilon']:.6g} per stage",
+                source,
+            )
+        ]
+    total = "total: parallel composition (disjoint halves, so ε does not add)"
+    return [*rows, ("LP-2ST", total, "each half once", f"{budget['spent']:.6g}", source)]
 
 
 def _run(result: RunResult, epsilon: float, num_classes: int) -> None:

@@ -131,3 +131,20 @@ def test_page_sweep_fills_all_three_curves():
     assert any("Every point of these curves is cached" in c.value for c in app.caption)
     assert any("stage by stage" in header.value for header in app.subheader)
     assert "Stage-1 model accuracy" in {m.label for m in app.metric}
+
+
+def test_the_budget_table_shows_lp_2st_stage_1_steps_when_it_used_a_cluster_prior(cache):
+    lp_config = make_config("lp-2st", "digits", 1.0, 0, 1, {"model": "logistic"})
+    run(lp_config, cache)
+    key = cache.key("result", lp_config.to_dict())
+    stored = cache.get_json(key)
+    # The budget of a run whose stage 1 was RR with prior (fashion-mnist's default).
+    steps = {"stage1_prior_epsilon": 0.05, "stage1_rr_epsilon": 0.95, "stage2_epsilon": 1.0}
+    stored["details"]["budget"] |= steps
+    cache.put_json(key, stored)
+    app = open_page(PAGE, epochs="1", model="logistic")
+    assert_no_errors(app)
+    lp = [row for row in _budget(app) if row[0] == "LP-2ST"]
+    assert [row[2] for row in lp] == ["half A", "half A", "half B", "each half once"]
+    assert [row[EPSILON_COLUMN] for row in lp] == ["0.05", "0.95", "1", "1"]
+    assert "histogram" in lp[0][1] and {row[FROM_COLUMN] for row in lp} == {"this run"}
