@@ -49,6 +49,7 @@ class ProSettings:
     clip: float
     public_batch: int = 100
     smoothing: float = 0.75
+    smooth_towards: str = "uniform"
     projection_steps: int = 20
     momentum: float = 0.9
 
@@ -147,7 +148,13 @@ def train_labeldp_pro(
             )
             public = torch.randint(n, (pro.public_batch,), generator=public_generator)
             step, _ = denoise(
-                noisy, model, inputs[public], clip, pro.smoothing, pro.projection_steps
+                noisy,
+                model,
+                inputs[public],
+                clip,
+                pro.smoothing,
+                pro.projection_steps,
+                pro.smooth_towards,
             )
             if step_hook is not None:
                 step_hook(noisy, step)

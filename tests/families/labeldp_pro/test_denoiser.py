@@ -59,3 +59,23 @@ def test_smoothing_zero_is_the_mean_of_every_per_class_gradient(model_and_images
         noisy = torch.randn(size, generator=torch.Generator().manual_seed(seed))
         step, _ = denoise(noisy, model, images, 1.0, 0.0, 5)
         np.testing.assert_allclose(step.numpy(), (matrix.sum(1) / 10).numpy(), atol=1e-6)
+
+
+def test_smoothing_towards_the_noisy_gradient_mixes_the_projection_with_it(model_and_images):
+    model, images = model_and_images
+    noisy = torch.randn(sum(p.numel() for p in model.parameters()))
+    plain, _ = denoise(noisy, model, images, 1.0, 0.0, 5, towards="noisy")
+    assert torch.equal(plain, noisy)  # smoothing 0: plain DP-SGD
+    step, weights = denoise(noisy, model, images, 1.0, 0.5, 20, towards="noisy")
+    projection = _explicit_columns(model, images, 1.0) @ weights
+    np.testing.assert_allclose(
+        step.numpy(), (0.5 * projection + 0.5 * noisy).numpy(), rtol=1e-4, atol=1e-5
+    )
+
+
+def test_the_setting_offers_exactly_the_denoisers_smoothing_targets():
+    from labeldp_core.families.labeldp_pro.denoiser import SMOOTHING_TARGETS
+    from labeldp_core.families.labeldp_pro.experiment import SPEC
+
+    assert SPEC.settings["smooth_towards"].choices == SMOOTHING_TARGETS
+    assert SPEC.settings["smooth_towards"].default == "uniform"  # the paper's
