@@ -30,9 +30,9 @@ def render() -> None:
     st.markdown(
         "LabelDP-Pro (Ghazi et al., ICLR 2024) runs DP-SGD on the private labels, then replaces "
         "each noisy gradient by its projection onto gradients computed from the images alone, "
-        "for every possible label, its weights smoothed towards every label alike. The images "
-        "are public under label DP, so the projection costs no privacy: it only removes noise "
-        "that no real labelling could produce."
+        "for every possible label, and steps along a mix of the projection and the noisy "
+        "gradient. The images are public under label DP, so the projection costs no privacy: it "
+        "only removes noise that no real labelling could produce."
     )
 
 
@@ -40,11 +40,13 @@ def _projection_settings() -> dict:
     """Draw the projection's two controls in the sidebar; return them as run settings."""
     smoothing = linked(
         st.sidebar.selectbox,
-        "Smoothing λ of the projection's weights",
+        "Smoothing λ of the projection",
         "smoothing",
         (0.75, 0.7, 0.8, 0.85, 1.0),
-        help="The projection's weights w become λ w + (1 − λ) / K, as in the paper (it "
-        "searched 0.7 to 0.85); 1 takes the projection alone.",
+        help="The step is λ × the projection + (1 − λ) × the noisy gradient (it measured higher "
+        "here than the paper's smoothing of the weights towards uniform ones, `--set "
+        "smooth_towards=uniform`; the paper searched λ from 0.7 to 0.85); 1 takes the "
+        "projection alone.",
     )
     public_batch = linked(
         st.sidebar.selectbox,
