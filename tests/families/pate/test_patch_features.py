@@ -6,14 +6,12 @@ reads its own shard's labels only; the bad inputs are refused with the setting's
 
 import inspect
 import json
-from dataclasses import replace
 
 import numpy as np
 import pytest
 import torch
 
 from labeldp_core.__main__ import main
-from labeldp_core.cache import ResultCache
 from labeldp_core.data import load_dataset
 from labeldp_core.data.splits import teacher_split
 from labeldp_core.data.tables import example_table
@@ -27,6 +25,7 @@ from labeldp_core.families.pate.patch_student import (
     logistic_votes,
     spread_queries,
 )
+from tests.families.pate.scrambled import run_with_public_labels_scrambled
 
 PATCHES = {"teachers": 5, "queries": 60, "features": "patches"}
 
@@ -80,16 +79,9 @@ def test_the_patch_student_never_reads_a_public_label(cache, isolated_cache, mon
     # queries' true labels) and the teachers' accuracies, which read them, change.
     config = make_config("pate", "digits", 4.0, epochs=1, settings=PATCHES)
     first = run(config, cache)
-    data = load_dataset("digits")
-    split = teacher_split(data.n_train, PATCHES["teachers"], config.seed)
-    y_train = data.y_train.copy()
-    y_train[split.public] = (y_train[split.public] + 1 + np.arange(split.public.size) % 9) % 10
-    monkeypatch.setattr(
-        "labeldp_core.engine.context.load_dataset", lambda name: replace(data, y_train=y_train)
+    second = run_with_public_labels_scrambled(
+        config, PATCHES["teachers"], isolated_cache, monkeypatch
     )
-    other_cache = ResultCache(isolated_cache / "scrambled")
-    second = run(config, other_cache)
-    other_cache.close()
     details, again = first.details, second.details
     assert details["self_training"]["pseudo_labelled"][0] > 0  # the pool was used
     assert second.test_accuracy == first.test_accuracy

@@ -6,15 +6,12 @@ The accounting has its own file, tests/accounting/test_pate_accounting.py.
 import itertools
 import json
 import math
-from dataclasses import replace
 
 import numpy as np
 import pytest
 from scipy import stats
 
 from labeldp_core.__main__ import main
-from labeldp_core.cache import ResultCache
-from labeldp_core.data import load_dataset
 from labeldp_core.data.splits import PUBLIC_MAX, public_size, teacher_split
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.experiments import MECHANISMS, make_config, run
@@ -27,6 +24,7 @@ from labeldp_core.mechanisms import (
     top_two_gap,
     vote_counts,
 )
+from tests.families.pate.scrambled import run_with_public_labels_scrambled
 
 # Fixed seeds make the statistical tests deterministic; ALPHA bounds how often each would fail
 # for an arbitrary seed if the mechanism were right.
@@ -255,15 +253,8 @@ def test_the_self_trained_student_never_reads_a_public_label(cache, isolated_cac
     # read the public labels (teacher accuracy) change, so the scrambling took effect.
     config = make_config("pate", "digits", 4.0, epochs=2, settings=SMALL | {"queries": 60})
     first = run(config, cache)
-    data = load_dataset("digits")
-    split = teacher_split(data.n_train, SMALL["teachers"], config.seed)
-    y_train = data.y_train.copy()
-    y_train[split.public] = (y_train[split.public] + 1 + np.arange(split.public.size) % 9) % 10
-    scrambled = replace(data, y_train=y_train)
-    monkeypatch.setattr("labeldp_core.engine.context.load_dataset", lambda name: scrambled)
-    other_cache = ResultCache(isolated_cache / "scrambled")
-    second = run(config, other_cache)
-    other_cache.close()
+    teachers = SMALL["teachers"]
+    second = run_with_public_labels_scrambled(config, teachers, isolated_cache, monkeypatch)
     details, again = first.details, second.details
     assert details["self_training"]["pseudo_labelled"][0] > 0  # the pool was used
     assert second.test_accuracy == first.test_accuracy

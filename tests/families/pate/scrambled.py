@@ -1,0 +1,27 @@
+"""A PATE run again with every public label scrambled: what must not read them stays equal."""
+
+from dataclasses import replace
+
+import numpy as np
+
+from labeldp_core.cache import ResultCache
+from labeldp_core.data import load_dataset
+from labeldp_core.data.splits import teacher_split
+from labeldp_core.experiments import RunConfig, RunResult, run
+
+
+def run_with_public_labels_scrambled(
+    config: RunConfig, teachers: int, directory, monkeypatch
+) -> RunResult:
+    """``config`` run in a fresh cache under ``directory`` with each public label made wrong."""
+    data = load_dataset(config.dataset)
+    split = teacher_split(data.n_train, teachers, config.seed)
+    y_train = data.y_train.copy()
+    y_train[split.public] = (y_train[split.public] + 1 + np.arange(split.public.size) % 9) % 10
+    scrambled = replace(data, y_train=y_train)
+    monkeypatch.setattr("labeldp_core.engine.context.load_dataset", lambda name: scrambled)
+    other_cache = ResultCache(directory / "scrambled")
+    try:
+        return run(config, other_cache)
+    finally:
+        other_cache.close()
