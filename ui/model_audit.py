@@ -28,6 +28,16 @@ def _table(audit: ModelAudit) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _options(controls: Controls) -> dict:
+    """The sidebar's seed, epochs and settings, and the app's cache, as the audit takes them."""
+    return {
+        "seed": controls.seed,
+        "epochs": controls.epochs_asked,
+        "settings": controls.settings,
+        "cache": result_cache(),
+    }
+
+
 def _run(mechanism: str, epsilon: float, controls: Controls) -> ModelAudit:
     bar = st.progress(0.0, text="Training with canaries")
 
@@ -35,14 +45,7 @@ def _run(mechanism: str, epsilon: float, controls: Controls) -> ModelAudit:
         bar.progress(min(max(share, 0.0), 1.0), text=message)
 
     audit = audit_model(
-        mechanism,
-        controls.dataset,
-        epsilon,
-        seed=controls.seed,
-        epochs=controls.epochs_asked,
-        settings=controls.settings,
-        cache=result_cache(),
-        progress=progress,
+        mechanism, controls.dataset, epsilon, **_options(controls), progress=progress
     )
     bar.empty()
     return audit
@@ -83,15 +86,7 @@ def trained_model_section(mechanism: str, epsilon: float, controls: Controls) ->
 def _cached(mechanism: str, epsilon: float, controls: Controls) -> ModelAudit | None:
     """The audit of the sidebar's choices if its trainings are cached; None if not or refused."""
     try:
-        return cached_audit(
-            mechanism,
-            controls.dataset,
-            epsilon,
-            seed=controls.seed,
-            epochs=controls.epochs_asked,
-            settings=controls.settings,
-            cache=result_cache(),
-        )
+        return cached_audit(mechanism, controls.dataset, epsilon, **_options(controls))
     except LabelDPError:
         return None
 

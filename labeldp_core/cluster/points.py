@@ -153,12 +153,7 @@ def model_audits_on_cluster(
 
     refuse_tables([make_config(p["mechanism"], p["dataset"], p["epsilon"]) for p in points])
 
-    def read(point: dict) -> object:
-        where = ("mechanism", "dataset", "epsilon")
-        options = {k: v for k, v in point.items() if k not in where}
-        return cached_audit(*(point[k] for k in where), cache=cache, **options)
-
-    found = [read(point) for point in points]
+    found = [cached_audit(**point, cache=cache) for point in points]
     identity = code_identity()
     tasks = {
         _submit(session, compute_model_audit_training, task, identity, _model_label(task)): task
@@ -172,8 +167,11 @@ def model_audits_on_cluster(
 
     report = _collect(tasks, store, _model_label, progress)
     report.cached = sum(audit is not None for audit in found)
-    report.results = [audit or read(point) for point, audit in zip(points, found, strict=True)]
-    report.results = [audit for audit in report.results if audit is not None]
+    audits = (
+        audit if audit is not None else cached_audit(**point, cache=cache)
+        for point, audit in zip(points, found, strict=True)
+    )
+    report.results = [audit for audit in audits if audit is not None]
     return report
 
 
@@ -239,13 +237,11 @@ def _model_label(task: tuple) -> str:
     return f"model audit {point['mechanism']} ε={point['epsilon']:g} training {index + 1}"
 
 
-def _point_text(point: RunConfig | tuple | dict) -> str:
+def _point_text(point: RunConfig | tuple) -> str:
     """The whole point, for a failure: a run's config as JSON, an audit's arguments."""
     if isinstance(point, RunConfig):
         return json.dumps(point.to_dict(), sort_keys=True)
-    if isinstance(point, dict):
-        return "model audit " + json.dumps(point, sort_keys=True)
-    if isinstance(point[0], dict):
+    if isinstance(point[0], dict):  # a model audit's training: (point, index)
         return f"model audit training {point[1] + 1} " + json.dumps(point[0], sort_keys=True)
     return "audit case " + json.dumps(
         dict(zip(("mechanism", "epsilon", "index", "trials", "seed"), point, strict=True))

@@ -193,10 +193,4 @@ def compute_model_audit_training(task: tuple, expected: dict[str, str]) -> list[
     from labeldp_core.model_audit.audit import audit_training
 
     point, index = task
-    options = {k: v for k, v in point.items() if k not in ("mechanism", "dataset", "epsilon")}
-    return _computed(
-        expected,
-        lambda cache: audit_training(
-            point["mechanism"], point["dataset"], point["epsilon"], index, cache=cache, **options
-        ),
-    )
+    return _computed(expected, lambda cache: audit_training(**point, index=index, cache=cache))

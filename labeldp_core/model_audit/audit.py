@@ -158,7 +158,11 @@ def audit_training(
     What a cluster's worker computes, so the three trainings of an audit run side by side;
     ``options`` are :func:`audit_model`'s (canaries, seed, epochs, settings).
     """
-    plan = _plan(mechanism, dataset, epsilon, options)
+    return _train(_plan(mechanism, dataset, epsilon, options), index, cache, progress)
+
+
+def _train(plan: _Plan, index: int, cache: ResultCache, progress: Progress) -> dict:
+    """``plan``'s training ``index`` (into :data:`TRAININGS`): its stored outcome, cached."""
     role = TRAININGS[index][2]
     return canary_training(plan.configs[index], plan.drawn, role, cache, plan.draw, progress)
 
@@ -185,11 +189,10 @@ def audit_model(
     options = {"canaries": canaries, "seed": seed, "epochs": epochs, "settings": settings}
     plan = _plan(mechanism, dataset, epsilon, options)
     cache = ResultCache() if cache is None else cache
+    share = 1 / len(TRAININGS)
     found = [
-        canary_training(
-            config, plan.drawn, role, cache, plan.draw, within(progress, i / 3, (i + 1) / 3)
-        )
-        for i, (config, (_, _, role)) in enumerate(zip(plan.configs, TRAININGS, strict=True))
+        _train(plan, i, cache, within(progress, i * share, (i + 1) * share))
+        for i in range(len(TRAININGS))
     ]
     progress(1.0, "done")
     return _assemble(mechanism, dataset, plan, found)

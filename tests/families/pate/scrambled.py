@@ -25,3 +25,17 @@ def run_with_public_labels_scrambled(
         return run(config, other_cache)
     finally:
         other_cache.close()
+
+
+def assert_the_student_read_no_public_label(first: RunResult, second: RunResult) -> None:
+    """``second`` (public labels scrambled) released and trained as ``first`` did.
+
+    The teachers' accuracy, scored on the public labels, must change: the scrambling took effect.
+    """
+    details, again = first.details, second.details
+    assert details["self_training"]["pseudo_labelled"][0] > 0  # the pool was used
+    assert second.test_accuracy == first.test_accuracy
+    assert again["student_supervised_accuracy"] == details["student_supervised_accuracy"]
+    assert again["self_training"] == details["self_training"]
+    assert again["released"] == details["released"]
+    assert again["teacher_accuracy"] != details["teacher_accuracy"]
