@@ -9,6 +9,7 @@ from labeldp_core.demo import demo_epsilons
 from labeldp_core.engine.release_noise import histogram_split
 from labeldp_core.experiments import RunConfig, RunResult, make_config, sweep_configs
 from labeldp_core.families.rr_prior.experiment import budget_split, rr_prior_recipe
+from labeldp_core.families.rr_prior.lp_2st import lp_2st_recipe
 from labeldp_core.mechanisms import expected_flip_rate
 from ui.consensus import consensus_section, stored_series
 from ui.controls import Controls, current_controls, noise_control
@@ -29,6 +30,8 @@ from ui.sweeps import compute_button
 SWEEP_EPSILONS = list(demo_epsilons("rr-prior"))
 CLUSTER_CHOICES = (5, 10, 20, 50, 100, 200, 400)
 FEATURE_CHOICES = ("pixels", "patches", "encoder")
+STAGE1_CHOICES = ("uniform", "clusters")
+STAGE1_LABELS = {"uniform": "plain RR (uniform prior)", "clusters": "RR with a cluster prior"}
 BUDGET_COLUMNS = ("mechanism", "step", "labels read", "ε", "from")
 PLANNED = "planned (not computed yet)"
 NAMES = {"rr": "RR", "rr-prior": "RR with prior", "lp-2st": "LP-2ST"}
@@ -38,7 +41,7 @@ def render() -> None:
     """Draw the page: the prior's sidebar, ε, flip rates under it, the budget, the run, curves."""
     controls = current_controls()
     st.title("RR with prior")
-    noise_settings, prior_settings = _sidebar(controls)
+    noise_settings, prior_settings, lp_settings = _sidebar(controls)
     # The sidebar's settings first: the slider stops where this page's own points are cached.
     epsilon = epsilon_control(
         label="Total privacy budget ε",
@@ -58,7 +61,7 @@ def render() -> None:
     with reported_errors():
         where = (controls.dataset, epsilon, controls.seed, controls.epochs_asked)
         config = make_config("rr-prior", *where, prior_settings)
-        lp_config = make_config("lp-2st", *where, noise_settings)
+        lp_config = make_config("lp-2st", *where, lp_settings)
     result, stages = _budget(controls, config, lp_config, epsilon)
     num_classes = dataset_info(controls.dataset).num_classes
     if result is None:
@@ -69,7 +72,9 @@ def render() -> None:
         _run(result, epsilon, num_classes)
     st.subheader("RR vs RR with prior vs LP-2ST")
     with reported_errors():
-        configs = _comparison_configs(controls, noise_settings, prior_settings)
+        configs = _comparison_configs(
+            controls, {"rr": noise_settings, "rr-prior": prior_settings, "lp-2st": lp_settings}
+        )
         found, absent = stored_series(configs)
     _flip_rates(headline, num_classes, found, absent, epsilon)
     _accuracy_curve(result, found, absent, num_classes, epsilon)
@@ -78,12 +83,12 @@ def render() -> None:
         _lp_2st_stages(stages, epsilon)
 
 
-def _sidebar(controls: Controls) -> tuple[dict, dict]:
-    """Draw the prior's settings in the sidebar (and the noise mode).
+def _sidebar(controls: Controls) -> tuple[dict, dict, dict]:
+    """Draw the prior's settings in the sidebar (and the noise mode, and LP-2ST's stage 1).
 
     Returns:
-        The settings of the mechanisms without a cluster prior (the shared ones and the noise
-        mode) and those of RR with prior (these and the prior's).
+        The settings of RR (the shared ones and the noise mode), those of RR with prior (these
+        and the prior's) and those of LP-2ST (the shared ones and its first stage's prior).
     """
     st.sidebar.header("Prior")
     share = st.sidebar.slider(
@@ -126,7 +131,24 @@ def _sidebar(controls: Controls) -> tuple[dict, dict]:
         "clusters": int(clusters),
         "prior_features": features,
     }
-    return noise_settings, prior_settings
+    return noise_settings, prior_settings, noise_settings | {"stage1_prior": _stage1(controls)}
+
+
+def _stage1(controls: Controls) -> str:
+    """LP-2ST's first-stage prior, chosen in the sidebar (this dataset's recipe first)."""
+    default = lp_2st_recipe(controls.dataset).get("stage1_prior", "uniform")
+    return linked(
+        st.sidebar.selectbox,
+        "LP-2ST's stage 1",
+        "stage1_prior",
+        STAGE1_CHOICES,
+        index=STAGE1_CHOICES.index(default),
+        labels=STAGE1_LABELS.__getitem__,
+        help="How LP-2ST releases its first half: plain RR, or RR with prior under noisy label "
+        "histograms of label-free image clusters that count that half's labels only (its "
+        f"default on Fashion-MNIST, where it measured higher). Default for "
+        f"{controls.dataset_name}: {default}.",
+    )
 
 
 def _budget(
@@ -289,10 +311,9 @@ def _run(result: RunResult, epsilon: float, num_classes: int) -> None:
 
 
 def _comparison_configs(
-    controls: Controls, noise_settings: dict, prior_settings: dict
+    controls: Controls, settings: dict[str, dict]
 ) -> dict[str, list[RunConfig]]:
-    """The three mechanisms' sweeps on the demo grid, by name."""
-    settings = {"rr": noise_settings, "rr-prior": prior_settings, "lp-2st": noise_settings}
+    """The three mechanisms' sweeps on the demo grid, by name (``settings`` by mechanism id)."""
     return {
         NAMES[mechanism]: sweep_configs(
             mechanism,

@@ -50,14 +50,19 @@ _REASONS: dict[str, Callable[[str], object]] = {
 
 
 def offered(
-    key: str, options: Sequence[T], labels: Callable[[T], str] | None = None
+    key: str,
+    options: Sequence[T],
+    labels: Callable[[T], str] | None = None,
+    *,
+    several: bool = True,
 ) -> Sequence[T]:
     """Remember the options of the control keyed ``key``; return them unchanged.
 
     Wrap the options of every choice control bound to the URL, so that a link value it refuses
     is reported with the values it takes. With ``labels`` (the control's ``format_func``: the
     URL then holds each option's label) a link may name an option by its value or its label:
-    the values are put in the control's state before it is drawn, so older links keep working.
+    the values are put in the control's state before it is drawn, so older links keep working:
+    a list for a control that takes ``several`` (a multiselect), else the one value.
     """
     st.session_state.setdefault(_OFFERED, {})[key] = [
         labels(option) if labels else option for option in options
@@ -72,7 +77,8 @@ def offered(
             and all(g in by_label or g in map(str, options) for g in given)
         ):
             as_value = {str(option): option for option in options}
-            st.session_state[key] = [by_label.get(g, as_value.get(g)) for g in given]
+            chosen = [by_label.get(g, as_value.get(g)) for g in given]
+            st.session_state[key] = chosen if several else chosen[0]
     return options
 
 
@@ -93,7 +99,9 @@ def linked(
     """
     if labels is not None:
         kwargs["format_func"] = labels
-    return widget(label, offered(key, options, labels), key=key, bind="query-params", **kwargs)
+    several = getattr(widget, "__name__", "") == "multiselect"
+    choices = offered(key, options, labels, several=several)
+    return widget(label, choices, key=key, bind="query-params", **kwargs)
 
 
 def note_link() -> None:

@@ -94,3 +94,10 @@ def test_example_level_privacy_lists_example_level_mechanisms_only(warmed):
     table = app.dataframe[0].value
     assert list(table["mechanism"]) == ["DP-SGD baseline"]
     assert table["privacy unit"][0] == "add/remove one example"
+
+
+@pytest.mark.parametrize("given", ["within", "Within P points of the clean model"])
+def test_a_link_names_the_target_by_its_value_or_its_label(given):
+    app = open_page("pages/choose_epsilon.py", target=given)
+    assert_no_errors(app)
+    assert app.selectbox(key="target").value == "within"

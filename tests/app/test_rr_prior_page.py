@@ -148,3 +148,25 @@ def test_the_budget_table_shows_lp_2st_stage_1_steps_when_it_used_a_cluster_prio
     assert [row[2] for row in lp] == ["half A", "half A", "half B", "each half once"]
     assert [row[EPSILON_COLUMN] for row in lp] == ["0.05", "0.95", "1", "1"]
     assert "histogram" in lp[0][1] and {row[FROM_COLUMN] for row in lp} == {"this run"}
+
+
+def test_lp_2st_stage_1_control_picks_the_run_the_page_reads(cache):
+    settings = {"model": "logistic", "stage1_prior": "clusters"}
+    run(make_config("lp-2st", "digits", 1.0, 0, 1, settings), cache)
+    app = open_page(PAGE, epochs="1", model="logistic")
+    assert_no_errors(app)
+    assert app.sidebar.selectbox(key="stage1_prior").value == "uniform"  # digits' recipe
+    lp = [row for row in _budget(app) if row[0] == "LP-2ST"]
+    assert {row[FROM_COLUMN] for row in lp} == {"planned (not computed yet)"}
+
+    app.sidebar.selectbox(key="stage1_prior").set_value("clusters").run()
+    assert_no_errors(app)
+    lp = [row for row in _budget(app) if row[0] == "LP-2ST"]
+    assert [row[2] for row in lp] == ["half A", "half A", "half B", "each half once"]
+    assert {row[FROM_COLUMN] for row in lp} == {"this run"}
+    assert (
+        open_page(PAGE, epochs="1", stage1_prior="clusters")
+        .sidebar.selectbox(key="stage1_prior")
+        .value
+        == "clusters"
+    )
