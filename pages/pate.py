@@ -76,16 +76,25 @@ def _sidebar(controls: Controls) -> dict:
         "whose noisy top vote passes a threshold, then GNMax.",
     )
     ensemble = _ensemble(sidebar, controls)
+    on_patches = ensemble["features"] == "patches"  # logistic regressions: no model, no epochs
+    unused = " Unused with patch features: teachers and student are logistic regressions."
     teacher_model = linked(
         sidebar.selectbox,
         "Teacher model",
         "teacher_model",
         TEACHER_MODELS,
+        disabled=on_patches,
         help="Each teacher sees a few hundred examples at most, where the MLP learns faster than "
-        "the CNN. The student uses the model chosen above.",
+        "the CNN. The student uses the model chosen above." + (unused if on_patches else ""),
     )
     teacher_epochs = linked(
-        sidebar.selectbox, "Teacher epochs", "teacher_epochs", TEACHER_EPOCH_CHOICES, index=4
+        sidebar.selectbox,
+        "Teacher epochs",
+        "teacher_epochs",
+        TEACHER_EPOCH_CHOICES,
+        index=4,
+        disabled=on_patches,
+        help=unused.strip() if on_patches else None,
     )
     noise_mode = noise_control(
         sidebar, "The teachers' votes are shared, so switching only re-aggregates and retrains."

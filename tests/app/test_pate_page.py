@@ -49,3 +49,8 @@ def test_the_page_offers_the_features_and_says_what_they_took_from_the_images():
     captions = " ".join(caption.value for caption in app.caption)
     assert "label-free patch features" in captions and "spread over the public part" in captions
     assert "reads images only" in captions  # the privacy statement of the features
+    # Teachers and student are logistic regressions on the features: no model, no epochs.
+    assert app.sidebar.selectbox(key="teacher_model").disabled
+    assert app.sidebar.selectbox(key="teacher_epochs").disabled
+    app.sidebar.selectbox(key="features").set_value("pixels").run()
+    assert not app.sidebar.selectbox(key="teacher_model").disabled
