@@ -23,7 +23,7 @@ from labeldp_core.families.labeldp_pro.projection import (
     smooth_weights,
 )
 
-__all__ = ["SMOOTHING_TARGETS", "denoise", "flatten", "hull_map", "unflatten"]
+__all__ = ["HULLS", "SMOOTHING_TARGETS", "denoise", "flatten", "hull_map", "unflatten"]
 
 #: Public examples whose per-class gradients are held at once to compute their norms.
 _NORM_CHUNK = 16
@@ -63,13 +63,22 @@ def _column_norms(model: nn.Module, params: dict[str, torch.Tensor], images: tor
     return torch.cat(norms)
 
 
-def hull_map(model: nn.Module, images: torch.Tensor, clip: float) -> tuple[LinearMap, int]:
-    """``(G w, G^T v)`` and G's column count, for the per-class gradients of ``images``."""
+def hull_map(
+    model: nn.Module, images: torch.Tensor, clip: float, pooled: bool = False
+) -> tuple[LinearMap, int]:
+    """``(G w, G^T v)`` and G's column count, for the per-class gradients of ``images``.
+
+    The columns are the clipped per-class gradients, divided by n2 unless ``pooled`` (the
+    per-example hull takes one simplex per example, so its points are means over the batch; the
+    pooled hull takes one simplex over every column, so its points are convex combinations of the
+    gradients themselves).
+    """
     params = {name: p.detach() for name, p in model.named_parameters()}
     scale = (clip / _column_norms(model, params, images).clamp_min(1e-12)).clamp(max=1.0)
     losses, pullback = vjp(lambda p: _class_losses(model, p, images), params)
 
-    scale = scale / images.shape[0]  # the batch's mean gradient
+    if not pooled:
+        scale = scale / images.shape[0]  # the batch's mean gradient
 
     def forward(weights: torch.Tensor) -> torch.Tensor:
         return flatten(pullback(weights.reshape(losses.shape) * scale)[0])
@@ -84,6 +93,8 @@ def hull_map(model: nn.Module, images: torch.Tensor, clip: float) -> tuple[Linea
 
 #: What the projection is smoothed towards: the paper's uniform weights, or the noisy gradient.
 SMOOTHING_TARGETS = ("uniform", "noisy")
+#: The hull: one simplex over all n2 K per-class gradients (the paper's), or one per example.
+HULLS = ("per_example", "pooled")
 
 
 def denoise(
@@ -94,25 +105,34 @@ def denoise(
     smoothing: float,
     steps: int,
     towards: str = "uniform",
+    hull: str = "per_example",
+    learning_rate: float | None = None,
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """The step LabelDP-Pro takes, and the simplex weights of its projection part.
 
+    ``hull="pooled"`` is the paper's hull (its Section 3.2 and Appendix C): one simplex over all
+    n2 K per-class gradients; ``"per_example"`` takes one simplex of class weights per public
+    example (every soft labelling's mean gradient, a subset of the pooled hull). The projection
+    runs ``steps`` PGD steps at ``learning_rate`` (see
+    :func:`~labeldp_core.families.labeldp_pro.projection.project_onto_hull`).
     ``towards="uniform"`` is the paper's coefficient smoothing (Section 3.3): the projection's
-    simplex weights ``w`` (one simplex of class weights per public example) become
-    ``smoothing * w + (1 - smoothing) / K`` and the step is ``G`` times them, a point of the hull
-    (smoothing 0 is the mean of every per-class gradient, which reads no label). ``"noisy"`` is
-    this project's first reading, ``smoothing * G w + (1 - smoothing) * noisy``, kept because it
-    measured better on Fashion-MNIST (the family's README). The hull is the model's in
+    simplex weights ``w`` become ``smoothing * w + (1 - smoothing) * uniform`` and the step is
+    ``G`` times them, a point of the hull (smoothing 0 is the mean of every per-class gradient,
+    the same point for both hulls, which reads no label). ``"noisy"`` is this project's first
+    reading, ``smoothing * G w + (1 - smoothing) * noisy``. The hull is the model's in
     evaluation mode (no dropout), so it is one fixed set per step.
     """
     if towards not in SMOOTHING_TARGETS:
         raise ValueError(f"towards must be one of {SMOOTHING_TARGETS}, not {towards!r}")
+    if hull not in HULLS:
+        raise ValueError(f"hull must be one of {HULLS}, not {hull!r}")
     training = model.training
     model.eval()
     try:
-        linear, columns = hull_map(model, public_images, clip)
-        blocks = public_images.shape[0]
-        projected, weights = project_onto_hull(noisy, linear, columns, steps, blocks)
+        pooled = hull == "pooled"
+        linear, columns = hull_map(model, public_images, clip, pooled)
+        blocks = 1 if pooled else public_images.shape[0]
+        projected, weights = project_onto_hull(noisy, linear, columns, steps, blocks, learning_rate)
         if towards == "noisy":
             return smoothing * projected + (1.0 - smoothing) * noisy, weights
         smoothed = smooth_weights(weights, smoothing, blocks)

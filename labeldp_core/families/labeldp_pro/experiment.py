@@ -104,6 +104,8 @@ def run_labeldp_pro(config: RunConfig, ctx: RunContext) -> Outcome:
         smooth_towards=config.setting("smooth_towards"),
         projection_steps=config.setting("projection_steps"),
         momentum=config.setting("momentum"),
+        hull=config.setting("hull"),
+        projection_lr=config.setting("projection_lr") or None,
     )
     report = within(ctx.progress, 0.05, 0.95)
 
@@ -148,10 +150,11 @@ def _details(config: RunConfig, trained: Any, sigma: float, example_delta: float
         "example_level_epsilon": example,
         "example_level_delta": example_delta,
         "denoiser": (
-            f"ALTCONV: projection onto the hull of {config.setting('public_batch')} label-free "
-            f"examples' clipped per-class gradients, {config.setting('projection_steps')} "
-            f"projected gradient steps, smoothing {config.setting('smoothing'):g} towards "
-            f"{config.setting('smooth_towards')}"
+            f"ALTCONV: projection onto the {config.setting('hull').replace('_', '-')} hull of "
+            f"{config.setting('public_batch')} label-free examples' clipped per-class gradients, "
+            f"{config.setting('projection_steps')} projected gradient steps "
+            f"(step {_projection_step(config.setting('projection_lr'))}), smoothing "
+            f"{config.setting('smoothing'):g} towards {config.setting('smooth_towards')}"
         ),
         "test_curve": list(trained.test_curve),
         "neighbouring_relation": NEIGHBOURS,
@@ -169,6 +172,11 @@ def _details(config: RunConfig, trained: Any, sigma: float, example_delta: float
             sampler_source(noise, _GENERATORS),
         ),
     }
+
+
+def _projection_step(learning_rate: float) -> str:
+    """The projection's step as the details name it: 1 / L, or the paper's 2 eta."""
+    return f"2 x {learning_rate:g}" if learning_rate else "1 / L"
 
 
 SPEC = MechanismSpec(
@@ -205,6 +213,20 @@ SPEC = MechanismSpec(
         ),
         "projection_steps": Setting(
             20, "projected gradient steps on the simplex weights", minimum=1, maximum=1000
+        ),
+        "hull": Setting(
+            "per_example",
+            "pooled: one simplex over all n2 K per-class gradients (the paper's hull); "
+            "per_example: one simplex of class weights per example (every soft labelling's mean "
+            "gradient, a subset)",
+            choices=("per_example", "pooled"),  # the denoiser's HULLS (no torch here)
+        ),
+        "projection_lr": Setting(
+            0.0,
+            "eta of the paper's projection update w - 2 eta G^T (G w - g); 0: the step 1 / L "
+            "(L the top eigenvalue of G^T G, by power iteration)",
+            minimum=0.0,
+            maximum=100.0,
         ),
         "momentum": Setting(0.9, "momentum of the SGD step", minimum=0.0, maximum=0.99),
         "dp_learning_rate": Setting(

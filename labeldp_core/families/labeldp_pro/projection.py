@@ -62,7 +62,12 @@ def lipschitz_constant(
 
 
 def project_onto_hull(
-    target: torch.Tensor, linear: LinearMap, m: int, steps: int, blocks: int = 1
+    target: torch.Tensor,
+    linear: LinearMap,
+    m: int,
+    steps: int,
+    blocks: int = 1,
+    learning_rate: float | None = None,
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """The point of ``{G w}`` nearest ``target``, by ``steps`` PGD steps on the weights ``w``.
 
@@ -77,6 +82,8 @@ def project_onto_hull(
         m: the number of weights (columns of ``G``), a multiple of ``blocks``.
         steps: projected gradient steps on the simplex weights, starting from uniform weights.
         blocks: the number of simplices the weights are split into.
+        learning_rate: ``eta`` of the paper's update ``w - 2 eta G^T (G w - g)`` (its Appendix
+            C); ``None`` takes the step ``1 / L`` (``2 eta = 1 / L``), which needs no tuning.
 
     Returns:
         The projection ``G w`` (..., d) and its weights ``w`` (..., m), each block on a simplex.
@@ -84,7 +91,10 @@ def project_onto_hull(
     forward, adjoint = linear
     shape = (*target.shape[:-1], m)
     blocked = (*target.shape[:-1], blocks, m // blocks)
-    step = 1.0 / lipschitz_constant(linear, shape, target.dtype).unsqueeze(-1)
+    if learning_rate is None:
+        step = 1.0 / lipschitz_constant(linear, shape, target.dtype).unsqueeze(-1)
+    else:
+        step = torch.tensor(2.0 * learning_rate, dtype=target.dtype)
     weights = torch.full(shape, blocks / m, dtype=target.dtype)
     for _ in range(steps):
         moved = weights - step * adjoint(forward(weights) - target)

@@ -9,10 +9,9 @@ Privacy via Projections*, ICLR 2024 (OpenReview JnYaF3vv3G). Each step:
    batch. This is the only step that reads labels.
 2. The ALTCONV denoiser (:mod:`labeldp_core.families.labeldp_pro.denoiser`): an independently
    drawn batch I_P of n2 examples, its clipped gradients for every class k, and the projection of
-   the noisy gradient onto I_P's mean gradients under every soft labelling (the average of the
-   examples' per-class hulls); the projection's simplex weights are smoothed towards uniform
-   ones, ``smoothing * w + (1 - smoothing) / K`` (the paper's Section 3.3), and the update
-   direction is the hull's point at the smoothed weights.
+   the noisy gradient onto their convex hull (``hull="pooled"``, the paper's) or onto I_P's
+   mean gradients under every soft labelling (``"per_example"``); the projection is smoothed
+   towards uniform weights (the paper's Section 3.3) or towards the noisy gradient.
 
 Why the denoiser costs no privacy: I_P is drawn from its own generator, independently of I_G and
 of every label, and the hull is built from features and the current weights only (both already
@@ -52,6 +51,9 @@ class ProSettings:
     smooth_towards: str = "uniform"
     projection_steps: int = 20
     momentum: float = 0.9
+    hull: str = "per_example"
+    #: eta of the paper's projection update; None: the step 1 / L.
+    projection_lr: float | None = None
 
 
 def noisy_gradient(
@@ -155,6 +157,8 @@ def train_labeldp_pro(
                 pro.smoothing,
                 pro.projection_steps,
                 pro.smooth_towards,
+                pro.hull,
+                pro.projection_lr,
             )
             if step_hook is not None:
                 step_hook(noisy, step)

@@ -107,3 +107,18 @@ def test_smoothed_weights_stay_on_their_simplices_and_mix_in_the_uniform_ones():
     expected = 0.75 * weights.reshape(3, 5, 4) + 0.25 / 4
     np.testing.assert_allclose(smoothed.numpy(), expected.numpy(), atol=1e-12)
     assert torch.equal(smooth_weights(weights, 1.0, blocks=5), weights)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_papers_fixed_step_update_reaches_the_same_projection(seed):
+    rng = np.random.default_rng(10 + seed)
+    matrix = rng.normal(size=(6, 8))
+    target = rng.normal(size=6) * 3
+    explicit = torch.tensor(matrix, dtype=torch.float64)
+    # 2 eta below 2 / L (L = ||G||^2): the paper's update w - 2 eta G^T (G w - g) converges.
+    eta = 0.4 / float(np.linalg.norm(matrix, 2) ** 2)
+    projected, weights = project_onto_hull(
+        torch.tensor(target), _explicit(explicit), 8, steps=20000, learning_rate=eta
+    )
+    assert weights.min() >= 0 and float(weights.sum()) == pytest.approx(1.0, abs=1e-12)
+    np.testing.assert_allclose(projected.numpy(), _brute_force(matrix, target), atol=1e-4)
