@@ -464,6 +464,17 @@ REPRODUCE_COLUMNS = (
     "our_epsilon_spent",
     "our_clean",
     "our_retention",
+    "our_dataset",
+    "their_without",
+    "their_gain",
+    "our_change",
+    "gain_seeds",
+    "our_with",
+    "our_without",
+    "our_gain",
+    "our_gain_min",
+    "our_gain_max",
+    "comparison",
     "paper",
     "where",
     "quoted_from",
@@ -497,16 +508,7 @@ def _cmd_reproduce(args: argparse.Namespace) -> None:
         print(json.dumps({"papers": papers, "lessons": lessons}, indent=2))
         return
     for row in papers:
-        ours = (
-            f"ours {row['ours']:.3f} ({row['ours_min']:.3f}-{row['ours_max']:.3f}, "
-            f"{row['computed_seeds']} seeds)"
-            if row["computed_seeds"]
-            else "ours: not computed yet (reproduce --compute, or warm)"
-        )
-        print(
-            f"{row['id']}: {row['method']} on {row['dataset']} at epsilon "
-            f"{row['epsilon']:g}: theirs {row['theirs']:.3f}; {ours}"
-        )
+        print(reproduce.paper_line(row))
     for row in lessons:
         audit = row["audited_lower_bound"]
         proved = f"audit proves at least {audit:.3g}" if audit is not None else "no audit"

@@ -6,6 +6,12 @@ rows leave out (the paper, the model, the training recipe...), so a table's shar
 written once. Every row must name its paper, where in it the number is, the model and the recipe
 behind the number, and where the number was read (``quoted_from``): a figure without its setting
 compares nothing. A ``delta`` of None is one the source read does not state.
+
+A row may set a *setting's gain* beside the paper's: ``before`` is the paper's figure without the
+setting (so the paper's gain is ``value - before``) and ``ours_without`` names our run without it
+(our gain is ours with it minus ours without, seed by seed). When the paper's dataset is not on
+this machine, ``our_dataset`` names the one our runs use; such a row must compare gains (it needs
+``ours_without``), since accuracies on two datasets are not the same figure.
 """
 
 import json
@@ -35,7 +41,7 @@ class PublishedFigure:
     """One figure quoted from a paper, its setting, and the run of this explorer that matches it.
 
     ``ours`` names our mechanism and settings (``{"mechanism": ..., "settings": {...}}``); our
-    side is that run at the same dataset and epsilon.
+    side is that run at the same epsilon, on the same dataset unless ``our_dataset`` names another.
     """
 
     id: str
@@ -54,6 +60,22 @@ class PublishedFigure:
     clean_value: float | None
     ours: dict[str, Any]
     quoted_from: str
+    #: The paper's figure without the setting the row is about; None: the row is no gain.
+    before: float | None = None
+    #: The dataset our runs use when the paper's is not on this machine; None: the paper's.
+    our_dataset: str | None = None
+    #: Our run without the setting (``{"settings": {...}}``), for our gain; None: no gain.
+    ours_without: dict[str, Any] | None = None
+
+    @property
+    def run_dataset(self) -> str:
+        """The dataset our runs of this figure use."""
+        return self.our_dataset or self.dataset
+
+    @property
+    def same_dataset(self) -> bool:
+        """Whether our runs use the paper's dataset, so our accuracy stands beside theirs."""
+        return self.run_dataset == self.dataset
 
 
 def _read(path: Path) -> dict[str, Any]:
@@ -71,7 +93,8 @@ def published_figures(path: Path = FIGURES_FILE) -> list[PublishedFigure]:
     """Every figure of the data file, its table's defaults filled in, checked to name its setting.
 
     Raises:
-        ValueError: a row names no known table, repeats an id, or leaves a named field empty.
+        ValueError: a row names no known table, repeats an id, leaves a named field empty, or
+            runs ours on another dataset without naming our run without the setting.
     """
     data = _read(path)
     defaults = {table["id"]: table.get("defaults", {}) for table in data["tables"]}
@@ -86,6 +109,24 @@ def published_figures(path: Path = FIGURES_FILE) -> list[PublishedFigure]:
             raise ValueError(
                 f"{figure.id}: every published figure must name its setting; {problem}"
             )
+        _check_gain(figure)
         seen.add(figure.id)
         figures.append(figure)
     return figures
+
+
+def _check_gain(figure: PublishedFigure) -> None:
+    """Refuse a row whose our side is on another dataset but compares no gain, or a bad ``before``.
+
+    Accuracies on two datasets are not the same figure: such a row must say what our run is
+    without the setting, so the row compares our gain with the paper's.
+    """
+    if figure.our_dataset is not None and figure.our_dataset == figure.dataset:
+        raise ValueError(f"{figure.id}: our_dataset repeats the paper's dataset; leave it out")
+    if not figure.same_dataset and figure.ours_without is None:
+        raise ValueError(
+            f"{figure.id}: ours runs on {figure.run_dataset}, not the paper's {figure.dataset}, "
+            "so the row must compare gains: name ours_without"
+        )
+    if figure.before is not None and not 0 < figure.before <= 1:
+        raise ValueError(f"{figure.id}: before must be an accuracy in (0, 1]")

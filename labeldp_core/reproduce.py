@@ -10,6 +10,11 @@ really spends (computed) for what is released and the lower bound this project's
 for it. PATE's truncated noise appears twice: its noisy vote counts cost 1 + 2 ln 2, the argmax
 PATE publishes at most 1.
 
+A *gain* row (``before`` and ``ours_without`` in the data file) sets a setting's gain beside
+the paper's: ours with the setting minus ours without, per seed. When the paper's dataset is not
+on this machine (the issue-41 papers publish CIFAR only) our runs use another (``our_dataset``);
+such a row leaves ``ours`` empty and compares only the gains, never the accuracies.
+
 Without ``compute`` every figure comes from the result cache, so the table answers at once and
 marks the rows whose runs are not computed yet; ``warm`` and ``reproduce --compute`` fill them.
 """
@@ -36,6 +41,7 @@ from labeldp_core.published import (
 
 __all__ = [
     "FIGURES_FILE",
+    "GAIN_COLUMNS",
     "SEEDS",
     "TABLE_COLUMNS",
     "PaperTable",
@@ -46,10 +52,12 @@ __all__ = [
     "gap_sentence",
     "lesson_rows",
     "paper_configs",
+    "paper_line",
     "paper_rows",
     "paper_tables",
     "published_figures",
     "sections",
+    "without_configs",
 ]
 
 #: Our side of every row is the mean over these seeds.
@@ -59,26 +67,45 @@ LESSON_EPSILON = 1.0
 
 
 def paper_configs(figure: PublishedFigure) -> list[RunConfig]:
-    """Our runs of ``figure``'s setting: its mechanism, dataset and epsilon, one per seed."""
-    mechanism, settings = figure.ours["mechanism"], figure.ours.get("settings")
+    """Our runs of ``figure``'s setting: its mechanism and epsilon on our dataset, one per seed."""
+    return _configs(figure, figure.ours.get("settings"))
+
+
+def without_configs(figure: PublishedFigure) -> list[RunConfig]:
+    """Our runs without the setting of a gain row (none for other rows), one per seed."""
+    if figure.ours_without is None:
+        return []
+    return _configs(figure, figure.ours_without.get("settings"))
+
+
+def _configs(figure: PublishedFigure, settings: dict[str, Any] | None) -> list[RunConfig]:
+    mechanism, dataset = figure.ours["mechanism"], figure.run_dataset
     return [
-        make_config(mechanism, figure.dataset, figure.epsilon, seed, settings=settings)
-        for seed in SEEDS
+        make_config(mechanism, dataset, figure.epsilon, seed, settings=settings) for seed in SEEDS
     ]
 
 
 def dataset_configs(dataset: str) -> list[RunConfig]:
-    """The runs ``reproduce`` sets beside the figures published on ``dataset``, for ``warm``."""
+    """The runs ``reproduce`` sets beside the figures published on ``dataset``, for ``warm``.
+
+    Gain rows whose paper used another dataset are left out: ``reproduce --compute`` runs them.
+    """
     return [
         config
         for figure in published_figures()
         if figure.dataset == dataset
-        for config in paper_configs(figure)
+        for config in [*paper_configs(figure), *without_configs(figure)]
     ]
 
 
 def _ours(figure: PublishedFigure, results: list[RunResult]) -> dict[str, Any]:
-    """Our side of a row: scores over the seeds, the clean baseline, the retention ratio."""
+    """Our side of a row: scores over the seeds, the clean baseline, the retention ratio.
+
+    A row whose runs use another dataset than the paper's gets none of these (``_gain`` fills
+    it): our accuracy there is not the paper's figure.
+    """
+    if not figure.same_dataset:
+        return {key: None for key in _ACCURACY_KEYS} | {"computed_seeds": 0}
     if not results:
         return {"computed_seeds": 0}
     scores = np.array([r.score for r in results])
@@ -109,14 +136,65 @@ def paper_rows(
         row = _their_side(figure)
         part = within(progress, index / len(figures), (index + 1) / len(figures))
         try:
-            configs = paper_configs(figure)
+            configs, without = paper_configs(figure), without_configs(figure)
             row["our_setting"] = _setting(configs[0])
-            results = _results(configs, cache, compute, part)
+            results = _results([*configs, *without], cache, compute, part)
         except LabelDPError as exc:  # a dataset not on this machine, say
             rows.append(row | {"computed_seeds": 0, "problem": str(exc)})
             continue
-        rows.append(row | _ours(figure, results))
+        mine = [results[c] for c in configs if c in results]
+        pairs = [(results.get(c), results.get(w)) for c, w in zip(configs, without, strict=False)]
+        rows.append(row | _ours(figure, mine) | _gain(figure, pairs))
     return rows
+
+
+#: Our accuracy figures: only where our runs use the paper's dataset.
+_ACCURACY_KEYS = (
+    "ours",
+    "ours_min",
+    "ours_max",
+    "our_epsilon_spent",
+    "our_clean",
+    "our_retention",
+)
+
+
+#: Our side of a gain row: None until both runs of a seed are computed.
+_GAIN_KEYS = (
+    "our_with",
+    "our_without",
+    "our_gain",
+    "our_gain_min",
+    "our_gain_max",
+    "our_gain_epsilon_spent",
+)
+
+
+def _gain(
+    figure: PublishedFigure, pairs: list[tuple[RunResult | None, RunResult | None]]
+) -> dict[str, Any]:
+    """Our gain of a gain row: ours with the setting minus ours without, seed by seed.
+
+    Only seeds with both runs computed count; a row on another dataset than the paper's counts
+    those seeds as its computed ones (it has no accuracy of its own to set beside theirs).
+    """
+    if figure.ours_without is None:
+        return {}
+    both = [(w, wo) for w, wo in pairs if w is not None and wo is not None]
+    found: dict[str, Any] = {"gain_seeds": len(both)} | dict.fromkeys(_GAIN_KEYS)
+    if both:
+        gains = np.array([w.score - wo.score for w, wo in both])
+        found |= {
+            "our_with": float(np.mean([w.score for w, _ in both])),
+            "our_without": float(np.mean([wo.score for _, wo in both])),
+            "our_gain": float(gains.mean()),
+            "our_gain_min": float(gains.min()),
+            "our_gain_max": float(gains.max()),
+            "our_gain_epsilon_spent": max(r.epsilon_spent for pair in both for r in pair),
+        }
+    if not figure.same_dataset:
+        found["computed_seeds"] = len(both)
+    return found
 
 
 def _their_side(figure: PublishedFigure) -> dict[str, Any]:
@@ -141,7 +219,43 @@ def _their_side(figure: PublishedFigure) -> dict[str, Any]:
         "our_mechanism": figure.ours["mechanism"],
         "our_setting": None,
         "quoted_from": figure.quoted_from,
+    } | _their_gain(figure)
+
+
+def _their_gain(figure: PublishedFigure) -> dict[str, Any]:
+    """A gain row's published half: the paper's figure without the setting, our dataset."""
+    if figure.ours_without is None:
+        return {}
+    gain = None if figure.before is None else figure.value - figure.before
+    return {
+        "their_without": figure.before,
+        "their_gain": gain,
+        "our_dataset": figure.run_dataset,
+        "our_change": _change(figure),
+        "comparison": _comparison(figure),
     }
+
+
+def _change(figure: PublishedFigure) -> str:
+    """The setting a gain row is about, as ours runs it: ``consensus=1 against consensus=0``."""
+    with_it = figure.ours.get("settings") or {}
+    without = (figure.ours_without or {}).get("settings") or {}
+    keys = [
+        key for key in dict.fromkeys([*with_it, *without]) if with_it.get(key) != without.get(key)
+    ]
+    on = ", ".join(f"{key}={with_it.get(key, 'default')}" for key in keys)
+    off = ", ".join(f"{key}={without.get(key, 'default')}" for key in keys)
+    return f"{on} against {off}"
+
+
+def _comparison(figure: PublishedFigure) -> str:
+    """What a gain row compares, said plainly: the gains, and on which datasets."""
+    if figure.same_dataset:
+        return f"the gain on {figure.dataset}, theirs and ours"
+    return (
+        f"gains only: theirs on {figure.dataset}, ours on {figure.run_dataset}; the datasets "
+        "differ, so the accuracies are not the same figure"
+    )
 
 
 def _setting(config: RunConfig) -> str:
@@ -176,6 +290,36 @@ TABLE_COLUMNS = (
 )
 
 
+#: The columns of a gain table on the Papers page: the paper's gain beside ours, our dataset named.
+GAIN_COLUMNS = (
+    "method",
+    "epsilon",
+    "delta",
+    "theirs",
+    "their_without",
+    "their_gain",
+    "our_dataset",
+    "our_change",
+    "our_gain",
+    "our_gain_min",
+    "our_gain_max",
+    "our_with",
+    "our_without",
+    "computed_seeds",
+    "comparison",
+    "our_mechanism",
+    "our_setting",
+    "model",
+    "recipe",
+    "privacy_unit",
+    "where",
+    "quoted_from",
+    "paper",
+    "id",
+    "problem",
+)
+
+
 @dataclass(frozen=True)
 class Section:
     """One published table's rows, as the Papers page shows them: a chart per dataset."""
@@ -189,6 +333,14 @@ class Section:
         for row in self.rows:
             found.setdefault(row["dataset"], []).append(row)
         return found
+
+    def compares_gains(self) -> bool:
+        """Whether this table's rows compare a setting's gain (so the page draws no accuracies)."""
+        return any("our_gain" in row or "our_change" in row for row in self.rows)
+
+    def columns(self) -> tuple[str, ...]:
+        """The columns the page shows for this table: accuracies, or gains."""
+        return GAIN_COLUMNS if self.compares_gains() else TABLE_COLUMNS
 
     def setting(self) -> str:
         """The paper's model and recipe when the rows share them, else where each row says."""
@@ -213,12 +365,14 @@ def fill_instructions(rows: list[dict[str, Any]]) -> str | None:
     """What is missing from the papers' comparison and which command fills it; None if nothing.
 
     Said plainly for a page or a terminal: which datasets the missing rows need, which of them
-    this machine lacks (and why), and the command that computes our side.
+    this machine lacks (and why), and the command that computes our side. Gain rows run on
+    another dataset than their paper's are named apart: ``warm`` does not run them.
     """
     missing = [row for row in rows if not row.get("computed_seeds")]
     if not missing:
         return None
-    datasets = sorted({row["dataset"] for row in missing})
+    crossed = [row for row in missing if row.get("our_dataset", row["dataset"]) != row["dataset"]]
+    datasets = sorted({row["dataset"] for row in missing if row not in crossed})
     absent = {row["dataset"]: row["problem"] for row in missing if row.get("problem")}
     none = len(missing) == len(rows)
     lacking = (
@@ -227,19 +381,81 @@ def fill_instructions(rows: list[dict[str, Any]]) -> str | None:
         else f"{len(missing)} of the {len(rows)} published figures have no run of ours yet"
     )
     parts = [
-        f"{lacking}: they report {', '.join(datasets)}, and this cache holds no run of "
-        "theirs there"
+        f"{lacking}: they report {', '.join(datasets or ['other datasets'])}, and this cache "
+        "holds no run of theirs there"
         + (" (a cache warmed on digits only has none)." if "digits" not in datasets else ".")
     ]
     for dataset, problem in absent.items():
         parts.append(f"{dataset} is not on this machine: {problem}")
     parts.append(
         "`python -m labeldp_core reproduce --compute` computes the missing runs (seeds "
-        f"{', '.join(map(str, SEEDS))}; DP-SGD on 60,000 images takes a while), or "
-        + " ".join(f"`python -m labeldp_core warm --dataset {d}`" for d in datasets)
-        + " with the rest of that dataset's demo points."
+        f"{', '.join(map(str, SEEDS))}; DP-SGD on 60,000 images takes a while)"
+        + (
+            ", or "
+            + " ".join(f"`python -m labeldp_core warm --dataset {d}`" for d in datasets)
+            + " with the rest of that dataset's demo points."
+            if datasets
+            else "."
+        )
     )
+    if crossed:
+        parts.append(_crossed_note(crossed))
     return " ".join(parts)
+
+
+def _crossed_note(crossed: list[dict[str, Any]]) -> str:
+    """Which missing gain rows run on another dataset than their paper's, and what fills them."""
+    theirs = sorted({row["dataset"] for row in crossed})
+    ours = sorted({row["our_dataset"] for row in crossed})
+    return (
+        f"{len(crossed)} of them set a setting's gain on {', '.join(ours)} beside the paper's on "
+        f"{', '.join(theirs)} (not on this machine); warm does not run those, "
+        "`reproduce --compute` does."
+    )
+
+
+def paper_line(row: dict[str, Any]) -> str:
+    """One row of :func:`paper_rows` in a line, for a terminal.
+
+    A row whose runs use another dataset than the paper's names both datasets and sets our gain
+    beside theirs; it never prints our accuracy beside theirs as if it were the same figure.
+    """
+    head = (
+        f"{row['id']}: {row['method']} on {row['dataset']} at epsilon {row['epsilon']:g}: "
+        f"theirs {row['theirs']:.3f}"
+    )
+    if row.get("our_dataset", row["dataset"]) == row["dataset"]:
+        return f"{head}; {_our_accuracy(row)}" + (
+            f"; {_our_gain(row)}" if "our_change" in row else ""
+        )
+    theirs = (
+        f" ({row['their_without']:.3f} without it: gain {row['their_gain']:+.3f})"
+        if row.get("their_gain") is not None
+        else " (the source read gives no figure without it)"
+    )
+    return (
+        f"{head}{theirs}; ours on {row['our_dataset']}, a different dataset, so only the gains "
+        f"compare: {_our_gain(row)}"
+    )
+
+
+def _our_accuracy(row: dict[str, Any]) -> str:
+    if not row["computed_seeds"]:
+        return "ours: not computed yet (reproduce --compute, or warm)"
+    return (
+        f"ours {row['ours']:.3f} ({row['ours_min']:.3f}-{row['ours_max']:.3f}, "
+        f"{row['computed_seeds']} seeds)"
+    )
+
+
+def _our_gain(row: dict[str, Any]) -> str:
+    if not row.get("gain_seeds"):
+        return f"our gain of {row['our_change']}: not computed yet (reproduce --compute)"
+    return (
+        f"our gain of {row['our_change']} {row['our_gain']:+.3f} ({row['our_gain_min']:+.3f} to "
+        f"{row['our_gain_max']:+.3f}, {row['gain_seeds']} seeds: {row['our_with']:.3f} against "
+        f"{row['our_without']:.3f})"
+    )
 
 
 def gap_sentence(rows: list[dict[str, Any]], dataset: str) -> str:
@@ -249,7 +465,7 @@ def gap_sentence(rows: list[dict[str, Any]], dataset: str) -> str:
     closest to this explorer's models: per epsilon, the best published method and ours for the
     same mechanism. The other tables are counted, not listed.
     """
-    mine = [row for row in rows if row["dataset"] == dataset]
+    mine = [row for row in rows if row.get("our_dataset", dataset) == dataset == row["dataset"]]
     if not mine:
         return (
             f"No published figure on {dataset} is set beside ours yet: the papers we match "
@@ -281,15 +497,16 @@ def gap_sentence(rows: list[dict[str, Any]], dataset: str) -> str:
 
 def _results(
     configs: list[RunConfig], cache: ResultCache, compute: bool, progress: Progress
-) -> list[RunResult]:
-    found = []
+) -> dict[RunConfig, RunResult]:
+    """The results of ``configs`` found in the cache (or computed first if ``compute``)."""
+    found = {}
     for index, config in enumerate(configs):
         result = lookup(config, cache)
         if result is None and compute:
             part = within(progress, index / len(configs), (index + 1) / len(configs))
             result = run(config, cache, part)
         if result is not None:
-            found.append(result)
+            found[config] = result
     return found
 
 

@@ -63,3 +63,36 @@ def test_a_row_without_its_setting_or_table_is_refused(tmp_path, row, message):
 def test_a_repeated_id_is_refused(tmp_path):
     with pytest.raises(ValueError, match="repeats its id"):
         published_figures(_write(tmp_path, [ROW, ROW]))
+
+
+GAIN = ROW | {
+    "id": "g",
+    "dataset": "cifar-10",
+    "our_dataset": "digits",
+    "before": 0.4,
+    "ours": {"mechanism": "rr", "settings": {"consensus": 1}},
+    "ours_without": {"settings": {"consensus": 0}},
+}
+
+
+def test_a_gain_row_reads_its_before_and_our_dataset(tmp_path):
+    (figure,) = published_figures(_write(tmp_path, [GAIN]))
+    assert (figure.before, figure.run_dataset, figure.same_dataset) == (0.4, "digits", False)
+    assert figure.ours_without == {"settings": {"consensus": 0}}
+    (plain,) = published_figures(_write(tmp_path, [ROW]))
+    assert (plain.before, plain.run_dataset, plain.same_dataset) == (None, "digits", True)
+
+
+@pytest.mark.parametrize(
+    ("row", "message"),
+    [
+        # Our accuracy on another dataset beside theirs would compare nothing: a gain is needed.
+        ({k: v for k, v in GAIN.items() if k != "ours_without"}, "must compare gains"),
+        (GAIN | {"our_dataset": "cifar-10"}, "repeats the paper's dataset"),
+        (GAIN | {"before": 1.5}, "before must be an accuracy"),
+        (GAIN | {"before": 0.0}, "before must be an accuracy"),
+    ],
+)
+def test_a_bad_gain_row_is_refused(tmp_path, row, message):
+    with pytest.raises(ValueError, match=message):
+        published_figures(_write(tmp_path, [row]))

@@ -1,22 +1,27 @@
 """`reproduce`: published figures beside ours, and the seeds' claimed vs true epsilons."""
 
+import csv
 import json
 import math
 
+import numpy as np
 import pytest
 
 from labeldp_core.__main__ import main
 from labeldp_core.accounting.truncated_votes import argmax_loss, vote_counts_loss
-from labeldp_core.experiments import MECHANISMS
+from labeldp_core.experiments import MECHANISMS, lookup
 from labeldp_core.reproduce import (
     dataset_configs,
+    fill_instructions,
     gap_sentence,
     lesson_rows,
     paper_configs,
+    paper_line,
     paper_rows,
     paper_tables,
     published_figures,
     sections,
+    without_configs,
 )
 from labeldp_core.warm import warm_tasks
 
@@ -190,3 +195,93 @@ def test_warm_computes_the_reproduce_runs_of_its_dataset(monkeypatch):
         main(["warm", "--dataset", "digits"])
     (tasks,) = asked
     assert set(paper_configs(stand_in)) <= {task.config for task in tasks}
+
+
+def _free_rows(figures):
+    return [f for f in figures if f.table == "free-accuracy"]
+
+
+def test_free_accuracy_rows_quote_the_issue_41_papers_and_compare_gains_on_fashion_mnist():
+    # Das et al. (consensus retraining) and Malek et al. (PATE-FM) publish on CIFAR only.
+    rows = _free_rows(published_figures())
+    das = {(f.dataset, f.epsilon): (f.before, f.value) for f in rows if f.id.startswith("das")}
+    assert das == {
+        ("cifar-10", 1.0): (0.5778, 0.6384),
+        ("cifar-10", 2.0): (0.7906, 0.8331),
+        ("cifar-100", 3.0): (0.2353, 0.2998),
+    }
+    pate = {f.epsilon: (f.before, f.value) for f in rows if f.id.startswith("malek")}
+    assert pate == {0.18: (None, 0.734), 0.29: (None, 0.869), 1.6: (None, 0.937)}
+    for figure in rows:
+        assert not figure.same_dataset and figure.run_dataset == "fashion-mnist"
+        assert figure.ours_without is not None  # a row on another dataset compares gains only
+        assert {c.dataset for c in paper_configs(figure) + without_configs(figure)} == {
+            "fashion-mnist"
+        }
+        assert "search tool" in figure.quoted_from  # where each figure was read
+
+
+def _stand_in_gain(figure, **changes):
+    ours = {"mechanism": "rr", "settings": {"model": "logistic", "consensus": 1}}
+    without = {"settings": {"model": "logistic", "consensus": 0}}
+    fields = {"ours": ours, "ours_without": without, "our_dataset": "digits"} | changes
+    return type(figure)(**(vars(figure) | fields))
+
+
+def test_a_row_on_another_dataset_sets_our_gain_never_our_accuracy_beside_theirs(
+    cache, monkeypatch, instant_training, tmp_path, capsys
+):
+    # Theirs is on CIFAR-10, ours on digits: the row must not put our digits accuracy in the
+    # "ours" column beside their CIFAR figure, in the rows, the text, the CSV or the gap sentence.
+    figure = _free_rows(published_figures())[0]
+    stand_in = _stand_in_gain(figure)
+    monkeypatch.setattr("labeldp_core.reproduce.published_figures", lambda: [stand_in])
+    (row,) = paper_rows(cache)
+    assert row["computed_seeds"] == 0 and "not computed yet" in paper_line(row)
+    (row,) = paper_rows(cache, compute=True)
+    assert row["computed_seeds"] == row["gain_seeds"] == 3
+    assert all(row[key] is None for key in ("ours", "ours_min", "ours_max", "our_retention"))
+    with_it = [lookup(c, cache).score for c in paper_configs(stand_in)]
+    without = [lookup(c, cache).score for c in without_configs(stand_in)]
+    gains = [w - wo for w, wo in zip(with_it, without, strict=True)]
+    assert row["our_gain"] == pytest.approx(np.mean(gains))
+    assert (row["our_gain_min"], row["our_gain_max"]) == (min(gains), max(gains))
+    assert row["their_gain"] == pytest.approx(figure.value - figure.before)
+    assert row["our_dataset"] == "digits" and row["dataset"] == "cifar-10"
+    assert row["our_change"] == "consensus=1 against consensus=0"
+    assert row["comparison"].startswith("gains only: theirs on cifar-10, ours on digits")
+    line = paper_line(row)
+    assert "on cifar-10" in line and "ours on digits, a different dataset" in line
+    assert f"ours {row['our_with']:.3f}" not in line  # our accuracy is never "ours" beside theirs
+    assert f"{row['our_gain']:+.3f}" in line and f"{row['their_gain']:+.3f}" in line
+    assert gap_sentence([row], "cifar-10").startswith("No published figure on cifar-10")
+    assert gap_sentence([row], "digits").startswith("No published figure on digits")
+    assert main(["reproduce", "--csv", str(tmp_path / "r.csv")]) == 0
+    (written,) = list(csv.DictReader((tmp_path / "r.csv").open()))
+    assert written["ours"] == "" and written["our_dataset"] == "digits"
+    assert float(written["our_gain"]) == pytest.approx(row["our_gain"])
+    assert "ours on digits, a different dataset" in capsys.readouterr().out
+
+
+def test_a_gain_row_on_the_paper_dataset_keeps_our_accuracy_and_adds_the_gain(
+    cache, monkeypatch, instant_training
+):
+    figure = _free_rows(published_figures())[0]
+    stand_in = _stand_in_gain(figure, dataset="digits", our_dataset=None)
+    monkeypatch.setattr("labeldp_core.reproduce.published_figures", lambda: [stand_in])
+    (row,) = paper_rows(cache, compute=True)
+    assert row["computed_seeds"] == row["gain_seeds"] == 3
+    assert row["ours"] == pytest.approx(row["our_with"])  # the same runs, the same dataset
+    assert row["our_gain"] == pytest.approx(row["our_with"] - row["our_without"])
+    line = paper_line(row)
+    assert f"ours {row['ours']:.3f}" in line and "our gain of consensus=1" in line
+    assert dataset_configs("digits") == paper_configs(stand_in) + without_configs(stand_in)
+
+
+def test_warm_leaves_out_the_rows_on_another_dataset_and_the_note_says_what_fills_them(cache):
+    free = _free_rows(published_figures())
+    warmed = set(dataset_configs("fashion-mnist"))
+    assert not warmed & {c for f in free for c in paper_configs(f) + without_configs(f)}
+    note = fill_instructions(paper_rows(cache))
+    assert f"{len(free)} of them set a setting's gain on fashion-mnist" in note
+    assert "warm --dataset cifar-10" not in note and "warm does not run those" in note

@@ -115,8 +115,12 @@ def _paper_rows() -> tuple[dict[str, Any], ...]:
     """``reproduce``'s rows: each published figure, and ours when :data:`OURS_VARIABLE` is set."""
     from labeldp_core.reproduce import paper_rows, published_figures
 
+    # Rows whose runs use another dataset than the paper's compare gains only: the Papers page
+    # and `reproduce` show them; this table sets accuracies side by side, so it leaves them out.
     if os.environ.get(OURS_VARIABLE, "") not in ("", "0"):
-        return tuple(paper_rows())
+        return tuple(
+            row for row in paper_rows() if row.get("our_dataset", row["dataset"]) == row["dataset"]
+        )
     return tuple(
         {
             "paper": figure.paper,
@@ -131,6 +135,7 @@ def _paper_rows() -> tuple[dict[str, Any], ...]:
             "computed_seeds": None,
         }
         for figure in published_figures()
+        if figure.same_dataset
     )
 
 

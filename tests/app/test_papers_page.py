@@ -1,5 +1,6 @@
 """The papers page shows each paper's table beside ours, the closest to our models first."""
 
+import pytest
 from app_helpers import assert_no_errors, chart_spec, open_page
 
 from labeldp_core.published import paper_tables, published_figures
@@ -90,3 +91,26 @@ def test_a_computed_row_shows_our_figure_beside_theirs_in_its_table(
     spec = chart_spec(app, f"papers-{figure.table}-digits")
     assert spec["data"][1]["y"] == [computed["ours"]]
     assert any(c.value == "digits: every row is computed." for c in app.caption)
+
+
+def test_the_free_accuracy_table_compares_gains_and_names_both_datasets(cache):
+    # Its papers publish on CIFAR, ours runs on Fashion-MNIST: the page must not draw their
+    # CIFAR accuracy beside ours as if it were the same figure; it shows the gains.
+    app = open_page("pages/papers.py")
+    assert_no_errors(app)
+    free = [f for f in published_figures() if f.table == "free-accuracy"]
+    title = next(t.title for t in paper_tables() if t.id == "free-accuracy")
+    assert title in [s.value for s in app.subheader]
+    for dataset in {f.dataset for f in free}:
+        with pytest.raises(AssertionError, match="no chart"):
+            chart_spec(app, f"papers-free-accuracy-{dataset}")
+    captions = " ".join(c.value for c in app.caption)
+    assert "the paper's figures are on cifar-10, ours on fashion-mnist: different datasets" in (
+        captions
+    )
+    assert "which this machine does not have" in captions
+    tables = [d.value for d in app.dataframe if "our_gain" in d.value.columns]
+    assert sum(len(t) for t in tables) == len(free)
+    for table in tables:
+        assert table["ours"].isna().all()  # never our accuracy beside theirs
+        assert set(table["our_dataset"]) == {"fashion-mnist"}

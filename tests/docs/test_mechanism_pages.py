@@ -51,3 +51,18 @@ def test_a_delta_the_source_does_not_state_says_so(monkeypatch):
     # LabelDP-Pro's paper states no delta for its DP-SGD-based rows: the file holds None.
     table, _ = _table(monkeypatch, ROW | {"delta": None})
     assert "| fashion-mnist, ResNet-18 | 1, not stated |" in table
+
+
+def test_a_gain_row_on_another_dataset_stays_off_the_family_pages(monkeypatch):
+    # Its accuracy is on CIFAR, ours on Fashion-MNIST: the family pages' table sets accuracies
+    # side by side, so such rows are only on the Papers page and in `reproduce`, as gains.
+    from labeldp_core.published import published_figures
+
+    monkeypatch.delenv("LABELDP_DOCS_OURS", raising=False)
+    hook = docs_hook()
+    hook._paper_rows.cache_clear()
+    crossed = [f for f in published_figures() if not f.same_dataset]
+    assert crossed  # the free-accuracy rows of issue 41
+    shown = {(row["paper"], row["dataset"], row["epsilon"]) for row in hook._paper_rows()}
+    assert not shown & {(f.paper, f.dataset, f.epsilon) for f in crossed}
+    assert all(row["dataset"] not in ("cifar-10", "cifar-100") for row in hook._paper_rows())
