@@ -1,5 +1,6 @@
 """What a mechanism's runner gets to work with: data, randomness, training and the cache."""
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
@@ -23,6 +24,9 @@ if TYPE_CHECKING:
     from torch import nn
 
 __all__ = ["RunContext", "label_statistics"]
+
+#: Training rows -> their ``(n, K)`` per-class scores under a released classifier.
+ScoresFn = Callable[[np.ndarray], np.ndarray]
 
 
 @dataclass(frozen=True)
@@ -165,6 +169,15 @@ class RunContext:
         PATE's student learns from the public queries, not from every training example, so it
         is no label-inference model of the run and an ordinary run keeps nothing here. The
         canary audit's context (:mod:`labeldp_core.model_audit.context`) reads it on the canaries.
+        """
+
+    def note_released_scores(self, released: ScoresFn, clean: ScoresFn) -> None:
+        """Hand over the per-class scores of a released classifier that is no trained network.
+
+        DP prototypes classify by cosine similarity to released class prototypes: ``released``
+        maps training rows to their ``(n, K)`` scores under the released prototypes, ``clean``
+        under the same prototypes computed without privacy (the run's clean reference). An
+        ordinary run keeps nothing; the canary audit's context reads both on the canaries.
         """
 
     def _baseline_payload(self) -> dict[str, object]:

@@ -46,18 +46,16 @@ DOUBLED = 2.0
 
 
 def _check_mechanism(mechanism: str) -> str:
-    """The mechanism's privacy unit; refuses those whose model the canaries cannot test."""
+    """The mechanism's privacy unit; refuses those whose model the canaries cannot test.
+
+    A classifier that trains no network (the DP prototypes) is read through the per-class scores
+    its runner notes (:meth:`~labeldp_core.engine.context.RunContext.note_released_scores`).
+    """
     spec = mechanism_spec(mechanism)
     if spec.task != "classification":
         raise InvalidInputError(
-            f"the canary audit reads a trained classifier's softmax: '{mechanism}' "
-            f"({spec.task}) has none"
-        )
-    if not spec.trains_model:
-        raise InvalidInputError(
-            f"the canary audit reads a trained classifier's softmax: '{mechanism}' trains no "
-            f"model (it releases {spec.summary}), so there is no probability per class on the "
-            "canaries to read"
+            "the canary audit reads a released classifier's per-class scores (a softmax, or the "
+            f"DP prototypes' similarities): '{mechanism}' ({spec.task}) has none"
         )
     if spec.privacy_unit not in ("label", "example"):
         raise InvalidInputError(
@@ -103,7 +101,13 @@ def _check_budget(epsilon: float) -> float:
 
 
 def _label_claim(epsilon: float, delta: float, unit: str) -> tuple[float, float]:
-    """The claim for one changed label (an example-level claim translated by group privacy)."""
+    """The claim for one changed label (an example-level claim translated by group privacy).
+
+    A changed label is one example replaced by itself with another label: a removal and an
+    addition, so an (ε, δ) add/remove claim gives (2ε, (1 + e^ε)δ) for it. This holds for any
+    (ε, δ)-DP claim, DP-SGD's and the DP prototypes' alike (for DPPL-Mean's zCDP the family's
+    ``details["epsilon_replace_one"]``, 4ρ at the run's δ, is another valid reading).
+    """
     return label_guarantee_of_example(epsilon, delta) if unit == "example" else (epsilon, delta)
 
 

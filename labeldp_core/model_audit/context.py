@@ -4,9 +4,12 @@ A mechanism's runner reads its private labels from ``ctx.dataset`` and trains th
 ``ctx.train``, which hands the model trained on the whole training set to
 :meth:`~labeldp_core.engine.context.RunContext.note_attack_model`; a runner whose released model
 learns from other rows (PATE's student, on the public queries) hands it to
-:meth:`~labeldp_core.engine.context.RunContext.note_released_model`. This context changes those
+:meth:`~labeldp_core.engine.context.RunContext.note_released_model`; a runner whose released
+classifier is no network (the DP prototypes' cosine similarities) hands its per-class scores to
+:meth:`~labeldp_core.engine.context.RunContext.note_released_scores`. This context changes those
 places only: the dataset's training labels have the canaries planted, and the noted model's
-softmax on the canary rows is kept in ``notes``.
+softmax (or scores) on the canary rows is kept in ``notes``. The attack only compares two classes'
+scores, so any monotone map of them (a softmax of cosine similarities) guesses the same.
 """
 
 from dataclasses import dataclass, field, replace
@@ -17,16 +20,18 @@ import numpy as np
 
 from labeldp_core import training
 from labeldp_core.data import Dataset, load_dataset
-from labeldp_core.engine.context import RunContext
+from labeldp_core.engine.context import RunContext, ScoresFn
 from labeldp_core.model_audit.canaries import Canaries
 
 if TYPE_CHECKING:
     from torch import nn
 
-__all__ = ["PROBABILITIES", "CanaryContext"]
+__all__ = ["CLEAN_SCORES", "PROBABILITIES", "CanaryContext"]
 
 #: The note holding the softmax ``(N, K)`` on the canaries of the last model the run noted.
 PROBABILITIES = "canary_probabilities"
+#: The note holding the scores ``(N, K)`` on the canaries of the run's clean reference classifier.
+CLEAN_SCORES = "canary_clean_scores"
 
 
 @dataclass(frozen=True)
@@ -51,10 +56,20 @@ class CanaryContext(RunContext):
         super().note_released_model(model)
         self._read_canaries(model)
 
+    def note_released_scores(self, released: ScoresFn, clean: ScoresFn) -> None:
+        """Keep the released and the clean classifier's scores on the canaries (DP prototypes)."""
+        super().note_released_scores(released, clean)
+        self.notes[PROBABILITIES] = np.asarray(released(self.canaries.index))
+        self.notes[CLEAN_SCORES] = np.asarray(clean(self.canaries.index))
+
     def _read_canaries(self, model: "nn.Module") -> None:
         images = self.dataset.x_train[self.canaries.index]
         self.notes[PROBABILITIES] = training.predict_proba(model, images, self.train_settings)
 
-    def canary_probabilities(self) -> np.ndarray | None:
-        """The softmax on the canaries of the model the run released, or None if it noted none."""
-        return self.notes.get(PROBABILITIES)
+    def canary_probabilities(self, *, clean: bool = False) -> np.ndarray | None:
+        """The released classifier's scores on the canaries, or None if the run noted none.
+
+        ``clean``: the scores of the run's clean reference instead (noted with the released
+        scores by a run whose classifier is no trained network).
+        """
+        return self.notes.get(CLEAN_SCORES if clean else PROBABILITIES)

@@ -1,5 +1,9 @@
 """One training with the canaries planted: under a mechanism, or without privacy (the control).
 
+The control without privacy trains the run's model on the planted labels; for a mechanism that
+trains no network (the DP prototypes) it is the run's own clean reference, the same prototypes
+computed without noise from the planted labels, which the runner notes beside its release.
+
 The run goes through the mechanism's own runner exactly as :func:`labeldp_core.experiments.run`
 does, with a :class:`CanaryContext` instead of the plain context. Its intermediate products
 (votes, priors, encoders) go to a throwaway cache, since they are computed from the planted labels
@@ -60,19 +64,23 @@ def _train(config: RunConfig, canaries: Canaries, role: str, progress: Progress)
         throwaway = ResultCache(scratch)
         try:
             ctx = CanaryContext(config, spec.task, throwaway, progress, canaries=canaries)
-            if role == NON_PRIVATE:
+            if role == NON_PRIVATE and spec.trains_model:
                 trained = ctx.train(ctx.dataset.y_train, message="training on the canaries")
                 score, delta = trained.final, 0.0
+            elif role == NON_PRIVATE:  # no network: the run's clean reference on the canaries
+                score, delta = spec.runner(config, ctx).baseline_score, 0.0
             else:
                 outcome = spec.runner(config, ctx)
                 score, delta = outcome.test_score, outcome.delta
-            probabilities = ctx.canary_probabilities()
+            clean = role == NON_PRIVATE and not spec.trains_model
+            probabilities = ctx.canary_probabilities(clean=clean)
         finally:
             throwaway.close()
     if probabilities is None:
         raise InvalidInputError(
             f"mechanism '{config.mechanism}' noted no released classifier that the canary audit "
-            "can read (neither a model trained on every training example nor its released model)"
+            "can read (neither a model trained on every training example, nor its released model, "
+            "nor its released classifier's scores)"
         )
     correct = guesses_correct(probabilities, canaries.planted, canaries.decoy)
     return {

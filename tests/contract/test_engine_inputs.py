@@ -156,7 +156,6 @@ ENGINE_ROWS: list[Row] = [
             Bad("canaries", True, "canaries must be a whole number", "bool"),
             Bad("canaries", "many", "canaries must be a whole number", "str"),
             Bad("mechanism", "magic", "unknown mechanism", "unknown"),
-            Bad("mechanism", "dppl-mean", "trains no model", "no-softmax"),
             Bad("mechanism", "laplace-regression", "classifier", "regression"),
             Bad("mechanism", "softmax-laplace", "not its training labels", "output-dp"),
             Bad(

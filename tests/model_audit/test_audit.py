@@ -73,7 +73,7 @@ def test_an_example_level_claim_is_read_for_a_label(store, monkeypatch):
     ("mechanism", "options", "match"),
     [
         ("laplace-regression", {}, "classifier"),
-        ("dppl-mean", {}, "trains no model"),
+        ("dppl-mean", {"canaries": 541}, "100..540"),
         ("softmax-laplace", {}, "not its training labels"),
         ("rr", {"canaries": 99}, "100..718"),
         ("magic", {}, "unknown mechanism"),

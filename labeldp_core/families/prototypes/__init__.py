@@ -4,7 +4,7 @@ from pathlib import Path
 
 import numpy as np
 
-from labeldp_core.data import Dataset
+from labeldp_core.data import Dataset, load_dataset
 from labeldp_core.engine.private_set import IMBALANCED_EPSILONS, imbalanced_private_set
 from labeldp_core.engine.public_encoder import public_private_indices
 from labeldp_core.engine.spec import RunConfig
@@ -22,10 +22,15 @@ __all__ = ["FAMILY", "private_rows"]
 
 
 def private_rows(config: RunConfig, data: Dataset) -> np.ndarray:
-    """The imbalanced private set outside the public part (the encoder's and the candidates')."""
+    """The imbalanced private set outside the public part (the encoder's and the candidates').
+
+    Cut by class at every imbalance (1: every class at the smallest one's size), from the labels
+    as loaded, as the runs draw it: labels changed in ``data`` (canaries) never move it.
+    """
     _, pool = public_private_indices(data.n_train, config.setting("public_fraction"), config.seed)
     ratio, seed = config.setting("imbalance"), config.seed
-    return imbalanced_private_set(pool, data.y_train, data.num_classes, ratio, seed)[0]
+    labels = load_dataset(config.dataset).y_train
+    return imbalanced_private_set(pool, labels, data.num_classes, ratio, seed)[0]
 
 
 DPPL_GRID = DemoGrid(epsilons=IMBALANCED_EPSILONS, variants=({"imbalance": 10.0},))

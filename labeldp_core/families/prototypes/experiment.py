@@ -16,11 +16,13 @@ seeded in both (``details["random_draws"]`` says why).
 """
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
 from labeldp_core.accounting.zcdp import group_zcdp, rho_for_approx_dp, zcdp_to_approx_dp
+from labeldp_core.data import load_dataset
 from labeldp_core.data.dataset import Dataset
 from labeldp_core.data.imbalance import ImbalancedSubset
 from labeldp_core.engine.context import RunContext
@@ -140,14 +142,37 @@ class _PrivateSet:
 
 
 def _private_set(config: RunConfig, data: Dataset, emb: PublicEmbeddings) -> _PrivateSet:
+    """The private set: the subsample drawn from the labels as loaded, with the run's labels.
+
+    The subsample (cut by class, at every imbalance) is the data holder's choice, outside the
+    guarantee (:data:`SUBSAMPLE_SCOPE`); a context that changes the run's labels (the canary
+    audit's planted ones) changes the labels inside it, never which examples it holds. In an
+    ordinary run both are the same labels.
+    """
     kept, subset = imbalanced_private_set(
         emb.private_index,
-        data.y_train,
+        load_dataset(config.dataset).y_train,
         data.num_classes,
         config.setting("imbalance"),
         config.seed,
     )
     return _PrivateSet(emb.train[kept], data.y_train[kept], subset, len(emb.private_index))
+
+
+def _note_scores(
+    ctx: RunContext, emb: PublicEmbeddings, released: np.ndarray, clean: np.ndarray
+) -> None:
+    """Hand the cosine similarities of training rows to the released and the clean prototypes.
+
+    The test set is classified by the largest of these scores; the canary audit reads them on
+    its canaries (:meth:`~labeldp_core.engine.context.RunContext.note_released_scores`).
+    """
+
+    def scores(prototypes: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
+        unit = normalise_rows(prototypes)
+        return lambda rows: normalise_rows(emb.train[rows]) @ unit.T
+
+    ctx.note_released_scores(scores(released), scores(clean))
 
 
 def _draw_details(config: RunConfig, released: str, samplers: str) -> dict[str, object]:
@@ -256,6 +281,7 @@ def run_dppl_mean(config: RunConfig, ctx: RunContext) -> Outcome:
         [private.embeddings[private.labels == c].mean(axis=0) for c in range(data.num_classes)]
     )
     rho = release.rho
+    _note_scores(ctx, emb, release.prototypes, exact)
     return _outcome(
         ctx=ctx,
         private=private,
@@ -339,6 +365,7 @@ def _run_public(config: RunConfig, ctx: RunContext, k: int) -> Outcome:
     # example changes one class only, so by parallel composition the release spends the maximum.
     per_class_epsilon = [config.epsilon] * data.num_classes
     epsilon_spent = max(per_class_epsilon)
+    _note_scores(ctx, emb, prototypes(chosen), prototypes(best))
     return _outcome(
         ctx=ctx,
         private=private,
