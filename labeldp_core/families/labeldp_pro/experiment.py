@@ -121,6 +121,8 @@ def run_labeldp_pro(config: RunConfig, ctx: RunContext) -> Outcome:
         on_epoch,
         noise=config.setting("noise"),
     )
+    # The released model: the label-inference figures and the canary audit read it.
+    ctx.note_attack_model(trained.model)
     _, example_delta = example_budget(config.epsilon, delta)
     spent, spent_delta = label_epsilon(
         sigma, trained.sample_rate, trained.steps, example_delta, accountant

@@ -1,0 +1,41 @@
+"""Every mechanism the canary audit takes notes a classifier it can read on the canaries.
+
+``can_audit`` answers from the mechanism's declaration (a classifier, label or example level);
+this runs each such mechanism's training under the canaries on digits with a quick recipe
+(one epoch, a logistic model where the mechanism takes one) and reads the guesses back.
+"""
+
+import pytest
+
+from labeldp_core.experiments import MECHANISMS
+from labeldp_core.model_audit import audit_training, can_audit
+
+AUDITABLE = [mechanism for mechanism in MECHANISMS if can_audit(mechanism, 1.0)]
+#: Canaries on digits' 1,437 training rows: the fewest the audit takes, so the runs stay small.
+CANARIES = 100
+
+
+def _quick(mechanism: str) -> dict:
+    model = MECHANISMS[mechanism].all_settings().get("model")
+    return {"model": "logistic"} if model is not None and "logistic" in model.choices else {}
+
+
+def test_the_auditable_mechanisms_include_every_label_release_that_trains():
+    assert {"rr", "rr-prior", "lp-2st", "laplace", "alibi", "vector-rr"} <= set(AUDITABLE)
+    assert {"pate", "dpsgd", "labeldp-pro"} <= set(AUDITABLE)
+
+
+@pytest.mark.parametrize("mechanism", AUDITABLE)
+def test_its_training_under_the_canaries_is_read(mechanism, cache):
+    found = audit_training(
+        mechanism,
+        "digits",
+        1.0,
+        0,  # the mechanism's own training (TRAININGS[0])
+        cache=cache,
+        canaries=CANARIES,
+        epochs=1,
+        settings=_quick(mechanism),
+    )
+    assert found["trials"] == CANARIES
+    assert 0 <= found["correct"] <= CANARIES
