@@ -44,8 +44,8 @@ def test_the_trained_models_canary_audits_come_last_for_the_price_of_privacy_scr
     assert tasks[-len(audits) :] == audits and not any(t.first_view for t in audits)
     assert {t.page for t in audits} == {MODEL_AUDITS}
     points = {(m, e) for m, _, e in (t.model_audit for t in audits)}
-    # Each default-Compare classifier that trains a model, on its curve's grid; no regression
-    # (Laplace regression, RR on bins) and no prototypes (no probability per class).
+    # Each default-Compare classifier, on its curve's grid; no regression (Laplace regression,
+    # RR on bins). DPPL-Mean is read through its prototypes' similarities.
     assert {m for m, _ in points} == {
         "rr",
         "rr-prior",
@@ -54,6 +54,7 @@ def test_the_trained_models_canary_audits_come_last_for_the_price_of_privacy_scr
         "alibi",
         "pate",
         "dpsgd",
+        "dppl-mean",
     }
     assert {e for m, e in points if m == "rr"} == set(demo_epsilons("rr"))
 

@@ -23,6 +23,7 @@ def _quick(mechanism: str) -> dict:
 def test_the_auditable_mechanisms_include_every_label_release_that_trains():
     assert {"rr", "rr-prior", "lp-2st", "laplace", "alibi", "vector-rr"} <= set(AUDITABLE)
     assert {"pate", "dpsgd", "labeldp-pro"} <= set(AUDITABLE)
+    assert {"dppl-mean", "dppl-public", "dppl-topk"} <= set(AUDITABLE)  # their similarities
 
 
 @pytest.mark.parametrize("mechanism", AUDITABLE)
