@@ -57,10 +57,17 @@ def test_the_private_subsample_is_drawn_from_the_labels_as_loaded(imbalance):
     data = _digits()
     config = make_config("dppl-mean", "digits", 1.0, 0, None, {"imbalance": imbalance})
     rows = protected_rows(config, data)
-    public, _ = public_private_indices(data.n_train, 0.2, 0)
+    public, _ = public_private_indices(data.n_train, config.setting("public_fraction"), 0)
     canaries = draw_canaries(data.y_train, data.num_classes, rows.size // 2, 0, rows)
     assert np.intersect1d(canaries.index, public).size == 0
     check_rows_kept(config, data, canaries, rows)  # planting moves no row: not refused
+    # Cut by class even at imbalance 1 (every class at the smallest one's size): by label.
+    counts, pool = np.bincount(data.y_train[rows]), np.bincount(data.y_train[_pool(config)])
+    assert counts.max() == pool.min() and (imbalance > 1 or counts.min() == pool.min())
+
+
+def _pool(config):
+    return public_private_indices(_digits().n_train, config.setting("public_fraction"), 0)[1]
 
 
 def _run(mechanism, settings, cache):
