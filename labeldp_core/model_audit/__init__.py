@@ -3,8 +3,9 @@
 Flipped-label canaries (Malek et al. 2021) and the label-inference gain (Wu et al. 2023).
 
 Composes every registered family: a mechanism's runner trains on labels with canaries planted
-(:class:`~.context.CanaryContext`), and the trained model's softmax on them bounds the label-level
-ε actually spent from below (:mod:`.estimate`), beside the claim and two controls (:mod:`.audit`).
+(:class:`~.context.CanaryContext`), and the released classifier's scores on them (a trained
+model's softmax, or the DP prototypes' cosine similarities) bound the label-level ε actually spent
+from below (:mod:`.estimate`), beside the claim and two controls (:mod:`.audit`).
 The label-inference gain is read from ordinary runs, beside its bound (:mod:`.inference`).
 """
 
