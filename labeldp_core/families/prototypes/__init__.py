@@ -12,11 +12,11 @@ from labeldp_core.families.family import Audit, DemoGrid, Family, Mechanism, Pag
 from labeldp_core.families.prototypes import audit, experiment
 from labeldp_core.families.threat import EXAMPLE_DP
 
-#: A public part trains the encoder and holds the public prototypes; with imbalance the
-#: guarantee covers the imbalanced subsample.
+#: A public part trains the encoder and holds the public prototypes; the guarantee covers the
+#: private subsample (cut by class at every imbalance).
 DPPL_THREAT = EXAMPLE_DP.with_public(
     "the public part of the training split (images and labels), which trains the encoder"
-).with_narrower("with imbalance > 1: " + experiment.SUBSAMPLE_SCOPE)
+).with_narrower(experiment.SUBSAMPLE_SCOPE)
 
 __all__ = ["FAMILY", "private_rows"]
 

@@ -73,11 +73,13 @@ __all__ = [
 #: The share of classes (the smallest ones) reported as the minority.
 MINORITY_SHARE = 0.3
 NEIGHBOURS = "add/remove one private example (its image and its label together)"
-#: What an imbalanced run's guarantee covers.
+#: What every run's guarantee covers: the subsample is cut by class at every imbalance (at 1,
+#: each class to the smallest one's size), so never the whole private part.
 SUBSAMPLE_SCOPE = (
-    "the imbalanced private set only: it is a subsample of the private part whose class sizes "
-    "were chosen from the true labels (without privacy), so epsilon covers adding or removing "
-    "an example of that subsample, not of the whole private part"
+    "the private set only: it is a subsample of the private part whose class sizes were chosen "
+    "from the true labels (without privacy; at imbalance 1 every class is cut to the smallest "
+    "one's size), so epsilon covers adding or removing an example of that subsample, not of the "
+    "whole private part"
 )
 #: Figures computed from the private set without privacy, shared by the three mechanisms.
 _COMMON_DIAGNOSTICS = (
@@ -239,9 +241,7 @@ def _outcome(
             "class counts, the clean baseline and utility ranks are computed from the private "
             "data for teaching; they are not part of the DP release"
         ),
-        "guarantee_scope": SUBSAMPLE_SCOPE
-        if config.setting("imbalance") > 1
-        else "the whole private part",
+        "guarantee_scope": SUBSAMPLE_SCOPE,
     }
     return Outcome(
         epsilon_spent=epsilon_spent,

@@ -486,6 +486,17 @@ def test_dppl_runs_report_the_guarantee_they_computed_and_share_the_encoder(cach
     assert again.cached and again.test_accuracy == results["dppl-public"].test_accuracy
 
 
+def test_a_balanced_dppl_run_says_its_epsilon_covers_the_subsample_cut_by_class(cache):
+    settings = {"imbalance": 1, "model": "mlp"}
+    result = run(make_config("dppl-public", "digits", 10.0, epochs=20, settings=settings), cache)
+    counts = result.details["class_counts"]
+    # Even at imbalance 1 the private set is cut by class (to the smallest class's size), a
+    # choice made from the true labels: epsilon covers that subsample, not the private part.
+    assert min(counts) == max(counts) and result.n_train == sum(counts)
+    assert "subsample" in result.details["guarantee_scope"]
+    assert "imbalance 1" in result.details["guarantee_scope"]
+
+
 def test_dppl_settings_are_checked():
     with pytest.raises(InvalidInputError, match="choose one of"):
         make_config("dppl-mean", "digits", 1.0, settings={"model": "logistic"})
