@@ -16,8 +16,8 @@ from labeldp_core.data import dataset_info
 from labeldp_core.demo import DEMO_SEEDS, demo_configs, demo_epsilons, point_epsilons
 from labeldp_core.engine.spec import RunConfig, RunResult
 from labeldp_core.errors import LabelDPError
-from labeldp_core.experiments import MECHANISMS, lookup
-from labeldp_core.model_audit import cached_audit
+from labeldp_core.experiments import lookup
+from labeldp_core.model_audit import cached_audit, can_audit
 from labeldp_core.plotting.common import LABEL_DP_RANGE
 
 __all__ = ["AuditedBound", "PriceOfPrivacy", "cached_runs", "read_price_of_privacy"]
@@ -120,8 +120,7 @@ def _model_bound(run: RunResult, seed: int, cache: ResultCache) -> AuditedBound 
     The audit page audits the model of the sidebar's choices at its seed; its canary trainings
     are looked up under the same keys, never trained (:func:`cached_audit`).
     """
-    spec = MECHANISMS[run.mechanism]
-    if spec.task != "classification" or not spec.trains_model:
+    if not can_audit(run.mechanism, run.epsilon):  # no classifier whose scores canaries read
         return None
     try:
         audit = cached_audit(

@@ -77,3 +77,18 @@ def test_an_empty_cache_gives_an_empty_screen_and_computes_nothing(tmp_path):
 def test_an_audit_at_other_draws_or_seed_is_not_the_audit_pages_and_is_not_read(stored, fast_runs):
     found = read_price_of_privacy("digits", ["rr"], seed=1, cache=fast_runs)
     assert found.audits == ()  # both audits were stored for seed 0
+
+
+def test_a_classifier_that_trains_no_network_shows_its_canary_audit(fast_runs, monkeypatch):
+    (config,) = [
+        c for c in demo_configs("digits", ["dppl-mean"], [0], variants=False) if c.epsilon == 1.0
+    ]
+    result = run(config, fast_runs)
+    monkeypatch.setattr(training_run, "_train", lambda *args: dict(CANARY_RESULT))
+    canaries = audit_model(
+        "dppl-mean", "digits", 1.0, epochs=result.epochs, settings=result.settings, cache=fast_runs
+    )
+    found = read_price_of_privacy("digits", ["dppl-mean"], cache=fast_runs)
+    (model,) = [a for a in found.audits if a.source == MODEL]
+    assert (model.epsilon, model.lower_bound) == (1.0, canaries.audited.epsilon_lower_bound)
+    assert model.claim == canaries.label_epsilon == 2.0  # example-level (1, δ) read for a label
