@@ -107,13 +107,14 @@ def denoise(
     towards: str = "uniform",
     hull: str = "per_example",
     learning_rate: float | None = None,
+    accelerated: bool = False,
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """The step LabelDP-Pro takes, and the simplex weights of its projection part.
 
     ``hull="pooled"`` is the paper's hull (its Section 3.2 and Appendix C): one simplex over all
     n2 K per-class gradients; ``"per_example"`` takes one simplex of class weights per public
     example (every soft labelling's mean gradient, a subset of the pooled hull). The projection
-    runs ``steps`` PGD steps at ``learning_rate`` (see
+    runs ``steps`` PGD steps at ``learning_rate``, ``accelerated`` or not (see
     :func:`~labeldp_core.families.labeldp_pro.projection.project_onto_hull`).
     ``towards="uniform"`` is the paper's coefficient smoothing (Section 3.3): the projection's
     simplex weights ``w`` become ``smoothing * w + (1 - smoothing) * uniform`` and the step is
@@ -132,7 +133,9 @@ def denoise(
         pooled = hull == "pooled"
         linear, columns = hull_map(model, public_images, clip, pooled)
         blocks = 1 if pooled else public_images.shape[0]
-        projected, weights = project_onto_hull(noisy, linear, columns, steps, blocks, learning_rate)
+        projected, weights = project_onto_hull(
+            noisy, linear, columns, steps, blocks, learning_rate, accelerated
+        )
         if towards == "noisy":
             return smoothing * projected + (1.0 - smoothing) * noisy, weights
         smoothed = smooth_weights(weights, smoothing, blocks)

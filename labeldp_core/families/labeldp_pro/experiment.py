@@ -106,6 +106,7 @@ def run_labeldp_pro(config: RunConfig, ctx: RunContext) -> Outcome:
         momentum=config.setting("momentum"),
         hull=config.setting("hull"),
         projection_lr=config.setting("projection_lr") or None,
+        accelerated=config.setting("projection_solver") == "fista",
     )
     report = within(ctx.progress, 0.05, 0.95)
 
@@ -154,7 +155,7 @@ def _details(config: RunConfig, trained: Any, sigma: float, example_delta: float
         "denoiser": (
             f"ALTCONV: projection onto the {config.setting('hull').replace('_', '-')} hull of "
             f"{config.setting('public_batch')} label-free examples' clipped per-class gradients, "
-            f"{config.setting('projection_steps')} projected gradient steps "
+            f"{config.setting('projection_steps')} {config.setting('projection_solver')} steps "
             f"(step {_projection_step(config.setting('projection_lr'))}), smoothing "
             f"{config.setting('smoothing'):g} towards {config.setting('smooth_towards')}"
         ),
@@ -222,6 +223,12 @@ SPEC = MechanismSpec(
             "per_example: one simplex of class weights per example (every soft labelling's mean "
             "gradient, a subset)",
             choices=("per_example", "pooled"),  # the denoiser's HULLS (no torch here)
+        ),
+        "projection_solver": Setting(
+            "pgd",
+            "pgd: projected gradient steps on the simplex weights (the paper's); fista: Nesterov's "
+            "accelerated ones (Beck and Teboulle 2009), nearer the projection in as many steps",
+            choices=("pgd", "fista"),
         ),
         "projection_lr": Setting(
             0.0,

@@ -54,6 +54,8 @@ class ProSettings:
     hull: str = "per_example"
     #: eta of the paper's projection update; None: the step 1 / L.
     projection_lr: float | None = None
+    #: FISTA (accelerated) projection steps instead of plain PGD ones.
+    accelerated: bool = False
 
 
 def noisy_gradient(
@@ -159,6 +161,7 @@ def train_labeldp_pro(
                 pro.smooth_towards,
                 pro.hull,
                 pro.projection_lr,
+                pro.accelerated,
             )
             if step_hook is not None:
                 step_hook(noisy, step)

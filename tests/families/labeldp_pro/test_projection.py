@@ -122,3 +122,19 @@ def test_the_papers_fixed_step_update_reaches_the_same_projection(seed):
     )
     assert weights.min() >= 0 and float(weights.sum()) == pytest.approx(1.0, abs=1e-12)
     np.testing.assert_allclose(projected.numpy(), _brute_force(matrix, target), atol=1e-4)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_accelerated_projection_reaches_the_brute_force_qp_and_gets_nearer_sooner(seed):
+    rng = np.random.default_rng(20 + seed)
+    matrix = rng.normal(size=(30, 40))
+    target = rng.normal(size=30) * 3
+    explicit, g = torch.tensor(matrix), torch.tensor(target)
+    exact = _brute_force(matrix, target)
+    projected, weights = project_onto_hull(g, _explicit(explicit), 40, 3000, accelerated=True)
+    assert weights.min() >= 0 and float(weights.sum()) == pytest.approx(1.0, abs=1e-12)
+    np.testing.assert_allclose(projected.numpy(), exact, atol=1e-4)
+    # At a budget of 30 steps, FISTA's iterate is nearer the projection than plain PGD's.
+    fast, _ = project_onto_hull(g, _explicit(explicit), 40, 30, accelerated=True)
+    plain, _ = project_onto_hull(g, _explicit(explicit), 40, 30)
+    assert np.linalg.norm(fast.numpy() - exact) < np.linalg.norm(plain.numpy() - exact)
