@@ -225,9 +225,10 @@ SPEC = MechanismSpec(
             choices=("per_example", "pooled"),  # the denoiser's HULLS (no torch here)
         ),
         "projection_solver": Setting(
-            "pgd",
-            "pgd: projected gradient steps on the simplex weights (the paper's); fista: Nesterov's "
-            "accelerated ones (Beck and Teboulle 2009), nearer the projection in as many steps",
+            "fista",
+            "fista: Nesterov's accelerated steps on the simplex weights (Beck and Teboulle 2009), "
+            "nearer the projection in as many steps (the default: Fashion-MNIST 0.690 / 0.688 at "
+            "eps 0.1 / 1 against 0.663 / 0.656); pgd: plain projected gradient steps (the paper's)",
             choices=("pgd", "fista"),
         ),
         "projection_lr": Setting(

@@ -122,3 +122,30 @@ def test_the_hull_setting_offers_exactly_the_denoisers_hulls():
     assert SPEC.settings["hull"].choices == HULLS
     with pytest.raises(ValueError, match="hull"):
         denoise(torch.zeros(3), nn.Linear(1, 1), torch.zeros(1, 1), 1.0, 0.5, 1, hull="cone")
+
+
+def test_the_default_run_projects_with_accelerated_steps(monkeypatch, tmp_path):
+    # FISTA measured higher than plain PGD on Fashion-MNIST (the README): the runner must pass it.
+    from labeldp_core.cache import ResultCache
+    from labeldp_core.experiments import make_config, run
+    from labeldp_core.families.labeldp_pro import trainer
+
+    seen = []
+
+    class StopError(Exception):
+        """Raised before training: only the settings are under test."""
+
+    def capture(data, classes, settings, pro, seed, progress=None, noise="float"):
+        seen.append(pro)
+        raise StopError
+
+    monkeypatch.setattr(trainer, "train_labeldp_pro", capture)
+    for solver, accelerated in ((None, True), ("pgd", False)):
+        extra = {} if solver is None else {"projection_solver": solver}
+        cache = ResultCache(tmp_path)
+        try:
+            with pytest.raises(StopError):
+                run(make_config("labeldp-pro", "digits", 1.0, epochs=1, settings=extra), cache)
+        finally:
+            cache.close()
+        assert seen[-1].accelerated is accelerated
