@@ -37,3 +37,14 @@ def test_a_read_only_server_shows_the_audit_computed_before_class(isolated_cache
     assert not [t for t in app.toggle if t.key == "model_audit"]
     assert app.dataframe[-1].value.equals(computed)
     assert [m.value for m in app.markdown if m.value.startswith("**Verdict**")]
+
+
+def test_a_classifier_without_a_network_is_audited_through_its_prototypes(isolated_cache):
+    app = open_page("pages/audit.py", mechanism="dppl-mean", epochs="1", model="mlp")
+    assert_no_errors(app)
+    app.toggle(key="model_audit").set_value(True).run(timeout=300)
+    assert_no_errors(app)
+    table = app.dataframe[-1].value
+    assert list(table["training"]) == ["mechanism", "non-private", "2x budget"]
+    verdicts = [m.value for m in app.markdown if m.value.startswith("**Verdict**")]
+    assert len(verdicts) == 1
