@@ -76,34 +76,14 @@ def _sidebar(controls: Controls) -> dict:
         "whose noisy top vote passes a threshold, then GNMax.",
     )
     ensemble = _ensemble(sidebar, controls)
-    on_patches = ensemble["features"] == "patches"  # logistic regressions: no model, no epochs
-    unused = " Unused with patch features: teachers and student are logistic regressions."
-    teacher_model = linked(
-        sidebar.selectbox,
-        "Teacher model",
-        "teacher_model",
-        TEACHER_MODELS,
-        disabled=on_patches,
-        help="Each teacher sees a few hundred examples at most, where the MLP learns faster than "
-        "the CNN. The student uses the model chosen above." + (unused if on_patches else ""),
-    )
-    teacher_epochs = linked(
-        sidebar.selectbox,
-        "Teacher epochs",
-        "teacher_epochs",
-        TEACHER_EPOCH_CHOICES,
-        index=4,
-        disabled=on_patches,
-        help=unused.strip() if on_patches else None,
-    )
+    teachers = _teacher_training(sidebar, on_patches=ensemble["features"] == "patches")
     noise_mode = noise_control(
         sidebar, "The teachers' votes are shared, so switching only re-aggregates and retrains."
     )
     settings = controls.settings | {
         "aggregator": aggregator,
         **ensemble,
-        "teacher_model": teacher_model,
-        "teacher_epochs": int(teacher_epochs),
+        **teachers,
         "noise": noise_mode,
     }
     if aggregator == "confident-gnmax":
@@ -125,6 +105,34 @@ def _sidebar(controls: Controls) -> dict:
             value=3.0,
         )
     return settings
+
+
+def _teacher_training(sidebar: DeltaGenerator, *, on_patches: bool) -> dict:
+    """Draw the teachers' model and epochs; disabled with patch features, which use neither.
+
+    Returns:
+        ``teacher_model`` and ``teacher_epochs``, as run settings.
+    """
+    unused = " Unused with patch features: teachers and student are logistic regressions."
+    model = linked(
+        sidebar.selectbox,
+        "Teacher model",
+        "teacher_model",
+        TEACHER_MODELS,
+        disabled=on_patches,
+        help="Each teacher sees a few hundred examples at most, where the MLP learns faster than "
+        "the CNN. The student uses the model chosen above." + (unused if on_patches else ""),
+    )
+    epochs = linked(
+        sidebar.selectbox,
+        "Teacher epochs",
+        "teacher_epochs",
+        TEACHER_EPOCH_CHOICES,
+        index=4,
+        disabled=on_patches,
+        help=unused.strip() if on_patches else None,
+    )
+    return {"teacher_model": model, "teacher_epochs": int(epochs)}
 
 
 def _ensemble(sidebar: DeltaGenerator, controls: Controls) -> dict:
