@@ -263,6 +263,19 @@ def _setting(config: RunConfig) -> str:
     return f"model={config.setting('model')}, {config.epochs} epochs"
 
 
+#: The last columns of every table on the Papers page: our run's setting and where a row comes from.
+_SOURCE_COLUMNS = (
+    "our_mechanism",
+    "our_setting",
+    "model",
+    "recipe",
+    "privacy_unit",
+    "where",
+    "quoted_from",
+    "paper",
+    "id",
+    "problem",
+)
 #: The columns of each table on the Papers page, in order (the table and dataset are its headings).
 TABLE_COLUMNS = (
     "method",
@@ -277,16 +290,7 @@ TABLE_COLUMNS = (
     "our_clean",
     "their_retention",
     "our_retention",
-    "our_mechanism",
-    "our_setting",
-    "model",
-    "recipe",
-    "privacy_unit",
-    "where",
-    "quoted_from",
-    "paper",
-    "id",
-    "problem",
+    *_SOURCE_COLUMNS,
 )
 
 
@@ -307,16 +311,7 @@ GAIN_COLUMNS = (
     "our_without",
     "computed_seeds",
     "comparison",
-    "our_mechanism",
-    "our_setting",
-    "model",
-    "recipe",
-    "privacy_unit",
-    "where",
-    "quoted_from",
-    "paper",
-    "id",
-    "problem",
+    *_SOURCE_COLUMNS,
 )
 
 
@@ -336,7 +331,7 @@ class Section:
 
     def compares_gains(self) -> bool:
         """Whether this table's rows compare a setting's gain (so the page draws no accuracies)."""
-        return any("our_gain" in row or "our_change" in row for row in self.rows)
+        return any("our_change" in row for row in self.rows)  # every gain row names its change
 
     def columns(self) -> tuple[str, ...]:
         """The columns the page shows for this table: accuracies, or gains."""
@@ -371,7 +366,7 @@ def fill_instructions(rows: list[dict[str, Any]]) -> str | None:
     missing = [row for row in rows if not row.get("computed_seeds")]
     if not missing:
         return None
-    crossed = [row for row in missing if row.get("our_dataset", row["dataset"]) != row["dataset"]]
+    crossed = [row for row in missing if _crosses_datasets(row)]
     datasets = sorted({row["dataset"] for row in missing if row not in crossed})
     absent = {row["dataset"]: row["problem"] for row in missing if row.get("problem")}
     none = len(missing) == len(rows)
@@ -403,6 +398,11 @@ def fill_instructions(rows: list[dict[str, Any]]) -> str | None:
     return " ".join(parts)
 
 
+def _crosses_datasets(row: dict[str, Any]) -> bool:
+    """Whether a row's runs use another dataset than its paper's (a gain row, gains only)."""
+    return row.get("our_dataset", row["dataset"]) != row["dataset"]
+
+
 def _crossed_note(crossed: list[dict[str, Any]]) -> str:
     """Which missing gain rows run on another dataset than their paper's, and what fills them."""
     theirs = sorted({row["dataset"] for row in crossed})
@@ -424,7 +424,7 @@ def paper_line(row: dict[str, Any]) -> str:
         f"{row['id']}: {row['method']} on {row['dataset']} at epsilon {row['epsilon']:g}: "
         f"theirs {row['theirs']:.3f}"
     )
-    if row.get("our_dataset", row["dataset"]) == row["dataset"]:
+    if not _crosses_datasets(row):
         return f"{head}; {_our_accuracy(row)}" + (
             f"; {_our_gain(row)}" if "our_change" in row else ""
         )
@@ -465,7 +465,7 @@ def gap_sentence(rows: list[dict[str, Any]], dataset: str) -> str:
     closest to this explorer's models: per epsilon, the best published method and ours for the
     same mechanism. The other tables are counted, not listed.
     """
-    mine = [row for row in rows if row.get("our_dataset", dataset) == dataset == row["dataset"]]
+    mine = [row for row in rows if row["dataset"] == dataset and not _crosses_datasets(row)]
     if not mine:
         return (
             f"No published figure on {dataset} is set beside ours yet: the papers we match "

@@ -64,15 +64,16 @@ def _train(config: RunConfig, canaries: Canaries, role: str, progress: Progress)
         throwaway = ResultCache(scratch)
         try:
             ctx = CanaryContext(config, spec.task, throwaway, progress, canaries=canaries)
-            if role == NON_PRIVATE and spec.trains_model:
+            # No network to train: the non-private control is the run's own clean reference.
+            clean = role == NON_PRIVATE and not spec.trains_model
+            if role == NON_PRIVATE and not clean:
                 trained = ctx.train(ctx.dataset.y_train, message="training on the canaries")
                 score, delta = trained.final, 0.0
-            elif role == NON_PRIVATE:  # no network: the run's clean reference on the canaries
+            elif clean:
                 score, delta = spec.runner(config, ctx).baseline_score, 0.0
             else:
                 outcome = spec.runner(config, ctx)
                 score, delta = outcome.test_score, outcome.delta
-            clean = role == NON_PRIVATE and not spec.trains_model
             probabilities = ctx.canary_probabilities(clean=clean)
         finally:
             throwaway.close()
