@@ -1,37 +1,40 @@
 """LP-2ST (Ghazi et al. 2021): two-stage training, the first stage's model is the second's prior.
 
-The training set is split in two halves by a seeded permutation of the indices (label-free).
-Stage 1 releases the first half's labels by plain randomized response and trains a model on them;
-that model's softmax on the second half's images is the prior with which RR-with-prior releases
-the second half's labels. The final model trains on both halves' released labels.
+The training set is split in two parts by a seeded permutation of the indices (label-free):
+the first ``stage1_share`` of it (half by default) goes to stage 1, the rest to stage 2. Stage 1
+releases the first part's labels by plain randomized response and trains a model on them; that
+model's softmax on the second part's images is the prior with which RR-with-prior releases the
+second part's labels. The final model trains on both parts' released labels.
 
-Every label is released once, at the full epsilon, and the two halves are disjoint, so by parallel
-composition the whole run is epsilon-label-DP: the stage-2 prior depends on the first half only
-through its already-private released labels (post-processing).
+Every label is released once, at the full epsilon, and the two parts are disjoint, so by parallel
+composition the whole run is epsilon-label-DP whatever the share: the stage-2 prior depends on the
+first part only through its already-private released labels (post-processing).
 
-With ``stage1_prior=clusters`` stage 1 releases its half as rr-prior does: noisy label histograms
-of label-free image clusters (counting the first half's labels only) at ``prior_epsilon``, then
-RR-with-prior at the rest, so the first half spends prior_epsilon + rr_epsilon = epsilon
-(sequential) and the second half epsilon: parallel composition again gives epsilon-label-DP
+With ``stage1_prior=clusters`` stage 1 releases its part as rr-prior does: noisy label histograms
+of label-free image clusters (counting the first part's labels only) at ``prior_epsilon``, then
+RR-with-prior at the rest, so the first part spends prior_epsilon + rr_epsilon = epsilon
+(sequential) and the second part epsilon: parallel composition again gives epsilon-label-DP
 (replace-one). It is the default on Fashion-MNIST (:data:`STAGE1_CLUSTER_DATASETS`).
 
-k* of every second-half example is stored in the result cache (see
-:func:`labeldp_core.families.rr_prior.experiment.load_set_sizes`); the first half has none
+k* of every second-part example is stored in the result cache (see
+:func:`labeldp_core.families.rr_prior.experiment.load_set_sizes`); the first part has none
 (plain RR).
 """
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 
 from labeldp_core import training
-from labeldp_core.accounting import parallel_composition, sequential_composition
-from labeldp_core.data import DATASETS
+from labeldp_core.accounting import BudgetSplit, parallel_composition, sequential_composition
+from labeldp_core.data import DATASETS, training_size
 from labeldp_core.engine.consensus import CONSENSUS_SETTING
 from labeldp_core.engine.context import RunContext
 from labeldp_core.engine.label_release import released_labels_outcome
 from labeldp_core.engine.release_noise import NOISE_SETTING, TRAINING_DRAW, draw_sources
 from labeldp_core.engine.spec import MechanismSpec, Outcome, RunConfig, Scalar, Setting
+from labeldp_core.errors import InvalidInputError
 from labeldp_core.families.randomized_response.release import (
     expected_flip_rate,
     randomized_response_by_plan,
@@ -50,7 +53,15 @@ from labeldp_core.families.rr_prior.experiment import (
 from labeldp_core.families.rr_prior.release import rr_with_prior_by_plan
 from labeldp_core.noise.noise_plans import rr_plan
 
-__all__ = ["SPEC", "STAGE1_CLUSTER_DATASETS", "lp_2st_recipe", "run_lp_2st", "split_halves"]
+__all__ = [
+    "SPEC",
+    "STAGE1_CLUSTER_DATASETS",
+    "check_lp_2st",
+    "lp_2st_recipe",
+    "run_lp_2st",
+    "split_halves",
+    "stage1_size",
+]
 
 #: Stream of the seeded generator that splits the indices (apart from the mechanism's draws).
 _SPLIT_STREAM = 0x2572
@@ -75,15 +86,53 @@ _DIAGNOSTICS = (
 STAGE1_CLUSTER_DATASETS = ("fashion-mnist",)
 
 
-def split_halves(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """Two disjoint halves of ``range(n)`` from a permutation seeded by ``seed`` only."""
+def stage1_size(n: int, share: float) -> int:
+    """How many of ``n`` training examples stage 1 gets: floor(share × n), checked non-empty.
+
+    The product is rounded to 9 decimals before the floor, so that a share of 1/n gives one
+    example and 0.29 of 100 gives 29, whatever the float rounding of the product.
+
+    >>> stage1_size(1437, 0.5), stage1_size(1437, 0.4)
+    (718, 574)
+
+    Raises:
+        InvalidInputError: if either stage would get no example (``share`` below 1/n, or above
+            (n - 1)/n), naming ``stage1_share`` and the range that works.
+    """
+    size = math.floor(round(share * n, 9)) if 0 <= share < 1 else n
+    if 1 <= size <= n - 1:
+        return size
+    empty = "stage 1" if size < 1 else "stage 2"
+    raise InvalidInputError(
+        f"stage1_share={share:g} leaves {empty} no example of the {n:,} training examples; use "
+        f"a share from 1/{n:,} to {n - 1:,}/{n:,} (an example each), e.g. stage1_share=0.5"
+    )
+
+
+def split_halves(n: int, seed: int, share: float = 0.5) -> tuple[np.ndarray, np.ndarray]:
+    """Two disjoint parts of ``range(n)``: stage 1's ``share`` (:func:`stage1_size`), the rest.
+
+    The permutation is seeded by ``seed`` only and reads no label, so the split is public; a
+    share of 0.5 gives the halves it always gave (the first n // 2 of the same permutation).
+    """
+    size = stage1_size(n, share)
     order = np.random.default_rng([seed, _SPLIT_STREAM]).permutation(n)
-    return np.sort(order[: n // 2]), np.sort(order[n // 2 :])
+    return np.sort(order[:size]), np.sort(order[size:])
+
+
+def check_lp_2st(config: RunConfig) -> BudgetSplit:
+    """rr-prior's checks (:func:`check_settings`), and that ``stage1_share`` leaves no stage empty.
+
+    The training set's size is public (the registry's, or the table's once loaded).
+    """
+    split = check_settings(config)
+    stage1_size(training_size(config.dataset), config.setting("stage1_share"))
+    return split
 
 
 @dataclass(frozen=True)
 class _FirstStage:
-    """What stage 1 released half 1's labels with, for the run's accounting and details."""
+    """What stage 1 released part 1's labels with, for the run's accounting and details."""
 
     #: Its epsilon, read off the plans that drew its noise.
     spent: float
@@ -99,7 +148,7 @@ class _FirstStage:
 
 
 def _first_stage(ctx: RunContext, first: np.ndarray) -> tuple[np.ndarray, _FirstStage]:
-    """Release half 1's labels: plain RR, or RR-with-prior under a noisy cluster prior."""
+    """Release part 1's labels: plain RR, or RR-with-prior under a noisy cluster prior."""
     config, data = ctx.config, ctx.dataset
     labels, noise = data.y_train[first], config.setting("noise")
     if config.setting("stage1_prior") == "uniform":
@@ -117,7 +166,7 @@ def _first_stage(ctx: RunContext, first: np.ndarray) -> tuple[np.ndarray, _First
             draws=(STAGE1_RR_DRAW,),
             seeded={},
         )
-    # The histograms count half 1's labels only, so half 2's are read once (in stage 2).
+    # The histograms count part 1's labels only, so part 2's are read once (in stage 2).
     priors, split, facts = _cluster_priors(ctx, labels, budget_split(config), rows=first)
     plan = rr_plan(split.release_epsilon, data.num_classes, noise)
     released = rr_with_prior_by_plan(labels, priors, plan, ctx.rng)
@@ -146,14 +195,14 @@ def _composition(stage1_prior: str) -> str:
     """How the two stages compose, in words, for ``details["composition"]``."""
     if stage1_prior == "uniform":
         return (
-            "parallel: stage 1 (RR) and stage 2 (RR-with-prior) release disjoint halves of "
+            "parallel: stage 1 (RR) and stage 2 (RR-with-prior) release disjoint parts of "
             "the labels, each once at epsilon, so the whole run is epsilon-label-DP "
             "(replace-one); the stage-2 prior is post-processing of stage-1 releases"
         )
     return (
-        "half 1: its cluster histograms (counting half 1's labels only) and RR-with-prior read "
+        "part 1: its cluster histograms (counting part 1's labels only) and RR-with-prior read "
         "the same labels, sequential: stage1_epsilon = stage1_prior_epsilon + stage1_rr_epsilon; "
-        "half 2: RR-with-prior at epsilon; the halves are disjoint, so by parallel composition "
+        "part 2: RR-with-prior at epsilon; the parts are disjoint, so by parallel composition "
         "epsilon_spent = max(stage1_epsilon, stage2_epsilon) and the whole run is "
         "epsilon-label-DP (replace-one); the clusters read no label and the stage-2 prior is "
         "post-processing of stage-1 releases"
@@ -161,14 +210,14 @@ def _composition(stage1_prior: str) -> str:
 
 
 def run_lp_2st(config: RunConfig, ctx: RunContext) -> Outcome:
-    """Stage 1: release half 1 and train a model; stage 2: RR-with-prior on half 2; train on both.
+    """Stage 1: release part 1 and train a model; stage 2: RR-with-prior on part 2; train on both.
 
-    ``epsilon_spent`` is the parallel composition of the two halves' budgets, each read off the
+    ``epsilon_spent`` is the parallel composition of the two parts' budgets, each read off the
     plans that drew its noise.
     """
     data = ctx.dataset
     epsilon, noise = config.epsilon, config.setting("noise")
-    first, second = split_halves(data.n_train, config.seed)
+    first, second = split_halves(data.n_train, config.seed, config.setting("stage1_share"))
     released = np.empty_like(data.y_train)
     released[first], stage1_facts = _first_stage(ctx, first)
     stage1 = ctx.train(
@@ -176,7 +225,7 @@ def run_lp_2st(config: RunConfig, ctx: RunContext) -> Outcome:
         images=data.x_train[first],
         start=0.0,
         end=0.45,
-        message="stage 1: training on the released labels of half 1",
+        message="stage 1: training on the released labels of part 1",
     )
     priors = training.predict_proba(stage1.model, data.x_train[second], ctx.train_settings)
     plan = rr_plan(epsilon, data.num_classes, noise)
@@ -185,7 +234,7 @@ def run_lp_2st(config: RunConfig, ctx: RunContext) -> Outcome:
     stage2 = prior_summary(priors, data.y_train[second], epsilon)
     expected = len(first) * stage1_facts.expected + len(second) * stage2["expected_flip_rate"]
     spent = parallel_composition([stage1_facts.spent, plan.epsilon_spent])
-    seeded = {"split into halves": "seeded permutation of the indices: reads no label"}
+    seeded = {"split into two parts": "seeded permutation of the indices: reads no label"}
     seeded |= stage1_facts.seeded | {"training": TRAINING_DRAW}
     details = {
         "budget": stage1_facts.budget | {"stage2_epsilon": plan.epsilon_spent, "spent": spent},
@@ -216,7 +265,7 @@ def run_lp_2st(config: RunConfig, ctx: RunContext) -> Outcome:
         spent,
         details,
         _DIAGNOSTICS,
-        message="stage 2: training on both halves",
+        message="stage 2: training on both parts",
         start=0.5,
     )
 
@@ -240,7 +289,7 @@ def lp_2st_recipe(dataset: str) -> dict[str, Scalar]:
 SPEC = MechanismSpec(
     id="lp-2st",
     title="LP-2ST (two-stage RR with prior)",
-    summary="stage 1 RR on half the labels trains a prior for RR-with-prior on the other half; "
+    summary="stage 1 RR on part of the labels trains a prior for RR-with-prior on the rest; "
     "parallel composition",
     privacy_unit="label",
     task="classification",
@@ -249,8 +298,16 @@ SPEC = MechanismSpec(
             "uniform",
             "the prior of stage 1's release (default: clusters on Fashion-MNIST, else uniform): "
             "uniform (plain RR), or clusters (rr-prior's noisy label histograms of label-free "
-            "image clusters, counting half 1's labels only, then RR-with-prior)",
+            "image clusters, counting part 1's labels only, then RR-with-prior)",
             ("uniform", "clusters"),
+        ),
+        "stage1_share": Setting(
+            0.5,
+            "fraction of the training set whose labels stage 1 releases to train the prior (a "
+            "seeded split that reads no label); stage 2 releases the rest. Each stage needs an "
+            "example: from 1/n to (n - 1)/n of the n training examples",
+            minimum=0.0,
+            maximum=1.0,
         ),
         "clusters": experiment.SPEC.settings["clusters"],
         "prior_features": Setting(
@@ -265,6 +322,6 @@ SPEC = MechanismSpec(
         "consensus": CONSENSUS_SETTING,
     },
     runner=run_lp_2st,
-    check=check_settings,
+    check=check_lp_2st,
     recipe=lp_2st_recipe,
 )
