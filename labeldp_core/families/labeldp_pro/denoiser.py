@@ -23,7 +23,15 @@ from labeldp_core.families.labeldp_pro.projection import (
     smooth_weights,
 )
 
-__all__ = ["HULLS", "SMOOTHING_TARGETS", "denoise", "flatten", "hull_map", "unflatten"]
+__all__ = [
+    "HULLS",
+    "PROJECTION_STARTS",
+    "SMOOTHING_TARGETS",
+    "denoise",
+    "flatten",
+    "hull_map",
+    "unflatten",
+]
 
 #: Public examples whose per-class gradients are held at once to compute their norms.
 _NORM_CHUNK = 16
@@ -95,6 +103,25 @@ def hull_map(
 SMOOTHING_TARGETS = ("uniform", "noisy")
 #: The hull: one simplex over all n2 K per-class gradients (the paper's), or one per example.
 HULLS = ("per_example", "pooled")
+#: Where the projection's weights start: uniform ones, or the model's predicted probabilities.
+PROJECTION_STARTS = ("uniform", "predicted")
+
+
+def _start_weights(model: nn.Module, images: torch.Tensor, start: str, pooled: bool):
+    """The projection's first weights: ``None`` (uniform) or the model's softmax on ``images``.
+
+    The predicted start reads no label. Without clipping, example i's gradient under class
+    weights w_i is J_i^T (p_i - w_i), so w_i = p_i is the zero gradient: the projection then
+    starts from no step at all, where uniform weights start from the gradient towards uniform
+    predictions, which points against learning on a partly trained model.
+    """
+    if start == "uniform":
+        return None
+    with torch.no_grad():
+        probabilities = functional.softmax(model(images), dim=1)
+    if pooled:
+        return probabilities.reshape(-1) / images.shape[0]
+    return probabilities.reshape(-1)
 
 
 def denoise(
@@ -108,6 +135,7 @@ def denoise(
     hull: str = "per_example",
     learning_rate: float | None = None,
     accelerated: bool = False,
+    start: str = "uniform",
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """The step LabelDP-Pro takes, and the simplex weights of its projection part.
 
@@ -120,21 +148,25 @@ def denoise(
     simplex weights ``w`` become ``smoothing * w + (1 - smoothing) * uniform`` and the step is
     ``G`` times them, a point of the hull (smoothing 0 is the mean of every per-class gradient,
     the same point for both hulls, which reads no label). ``"noisy"`` is this project's first
-    reading, ``smoothing * G w + (1 - smoothing) * noisy``. The hull is the model's in
-    evaluation mode (no dropout), so it is one fixed set per step.
+    reading, ``smoothing * G w + (1 - smoothing) * noisy``. ``start`` is where the weights
+    start (:func:`_start_weights`). The hull is the model's in evaluation mode (no dropout), so
+    it is one fixed set per step.
     """
     if towards not in SMOOTHING_TARGETS:
         raise ValueError(f"towards must be one of {SMOOTHING_TARGETS}, not {towards!r}")
     if hull not in HULLS:
         raise ValueError(f"hull must be one of {HULLS}, not {hull!r}")
+    if start not in PROJECTION_STARTS:
+        raise ValueError(f"start must be one of {PROJECTION_STARTS}, not {start!r}")
     training = model.training
     model.eval()
     try:
         pooled = hull == "pooled"
         linear, columns = hull_map(model, public_images, clip, pooled)
         blocks = 1 if pooled else public_images.shape[0]
+        first = _start_weights(model, public_images, start, pooled)
         projected, weights = project_onto_hull(
-            noisy, linear, columns, steps, blocks, learning_rate, accelerated
+            noisy, linear, columns, steps, blocks, learning_rate, accelerated, first
         )
         if towards == "noisy":
             return smoothing * projected + (1.0 - smoothing) * noisy, weights

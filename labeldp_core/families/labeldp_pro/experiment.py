@@ -107,6 +107,7 @@ def run_labeldp_pro(config: RunConfig, ctx: RunContext) -> Outcome:
         hull=config.setting("hull"),
         projection_lr=config.setting("projection_lr") or None,
         accelerated=config.setting("projection_solver") == "fista",
+        projection_start=config.setting("projection_start"),
     )
     report = within(ctx.progress, 0.05, 0.95)
 
@@ -230,6 +231,13 @@ SPEC = MechanismSpec(
             "nearer the projection in as many steps (the default: Fashion-MNIST 0.690 / 0.688 at "
             "eps 0.1 / 1 against 0.663 / 0.656); pgd: plain projected gradient steps (the paper's)",
             choices=("pgd", "fista"),
+        ),
+        "projection_start": Setting(
+            "uniform",
+            "the projection's first simplex weights: uniform ones (the mean of every per-class "
+            "gradient), or predicted: the model's softmax on each example (the zero gradient "
+            "before clipping; reads no label)",
+            choices=("uniform", "predicted"),  # the denoiser's PROJECTION_STARTS (no torch here)
         ),
         "projection_lr": Setting(
             0.0,

@@ -69,6 +69,7 @@ def project_onto_hull(
     blocks: int = 1,
     learning_rate: float | None = None,
     accelerated: bool = False,
+    start: torch.Tensor | None = None,
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """The point of ``{G w}`` nearest ``target``, by ``steps`` PGD steps on the weights ``w``.
 
@@ -88,6 +89,7 @@ def project_onto_hull(
         accelerated: Nesterov's accelerated projected gradient (FISTA, Beck and Teboulle 2009):
             each step is taken from an extrapolation of the last two iterates, which converges
             as 1 / k^2 instead of 1 / k; every iterate still lies on the simplices.
+        start: the first weights (..., m), each block on its simplex; ``None``: uniform ones.
 
     Returns:
         The projection ``G w`` (..., d) and its weights ``w`` (..., m), each block on a simplex.
@@ -99,7 +101,7 @@ def project_onto_hull(
         step = 1.0 / lipschitz_constant(linear, shape, target.dtype).unsqueeze(-1)
     else:
         step = torch.tensor(2.0 * learning_rate, dtype=target.dtype)
-    weights = torch.full(shape, blocks / m, dtype=target.dtype)
+    weights = torch.full(shape, blocks / m, dtype=target.dtype) if start is None else start
     point = weights
     for k in range(steps):
         moved = point - step * adjoint(forward(point) - target)

@@ -56,6 +56,8 @@ class ProSettings:
     projection_lr: float | None = None
     #: FISTA (accelerated) projection steps instead of plain PGD ones.
     accelerated: bool = False
+    #: Where the projection's weights start: ``uniform``, or ``predicted`` (the model's softmax).
+    projection_start: str = "uniform"
 
 
 def noisy_gradient(
@@ -162,6 +164,7 @@ def train_labeldp_pro(
                 pro.hull,
                 pro.projection_lr,
                 pro.accelerated,
+                pro.projection_start,
             )
             if step_hook is not None:
                 step_hook(noisy, step)

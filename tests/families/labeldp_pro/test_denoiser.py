@@ -149,3 +149,37 @@ def test_the_default_run_projects_with_accelerated_steps(monkeypatch, tmp_path):
         finally:
             cache.close()
         assert seen[-1].accelerated is accelerated
+
+
+def test_the_predicted_start_is_the_zero_gradient_before_clipping(model_and_images):
+    # Example i's gradient under class weights w_i is J_i^T (p_i - w_i): at w_i = p_i it is zero.
+    model, images = model_and_images
+    huge = 1e6  # no per-class gradient is clipped
+    (forward, _), _ = hull_map(model, images, clip=huge)
+    noisy = torch.randn(sum(p.numel() for p in model.parameters()))
+    _, uniform = denoise(noisy, model, images, huge, 1.0, 0)
+    _, predicted = denoise(noisy, model, images, huge, 1.0, 0, start="predicted")
+    assert float(forward(uniform).norm()) > 1e-3  # the mean of every per-class gradient
+    assert float(forward(predicted).norm()) < 1e-5
+    with torch.no_grad():
+        softmax = torch.softmax(model.eval()(images), dim=1)
+    np.testing.assert_allclose(predicted.reshape(4, 10).numpy(), softmax.numpy(), atol=1e-6)
+
+
+@pytest.mark.parametrize("hull", ["per_example", "pooled"])
+def test_every_start_keeps_the_weights_on_their_simplices(model_and_images, hull):
+    model, images = model_and_images
+    noisy = torch.randn(sum(p.numel() for p in model.parameters()))
+    _, weights = denoise(noisy, model, images, 0.5, 1.0, 30, hull=hull, start="predicted")
+    blocks = weights.reshape(4, 10) if hull == "per_example" else weights.reshape(1, 40)
+    assert float(weights.min()) >= 0.0
+    np.testing.assert_allclose(blocks.sum(dim=1).numpy(), np.ones(len(blocks)), atol=1e-5)
+
+
+def test_the_start_setting_offers_exactly_the_denoisers_starts():
+    from labeldp_core.families.labeldp_pro.denoiser import PROJECTION_STARTS
+    from labeldp_core.families.labeldp_pro.experiment import SPEC
+
+    assert SPEC.settings["projection_start"].choices == PROJECTION_STARTS
+    with pytest.raises(ValueError, match="start"):
+        denoise(torch.zeros(3), nn.Linear(1, 1), torch.zeros(1, 1), 1.0, 0.5, 1, start="labels")
