@@ -84,7 +84,7 @@ def validate_labeldp_pro(config: RunConfig) -> None:
 def run_labeldp_pro(config: RunConfig, ctx: RunContext) -> Outcome:
     """Calibrate sigma for the label budget, train with LabelDP-Pro, account for the steps taken."""
     # Imported here: torch costs seconds, which listing mechanisms should not pay.
-    from labeldp_core.families.labeldp_pro.trainer import ProSettings, train_labeldp_pro
+    from labeldp_core.families.labeldp_pro.trainer import resolved_smoothing, train_labeldp_pro
 
     data, delta, accountant = ctx.dataset, config.setting("delta"), config.setting("accountant")
     settings = replace(
@@ -96,19 +96,7 @@ def run_labeldp_pro(config: RunConfig, ctx: RunContext) -> Outcome:
     q, steps = sampling_schedule(data.n_train, settings.batch_size, settings.epochs)
     ctx.progress(0.0, f"calibrating the noise multiplier ({accountant} accountant)")
     sigma = calibrate_label_noise(config.epsilon, delta, q, steps, accountant)
-    pro = ProSettings(
-        noise_multiplier=sigma,
-        clip=config.setting("clip"),
-        public_batch=config.setting("public_batch"),
-        smoothing=config.setting("smoothing"),
-        smooth_towards=config.setting("smooth_towards"),
-        projection_steps=config.setting("projection_steps"),
-        momentum=config.setting("momentum"),
-        hull=config.setting("hull"),
-        projection_lr=config.setting("projection_lr") or None,
-        accelerated=config.setting("projection_solver") == "fista",
-        projection_start=config.setting("projection_start"),
-    )
+    pro = _pro_settings(config, sigma)
     report = within(ctx.progress, 0.05, 0.95)
 
     def on_epoch(done: int, total: int) -> None:
@@ -126,6 +114,8 @@ def run_labeldp_pro(config: RunConfig, ctx: RunContext) -> Outcome:
     # The released model: the label-inference figures and the canary audit read it.
     ctx.note_attack_model(trained.model)
     _, example_delta = example_budget(config.epsilon, delta)
+    dimension = sum(p.numel() for p in trained.model.parameters())
+    smoothing = resolved_smoothing(pro, dimension, settings.batch_size)
     spent, spent_delta = label_epsilon(
         sigma, trained.sample_rate, trained.steps, example_delta, accountant
     )
@@ -134,13 +124,38 @@ def run_labeldp_pro(config: RunConfig, ctx: RunContext) -> Outcome:
         delta=spent_delta,
         test_score=trained.final,
         n_train=data.n_train,
-        details=_details(config, trained, sigma, example_delta),
+        details=_details(config, trained, sigma, example_delta, smoothing),
         diagnostics=("details.mean_batch", "details.empty_steps"),
     )
 
 
-def _details(config: RunConfig, trained: Any, sigma: float, example_delta: float) -> dict:
-    """The noise, the sampling, both accountants' figures, the denoiser and the draws' sources."""
+def _pro_settings(config: RunConfig, sigma: float) -> Any:
+    """The trainer's :class:`~labeldp_core.families.labeldp_pro.trainer.ProSettings` of a run."""
+    from labeldp_core.families.labeldp_pro.trainer import ProSettings
+
+    return ProSettings(
+        noise_multiplier=sigma,
+        clip=config.setting("clip"),
+        public_batch=config.setting("public_batch"),
+        smoothing=config.setting("smoothing"),
+        smooth_towards=config.setting("smooth_towards"),
+        projection_steps=config.setting("projection_steps"),
+        momentum=config.setting("momentum"),
+        hull=config.setting("hull"),
+        projection_lr=config.setting("projection_lr") or None,
+        accelerated=config.setting("projection_solver") == "fista",
+        projection_start=config.setting("projection_start"),
+        smoothing_rule=config.setting("smoothing_rule"),
+    )
+
+
+def _details(
+    config: RunConfig, trained: Any, sigma: float, example_delta: float, smoothing: float
+) -> dict:
+    """The noise, the sampling, both accountants' figures, the denoiser and the draws' sources.
+
+    ``smoothing`` is the lambda the run used (the setting's, or the noise rule's).
+    """
     accountant, noise = config.setting("accountant"), config.setting("noise")
     example = dpsgd_epsilon(sigma, trained.sample_rate, trained.steps, example_delta, accountant)
     return {
@@ -158,8 +173,11 @@ def _details(config: RunConfig, trained: Any, sigma: float, example_delta: float
             f"{config.setting('public_batch')} label-free examples' clipped per-class gradients, "
             f"{config.setting('projection_steps')} {config.setting('projection_solver')} steps "
             f"(step {_projection_step(config.setting('projection_lr'))}), smoothing "
-            f"{config.setting('smoothing'):g} towards {config.setting('smooth_towards')}"
+            f"{smoothing:.3g} ({config.setting('smoothing_rule')}) towards "
+            f"{config.setting('smooth_towards')}, weights starting "
+            f"{config.setting('projection_start')}"
         ),
+        "smoothing": smoothing,
         "test_curve": list(trained.test_curve),
         "neighbouring_relation": NEIGHBOURS,
         "composition": (
@@ -207,6 +225,13 @@ SPEC = MechanismSpec(
             "(1 - lambda) / K (the paper's smoothing; 1: the projection alone)",
             minimum=0.0,
             maximum=1.0,
+        ),
+        "smoothing_rule": Setting(
+            "fixed",
+            "fixed: lambda is the smoothing setting; noise: lambda = r^2 / (1 + r^2), r = "
+            "sigma sqrt(d) / batch, the noise's expected norm over the clip (near 1, the "
+            "projection, at small epsilon; near 0, plain DP-SGD, where the noise is small)",
+            choices=("fixed", "noise"),  # the trainer's SMOOTHING_RULES (no torch here)
         ),
         "smooth_towards": Setting(
             "noisy",

@@ -19,6 +19,7 @@ public or released). The update is therefore a function of the released noisy gr
 label-free inputs: post-processing of DP-SGD's release, which the accountant already covers.
 """
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -34,7 +35,14 @@ from labeldp_core.models.zoo import build_model
 from labeldp_core.training.dpsgd import DPSGDOutcome, _draw_generators
 from labeldp_core.training.settings import ProgressFn, TrainSettings
 
-__all__ = ["ProSettings", "noisy_gradient", "train_labeldp_pro"]
+__all__ = [
+    "SMOOTHING_RULES",
+    "ProSettings",
+    "noise_smoothing",
+    "noisy_gradient",
+    "resolved_smoothing",
+    "train_labeldp_pro",
+]
 
 #: Offset of the seed of I_P's generator (it reads no label, so seeding it costs no privacy).
 _PUBLIC_SEED_OFFSET = 0x9A11
@@ -58,6 +66,39 @@ class ProSettings:
     accelerated: bool = False
     #: Where the projection's weights start: ``uniform``, or ``predicted`` (the model's softmax).
     projection_start: str = "uniform"
+    #: ``fixed``: lambda is ``smoothing``; ``noise``: from the noise (:func:`noise_smoothing`).
+    smoothing_rule: str = "fixed"
+
+
+#: How lambda is chosen: the ``smoothing`` setting, or from the noise's size.
+SMOOTHING_RULES = ("fixed", "noise")
+
+
+def noise_smoothing(noise_multiplier: float, dimension: int, expected_batch: float) -> float:
+    """The smoothing r^2 / (1 + r^2), r = sigma sqrt(d) / B: the noise's norm over the clip.
+
+    The mean clipped gradient, the signal, has norm at most C; the noise added to it has
+    expected norm about sigma C sqrt(d) / B. Mixing the noisy gradient with the projection in
+    proportion to the noise's power against the largest signal's is a shrinkage weight: near 1
+    (the projection alone) where the noise swamps every signal (small epsilon), near 0 (plain
+    DP-SGD) where the noise is small against it. It reads only public quantities.
+
+    >>> round(noise_smoothing(1.0, 1024**2, 1024), 3)
+    0.5
+    """
+    ratio = noise_multiplier * math.sqrt(dimension) / expected_batch
+    return ratio**2 / (1.0 + ratio**2)
+
+
+def resolved_smoothing(pro: ProSettings, dimension: int, expected_batch: float) -> float:
+    """The lambda a run uses: ``pro.smoothing``, or :func:`noise_smoothing` under rule ``noise``."""
+    if pro.smoothing_rule not in SMOOTHING_RULES:
+        raise ValueError(
+            f"smoothing_rule must be one of {SMOOTHING_RULES}, not {pro.smoothing_rule!r}"
+        )
+    if pro.smoothing_rule == "fixed":
+        return pro.smoothing
+    return noise_smoothing(pro.noise_multiplier, dimension, expected_batch)
 
 
 def noisy_gradient(
@@ -138,6 +179,8 @@ def train_labeldp_pro(
     optimiser = torch.optim.SGD(
         model.parameters(), lr=settings.learning_rate, momentum=pro.momentum
     )
+    dimension = sum(p.numel() for p in model.parameters())
+    smoothing = resolved_smoothing(pro, dimension, settings.batch_size)
     curve, drawn, empty = [], 0, 0
     for epoch in range(settings.epochs):
         for _ in range(steps // settings.epochs):
@@ -158,7 +201,7 @@ def train_labeldp_pro(
                 model,
                 inputs[public],
                 clip,
-                pro.smoothing,
+                smoothing,
                 pro.projection_steps,
                 pro.smooth_towards,
                 pro.hull,

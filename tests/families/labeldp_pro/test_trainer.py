@@ -11,7 +11,7 @@ from labeldp_core.families.labeldp_pro import trainer
 from labeldp_core.training import TrainSettings
 
 
-def _train(labels: np.ndarray, monkeypatch) -> torch.Tensor:
+def _train(labels: np.ndarray, monkeypatch, start: str = "uniform") -> torch.Tensor:
     """Every step a short training takes, with DP-SGD's release replaced by label-blind noise."""
     data = load_dataset("digits")
 
@@ -26,18 +26,46 @@ def _train(labels: np.ndarray, monkeypatch) -> torch.Tensor:
         (data.x_train[:300], labels, data.x_test[:50], data.y_test[:50]),
         10,
         TrainSettings("cnn-small", epochs=2, batch_size=100, learning_rate=0.5),
-        trainer.ProSettings(1.0, 1.0, public_batch=20, projection_steps=5),
+        trainer.ProSettings(1.0, 1.0, public_batch=20, projection_steps=5, projection_start=start),
         seed=0,
         step_hook=lambda noisy, step: steps.append(step.clone()),
     )
     return torch.stack(steps)
 
 
-def test_scrambling_the_labels_changes_nothing_but_the_dp_sgd_release(monkeypatch):
+@pytest.mark.parametrize("start", ["uniform", "predicted"])
+def test_scrambling_the_labels_changes_nothing_but_the_dp_sgd_release(monkeypatch, start):
     labels = load_dataset("digits").y_train[:300]
     scrambled = np.random.default_rng(0).permutation(labels)
     assert (scrambled != labels).any()
-    assert torch.equal(_train(labels, monkeypatch), _train(scrambled, monkeypatch))
+    steps = _train(labels, monkeypatch, start)
+    assert torch.equal(steps, _train(scrambled, monkeypatch, start))
+
+
+def test_the_noise_rule_leans_on_the_projection_as_the_noise_outweighs_the_clip():
+    pro = trainer.ProSettings(20.0, 0.1, smoothing=0.3, smoothing_rule="noise")
+    # r = sigma sqrt(d) / B: 20 x 100 / 1000 = 2, lambda 4 / 5; at sigma 1, r = 0.1.
+    assert trainer.resolved_smoothing(pro, 10_000, 1000) == pytest.approx(0.8)
+    quiet = trainer.ProSettings(1.0, 0.1, smoothing=0.3, smoothing_rule="noise")
+    assert trainer.resolved_smoothing(quiet, 10_000, 1000) == pytest.approx(0.01 / 1.01)
+    fixed = trainer.ProSettings(20.0, 0.1, smoothing=0.3)
+    assert trainer.resolved_smoothing(fixed, 10_000, 1000) == 0.3
+    with pytest.raises(ValueError, match="smoothing_rule"):
+        trainer.resolved_smoothing(trainer.ProSettings(1.0, 0.1, smoothing_rule="tuned"), 1, 1)
+
+
+def test_a_run_reports_the_smoothing_its_rule_chose(tmp_path):
+    settings = {"smoothing_rule": "noise"}
+    config = make_config("labeldp-pro", "digits", 1.0, epochs=1, settings=settings)
+    cache = ResultCache(tmp_path)
+    try:
+        details = run(config, cache).details
+    finally:
+        cache.close()
+    size = sum(p.numel() for p in trainer.build_model("cnn-small", (1, 8, 8), 10).parameters())
+    expected = trainer.noise_smoothing(details["noise_multiplier"], size, 256)
+    assert details["smoothing"] == pytest.approx(expected)
+    assert "(noise)" in details["denoiser"]
 
 
 @pytest.mark.parametrize("epsilon", [0.1, 1.0])
