@@ -54,8 +54,18 @@ def test_the_noise_rule_leans_on_the_projection_as_the_noise_outweighs_the_clip(
         trainer.resolved_smoothing(trainer.ProSettings(1.0, 0.1, smoothing_rule="tuned"), 1, 1)
 
 
-def test_a_run_reports_the_smoothing_its_rule_chose(tmp_path):
-    settings = {"smoothing_rule": "noise"}
+def test_the_rate_rule_quarters_the_rate_as_the_projection_takes_over():
+    pro = trainer.ProSettings(1.0, 0.1, rate_rule="smoothing")
+    assert trainer.step_rate(pro, 12.0, 0.0) == 12.0  # plain DP-SGD's step
+    assert trainer.step_rate(pro, 12.0, 0.5) == pytest.approx(7.5)
+    assert trainer.step_rate(pro, 12.0, 1.0) == pytest.approx(3.0)  # the projection alone
+    assert trainer.step_rate(trainer.ProSettings(1.0, 0.1), 12.0, 1.0) == 12.0
+    with pytest.raises(ValueError, match="rate_rule"):
+        trainer.step_rate(trainer.ProSettings(1.0, 0.1, rate_rule="adaptive"), 1.0, 0.5)
+
+
+def test_a_run_reports_the_smoothing_and_rate_its_rules_chose(tmp_path):
+    settings = {"smoothing_rule": "noise", "rate_rule": "smoothing", "dp_learning_rate": 2.0}
     config = make_config("labeldp-pro", "digits", 1.0, epochs=1, settings=settings)
     cache = ResultCache(tmp_path)
     try:
@@ -65,6 +75,7 @@ def test_a_run_reports_the_smoothing_its_rule_chose(tmp_path):
     size = sum(p.numel() for p in trainer.build_model("cnn-small", (1, 8, 8), 10).parameters())
     expected = trainer.noise_smoothing(details["noise_multiplier"], size, 256)
     assert details["smoothing"] == pytest.approx(expected)
+    assert details["learning_rate_used"] == pytest.approx(2.0 * (1 - 0.75 * expected))
     assert "(noise)" in details["denoiser"]
 
 
