@@ -4,18 +4,22 @@ import streamlit as st
 
 from labeldp_core import plots
 from labeldp_core.experiments import RunResult, make_config
+from labeldp_core.families.labeldp_pro.experiment import SPEC, labeldp_pro_recipe
 from ui.controls import current_controls
 from ui.epsilon import epsilon_control
 from ui.export import chart
 from ui.links import linked
 from ui.results import computed_stops, point, replay_caption, reported_errors
 
+#: The smoothing control's first choice: whatever the dataset's recipe says.
+_RECIPE = "recipe"
+
 
 def render() -> None:
     """Draw the page: ε and the run's accuracy by epoch first, then what the method does."""
     controls = current_controls()
     st.title("LabelDP-Pro")
-    settings = controls.settings | _projection_settings()
+    settings = controls.settings | _projection_settings(controls.dataset)
     epsilon = epsilon_control(grid=computed_stops("labeldp-pro", controls, settings))
     with reported_errors():
         config = make_config(
@@ -36,17 +40,24 @@ def render() -> None:
     )
 
 
-def _projection_settings() -> dict:
-    """Draw the projection's two controls in the sidebar; return them as run settings."""
+def _projection_settings(dataset: str) -> dict:
+    """Draw the projection's two controls in the sidebar; return them as run settings.
+
+    The smoothing's first choice is the dataset's recipe (on Fashion-MNIST, λ from the noise and
+    the rate with it); a number fixes λ and the rate.
+    """
+    recipe = labeldp_pro_recipe(dataset)
     smoothing = linked(
         st.sidebar.selectbox,
         "Smoothing λ of the projection",
         "smoothing",
-        (0.75, 0.7, 0.8, 0.85, 1.0),
+        (_RECIPE, 0.75, 0.7, 0.8, 0.85, 1.0),
+        labels=lambda choice: _smoothing_label(choice, recipe),
         help="The step is λ × the projection + (1 − λ) × the noisy gradient (it measured higher "
         "here than the paper's smoothing of the weights towards uniform ones, `--set "
         "smooth_towards=uniform`; the paper searched λ from 0.7 to 0.85); 1 takes the "
-        "projection alone.",
+        "projection alone. From the noise, λ = r² / (1 + r²) with r the noise's expected norm "
+        "over the clip: near 1 at small ε, near 0 (plain DP-SGD) where the noise is small.",
     )
     public_batch = linked(
         st.sidebar.selectbox,
@@ -54,7 +65,17 @@ def _projection_settings() -> dict:
         "public_batch",
         (100, 50, 200),
     )
-    return {"smoothing": smoothing, "public_batch": public_batch}
+    chosen = {} if smoothing == _RECIPE else {"smoothing": smoothing, "smoothing_rule": "fixed"}
+    return chosen | {"public_batch": public_batch}
+
+
+def _smoothing_label(choice: object, recipe: dict) -> str:
+    """The smoothing control's label: a number as it is, the recipe's choice spelled out."""
+    if choice != _RECIPE:
+        return f"{choice:g}"
+    if recipe.get("smoothing_rule") == "noise":
+        return "from the noise (this dataset's recipe)"
+    return f"{SPEC.settings['smoothing'].default:g} (this dataset's recipe)"
 
 
 def _run(result: RunResult | None, epsilon: float) -> None:

@@ -1,0 +1,47 @@
+"""The LabelDP-Pro page: its smoothing control defers to the dataset's recipe unless fixed."""
+
+from app_helpers import assert_no_errors, open_page
+
+PAGE = "pages/labeldp_pro.py"
+
+
+def _recording(monkeypatch) -> list:
+    """Every config the page asks for, with its training not run (no point is computed)."""
+    import labeldp_core.experiments
+    import ui.results
+
+    made = []
+    real = labeldp_core.experiments.make_config
+
+    def recording(*args, **kwargs):
+        made.append(real(*args, **kwargs))
+        return made[-1]
+
+    monkeypatch.setattr(labeldp_core.experiments, "make_config", recording)
+    monkeypatch.setattr(ui.results, "QUICK_S", 0.0)
+    monkeypatch.setattr(ui.results, "AUTO_COMPUTE_MAX_IMAGES", 0)  # not computed: a button
+    return made
+
+
+def test_the_recipe_choice_takes_lambda_from_the_noise_on_fashion_mnist(monkeypatch):
+    made = _recording(monkeypatch)
+    app = open_page(PAGE, dataset="fashion-mnist", epochs="1")
+    assert_no_errors(app)
+    smoothing = app.selectbox(key="smoothing")
+    assert smoothing.value == "recipe"
+    assert smoothing.format_func("recipe") == "from the noise (this dataset's recipe)"
+    assert made[-1].setting("smoothing_rule") == "noise"
+    assert made[-1].setting("projection_start") == "predicted"
+    smoothing.set_value(0.85).run()
+    assert_no_errors(app)
+    assert made[-1].setting("smoothing_rule") == "fixed"
+    assert made[-1].setting("smoothing") == 0.85
+
+
+def test_the_recipe_choice_names_the_fixed_lambda_elsewhere(monkeypatch):
+    made = _recording(monkeypatch)
+    app = open_page(PAGE, dataset="digits", epochs="1", model="logistic")
+    assert_no_errors(app)
+    assert app.selectbox(key="smoothing").format_func("recipe") == "0.75 (this dataset's recipe)"
+    assert made[-1].setting("smoothing_rule") == "fixed"
+    assert made[-1].setting("smoothing") == 0.75
