@@ -144,8 +144,8 @@ def _stage1(controls: Controls) -> str:
         STAGE1_CHOICES,
         index=STAGE1_CHOICES.index(default),
         labels=STAGE1_LABELS.__getitem__,
-        help="How LP-2ST releases its first half: plain RR, or RR with prior under noisy label "
-        "histograms of label-free image clusters that count that half's labels only (its "
+        help="How LP-2ST releases its first part: plain RR, or RR with prior under noisy label "
+        "histograms of label-free image clusters that count that part's labels only (its "
         f"default on Fashion-MNIST, where it measured higher). Default for "
         f"{controls.dataset_name}: {default}.",
     )
@@ -238,10 +238,10 @@ def _budget_rows(rr_budget: dict, rr_from: str, lp_budget: dict, lp_from: str) -
 
 def _lp_rows(budget: dict, source: str) -> list[tuple]:
     """LP-2ST's budget rows: per stage, and stage 1's two steps when it used a cluster prior."""
-    if "stage1_prior_epsilon" in budget:  # stage 1 is RR with prior under half A's histograms
+    if "stage1_prior_epsilon" in budget:  # stage 1 is RR with prior under part A's histograms
         steps = [
-            ("stage 1: noisy label histogram per cluster, half A's labels", "half A", "prior"),
-            ("stage 1: RR over each example's top-k* labels", "half A", "rr"),
+            ("stage 1: noisy label histogram per cluster, part A's labels", "part A", "prior"),
+            ("stage 1: RR over each example's top-k* labels", "part A", "rr"),
         ]
         rows = [
             ("LP-2ST", what, half, f"{budget[f'stage1_{key}_epsilon']:.6g}", source)
@@ -251,7 +251,7 @@ def _lp_rows(budget: dict, source: str) -> list[tuple]:
             (
                 "LP-2ST",
                 "stage 2: RR with the stage-1 model's prior",
-                "half B",
+                "part B",
                 f"{budget['stage2_epsilon']:.6g}",
                 source,
             )
@@ -260,14 +260,14 @@ def _lp_rows(budget: dict, source: str) -> list[tuple]:
         rows = [
             (
                 "LP-2ST",
-                "stage 1: RR on half A; stage 2: RR with the stage-1 model's prior on half B",
-                "each half once",
+                "stage 1: RR on part A; stage 2: RR with the stage-1 model's prior on part B",
+                "each part once",
                 f"{budget['stage1_epsilon']:.6g} per stage",
                 source,
             )
         ]
-    total = "total: parallel composition (disjoint halves, so ε does not add)"
-    return [*rows, ("LP-2ST", total, "each half once", f"{budget['spent']:.6g}", source)]
+    total = "total: parallel composition (disjoint parts, so ε does not add)"
+    return [*rows, ("LP-2ST", total, "each part once", f"{budget['spent']:.6g}", source)]
 
 
 def _run(result: RunResult, epsilon: float, num_classes: int) -> None:
@@ -406,9 +406,9 @@ def _lp_2st_stages(stages: RunResult, epsilon: float) -> None:
     )
     diagnostics_caption(st, [stages])
     st.caption(
-        "Stage 1 spends ε on the first half with plain RR and trains a model; that model's "
-        "softmax is the prior for the second half. Each half's labels are released once at ε, so "
-        "the run is ε-label-DP by parallel composition."
+        "Stage 1 spends ε on the first part with plain RR (or RR with a cluster prior) and "
+        "trains a model; that model's softmax is the prior for the second part. Each part's "
+        "labels are released once at ε, so the run is ε-label-DP by parallel composition."
     )
 
 

@@ -145,7 +145,7 @@ def test_the_budget_table_shows_lp_2st_stage_1_steps_when_it_used_a_cluster_prio
     app = open_page(PAGE, epochs="1", model="logistic")
     assert_no_errors(app)
     lp = [row for row in _budget(app) if row[0] == "LP-2ST"]
-    assert [row[2] for row in lp] == ["half A", "half A", "half B", "each half once"]
+    assert [row[2] for row in lp] == ["part A", "part A", "part B", "each part once"]
     assert [row[EPSILON_COLUMN] for row in lp] == ["0.05", "0.95", "1", "1"]
     assert "histogram" in lp[0][1] and {row[FROM_COLUMN] for row in lp} == {"this run"}
 
@@ -162,7 +162,7 @@ def test_lp_2st_stage_1_control_picks_the_run_the_page_reads(cache):
     app.sidebar.selectbox(key="stage1_prior").set_value("clusters").run()
     assert_no_errors(app)
     lp = [row for row in _budget(app) if row[0] == "LP-2ST"]
-    assert [row[2] for row in lp] == ["half A", "half A", "half B", "each half once"]
+    assert [row[2] for row in lp] == ["part A", "part A", "part B", "each part once"]
     assert {row[FROM_COLUMN] for row in lp} == {"this run"}
     assert (
         open_page(PAGE, epochs="1", stage1_prior="clusters")

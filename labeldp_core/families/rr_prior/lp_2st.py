@@ -54,12 +54,15 @@ from labeldp_core.families.rr_prior.release import rr_with_prior_by_plan
 from labeldp_core.noise.noise_plans import rr_plan
 
 __all__ = [
+    "SHARE_RULES",
+    "SMALL_EPSILON_SHARE",
     "SPEC",
     "STAGE1_CLUSTER_DATASETS",
     "check_lp_2st",
     "lp_2st_recipe",
     "run_lp_2st",
     "split_halves",
+    "stage1_share",
     "stage1_size",
 ]
 
@@ -120,13 +123,37 @@ def split_halves(n: int, seed: int, share: float = 0.5) -> tuple[np.ndarray, np.
     return np.sort(order[:size]), np.sort(order[size:])
 
 
+#: Stage 1's share at epsilon <= 1 under ``stage1_share_rule=epsilon``: the authors' code
+#: (google-research/label-dp, ``label_dp/profiles/p100_cifar10.py``) gives stage 1 80% at eps 1.
+SMALL_EPSILON_SHARE = 0.8
+#: How stage 1's share is chosen: the ``stage1_share`` setting, or by epsilon.
+SHARE_RULES = ("fixed", "epsilon")
+
+
+def stage1_share(config: RunConfig) -> float:
+    """Stage 1's share of a run: ``stage1_share``, or 0.8 at epsilon <= 1 under rule ``epsilon``.
+
+    Under the rule ``epsilon`` the share above epsilon 1 is the ``stage1_share`` setting. Both
+    read only public quantities (the asked epsilon, the settings), so the split stays public.
+
+    >>> from labeldp_core.experiments import make_config
+    >>> stage1_share(make_config("lp-2st", "fashion-mnist", 1.0))
+    0.8
+    >>> stage1_share(make_config("lp-2st", "fashion-mnist", 2.0))
+    0.5
+    """
+    if config.setting("stage1_share_rule") == "epsilon" and config.epsilon <= 1:
+        return SMALL_EPSILON_SHARE
+    return config.setting("stage1_share")
+
+
 def check_lp_2st(config: RunConfig) -> BudgetSplit:
     """rr-prior's checks (:func:`check_settings`), and that ``stage1_share`` leaves no stage empty.
 
     The training set's size is public (the registry's, or the table's once loaded).
     """
     split = check_settings(config)
-    stage1_size(training_size(config.dataset), config.setting("stage1_share"))
+    stage1_size(training_size(config.dataset), stage1_share(config))
     return split
 
 
@@ -217,7 +244,7 @@ def run_lp_2st(config: RunConfig, ctx: RunContext) -> Outcome:
     """
     data = ctx.dataset
     epsilon, noise = config.epsilon, config.setting("noise")
-    first, second = split_halves(data.n_train, config.seed, config.setting("stage1_share"))
+    first, second = split_halves(data.n_train, config.seed, stage1_share(config))
     released = np.empty_like(data.y_train)
     released[first], stage1_facts = _first_stage(ctx, first)
     stage1 = ctx.train(
@@ -274,19 +301,20 @@ def lp_2st_recipe(dataset: str) -> dict[str, Scalar]:
     """LP-2ST's per-dataset defaults: rr-prior's clusters and features (:func:`rr_prior_recipe`).
 
     They matter with ``stage1_prior=clusters``, the default on :data:`STAGE1_CLUSTER_DATASETS`.
-    ``stage1_share`` keeps its 0.5 everywhere: on Fashion-MNIST (seeds 0-2 mean, main at a40026b)
-    0.6 and 0.8 beat the halves at ε = 1 (0.828 and 0.829 against 0.823; RR-with-prior 0.8235)
-    and 0.8 at ε = 0.5 (0.817 against 0.805), but both lose at ε = 2 (0.844 and 0.842 against
-    0.849), and a recipe cannot depend on ε (the family README has the table, shares 0.3 to 0.8).
+    On Fashion-MNIST stage 1's share follows ε (``stage1_share_rule=epsilon``): 0.8 at ε <= 1,
+    the halves above. Seeds 0-2 mean, main at a40026b: 0.8 beats the halves at ε = 1 (0.829
+    against 0.823; RR-with-prior 0.8235) and at ε = 0.5 (0.817 against 0.805), but loses at
+    ε = 2 (0.842 against 0.849; the family README has the table, shares 0.3 to 0.8).
 
     >>> lp_2st_recipe("digits")
     {'clusters': 20}
-    >>> lp_2st_recipe("fashion-mnist")["stage1_prior"]
-    'clusters'
+    >>> lp_2st_recipe("fashion-mnist")["stage1_share_rule"]
+    'epsilon'
     """
     recipe = rr_prior_recipe(dataset)
     if dataset in STAGE1_CLUSTER_DATASETS and dataset in DATASETS:
         recipe["stage1_prior"] = "clusters"
+        recipe["stage1_share_rule"] = "epsilon"
     return recipe
 
 
@@ -312,6 +340,13 @@ SPEC = MechanismSpec(
             "example: from 1/n to (n - 1)/n of the n training examples",
             minimum=0.0,
             maximum=1.0,
+        ),
+        "stage1_share_rule": Setting(
+            "fixed",
+            "how stage 1's share is chosen (default: epsilon on Fashion-MNIST, else fixed): "
+            "fixed (stage1_share), or epsilon (0.8 at epsilon <= 1, as the authors' code at "
+            "epsilon 1, and stage1_share above)",
+            SHARE_RULES,
         ),
         "clusters": experiment.SPEC.settings["clusters"],
         "prior_features": Setting(

@@ -110,3 +110,20 @@ def test_the_command_line_refuses_an_empty_stage_before_any_work(capsys):
     assert main(argv) == 2
     captured = capsys.readouterr()
     assert captured.out == "" and "stage1_share=1 leaves stage 2 no example" in captured.err
+
+
+@pytest.mark.parametrize(("epsilon", "share"), [(0.5, 0.8), (1.0, 0.8), (1.01, 0.3), (2.0, 0.3)])
+def test_the_epsilon_rule_gives_stage_1_most_labels_at_small_epsilon(epsilon, share):
+    settings = {"stage1_share_rule": "epsilon", "stage1_share": 0.3}
+    config = make_config("lp-2st", "digits", epsilon, settings=settings)
+    assert lp_2st.stage1_share(config) == share
+    fixed = make_config("lp-2st", "digits", epsilon, settings={"stage1_share": 0.3})
+    assert lp_2st.stage1_share(fixed) == 0.3  # digits' recipe keeps the share as set
+
+
+def test_the_epsilon_rule_is_fashion_mnists_recipe_and_the_run_follows_it(monkeypatch, tmp_path):
+    assert make_config("lp-2st", "fashion-mnist", 1.0).setting("stage1_share_rule") == "epsilon"
+    assert make_config("lp-2st", "digits", 1.0).setting("stage1_share_rule") == "fixed"
+    monkeypatch.setitem(FAST, "stage1_share_rule", "epsilon")
+    first, details = _first_part(monkeypatch, tmp_path, Y, 0.5)
+    assert first.size == details["stage1_examples"] == int(0.8 * Y.size)
