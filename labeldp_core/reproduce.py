@@ -444,7 +444,7 @@ def _our_accuracy(row: dict[str, Any]) -> str:
         return "ours: not computed yet (reproduce --compute, or warm)"
     return (
         f"ours {row['ours']:.3f} ({row['ours_min']:.3f}-{row['ours_max']:.3f}, "
-        f"{row['computed_seeds']} seeds)"
+        f"{row['computed_seeds']} seed{'s' if row['computed_seeds'] != 1 else ''})"
     )
 
 

@@ -285,3 +285,11 @@ def test_warm_leaves_out_the_rows_on_another_dataset_and_the_note_says_what_fill
     note = fill_instructions(paper_rows(cache))
     assert f"{len(free)} of them set a setting's gain on fashion-mnist" in note
     assert "warm --dataset cifar-10" not in note and "warm does not run those" in note
+
+
+def test_one_computed_seed_is_said_in_the_singular():
+    from labeldp_core.reproduce import _our_accuracy
+
+    row = {"computed_seeds": 1, "ours": 0.8128, "ours_min": 0.8128, "ours_max": 0.8128}
+    assert _our_accuracy(row).endswith("(0.813-0.813, 1 seed)")
+    assert _our_accuracy(row | {"computed_seeds": 3}).endswith(", 3 seeds)")
