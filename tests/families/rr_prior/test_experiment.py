@@ -341,3 +341,26 @@ def test_the_histograms_get_at_least_the_floor_of_a_small_epsilon(epsilon, setti
     )
     assert split.prior_epsilon == pytest.approx(prior_epsilon)
     assert split.prior_epsilon + split.release_epsilon <= epsilon
+
+
+@pytest.mark.parametrize(
+    ("mechanism", "dataset", "epsilon", "settings", "prior_epsilon"),
+    [
+        ("rr-prior", "fashion-mnist", 2.0, {}, 0.1),  # the share's 0.4, capped by the recipe
+        ("rr-prior", "fashion-mnist", 0.5, {}, 0.1),  # the share's 0.1, at the cap
+        ("rr-prior", "fashion-mnist", 0.1, {}, 0.05),  # the floor, below the cap
+        ("lp-2st", "fashion-mnist", 1.0, {}, 0.2),  # stage 1 uncapped: it measured higher
+        ("lp-2st", "fashion-mnist", 1.0, {"prior_epsilon_cap": 0.1}, 0.1),
+        ("rr-prior", "digits", 2.0, {}, 0.4),  # no cap where none was measured
+        ("rr-prior", "digits", 2.0, {"prior_epsilon_cap": 0.3}, 0.3),
+        ("rr-prior", "digits", 0.1, {"prior_epsilon_cap": 0.01}, 0.05),  # never below the floor
+        ("rr-prior", "fashion-mnist", 2.0, {"prior_epsilon": 0.5}, 0.5),  # an absolute one wins
+    ],
+)
+def test_the_cap_bounds_the_histograms_share_of_a_large_epsilon(
+    mechanism, dataset, epsilon, settings, prior_epsilon
+):
+    config = make_config(mechanism, dataset, epsilon, settings=settings)
+    split = rr_prior_experiment.budget_split(config)
+    assert split.prior_epsilon == pytest.approx(prior_epsilon)
+    assert split.prior_epsilon + split.release_epsilon <= epsilon
