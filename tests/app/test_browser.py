@@ -97,8 +97,10 @@ def _stand_in_dp(x_train, y_train, x_test, y_test, num_classes, settings, *args,
     return DPSGDOutcome(model, (0.5,) * settings.epochs, q, steps, q * len(x_train), 0)
 
 
-def _stand_in_pro(data, num_classes, settings, *args, **kwargs):
-    return _stand_in_dp(*data, num_classes, settings)
+def _stand_in_pro(data, num_classes, settings, pro, *args, **kwargs):
+    from tests.families.labeldp_pro.release_contract import as_pro_outcome
+
+    return as_pro_outcome(_stand_in_dp(*data, num_classes, settings), pro, settings)
 
 
 @contextmanager

@@ -98,11 +98,7 @@ def validate_labeldp_pro(config: RunConfig) -> None:
 def run_labeldp_pro(config: RunConfig, ctx: RunContext) -> Outcome:
     """Calibrate sigma for the label budget, train with LabelDP-Pro, account for the steps taken."""
     # Imported here: torch costs seconds, which listing mechanisms should not pay.
-    from labeldp_core.families.labeldp_pro.trainer import (
-        resolved_smoothing,
-        step_rate,
-        train_labeldp_pro,
-    )
+    from labeldp_core.families.labeldp_pro.trainer import train_labeldp_pro
 
     data, delta, accountant = ctx.dataset, config.setting("delta"), config.setting("accountant")
     settings = replace(
@@ -132,9 +128,6 @@ def run_labeldp_pro(config: RunConfig, ctx: RunContext) -> Outcome:
     # The released model: the label-inference figures and the canary audit read it.
     ctx.note_attack_model(trained.model)
     _, example_delta = example_budget(config.epsilon, delta)
-    dimension = sum(p.numel() for p in trained.model.parameters())
-    smoothing = resolved_smoothing(pro, dimension, settings.batch_size)
-    rate = step_rate(pro, settings.learning_rate, smoothing)
     spent, spent_delta = label_epsilon(
         sigma, trained.sample_rate, trained.steps, example_delta, accountant
     )
@@ -143,7 +136,7 @@ def run_labeldp_pro(config: RunConfig, ctx: RunContext) -> Outcome:
         delta=spent_delta,
         test_score=trained.final,
         n_train=data.n_train,
-        details=_details(config, trained, sigma, example_delta, (smoothing, rate)),
+        details=_details(config, trained, sigma, example_delta),
         diagnostics=("details.mean_batch", "details.empty_steps"),
     )
 
@@ -169,18 +162,11 @@ def _pro_settings(config: RunConfig, sigma: float) -> Any:
     )
 
 
-def _details(
-    config: RunConfig,
-    trained: Any,
-    sigma: float,
-    example_delta: float,
-    chosen: tuple[float, float],
-) -> dict:
+def _details(config: RunConfig, trained: Any, sigma: float, example_delta: float) -> dict:
     """The noise, the sampling, both accountants' figures, the denoiser and the draws' sources.
 
-    ``chosen`` is the lambda and the SGD rate the run used (the settings', or their rules').
+    ``trained`` is the trainer's outcome, with the lambda and SGD rate its rules chose.
     """
-    smoothing, rate = chosen
     accountant, noise = config.setting("accountant"), config.setting("noise")
     example = dpsgd_epsilon(sigma, trained.sample_rate, trained.steps, example_delta, accountant)
     return {
@@ -198,12 +184,12 @@ def _details(
             f"{config.setting('public_batch')} label-free examples' clipped per-class gradients, "
             f"{config.setting('projection_steps')} {config.setting('projection_solver')} steps "
             f"(step {_projection_step(config.setting('projection_lr'))}), smoothing "
-            f"{smoothing:.3g} ({config.setting('smoothing_rule')}) towards "
+            f"{trained.smoothing:.3g} ({config.setting('smoothing_rule')}) towards "
             f"{config.setting('smooth_towards')}, weights starting "
             f"{config.setting('projection_start')}"
         ),
-        "smoothing": smoothing,
-        "learning_rate_used": rate,
+        "smoothing": trained.smoothing,
+        "learning_rate_used": trained.learning_rate,
         "test_curve": list(trained.test_curve),
         "neighbouring_relation": NEIGHBOURS,
         "composition": (

@@ -38,6 +38,7 @@ from labeldp_core.training.settings import ProgressFn, TrainSettings
 __all__ = [
     "RATE_RULES",
     "SMOOTHING_RULES",
+    "ProOutcome",
     "ProSettings",
     "noise_smoothing",
     "noisy_gradient",
@@ -121,6 +122,14 @@ def resolved_smoothing(pro: ProSettings, dimension: int, expected_batch: float) 
     return noise_smoothing(pro.noise_multiplier, dimension, expected_batch)
 
 
+@dataclass(frozen=True)
+class ProOutcome(DPSGDOutcome):
+    """DP-SGD's outcome, plus the lambda and SGD rate the run used (the settings', or rules')."""
+
+    smoothing: float
+    learning_rate: float
+
+
 def noisy_gradient(
     model: nn.Module,
     images: torch.Tensor,
@@ -173,7 +182,7 @@ def train_labeldp_pro(
     progress: ProgressFn | None = None,
     noise: str = "float",
     step_hook: Callable[[torch.Tensor, torch.Tensor], None] | None = None,
-) -> DPSGDOutcome:
+) -> "ProOutcome":
     """Train with LabelDP-Pro (SGD with momentum) and score the model after every epoch.
 
     Args:
@@ -198,11 +207,8 @@ def train_labeldp_pro(
     model = build_model(settings.model, tuple(x_train.shape[1:]), num_classes)
     dimension = sum(p.numel() for p in model.parameters())
     smoothing = resolved_smoothing(pro, dimension, settings.batch_size)
-    optimiser = torch.optim.SGD(
-        model.parameters(),
-        lr=step_rate(pro, settings.learning_rate, smoothing),
-        momentum=pro.momentum,
-    )
+    rate = step_rate(pro, settings.learning_rate, smoothing)
+    optimiser = torch.optim.SGD(model.parameters(), lr=rate, momentum=pro.momentum)
     curve, drawn, empty = [], 0, 0
     for epoch in range(settings.epochs):
         for _ in range(steps // settings.epochs):
@@ -241,4 +247,5 @@ def train_labeldp_pro(
         if progress is not None:
             progress(epoch + 1, settings.epochs)
     model.eval()
-    return DPSGDOutcome(model, tuple(curve), sample_rate, steps, drawn / steps, empty)
+    outcome = (model, tuple(curve), sample_rate, steps, drawn / steps, empty)
+    return ProOutcome(*outcome, smoothing=smoothing, learning_rate=rate)

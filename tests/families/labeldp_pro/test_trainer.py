@@ -90,3 +90,10 @@ def test_a_digits_run_of_one_epoch_spends_at_most_epsilon(tmp_path, epsilon):
     assert 0.98 * epsilon <= result.epsilon_spent <= epsilon
     assert result.delta <= 1e-5
     assert result.details["steps"] == 6  # ceil(1437 / 256) Poisson steps
+
+
+def test_the_settings_offer_exactly_the_trainers_rules():
+    from labeldp_core.families.labeldp_pro.experiment import SPEC
+
+    assert SPEC.settings["smoothing_rule"].choices == trainer.SMOOTHING_RULES
+    assert SPEC.settings["rate_rule"].choices == trainer.RATE_RULES
