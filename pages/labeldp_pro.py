@@ -3,8 +3,7 @@
 import streamlit as st
 
 from labeldp_core import plots
-from labeldp_core.experiments import RunResult, make_config
-from labeldp_core.families.labeldp_pro.experiment import SPEC, labeldp_pro_recipe
+from labeldp_core.experiments import RunConfig, RunResult, make_config
 from ui.controls import current_controls
 from ui.epsilon import epsilon_control
 from ui.export import chart
@@ -46,7 +45,7 @@ def _projection_settings(dataset: str) -> dict:
     The smoothing's first choice is the dataset's recipe (on Fashion-MNIST, λ from the noise and
     the rate with it); a number fixes λ and the rate.
     """
-    recipe = labeldp_pro_recipe(dataset)
+    recipe = make_config("labeldp-pro", dataset, 1.0)  # the recipe is the same at every ε
     smoothing = linked(
         st.sidebar.selectbox,
         "Smoothing λ of the projection",
@@ -69,13 +68,13 @@ def _projection_settings(dataset: str) -> dict:
     return chosen | {"public_batch": public_batch}
 
 
-def _smoothing_label(choice: object, recipe: dict) -> str:
+def _smoothing_label(choice: object, recipe: RunConfig) -> str:
     """The smoothing control's label: a number as it is, the recipe's choice spelled out."""
     if choice != _RECIPE:
         return f"{choice:g}"
-    if recipe.get("smoothing_rule") == "noise":
+    if recipe.setting("smoothing_rule") == "noise":
         return "from the noise (this dataset's recipe)"
-    return f"{SPEC.settings['smoothing'].default:g} (this dataset's recipe)"
+    return f"{recipe.setting('smoothing'):g} (this dataset's recipe)"
 
 
 def _run(result: RunResult | None, epsilon: float) -> None:
