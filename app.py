@@ -68,6 +68,6 @@ controls = shared_controls(navigation.url_path)
 warm_sidebar_line(controls.dataset)
 try:
     navigation.run()
-    threat_cards(navigation.url_path)
+    threat_cards(navigation.url_path, controls.dataset)
 finally:
     end_of_run()

@@ -11,6 +11,7 @@ from contextlib import contextmanager
 from typing import TypeVar
 
 from labeldp_core.engine.spec import MechanismSpec, RunConfig
+from labeldp_core.engine.tuning import tuning_statement
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.families import (
     dpsgd,
@@ -40,6 +41,7 @@ __all__ = [
     "pages",
     "registered",
     "threat_card",
+    "tuning_of",
 ]
 
 #: The registered families, in the order the app and the docs list them.
@@ -158,7 +160,19 @@ def mechanism_spec(mechanism: str) -> MechanismSpec:
 
 
 def threat_card(config: RunConfig) -> dict[str, object]:
-    """What the epsilon of ``config``'s run protects: its mechanism's card, for its noise mode."""
+    """What the epsilon of ``config``'s run protects: its mechanism's card, for its noise mode.
+
+    A run whose settings were picked on private labels adds ``tuning``: what its ε does not
+    cover (:func:`tuning_of`).
+    """
     (entry,) = [m for m in mechanism_entries() if m.id == config.mechanism]
     noise = dict(config.settings).get("noise")
-    return entry.threat.card(noise if isinstance(noise, str) else None)
+    card = entry.threat.card(noise if isinstance(noise, str) else None)
+    tuning = tuning_of(config)
+    return card if tuning is None else card | {"tuning": tuning["note"]}
+
+
+def tuning_of(config: RunConfig) -> dict[str, object] | None:
+    """Which of ``config``'s settings were picked by comparing runs on private labels, or None."""
+    spec = mechanism_spec(config.mechanism)
+    return tuning_statement(spec.tuned, config.dataset, dict(config.settings))

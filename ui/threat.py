@@ -4,7 +4,9 @@ from pathlib import Path
 
 import streamlit as st
 
-from labeldp_core.registry import pages
+from labeldp_core.errors import InvalidInputError
+from labeldp_core.experiments.runner import make_config
+from labeldp_core.registry import pages, tuning_of
 
 __all__ = ["threat_cards"]
 
@@ -33,8 +35,24 @@ def _noise_mode(settings: dict) -> str | None:
     return chosen if isinstance(chosen, str) else str(settings["noise"].default)
 
 
-def threat_cards(url_path: str) -> None:
-    """The cards of the family whose page is ``url_path`` (nothing on other pages)."""
+def _tuning_notes(entries: list, dataset: str) -> list[str]:
+    """Where each mechanism's recipe on ``dataset`` was picked by comparing runs on labels."""
+    notes = []
+    for entry in entries:
+        try:
+            tuning = tuning_of(make_config(entry.spec.id, dataset, 1.0))
+        except InvalidInputError:  # a mechanism this dataset cannot run
+            continue
+        if tuning is not None:
+            notes.append(f"{entry.spec.title}, with this dataset's recipe: {tuning['note']}")
+    return notes
+
+
+def threat_cards(url_path: str, dataset: str) -> None:
+    """The cards of the family whose page is ``url_path`` (nothing on other pages).
+
+    Under them, for ``dataset``, the recipe's settings that were picked on private labels.
+    """
     for family, page in pages():
         if Path(page.file).stem != url_path:
             continue
@@ -47,3 +65,5 @@ def threat_cards(url_path: str) -> None:
                 if len(cards) > 1:
                     st.markdown(f"*{', '.join(titles)}*")
                 st.markdown(text)
+        for note in _tuning_notes(list(family.mechanisms), dataset):
+            st.caption(note)

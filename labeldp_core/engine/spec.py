@@ -21,6 +21,7 @@ from labeldp_core.engine.config import (
 )
 from labeldp_core.engine.context import RunContext
 from labeldp_core.engine.result_schema import check_result_dict
+from labeldp_core.engine.tuning import Tuning
 
 __all__ = [
     "COMMON_SETTINGS",
@@ -74,6 +75,9 @@ class MechanismSpec:
     check: Callable[[RunConfig], object] | None = None
     #: Per-dataset defaults of the mechanism's own recipe (settings, and ``epochs``), by name.
     recipe: Callable[[str], Mapping[str, Scalar]] | None = None
+    #: The recipe's values that were picked by comparing runs on a dataset's private labels;
+    #: a run using one says so (:func:`labeldp_core.engine.tuning.tuning_statement`).
+    tuned: tuple[Tuning, ...] = ()
 
     def all_settings(self) -> dict[str, Setting]:
         """Common training settings (if it trains a model) followed by its own."""

@@ -24,7 +24,7 @@ from labeldp_core.engine.spec import (
 )
 from labeldp_core.engine.timing import record_seconds
 from labeldp_core.errors import InvalidInputError
-from labeldp_core.registry import mechanism_spec, threat_card
+from labeldp_core.registry import mechanism_spec, threat_card, tuning_of
 from labeldp_core.validation import check_epsilon, check_list, check_seed
 
 __all__ = ["dataset_training_defaults", "lookup", "make_config", "run", "sweep", "sweep_configs"]
@@ -170,7 +170,16 @@ def _stored(cache: ResultCache, config: RunConfig) -> RunResult | None:
     if result is None or _identity(result) != _identity(config):
         cache.discard(key)
         return None
-    return replace(result, threat_model=threat_card(config))  # today's card, if stored before
+    return _disclosed(result, config)  # today's card and tuning note, if stored before
+
+
+def _disclosed(result: RunResult, config: RunConfig) -> RunResult:
+    """``result`` with its threat card and, if its settings were tuned on labels, that note."""
+    details = {key: value for key, value in result.details.items() if key != "tuning"}
+    tuning = tuning_of(config)
+    if tuning is not None:
+        details["tuning"] = tuning
+    return replace(result, details=details, threat_model=threat_card(config))
 
 
 def _identity(run: RunConfig | RunResult) -> tuple:
@@ -236,10 +245,8 @@ def run(
         baseline_test_accuracy=None if regression else baseline,
         baseline_test_mse=baseline if regression else None,
     )
-    result = replace(
-        result,
-        diagnostics=diagnostics_entry(result.to_dict(), declared),
-        threat_model=threat_card(config),
+    result = _disclosed(
+        replace(result, diagnostics=diagnostics_entry(result.to_dict(), declared)), config
     )
     cache.put_json(cache.key("result", config.to_dict()), result.to_dict())
     record_seconds(cache, config, result.elapsed_s)

@@ -27,3 +27,19 @@ def test_a_page_of_no_family_has_no_card():
     app = open_page("pages/laplace_noise.py")
     assert_no_errors(app)
     assert _cards(app) == []
+
+
+def test_a_page_whose_recipe_was_tuned_on_these_labels_says_so():
+    # RR-with-prior's 20 clusters on digits won a comparison of runs on digits' labels.
+    app = open_page("pages/rr_prior.py", epochs="1", model="logistic")
+    assert_no_errors(app)
+    shown = " ".join(c.value for c in app.caption)
+    assert "Tuned on these labels" in shown
+    assert "clusters=20" in shown
+    assert "the ε covers one run, not the search" in shown
+
+
+def test_a_page_with_no_tuned_setting_has_no_tuning_note():
+    app = open_page("pages/randomized_response.py", epochs="1", model="logistic")
+    assert_no_errors(app)
+    assert not any("Tuned on" in c.value for c in app.caption)

@@ -34,6 +34,7 @@ from labeldp_core.engine.context import RunContext
 from labeldp_core.engine.label_release import released_labels_outcome
 from labeldp_core.engine.release_noise import NOISE_SETTING, TRAINING_DRAW, draw_sources
 from labeldp_core.engine.spec import MechanismSpec, Outcome, RunConfig, Scalar, Setting
+from labeldp_core.engine.tuning import Tuning
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.families.randomized_response.release import (
     expected_flip_rate,
@@ -42,6 +43,7 @@ from labeldp_core.families.randomized_response.release import (
 from labeldp_core.families.rr_prior import experiment
 from labeldp_core.families.rr_prior.experiment import (
     PRIOR_SUMMARY_DIAGNOSTICS,
+    RR_PRIOR_TUNING,
     _cluster_priors,
     budget_split,
     check_settings,
@@ -54,6 +56,7 @@ from labeldp_core.families.rr_prior.release import rr_with_prior_by_plan
 from labeldp_core.noise.noise_plans import rr_plan
 
 __all__ = [
+    "LP_2ST_TUNING",
     "SHARE_RULES",
     "SMALL_EPSILON_SHARE",
     "SPEC",
@@ -297,6 +300,29 @@ def run_lp_2st(config: RunConfig, ctx: RunContext) -> Outcome:
     )
 
 
+#: LP-2ST's own choices made on private labels (the family README's tables), beside the
+#: clusters and features it shares with RR-with-prior.
+LP_2ST_TUNING = (
+    *(tuning for tuning in RR_PRIOR_TUNING if "prior_epsilon_cap" not in tuning.values),
+    Tuning(
+        "fashion-mnist",
+        {"stage1_prior": "clusters"},
+        "LP-2ST's test accuracy over seeds 0-2 at ε 1 and 2, cluster against uniform stage 1",
+    ),
+    Tuning(
+        "fashion-mnist",
+        {"stage1_share_rule": "epsilon"},
+        "LP-2ST's test accuracy over seeds 0-2 at ε 0.5, 1 and 2 with stage 1 shares 0.3 to 0.8",
+    ),
+    Tuning(
+        "fashion-mnist",
+        {"stage1_prior": "clusters", "prior_epsilon_cap": 0.0},
+        "LP-2ST's test accuracy over seeds 0-2 at ε 1 and 2, stage 1's histograms capped at 0.1 "
+        "or not",
+    ),
+)
+
+
 def lp_2st_recipe(dataset: str) -> dict[str, Scalar]:
     """LP-2ST's per-dataset defaults: rr-prior's clusters and features (:func:`rr_prior_recipe`).
 
@@ -369,4 +395,5 @@ SPEC = MechanismSpec(
     runner=run_lp_2st,
     check=check_lp_2st,
     recipe=lp_2st_recipe,
+    tuned=LP_2ST_TUNING,
 )

@@ -1,0 +1,81 @@
+"""A run whose settings were picked by comparing runs on private labels says so (issue 49, item 5).
+
+Each test reads what a user sees: the run JSON the command line prints, or the page's text.
+"""
+
+import json
+
+import pytest
+from fake_results import fake_result
+
+from labeldp_core.__main__ import main
+from labeldp_core.cache import ResultCache
+from labeldp_core.experiments.runner import make_config
+from labeldp_core.families.labeldp_pro.experiment import labeldp_pro_recipe
+
+SEARCH_SENTENCE = "the ε covers one run, not the search"
+
+
+def _stored_run_json(capsys, mechanism: str, dataset: str, settings: dict | None = None) -> dict:
+    """The JSON ``run`` prints for a point already in the cache (no training)."""
+    config = make_config(mechanism, dataset, 1.0, settings=settings)
+    stored = fake_result(
+        mechanism=mechanism,
+        dataset=dataset,
+        epochs=config.epochs,
+        settings=dict(config.settings),
+        test_accuracy=0.5,
+        baseline_test_accuracy=0.6,
+    )
+    store = ResultCache()
+    store.put_json(store.key("result", config.to_dict()), stored.to_dict())
+    store.close()
+    args = ["run", mechanism, "--dataset", dataset, "--epsilon", "1", "--json"]
+    for name, value in (settings or {}).items():
+        args += ["--set", f"{name}={value}"]
+    assert main(args) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+@pytest.mark.parametrize(
+    ("mechanism", "setting"),
+    [
+        ("rr-prior", "prior_epsilon_cap"),
+        ("lp-2st", "stage1_share_rule"),
+        ("pate", "features"),
+        ("labeldp-pro", "smoothing_rule"),
+    ],
+)
+def test_a_fashion_mnist_recipe_tuned_on_its_labels_says_so(capsys, mechanism, setting):
+    result = _stored_run_json(capsys, mechanism, "fashion-mnist")
+    tuning = result["details"]["tuning"]
+    assert tuning["on_these_labels"] is True
+    assert tuning["tuned_on"] == ["fashion-mnist"]
+    assert setting in tuning["settings"]
+    assert "Tuned on these labels" in tuning["note"]
+    assert SEARCH_SENTENCE in tuning["note"]
+    assert SEARCH_SENTENCE in result["threat_model"]["tuning"]
+
+
+def test_a_value_the_user_set_is_not_called_tuned(capsys):
+    result = _stored_run_json(capsys, "rr-prior", "fashion-mnist", {"prior_epsilon_cap": 0.2})
+    assert "prior_epsilon_cap" not in result["details"]["tuning"]["settings"]
+
+
+def test_a_recipe_tuned_on_another_dataset_names_it(capsys):
+    tuned = {
+        name: labeldp_pro_recipe("fashion-mnist")[name]
+        for name in ("projection_start", "smoothing_rule", "rate_rule")
+    }
+    result = _stored_run_json(capsys, "labeldp-pro", "digits", tuned)
+    tuning = result["details"]["tuning"]
+    assert tuning["on_these_labels"] is False
+    assert tuning["tuned_on"] == ["fashion-mnist"]
+    assert "Tuned on another dataset's labels" in tuning["note"]
+    assert "fashion-mnist's training labels" in result["threat_model"]["tuning"]
+
+
+def test_an_untuned_run_says_nothing_of_tuning(capsys):
+    result = _stored_run_json(capsys, "rr", "digits")
+    assert "tuning" not in result["details"]
+    assert "tuning" not in result["threat_model"]
