@@ -34,6 +34,7 @@ import hashlib
 import io
 import json
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
 from numbers import Integral, Real
@@ -186,8 +187,29 @@ def _read_csv(data: bytes) -> pd.DataFrame:
             "the file is not UTF-8 text: save the CSV as UTF-8 (or give a Parquet file)"
         ) from None
     except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError) as exc:
-        reason = " ".join(str(exc).split())[:200]
-        raise InvalidInputError(f"the file is not a table (CSV: {reason})") from None
+        raise InvalidInputError(_csv_problem(str(exc))) from None
+
+
+#: pandas' message for a row with more fields than the header (its C parser's wording).
+_RAGGED = re.compile(r"Expected (\d+) fields in line (\d+), saw (\d+)")
+
+
+def _csv_problem(message: str) -> str:
+    """What is wrong with a CSV that pandas refused, in the user's words where it is known.
+
+    >>> _csv_problem("Error tokenizing data. C error: Expected 2 fields in line 3, saw 4")[:46]
+    'the file is not a table: line 3 has 4 values w'
+    """
+    ragged = _RAGGED.search(message)
+    if ragged is None:
+        reason = " ".join(message.split())[:200]
+        return f"the file is not a table (CSV: {reason})"
+    expected, line, seen = ragged.groups()
+    return (
+        f"the file is not a table: line {line} has {seen} values where the header names "
+        f"{expected} columns: give every row one value per column (quote a value that holds a "
+        'comma, e.g. "1,5")'
+    )
 
 
 def _labelled(frame: pd.DataFrame, label: str) -> tuple[pd.DataFrame, list[str]]:

@@ -118,7 +118,10 @@ BAD_TABLES = {
     "binary": (b"a,label\n\x00\x01\x02", "binary data"),
     "header only": (b"a,b,label\n", "a header but no rows"),
     "duplicate columns": (b"a,a,label\n" + b"1,2,x\n" * 120, "duplicate column names: 'a'"),
-    "ragged": (b"a,label\n1,2\n1,2,3,4\n", "not a table"),
+    "ragged": (
+        b"a,label\n1,2\n1,2,3,4\n",
+        r"line 3 has 4 values where the header names 2 columns: .*quote",
+    ),
     "no label column": (_csv().replace(b"label", b"other", 1), "no column named 'label'"),
     "few rows": (_csv(rows=60), "60 labelled rows; at least 100"),
     "one class": (b"a,label\n" + b"1,x\n" * 120, "one class only"),
@@ -135,6 +138,13 @@ def test_a_bad_table_is_refused_with_what_to_change_and_nothing_is_kept(data, ma
         _add(data)
     assert "\n" not in str(refused.value)
     assert tables.stored_tables() == []
+
+
+def test_a_ragged_csv_is_explained_in_the_users_words_not_the_parsers():
+    with pytest.raises(InvalidInputError) as refused:
+        _add(b"a,b,label\n1,2,0\n3,4,1,5\n5,6,1\n")
+    assert "C error" not in str(refused.value) and "tokenizing" not in str(refused.value)
+    assert "line 3 has 4 values where the header names 3 columns" in str(refused.value)
 
 
 def test_a_file_over_the_size_limit_is_refused_before_parsing(monkeypatch):
