@@ -537,6 +537,8 @@ def _cmd_model_audit(args: argparse.Namespace) -> int:
         "seed": check_seed(args.seed),
         "epochs": args.epochs,
         "settings": _settings(args.set),
+        "kind": args.canary_kind,
+        "guess_share": args.guess_share,
     }
     status = 0
     with _cluster(args) as session:
@@ -562,9 +564,11 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     if args.model:
         return _cmd_model_audit(args)
     model_only = [args.dataset, args.canaries, args.epochs, args.set or None]
+    model_only += [args.canary_kind, args.guess_share]
     if any(option is not None for option in model_only):
         raise InvalidInputError(
-            "--dataset, --canaries, --epochs and --set audit a trained model: add --model"
+            "--dataset, --canaries, --canary-kind, --guess-share, --epochs and --set audit a "
+            "trained model: add --model"
         )
     seed = check_seed(args.seed)
     trials = check_trials(DEFAULT_AUDIT_TRIALS if args.trials is None else args.trials)
@@ -765,11 +769,24 @@ def _model_audit_options(audit: argparse.ArgumentParser) -> None:
     audit.add_argument(
         "--model",
         action="store_true",
-        help="audit the trained model with flipped-label canaries (Malek et al. 2021)",
+        help="audit the trained model with canaries (Malek et al. 2021; Steinke et al. 2023)",
     )
     audit.add_argument("--dataset", help="with --model: dataset id, see `list`")
     audit.add_argument(
         "--canaries", type=int, metavar="N", help="with --model: canaries (default: per dataset)"
+    )
+    audit.add_argument(
+        "--canary-kind",
+        metavar="KIND",
+        help="with --model: flipped (training images, a wrong label) or crafted (noise inputs no "
+        "training image resembles; the default)",
+    )
+    audit.add_argument(
+        "--guess-share",
+        type=float,
+        metavar="S",
+        help="with --model: the share of canaries the attack guesses on, the most confident "
+        "first (default 0.5; it abstains on the rest)",
     )
     audit.add_argument("--epochs", type=int, help="with --model: training epochs")
     audit.add_argument(

@@ -1,4 +1,4 @@
-"""The trained model audited with flipped-label canaries, on the privacy audit page (issue 39)."""
+"""The trained model audited with canaries, on the privacy audit page (issues 39 and 54)."""
 
 import pandas as pd
 import streamlit as st
@@ -17,8 +17,10 @@ def _table(audit: ModelAudit) -> pd.DataFrame:
         rows.append(
             {
                 "training": estimate.role,
-                "ran at ε": "no privacy" if estimate.run_epsilon is None else estimate.run_epsilon,
-                "canaries guessed right": f"{estimate.correct}/{estimate.trials}",
+                "ran at ε": "no privacy"
+                if estimate.run_epsilon is None
+                else f"{estimate.run_epsilon:g}",
+                "guesses right": f"{estimate.correct}/{estimate.trials}",
                 "accuracy (lower end)": f"{estimate.accuracy:.1%} ({estimate.accuracy_low:.1%})",
                 "proven ε ≥": round(estimate.epsilon_lower_bound, 3),
                 "above the claim": estimate.caught,
@@ -56,11 +58,13 @@ def trained_model_section(mechanism: str, epsilon: float, controls: Controls) ->
     st.subheader("The trained model")
     st.markdown(
         "The audit above tests the release. This one tests the end of the pipeline: some "
-        "training examples get a random wrong label (canaries), the model is trained under the "
-        "mechanism, and an attacker guesses each canary's label from the model's output. A "
-        "label-DP model at ε lets it guess right at most e^ε/(1+e^ε) of the time, so the "
-        "guesses give a lower bound on the ε really spent (Malek et al. 2021), beside a model "
-        "trained without privacy and one at twice the budget, which the audit must catch."
+        "training examples are replaced by noise images no other example resembles, each with "
+        "a random wrong label (canaries), the model is trained under the mechanism, and an "
+        "attacker guesses each canary's label from the model's output, on the half it is most "
+        "sure of. A label-DP model at ε lets it guess right at most e^ε/(1+e^ε) of the time, so "
+        "the guesses give a lower bound on the ε really spent (Malek et al. 2021; Steinke et "
+        "al. 2023), beside a model trained without privacy and one at twice the budget, which "
+        "the audit must catch."
     )
     if read_only():  # a class sees the audit computed before class, and never trains one
         audit = _cached(mechanism, epsilon, controls)
@@ -97,9 +101,11 @@ def _show(audit: ModelAudit, mechanism: str, epsilon: float, controls: Controls)
     st.markdown(f"**Verdict**: {audit.verdict}.")
     command = (
         f"python -m labeldp_core audit {mechanism} --model --dataset {audit.dataset} "
-        f"--epsilon {epsilon:g} --epochs {audit.epochs} --set model={controls.model}"
+        f"--epsilon {epsilon:g} --epochs {audit.epochs} --set model={controls.model} "
+        f"--canary-kind {audit.canary_kind} --guess-share {audit.guess_share:g}"
     )
     st.caption(
-        f"{audit.canaries} canaries on {audit.dataset}, seed {audit.seed}, {audit.epochs} "
-        f"epochs. Reproduce with `{command}`."
+        f"{audit.canaries} {audit.canary_kind} canaries on {audit.dataset}, guesses on the "
+        f"{audit.guess_share:.0%} most confident, seed {audit.seed}, {audit.epochs} epochs. "
+        f"Reproduce with `{command}`."
     )

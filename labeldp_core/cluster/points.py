@@ -145,7 +145,8 @@ def model_audits_on_cluster(
     """Trained models' canary audits, every training of every audit side by side on the cluster.
 
     Each point holds :func:`~labeldp_core.model_audit.audit_model`'s arguments (``mechanism``,
-    ``dataset``, ``epsilon`` and any of ``canaries``, ``seed``, ``epochs``, ``settings``). The
+    ``dataset``, ``epsilon`` and any of ``canaries``, ``seed``, ``epochs``, ``settings``, ``kind``,
+    ``guess_share``). The
     audits the client's cache holds are not sent; ``results`` holds each audit stored now, in
     the order of ``points`` (read from the client's cache, as an audit computed here would be).
     """

@@ -11,7 +11,7 @@ the verdict into "no verdict".
 """
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from labeldp_core.accounting.units import label_guarantee_of_example
 from labeldp_core.cache import ResultCache
@@ -26,7 +26,9 @@ from labeldp_core.model_audit.canaries import (
     canary_count,
     draw_canaries,
 )
+from labeldp_core.model_audit.crafted import CANARY_KINDS, crafted_inputs
 from labeldp_core.model_audit.estimate import accuracy_cap, score_guesses
+from labeldp_core.model_audit.guesses import DEFAULT_GUESS_SHARE, check_guess_share
 from labeldp_core.model_audit.protected import check_rows_kept, protected_rows, rows_digest
 from labeldp_core.model_audit.result import CanaryEstimate, ModelAudit
 from labeldp_core.model_audit.training_run import MECHANISM, NON_PRIVATE, canary_training
@@ -43,6 +45,24 @@ __all__ = [
 
 #: The planted overspend of the budget control: the mechanism runs at this many times ε.
 DOUBLED = 2.0
+
+
+def default_canary_kind(dataset: str) -> str:
+    """The canary kind with the most power on ``dataset``'s non-private control: crafted inputs.
+
+    Measured in the model-audit docs (docs/audit.md): crafted canaries are memorised where a
+    flipped label fights its image's evidence.
+    """
+    return "crafted"
+
+
+def check_canary_kind(kind: object) -> str:
+    """``kind`` if it is a canary kind, else a clear error naming them."""
+    if kind not in CANARY_KINDS:
+        raise InvalidInputError(
+            f"canary kind must be one of {', '.join(CANARY_KINDS)}, got {kind!r}"
+        )
+    return str(kind)
 
 
 def _check_mechanism(mechanism: str) -> str:
@@ -141,9 +161,21 @@ def _plan(mechanism: str, dataset: str, epsilon: float, options: Mapping[str, ob
     data = load_dataset(dataset)
     rows = protected_rows(configs[0], data)
     count = canary_count(len(rows), options.get("canaries"))
-    drawn = draw_canaries(data.y_train, data.num_classes, count, configs[0].seed, rows)
+    kind = check_canary_kind(options.get("kind") or default_canary_kind(dataset))
+    share = check_guess_share(options.get("guess_share") or DEFAULT_GUESS_SHARE)
+    seed = configs[0].seed
+    drawn = draw_canaries(data.y_train, data.num_classes, count, seed, rows)
+    if kind == "crafted":
+        drawn = replace(drawn, inputs=crafted_inputs(data.x_train, count, seed))
     check_rows_kept(configs[0], data, drawn, rows)
-    draw = {"dataset": dataset, "count": count, "seed": configs[0].seed, "rows": rows_digest(rows)}
+    draw = {
+        "dataset": dataset,
+        "count": count,
+        "seed": seed,
+        "rows": rows_digest(rows),
+        "kind": kind,
+        "guess_share": share,
+    }
     return _Plan(unit, configs, drawn, draw)
 
 
@@ -180,17 +212,29 @@ def audit_model(
     seed: int = 0,
     epochs: int | None = None,
     settings: Mapping[str, object] | None = None,
+    kind: str | None = None,
+    guess_share: float | None = None,
     cache: ResultCache | None = None,
     progress: Progress = silent,
 ) -> ModelAudit:
-    """Audit ``mechanism``'s trained model at ``epsilon`` on ``dataset`` with flipped canaries.
+    """Audit ``mechanism``'s trained model at ``epsilon`` on ``dataset`` with canaries.
 
     Three trainings (the mechanism, without privacy, at twice ε), each cached, so a second call
     trains nothing. The canaries are drawn from the rows whose labels the mechanism protects
     (:func:`~.protected.protected_rows`: never a public part, never the test set);
     ``canaries`` defaults to :func:`~.canaries.canary_count`'s choice for that many rows.
+    ``kind`` is ``flipped`` (training images, a wrong label) or ``crafted`` (noise inputs no
+    training image resembles, :mod:`.crafted`; None: :func:`default_canary_kind`), and the
+    attack guesses on the ``guess_share`` most confident canaries (:mod:`.guesses`).
     """
-    options = {"canaries": canaries, "seed": seed, "epochs": epochs, "settings": settings}
+    options = {
+        "canaries": canaries,
+        "seed": seed,
+        "epochs": epochs,
+        "settings": settings,
+        "kind": kind,
+        "guess_share": guess_share,
+    }
     plan = _plan(mechanism, dataset, epsilon, options)
     cache = ResultCache() if cache is None else cache
     share = 1 / len(TRAININGS)
@@ -216,6 +260,8 @@ def _assemble(mechanism: str, dataset: str, plan: _Plan, found: list[dict]) -> M
         seed=config.seed,
         epochs=int(config.epochs or 0),
         canaries=plan.draw["count"],
+        canary_kind=plan.draw["kind"],
+        guess_share=plan.draw["guess_share"],
         claimed_epsilon=config.epsilon,
         privacy_unit=plan.unit,
         label_epsilon=label_epsilon,

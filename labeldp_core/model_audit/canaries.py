@@ -25,12 +25,17 @@ DEFAULT_SHARE = 5
 
 @dataclass(frozen=True)
 class Canaries:
-    """The canaries' training rows, true labels, planted labels ``y'`` and decoys ``k``."""
+    """The canaries' training rows, true labels, planted labels ``y'`` and decoys ``k``.
+
+    ``inputs`` are crafted inputs that replace the rows' images (:mod:`.crafted`), or None for
+    flipped canaries, which keep the training images.
+    """
 
     index: np.ndarray
     true: np.ndarray
     planted: np.ndarray
     decoy: np.ndarray
+    inputs: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.index)
@@ -40,6 +45,14 @@ class Canaries:
         planted = np.array(labels, copy=True)
         planted[self.index] = self.planted
         return planted
+
+    def place(self, x_train: np.ndarray) -> np.ndarray:
+        """``x_train`` with the crafted inputs in the canaries' rows (itself for flipped ones)."""
+        if self.inputs is None:
+            return x_train
+        placed = np.array(x_train, copy=True)
+        placed[self.index] = self.inputs
+        return placed
 
 
 def canary_count(n_train: int, requested: int | None = None) -> int:

@@ -42,9 +42,13 @@ class CanaryContext(RunContext):
 
     @cached_property
     def dataset(self) -> Dataset:
-        """The run's dataset with every canary's training label replaced by its ``y'``."""
+        """The run's dataset with each canary's label set to ``y'`` (its input, if crafted)."""
         data = load_dataset(self.config.dataset)
-        return replace(data, y_train=self.canaries.plant(data.y_train))
+        return replace(
+            data,
+            x_train=self.canaries.place(data.x_train),
+            y_train=self.canaries.plant(data.y_train),
+        )
 
     def note_attack_model(self, model: "nn.Module") -> None:
         """Keep the model's softmax on the canaries (and the engine's own note)."""

@@ -39,6 +39,8 @@ class ModelAudit:
     seed: int
     epochs: int
     canaries: int
+    canary_kind: str
+    guess_share: float
     claimed_epsilon: float
     privacy_unit: str
     label_epsilon: float
@@ -67,6 +69,12 @@ class ModelAudit:
                 f"label, above the {claim:.3g} claimed"
             )
         missed = [c.role for c in self.controls if not c.caught]
+        if self.controls[0].role == "non-private" and not self.controls[0].caught:
+            return (
+                f"this audit cannot test this claim: its canaries prove only "
+                f"{self.controls[0].epsilon_lower_bound:.3g} without any privacy, not above the "
+                f"{claim:.3g} claimed; the audit proves at least {proved:.3g}"
+            )
         if missed:
             were = "was" if len(missed) == 1 else "were"
             return (
@@ -86,13 +94,20 @@ class ModelAudit:
         return data | {
             "violates": self.violates,
             "controls_caught": self.controls_caught,
+            "power": self.power,
             "verdict": self.verdict,
         }
+
+    @property
+    def power(self) -> dict[str, float]:
+        """What the same audit proves of each control (the most it could show), by role."""
+        return {control.role: control.epsilon_lower_bound for control in self.controls}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "ModelAudit":
         """Rebuild from :meth:`to_dict` (the derived keys are ignored)."""
-        own = {k: v for k, v in data.items() if k not in ("violates", "controls_caught", "verdict")}
+        derived = ("violates", "controls_caught", "power", "verdict")
+        own = {k: v for k, v in data.items() if k not in derived}
         own["audited"] = CanaryEstimate(**own["audited"])
         own["controls"] = tuple(CanaryEstimate(**control) for control in own["controls"])
         return cls(**own)

@@ -10,7 +10,7 @@ def _row(estimate: CanaryEstimate) -> str:
     name = estimate.role if estimate.role == "mechanism" else f"{estimate.role} control"
     caught = "above the claim" if estimate.caught else "not above the claim"
     return (
-        f"  {name} ({budget}): {estimate.correct}/{estimate.trials} canaries guessed right "
+        f"  {name} ({budget}): {estimate.correct}/{estimate.trials} guesses right "
         f"({estimate.accuracy:.1%}, at least {estimate.accuracy_low:.1%} at "
         f"{estimate.confidence:.0%} confidence): epsilon >= {estimate.epsilon_lower_bound:.3g}, "
         f"{caught}; test accuracy {estimate.test_score:.3f}"
@@ -27,8 +27,9 @@ def audit_lines(audit: ModelAudit) -> list[str]:
         )
     return [
         f"{audit.mechanism} on {audit.dataset}, trained model, {claim}: {audit.canaries} "
-        f"flipped-label canaries, {audit.epochs} epochs, seed {audit.seed} (a label-DP model "
-        f"allows at most {audit.accuracy_cap:.1%} right)",
+        f"{audit.canary_kind} canaries, guesses on the {audit.guess_share:.0%} most confident, "
+        f"{audit.epochs} epochs, seed {audit.seed} (a label-DP model allows at most "
+        f"{audit.accuracy_cap:.1%} right)",
         _row(audit.audited),
         *(_row(control) for control in audit.controls),
         f"  verdict: {audit.verdict}",

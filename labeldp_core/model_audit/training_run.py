@@ -20,7 +20,7 @@ from labeldp_core.errors import InvalidInputError
 from labeldp_core.experiments import RunConfig, mechanism_spec
 from labeldp_core.model_audit.canaries import Canaries
 from labeldp_core.model_audit.context import CanaryContext
-from labeldp_core.model_audit.estimate import guesses_correct
+from labeldp_core.model_audit.guesses import guess
 
 __all__ = ["MECHANISM", "NON_PRIVATE", "canary_training"]
 
@@ -40,7 +40,9 @@ def canary_training(
 ) -> dict[str, Any]:
     """``{"correct", "trials", "test_score", "delta"}`` of one training with ``canaries``; cached.
 
-    ``draw`` names how the canaries were drawn (dataset, count, seed), for the cache key.
+    ``trials`` counts the guesses made, on the most confident ``draw["guess_share"]`` of the
+    canaries (:func:`~.guesses.guess`). ``draw`` names how the canaries were drawn (dataset,
+    count, seed, kind, guess share), for the cache key.
     """
     payload = {
         "config": config.to_dict(),
@@ -53,12 +55,14 @@ def canary_training(
     return cache.json_or_compute(
         "model-audit-canaries",
         payload,
-        lambda: _train(config, canaries, role, progress),
+        lambda: _train(config, canaries, role, float(draw["guess_share"]), progress),
         required=["correct", "trials", "test_score", "delta"],
     )
 
 
-def _train(config: RunConfig, canaries: Canaries, role: str, progress: Progress) -> dict:
+def _train(
+    config: RunConfig, canaries: Canaries, role: str, share: float, progress: Progress
+) -> dict:
     spec = mechanism_spec(config.mechanism)
     with tempfile.TemporaryDirectory(prefix="labeldp-canaries-") as scratch:
         throwaway = ResultCache(scratch)
@@ -83,10 +87,10 @@ def _train(config: RunConfig, canaries: Canaries, role: str, progress: Progress)
             "can read (neither a model trained on every training example, nor its released model, "
             "nor its released classifier's scores)"
         )
-    correct = guesses_correct(probabilities, canaries.planted, canaries.decoy)
+    guesses = guess(probabilities, canaries.planted, canaries.decoy, share)
     return {
-        "correct": correct,
-        "trials": len(canaries),
+        "correct": guesses.correct,
+        "trials": guesses.made,
         "test_score": float(score),
         "delta": float(delta),
     }

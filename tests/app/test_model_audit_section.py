@@ -12,11 +12,10 @@ def test_the_trained_model_is_audited_beside_its_two_controls(isolated_cache):
     assert_no_errors(app)
     table = app.dataframe[-1].value
     assert list(table["training"]) == ["mechanism", "non-private", "2x budget"]
-    assert [str(x) for x in table["ran at ε"]] == ["1.0", "no privacy", "2.0"]
+    assert list(table["ran at ε"]) == ["1", "no privacy", "2"]  # one type: no Arrow error
     verdicts = [m.value for m in app.markdown if m.value.startswith("**Verdict**")]
-    assert len(verdicts) == 1 and (
-        "consistent" in verdicts[0] or "no verdict" in verdicts[0] or "VIOLATES" in verdicts[0]
-    )
+    starts = ("consistent", "no verdict", "VIOLATES", "this audit cannot test this claim")
+    assert len(verdicts) == 1 and verdicts[0].removeprefix("**Verdict**: ").startswith(starts)
 
 
 def test_a_read_only_server_trains_no_canaries(isolated_cache, monkeypatch):

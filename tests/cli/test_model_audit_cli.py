@@ -12,7 +12,10 @@ QUICK = ["--dataset", "digits", "--epsilon", "1", "--epochs", "3", "--set", "mod
 def test_the_model_audit_prints_the_claim_the_controls_and_the_verdict(capsys, monkeypatch):
     assert main(["audit", "rr", "--model", *QUICK]) == 0
     text = capsys.readouterr().out.splitlines()
-    assert text[0].startswith("rr on digits, trained model, epsilon 1: 287 flipped-label canaries")
+    assert text[0].startswith(
+        "rr on digits, trained model, epsilon 1: 287 crafted canaries, guesses on the 50% most "
+        "confident"
+    )
     assert text[1].startswith("  mechanism (run at 1): ")
     assert text[2].startswith("  non-private control (no privacy): ")
     assert text[3].startswith("  2x budget control (run at 2): ")
@@ -23,6 +26,9 @@ def test_the_model_audit_prints_the_claim_the_controls_and_the_verdict(capsys, m
     report = json.loads(capsys.readouterr().out)
     assert report["mechanism"] == "rr" and report["canaries"] == 287
     assert [c["role"] for c in report["controls"]] == ["non-private", "2x budget"]
+    assert report["canary_kind"] == "crafted" and report["guess_share"] == 0.5
+    assert report["audited"]["trials"] == 144  # guesses on half the canaries, rounded up
+    assert set(report["power"]) == {"non-private", "2x budget"}
     assert report["verdict"] == text[4].removeprefix("  verdict: ")
 
 
@@ -45,6 +51,9 @@ def test_the_release_audit_is_unchanged_without_model(capsys):
     [
         (["audit", "rr", "--model", "--epsilon", "1"], "needs --dataset"),
         (["audit", "rr", "--model", *QUICK, "--trials", "10"], "takes --canaries N"),
+        (["audit", "rr", "--model", *QUICK, "--canary-kind", "odd"], "flipped, crafted"),
+        (["audit", "rr", "--model", *QUICK, "--guess-share", "0.01"], "guess_share must lie"),
+        (["audit", "rr", "--epsilon", "1", "--canary-kind", "crafted"], "add --model"),
         (["audit", "rr", "--model", *QUICK, "--workers", "0"], "--workers must be"),
         (["audit", "rr", "--model", *QUICK, "--workers", "2", "--scheduler", "x:1"], "not both"),
         (["audit", "rr", "--epsilon", "1", "--dataset", "digits"], "add --model"),

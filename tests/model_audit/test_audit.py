@@ -1,9 +1,12 @@
 """The canary audit end to end on digits, with a small MLP trained long enough to memorise.
 
-Randomized response at ε with K classes gives this attack at most the accuracy
-1/2 + (e^ε - 1) / (2(e^ε + K - 1)), i.e. ε̂ <= ln((2e^ε + K - 2) / K): 0.30 at ε = 1, 1.57 at
-ε = 3, 4.40 at ε = 6. So the honest run is never caught, the 2x run at ε = 3 (really 6) can be,
-and at ε = 1 the 2x run (really 2, at most 0.82) cannot: the audit must say so.
+Guessing on every flipped canary, randomized response at ε with K classes gives this attack at
+most the accuracy 1/2 + (e^ε - 1) / (2(e^ε + K - 1)), i.e. ε̂ <= ln((2e^ε + K - 2) / K): 0.30 at
+ε = 1, 1.57 at ε = 3, 4.40 at ε = 6, since a canary whose released label is neither candidate is a
+coin flip. So with those canaries the 2x run at ε = 1 (really 2, at most 0.82) cannot be caught,
+and the audit must say so. Abstaining on the least confident half (the default) leaves mostly the
+canaries released as one of the two candidates, where the accuracy reaches e^ε / (1 + e^ε): 0.88
+at ε = 2, enough to catch that control.
 """
 
 import json
@@ -42,11 +45,24 @@ def test_the_honest_run_stays_below_its_claim_and_the_doubled_one_is_caught(at_t
     assert at_three.verdict.startswith("consistent with its claim")
 
 
+#: The audit before crafted canaries and abstention: flipped labels, a guess on every canary.
+FLIPPED_EVERY_CANARY = SMALL | {"kind": "flipped", "guess_share": 1.0}
+
+
 def test_at_a_small_epsilon_the_audit_says_its_control_was_not_caught(store):
-    audit = audit_model("rr", "digits", 1.0, cache=store, **SMALL)
+    audit = audit_model("rr", "digits", 1.0, cache=store, **FLIPPED_EVERY_CANARY)
     assert audit.audited.epsilon_lower_bound < 1.0 and not audit.violates
     assert not audit.controls[1].caught
     assert audit.verdict.startswith("no verdict: the 2x budget control was not caught")
+
+
+def test_abstaining_on_the_least_confident_canaries_catches_that_control(store):
+    audit = audit_model("rr", "digits", 1.0, cache=store, **SMALL)
+    assert audit.canary_kind == "crafted" and audit.guess_share == 0.5
+    assert audit.audited.trials == audit.canaries // 2 + audit.canaries % 2
+    assert audit.audited.epsilon_lower_bound < 1.0 and not audit.violates
+    assert audit.controls[1].caught
+    assert audit.verdict.startswith("consistent with its claim")
 
 
 def test_a_second_call_trains_nothing_and_the_result_round_trips(at_three, store, monkeypatch):
@@ -88,3 +104,11 @@ def test_what_the_canaries_cannot_test_is_refused_before_training(
     options = {"epsilon": 1.0} | options
     with pytest.raises(InvalidInputError, match=match):
         audit_model(mechanism, "digits", cache=store, **options)
+
+
+def test_a_non_private_control_below_the_claim_says_this_audit_cannot_test_it(store, monkeypatch):
+    weak = {"correct": 80, "trials": 144, "test_score": 0.5, "delta": 0.0}
+    monkeypatch.setattr(training_run, "_train", lambda *args: weak)
+    audit = audit_model("rr", "digits", 2.0, cache=store, canaries=287, epochs=1)
+    assert audit.verdict.startswith("this audit cannot test this claim")
+    assert audit.to_dict()["power"]["non-private"] == audit.controls[0].epsilon_lower_bound

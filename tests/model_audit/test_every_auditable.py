@@ -5,10 +5,13 @@ this runs each such mechanism's training under the canaries on digits with a qui
 (one epoch, a logistic model where the mechanism takes one) and reads the guesses back.
 """
 
+import math
+
 import pytest
 
 from labeldp_core.experiments import MECHANISMS
 from labeldp_core.model_audit import audit_training, can_audit
+from labeldp_core.model_audit.guesses import DEFAULT_GUESS_SHARE
 
 AUDITABLE = [mechanism for mechanism in MECHANISMS if can_audit(mechanism, 1.0)]
 #: Canaries on digits' 1,437 training rows: the fewest the audit takes, so the runs stay small.
@@ -38,5 +41,6 @@ def test_its_training_under_the_canaries_is_read(mechanism, cache):
         epochs=1,
         settings=_quick(mechanism),
     )
-    assert found["trials"] == CANARIES
-    assert 0 <= found["correct"] <= CANARIES
+    # The attack guesses on the most confident half and abstains on the rest.
+    assert found["trials"] == math.ceil(CANARIES * DEFAULT_GUESS_SHARE)
+    assert 0 <= found["correct"] <= found["trials"]

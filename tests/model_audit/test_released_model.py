@@ -49,7 +49,7 @@ def test_the_students_softmax_on_the_canaries_is_read(cache, monkeypatch):
 
 def test_a_pate_canary_training_counts_the_guesses(cache):
     config, _, canaries = _setup()
-    draw = {"dataset": "digits", "count": 120, "seed": 0}
+    draw = {"dataset": "digits", "count": 120, "seed": 0, "guess_share": 1.0}
     found = training_run.canary_training(config, canaries, "mechanism", cache, draw)
     assert found["trials"] == 120 and 0 <= found["correct"] <= 120
     assert found["delta"] == config.setting("delta")
