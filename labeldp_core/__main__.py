@@ -713,8 +713,9 @@ def _print_choice(choice: Choice) -> None:
         print(f"{rank:>2}. {found.sentence()}")
     if not choice.answers:
         print(
-            f"no computed curve on {choice.dataset} answers this yet: `python -m labeldp_core "
-            f"warm --dataset {choice.dataset}` computes them"
+            f"no computed curve on {choice.dataset} answers this yet: the same command with "
+            f"--compute computes what the answers need (or `python -m labeldp_core warm "
+            f"--dataset {choice.dataset}`, every curve)"
         )
     elif not choice.reached:
         print("no mechanism reaches the target on the computed epsilons")

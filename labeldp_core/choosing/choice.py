@@ -201,13 +201,14 @@ def choose_epsilon(
     curves, templates, missing = _read_all(dataset, target, names, grid, cache, skipped)
     _check_reachable(dataset, target, curves, len(curves) == len(templates))
     budget, unsettled = _Budget(max_trainings if compute else 0), ()
+    work = _Work(templates, cache, budget, progress)
     if compute and fill:
-        curves, unsettled = _fill(curves, target, templates, cache, budget, progress, skipped)
+        curves, unsettled = _fill(curves, target, work, skipped)
         _check_reachable(dataset, target, curves, len(curves) == len(templates))
     if target.kind == "within" and curves:
         target = replace(target, clean=_common_clean(curves))
     if compute:
-        curves = _narrow(curves, target, templates, cache, budget, progress)
+        curves = _narrow(curves, target, work)
     if budget.used:  # the runs made count as cached now
         missing = _read_all(dataset, target, names, grid, cache, [])[2]
     answers = choose(curves, target)
@@ -235,34 +236,38 @@ def _next(curve: Curve, target: Target) -> float | None:
     return next_epsilon(curve, target, grid=demo_epsilons(curve.mechanism))
 
 
-def _narrow(
-    curves: list[Curve],
-    target: Target,
-    templates: dict[str, list[RunConfig]],
-    cache: ResultCache,
-    budget: _Budget,
-    progress: Progress,
-) -> list[Curve]:
-    """``curves`` narrowed by bisection, the best answer first, while ``budget`` lasts."""
+@dataclass(frozen=True)
+class _Work:
+    """What computing points takes: the runs, the cache, the budget and the progress.
+
+    ``templates`` holds each mechanism's runs at one ε (one per seed), the template of a point.
+    """
+
+    templates: dict[str, list[RunConfig]]
+    cache: ResultCache
+    budget: _Budget
+    progress: Progress
+
+    def fetch(self, mechanism: str) -> Fetch:
+        """Read or compute ``mechanism``'s point at an ε, while the budget lasts."""
+        return _fetcher(self.templates[mechanism], self.cache, self.budget, self.progress)
+
+
+def _narrow(curves: list[Curve], target: Target, work: _Work) -> list[Curve]:
+    """``curves`` narrowed by bisection, the best answer first, while the budget lasts."""
     by_name = {c.mechanism: c for c in curves}
     for found in choose(curves, target):
-        fetch = _fetcher(templates[found.mechanism], cache, budget, progress)
-        grid = demo_epsilons(found.mechanism)
-        by_name[found.mechanism] = bisect(by_name[found.mechanism], target, fetch, grid=grid)
-    progress(1.0, f"{budget.used} runs computed")
+        name = found.mechanism
+        grid = demo_epsilons(name)
+        by_name[name] = bisect(by_name[name], target, work.fetch(name), grid=grid)
+    work.progress(1.0, f"{work.budget.used} runs computed")
     return list(by_name.values())
 
 
 def _fill(
-    curves: list[Curve],
-    target: Target,
-    templates: dict[str, list[RunConfig]],
-    cache: ResultCache,
-    budget: _Budget,
-    progress: Progress,
-    skipped: list,
+    curves: list[Curve], target: Target, work: _Work, skipped: list
 ) -> tuple[list[Curve], tuple[tuple[str, int], ...]]:
-    """Each mechanism's coarse search, the cheapest first, while ``budget`` lasts.
+    """Each mechanism's coarse search, the cheapest first, while the budget lasts.
 
     A point is computed only when all its missing seeds fit in the budget; a mechanism whose
     next point does not fit waits, and the next one (maybe partly cached) is tried. Returns the
@@ -271,11 +276,10 @@ def _fill(
     """
     by_name = {c.mechanism: c for c in curves}
     unsettled = []
-    for mechanism in _cheapest_first(templates, cache):
-        grid, missing = demo_epsilons(mechanism), _missing(templates[mechanism], cache)
-        fetch = _fetcher(templates[mechanism], cache, budget, progress)
-        curve = by_name.get(mechanism)
-        while (epsilon := next_coarse(curve, target, grid)) is not None and budget.allows(
+    for mechanism in _cheapest_first(work.templates, work.cache):
+        grid, missing = demo_epsilons(mechanism), _missing(work.templates[mechanism], work.cache)
+        fetch, curve = work.fetch(mechanism), by_name.get(mechanism)
+        while (epsilon := next_coarse(curve, target, grid)) is not None and work.budget.allows(
             missing(epsilon)
         ):
             point = fetch(epsilon)
@@ -287,7 +291,7 @@ def _fill(
         else:
             if left := trainings_left(curve, target, grid, missing):
                 unsettled.append((mechanism, left))
-    order = list(templates)  # the registry's, as a read lists them (ties keep it)
+    order = list(work.templates)  # the registry's, as a read lists them (ties keep it)
     return sorted(by_name.values(), key=lambda c: order.index(c.mechanism)), tuple(unsettled)
 
 

@@ -55,7 +55,8 @@ def test_choose_exits_1_when_no_mechanism_reaches_the_target(warmed, capsys):
 
 def test_choose_on_an_empty_cache_says_how_to_fill_it_and_exits_1(capsys):
     status, out = _choose(capsys, "--target-accuracy", "0.9")
-    assert status == 1 and "warm --dataset digits" in out.out
+    assert status == 1 and "the same command with --compute computes" in out.out
+    assert "warm --dataset digits" in out.out
 
 
 def test_compute_on_a_partial_cache_answers_the_missing_mechanisms_first(
