@@ -146,3 +146,15 @@ def test_compute_exits_3_when_the_budget_runs_out_before_an_answer(trains_into_t
         f"{more} more trainings would settle it: run again with --max-trainings {more} (the runs "
         "done are cached)"
     ) in out.out
+
+
+def test_compute_json_says_what_is_left_in_its_fields_and_on_stderr(trains_into_the_cache, capsys):
+    args = ("--target-accuracy", "0.65", "--compute", "--max-trainings", "4", "--json")
+    status, out = _choose(capsys, *args)
+    found = json.loads(out.out)
+    assert status == 3 and found["trainings"] == 3 and found["more_trainings"] == 3 + 11 * 6
+    assert found["unsettled"][0] == {"mechanism": "dppl-mean", "trainings": 3}
+    assert "note: the training budget ran out before an answer (3 runs computed)" in out.err
+    status, out = _choose(capsys, *args)  # the first 3 are cached: the next point fits
+    assert status == 0 and json.loads(out.out)["more_trainings"] == 11 * 6
+    assert "66 more trainings would answer for dppl-public, dppl-topk, rr, rr-prior" in out.err
