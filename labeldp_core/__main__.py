@@ -3,7 +3,8 @@
 Exit status 0 on success and 2 on bad input, with one ``error: ...`` line on stderr; ``audit``
 exits with 1 when a mechanism (not a negative control) is caught leaking more than it claims
 (``audit --model``: when its trained model's canaries prove more than it claims),
-``choose`` with 1 when no mechanism reaches the target,
+``choose`` with 1 when no mechanism reaches the target (``choose --compute``: 3 when its
+training budget ran out before any mechanism reached it or was settled out of reach),
 and ``sweep``, ``warm`` and ``audit`` on a cluster (``--workers``, ``--scheduler``) with 1 when
 a point failed there (each failure named on stderr; every other point is stored).
 """
@@ -29,7 +30,7 @@ from labeldp_core.audit import (
 )
 from labeldp_core.cache import ResultCache
 from labeldp_core.choosing import make_target
-from labeldp_core.choosing.choice import DEFAULT_TRAININGS, Choice, choose_epsilon
+from labeldp_core.choosing.choice import ANSWER_TRAININGS, Choice, choose_epsilon
 from labeldp_core.cluster import (
     SCHEDULER_ENV,
     ClusterReport,
@@ -72,6 +73,8 @@ EXIT_AUDIT_VIOLATION = 1
 DEFAULT_AUDIT_TRIALS = 500_000
 EXIT_POINTS_FAILED = 1
 EXIT_NOT_REACHED = 1
+#: ``choose --compute``: the training budget ran out before an answer.
+EXIT_BUDGET_SPENT = 3
 #: ``--dataset file:PATH``: a CSV or Parquet table of your own.
 FILE_PREFIX = "file:"
 CSV_COLUMNS = (
@@ -650,15 +653,16 @@ def _choosing_command(commands: argparse._SubParsersAction) -> None:
     choose.add_argument(
         "--compute",
         action="store_true",
-        help="narrow the answers by bisection on epsilon, computing at most --max-trainings "
-        "runs (else: the cache only)",
+        help="compute what the answers need, at most --max-trainings runs: a coarse search "
+        "on epsilon for each mechanism without an answer (cheapest first), then bisection "
+        "(else: the cache only); exit 3 when the budget ran out before an answer",
     )
     choose.add_argument(
         "--max-trainings",
         type=int,
-        default=DEFAULT_TRAININGS,
+        default=ANSWER_TRAININGS,
         metavar="N",
-        help=f"with --compute: the most runs it makes in all (default {DEFAULT_TRAININGS})",
+        help=f"with --compute: the most runs it makes in all (default {ANSWER_TRAININGS})",
     )
     choose.add_argument("--json", action="store_true", help="print JSON")
     choose.set_defaults(handler=_cmd_choose)
@@ -679,14 +683,32 @@ def _cmd_choose(args: argparse.Namespace) -> int:
         args.dataset,
         target,
         compute=args.compute,
+        fill=args.compute,
         max_trainings=args.max_trainings,
         progress=_stderr_bar(lines=True),
     )
     if args.json:
         print(json.dumps(choice.to_dict(), indent=2))
+        if choice.unsettled:
+            print(f"note: {_unsettled(choice)}", file=sys.stderr)
     else:
         _print_choice(choice)
-    return 0 if choice.reached else EXIT_NOT_REACHED
+    if choice.reached:
+        return 0
+    return EXIT_BUDGET_SPENT if choice.unsettled else EXIT_NOT_REACHED
+
+
+def _unsettled(choice: Choice) -> str:
+    """What the training budget left open, and the budget that would settle it."""
+    more = choice.more_trainings
+    rerun = f"run again with --max-trainings {more} (the runs done are cached)"
+    if choice.reached:
+        names = ", ".join(mechanism for mechanism, _ in choice.unsettled)
+        return f"{more} more trainings would answer for {names} too: {rerun}"
+    return (
+        f"the training budget ran out before an answer ({choice.trainings} runs computed): "
+        f"{more} more trainings would settle it: {rerun}"
+    )
 
 
 def _print_choice(choice: Choice) -> None:
@@ -695,8 +717,9 @@ def _print_choice(choice: Choice) -> None:
         print(f"{rank:>2}. {found.sentence()}")
     if not choice.answers:
         print(
-            f"no computed curve on {choice.dataset} answers this yet: `python -m labeldp_core "
-            f"warm --dataset {choice.dataset}` computes them"
+            f"no computed curve on {choice.dataset} answers this yet: the same command with "
+            f"--compute computes what the answers need (or `python -m labeldp_core warm "
+            f"--dataset {choice.dataset}`, every curve)"
         )
     elif not choice.reached:
         print("no mechanism reaches the target on the computed epsilons")
@@ -709,6 +732,8 @@ def _print_choice(choice: Choice) -> None:
         )
     if choice.trainings:
         print(f"note: computed {choice.trainings} runs now (cached)")
+    if choice.unsettled:
+        print(f"note: {_unsettled(choice)}")
     for note in choice.notes:
         print(f"note: {note}")
 

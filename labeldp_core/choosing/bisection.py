@@ -1,9 +1,12 @@
 """Narrowing an answer by bisection on ε: compute (or read) the point between its two neighbours.
 
-An interpolated answer is only as good as its two computed neighbours are close. Bisection
-takes the geometric mean of them (three significant digits, so the points are readable and the
-same for every target that passes that way), adds that point, reads the answer again, and stops
-when the neighbours are within :data:`CLOSE` of each other, or when no point comes back.
+An interpolated answer is only as good as its two computed neighbours are close. Where the
+pages' grid has an ε between them (a curve computed coarsely, on a few of the grid's ε),
+bisection takes the grid's ε nearest their geometric mean, so the point is one every page draws.
+Between two neighbouring grid epsilons it takes their geometric mean (three significant digits,
+so the points are readable and the same for every target that passes that way). It adds that
+point, reads the answer again, and stops when the neighbours are within :data:`CLOSE` of each
+other, or when no point comes back.
 
 Every point bisection can compute is a node of one tree per pair of neighbouring grid epsilons
 (the midpoint, then the midpoints of each half), and a node is computed only after its parent.
@@ -13,7 +16,7 @@ never get a smaller ε.
 """
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from labeldp_core.choosing.answer import answer
 from labeldp_core.choosing.curves import Curve, CurvePoint
@@ -37,17 +40,33 @@ def midpoint(low: float, high: float) -> float | None:
     return middle if low < middle < high else None
 
 
-def next_epsilon(curve: Curve, target: Target, close: float = CLOSE) -> float | None:
-    """The ε bisection computes next for ``curve``, or None when its answer needs no more."""
+def next_epsilon(
+    curve: Curve, target: Target, close: float = CLOSE, grid: Sequence[float] = ()
+) -> float | None:
+    """The ε bisection computes next for ``curve``, or None when its answer needs no more.
+
+    A ``grid`` ε between the answer's two computed neighbours comes first (the one nearest
+    their geometric mean); the midpoint of the two only once none is left between them.
+    """
     found = answer(curve, target)
     if found.below is None or found.above is None or found.above <= close * found.below:
         return None
-    return midpoint(found.below, found.above)
+    low, high = found.below, found.above
+    inside = [e for e in grid if low < e < high]
+    if inside:
+        centre = (math.log(low) + math.log(high)) / 2
+        return min(inside, key=lambda e: abs(math.log(e) - centre))
+    return midpoint(low, high)
 
 
-def bisect(curve: Curve, target: Target, fetch: Fetch, close: float = CLOSE) -> Curve:
-    """``curve`` with the points bisection adds around its answer, while ``fetch`` gives them."""
-    while (epsilon := next_epsilon(curve, target, close)) is not None:
+def bisect(
+    curve: Curve, target: Target, fetch: Fetch, close: float = CLOSE, grid: Sequence[float] = ()
+) -> Curve:
+    """``curve`` with the points bisection adds around its answer, while ``fetch`` gives them.
+
+    ``grid``: the pages' ε, taken first where one lies between the answer's neighbours.
+    """
+    while (epsilon := next_epsilon(curve, target, close, grid)) is not None:
         point = fetch(epsilon)
         if point is None:
             break

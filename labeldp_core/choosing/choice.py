@@ -3,9 +3,13 @@
 The curves are the demo grid's (default settings, every seed), as Compare draws them, plus every
 point an earlier bisection computed (for any target); reading never computes. With ``compute``
 the answers, best first, are narrowed by bisection (:mod:`labeldp_core.choosing.bisection`) for
-at most ``max_trainings`` runs in all, each cached as it finishes.
+at most ``max_trainings`` runs in all, each cached as it finishes. With ``fill`` too, a
+mechanism without an answer is first searched coarsely (:mod:`labeldp_core.choosing.coarse`),
+the cheapest mechanisms first, so an empty cache answers; one the budget left unsettled is
+named with the most runs it may still need.
 """
 
+import math
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -16,15 +20,16 @@ import numpy as np
 from labeldp_core.cache import ResultCache
 from labeldp_core.choosing.answer import Answer, choose, protection_gap
 from labeldp_core.choosing.bisection import CLOSE, Fetch, bisect, next_epsilon, read_tree
-from labeldp_core.choosing.curves import Curve, curve_point
+from labeldp_core.choosing.coarse import Missing, next_coarse, trainings_left
+from labeldp_core.choosing.curves import Curve, CurvePoint, curve_point
 from labeldp_core.choosing.target import Target
-from labeldp_core.demo import DEMO_SEEDS, demo_configs
+from labeldp_core.demo import DEMO_SEEDS, demo_configs, demo_epsilons
 from labeldp_core.engine.progress import Progress, silent
 from labeldp_core.engine.timing import estimate_seconds, spoken_duration
 from labeldp_core.errors import InvalidInputError, LabelDPError
 from labeldp_core.experiments import MECHANISMS, RunConfig, lookup, mechanism_spec, run
 
-__all__ = ["USE_OF_DATA", "Choice", "choose_epsilon"]
+__all__ = ["ANSWER_TRAININGS", "DEFAULT_TRAININGS", "USE_OF_DATA", "Choice", "choose_epsilon"]
 
 #: Issue 38, section 4: reading these curves to pick ε is itself a use of the private data.
 USE_OF_DATA = (
@@ -33,8 +38,12 @@ USE_OF_DATA = (
     "public datasets this is a teaching exercise; on a table of your own, choose on a public "
     "proxy (a bundled dataset of the same shape, or a public sample) and say which."
 )
-#: The most runs ``--compute`` makes unless told otherwise (four bisection steps of 3 seeds).
+#: The most runs a narrowing (the page's button) makes unless told otherwise: four bisection
+#: steps of 3 seeds.
 DEFAULT_TRAININGS = 12
+#: The most runs ``choose --compute`` makes unless told otherwise: on digits, from an empty
+#: cache, the coarse search of the cheapest mechanisms (2 points of 3 seeds each) then bisection.
+ANSWER_TRAININGS = 36
 
 
 @dataclass(frozen=True)
@@ -53,6 +62,13 @@ class Choice:
     #: The runs bisection would compute first, best answer first (one ε per answer, every seed).
     next_runs: tuple[RunConfig, ...] = ()
     notes: tuple[str, ...] = field(default=(USE_OF_DATA,))
+    #: Mechanisms the budget left without an answer, each with the most runs that settle it.
+    unsettled: tuple[tuple[str, int], ...] = ()
+
+    @property
+    def more_trainings(self) -> int:
+        """The most runs that would settle every mechanism the budget left without an answer."""
+        return sum(runs for _, runs in self.unsettled)
 
     @property
     def coarse(self) -> tuple[Answer, ...]:
@@ -73,6 +89,8 @@ class Choice:
             "skipped": [{"mechanism": m, "reason": r} for m, r in self.skipped],
             "missing_runs": self.missing,
             "trainings": self.trainings,
+            "unsettled": [{"mechanism": m, "trainings": n} for m, n in self.unsettled],
+            "more_trainings": self.more_trainings,
             "notes": list(self.notes),
         }
 
@@ -161,6 +179,7 @@ def choose_epsilon(
     model: str | None = None,
     cache: ResultCache | None = None,
     compute: bool = False,
+    fill: bool = False,
     max_trainings: int = DEFAULT_TRAININGS,
     progress: Progress = silent,
 ) -> Choice:
@@ -169,7 +188,7 @@ def choose_epsilon(
     The curves are the demo grid's at ``seeds``, ``epochs`` and ``model`` (None: the defaults,
     as `warm` computes them). Without ``compute`` nothing is trained: the answer rests on cached
     runs only. With it, at most ``max_trainings`` runs narrow the answers, best first, by
-    bisection.
+    bisection; with ``fill`` too, they first search each mechanism without an answer coarsely.
 
     Raises:
         InvalidInputError: if the target is beyond every clean model (no ε can reach it).
@@ -180,18 +199,24 @@ def choose_epsilon(
     names, skipped = _candidates(target, mechanisms)
     grid = (seeds, epochs, model)
     curves, templates, missing = _read_all(dataset, target, names, grid, cache, skipped)
-    _check_reachable(dataset, target, curves)
+    _check_reachable(dataset, target, curves, len(curves) == len(templates))
+    budget, unsettled = _Budget(max_trainings if compute else 0), ()
+    work = _Work(templates, cache, budget, progress)
+    if compute and fill:
+        curves, unsettled = _fill(curves, target, work, skipped)
+        _check_reachable(dataset, target, curves, len(curves) == len(templates))
     if target.kind == "within" and curves:
         target = replace(target, clean=_common_clean(curves))
-    budget = _Budget(max_trainings if compute else 0)
     if compute:
-        curves = _narrow(curves, target, templates, cache, budget, progress)
+        curves = _narrow(curves, target, work)
+    if budget.used:  # the runs made count as cached now
+        missing = _read_all(dataset, target, names, grid, cache, [])[2]
     answers = choose(curves, target)
     by_name = {c.mechanism: c for c in curves}
     upcoming = [
         replace(config, epsilon=epsilon)
         for found in answers
-        if (epsilon := next_epsilon(by_name[found.mechanism], target)) is not None
+        if (epsilon := _next(by_name[found.mechanism], target)) is not None
         for config in templates[found.mechanism]
     ]
     return Choice(
@@ -202,24 +227,104 @@ def choose_epsilon(
         missing,
         budget.used,
         next_runs=tuple(upcoming),
+        unsettled=unsettled,
     )
 
 
-def _narrow(
-    curves: list[Curve],
-    target: Target,
-    templates: dict[str, list[RunConfig]],
-    cache: ResultCache,
-    budget: _Budget,
-    progress: Progress,
-) -> list[Curve]:
-    """``curves`` narrowed by bisection, the best answer first, while ``budget`` lasts."""
+def _next(curve: Curve, target: Target) -> float | None:
+    """The ε bisection computes next for ``curve`` (its mechanism's grid ε first)."""
+    return next_epsilon(curve, target, grid=demo_epsilons(curve.mechanism))
+
+
+@dataclass(frozen=True)
+class _Work:
+    """What computing points takes: the runs, the cache, the budget and the progress.
+
+    ``templates`` holds each mechanism's runs at one ε (one per seed), the template of a point.
+    """
+
+    templates: dict[str, list[RunConfig]]
+    cache: ResultCache
+    budget: _Budget
+    progress: Progress
+
+    def fetch(self, mechanism: str) -> Fetch:
+        """Read or compute ``mechanism``'s point at an ε, while the budget lasts."""
+        return _fetcher(self.templates[mechanism], self.cache, self.budget, self.progress)
+
+
+def _narrow(curves: list[Curve], target: Target, work: _Work) -> list[Curve]:
+    """``curves`` narrowed by bisection, the best answer first, while the budget lasts."""
     by_name = {c.mechanism: c for c in curves}
     for found in choose(curves, target):
-        fetch = _fetcher(templates[found.mechanism], cache, budget, progress)
-        by_name[found.mechanism] = bisect(by_name[found.mechanism], target, fetch)
-    progress(1.0, f"{budget.used} runs computed")
+        name = found.mechanism
+        grid = demo_epsilons(name)
+        by_name[name] = bisect(by_name[name], target, work.fetch(name), grid=grid)
+    work.progress(1.0, f"{work.budget.used} runs computed")
     return list(by_name.values())
+
+
+def _fill(
+    curves: list[Curve], target: Target, work: _Work, skipped: list
+) -> tuple[list[Curve], tuple[tuple[str, int], ...]]:
+    """Each mechanism's coarse search, the cheapest first, while the budget lasts.
+
+    A point is computed only when all its missing seeds fit in the budget; a mechanism whose
+    next point does not fit waits, and the next one (maybe partly cached) is tried. Returns the
+    curves and the mechanisms left unsettled, each with the most runs that settle it. A
+    mechanism that refuses a grid ε is added to ``skipped``.
+    """
+    by_name = {c.mechanism: c for c in curves}
+    unsettled = []
+    for mechanism in _cheapest_first(work.templates, work.cache):
+        grid, missing = demo_epsilons(mechanism), _missing(work.templates[mechanism], work.cache)
+        fetch, curve = work.fetch(mechanism), by_name.get(mechanism)
+        while (epsilon := next_coarse(curve, target, grid)) is not None and work.budget.allows(
+            missing(epsilon)
+        ):
+            point = fetch(epsilon)
+            if point is None:  # the mechanism refuses this ε: it gives no answer
+                skipped.append((mechanism, f"its run at ε = {epsilon:g} was refused"))
+                by_name.pop(mechanism, None)
+                break
+            curve = by_name[mechanism] = _extended(curve, mechanism, target.metric, point)
+        else:
+            if left := trainings_left(curve, target, grid, missing):
+                unsettled.append((mechanism, left))
+    order = list(work.templates)  # the registry's, as a read lists them (ties keep it)
+    return sorted(by_name.values(), key=lambda c: order.index(c.mechanism)), tuple(unsettled)
+
+
+def _cheapest_first(templates: dict[str, list[RunConfig]], cache: ResultCache) -> list[str]:
+    """The mechanisms of ``templates``: those training no model first, then by measured time.
+
+    A time not measured here yet counts as the longest; ties keep the registry's order.
+    """
+
+    def cost(mechanism: str) -> tuple[bool, float]:
+        seconds = estimate_seconds(cache, templates[mechanism])
+        return MECHANISMS[mechanism].trains_model, math.inf if seconds is None else seconds
+
+    return sorted(templates, key=cost)
+
+
+def _missing(template: Sequence[RunConfig], cache: ResultCache) -> Missing:
+    """How many runs of ``template`` (one per seed) are not cached at an ε."""
+
+    def missing(epsilon: float) -> int:
+        try:
+            return sum(lookup(replace(c, epsilon=epsilon), cache) is None for c in template)
+        except LabelDPError:  # refused at this ε: nothing to compute there
+            return 0
+
+    return missing
+
+
+def _extended(curve: Curve | None, mechanism: str, metric: str, point: CurvePoint) -> Curve:
+    """``curve`` with ``point``, or the curve of that one point."""
+    if curve is not None:
+        return curve.with_point(point)
+    return Curve(mechanism, MECHANISMS[mechanism].privacy_unit, metric, (point,))
 
 
 def _read_all(
@@ -246,8 +351,8 @@ def _read_all(
             continue
         curve, absent = _read_curve(mechanism, configs, cache, target.metric)
         missing += absent
+        templates[mechanism] = [c for c in configs if c.epsilon == configs[0].epsilon]
         if curve is not None:
-            templates[mechanism] = [c for c in configs if c.epsilon == configs[0].epsilon]
             reader = _fetcher(templates[mechanism], cache, None, silent)
             curves.append(read_tree(curve, reader))
     return curves, templates, missing
@@ -263,9 +368,14 @@ def _common_clean(curves: Sequence[Curve]) -> float:
     return float(np.mean(trained)) if trained else max(c.baseline for c in curves)
 
 
-def _check_reachable(dataset: str, target: Target, curves: Sequence[Curve]) -> None:
-    """Refuse a target no clean model reaches: no ε, however large, would reach it."""
-    if not curves or target.kind == "within":
+def _check_reachable(dataset: str, target: Target, curves: Sequence[Curve], complete: bool) -> None:
+    """Refuse a target no clean model reaches: no ε, however large, would reach it.
+
+    Judged once the curves hold the model trained on the true labels (or every mechanism's
+    curve, when ``complete``): the DP prototypes' own references stay below that model.
+    """
+    trained = any(MECHANISMS[c.mechanism].trains_model for c in curves)
+    if not curves or target.kind == "within" or not (trained or complete):
         return
     if target.kind == "accuracy" and target.value > max(c.baseline for c in curves):
         best = max(c.baseline for c in curves)

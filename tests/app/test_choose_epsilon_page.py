@@ -4,7 +4,9 @@ import pytest
 from app_helpers import assert_no_errors, open_page
 
 from labeldp_core.cache import ResultCache
-from labeldp_core.choosing import choice
+from labeldp_core.choosing import choice, make_target
+from labeldp_core.choosing.choice import choose_epsilon
+from labeldp_core.experiments import MECHANISMS
 from tests.choosing.fake_curves import store_grid
 
 PAGE = "pages/choose_epsilon.py"
@@ -101,3 +103,21 @@ def test_a_link_names_the_target_by_its_value_or_its_label(given):
     app = open_page("pages/choose_epsilon.py", target=given)
     assert_no_errors(app)
     assert app.selectbox(key="target").value == "within"
+
+
+def test_the_page_answers_from_the_points_choose_compute_made_from_an_empty_cache():
+    made = choose_epsilon(
+        "digits",
+        make_target("accuracy", 0.5),
+        mechanisms=["dppl-public"],  # the cheapest real runs: no model is trained
+        compute=True,
+        fill=True,
+        max_trainings=6,
+    )
+    assert made.trainings == 6 and made.reached
+    app = _asking(0.5)
+    assert_no_errors(app)
+    table = app.dataframe[0].value
+    assert list(table["mechanism"]) == [MECHANISMS["dppl-public"].title]
+    assert table["smallest ε"][0] == made.answers[0].row()["smallest ε"]
+    assert table["rests on"][0] == made.answers[0].row()["rests on"]

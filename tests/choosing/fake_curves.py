@@ -18,10 +18,14 @@ def _accuracy(mechanism: str, epsilon: float, seed: int) -> float:
 
 
 class FakeRuns:
-    """A cache of runs that follow _accuracy; ``run`` counts what it computes."""
+    """A cache of runs that follow _accuracy; ``run`` counts what it computes.
 
-    def __init__(self, absent=()):
+    It holds the demo grid's runs (but those ``absent``) unless ``cold``: then only what it ran.
+    """
+
+    def __init__(self, absent=(), cold=False):
         self.stored, self.computed, self.absent = {}, [], set(absent)
+        self.cold = cold
 
     def result(self, config) -> RunResult:
         unit = "example" if config.mechanism == "dpsgd" else "label"
@@ -49,7 +53,7 @@ class FakeRuns:
         key = (config.mechanism, config.epsilon, config.seed)
         if key in self.stored:
             return self.stored[key]
-        if key in self.absent or config.epsilon not in GRID:
+        if self.cold or key in self.absent or config.epsilon not in GRID:
             return None
         return self.result(config)
 

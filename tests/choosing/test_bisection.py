@@ -61,3 +61,18 @@ def test_reading_the_tree_finds_every_point_any_bisection_cached_so_targets_stay
     found = [answer(read, make_target("accuracy", t)).epsilon for t in targets]
     reached = [e for e in found if e is not None]
     assert reached == sorted(reached) and len(reached) == len(found)
+
+
+def test_a_grid_epsilon_between_the_neighbours_comes_before_their_midpoint():
+    grid = (0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0)
+    asked = []
+
+    def fetch(epsilon):
+        asked.append(epsilon)
+        return _point(epsilon, 0.5 + 0.1 * math.log2(epsilon))
+
+    coarse = _curve({0.1: 0.5 + 0.1 * math.log2(0.1), 8.0: 0.8})
+    bisect(coarse, make_target("accuracy", 0.65), fetch, grid=grid)
+    # 1 is the grid's ε nearest the geometric mean of 0.1 and 8 (0.89); then 2 and 4 (tied
+    # around 2.83, the first taken), and only then midpoints between neighbouring grid ε.
+    assert asked[:4] == [1.0, 2.0, 4.0, 2.83]

@@ -116,3 +116,62 @@ def test_within_p_points_is_measured_from_the_model_trained_on_the_true_labels(r
     rr, prototypes = found.answers
     assert rr.threshold == pytest.approx(0.55) == prototypes.threshold
     assert rr.epsilon == pytest.approx(2**0.5) and not prototypes.reached
+
+
+@pytest.fixture
+def cold(monkeypatch):
+    """Nothing is cached: every point is computed (as the closed-form fake) when asked for."""
+    fake = FakeRuns(cold=True)
+    monkeypatch.setattr(choice, "lookup", fake.lookup)
+    monkeypatch.setattr(choice, "run", fake.run)
+    return fake
+
+
+def _computed(fake):
+    """The (mechanism, ε) points computed, in order, each once (its seeds run together)."""
+    return list(dict.fromkeys((c.mechanism, c.epsilon) for c in fake.computed))
+
+
+def test_fill_searches_coarsely_the_cheapest_first_then_bisects_on_the_grid_first(cold):
+    found = _choose(mechanisms=["rr", "dppl-mean"], compute=True, fill=True, max_trainings=60)
+    rr = found.answers[0]
+    assert rr.mechanism == "rr" and rr.epsilon == pytest.approx(2**1.5)
+    assert rr.above <= 1.1 * rr.below and found.unsettled == () and found.more_trainings == 0
+    assert _computed(cold)[:9] == [
+        ("dppl-mean", 0.3),  # trains no model: first; its grid's middle ε, not reached
+        ("dppl-mean", 10.0),  # so up to its largest: reached, settled
+        ("rr", 1.0),
+        ("rr", 8.0),
+        ("rr", 2.0),  # bisection, the best answer first: the grid's ε between 1 and 8 first
+        ("rr", 4.0),
+        ("rr", 2.83),  # then midpoints between neighbouring grid ε
+        ("rr", 2.38),
+        ("rr", 2.6),
+    ]
+
+
+def test_without_fill_compute_only_narrows_the_answers_there_are(cold):
+    found = _choose(compute=True, max_trainings=30)
+    assert found.answers == () and found.trainings == 0 and found.unsettled == ()
+
+
+def test_a_budget_spent_before_an_answer_names_what_each_mechanism_still_needs(cold):
+    found = _choose(compute=True, fill=True, max_trainings=4)
+    assert found.trainings == 3 and not found.reached  # rr's middle ε: 0.5 < 0.65
+    assert found.unsettled == (("rr", 3), ("dpsgd", 6)) and found.more_trainings == 9
+    assert found.to_dict()["unsettled"] == [
+        {"mechanism": "rr", "trainings": 3},
+        {"mechanism": "dpsgd", "trainings": 6},
+    ]
+
+
+def test_a_mechanism_refusing_a_grid_epsilon_is_skipped_with_the_epsilon(cold, monkeypatch):
+    def refusing(config, cache=None):
+        if config.mechanism == "dpsgd" and config.epsilon == 8.0:
+            raise InvalidInputError("cannot meet this ε")  # as a runner says so
+        return cold.run(config)
+
+    monkeypatch.setattr(choice, "run", refusing)
+    found = _choose(compute=True, fill=True, max_trainings=60)
+    assert [a.mechanism for a in found.answers] == ["rr"]
+    assert ("dpsgd", "its run at ε = 8 was refused") in found.skipped
