@@ -1,59 +1,29 @@
 import os
 import subprocess
 import sys
-import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 import torch
 
-from labeldp_core import threads
 from labeldp_core.threads import (
     THREADS_ENV,
     one_thread_by_default,
     single_thread,
-    trainer_share,
+    thread_key_fields,
+    torch_threads,
     training_threads,
 )
 
 ROOT = Path(__file__).resolve().parents[1]
-HOLD_A_SLOT = """
-import sys
-from labeldp_core.threads import _trainer_slot
-with _trainer_slot():
-    print("holding", flush=True)
-    sys.stdin.readline()
-"""
 
 
 @pytest.fixture(autouse=True)
-def own_slots(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """Slots in a folder of the test's own, so other processes on the machine do not count."""
-    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+def threads_restored(monkeypatch: pytest.MonkeyPatch):
     monkeypatch.delenv(THREADS_ENV, raising=False)
     before = torch.get_num_threads()
     yield
     torch.set_num_threads(before)
-
-
-@contextmanager
-def another_trainer(tmp_path: Path) -> Iterator[None]:
-    """A second process holding a trainer slot until the block ends."""
-    env = os.environ | {"TMPDIR": str(tmp_path), "PYTHONPATH": str(ROOT)}
-    process = subprocess.Popen(
-        [sys.executable, "-c", HOLD_A_SLOT],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        env=env,
-        text=True,
-    )
-    try:
-        assert process.stdout.readline().strip() == "holding"
-        yield
-    finally:
-        process.communicate("\n", timeout=60)
 
 
 def test_a_process_starts_on_one_thread_unless_the_user_chose():
@@ -82,33 +52,24 @@ def test_importing_the_package_before_torch_gives_torch_one_thread():
     assert found.stdout.strip() == "1"
 
 
-def test_a_trainer_alone_takes_every_core_and_shares_them_with_another(tmp_path: Path):
-    assert trainer_share(cores=4) == 4  # nobody holds a slot: the share of one trainer
-    with threads._trainer_slot():
-        assert trainer_share(cores=4) == 4
-        with another_trainer(tmp_path):
-            assert trainer_share(cores=4) == 2
-            assert trainer_share(cores=1) == 1
-        assert trainer_share(cores=4) == 4  # the other one's slot is free again
-
-
-def test_training_threads_follow_the_model_the_cap_and_the_fixed_count(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+def test_a_training_runs_on_one_thread_by_default_whatever_the_machine_has(
+    monkeypatch: pytest.MonkeyPatch,
 ):
-    monkeypatch.setattr(os, "cpu_count", lambda: 2)
-    torch.set_num_threads(1)
-    with training_threads("mlp"):
-        assert torch.get_num_threads() == 1  # gains nothing from threads
-    with training_threads("cnn") as refresh:
-        assert torch.get_num_threads() == 2  # alone on 2 cores
-        with another_trainer(tmp_path):
-            refresh()
-            assert torch.get_num_threads() == 1
-        refresh()
-        assert torch.get_num_threads() == 2
-    assert torch.get_num_threads() == 1  # restored after training
-    with single_thread(), training_threads("cnn"):
-        assert torch.get_num_threads() == 1
+    monkeypatch.setattr(os, "cpu_count", lambda: 8)
+    torch.set_num_threads(2)
+    for _ in range(2):  # the same count every time: nothing counts the trainings alive
+        with training_threads():
+            assert torch.get_num_threads() == torch_threads() == 1
+    assert torch.get_num_threads() == 2  # restored after training
+    assert thread_key_fields() == {}  # one thread: the keys results always had
+
+
+def test_a_count_the_user_fixes_holds_for_every_training_and_keys_its_results(
+    monkeypatch: pytest.MonkeyPatch,
+):
     monkeypatch.setenv(THREADS_ENV, "3")
-    with training_threads("mlp"):
-        assert torch.get_num_threads() == 3
+    with training_threads():
+        assert torch.get_num_threads() == torch_threads() == 3
+    with single_thread(), training_threads():  # many tiny models in turn: one thread
+        assert torch.get_num_threads() == 1
+    assert thread_key_fields() == {"torch_threads": 3}
