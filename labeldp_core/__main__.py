@@ -839,12 +839,23 @@ def _keeping_commands(commands: argparse._SubParsersAction) -> None:
     )
     forget.add_argument("dataset", metavar="file:PATH|table-ID")
     forget.set_defaults(handler=_cmd_forget)
-    moving = commands.add_parser(
-        "cache", help="export the cache to an archive, or import one (every entry checked)"
+    keeping = commands.add_parser(
+        "cache", help="export or import the cache (every entry checked), count or prune its entries"
     )
-    moving.add_argument("direction", choices=("export", "import"))
-    moving.add_argument("path", metavar="FILE", help="the archive (.zip) to write or read")
-    moving.set_defaults(handler=_cmd_cache)
+    actions = keeping.add_subparsers(dest="action", required=True, metavar="ACTION")
+    for direction, what in (("export", "write the cache to"), ("import", "store the entries of")):
+        moving = actions.add_parser(direction, help=f"{what} an archive")
+        moving.add_argument("path", metavar="FILE", help="the archive (.zip) to write or read")
+        moving.set_defaults(handler=_cmd_cache)
+    stats = actions.add_parser(
+        "stats", help="per family, the entries this code reads and the stale"
+    )
+    stats.set_defaults(handler=_cmd_cache_stats)
+    prune = actions.add_parser("prune", help="remove entries that no code of this checkout reads")
+    prune.add_argument(
+        "--stale", action="store_true", required=True, help="the entries computed by other code"
+    )
+    prune.set_defaults(handler=_cmd_cache_stats)
 
 
 def _cmd_forget(args: argparse.Namespace) -> int:
@@ -883,7 +894,7 @@ def _cmd_cache(args: argparse.Namespace) -> int:
 
     cache = ResultCache()
     try:
-        if args.direction == "export":
+        if args.action == "export":
             report = export_cache(cache, check_output_path(args.path, "cache export"))
             print(report.summary(f"exported to {args.path}:"))
             return 0
@@ -892,6 +903,22 @@ def _cmd_cache(args: argparse.Namespace) -> int:
     finally:
         cache.close()
     return 1 if report.refused else 0
+
+
+def _cmd_cache_stats(args: argparse.Namespace) -> int:
+    """``cache stats`` (counts per family) and ``cache prune --stale``."""
+    from labeldp_core.cache_stats import cache_stats, prune_stale
+    from labeldp_core.registry import FAMILIES
+
+    cache = ResultCache()
+    try:
+        if args.action == "prune":
+            print(f"removed {prune_stale(cache)} stale entries (computed by other code)")
+        lines = cache_stats(cache).lines([family.id for family in FAMILIES])
+    finally:
+        cache.close()
+    print("\n".join(lines))
+    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -3,10 +3,12 @@
 diskcache pickles values by default, and unpickling runs code, so a writable cache folder would be
 a code-execution hole (CVE-2025-69872). :class:`DataOnlyDisk` stores and returns bytes only and
 refuses any pickled row it finds. Keys are sha256 digests of canonical JSON of what was computed,
-the package version and a fingerprint of the code that computes results, so a code change never
-serves a stale number. Every entry keeps that JSON text beside it (its *identity*, in diskcache's
-``tag`` column), so an entry moved elsewhere says what it is and its key can be recomputed from
-it (:func:`identity_of`). An entry that cannot be read is dropped and recomputed.
+the package version and the fingerprint of the code that computes that entry (its family's and the
+shared code it imports: :mod:`labeldp_core.fingerprint`), so a code change never serves a stale
+number and leaves the entries it cannot change readable. Every entry keeps that JSON text beside
+it (its *identity*, in diskcache's ``tag`` column), so an entry moved elsewhere says what it is
+and its key can be recomputed from it (:func:`identity_of`). An entry that cannot be read is
+dropped and recomputed.
 """
 
 import hashlib
@@ -21,7 +23,6 @@ import warnings
 import zipfile
 import zlib
 from collections.abc import Callable, Collection, Mapping
-from functools import cache
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -29,9 +30,18 @@ import diskcache
 import numpy as np
 
 from labeldp_core import __version__
+from labeldp_core.fingerprint import (
+    EVERY_FAMILY,
+    joined,
+    mechanism_unit,
+    unit_code,
+    unit_fingerprint,
+    unit_of_code,
+)
+from labeldp_core.threads import thread_key_fields
 
 __all__ = [
-    "AUDIT_CODE",
+    "ALL_CODE",
     "KEY_PATTERN",
     "MAX_VALUE_BYTES",
     "CacheKey",
@@ -41,7 +51,9 @@ __all__ = [
     "check_entry",
     "code_fingerprint",
     "default_dir",
+    "identity_fields",
     "identity_of",
+    "is_stored_by_this_code",
 ]
 
 _JSON_TAG = b"J"
@@ -51,26 +63,9 @@ KEY_PATTERN = re.compile(r"[0-9a-f]{64}")
 #: The two kinds of entry, by the tag their bytes start with.
 _ENTRY_TYPES = {_JSON_TAG: "json", _NPZ_TAG: "arrays"}
 _PACKAGE_DIR = Path(__file__).resolve().parent
-#: The code that computes results; editing anything else (plots, reports, the audit, the command
-#: line) must not invalidate computed numbers.
-_COMPUTES_RESULTS = (
-    "__init__.py",
-    "cache.py",
-    "errors.py",
-    "registry.py",
-    "validation.py",
-    "accounting/",
-    "data/",
-    "engine/",
-    "experiments/",
-    "families/",
-    "mechanisms/",
-    "models/",
-    "noise/",
-    "training/",
-)
-#: The code an audit's result comes from: the audit engine and bounds, every family's cases.
-AUDIT_CODE = ("audit/", "engine/audit", "families/")
+#: All the code whose entries a cache holds (every family's, the audits'): a Dask worker and its
+#: client, or an archive and the cache it is imported into, must run the same.
+ALL_CODE = joined(EVERY_FAMILY, "labeldp_core.audit.suite", "labeldp_core.model_audit.training_run")
 
 
 class CorruptEntryError(Exception):
@@ -144,21 +139,9 @@ def default_dir() -> Path:
     return Path(configured) if configured else _PACKAGE_DIR.parent / "cache"
 
 
-@cache
-def code_fingerprint(parts: tuple[str, ...] = _COMPUTES_RESULTS) -> str:
-    """A digest of the source of the package's modules under ``parts`` (paths or prefixes).
-
-    By default the modules that compute results (see _COMPUTES_RESULTS), which every key
-    includes; results of other code (the audit) add the fingerprint of their own part.
-    """
-    digest = hashlib.sha256()
-    for path in sorted(_PACKAGE_DIR.rglob("*.py")):
-        relative = path.relative_to(_PACKAGE_DIR).as_posix()
-        if not relative.startswith(parts):
-            continue
-        digest.update(relative.encode())
-        digest.update(path.read_bytes())
-    return digest.hexdigest()[:16]
+def code_fingerprint() -> str:
+    """The fingerprint of :data:`ALL_CODE`: equal in two processes that compute alike."""
+    return unit_fingerprint(ALL_CODE)
 
 
 def _canonical(payload: Mapping[str, Any]) -> str:
@@ -201,7 +184,23 @@ def identity_of(key: str, identity: object) -> dict[str, Any]:
 
     Raises:
         CorruptEntryError: if ``identity`` is missing, does not hash to ``key``, is not a key's
-            identity, or names another version of the code.
+            identity, or names other code than this checkout's for its entry.
+    """
+    fields = identity_fields(key, identity)
+    if not is_stored_by_this_code(fields):
+        raise CorruptEntryError(
+            f"its identity names other code (labeldp {fields['version']}, code "
+            f"{fields['code']}), whose keys are never read here"
+        )
+    return fields
+
+
+def identity_fields(key: str, identity: object) -> dict[str, Any]:
+    """``identity`` read, once checked to be the text ``key`` hashes (whatever code wrote it).
+
+    Raises:
+        CorruptEntryError: if ``identity`` is missing, does not hash to ``key`` or is not a
+            key's identity.
     """
     if identity is None:
         raise CorruptEntryError("it has no identity (the kind and payload its key hashes)")
@@ -222,12 +221,19 @@ def identity_of(key: str, identity: object) -> dict[str, Any]:
         or not isinstance(fields["kind"], str)
     ):
         raise CorruptEntryError("its identity is not a cache key's")
-    if (fields["version"], fields["code"]) != (__version__, code_fingerprint()):
-        raise CorruptEntryError(
-            f"its identity names other code (labeldp {fields['version']}, code "
-            f"{fields['code']}), whose keys are never read here"
-        )
     return fields
+
+
+def is_stored_by_this_code(fields: Mapping[str, Any]) -> bool:
+    """Whether an identity's version and code are this checkout's for its unit (else: stale)."""
+    code = fields["code"]
+    if fields["version"] != __version__:
+        return False
+    unit = unit_of_code(code)
+    try:
+        return unit is not None and unit_code(unit) == code
+    except ValueError:  # a unit naming code this checkout does not have
+        return False
 
 
 def _encode_json(value: Mapping[str, Any]) -> bytes:
@@ -364,13 +370,24 @@ class ResultCache:
         settings = diskcache.DEFAULT_SETTINGS | {"size_limit": 2**34}
         return diskcache.Cache(str(self.directory), disk=DataOnlyDisk, **settings)
 
-    def key(self, kind: str, payload: Mapping[str, Any]) -> CacheKey:
+    def key(self, kind: str, payload: Mapping[str, Any], by: str | None = None) -> CacheKey:
         """The sha256 key of ``payload`` of a given ``kind`` under this code version.
 
         It keeps the text it hashes (``.identity``), which the put methods store with the value.
+        A thread count other than 1 is added to the payload (see :mod:`labeldp_core.threads`).
+
+        Args:
+            kind: what the entry is (``result``, ``baseline``, ...).
+            payload: what it was computed from.
+            by: the unit of code that computes it (:mod:`labeldp_core.fingerprint`): the name
+                of the module that computes it (its ``__name__``), a family's unit, or units
+                joined. By default the family of ``payload["mechanism"]`` (a run result), or
+                every family if the payload names no mechanism.
         """
-        fields = {"kind": kind, "payload": payload, "version": __version__}
-        return CacheKey(_canonical(fields | {"code": code_fingerprint()}))
+        if by is None:
+            by = mechanism_unit(payload["mechanism"]) if "mechanism" in payload else EVERY_FAMILY
+        fields = {"kind": kind, "payload": {**payload, **thread_key_fields()}}
+        return CacheKey(_canonical(fields | {"version": __version__, "code": unit_code(by)}))
 
     def _get(self, key: str, tag: bytes) -> Any:
         try:
@@ -408,8 +425,9 @@ class ResultCache:
         required: Collection[str],
         get: Callable[[str], dict[str, Any] | None],
         put: Callable[[str, dict[str, Any]], None],
+        by: str | None = None,
     ) -> dict[str, Any]:
-        key = self.key(kind, payload)
+        key = self.key(kind, payload, by)
         found = get(key)
         if found is None or not found.keys() >= set(required):
             found = compute()
@@ -423,13 +441,16 @@ class ResultCache:
         compute: Callable[[], dict[str, Any]],
         *,
         required: Collection[str],
+        by: str | None = None,
     ) -> dict[str, Any]:
         """Return the stored JSON for ``(kind, payload)`` or compute, store and return it.
 
         A stored object without every key in ``required`` (the keys the caller reads) counts as
         damaged: it is recomputed and replaced rather than failing the caller with a KeyError.
+        ``by`` names the code that computes it, as for :meth:`key`.
         """
-        return self._or_compute(kind, payload, compute, required, self.get_json, self.put_json)
+        get, put = self.get_json, self.put_json
+        return self._or_compute(kind, payload, compute, required, get, put, by)
 
     def arrays_or_compute(
         self,
@@ -438,12 +459,22 @@ class ResultCache:
         compute: Callable[[], dict[str, np.ndarray]],
         *,
         required: Collection[str],
+        by: str | None = None,
     ) -> dict[str, np.ndarray]:
         """Return the stored arrays for ``(kind, payload)`` or compute, store and return them.
 
         Stored arrays without every name in ``required`` are recomputed, as for JSON.
         """
-        return self._or_compute(kind, payload, compute, required, self.get_arrays, self.put_arrays)
+        get, put = self.get_arrays, self.put_arrays
+        return self._or_compute(kind, payload, compute, required, get, put, by)
+
+    def identities(self) -> list[tuple[str, str | None]]:
+        """``(key, identity)`` of every entry, its value left unread (None: no identity).
+
+        Read from diskcache's table itself: its public calls read every value too.
+        """
+        rows = self._store._sql("SELECT key, tag FROM Cache WHERE raw = 1").fetchall()
+        return [(k, t if isinstance(t, str) else None) for k, t in rows if isinstance(k, str)]
 
     def stored_keys(self) -> list[str]:
         """Every key stored, of any kind."""

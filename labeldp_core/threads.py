@@ -1,43 +1,38 @@
-"""Torch threads sized to the machine, so that the project's processes never fight for the cores.
+"""Torch threads fixed by the configuration, so that a result never depends on the machine's load.
 
-Two torch processes that each run both cores of a 2-core machine slow each other about ten times
-(OpenMP threads spinning against each other), where one thread each finishes both in the time of
-one (``bench/parallel_points.py``). The rule here:
+Float sums change with the number of threads that compute them, so a training's thread count is
+part of what it computes: the same point trained on one thread and on two gives two different
+models. The rule here:
 
 - Every process starts on one thread: importing :mod:`labeldp_core` sets ``OMP_NUM_THREADS=1``
   (and MKL's) before torch starts its pools, unless the user set them.
-- A process that trains a model large enough to gain from more threads (the CNNs) holds a
-  *trainer slot* (a lock file per slot, ``flock``: a crashed process releases its own) and runs on
-  the machine's cores divided by the trainers alive now, re-checked every epoch: alone it takes
-  every core; a second trainer arriving brings both back to their share within one epoch.
-- ``LABELDP_TORCH_THREADS=N`` fixes the count for a process and its children.
+- A training runs on :func:`torch_threads` threads: ``LABELDP_TORCH_THREADS`` if the user set
+  it, else 1. The count is fixed before the training starts and never changes while it runs,
+  whatever else runs on the machine; every result records it (``details.torch_threads``) and a
+  count other than 1 is part of every cache key (:func:`thread_key_fields`), so results computed
+  on different counts are never mixed.
+- Parallelism comes from computing points side by side, one thread each (``warm``, the app's
+  compute service, Dask workers): two processes that each run both cores of a 2-core machine
+  slow each other about ten times (``bench/parallel_points.py``).
 """
 
 import contextlib
 import contextvars
-import fcntl
 import os
-import tempfile
-from collections.abc import Callable, Iterator
-from pathlib import Path
+from collections.abc import Iterator
 
 __all__ = [
-    "GAINS_FROM_THREADS",
     "THREADS_ENV",
     "fixed_threads",
     "one_thread_by_default",
     "single_thread",
-    "trainer_share",
+    "thread_key_fields",
+    "torch_threads",
     "training_threads",
 ]
 
 #: Fixes the torch threads of a process (and of the processes it starts).
 THREADS_ENV = "LABELDP_TORCH_THREADS"
-#: Models whose training gains from a second core when the machine is free (measured: the digits
-#: CNN 1.3x; the MLP and logistic models gain nothing and lose when the cores are shared).
-GAINS_FROM_THREADS = frozenset({"cnn", "cnn_tanh"})
-#: The most trainers counted at once (slot files tried in turn).
-MAX_TRAINERS = 64
 _ONE_THREAD = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 #: The most threads a training may take here (1 inside :func:`single_thread`).
 _CAP: contextvars.ContextVar[int] = contextvars.ContextVar("labeldp_thread_cap", default=1 << 16)
@@ -57,55 +52,18 @@ def fixed_threads() -> int | None:
     return max(1, int(value)) if value.isdigit() else None
 
 
-def _slots_dir() -> Path:
-    folder = Path(tempfile.gettempdir()) / f"labeldp-trainers-{os.getuid()}"
-    folder.mkdir(mode=0o700, exist_ok=True)
-    return folder
+def torch_threads() -> int:
+    """The threads a training runs on: ``LABELDP_TORCH_THREADS`` if set, else 1."""
+    return fixed_threads() or 1
 
 
-def _try_lock(path: Path) -> int | None:
-    """An open descriptor holding ``path``'s exclusive lock, or None if another process holds it."""
-    descriptor = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        os.close(descriptor)
-        return None
-    return descriptor
+def thread_key_fields() -> dict[str, int]:
+    """What a cache key adds for the thread count: nothing for 1, else ``{"torch_threads": n}``.
 
-
-def _live_trainers(folder: Path) -> int:
-    """How many slot files other processes hold now."""
-    held = 0
-    for path in folder.glob("slot-*"):
-        descriptor = _try_lock(path)
-        if descriptor is None:
-            held += 1
-        else:
-            os.close(descriptor)
-    return held
-
-
-def trainer_share(cores: int | None = None) -> int:
-    """A trainer's threads: the cores divided among the trainers holding a slot now (itself too)."""
-    cores = cores or os.cpu_count() or 1
-    return max(1, cores // max(1, _live_trainers(_slots_dir())))
-
-
-@contextlib.contextmanager
-def _trainer_slot() -> Iterator[None]:
-    """Hold a free slot file while the block runs (none is held if all are taken)."""
-    folder = _slots_dir()
-    descriptor = None
-    for index in range(MAX_TRAINERS):
-        descriptor = _try_lock(folder / f"slot-{index}")
-        if descriptor is not None:
-            break
-    try:
-        yield
-    finally:
-        if descriptor is not None:
-            os.close(descriptor)
+    Results computed on one thread keep the keys they always had; any other count keys its own.
+    """
+    threads = torch_threads()
+    return {} if threads == 1 else {"torch_threads": threads}
 
 
 @contextlib.contextmanager
@@ -124,27 +82,17 @@ def single_thread() -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def training_threads(model: str) -> Iterator[Callable[[], None]]:
-    """Train ``model`` on the threads the rule gives; yields ``refresh``, to call every epoch.
+def training_threads() -> Iterator[None]:
+    """Run the block (a training, or a whole run) on :func:`torch_threads` threads.
 
-    Every training holds a trainer slot, so that it is counted; only a model that gains from
-    threads takes more than one, and not inside :func:`single_thread`. A count fixed by
-    ``LABELDP_TORCH_THREADS`` is kept as it is.
+    The count is set once, on entry, and the previous one restored on exit; inside
+    :func:`single_thread` it is 1.
     """
     import torch
 
     before = torch.get_num_threads()
-    fixed = fixed_threads()
-    cap = 1 if model not in GAINS_FROM_THREADS else _CAP.get()
-
-    def refresh() -> None:
-        wanted = fixed if fixed is not None else min(cap, trainer_share())
-        if wanted != torch.get_num_threads():
-            torch.set_num_threads(wanted)
-
-    with _trainer_slot():
-        refresh()
-        try:
-            yield refresh
-        finally:
-            torch.set_num_threads(before)
+    torch.set_num_threads(min(_CAP.get(), torch_threads()))
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)

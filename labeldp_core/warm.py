@@ -246,9 +246,9 @@ class _TimedCache(ResultCache):
         super().__init__(directory)
         self.shared_seconds, self._depth = 0.0, 0
 
-    def _or_compute(self, kind, payload, compute, required, get, put):
+    def _or_compute(self, kind, payload, compute, required, get, put, by=None):
         if kind == "audit":  # an audit case is a point of its own, shared by none
-            return super()._or_compute(kind, payload, compute, required, get, put)
+            return super()._or_compute(kind, payload, compute, required, get, put, by)
 
         def timed() -> dict:
             started, self._depth = time.perf_counter(), self._depth + 1
@@ -259,7 +259,7 @@ class _TimedCache(ResultCache):
                 if self._depth == 0:
                     self.shared_seconds += time.perf_counter() - started
 
-        return super()._or_compute(kind, payload, timed, required, get, put)
+        return super()._or_compute(kind, payload, timed, required, get, put, by)
 
 
 _WORKER_CACHE: _TimedCache | None = None

@@ -176,67 +176,45 @@ def test_a_damaged_blob_is_dropped_and_recomputed(cache, kind, blob):
     np.testing.assert_equal(get(key), value)
 
 
-def test_editing_the_demo_grid_keeps_every_key_and_editing_a_runner_does_not(tmp_path, monkeypatch):
+def test_editing_the_demo_grid_keeps_every_key_and_editing_a_runner_does_not(tmp_path):
     # The demo grid (which points `warm` computes) is not code that computes results: adding a
     # seed to it must not invalidate a warmed cache. A runner is, and must.
     import shutil
 
-    from labeldp_core import cache as cache_module
+    from labeldp_core import fingerprint
 
     package = tmp_path / "labeldp_core"
     skip = shutil.ignore_patterns("__pycache__")
-    shutil.copytree(cache_module._PACKAGE_DIR, package, ignore=skip)
-    monkeypatch.setattr(cache_module, "_PACKAGE_DIR", package)
+    shutil.copytree(fingerprint.PACKAGE_DIR, package, ignore=skip)
 
-    def fingerprint() -> str:
-        return cache_module.code_fingerprint.__wrapped__()
+    def every_family() -> str:  # read again after each edit (not the process's copy)
+        return fingerprint._fingerprint.__wrapped__(fingerprint.EVERY_FAMILY, package)
 
-    before = fingerprint()
+    before = every_family()
     assert (package / "demo.py").is_file()  # the grid lives here, outside experiments/
     with (package / "demo.py").open("a", encoding="utf-8") as demo:
         demo.write("\nDEMO_SEEDS = (0, 1, 2, 3)\n")
-    assert fingerprint() == before
+    assert every_family() == before
     for changed in COMPUTING_FILES:  # each edit must change the fingerprint again
         assert (package / changed).is_file(), changed
         with (package / changed).open("a", encoding="utf-8") as source:
             source.write("\n# a changed line\n")
-        after = fingerprint()
+        after = every_family()
         assert after != before, changed
         before = after
 
 
 #: A file of each place whose code computes results: a family's release, runner and declaration,
-#: the engine's hand-off of noise, the noise plans, the registry, the training loop.
+#: the engine's hand-off of noise, the noise plans, the training loop, the runner.
 COMPUTING_FILES = (
     "families/randomized_response/release.py",
     "families/randomized_response/experiment.py",
     "families/rr_prior/__init__.py",
     "engine/release_noise.py",
     "noise/noise_plans.py",
-    "registry.py",
     "training/loop.py",
+    "experiments/runner.py",
 )
-
-
-def test_the_audits_fingerprint_follows_the_audit_engine_and_every_familys_cases(
-    tmp_path, monkeypatch
-):
-    import shutil
-
-    from labeldp_core import cache as cache_module
-
-    package = tmp_path / "labeldp_core"
-    shutil.copytree(
-        cache_module._PACKAGE_DIR, package, ignore=shutil.ignore_patterns("__pycache__")
-    )
-    monkeypatch.setattr(cache_module, "_PACKAGE_DIR", package)
-    before = cache_module.code_fingerprint.__wrapped__(cache_module.AUDIT_CODE)
-    for changed in ("engine/audit_bounds.py", "families/pate/audit.py"):
-        with (package / changed).open("a", encoding="utf-8") as source:
-            source.write("\n# a changed line\n")
-        after = cache_module.code_fingerprint.__wrapped__(cache_module.AUDIT_CODE)
-        assert after != before, changed
-        before = after
 
 
 def test_a_key_knows_the_text_it_hashes_and_its_entry_keeps_it(cache):

@@ -24,6 +24,7 @@ from labeldp_core.data import load_dataset
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.experiments import make_config, run
 from labeldp_core.families.rr_prior.experiment import PCA_COMPONENTS, SET_SIZES_KIND, load_set_sizes
+from labeldp_core.fingerprint import mechanism_unit, unit_code
 
 FAST = {"model": "logistic"}
 PACKAGE = Path(__file__).resolve().parents[1] / "labeldp_core"
@@ -68,7 +69,6 @@ def _audit_payload(index: int) -> dict:
         "index": index,
         "trials": 200_000,
         "seed": 0,
-        "audit_code": code_fingerprint(("audit/",)),
     }
 
 
@@ -95,7 +95,7 @@ def _identity(kind: str, payload: dict, code: str | None = None) -> str:
             "kind": kind,
             "payload": payload,
             "version": __version__,
-            "code": code or code_fingerprint(),
+            "code": code or unit_code(mechanism_unit(payload.get("mechanism"))),
         },
         sort_keys=True,
         separators=(",", ":"),
@@ -146,7 +146,8 @@ def test_the_forged_clusters_of_the_issue_are_refused_naming_the_entry_and_a_run
     # true labels, under their true key and identity. Imported, rr-prior at epsilon 1 released
     # 100% of the labels correctly and reported epsilon 1.
     labels = load_dataset("digits").y_train
-    identity = _identity("image-clusters", _clusters_payload())
+    computed_by = unit_code("labeldp_core.families.rr_prior.experiment")
+    identity = _identity("image-clusters", _clusters_payload(), computed_by)
     key = hashlib.sha256(identity.encode()).hexdigest()
     forged = tmp_path / "forged.zip"
     _write_archive(forged, [(key, "arrays", _npz(ids=labels.astype(np.int64)), identity)])

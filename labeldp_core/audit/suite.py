@@ -11,9 +11,10 @@ from dataclasses import fields
 import numpy as np
 
 from labeldp_core.audit.cases import CASES, audit_cases
-from labeldp_core.cache import AUDIT_CODE, ResultCache, code_fingerprint
+from labeldp_core.cache import ResultCache
 from labeldp_core.engine.audit import AuditResult, run_audit
 from labeldp_core.errors import InvalidInputError
+from labeldp_core.fingerprint import joined, mechanism_unit
 
 __all__ = [
     "APP_EPSILON",
@@ -62,8 +63,8 @@ def stored_audit_case(
 ) -> AuditResult | None:
     """:func:`audit_case` at 95% confidence, computed once and then read from the result cache.
 
-    The key holds the arguments and a fingerprint of the audit's own code (the cache adds that
-    of the mechanisms), so a changed audit or mechanism never serves a stale bound. With
+    The key holds the arguments and the fingerprint of the code the audit runs (the mechanism's
+    family and the audit's engine), so a changed audit or mechanism never serves a stale bound. With
     ``compute=False`` a case not in the cache is None instead (a read-only server).
     """
     cache = ResultCache() if cache is None else cache
@@ -73,10 +74,10 @@ def stored_audit_case(
         "index": int(index),
         "trials": int(trials),
         "seed": int(seed),
-        "audit_code": code_fingerprint(AUDIT_CODE),
     }
+    code = joined(mechanism_unit(mechanism), __name__)  # the family's cases, the audit's engine
     if not compute:
-        found = cache.get_json(cache.key("audit", payload))
+        found = cache.get_json(cache.key("audit", payload, code))
         try:
             return None if found is None else AuditResult.from_dict(found)
         except (KeyError, TypeError):  # a damaged entry counts as absent
@@ -86,6 +87,7 @@ def stored_audit_case(
         payload,
         lambda: audit_case(mechanism, epsilon, index, trials, seed).to_dict(),
         required=[field.name for field in fields(AuditResult)],
+        by=code,
     )
     return AuditResult.from_dict(stored)
 

@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from labeldp_core import __version__
-from labeldp_core.cache import AUDIT_CODE, ResultCache, code_fingerprint
+from labeldp_core.cache import ResultCache, code_fingerprint
 from labeldp_core.errors import LabelDPError
 from labeldp_core.threads import THREADS_ENV, fixed_threads
 
@@ -43,16 +43,8 @@ class CodeMismatchError(LabelDPError):
 
 
 def code_identity() -> dict[str, str]:
-    """This process's package version and fingerprints of its code.
-
-    The fingerprints are those of the code that computes results and of the audit's code (which
-    keys the audit's cached cases).
-    """
-    return {
-        "version": __version__,
-        "code": code_fingerprint(),
-        "audit_code": code_fingerprint(AUDIT_CODE),
-    }
+    """This process's package version and the fingerprint of all the code it computes with."""
+    return {"version": __version__, "code": code_fingerprint()}
 
 
 def check_identity(expected: dict[str, str]) -> None:
@@ -70,10 +62,7 @@ def refuse_mismatch(who: str, theirs: dict[str, str], client: dict[str, str]) ->
 
 
 def _named(identity: dict[str, str]) -> str:
-    return (
-        f"labeldp {identity.get('version')} (code {identity.get('code')}, "
-        f"audit code {identity.get('audit_code')})"
-    )
+    return f"labeldp {identity.get('version')} (code {identity.get('code')})"
 
 
 class _RecordingCache(ResultCache):

@@ -192,9 +192,13 @@ class RunContext:
             "learning_rate": settings.learning_rate,
         }
 
+    def _baseline_key(self) -> str:
+        """The key of the clean baseline: its payload, computed by this module's code."""
+        return self.cache.key("baseline", self._baseline_payload(), __name__)
+
     def baseline_is_cached(self) -> bool:
         """Whether :meth:`baseline_score` will answer from the cache."""
-        return self.cache.get_json(self.cache.key("baseline", self._baseline_payload())) is not None
+        return self.cache.get_json(self._baseline_key()) is not None
 
     def _clean_record(self, rows: np.ndarray | None, message: str) -> dict[str, Any]:
         """Train the run's model on the clean labels of training ``rows`` (None: all), score it."""
@@ -220,6 +224,7 @@ class RunContext:
             self._baseline_payload(),
             lambda: self._clean_record(None, "clean baseline"),
             required=["score", "curve"],
+            by=__name__,
         )
 
     def baseline_score(self) -> float:
@@ -237,6 +242,7 @@ class RunContext:
             self._baseline_payload() | {"subset": subset},
             lambda: self._clean_record(rows, "clean baseline, same examples"),
             required=["score", "curve"],
+            by=__name__,
         )
         return float(stored["score"])
 

@@ -151,5 +151,6 @@ def public_embeddings(
         encoder_payload(ctx, public_fraction),
         compute,
         required=[f.name for f in fields(PublicEmbeddings)],
+        by=__name__,
     )
     return PublicEmbeddings(**arrays)

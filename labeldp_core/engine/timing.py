@@ -26,7 +26,7 @@ def timing_key(cache: ResultCache, config: RunConfig) -> str:
     fields = config.to_dict()
     fields.pop("epsilon")
     fields.pop("seed")
-    return cache.key("timing", fields)
+    return cache.key("timing", fields, by=__name__)
 
 
 def record_seconds(cache: ResultCache, config: RunConfig, seconds: float) -> None:

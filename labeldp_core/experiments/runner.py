@@ -25,6 +25,7 @@ from labeldp_core.engine.spec import (
 from labeldp_core.engine.timing import record_seconds
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.registry import mechanism_spec, threat_card, tuning_of
+from labeldp_core.threads import torch_threads, training_threads
 from labeldp_core.validation import check_epsilon, check_list, check_seed
 
 __all__ = ["dataset_training_defaults", "lookup", "make_config", "run", "sweep", "sweep_configs"]
@@ -199,19 +200,26 @@ def run(
     if found is not None:
         return replace(found, elapsed_s=round(time.perf_counter() - started, 4))
 
+    with training_threads():
+        result = _computed(config, cache, progress, started)
+    cache.put_json(cache.key("result", config.to_dict()), result.to_dict())
+    record_seconds(cache, config, result.elapsed_s)
+    progress(1.0, "done")
+    return result
+
+
+def _computed(
+    config: RunConfig, cache: ResultCache, progress: Progress, started: float
+) -> RunResult:
+    """Compute ``config``'s result (its clean baseline first, if it trains a model)."""
     spec = mechanism_spec(config.mechanism)
     data = load_dataset(config.dataset)
-    baseline, clean = None, {}
-    share = 0.0
-    if spec.trains_model:
-        baseline_ctx = RunContext(config, spec.task, cache, silent)
-        share = 0.0 if baseline_ctx.baseline_is_cached() else _BASELINE_SHARE
-        clean = replace(baseline_ctx, progress=within(progress, 0.0, share)).baseline()
-        baseline = float(clean["score"])
+    clean, share = _clean_baseline(config, spec, cache, progress)
     ctx = RunContext(config, spec.task, cache, within(progress, share, 1))
     outcome = spec.runner(config, ctx)
-    if outcome.baseline_score is not None:
-        baseline = outcome.baseline_score
+    baseline = outcome.baseline_score
+    if baseline is None and clean:
+        baseline = float(clean["score"])
     details = dict(outcome.details)
     if "attack" in ctx.notes:
         # How often the released model predicts the true label of a private training example
@@ -237,7 +245,7 @@ def run(
         cached=False,
         epochs=int(config.epochs or 0),
         settings=dict(config.settings),
-        details=details,
+        details=details | {"torch_threads": torch_threads()},
         flip_rate=outcome.flip_rate,
         label_accuracy=outcome.label_accuracy,
         test_accuracy=None if regression else outcome.test_score,
@@ -245,13 +253,20 @@ def run(
         baseline_test_accuracy=None if regression else baseline,
         baseline_test_mse=baseline if regression else None,
     )
-    result = _disclosed(
+    return _disclosed(
         replace(result, diagnostics=diagnostics_entry(result.to_dict(), declared)), config
     )
-    cache.put_json(cache.key("result", config.to_dict()), result.to_dict())
-    record_seconds(cache, config, result.elapsed_s)
-    progress(1.0, "done")
-    return result
+
+
+def _clean_baseline(
+    config: RunConfig, spec: MechanismSpec, cache: ResultCache, progress: Progress
+) -> tuple[dict, float]:
+    """The clean baseline's record ({} if ``spec`` trains no model), and its progress share."""
+    if not spec.trains_model:
+        return {}, 0.0
+    ctx = RunContext(config, spec.task, cache, silent)
+    share = 0.0 if ctx.baseline_is_cached() else _BASELINE_SHARE
+    return replace(ctx, progress=within(progress, 0.0, share)).baseline(), share
 
 
 def sweep(

@@ -27,10 +27,16 @@ class _CacheOnly:
         self._cache = cache
 
     def json_or_compute(
-        self, kind: str, payload: Mapping[str, Any], compute: Any, *, required: Sequence[str]
+        self,
+        kind: str,
+        payload: Mapping[str, Any],
+        compute: Any,
+        *,
+        required: Sequence[str],
+        by: str | None = None,
     ) -> dict[str, Any]:
-        """The stored JSON for ``(kind, payload)``; ``compute`` is never called."""
-        found = self._cache.get_json(self._cache.key(kind, payload))
+        """The stored JSON for ``(kind, payload)`` (computed by ``by``); never computed here."""
+        found = self._cache.get_json(self._cache.key(kind, payload, by))
         if found is None or not found.keys() >= set(required):
             raise _NotCachedError(kind)
         return found

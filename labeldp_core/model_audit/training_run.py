@@ -14,20 +14,24 @@ under the run's config, the canaries' draw and the role.
 import tempfile
 from typing import Any
 
-from labeldp_core.cache import ResultCache, code_fingerprint
+from labeldp_core.cache import ResultCache
 from labeldp_core.engine.progress import Progress, silent
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.experiments import RunConfig, mechanism_spec
+from labeldp_core.fingerprint import joined, mechanism_unit
 from labeldp_core.model_audit.canaries import Canaries
 from labeldp_core.model_audit.context import CanaryContext
 from labeldp_core.model_audit.guesses import guess
 
-__all__ = ["MECHANISM", "NON_PRIVATE", "canary_training"]
+__all__ = ["MECHANISM", "NON_PRIVATE", "canary_training", "training_code"]
 
 #: The roles of a canary training: under the mechanism, or on the planted labels in the clear.
 MECHANISM, NON_PRIVATE = "mechanism", "non-private"
-#: The code a canary training's result depends on beyond the cache's own fingerprint.
-_CODE = ("model_audit/", "engine/", "families/", "registry.py")
+
+
+def training_code(config: RunConfig) -> str:
+    """The code a canary training of ``config`` runs: its family's and this audit's."""
+    return joined(mechanism_unit(config.mechanism), __name__)
 
 
 def canary_training(
@@ -48,7 +52,6 @@ def canary_training(
         "config": config.to_dict(),
         "canaries": draw,
         "role": role,
-        "model_audit_code": code_fingerprint(_CODE),
     }
     if role == NON_PRIVATE:  # trains on the planted labels whatever the budget
         payload["config"] = payload["config"] | {"epsilon": None}
@@ -57,6 +60,7 @@ def canary_training(
         payload,
         lambda: _train(config, canaries, role, float(draw["guess_share"]), progress),
         required=["correct", "trials", "test_score", "delta"],
+        by=training_code(config),
     )
 
 

@@ -300,11 +300,10 @@ def train_dpsgd_classifier(
         privacy.momentum,
     )
     curve, drawn, empty = [], 0, 0
-    with warnings.catch_warnings(), training_threads(settings.model) as refresh_threads:
+    with warnings.catch_warnings(), training_threads():
         # Opacus's backward hooks fire on module outputs because the images need no gradient.
         warnings.filterwarnings("ignore", message="Full backward hook is firing")
         for epoch in range(settings.epochs):
-            refresh_threads()
             private.train()
             for _ in range(steps_per_epoch):
                 batch = torch.nonzero(torch.rand(n, generator=sampler) < sample_rate).squeeze(1)

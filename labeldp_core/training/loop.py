@@ -93,9 +93,8 @@ def _fit(
     optimiser = adam(model, settings.learning_rate)
     n = inputs.shape[0]
     curve = []
-    with training_threads(settings.model) as refresh_threads:
+    with training_threads():
         for epoch in range(settings.epochs):
-            refresh_threads()
             model.train()
             order = torch.randperm(n, generator=shuffler)
             for start in range(0, n, settings.batch_size):

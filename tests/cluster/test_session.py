@@ -29,7 +29,7 @@ def _stale_copy(folder: Path) -> Path:
     shutil.copytree(
         ROOT / "labeldp_core", folder / "labeldp_core", ignore=shutil.ignore_patterns("__pycache__")
     )
-    with (folder / "labeldp_core" / "experiments" / "rr.py").open("a") as runner:
+    with (folder / "labeldp_core" / "experiments" / "runner.py").open("a") as runner:
         runner.write("# an edit the client does not have\n")
     return folder
 
@@ -67,13 +67,13 @@ def test_a_worker_running_other_code_is_refused_naming_both_versions(scheduler, 
     ours = code_identity()["code"]
     assert message.startswith("worker tcp://")
     assert f"the client runs labeldp 0.1.0 (code {ours}" in message
-    theirs = message.split("(code ")[1].split(",")[0]
+    theirs = message.split("(code ")[1].split(")")[0]
     assert theirs != ours and len(theirs) == len(ours)
 
 
 def test_a_task_refuses_a_client_of_other_code():
     config = make_config("rr", "digits", 1.0, 0, 1, {"model": "logistic"}).to_dict()
-    other = {"version": "0.0.9", "code": "0123456789abcdef", "audit_code": "fedcba9876543210"}
+    other = {"version": "0.0.9", "code": "0123456789abcdef"}
     with pytest.raises(CodeMismatchError, match=r"the client runs labeldp 0\.0\.9 \(code 0123"):
         compute_point(config, other)
 

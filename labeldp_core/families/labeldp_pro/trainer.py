@@ -32,6 +32,7 @@ from torch.nn import functional
 from labeldp_core.accounting.dpsgd import check_clip, check_noise_multiplier, sampling_schedule
 from labeldp_core.families.labeldp_pro.denoiser import denoise, unflatten
 from labeldp_core.models.zoo import build_model
+from labeldp_core.threads import training_threads
 from labeldp_core.training.dpsgd import DPSGDOutcome, _draw_generators
 from labeldp_core.training.settings import ProgressFn, TrainSettings
 
@@ -173,6 +174,7 @@ def _accuracy(model: nn.Module, images: torch.Tensor, labels: torch.Tensor) -> f
     return float((predicted == labels).float().mean())
 
 
+@training_threads()
 def train_labeldp_pro(
     data: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
     num_classes: int,

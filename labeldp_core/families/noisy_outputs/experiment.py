@@ -102,7 +102,7 @@ def _clean_outputs(ctx: RunContext) -> np.ndarray:
         return {"probabilities": probabilities}
 
     return ctx.cache.arrays_or_compute(
-        "clean-softmax", payload, compute, required=["probabilities"]
+        "clean-softmax", payload, compute, required=["probabilities"], by=__name__
     )["probabilities"]
 
 

@@ -292,7 +292,9 @@ def teacher_votes(
         return {"votes": votes}
 
     payload = votes_payload(config, split)
-    return ctx.cache.arrays_or_compute("pate-votes", payload, compute, required=["votes"])["votes"]
+    return ctx.cache.arrays_or_compute(
+        "pate-votes", payload, compute, required=["votes"], by=__name__
+    )["votes"]
 
 
 def noise_plans(
@@ -400,9 +402,9 @@ def _clean_student(
         return {"score": _train_student(ctx, images, labels, start, end, message).final}
 
     return float(
-        ctx.cache.json_or_compute("pate-student-clean", payload, compute, required=["score"])[
-            "score"
-        ]
+        ctx.cache.json_or_compute(
+            "pate-student-clean", payload, compute, required=["score"], by=__name__
+        )["score"]
     )
 
 
@@ -587,7 +589,8 @@ def run_pate(config: RunConfig, ctx: RunContext) -> Outcome:
     cal = _calibrate(config, ctx)
     features = _patch_features(ctx, cal.split) if _patches(config) else None
     positions = _query_positions(config, cal, features)
-    votes_cached = ctx.cache.key("pate-votes", votes_payload(config, cal.split)) in ctx.cache
+    votes_key = ctx.cache.key("pate-votes", votes_payload(config, cal.split), __name__)
+    votes_cached = votes_key in ctx.cache
     teacher_end = 0.0 if votes_cached else _TEACHER_SHARE
     votes = teacher_votes(ctx, cal.split, teacher_end, features)
     release = _answer(config, ctx, votes, cal, positions)

@@ -339,9 +339,9 @@ def _utilities(ctx: RunContext, emb: PublicEmbeddings, private: _PrivateSet) -> 
         )
         return {"utilities": utilities}
 
-    return ctx.cache.arrays_or_compute("dppl-utilities", payload, compute, required=["utilities"])[
-        "utilities"
-    ]
+    return ctx.cache.arrays_or_compute(
+        "dppl-utilities", payload, compute, required=["utilities"], by=__name__
+    )["utilities"]
 
 
 def _run_public(config: RunConfig, ctx: RunContext, k: int) -> Outcome:

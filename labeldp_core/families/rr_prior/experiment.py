@@ -232,7 +232,9 @@ def _clusters(ctx: RunContext, clusters: int, features: str) -> dict[str, np.nda
         )
         return {"ids": cluster_images(points, clusters, ctx.config.seed), **facts}
 
-    return ctx.cache.arrays_or_compute("image-clusters", payload, compute, required=required)
+    return ctx.cache.arrays_or_compute(
+        "image-clusters", payload, compute, required=required, by=__name__
+    )
 
 
 def _patch_points(ctx: RunContext) -> np.ndarray:
@@ -247,9 +249,9 @@ def _patch_points(ctx: RunContext) -> np.ndarray:
         ctx.progress(0.0, "learning a dictionary of image patches (no labels) and encoding")
         return {"points": patch_points(ctx.dataset.x_train, ctx.config.seed, PCA_COMPONENTS)}
 
-    return ctx.cache.arrays_or_compute("patch-features", payload, compute, required=["points"])[
-        "points"
-    ]
+    return ctx.cache.arrays_or_compute(
+        "patch-features", payload, compute, required=["points"], by=__name__
+    )["points"]
 
 
 def _training_start(features: str) -> float:

@@ -1,0 +1,238 @@
+"""The code that computes a cached entry, read from the imports, and its fingerprint.
+
+A cache key carries the fingerprint of the code that computes its entry, so that an edit
+invalidates what it can change and nothing else: a fix in one family leaves every other family's
+points readable. That code is named by a *unit*, one or more roots joined by ``+``:
+
+- ``family:<id>``: the family's folder (every module but its plots) and the engine that stores a
+  run's result (:data:`RESULT_ENGINE`); a run result's unit.
+- a dotted module name (``labeldp_core.engine.context``): an artefact computed there, such as a
+  clean baseline shared by every family.
+- ``family:*``: every family, for an entry that names no code of its own.
+
+The unit's code is its roots and every module of this package they import, transitively, read
+from the source with :mod:`ast` (not a hand list: a family that starts to use a shared module is
+covered by it at once). Imports inside functions and under ``TYPE_CHECKING`` count (lazy imports
+are still run), as do ``import_module("labeldp_core....")`` calls and the packages a module sits
+in (importing it runs their ``__init__``). Two kinds of module never count: figures (a module or
+package named ``plots`` or ``plotting``; pages, the app and the docs are outside the package), and
+the registry, the table of every family: a point reaches its own family through it, and that
+family is a root already. A unit's fingerprint is computed once per process (the app asks often).
+"""
+
+import ast
+import hashlib
+import re
+from collections.abc import Iterable
+from functools import cache
+from pathlib import Path
+
+__all__ = [
+    "EVERY_FAMILY",
+    "PACKAGE_DIR",
+    "RESULT_ENGINE",
+    "family_unit",
+    "import_closure",
+    "joined",
+    "mechanism_unit",
+    "unit_code",
+    "unit_family",
+    "unit_fingerprint",
+    "unit_of_code",
+]
+
+PACKAGE = "labeldp_core"
+#: The source folder read (a test points it at a copy of the package, edited).
+PACKAGE_DIR = Path(__file__).resolve().parent
+#: The registered families that live in the package (not a test's toy family).
+_OWN_FAMILIES = PACKAGE_DIR / "families"
+#: The engine that turns a family's outcome into the stored result: a root of every family unit.
+RESULT_ENGINE = "labeldp_core.experiments.runner"
+#: The unit of an entry that names no code of its own: every family.
+EVERY_FAMILY = "family:*"
+_FAMILY = "family:"
+#: Name parts of modules that draw figures and compute nothing.
+_FIGURES = frozenset({"plots", "plotting"})
+#: The table of every family (see the module's docstring).
+_REGISTRY = "labeldp_core.registry"
+_MODULE_NAME = re.compile(r"labeldp_core(\.[A-Za-z_][A-Za-z0-9_]*)*")
+_FAMILY_ID = re.compile(r"[a-z_][a-z0-9_]*")
+_IMPORT_MODULE = re.compile(r"""import_module\(\s*["'](labeldp_core[\w.]*)["']""")
+_CODE = re.compile(r"(?P<unit>[^@]{1,2000})@(?P<digest>[0-9a-f]{16})")
+
+
+def _source(name: str, root: Path) -> Path | None:
+    """The file of module ``name`` under the package folder ``root``, or None."""
+    if not _MODULE_NAME.fullmatch(name):
+        return None
+    folder = root.joinpath(*name.split(".")[1:])
+    for path in (folder / "__init__.py", folder.with_suffix(".py")):
+        if path.is_file():
+            return path
+    return None
+
+
+def _counts(name: str) -> bool:
+    """Whether module ``name`` can compute an entry (not a figure, not the registry)."""
+    return name != _REGISTRY and not _FIGURES.intersection(name.split("."))
+
+
+def _statements(body: list[ast.stmt]) -> Iterable[ast.stmt]:
+    """Every statement in ``body``, those nested in functions, classes and blocks too.
+
+    Expressions are not entered (imports are statements), which makes the walk cheap.
+    """
+    for node in body:
+        yield node
+        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+            nested = getattr(node, field, None)
+            if isinstance(nested, list):
+                yield from _statements(nested)
+
+
+def _named_imports(source: str, name: str, is_package: bool) -> Iterable[str]:
+    """Every module name ``source`` imports.
+
+    That is ``import``, ``from ... import`` (relative names resolved) and ``import_module``
+    with a literal name.
+    """
+    package = name if is_package else name.rpartition(".")[0]
+    for node in _statements(ast.parse(source).body):
+        if isinstance(node, ast.Import):
+            yield from (alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parent = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+                base = f"{parent}.{base}" if base else parent
+            yield base
+            yield from (f"{base}.{alias.name}" for alias in node.names)
+    yield from _IMPORT_MODULE.findall(source)
+
+
+@cache
+def _imports(name: str, root: Path) -> frozenset[str]:
+    """The package's modules that importing ``name`` runs directly (parents included)."""
+    path = _source(name, root)
+    if path is None:
+        return set()
+    parts = name.split(".")
+    found = {".".join(parts[:end]) for end in range(1, len(parts))}
+    found.update(_named_imports(path.read_text(), name, path.name == "__init__.py"))
+    return frozenset(m for m in found if m.startswith(PACKAGE) and _counts(m) and _source(m, root))
+
+
+def import_closure(roots: Iterable[str], root: Path) -> frozenset[str]:
+    """``roots`` and every module of the package they import, transitively (see the module doc)."""
+    seen: set[str] = set()
+    todo = [name for name in roots if _counts(name)]
+    while todo:
+        name = todo.pop()
+        if name not in seen:
+            seen.add(name)
+            todo.extend(_imports(name, root) - seen)
+    return frozenset(seen)
+
+
+def _family_roots(family: str, root: Path) -> list[str]:
+    """The modules of family ``family``'s folder (its plots left out) and the result engine."""
+    if family == "*":
+        folders = sorted(p for p in (root / "families").iterdir() if (p / "__init__.py").is_file())
+    elif _FAMILY_ID.fullmatch(family) and (root / "families" / family / "__init__.py").is_file():
+        folders = [root / "families" / family]
+    else:
+        raise ValueError(f"no family folder named {family!r}")
+    modules = [
+        f"{PACKAGE}.families.{folder.name}.{path.stem}".removesuffix(".__init__")
+        for folder in folders
+        for path in sorted(folder.glob("*.py"))
+    ]
+    return [*modules, RESULT_ENGINE]
+
+
+def _roots(unit: str, root: Path) -> list[str]:
+    """The root modules ``unit`` names.
+
+    Raises:
+        ValueError: if a part of ``unit`` is neither a family folder nor a module of the package.
+    """
+    roots = []
+    for part in unit.split("+"):
+        if part.startswith(_FAMILY):
+            roots += _family_roots(part.removeprefix(_FAMILY), root)
+        elif _source(part, root) is not None:
+            roots.append(part)
+        else:
+            raise ValueError(f"{part!r} is neither a family nor a module of {PACKAGE}")
+    return roots
+
+
+def unit_fingerprint(unit: str) -> str:
+    """A digest of the source of every module of ``unit``'s code (16 hex digits).
+
+    Read from :data:`PACKAGE_DIR`, once per process and unit.
+
+    Raises:
+        ValueError: if ``unit`` names no code of the package.
+    """
+    return _fingerprint(unit, PACKAGE_DIR)
+
+
+@cache
+def _fingerprint(unit: str, root: Path) -> str:
+    digest = hashlib.sha256()
+    files = sorted(_source(name, root) for name in import_closure(_roots(unit, root), root))
+    for path in files:
+        digest.update(path.relative_to(root).as_posix().encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def unit_code(unit: str) -> str:
+    """What a key of ``unit`` records as its code: ``<unit>@<fingerprint>``."""
+    return f"{unit}@{unit_fingerprint(unit)}"
+
+
+def unit_of_code(code: object) -> str | None:
+    """The unit a key's recorded code names, or None if it is not one :func:`unit_code` makes."""
+    match = _CODE.fullmatch(code) if isinstance(code, str) else None
+    return None if match is None else match["unit"]
+
+
+def joined(*units: str) -> str:
+    """One unit made of ``units``' roots (an audit of a family: the family and the audit)."""
+    return "+".join(units)
+
+
+def family_unit(family: str) -> str:
+    """The unit of a family's run results, by the family's id (its folder's name)."""
+    return f"{_FAMILY}{family}"
+
+
+def mechanism_unit(mechanism: object) -> str:
+    """The unit of ``mechanism``'s run results: its family's; every family for an unknown one.
+
+    A family registered from outside the package (a test's toy family) has no folder here, so its
+    entries take every family's code.
+    """
+    from labeldp_core.registry import family_of  # the registry sits above the cache
+
+    try:
+        family = family_of(str(mechanism))
+    except KeyError:
+        return EVERY_FAMILY
+    inside = family.folder.resolve().parent == _OWN_FAMILIES
+    return family_unit(family.id) if inside else EVERY_FAMILY
+
+
+def unit_family(unit: str) -> str:
+    """The family whose code a unit is, for the cache's statistics; ``shared`` for shared code.
+
+    ``family:<id>`` (first part of a joined unit) or a module inside a family folder name that
+    family; ``family:*`` and modules below the families are ``shared``.
+    """
+    first = unit.split("+")[0]
+    if first.startswith(_FAMILY) and first != EVERY_FAMILY:
+        return first.removeprefix(_FAMILY)
+    parts = first.split(".")
+    return parts[2] if parts[:2] == [PACKAGE, "families"] and len(parts) > 2 else "shared"
