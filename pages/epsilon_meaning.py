@@ -46,7 +46,7 @@ def _risk_metrics(epsilon: float, num_classes: int) -> None:
     odds, guess, gain, example = st.columns(4)
     odds.metric("Odds moved by at most", risk.odds_text, help=FORMULAS["odds"])
     guess.metric(
-        "Best guess of one label",
+        f"Guess of one label, uniform prior (π = 1/{num_classes}, image unseen)",
         f"≤ {risk.guess:.1%}",
         f"blind: {risk.blind:.1%}",
         delta_color="off",
