@@ -202,9 +202,7 @@ WHOLE_EXAMPLE = "covers replacing a whole private example"
 
 
 @pytest.mark.parametrize("features", ["pixels", "patches"])
-def test_the_statement_covers_a_whole_example_only_where_no_private_image_is_read(
-    cache, features
-):
+def test_the_statement_covers_a_whole_example_only_where_no_private_image_is_read(cache, features):
     # Issue 49, item 2: with patches the dictionary is learnt from every training image, so
     # one private image moves every teacher's features and which queries are asked; the JSON
     # may then claim the label only. On pixels each teacher reads its own shard alone.
