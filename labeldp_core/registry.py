@@ -157,8 +157,11 @@ def mechanism_spec(mechanism: str) -> MechanismSpec:
         ) from None
 
 
-def threat_card(config: RunConfig) -> dict[str, object]:
-    """What the epsilon of ``config``'s run protects: its mechanism's card, for its noise mode."""
+def threat_card(config: RunConfig, delta: float = 0.0) -> dict[str, object]:
+    """What the epsilon of ``config``'s run protects: its mechanism's card.
+
+    For the run's noise mode and the δ it reports (the bound says "plus δ" where δ > 0).
+    """
     (entry,) = [m for m in mechanism_entries() if m.id == config.mechanism]
     noise = dict(config.settings).get("noise")
-    return entry.threat.card(noise if isinstance(noise, str) else None)
+    return entry.card(noise if isinstance(noise, str) else None, delta)

@@ -33,6 +33,14 @@ def _noise_mode(settings: dict) -> str | None:
     return chosen if isinstance(chosen, str) else str(settings["noise"].default)
 
 
+def _delta(settings: dict) -> float:
+    """The δ a run of these settings asks for by default (0 for pure DP): its card's bound.
+
+    A run spends at most that δ, so the card's "plus δ" holds for every run the page makes.
+    """
+    return float(settings["delta"].default) if "delta" in settings else 0.0
+
+
 def threat_cards(url_path: str) -> None:
     """The cards of the family whose page is ``url_path`` (nothing on other pages)."""
     for family, page in pages():
@@ -40,7 +48,8 @@ def threat_cards(url_path: str) -> None:
             continue
         cards: dict[str, list[str]] = {}
         for entry in family.mechanisms:
-            text = _markdown(entry.threat.card(_noise_mode(entry.spec.all_settings())))
+            settings = entry.spec.all_settings()
+            text = _markdown(entry.card(_noise_mode(settings), _delta(settings)))
             cards.setdefault(text, []).append(entry.spec.title)
         with st.expander("What ε protects here (the threat model)"):
             for text, titles in cards.items():

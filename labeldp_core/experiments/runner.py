@@ -170,7 +170,8 @@ def _stored(cache: ResultCache, config: RunConfig) -> RunResult | None:
     if result is None or _identity(result) != _identity(config):
         cache.discard(key)
         return None
-    return replace(result, threat_model=threat_card(config))  # today's card, if stored before
+    # Today's card, if stored before.
+    return replace(result, threat_model=threat_card(config, result.delta))
 
 
 def _identity(run: RunConfig | RunResult) -> tuple:
@@ -239,7 +240,7 @@ def run(
     result = replace(
         result,
         diagnostics=diagnostics_entry(result.to_dict(), declared),
-        threat_model=threat_card(config),
+        threat_model=threat_card(config, outcome.delta),
     )
     cache.put_json(cache.key("result", config.to_dict()), result.to_dict())
     record_seconds(cache, config, result.elapsed_s)

@@ -131,6 +131,21 @@ class Mechanism:
         ]
 
     @property
+    def draws(self) -> str:
+        """How its secure mode draws: ``seeded`` or ``exact``.
+
+        ``seeded`` where its ``noise`` setting is the floating-point samplers' (os.urandom seeds
+        their generators), else ``exact`` (os.urandom draws every coin).
+        """
+        from labeldp_core.engine.release_noise import SAMPLER_NOISE_SETTING
+
+        return "seeded" if self.spec.settings.get("noise") is SAMPLER_NOISE_SETTING else "exact"
+
+    def card(self, noise: str | None, delta: float) -> dict[str, object]:
+        """Its threat-model card for a run in noise mode ``noise`` with ``delta``."""
+        return self.threat.card(noise, delta, self.draws)
+
+    @property
     def id(self) -> str:
         """The mechanism's id (its spec's)."""
         return self.spec.id
