@@ -34,12 +34,14 @@ __all__ = [
     "MECHANISMS",
     "MECHANISM_COLOURS",
     "ON_COMPARE",
+    "TRAINS_ON_RELEASED_LABELS",
     "VARIANTS",
     "family_of",
     "mechanism_entries",
     "mechanism_spec",
     "pages",
     "registered",
+    "release_api",
     "threat_card",
     "tuning_of",
 ]
@@ -138,6 +140,11 @@ MECHANISM_COLOURS: Mapping[str, str] = DerivedTable(lambda m: m.colour)
 DEMO_GRIDS: Mapping[str, DemoGrid] = DerivedTable(lambda m: m.demo)
 #: The mechanisms Compare shows before the user picks.
 ON_COMPARE: Mapping[str, bool] = DerivedTable(lambda m: True if m.on_compare else None)
+#: The mechanisms that release a noisy label per training row and train on them: the label
+#: attacks of 'What ε means' read their runs.
+TRAINS_ON_RELEASED_LABELS: Mapping[str, bool] = DerivedTable(
+    lambda m: True if m.releases_training_labels else None
+)
 #: Audit case builders by mechanism id (case, variants, controls): the audit suite's tables.
 CASES: Mapping[str, CaseBuilder] = DerivedTable(lambda m: m.audit and m.audit.case)
 VARIANTS: Mapping[str, tuple[CaseBuilder, ...]] = DerivedTable(
@@ -146,6 +153,23 @@ VARIANTS: Mapping[str, tuple[CaseBuilder, ...]] = DerivedTable(
 CONTROLS: Mapping[str, tuple[CaseBuilder, ...]] = DerivedTable(
     lambda m: (m.audit.controls or None) if m.audit else None
 )
+
+
+def release_api() -> dict[str, str]:
+    """Every registered family's public release names, each with the module that defines it.
+
+    What :mod:`labeldp_core.mechanisms` serves beside the shared noise.
+
+    Raises:
+        ValueError: if two families export the same name.
+    """
+    homes: dict[str, str] = {}
+    for family in FAMILIES:
+        for api in family.api:
+            for name in api.names:
+                if homes.setdefault(name, api.module) != api.module:
+                    raise ValueError(f"{name} is exported by {homes[name]} and {api.module}")
+    return homes
 
 
 def mechanism_spec(mechanism: str) -> MechanismSpec:
@@ -159,15 +183,16 @@ def mechanism_spec(mechanism: str) -> MechanismSpec:
         ) from None
 
 
-def threat_card(config: RunConfig) -> dict[str, object]:
-    """What the epsilon of ``config``'s run protects: its mechanism's card, for its noise mode.
+def threat_card(config: RunConfig, delta: float = 0.0) -> dict[str, object]:
+    """What the epsilon of ``config``'s run protects: its mechanism's card.
 
-    A run whose settings were picked on private labels adds ``tuning``: what its ε does not
-    cover (:func:`tuning_of`).
+    For the run's noise mode and the δ it reports (the bound says "plus δ" where δ > 0). A run
+    whose settings were picked on private labels adds ``tuning``: what its ε does not cover
+    (:func:`tuning_of`).
     """
     (entry,) = [m for m in mechanism_entries() if m.id == config.mechanism]
     noise = dict(config.settings).get("noise")
-    card = entry.threat.card(noise if isinstance(noise, str) else None)
+    card = entry.card(noise if isinstance(noise, str) else None, delta)
     tuning = tuning_of(config)
     return card if tuning is None else card | {"tuning": tuning["note"]}
 

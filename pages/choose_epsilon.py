@@ -5,14 +5,15 @@ from streamlit.delta_generator import DeltaGenerator
 
 from labeldp_core.choosing import make_target
 from labeldp_core.choosing.choice import DEFAULT_TRAININGS, Choice, choose_epsilon
-from labeldp_core.choosing.summary import summary_at
+from labeldp_core.choosing.summary import clean_baseline, summary_at
 from labeldp_core.data import dataset_info
 from labeldp_core.data.tables import is_table
 from labeldp_core.demo import DEMO_SEEDS, demo_configs
+from labeldp_core.engine.spec import RunResult
 from labeldp_core.engine.timing import spoken_duration
 from labeldp_core.errors import LabelDPError
 from labeldp_core.experiments import MECHANISMS
-from labeldp_core.risk import FORMULAS, risk_of
+from labeldp_core.risk import FORMULAS, Prior, risk_of
 from ui.controls import Controls, current_controls
 from ui.links import linked
 from ui.results import (
@@ -39,11 +40,16 @@ def render() -> None:
     choice = _answers(controls, kind, value, unit, confident)
     _narrow(controls, choice)
     classes = dataset_info(controls.dataset).num_classes
+    found = _stored_runs(controls, choice)
+    prior = _image_prior(found, controls.dataset_name)
     if choice.reached and choice.target.metric == "test accuracy":
         best = choice.reached[0]
-        st.subheader(f"What ε = {best.epsilon_spent:.3g} ({_title(best.mechanism)}) risks")
-        _risk(st, best.epsilon_spent, best.privacy_unit, best.delta, classes)
-    _afford(controls, choice, unit, classes)
+        st.subheader(
+            f"What ε = {best.epsilon_spent:.3g} ({_title(best.mechanism)}) adds to an "
+            "attacker's guess"
+        )
+        _risk(st, best.epsilon_spent, best.privacy_unit, best.delta, classes, prior)
+    _afford(found, unit, classes, prior)
     st.caption(" ".join(choice.notes))
     if is_table(controls.dataset):
         st.caption(
@@ -175,10 +181,8 @@ def _bisect(controls: Controls, choice: Choice, budget: int) -> None:
     st.rerun()
 
 
-def _afford(controls: Controls, choice: Choice, unit: str, classes: int) -> None:
-    """Draw 'I can afford ε = x': each mechanism's score at the grid ε nearest x, and x's risk."""
-    st.subheader("I can afford ε = x")
-    afford = st.number_input("x", 0.01, 100.0, 1.0, key="afford", bind="query-params")
+def _stored_runs(controls: Controls, choice: Choice) -> list[RunResult]:
+    """The stored demo runs of the mechanisms that answered (none computed here)."""
     with reported_errors():
         found, _ = stored_many(
             demo_configs(
@@ -190,6 +194,30 @@ def _afford(controls: Controls, choice: Choice, unit: str, classes: int) -> None
                 variants=False,
             )
         )
+    return found
+
+
+def _image_prior(found: list[RunResult], dataset_name: str) -> Prior | None:
+    """What a model of the public image tells an attacker, read from the stored runs.
+
+    The runs keep their clean model's test accuracy (the same model trained on the true
+    labels), not its confidence per image: that accuracy is how often a model of the image
+    alone names the true label, the stand-in for π that the page says it is.
+    """
+    accuracy = clean_baseline(found, "test accuracy")
+    if accuracy is None:
+        return None
+    source = (
+        f"the clean model's test accuracy on {dataset_name}: how often a model of the image "
+        "alone names the true label, standing in for a public model's confidence"
+    )
+    return Prior(accuracy, source)
+
+
+def _afford(found: list[RunResult], unit: str, classes: int, prior: Prior | None) -> None:
+    """Draw 'I can afford ε = x': each mechanism's score at the grid ε nearest x, and x's risk."""
+    st.subheader("I can afford ε = x")
+    afford = st.number_input("x", 0.01, 100.0, 1.0, key="afford", bind="query-params")
     at_x = summary_at(found, afford)
     if at_x:
         st.dataframe(
@@ -202,24 +230,43 @@ def _afford(controls: Controls, choice: Choice, unit: str, classes: int) -> None
             "first within each privacy unit."
         )
     try:
-        _risk(st, afford, unit, 0.0, classes)
+        _risk(st, afford, unit, 0.0, classes, prior)
     except LabelDPError as exc:
         st.error(str(exc))
 
 
-def _risk(container: DeltaGenerator, epsilon: float, unit: str, delta: float, classes: int) -> None:
-    """The risk numbers of an ε for one label, each with its formula as help."""
-    risk = risk_of(epsilon, classes, unit, delta)
-    odds, guess, gain = container.columns(3)
-    odds.metric("Odds moved by at most", risk.odds_text, help=FORMULAS["odds"])
-    guess.metric(
-        "Best guess of one label",
-        f"{risk.guess:.1%}",
-        f"blind: {risk.blind:.1%}",
+def _risk(
+    container: DeltaGenerator,
+    epsilon: float,
+    unit: str,
+    delta: float,
+    classes: int,
+    prior: Prior | None,
+) -> None:
+    """The risk numbers of an ε for one label, each with its formula as help.
+
+    The guess first from the image's prior (the attacker label DP assumes sees the public
+    image), then from the uniform prior, each labelled with the prior it starts from.
+    """
+    risk = risk_of(epsilon, classes, unit, delta, prior)
+    columns = container.columns(4 if risk.informed is not None else 3)
+    columns[0].metric("Odds moved by at most", risk.odds_text, help=FORMULAS["odds"])
+    if prior is not None and risk.informed is not None:
+        columns[1].metric(
+            f"Guess of one label, from the image (π = {prior.probability:.1%})",
+            f"≤ {risk.informed:.1%}",
+            f"before: {prior.probability:.1%}",
+            delta_color="off",
+            help=f"{FORMULAS['guess']}. Here π is {prior.source}.",
+        )
+    columns[-2].metric(
+        f"Guess of one label, uniform prior (π = 1/{classes}, image unseen)",
+        f"≤ {risk.guess:.1%}",
+        f"before: {risk.blind:.1%}",
         delta_color="off",
         help=FORMULAS["guess"],
     )
-    gain.metric("Attack gain over features", f"≤ {risk.gain:.1%}", help=FORMULAS["gain"])
+    columns[-1].metric("Attack gain over features", f"≤ {risk.gain:.1%}", help=FORMULAS["gain"])
     container.caption(risk.line() + " " + risk.strength())
     if unit == "example":
         container.caption(FORMULAS["example"])

@@ -7,6 +7,7 @@ from labeldp_core.data import dataset_info, load_dataset
 from labeldp_core.demo import DEMO_EPSILONS, DEMO_SEEDS, demo_configs
 from labeldp_core.experiments import MECHANISMS, RunConfig, RunResult, sweep_configs
 from labeldp_core.model_audit import inference_points
+from labeldp_core.registry import TRAINS_ON_RELEASED_LABELS
 from labeldp_core.risk import FORMULAS, risk_of
 from ui.class_round import class_round
 from ui.controls import Controls, current_controls
@@ -16,8 +17,6 @@ from ui.guess_game import guess_game
 from ui.results import reported_errors, stored_many
 from ui.sweeps import compute_button, status_sentence
 
-#: Label-DP mechanisms that train a classifier on released training labels.
-ATTACKED = ["rr", "rr-prior", "lp-2st", "laplace", "alibi"]
 #: Those whose release starts from a prior read off the public image: their bound is its own.
 WITH_PRIOR = {"rr-prior", "lp-2st"}
 
@@ -46,7 +45,7 @@ def _risk_metrics(epsilon: float, num_classes: int) -> None:
     odds, guess, gain, example = st.columns(4)
     odds.metric("Odds moved by at most", risk.odds_text, help=FORMULAS["odds"])
     guess.metric(
-        "Best guess of one label",
+        f"Guess of one label, uniform prior (π = 1/{num_classes}, image unseen)",
         f"≤ {risk.guess:.1%}",
         f"blind: {risk.blind:.1%}",
         delta_color="off",
@@ -131,7 +130,7 @@ def _attack_points(controls: Controls, epsilon: float) -> tuple[list[RunResult],
     """
     with reported_errors():
         configs = []
-        for mechanism in ATTACKED:
+        for mechanism in TRAINS_ON_RELEASED_LABELS:
             configs += sweep_configs(
                 mechanism,
                 controls.dataset,
@@ -183,7 +182,7 @@ def _inference(controls: Controls, epsilon: float) -> None:
     with reported_errors():
         configs = demo_configs(
             controls.dataset,
-            ATTACKED,
+            list(TRAINS_ON_RELEASED_LABELS),
             DEMO_SEEDS,
             controls.epochs_asked,
             controls.model,
@@ -192,7 +191,7 @@ def _inference(controls: Controls, epsilon: float) -> None:
         )
         found, absent = stored_many(configs)
         compute_button(absent, "Train the models across ε", key="compute_inference")
-    titles = {mechanism: MECHANISMS[mechanism].title for mechanism in ATTACKED}
+    titles = {mechanism: MECHANISMS[mechanism].title for mechanism in TRAINS_ON_RELEASED_LABELS}
     points = inference_points(found)
     chart(st, plots.inference_gain_figure, points, epsilon, titles, key="inference")
     st.caption(

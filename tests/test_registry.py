@@ -104,3 +104,25 @@ def test_listing_the_families_imports_no_torch():
     assert found.stdout.strip() == "set()"
     for mechanism in mechanism_entries():
         assert all(isinstance(step.module, str) for step in mechanism.releases)
+
+
+def test_the_toy_family_shows_on_the_tables_once_kept_by_hand(toy_family):
+    # Issue 49: labeldp_core.mechanisms, the secure-release table of the epsilon tests and the
+    # attacked mechanisms of 'What ε means' were hand-kept lists that dropped vector RR.
+    from labeldp_core import mechanisms
+    from tests.experiments.test_epsilon_spent import secure_releases
+
+    assert "toy_release" not in mechanisms.__all__
+    with registered(toy_family):
+        assert "toy_release" in mechanisms.__all__ and "toy_release" in dir(mechanisms)
+        rng = np.random.default_rng(0)
+        released = mechanisms.toy_release(np.zeros(50, dtype=int), 30.0, 3, rng)
+        assert np.array_equal(released, np.zeros(50))
+        assert "toy-coin" in registry.TRAINS_ON_RELEASED_LABELS
+        assert [step.function for step in secure_releases()["toy-coin"]] == ["toy_release"]
+    assert "toy_release" not in mechanisms.__all__
+    assert "toy-coin" not in registry.TRAINS_ON_RELEASED_LABELS
+    assert "toy-coin" not in secure_releases()
+    for name in ("vector_randomized_response", "train_labeldp_pro"):  # the two it missed
+        assert name in mechanisms.__all__
+    assert "vector-rr" in registry.TRAINS_ON_RELEASED_LABELS and "vector-rr" in secure_releases()

@@ -99,13 +99,14 @@ def test_sweep_writes_an_html_report(tmp_path, capsys):
 def test_html_report_says_what_each_epsilon_protects():
     from labeldp_core.families.threat import EXAMPLE_DP, LABEL_DP
 
+    label, example = LABEL_DP.card("float"), EXAMPLE_DP.card("secure", 1e-5, "seeded")
     results = [
-        dataclasses.replace(_result("rr", "label"), threat_model=LABEL_DP.card("float")),
-        dataclasses.replace(_result("dpsgd", "example"), threat_model=EXAMPLE_DP.card("secure")),
+        dataclasses.replace(_result("rr", "label"), threat_model=label),
+        dataclasses.replace(_result("dpsgd", "example"), threat_model=example),
     ]
     page = html_report("cards", [], results, {})
     assert "What each epsilon protects" in page
-    assert html.escape(LABEL_DP.protects) in page and html.escape(EXAMPLE_DP.protects) in page
+    assert html.escape(label["protects"]) in page and html.escape(example["protects"]) in page
     assert "teaching run" in page and "os.urandom" in page
 
 

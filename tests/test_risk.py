@@ -5,9 +5,11 @@ import pytest
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.risk import (
     FORMULAS,
+    Prior,
     guess_bound,
     inference_gain_bound,
     odds_multiplier,
+    posterior_bound,
     risk_of,
 )
 
@@ -40,7 +42,7 @@ def test_an_example_level_epsilon_is_read_for_a_label_at_twice_the_epsilon():
 
 def test_the_line_and_the_sentence_say_the_numbers():
     line = risk_of(1.0, 10).line()
-    assert "at most 2.7x" in line and "23.2%" in line and "(blind: 10.0%)" in line
+    assert "at most 2.7x" in line and "at most 23.2%" in line and "π = 1/K = 10.0%" in line
     assert "63.2%" in line
     assert risk_of(0.5, 10).strength().startswith("Small ε is strong protection")
     assert risk_of(2.0, 10).strength().startswith("A moderate ε")
@@ -62,3 +64,32 @@ def test_the_line_and_the_sentence_say_the_numbers():
 def test_bad_input_is_refused_in_one_sentence(call, match):
     with pytest.raises(InvalidInputError, match=match):
         call()
+
+
+PUBLIC_MODEL = Prior(0.95, "a public model's confidence on the image")
+
+
+def test_the_bound_in_general_form_is_pi_e_eps_over_pi_e_eps_plus_one_minus_pi():
+    for pi in (0.1, 0.5, 0.95):
+        expected = pi * math.e / (pi * math.e + 1 - pi)
+        assert posterior_bound(1.0, pi) == pytest.approx(expected, rel=1e-12)
+    assert posterior_bound(1.0, 0.1) == pytest.approx(guess_bound(1.0, 10), rel=1e-12)
+
+
+def test_the_line_names_its_prior_and_the_image_prior_gives_98_percent_at_epsilon_one():
+    # Issue 49, item 1: under label DP the image is public, so an attacker starts from what a
+    # model of the image says; at pi = 0.95 and eps = 1 the bound is 98.1%, not the 23.2% a
+    # uniform prior gives. The uniform figure stays, with its prior named beside it.
+    line = risk_of(1.0, 10, prior=PUBLIC_MODEL).line()
+    assert "π = 95.0% (a public model's confidence on the image)" in line
+    assert "at most 98.1%" in line
+    assert "πe^ε/(πe^ε + 1 − π)" in line
+    assert line.index("98.1%") < line.index("23.2%")
+    uniform = line[line.index("23.2%") - 90 : line.index("23.2%")]
+    assert "uniform prior π = 1/K = 10.0%" in uniform
+
+
+def test_without_a_known_prior_the_uniform_figure_says_a_real_attacker_starts_higher():
+    line = risk_of(1.0, 10).line()
+    assert "uniform prior π = 1/K = 10.0%" in line and "23.2%" in line
+    assert "the image is public" in line

@@ -16,7 +16,9 @@ TOY_INIT = '''
 
 from pathlib import Path
 
-from labeldp_core.families.family import Audit, DemoGrid, Family, Mechanism, Page
+from labeldp_core.families.family import (
+    Api, Audit, DemoGrid, Family, Mechanism, Page, ReleaseStep,
+)
 
 from . import audit, experiment
 
@@ -27,14 +29,18 @@ FAMILY = Family(
         Mechanism(
             experiment.SPEC, "#123456", audit=Audit(audit.toy_case, controls=(audit.toy_control,)),
             demo=DemoGrid(epsilons=(0.5, 2.0)), on_compare=True,
+            releases=(ReleaseStep(experiment.__name__, "toy_release", "toy coins"),),
+            releases_training_labels=True,
         ),
     ),
     folder=Path(__file__).parent,
     page=Page("pages/toy_coin.py", "Toy coins", "toys", bad_links={"coins": "-1"}),
+    api=(Api(f"{__name__}.release", ("toy_release",)),),
 )
 '''
 TOY_EXPERIMENT = """
 from labeldp_core.engine.label_release import released_labels_outcome
+from labeldp_core.engine.release_noise import SAMPLER_NOISE_SETTING, release_generator
 from labeldp_core.engine.spec import MechanismSpec
 from labeldp_core.noise.noise_plans import rr_plan
 
@@ -44,13 +50,15 @@ from .release import toy_release
 def run_toy(config, ctx):
     data = ctx.dataset
     plan = rr_plan(config.epsilon, data.num_classes, "float")
-    released = toy_release(data.y_train, config.epsilon, data.num_classes, ctx.rng)
+    rng = release_generator(config.setting("noise"), ctx)
+    released = toy_release(data.y_train, config.epsilon, data.num_classes, rng)
     return released_labels_outcome(ctx, released, plan.epsilon_spent, {}, ())
 
 
 SPEC = MechanismSpec(
     id="toy-coin", title="Toy coins", summary="K-ary randomized response, as a toy family",
-    privacy_unit="label", task="classification", settings={}, runner=run_toy,
+    privacy_unit="label", task="classification", settings={"noise": SAMPLER_NOISE_SETTING},
+    runner=run_toy,
 )
 """
 TOY_RELEASE = """

@@ -1,9 +1,11 @@
 """The risk of the page's ε for one training label, in one line beside the ε control.
 
 Issue 38, section 2: a reader who moves ε sees at once what it means for one label (how far
-the odds can move, the best guess against a blind one, an attack's gain), each number's formula
-in the help. An example-level ε is first read for one label (twice the ε); on the page of local
-DP on model outputs only the odds multiplier applies (it protects an output, not a label).
+the odds can move, how far a guess can rise, an attack's gain), each number's formula in the
+help. Issue 49: the guess's figure names its prior, the uniform one, beside the general bound
+for an attacker who starts from the public image. An example-level ε is first read for one
+label (twice the ε); on the page of local DP on model outputs only the odds multiplier applies
+(it protects an output, not a label).
 """
 
 from dataclasses import dataclass
@@ -24,8 +26,9 @@ class RiskOf:
 def risk_line(epsilon: float, what: RiskOf) -> str:
     """The risk of ``epsilon`` in one short line.
 
-    >>> risk_line(1.0, RiskOf(10))
-    'One label at ε = 1: odds moved ≤ 2.7x · best guess ≤ 23% (blind 10%) · attack gain ≤ 63%'
+    >>> print(risk_line(1.0, RiskOf(10)))
+    One label at ε = 1: odds moved ≤ 2.7x · guess ≤ 23% from the uniform prior π = 1/10 \
+(image unseen; from the image's π: ≤ πe^ε/(πe^ε+1−π)) · attack gain ≤ 63%
     """
     if what.unit == "output":
         odds = odds_multiplier(epsilon)
@@ -33,8 +36,9 @@ def risk_line(epsilon: float, what: RiskOf) -> str:
     risk = risk_of(epsilon, what.num_classes, what.unit)
     where = "" if what.unit == "label" else f" (2 × example ε {epsilon:g})"
     return (
-        f"One label at ε = {risk.epsilon:.3g}{where}: odds moved ≤ {risk.odds_text} · best guess "
-        f"≤ {risk.guess:.0%} (blind {risk.blind:.0%}) · attack gain ≤ {risk.gain:.0%}"
+        f"One label at ε = {risk.epsilon:.3g}{where}: odds moved ≤ {risk.odds_text} · guess "
+        f"≤ {risk.guess:.0%} from the uniform prior π = 1/{what.num_classes} (image unseen; "
+        f"from the image's π: ≤ πe^ε/(πe^ε+1−π)) · attack gain ≤ {risk.gain:.0%}"
     )
 
 

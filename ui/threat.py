@@ -35,6 +35,14 @@ def _noise_mode(settings: dict) -> str | None:
     return chosen if isinstance(chosen, str) else str(settings["noise"].default)
 
 
+def _delta(settings: dict) -> float:
+    """The δ a run of these settings asks for by default (0 for pure DP): its card's bound.
+
+    A run spends at most that δ, so the card's "plus δ" holds for every run the page makes.
+    """
+    return float(settings["delta"].default) if "delta" in settings else 0.0
+
+
 def _tuning_notes(entries: list, dataset: str) -> list[str]:
     """Where each mechanism's recipe on ``dataset`` was picked by comparing runs on labels."""
     notes = []
@@ -58,7 +66,8 @@ def threat_cards(url_path: str, dataset: str) -> None:
             continue
         cards: dict[str, list[str]] = {}
         for entry in family.mechanisms:
-            text = _markdown(entry.threat.card(_noise_mode(entry.spec.all_settings())))
+            settings = entry.spec.all_settings()
+            text = _markdown(entry.card(_noise_mode(settings), _delta(settings)))
             cards.setdefault(text, []).append(entry.spec.title)
         with st.expander("What ε protects here (the threat model)"):
             for text, titles in cards.items():

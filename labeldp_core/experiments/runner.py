@@ -175,12 +175,12 @@ def _stored(cache: ResultCache, config: RunConfig) -> RunResult | None:
 
 
 def _disclosed(result: RunResult, config: RunConfig) -> RunResult:
-    """``result`` with its threat card and, if its settings were tuned on labels, that note."""
+    """``result`` with its threat card (for its δ) and its tuning note, if it has one."""
     details = {key: value for key, value in result.details.items() if key != "tuning"}
     tuning = tuning_of(config)
     if tuning is not None:
         details["tuning"] = tuning
-    return replace(result, details=details, threat_model=threat_card(config))
+    return replace(result, details=details, threat_model=threat_card(config, result.delta))
 
 
 def _identity(run: RunConfig | RunResult) -> tuple:

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from labeldp_core.data import Dataset
 
 __all__ = [
+    "Api",
     "Audit",
     "CaseBuilder",
     "DemoGrid",
@@ -96,6 +97,23 @@ class ReleaseStep:
 
 
 @dataclass(frozen=True)
+class Api:
+    """Names of one module of a family's public release API (NumPy in, NumPy out).
+
+    :mod:`labeldp_core.mechanisms` serves every registered family's names from their modules,
+    so the bad-input matrix (``tests/contract``) covers each family's functions without a list
+    kept by hand. A module's name, not the module: listing the families imports none of them.
+
+    Attributes:
+        module: the dotted name of the module that defines the names.
+        names: the functions and constants it exports to :mod:`labeldp_core.mechanisms`.
+    """
+
+    module: str
+    names: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Mechanism:
     """One mechanism of a family, as every table sees it.
 
@@ -110,6 +128,9 @@ class Mechanism:
         protected_rows: the training rows whose labels its ε protects, for a run's config and
             dataset, when a public part (or a subsample) leaves others out; None for every
             training row. The canary audit plants its canaries in these rows only.
+        releases_training_labels: whether its run releases a noisy label for each training row
+            and trains its classifier on them (the label attacks of 'What ε means' read its
+            runs: the released label's and the model's guess of a training label).
     """
 
     spec: MechanismSpec
@@ -120,6 +141,7 @@ class Mechanism:
     threat_model: ThreatModel | None = None
     releases: tuple[ReleaseStep, ...] = ()
     protected_rows: ProtectedRows | None = None
+    releases_training_labels: bool = False
 
     @property
     def threat(self) -> ThreatModel:
@@ -129,6 +151,21 @@ class Mechanism:
         return {"label": LABEL_DP, "example": EXAMPLE_DP, "output": OUTPUT_DP}[
             self.spec.privacy_unit
         ]
+
+    @property
+    def draws(self) -> str:
+        """How its secure mode draws: ``seeded`` or ``exact``.
+
+        ``seeded`` where its ``noise`` setting is the floating-point samplers' (os.urandom seeds
+        their generators), else ``exact`` (os.urandom draws every coin).
+        """
+        from labeldp_core.engine.release_noise import SAMPLER_NOISE_SETTING
+
+        return "seeded" if self.spec.settings.get("noise") is SAMPLER_NOISE_SETTING else "exact"
+
+    def card(self, noise: str | None, delta: float) -> dict[str, object]:
+        """Its threat-model card for a run in noise mode ``noise`` with ``delta``."""
+        return self.threat.card(noise, delta, self.draws)
 
     @property
     def id(self) -> str:
@@ -168,6 +205,8 @@ class Family:
         page: its page in the app, or None.
         mutation_targets: its source files (relative to the repository root) that mutation
             testing mutates: the release and the experiments' hand-off of epsilon and noise.
+        api: its public release functions and constants, served by
+            :mod:`labeldp_core.mechanisms`.
     """
 
     id: str
@@ -176,6 +215,7 @@ class Family:
     folder: Path
     page: Page | None = None
     mutation_targets: tuple[str, ...] = ()
+    api: tuple[Api, ...] = ()
 
     @property
     def package(self) -> str:

@@ -1,161 +1,56 @@
-"""Label-DP mechanisms: pure NumPy release functions and their closed-form facts."""
+"""Label-DP mechanisms: pure NumPy release functions and their closed-form facts.
 
-from labeldp_core.families.laplace_labels.alibi_release import (
-    alibi_posterior,
-)
-from labeldp_core.families.laplace_labels.release import (
-    ONE_HOT_SENSITIVITY,
-    POST_PROCESSING,
-    argmax_accuracy,
-    clamp_normalise,
-    clamp_round,
-    discrete_argmax_accuracy,
-    discrete_one_hot_log_pmf,
-    expected_discrete_regression_mse,
-    expected_regression_mse,
-    laplace_one_hot,
-    laplace_regression,
-    one_hot_log_density,
-    post_process,
-    regression_log_likelihood,
-)
-from labeldp_core.families.laplace_labels.rr_bins_release import (
-    RRBins,
-    best_constant_mse,
-    expected_squared_error,
-    optimal_bins,
-    rr_bins_epsilon,
-    rr_on_bins,
-)
-from labeldp_core.families.noisy_outputs.release import (
-    PROBABILITY_SENSITIVITY,
-    actual_epsilon,
-    epsilon_for_output_noise,
-    laplace_outputs,
-)
-from labeldp_core.families.pate.release import (
-    UNANSWERED,
-    confident_gnmax,
-    noisy_argmax,
-    noisy_vote_counts,
-    plurality,
-    top_two_gap,
-    vote_counts,
-)
-from labeldp_core.families.prototypes.coinpress import (
-    CoinPressTrace,
-    coinpress_mean,
-)
-from labeldp_core.families.prototypes.exponential import (
-    exponential_mechanism,
-    exponential_probabilities,
-    exponential_topk,
-)
-from labeldp_core.families.prototypes.release import (
-    class_utilities,
-    nearest_prototype,
-    private_class_means,
-    public_prototype_indices,
-)
-from labeldp_core.families.randomized_response.release import (
-    expected_flip_rate,
-    keep_probability,
-    randomized_response,
-    transition_matrix,
-)
-from labeldp_core.families.rr_prior.release import (
-    expected_keep_probability,
-    optimal_set_size,
-    output_probabilities,
-    rr_with_prior,
-    set_keep_probability,
-)
-from labeldp_core.noise.discrete_laplace import (
-    discrete_laplace_noise,
-    discrete_laplace_parameter,
-    discrete_laplace_pmf,
-    discrete_laplace_variance,
-)
-from labeldp_core.noise.label_histogram import (
-    HISTOGRAM_SENSITIVITY,
-    label_counts,
-    noisy_label_counts,
-    prior_from_counts,
-)
-from labeldp_core.noise.laplace import (
-    epsilon_for_noise,
-    laplace_cdf,
-    laplace_density,
-    laplace_epsilon,
-    laplace_scale,
-    laplace_variance,
-    tail_probability,
-)
+The shared noise (Laplace, discrete Laplace, label histograms) is listed below. Every other
+name is a family's: the registry derives them from each registered family's declaration
+(:attr:`labeldp_core.families.family.Family.api`, see :func:`labeldp_core.registry.release_api`)
+and this package serves each from its module on first use (PEP 562), so a new family's release
+functions appear here, and in the bad-input matrix of ``tests/contract``, without an edit; the
+import paths ``labeldp_core.mechanisms.<name>`` stay as they were.
+"""
 
-__all__ = [
-    "HISTOGRAM_SENSITIVITY",
-    "ONE_HOT_SENSITIVITY",
-    "POST_PROCESSING",
-    "PROBABILITY_SENSITIVITY",
-    "UNANSWERED",
-    "CoinPressTrace",
-    "RRBins",
-    "actual_epsilon",
-    "alibi_posterior",
-    "argmax_accuracy",
-    "best_constant_mse",
-    "clamp_normalise",
-    "clamp_round",
-    "class_utilities",
-    "coinpress_mean",
-    "confident_gnmax",
-    "discrete_argmax_accuracy",
-    "discrete_laplace_noise",
-    "discrete_laplace_parameter",
-    "discrete_laplace_pmf",
-    "discrete_laplace_variance",
-    "discrete_one_hot_log_pmf",
-    "epsilon_for_noise",
-    "epsilon_for_output_noise",
-    "expected_discrete_regression_mse",
-    "expected_flip_rate",
-    "expected_keep_probability",
-    "expected_regression_mse",
-    "expected_squared_error",
-    "exponential_mechanism",
-    "exponential_probabilities",
-    "exponential_topk",
-    "keep_probability",
-    "label_counts",
-    "laplace_cdf",
-    "laplace_density",
-    "laplace_epsilon",
-    "laplace_one_hot",
-    "laplace_outputs",
-    "laplace_regression",
-    "laplace_scale",
-    "laplace_variance",
-    "nearest_prototype",
-    "noisy_argmax",
-    "noisy_label_counts",
-    "noisy_vote_counts",
-    "one_hot_log_density",
-    "optimal_bins",
-    "optimal_set_size",
-    "output_probabilities",
-    "plurality",
-    "post_process",
-    "prior_from_counts",
-    "private_class_means",
-    "public_prototype_indices",
-    "randomized_response",
-    "regression_log_likelihood",
-    "rr_bins_epsilon",
-    "rr_on_bins",
-    "rr_with_prior",
-    "set_keep_probability",
-    "tail_probability",
-    "top_two_gap",
-    "transition_matrix",
-    "vote_counts",
-]
+from importlib import import_module
+from typing import Any
+
+#: The shared noise's names (no family declares them), each with its module.
+_SHARED: dict[str, str] = {
+    "discrete_laplace_noise": "labeldp_core.noise.discrete_laplace",
+    "discrete_laplace_parameter": "labeldp_core.noise.discrete_laplace",
+    "discrete_laplace_pmf": "labeldp_core.noise.discrete_laplace",
+    "discrete_laplace_variance": "labeldp_core.noise.discrete_laplace",
+    "HISTOGRAM_SENSITIVITY": "labeldp_core.noise.label_histogram",
+    "label_counts": "labeldp_core.noise.label_histogram",
+    "noisy_label_counts": "labeldp_core.noise.label_histogram",
+    "prior_from_counts": "labeldp_core.noise.label_histogram",
+    "epsilon_for_noise": "labeldp_core.noise.laplace",
+    "laplace_cdf": "labeldp_core.noise.laplace",
+    "laplace_density": "labeldp_core.noise.laplace",
+    "laplace_epsilon": "labeldp_core.noise.laplace",
+    "laplace_scale": "labeldp_core.noise.laplace",
+    "laplace_variance": "labeldp_core.noise.laplace",
+    "tail_probability": "labeldp_core.noise.laplace",
+}
+
+
+def _family_names() -> dict[str, str]:
+    """Each registered family's release name, with the module that defines it."""
+    from labeldp_core.registry import release_api
+
+    return release_api()
+
+
+def __getattr__(name: str) -> Any:
+    """A family's release function or constant, imported from its module on first use.
+
+    ``__all__`` is derived too: the shared names and every registered family's.
+    """
+    if name == "__all__":
+        return sorted({*_SHARED, *_family_names()})
+    home = _SHARED.get(name) or _family_names().get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(import_module(home), name)
+
+
+def __dir__() -> list[str]:
+    """The names served here, for completion and ``dir()``."""
+    return sorted({*globals(), *_SHARED, *_family_names()})

@@ -250,8 +250,9 @@ def _assemble(mechanism: str, dataset: str, plan: _Plan, found: list[dict]) -> M
     """The audit of ``found``, the stored outcomes of ``plan``'s trainings."""
     config = plan.configs[0]
     label_epsilon, label_delta = _label_claim(config.epsilon, found[0]["delta"], plan.unit)
+    claim = (label_epsilon, label_delta, plan.draw["count"])
     estimates = [
-        _estimate(name, run_config, role, stored, label_epsilon, label_delta)
+        _estimate(name, run_config, role, stored, claim)
         for (name, _, role), run_config, stored in zip(TRAININGS, plan.configs, found, strict=True)
     ]
     return ModelAudit(
@@ -273,9 +274,11 @@ def _assemble(mechanism: str, dataset: str, plan: _Plan, found: list[dict]) -> M
 
 
 def _estimate(
-    name: str, config: RunConfig, role: str, stored: dict, claim: float, delta: float
+    name: str, config: RunConfig, role: str, stored: dict, claim: tuple[float, float, int]
 ) -> CanaryEstimate:
-    score = score_guesses(int(stored["correct"]), int(stored["trials"]), delta)
+    """One training's estimate; ``claim`` is the label-level (ε, δ) and the canaries' count."""
+    epsilon, delta, canaries = claim
+    score = score_guesses(int(stored["correct"]), int(stored["trials"]), delta, canaries=canaries)
     return CanaryEstimate(
         role=name,
         run_epsilon=None if role == NON_PRIVATE else config.epsilon,
@@ -286,5 +289,5 @@ def _estimate(
         epsilon_lower_bound=score.epsilon_lower_bound,
         confidence=score.confidence,
         test_score=float(stored["test_score"]),
-        caught=score.epsilon_lower_bound > claim,
+        caught=score.epsilon_lower_bound > epsilon,
     )

@@ -79,14 +79,17 @@ def attack_bounds(row: dict[str, Any], epsilon: float, num_classes: int) -> dict
     release started from (RR-with-prior and LP-2ST pick each label's candidates from the public
     image, so a guess starts above 1/K: max_k e^ε S_k(p) / (e^ε + k - 1), the reasoning in
     :func:`labeldp_core.families.rr_prior.release.prior_guess_bound`); None there means that
-    bound was not stored and no tick is drawn. A row without it was released with no prior: 1/K, the
-    bound e^ε / (e^ε + K - 1). The model's guess on a training example is compared with what
-    the model knows without that example's label, its accuracy on examples it never saw (π):
-    π e^ε / (π e^ε + 1 − π), so a model that learned the task is not mistaken for one that leaks
-    labels. The held-out guess needs no bound.
+    bound was not stored and no tick is drawn; a row that released no label (vector RR's bits:
+    ``released_label`` None) has no tick there either. A row without it was released with no
+    prior: 1/K, the bound e^ε / (e^ε + K - 1). The model's guess on a training example is
+    compared with what the model knows without that example's label, its accuracy on examples it
+    never saw (π): π e^ε / (π e^ε + 1 − π), so a model that learned the task is not mistaken for
+    one that leaks labels. The held-out guess needs no bound.
     """
     bounds = {}
-    if "released_label_bound" not in row:
+    if "released_label" in row and row["released_label"] is None:
+        pass  # no label released (vector RR releases bits): nothing to bound
+    elif "released_label_bound" not in row:
         bounds["released_label"] = float(guess_bound(epsilon, 1 / num_classes))
     elif row["released_label_bound"] is not None:
         bounds["released_label"] = float(row["released_label_bound"])

@@ -54,9 +54,11 @@ def test_no_attack_bar_stands_above_its_bound(epsilon):
     assert_no_errors(app)
     spec = chart_spec(app, "bars")
     names = spec["layout"]["xaxis"]["ticktext"]
-    assert "RR with prior" in names and len(names) == 6  # five mechanisms and clean labels
+    # six mechanisms (vector RR since issue 49) and clean labels
+    assert "RR with prior" in names and "Vector randomized response" in names and len(names) == 7
     (ticks,) = [trace for trace in spec["data"] if trace["type"] == "scatter"]
-    assert len(ticks["x"]) == 10  # every private row: its released label and its model
+    # every private row: its released label and its model; vector RR releases bits, no label
+    assert len(ticks["x"]) == 11
     assert bars_above_ticks(spec, load_dataset("digits").n_train) == []
     # The ticks are drawn in the colour the page's text names.
     assert ticks["marker"]["color"] == BOUND_COLOUR == "black"

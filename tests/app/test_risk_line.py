@@ -1,8 +1,9 @@
 """The risk of ε (issue 38, section 2): one line by the ε control, in full on 'What ε means'.
 
-The numbers are their formulas at ε = 1 with K = 10 digits classes: odds e^1 = 2.7x, best guess
-e/(e + 9) = 23.2% against 1/K = 10%, attack gain 1 − e^−1 = 63.2%; an example-level ε = 1 is
-ε = 2 for one label (odds e^2 = 7.4x).
+The numbers are their formulas at ε = 1 with K = 10 digits classes: odds e^1 = 2.7x, a guess from
+the uniform prior 1/K = 10% ends at most at e/(e + 9) = 23.2% (issue 49: the line names that
+prior, and the general bound πe^ε/(πe^ε + 1 − π) for an attacker who sees the image), attack gain
+1 − e^−1 = 63.2%; an example-level ε = 1 is ε = 2 for one label (odds e^2 = 7.4x).
 """
 
 from app_helpers import assert_no_errors, open_page
@@ -20,7 +21,8 @@ def test_a_mechanism_page_writes_the_risk_of_its_epsilon_by_the_control():
     app = open_page("pages/randomized_response.py", **QUERY)
     assert_no_errors(app)
     assert _risk_captions(app) == [
-        "One label at ε = 1: odds moved ≤ 2.7x · best guess ≤ 23% (blind 10%) · attack gain ≤ 63%"
+        "One label at ε = 1: odds moved ≤ 2.7x · guess ≤ 23% from the uniform prior π = 1/10 "
+        "(image unseen; from the image's π: ≤ πe^ε/(πe^ε+1−π)) · attack gain ≤ 63%"
     ]
     app.number_input(key="epsilon").set_value(0.5).run()
     assert _risk_captions(app)[0].startswith("One label at ε = 0.5: odds moved ≤ 1.6x")
@@ -35,7 +37,7 @@ def test_local_dp_on_outputs_gives_the_odds_of_an_output_only():
 def test_an_example_level_epsilon_is_read_for_one_label_at_twice_it():
     line = risk_line(1.0, RiskOf(10, "example"))
     assert line.startswith("One label at ε = 2 (2 × example ε 1): odds moved ≤ 7.4x")
-    assert "best guess ≤ 45% (blind 10%)" in line and "attack gain ≤ 86%" in line
+    assert "guess ≤ 45% from the uniform prior π = 1/10" in line and "attack gain ≤ 86%" in line
 
 
 def test_demo_mode_keeps_the_line_off_its_larger_type():
@@ -49,9 +51,10 @@ def test_what_epsilon_means_gives_every_number_with_its_formula():
     assert_no_errors(app)
     shown = {m.label: (m.value, m.help) for m in app.metric}
     assert shown["Odds moved by at most"][0] == "2.7x"
-    assert shown["Best guess of one label"][0] == "≤ 23.2%"
+    uniform = "Guess of one label, uniform prior (π = 1/10, image unseen)"
+    assert shown[uniform][0] == "≤ 23.2%"
     assert shown["Attack gain over features"][0] == "≤ 63.2%"
     assert shown["Example-level ε, for one label"][0] == "2"
-    assert "e^ε/(e^ε + K − 1)" in shown["Best guess of one label"][1]
+    assert "πe^ε/(πe^ε + 1 − π)" in shown[uniform][1]
     assert "1 − e^−ε" in shown["Attack gain over features"][1]
     assert shown["Odds moved by at most"][1] and shown["Example-level ε, for one label"][1]

@@ -4,6 +4,8 @@ Training is skipped (``fast_runs``: every model keeps its initial weights): thes
 the accounting and the release, so every mechanism runs in milliseconds at dozens of epsilons.
 """
 
+import importlib
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -13,11 +15,8 @@ from labeldp_core.cache import ResultCache
 from labeldp_core.engine import context as context_module
 from labeldp_core.engine.diagnostics import DIAGNOSTICS_NOTE, lookup_path
 from labeldp_core.experiments import MECHANISMS, make_config, run
-from labeldp_core.families.laplace_labels import experiment as laplace_experiment
-from labeldp_core.families.laplace_labels import rr_bins_experiment
-from labeldp_core.families.pate import experiment as pate_experiment
-from labeldp_core.families.randomized_response import experiment as rr_experiment
-from labeldp_core.families.rr_prior import experiment as rr_prior_experiment
+from labeldp_core.families.family import ReleaseStep
+from labeldp_core.registry import mechanism_entries
 
 pytestmark = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 
@@ -74,32 +73,46 @@ def test_secure_runs_draw_nothing_from_the_seeded_generator(fast_runs, monkeypat
     assert released and first.details["noise_source"].startswith("os.urandom")
 
 
-#: A secure release and the function of its experiment that draws it.
-SECURE_RELEASES = {
-    "rr": (rr_experiment, "randomized_response_by_plan"),
-    "rr-prior": (rr_prior_experiment, "rr_with_prior_by_plan"),
-    "rr-bins": (rr_bins_experiment, "rr_on_bins_by_plan"),
-    "laplace": (laplace_experiment, "laplace_one_hot_by_plan"),
-    "pate": (pate_experiment, "noisy_argmax_by_plan"),
-}
+def secure_releases() -> dict[str, tuple[ReleaseStep, ...]]:
+    """Each mechanism with a noise setting, and its declared release steps that draw noise.
+
+    Derived from the families' declarations (issue 49: a hand-kept table had dropped vector RR).
+    """
+    return {
+        entry.id: steps
+        for entry in mechanism_entries()
+        if "noise" in entry.spec.settings
+        and (steps := tuple(step for step in entry.releases if step.draws))
+    }
 
 
-@pytest.mark.parametrize("mechanism", list(SECURE_RELEASES))
+#: Settings with which a run reaches a release step that draws from the private labels.
+SECURE_EXTRA = {"alibi": {"prior": "histogram"}, "rr-bins": {"prior": "histogram"}}
+
+
+@pytest.mark.parametrize("mechanism", list(secure_releases()))
 def test_two_secure_runs_with_one_seed_release_different_labels(
     tmp_path, fast_runs, monkeypatch, mechanism
 ):
-    module, name = SECURE_RELEASES[mechanism]
-    released, real = [], getattr(module, name)
+    released: list[list[np.ndarray]] = [[], []]
+    run_index = [0]
+    for step in secure_releases()[mechanism]:
+        module = importlib.import_module(step.module)
+        real = getattr(module, step.function)
 
-    def recording(*args, **kwargs):
-        released.append(real(*args, **kwargs))
-        return released[-1]
+        def recording(*args, _real=real, **kwargs):
+            out = _real(*args, **kwargs)
+            released[run_index[0]].append(np.asarray(out[0] if isinstance(out, tuple) else out))
+            return out
 
-    monkeypatch.setattr(module, name, recording)
-    extra = {"aggregator": "lnmax"} if mechanism == "pate" else {}
+        monkeypatch.setattr(module, step.function, recording)
     for i in range(2):
+        run_index[0] = i
+        extra = SECURE_EXTRA.get(mechanism, {})
         _run(ResultCache(tmp_path / str(i)), mechanism, 1.0, noise="secure", **extra)
-    assert len(released) == 2 and not np.array_equal(released[0], released[1])
+    first, second = released
+    assert first and len(first) == len(second), mechanism
+    assert any(not np.array_equal(a, b) for a, b in zip(first, second, strict=True)), mechanism
 
 
 @pytest.mark.parametrize("mechanism", list(MECHANISMS))

@@ -1,5 +1,7 @@
 """The threat-model card: declared by each family, derived into every run's JSON."""
 
+import json
+
 import pytest
 
 from labeldp_core.experiments import make_config, run
@@ -48,4 +50,35 @@ def test_the_run_json_carries_the_card_of_the_families_declaration(cache):
 def test_a_family_that_declares_no_card_gets_its_units(toy_family):
     with registered(toy_family):
         card = threat_card(make_config("toy-coin", "digits", 1.0, 0, 1))
-    assert card == LABEL_DP.card()
+    assert card == LABEL_DP.card("float", 0.0, "seeded")  # its noise is a seeded sampler
+
+
+def _run_json(cache, mechanism: str, **settings) -> dict:
+    """The JSON a run returns, as the command line prints it."""
+    config = make_config(mechanism, "digits", 1.0, 0, 1, {"model": "logistic"} | settings)
+    return json.loads(json.dumps(run(config, cache).to_dict()))
+
+
+def test_a_run_with_delta_says_its_delta_where_it_says_the_factor(fast_runs):
+    # Issue 49, item 6: LabelDP-Pro (delta > 0) read "at most a factor e^ε" with no delta.
+    for mechanism in ("labeldp-pro", "pate"):
+        data = _run_json(fast_runs, mechanism)
+        assert data["delta"] > 0
+        assert f"plus δ = {data['delta']:.3g}" in data["threat_model"]["protects"], mechanism
+    pure = _run_json(fast_runs, "rr")
+    assert pure["delta"] == 0 and "δ" not in pure["threat_model"]["protects"]
+    assert "at most a factor e^ε" in pure["threat_model"]["protects"]
+
+
+@pytest.mark.parametrize("mechanism", ["rr", "vector-rr", "labeldp-pro", "dpsgd"])
+def test_a_secure_card_says_what_os_urandom_does_as_the_details_do(fast_runs, mechanism):
+    # os.urandom draws RR's coins itself, but only seeds DP-SGD's and LabelDP-Pro's generators:
+    # the card says which, as details.random_draws does, never "every random bit" for a seed.
+    data = _run_json(fast_runs, mechanism, noise="secure")
+    adversary = data["threat_model"]["adversary"]
+    sources = " ".join(data["details"]["random_draws"].values())
+    if "seeds a fresh" in sources:
+        assert "os.urandom seeds the generators" in adversary
+        assert "every random bit" not in adversary and "floating point" in adversary
+    else:
+        assert "comes from os.urandom" in adversary

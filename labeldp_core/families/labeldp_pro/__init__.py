@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from labeldp_core.families.family import Audit, Family, Mechanism, Page, ReleaseStep
+from labeldp_core.families.family import Api, Audit, Family, Mechanism, Page, ReleaseStep
 from labeldp_core.families.labeldp_pro import audit, experiment
 
 __all__ = ["FAMILY"]
@@ -21,4 +21,5 @@ FAMILY = Family(
     folder=Path(__file__).parent,
     page=Page("pages/labeldp_pro.py", "LabelDP-Pro", "compress", bad_links={"smoothing": "2"}),
     mutation_targets=(),
+    api=(Api(f"{__name__}.trainer", ("train_labeldp_pro",)),),
 )

@@ -30,11 +30,14 @@ from torch.func import functional_call, grad, vmap
 from torch.nn import functional
 
 from labeldp_core.accounting.dpsgd import check_clip, check_noise_multiplier, sampling_schedule
+from labeldp_core.errors import InvalidInputError
 from labeldp_core.families.labeldp_pro.denoiser import denoise, unflatten
 from labeldp_core.models.zoo import build_model
+from labeldp_core.noise.secure_noise import check_noise
 from labeldp_core.threads import training_threads
 from labeldp_core.training.dpsgd import DPSGDOutcome, _draw_generators
 from labeldp_core.training.settings import ProgressFn, TrainSettings
+from labeldp_core.validation import check_labels, check_num_classes, check_real_array, check_seed
 
 __all__ = [
     "RATE_RULES",
@@ -174,6 +177,48 @@ def _accuracy(model: nn.Module, images: torch.Tensor, labels: torch.Tensor) -> f
     return float((predicted == labels).float().mean())
 
 
+def _checked_data(
+    data: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray], num_classes: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The four arrays, checked: labels in 0..K-1, finite (n, C, H, W) images, one per label."""
+    if not isinstance(data, tuple | list) or len(data) != 4:
+        raise InvalidInputError(
+            "data must be (training images, training labels, test images, test labels), got "
+            f"{type(data).__name__}"
+        )
+    num_classes = check_num_classes(num_classes)
+    y_train, y_test = check_labels(data[1], num_classes), check_labels(data[3], num_classes)
+    x_train = check_real_array(data[0], "training images", finite=True).astype(np.float32)
+    x_test = check_real_array(data[2], "test images", finite=True).astype(np.float32)
+    for name, images, labels in (("training", x_train, y_train), ("test", x_test, y_test)):
+        if images.ndim != 4:
+            raise InvalidInputError(
+                f"{name} images must be an (n, channels, height, width) array, got shape "
+                f"{images.shape}"
+            )
+        if images.shape[0] != labels.size:
+            raise InvalidInputError(
+                f"{name} images have {images.shape[0]} rows but {labels.size} labels; give one "
+                "image per label"
+            )
+    if x_train.shape[1:] != x_test.shape[1:]:
+        raise InvalidInputError(
+            f"training and test images must have the same shape per image, got "
+            f"{x_train.shape[1:]} and {x_test.shape[1:]}"
+        )
+    return x_train, y_train, x_test, y_test
+
+
+def _check_settings(settings: TrainSettings, pro: "ProSettings", noise: str, seed: int) -> None:
+    """Refuse settings of the wrong kind, an unknown noise mode and a bad seed in one sentence."""
+    if not isinstance(settings, TrainSettings):
+        raise InvalidInputError(f"settings must be a TrainSettings, got {settings!r}")
+    if not isinstance(pro, ProSettings):
+        raise InvalidInputError(f"pro must be a ProSettings, got {pro!r}")
+    check_noise(noise)
+    check_seed(seed)
+
+
 @training_threads()
 def train_labeldp_pro(
     data: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
@@ -196,8 +241,13 @@ def train_labeldp_pro(
         progress: called after every epoch with (epochs done, epochs in all).
         noise: ``float`` or ``secure``, as DP-SGD's (the generators of the private draws).
         step_hook: called with (noisy, denoised) after every step (diagnostics, tests).
+
+    Raises:
+        InvalidInputError: for labels outside 0..K-1, images that are not finite or do not
+            match the labels, settings of the wrong kind, an unknown noise mode or a bad seed.
     """
-    x_train, y_train, x_test, y_test = data
+    x_train, y_train, x_test, y_test = _checked_data(data, num_classes)
+    _check_settings(settings, pro, noise, seed)
     sigma, clip = check_noise_multiplier(pro.noise_multiplier), check_clip(pro.clip)
     n = int(x_train.shape[0])
     sample_rate, steps = sampling_schedule(n, settings.batch_size, settings.epochs)

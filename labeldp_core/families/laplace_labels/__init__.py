@@ -2,13 +2,14 @@
 
 from pathlib import Path
 
-from labeldp_core.families.family import Audit, DemoGrid, Family, Mechanism, Page, ReleaseStep
+from labeldp_core.families.family import Api, Audit, DemoGrid, Family, Mechanism, Page, ReleaseStep
 from labeldp_core.families.laplace_labels import (
     alibi_experiment,
     audit,
     experiment,
     label_prior,
     regression_experiment,
+    release,
     rr_bins_experiment,
 )
 
@@ -21,6 +22,7 @@ FAMILY = Family(
         Mechanism(
             experiment.SPEC,
             "#CC79A7",
+            releases_training_labels=True,
             audit=Audit(audit.laplace_case, controls=(audit.laplace_sensitivity_one_control,)),
             demo=DemoGrid(variants=({"post": "soft"}, {"post": "round"})),
             on_compare=True,
@@ -55,6 +57,7 @@ FAMILY = Family(
         Mechanism(
             alibi_experiment.SPEC,
             "#882255",
+            releases_training_labels=True,
             audit=Audit(audit.alibi_case),
             on_compare=True,
             releases=(
@@ -75,5 +78,20 @@ FAMILY = Family(
         "labeldp_core/families/laplace_labels/rr_bins_experiment.py",
         "labeldp_core/families/laplace_labels/alibi_experiment.py",
         "labeldp_core/families/laplace_labels/label_prior.py",
+    ),
+    api=(
+        Api(f"{__name__}.alibi_release", ("alibi_posterior",)),
+        Api(release.__name__, release.PUBLIC),
+        Api(
+            f"{__name__}.rr_bins_release",
+            (
+                "RRBins",
+                "best_constant_mse",
+                "expected_squared_error",
+                "optimal_bins",
+                "rr_bins_epsilon",
+                "rr_on_bins",
+            ),
+        ),
     ),
 )

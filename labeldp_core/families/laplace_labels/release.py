@@ -34,13 +34,11 @@ from labeldp_core.validation import (
     check_real_array,
 )
 
-__all__ = [
-    "DISCRETE_ARGMAX_MAX_SCALE",
+#: The release API the family declares, served by :mod:`labeldp_core.mechanisms`.
+PUBLIC = (
     "ONE_HOT_SENSITIVITY",
     "POST_PROCESSING",
-    "PostProcessing",
     "argmax_accuracy",
-    "check_values",
     "clamp_normalise",
     "clamp_round",
     "discrete_argmax_accuracy",
@@ -48,12 +46,19 @@ __all__ = [
     "expected_discrete_regression_mse",
     "expected_regression_mse",
     "laplace_one_hot",
-    "laplace_one_hot_by_plan",
     "laplace_regression",
-    "laplace_regression_by_plan",
     "one_hot_log_density",
     "post_process",
     "regression_log_likelihood",
+)
+__all__ = [
+    *PUBLIC,
+    "DISCRETE_ARGMAX_MAX_SCALE",
+    "PUBLIC",
+    "PostProcessing",
+    "check_values",
+    "laplace_one_hot_by_plan",
+    "laplace_regression_by_plan",
 ]
 
 #: L1 distance between two different one-hot vectors.

@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from labeldp_core.families.family import Audit, DemoGrid, Family, Mechanism, Page, ReleaseStep
+from labeldp_core.families.family import Api, Audit, DemoGrid, Family, Mechanism, Page, ReleaseStep
 from labeldp_core.families.noisy_outputs import audit, experiment
 
 __all__ = ["FAMILY"]
@@ -32,5 +32,16 @@ FAMILY = Family(
     mutation_targets=(
         "labeldp_core/families/noisy_outputs/release.py",
         "labeldp_core/families/noisy_outputs/experiment.py",
+    ),
+    api=(
+        Api(
+            f"{__name__}.release",
+            (
+                "PROBABILITY_SENSITIVITY",
+                "actual_epsilon",
+                "epsilon_for_output_noise",
+                "laplace_outputs",
+            ),
+        ),
     ),
 )

@@ -7,7 +7,7 @@ import numpy as np
 from labeldp_core.data import Dataset
 from labeldp_core.data.splits import teacher_split
 from labeldp_core.engine.spec import RunConfig
-from labeldp_core.families.family import Audit, DemoGrid, Family, Mechanism, Page, ReleaseStep
+from labeldp_core.families.family import Api, Audit, DemoGrid, Family, Mechanism, Page, ReleaseStep
 from labeldp_core.families.pate import audit, experiment
 from labeldp_core.families.threat import LABEL_DP
 
@@ -60,4 +60,18 @@ FAMILY = Family(
         kept_links={"teachers": "5", "teacher_epochs": "1"},
     ),
     mutation_targets=("labeldp_core/families/pate/release.py",),
+    api=(
+        Api(
+            f"{__name__}.release",
+            (
+                "UNANSWERED",
+                "confident_gnmax",
+                "noisy_argmax",
+                "noisy_vote_counts",
+                "plurality",
+                "top_two_gap",
+                "vote_counts",
+            ),
+        ),
+    ),
 )

@@ -71,6 +71,7 @@ __all__ = [
     "epochs_for",
     "noise_plans",
     "pate_recipe",
+    "privacy_statement",
     "run_pate",
     "student_sentence",
     "teacher_votes",
@@ -86,17 +87,31 @@ MIN_STEPS = 200
 #: How the feature models of ``features=patches`` are read: flat inputs, no image layout.
 _FEATURE_SETTINGS = TrainSettings(model="logistic")
 
-PRIVACY_STATEMENT = (
+LABEL_STATEMENT = (
     "Neighbouring inputs differ in one private training label. Changing it changes only the "
     "teacher trained on that label's shard, so on every query at most one vote moves from one "
     "class to another (each vote count changes by at most 1); the accounting bounds exactly that "
-    "change, so the released labels and the student are (epsilon, delta)-label-DP. The same "
-    "bound covers replacing a whole private example (image and label), or even a whole shard, "
-    "since that too changes one teacher only. It does not by itself cover adding or removing an "
-    "example here: shards are cut by position from a seeded permutation, so a removal would "
-    "shift other examples between shards (with shard membership fixed per example, e.g. by a "
-    "hash of its id, the same epsilon would cover add/remove too)."
+    "change, so the released labels and the student are (epsilon, delta)-label-DP."
 )
+#: On pixels each teacher reads its own shard's images and labels and nothing private else.
+WHOLE_EXAMPLE = (
+    "The same bound covers replacing a whole private example (image and label), or even a whole "
+    "shard, since that too changes one teacher only."
+)
+#: With features=patches every private image enters every teacher's features and the queries.
+NO_WHOLE_EXAMPLE = (
+    "It does not cover replacing a private image: with features=patches the dictionary of image "
+    "patches learnt from every training image enters every teacher's features and the choice of "
+    "queries, so one image changes them all (label DP takes the images as public)."
+)
+ADD_REMOVE = (
+    "It does not by itself cover adding or removing an example here: shards are cut by position "
+    "from a seeded permutation, so a removal would shift other examples between shards (with "
+    "shard membership fixed per example, e.g. by a hash of its id, the same epsilon would cover "
+    "add/remove too)."
+)
+#: What the epsilon of a run on pixels covers (see :func:`privacy_statement`).
+PRIVACY_STATEMENT = f"{LABEL_STATEMENT} {WHOLE_EXAMPLE} {ADD_REMOVE}"
 COMPOSITION = (
     "Rényi DP of every answered query (and of every threshold check for confident-gnmax) summed "
     "over the queries, converted to (epsilon, delta) by minimising over Rényi orders "
@@ -702,11 +717,22 @@ def _student_details(
             "method": SELF_TRAINING,
         },
         "student_clean_labels_accuracy": clean,
-        "privacy_unit_statement": PRIVACY_STATEMENT + (" " + PATCH_FEATURES if patches else ""),
+        "privacy_unit_statement": privacy_statement(patches),
         "composition": COMPOSITION,
         "data_dependent_note": DATA_DEPENDENT_NOTE,
         "diagnostics_note": DIAGNOSTICS_NOTE,
     }
+
+
+def privacy_statement(patches: bool) -> str:
+    """What a run's epsilon covers: one label always; a whole private example only on pixels.
+
+    With ``features=patches`` the patch dictionary reads every training image, so replacing one
+    private image changes every teacher's features and the queries: only the label is covered.
+    """
+    if patches:
+        return f"{LABEL_STATEMENT} {NO_WHOLE_EXAMPLE} {ADD_REMOVE} {PATCH_FEATURES}"
+    return PRIVACY_STATEMENT
 
 
 def student_sentence(details: dict) -> str:

@@ -8,7 +8,7 @@ from labeldp_core.data import Dataset, load_dataset
 from labeldp_core.engine.private_set import IMBALANCED_EPSILONS, imbalanced_private_set
 from labeldp_core.engine.public_encoder import public_private_indices
 from labeldp_core.engine.spec import RunConfig
-from labeldp_core.families.family import Audit, DemoGrid, Family, Mechanism, Page, ReleaseStep
+from labeldp_core.families.family import Api, Audit, DemoGrid, Family, Mechanism, Page, ReleaseStep
 from labeldp_core.families.prototypes import audit, experiment
 from labeldp_core.families.threat import EXAMPLE_DP
 
@@ -85,4 +85,24 @@ FAMILY = Family(
         bad_links={"dppl_mechanism": "magic", "dppl_imbalance": "7"},
     ),
     mutation_targets=("labeldp_core/families/prototypes/exponential.py",),
+    api=(
+        Api(f"{__name__}.coinpress", ("CoinPressTrace", "coinpress_mean")),
+        Api(
+            f"{__name__}.exponential",
+            (
+                "exponential_mechanism",
+                "exponential_probabilities",
+                "exponential_topk",
+            ),
+        ),
+        Api(
+            f"{__name__}.release",
+            (
+                "class_utilities",
+                "nearest_prototype",
+                "private_class_means",
+                "public_prototype_indices",
+            ),
+        ),
+    ),
 )

@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from labeldp_core.families.family import Audit, Family, Mechanism, Page, ReleaseStep
+from labeldp_core.families.family import Api, Audit, Family, Mechanism, Page, ReleaseStep
 from labeldp_core.families.randomized_response import audit, experiment
 
 __all__ = ["FAMILY"]
@@ -14,6 +14,7 @@ FAMILY = Family(
         Mechanism(
             experiment.SPEC,
             "#0072B2",
+            releases_training_labels=True,
             audit=Audit(audit.rr_case, controls=(audit.rr_overspending_control,)),
             on_compare=True,
             releases=(
@@ -28,5 +29,16 @@ FAMILY = Family(
     mutation_targets=(
         "labeldp_core/families/randomized_response/release.py",
         "labeldp_core/families/randomized_response/experiment.py",
+    ),
+    api=(
+        Api(
+            f"{__name__}.release",
+            (
+                "expected_flip_rate",
+                "keep_probability",
+                "randomized_response",
+                "transition_matrix",
+            ),
+        ),
     ),
 )

@@ -7,7 +7,7 @@ import numpy as np
 from labeldp_core.data import Dataset
 from labeldp_core.engine.public_encoder import public_private_indices
 from labeldp_core.engine.spec import RunConfig
-from labeldp_core.families.family import Audit, Family, Mechanism, Page, ReleaseStep
+from labeldp_core.families.family import Api, Audit, Family, Mechanism, Page, ReleaseStep
 from labeldp_core.families.rr_prior import audit, experiment, lp_2st
 from labeldp_core.families.threat import LABEL_DP
 
@@ -35,6 +35,7 @@ FAMILY = Family(
         Mechanism(
             experiment.SPEC,
             "#D55E00",
+            releases_training_labels=True,
             audit=Audit(
                 audit.rr_prior_case,
                 controls=(
@@ -55,6 +56,7 @@ FAMILY = Family(
         Mechanism(
             lp_2st.SPEC,
             "#009E73",
+            releases_training_labels=True,
             on_compare=True,
             releases=(
                 ReleaseStep(lp_2st.__name__, "randomized_response_by_plan", lp_2st.STAGE1_RR_DRAW),
@@ -72,5 +74,17 @@ FAMILY = Family(
         "labeldp_core/families/rr_prior/release.py",
         "labeldp_core/families/rr_prior/experiment.py",
         "labeldp_core/families/rr_prior/lp_2st.py",
+    ),
+    api=(
+        Api(
+            f"{__name__}.release",
+            (
+                "expected_keep_probability",
+                "optimal_set_size",
+                "output_probabilities",
+                "rr_with_prior",
+                "set_keep_probability",
+            ),
+        ),
     ),
 )

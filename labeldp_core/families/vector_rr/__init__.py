@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from labeldp_core.families.family import Audit, Family, Mechanism, Page, ReleaseStep
+from labeldp_core.families.family import Api, Audit, Family, Mechanism, Page, ReleaseStep
 from labeldp_core.families.vector_rr import audit, experiment
 
 __all__ = ["FAMILY"]
@@ -14,6 +14,7 @@ FAMILY = Family(
         Mechanism(
             experiment.SPEC,
             "#EE3377",
+            releases_training_labels=True,
             audit=Audit(audit.vector_case, controls=(audit.vector_per_bit_epsilon_control,)),
             on_compare=False,
             releases=(
@@ -29,4 +30,5 @@ FAMILY = Family(
         "labeldp_core/families/vector_rr/release.py",
         "labeldp_core/families/vector_rr/experiment.py",
     ),
+    api=(Api(f"{__name__}.release", ("vector_randomized_response",)),),
 )

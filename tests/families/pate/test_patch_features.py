@@ -195,3 +195,25 @@ def test_the_canary_audit_reads_the_patch_student_on_images(cache, monkeypatch):
     probabilities = ctx.canary_probabilities()
     assert probabilities.shape == (120, 10) and np.allclose(probabilities.sum(axis=1), 1.0)
     assert [type(model) for model in noted] == [PatchClassifier]
+
+
+#: The sentence that extends the guarantee to a whole private example (image and label).
+WHOLE_EXAMPLE = "covers replacing a whole private example"
+
+
+@pytest.mark.parametrize("features", ["pixels", "patches"])
+def test_the_statement_covers_a_whole_example_only_where_no_private_image_is_read(cache, features):
+    # Issue 49, item 2: with patches the dictionary is learnt from every training image, so
+    # one private image moves every teacher's features and which queries are asked; the JSON
+    # may then claim the label only. On pixels each teacher reads its own shard alone.
+    settings = {"teachers": 5, "queries": 40, "features": features, "model": "logistic"}
+    result = run(make_config("pate", "digits", 4.0, epochs=1, settings=settings), cache)
+    statement = json.loads(json.dumps(result.to_dict()))["details"]["privacy_unit_statement"]
+    assert "one private training label" in statement
+    if features == "patches":
+        assert WHOLE_EXAMPLE not in statement
+        assert "does not cover replacing a private image" in statement
+        assert "dictionary of image patches learnt from every training image" in statement
+    else:
+        assert WHOLE_EXAMPLE in statement
+        assert "patch" not in statement
