@@ -118,10 +118,7 @@ BAD_TABLES = {
     "binary": (b"a,label\n\x00\x01\x02", "binary data"),
     "header only": (b"a,b,label\n", "a header but no rows"),
     "duplicate columns": (b"a,a,label\n" + b"1,2,x\n" * 120, "duplicate column names: 'a'"),
-    "ragged": (
-        b"a,label\n1,2\n1,2,3,4\n",
-        r"line 3 has 4 values where the header names 2 columns: .*quote",
-    ),
+    "ragged": (b"a,label\n1,2\n1,2,3,4\n", "line 3 has 4 values where the header names 2 columns"),
     "no label column": (_csv().replace(b"label", b"other", 1), "no column named 'label'"),
     "few rows": (_csv(rows=60), "60 labelled rows; at least 100"),
     "one class": (b"a,label\n" + b"1,x\n" * 120, "one class only"),

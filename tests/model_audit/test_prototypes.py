@@ -36,7 +36,9 @@ def test_a_dppl_audit_runs_on_digits_and_stays_within_its_label_claim(mechanism,
         assert estimate.trials == math.ceil(found.canaries * found.guess_share)
     assert not found.violates
     # The verdict says what the controls allow; never a "consistent" without them caught.
-    assert found.controls_caught or found.verdict.startswith("no verdict")
+    assert found.controls_caught or found.verdict.startswith(
+        ("no verdict", "this audit cannot test this claim")
+    )
 
 
 def test_on_a_tiny_private_set_the_noise_free_means_are_caught(cache):
