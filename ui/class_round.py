@@ -169,13 +169,27 @@ def _round_header(code: str, tally: Tally) -> None:
 
 @st.fragment(run_every=REFRESH_S)
 def _live_tally(code: str) -> None:
-    """The tally, read again every REFRESH_S seconds: overall, then per item."""
+    """The tally, read again every REFRESH_S seconds: the votes, then the hits once revealed."""
     store = round_store()
     if not store.is_open(code):
         st.info("This round has ended.")
         return
     tally = store.tally(code)
-    names = tally.config.class_names
+    if tally.revealed:
+        _revealed_tally(code, tally)
+        return
+    st.caption(
+        f"{tally.seats} phones, {tally.answers} answers. Right and wrong are counted at the "
+        "reveal: until then this shows only how many answered and what they chose, so no one "
+        f"can work a true label out of it. The reveal draws the class's hits against "
+        f"{_bound_words(tally)}."
+    )
+    live = [{k: v for k, v in row.items() if k not in ("true", "right")} for row in tally.rows()]
+    st.dataframe(live, hide_index=True)
+
+
+def _revealed_tally(code: str, tally: Tally) -> None:
+    """The revealed round: the hit rates against the bound, overall and per item, the table."""
     left, right = st.columns(2)
     with left:
         figure = plots.tally_figure(overall_rows(tally), tally.bound)
@@ -190,20 +204,13 @@ def _live_tally(code: str) -> None:
             f"the items. Dashed: {_bound_words(tally)}."
         )
     with right:
-        if tally.revealed or st.session_state.get("round_per_item_live"):
-            chart(st, item_tally_figure, tally.items, tally.bound, key="round_items_chart")
-            st.caption(
-                "One item is one release: when it kept the label, the class can all be right; "
-                "when it flipped, all wrong. The bound holds on average, over the items."
-            )
-        else:
-            answered = ", ".join(f"{item.number}: {item.answers}" for item in tally.items)
-            st.markdown(f"**Answers per item** (item: phones)  \n{answered}")
-    if tally.revealed:
-        st.dataframe(tally.rows(), hide_index=True)
-        csv_button(tally.rows(), f"class-round-{code}.csv", key="round_export")
-    elif names:
-        st.caption("True labels stay on the server until you reveal them.")
+        chart(st, item_tally_figure, tally.items, tally.bound, key="round_items_chart")
+        st.caption(
+            "One item is one release: when it kept the label, the class can all be right; "
+            "when it flipped, all wrong. The bound holds on average, over the items."
+        )
+    st.dataframe(tally.rows(), hide_index=True)
+    csv_button(tally.rows(), f"class-round-{code}.csv", key="round_export")
 
 
 def _bound_words(tally: Tally) -> str:
@@ -243,16 +250,10 @@ def _open_panel(store: RoundStore, code: str) -> None:
     """The open round: its link and QR code, the buttons, the live tally."""
     tally = store.tally(code)
     _round_header(code, tally)
-    reveal, per_item, end = st.columns(3)
+    reveal, end = st.columns(2)
     if not tally.revealed:
         reveal.button(
             "Reveal the true labels", key="round_reveal", on_click=store.reveal, args=(code,)
-        )
-        per_item.toggle(
-            "Per item before the reveal",
-            key="round_per_item_live",
-            help="On a projector, per-item hits let a student who has not answered yet work "
-            "out a true label; off until the reveal by default.",
         )
     end.button("End the round (forget it)", key="round_end", on_click=_end_round, args=(code,))
     _live_tally(code)

@@ -8,14 +8,14 @@ teacher ends it (or after :data:`ROUND_LIFETIME_S`): nothing is written anywhere
 
 Who sees what: a phone asks :meth:`RoundStore.seat_view`, which holds the released labels, the
 images' indices in the variant and that seat's own answers, never another seat's and never a true
-label before :meth:`RoundStore.reveal`. The teacher asks :meth:`RoundStore.tally`, which counts hits
-against the true labels (server side) and gives them only once revealed.
+label before :meth:`RoundStore.reveal`. The teacher asks :meth:`RoundStore.tally`, which before the
+reveal holds only the answers per class (a right/wrong count would tell a true label to a student
+who answered once per class) and, once revealed, the true labels and the hits against them.
 """
 
 import secrets
 import threading
 import time
-from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
@@ -31,6 +31,7 @@ __all__ = [
     "Answer",
     "Item",
     "ItemTally",
+    "NotRevealedError",
     "Question",
     "RoundConfig",
     "RoundStore",
@@ -58,6 +59,10 @@ CONFIDENCE = 0.95
 
 class UnknownRoundError(InvalidInputError):
     """No round with this code is open (never opened, ended, or expired)."""
+
+
+class NotRevealedError(InvalidInputError):
+    """Right and wrong answers are counted only once the teacher has revealed the true labels."""
 
 
 @dataclass(frozen=True)
@@ -153,17 +158,40 @@ class Answer(Enum):
 
 @dataclass(frozen=True)
 class ItemTally:
-    """One item's answers: how many, how many right, and the class's vote (its commonest answer)."""
+    """One item's answers: how many chose each class and, once revealed, the true label.
+
+    Before the reveal it holds nothing that depends on the true label (issue 49): a count of
+    right answers would tell a student who answered once per class which class is true.
+    """
 
     number: int
     released_label: int
-    answers: int
-    hits: int
-    #: The commonest answer (ties to the smallest class), None before any answer.
-    vote: int | None
-    vote_hit: bool
+    #: How many answers chose each class, in class order.
+    votes: tuple[int, ...]
     #: The true label: None until the reveal.
     true_label: int | None
+
+    @property
+    def answers(self) -> int:
+        """How many seats answered this item."""
+        return sum(self.votes)
+
+    @property
+    def vote(self) -> int | None:
+        """The class's vote, its commonest answer (ties to the smallest class); None unanswered."""
+        if not self.answers:
+            return None
+        return self.votes.index(max(self.votes))
+
+    @property
+    def hits(self) -> int:
+        """How many answers were right (only once revealed)."""
+        return self.votes[_revealed(self.true_label)]
+
+    @property
+    def vote_hit(self) -> bool:
+        """Whether the class's vote was right (only once revealed)."""
+        return self.vote == _revealed(self.true_label)
 
     @property
     def rate(self) -> float:
@@ -175,9 +203,20 @@ class ItemTally:
         return _clopper_pearson(self.hits, self.answers)
 
 
+def _revealed(true_label: int | None) -> int:
+    """``true_label``, or the refusal to count right answers before the reveal."""
+    if true_label is None:
+        raise NotRevealedError("right and wrong answers are counted at the reveal")
+    return true_label
+
+
 @dataclass(frozen=True)
 class Tally:
-    """The round's tally: per item, and overall as every answer and as the class's vote."""
+    """The round's tally: per item, and overall as every answer and as the class's vote.
+
+    Its right and wrong counts (``hits``, ``rate``, ``vote_hits``, ...) exist once revealed;
+    before, they raise :class:`NotRevealedError` and only the answers per class are there.
+    """
 
     config: RoundConfig
     items: tuple[ItemTally, ...]
@@ -224,7 +263,11 @@ class Tally:
         return _clopper_pearson(self.vote_hits, self.voted_items)
 
     def rows(self) -> list[dict[str, object]]:
-        """One row per item, for export: counts only, no seat and no single answer."""
+        """One row per item: counts only, no seat and no single answer.
+
+        The true label and the right answers are None before the reveal; then one column per
+        class counts the answers that chose it.
+        """
         names = self.config.class_names
         return [
             {
@@ -232,9 +275,10 @@ class Tally:
                 "released": names[item.released_label],
                 "true": None if item.true_label is None else names[item.true_label],
                 "answers": item.answers,
-                "right": item.hits,
+                "right": item.hits if self.revealed else None,
                 "class_vote": None if item.vote is None else names[item.vote],
             }
+            | {f"votes {name}": count for name, count in zip(names, item.votes, strict=True)}
             for item in self.items
         ]
 
@@ -260,14 +304,6 @@ class _Round:
 def _whole(value: object) -> bool:
     """Whether ``value`` is a plain whole number (not a bool, not a float)."""
     return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _plurality(answers: Counter) -> int | None:
-    """The commonest answer, ties to the smallest class (a rule blind to the true label)."""
-    if not answers:
-        return None
-    most = max(answers.values())
-    return min(label for label, count in answers.items() if count == most)
 
 
 class RoundStore:
@@ -402,28 +438,26 @@ class RoundStore:
             return self._round(code).config
 
     def tally(self, code: str) -> Tally:
-        """The teacher's tally: every item's answers and hits; true labels only once revealed."""
+        """The teacher's tally: each item's answers per class; its true label once revealed.
+
+        Before the reveal nothing in it depends on a true label: no right or wrong count.
+        """
         with self._lock:
             game = self._round(code)
-            counts = [Counter() for _ in game.items]
+            votes = [[0] * game.config.num_classes for _ in game.items]
             for answers in game.seats.values():
                 for number, guess in answers.items():
-                    counts[number - 1][guess] += 1
-            rows = []
-            for number, (item, count) in enumerate(zip(game.items, counts, strict=True), 1):
-                vote = _plurality(count)
-                rows.append(
-                    ItemTally(
-                        number=number,
-                        released_label=item.released_label,
-                        answers=sum(count.values()),
-                        hits=count[item.true_label],
-                        vote=vote,
-                        vote_hit=vote == item.true_label,
-                        true_label=item.true_label if game.revealed else None,
-                    )
+                    votes[number - 1][guess] += 1
+            rows = tuple(
+                ItemTally(
+                    number,
+                    item.released_label,
+                    tuple(counts),
+                    item.true_label if game.revealed else None,
                 )
-            return Tally(game.config, tuple(rows), len(game.seats), game.revealed, game.bound)
+                for number, (item, counts) in enumerate(zip(game.items, votes, strict=True), 1)
+            )
+            return Tally(game.config, rows, len(game.seats), game.revealed, game.bound)
 
     def reveal(self, code: str) -> tuple[int, ...]:
         """Close the answers and return the true labels, in item order."""

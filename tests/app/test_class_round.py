@@ -80,11 +80,13 @@ def test_phones_answer_the_tally_is_theirs_and_the_truth_waits_for_the_reveal():
         assert not phone.dataframe
     tally = store.tally(code)
     assert [item.answers for item in tally.items] == [PHONES] * 4
-    assert [item.hits for item in tally.items] == [given[n][truth[n]] for n in range(4)]
+    assert [list(item.votes) for item in tally.items] == given
     teacher.run()
     assert any(f"{PHONES} phones, {4 * PHONES} answers" in c.value for c in teacher.caption)
     teacher.button(key="round_reveal").click().run()
     assert_no_errors(teacher)
+    tally = store.tally(code)
+    assert [item.hits for item in tally.items] == [given[n][truth[n]] for n in range(4)]
     assert [row["true"] for row in teacher.dataframe[0].value.to_dict("records")] == [
         config.class_names[t] for t in truth
     ]
@@ -178,3 +180,56 @@ def test_a_round_the_dataset_cannot_fill_says_why_and_opens_nothing(monkeypatch)
         "No round was opened: class 3 has 2 examples to draw from; ask for fewer items"
     ]
     assert "_class_round_code" not in app.session_state
+
+
+def _screen(app, code: str) -> list[str]:
+    """Everything a page shows (texts, metrics, tables, charts), with the round's code masked.
+
+    On the teacher's page, the class round's panel (the game beside it draws its own rounds).
+    """
+    import json
+
+    panels = [box for box in app.expander if box.label.startswith("Play it as a class")]
+    app = panels[0] if panels else app
+    kinds = ("markdown", "caption", "info", "warning", "success", "subheader", "title")
+    shown = [str(element.value) for kind in kinds for element in getattr(app, kind)]
+    shown += [f"{m.label} {m.value}" for m in app.metric]
+    shown += [b.label for b in app.button] + [t.label for t in app.toggle]
+    shown += [json.dumps(frame.value.to_dict("records")) for frame in app.dataframe]
+    shown += [element.proto.spec for element in app.get("plotly_chart")]
+    return [text.replace(code, "CODE") for text in shown]
+
+
+def _scripted_round(monkeypatch, truth: list[int]) -> tuple[list[str], list[str]]:
+    """The teacher's screen and a phone's, before the reveal, 10 seats having answered each class
+    on every item of a round released as class 3 with true labels ``truth``."""
+    import ui.class_round
+
+    items = tuple(Item(10 + n, label, 3) for n, label in enumerate(truth))
+    monkeypatch.setattr(
+        ui.class_round, "draw_items", lambda dataset, config: (items, config.uniform_bound)
+    )
+    teacher, code = _teacher(items=len(truth))
+    store = round_store()
+    for seat in range(100):
+        token = store.join(code)
+        for number in range(1, len(truth) + 1):
+            store.answer(code, token, number, seat // 10)
+    teacher.run()
+    assert_no_errors(teacher)
+    phone = open_page("pages/play.py", round=code)
+    for number in range(1, len(truth) + 1):
+        phone.button(key=f"answer_{number}_{number}").click().run()
+    return _screen(teacher, code), _screen(phone, code)
+
+
+def test_before_the_reveal_the_screens_hold_nothing_of_the_truth(monkeypatch):
+    # Issue 49, item 3: the teacher's projected tally counted right answers, so a student who
+    # answered an item once per class on fresh seats read its true label off the count. Two
+    # rounds that differ only in their true labels must show the same screens before the reveal.
+    first_teacher, first_phone = _scripted_round(monkeypatch, [0, 5, 9])
+    round_store.clear()
+    second_teacher, second_phone = _scripted_round(monkeypatch, [1, 5, 8])
+    assert first_phone == second_phone
+    assert first_teacher == second_teacher
+    assert any(text.startswith("100 phones, 300 answers.") for text in first_teacher)

@@ -12,7 +12,14 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from labeldp_core.classroom import Answer, Item, RoundConfig, RoundStore, UnknownRoundError
+from labeldp_core.classroom import (
+    Answer,
+    Item,
+    NotRevealedError,
+    RoundConfig,
+    RoundStore,
+    UnknownRoundError,
+)
 from labeldp_core.errors import InvalidInputError
 
 NAMES = tuple(str(k) for k in range(10))
@@ -36,6 +43,7 @@ def test_the_tally_equals_the_answers_given():
             guess = int(rng.integers(10))
             assert store.answer(code, seat, int(number), guess) is Answer.COUNTED
             given[number - 1][guess] += 1
+    store.reveal(code)
     tally = store.tally(code)
     assert tally.seats == 60
     for item, counts, true in zip(tally.items, given, truth, strict=True):
@@ -63,6 +71,7 @@ def test_answers_from_many_threads_at_once_are_all_counted_once():
         thread.start()
     for thread in threads:
         thread.join()
+    store.reveal(code)
     tally = store.tally(code)
     assert [item.answers for item in tally.items] == [60] * 20
     assert tally.hits == 60 * sum(n % 10 == 3 for n in range(1, 21))
@@ -75,7 +84,9 @@ def test_one_answer_per_seat_per_item_the_first_counts():
     assert store.answer(code, seat, 1, 1) is Answer.COUNTED
     assert store.answer(code, seat, 1, 5) is Answer.REPEATED
     assert store.seat_view(code, seat).questions[0].your_answer == 1
-    assert store.tally(code).items[0].answers == 1 and store.tally(code).hits == 1
+    assert store.tally(code).items[0].votes == (0, 1) + (0,) * 8
+    store.reveal(code)
+    assert store.tally(code).hits == 1
 
 
 def test_a_forged_or_foreign_seat_is_refused_and_changes_nothing():
@@ -121,7 +132,9 @@ def test_the_teachers_tally_names_true_labels_only_after_the_reveal():
     store = RoundStore()
     code, _ = _round(store, [7, 7], [3, 7])
     assert [item.true_label for item in store.tally(code).items] == [None, None]
-    assert all(row["true"] is None for row in store.tally(code).rows())
+    assert all(row["true"] is row["right"] is None for row in store.tally(code).rows())
+    with pytest.raises(NotRevealedError, match="counted at the reveal"):
+        store.tally(code).vote_hits  # noqa: B018 (the property raises)
     store.reveal(code)
     assert [row["true"] for row in store.tally(code).rows()] == ["7", "7"]
     # The export holds counts only: no seat token, no single answer.
@@ -132,7 +145,7 @@ def test_the_teachers_tally_names_true_labels_only_after_the_reveal():
         "answers",
         "right",
         "class_vote",
-    }
+    } | {f"votes {name}" for name in NAMES}
 
 
 @pytest.mark.parametrize(("hits", "trials"), [(0, 20), (5, 20), (20, 20), (13, 37), (1, 1)])
@@ -142,6 +155,7 @@ def test_the_intervals_are_clopper_pearsons(hits, trials):
     seat = store.join(code)
     for number in range(1, trials + 1):
         store.answer(code, seat, number, 0 if number <= hits else 1)
+    store.reveal(code)
     tally = store.tally(code)
     exact = stats.binomtest(hits, trials).proportion_ci(0.95, "exact")
     assert tally.vote_interval() == pytest.approx((exact.low, exact.high), abs=1e-12)
@@ -154,14 +168,17 @@ def test_the_intervals_are_clopper_pearsons(hits, trials):
 
 def test_a_known_interval_and_none_before_any_answer():
     store = RoundStore()
+    unanswered, _ = _round(store, [0] * 20, [0] * 20)
+    store.reveal(unanswered)
+    assert store.tally(unanswered).vote_interval() == (0.0, 1.0)
     code, _ = _round(store, [0] * 20, [0] * 20)
-    assert store.tally(code).vote_interval() == (0.0, 1.0)
     seats = [store.join(code) for _ in range(3)]
     for number in range(1, 21):
         right = number <= 5
         for seat in seats[:2]:  # two of three answer the truth on items 1-5: the vote is right
             store.answer(code, seat, number, 0 if right else 2)
         store.answer(code, seats[2], number, 1)
+    store.reveal(code)
     tally = store.tally(code)
     low, high = tally.vote_interval()
     assert (round(low, 4), round(high, 4)) == (0.0866, 0.4910)  # Clopper-Pearson, 5 of 20
@@ -174,6 +191,8 @@ def test_a_vote_tie_goes_to_the_smallest_class_whatever_the_truth():
     for guess in (4, 2):
         store.answer(code, store.join(code), 1, guess)
         store.answer(code, store.join(code), 2, guess)
+    assert [i.vote for i in store.tally(code).items] == [2, 2]  # before the reveal too
+    store.reveal(code)
     items = store.tally(code).items
     assert [i.vote for i in items] == [2, 2] and [i.vote_hit for i in items] == [False, True]
 
@@ -203,3 +222,32 @@ def test_a_bad_config_names_the_problem(field, value):
     settings = {"epsilon": 1.0, "dataset": "digits", "class_names": NAMES} | {field: value}
     with pytest.raises(InvalidInputError):
         RoundConfig(**settings)
+
+
+def _scripted_views(truth: list[int]) -> tuple[object, list[object]]:
+    """A round's tally and every seat's view before the reveal, 10 seats answering each class.
+
+    Every item is released as class 3; seat ``s`` answers class ``s // 10`` on every item. The
+    round's code is the same for every call, so two calls differ only in the true labels.
+    """
+    store = RoundStore()
+    store._new_code = lambda: "SAME5"  # one code, so views of two rounds compare field by field
+    code, _ = _round(store, truth, [3] * len(truth))
+    seats = [store.join(code) for _ in range(100)]
+    for number, seat in enumerate(seats):
+        for item in range(1, len(truth) + 1):
+            assert store.answer(code, seat, item, number // 10) is Answer.COUNTED
+    views = [store.seat_view(code, seat) for seat in seats]
+    return store.tally(code), [astuple(view) for view in views]
+
+
+def test_before_the_reveal_no_view_holds_what_is_right():
+    # Two rounds that differ only in their true labels: everything the teacher's tally and the
+    # seats' views hold before the reveal is the same, so neither can tell the truth (issue 49,
+    # item 3: a count of right answers told a student who answered once per class the label).
+    first_tally, first_views = _scripted_views([7, 0, 9])
+    second_tally, second_views = _scripted_views([2, 5, 3])
+    assert first_views == second_views
+    assert first_tally == second_tally
+    assert [item.answers for item in first_tally.items] == [100] * 3
+    assert first_tally.items[0].votes == (10,) * 10
