@@ -57,7 +57,7 @@ def store_latencies(phones: int, items: int) -> list[float]:
     digits = load_dataset("digits")
     config = RoundConfig(1.0, "digits", digits.class_names, items)
     store = RoundStore()
-    code = store.create(config, *draw_items(digits, config, seed=0))
+    code = store.create(config, *draw_items(digits, config, seed=0)).code
     seats = [store.join(code) for _ in range(phones)]
     latencies: list[float] = []
     start = threading.Barrier(phones)

@@ -13,6 +13,7 @@ import streamlit as st
 from labeldp_core.classroom import Answer, SeatView, UnknownRoundError
 from labeldp_core.classroom.round import CODE_ALPHABET
 from labeldp_core.data import load_dataset
+from labeldp_core.errors import InvalidInputError
 from ui.class_round import round_store
 from ui.controls import current_controls
 
@@ -26,6 +27,8 @@ _STYLE = """<style>
 </style>"""
 _PIXELS = 200  # an image's side on a phone
 _WAIT_S = 3.0  # how often a phone that answered everything asks whether the reveal came
+#: Seats one browser session may take, over all rounds: a lesson's rounds, not a script's.
+MAX_JOINS = 10
 
 
 def _code() -> str:
@@ -40,17 +43,43 @@ def _code() -> str:
     return ""
 
 
-def _seat(code: str) -> str:
-    """This phone's seat in round ``code``: kept in the session and the link, else a new one."""
+def _seat(code: str) -> str | None:
+    """This phone's seat in round ``code``: kept in the session and the link, else a new one.
+
+    None, with the reason shown, when no seat is given: the round is full, or this session
+    already joined :data:`MAX_JOINS` rounds (a cap on what one visit, or a script, can take).
+    """
     store = round_store()
     seats = st.session_state.setdefault("_class_round_seats", {})
     for token in (seats.get(code), st.query_params.get("seat")):
         if token and store.has_seat(code, token):
             break
     else:
-        token = store.join(code)
+        token = _join(code)
+        if token is None:
+            return None
     seats[code] = token
     st.query_params["seat"] = token
+    return token
+
+
+def _join(code: str) -> str | None:
+    """A new seat in round ``code``, counted against this session's joins; None if refused."""
+    joins = st.session_state.get("_class_round_joins", 0)
+    refused = (
+        f"this browser tab has joined {MAX_JOINS} rounds, the most one visit may. Ask your teacher."
+        if joins >= MAX_JOINS
+        else None
+    )
+    if refused is None:
+        try:
+            token = round_store().join(code)
+        except InvalidInputError as error:  # the round is full
+            refused = str(error)
+    if refused is not None:
+        st.warning(f"You cannot join this round: {refused}")
+        return None
+    st.session_state["_class_round_joins"] = joins + 1
     return token
 
 
@@ -155,6 +184,8 @@ def render() -> None:
         st.warning("No open round has this code: it has ended, or check the code.")
         return
     token = _seat(code)
+    if token is None:
+        return
     view = store.seat_view(code, token)
     if view.revealed:
         _reveal(view)

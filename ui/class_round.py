@@ -9,12 +9,20 @@ process (``st.cache_resource``), so a phone's session and the teacher's see the 
 import io
 import os
 import socket
+from contextlib import suppress
 from urllib.parse import urlparse
 
 import streamlit as st
 
 from labeldp_core import plots
-from labeldp_core.classroom import RoundConfig, RoundStore, Tally, draw_items, epsilon_spent
+from labeldp_core.classroom import (
+    RoundConfig,
+    RoundStore,
+    Tally,
+    UnknownRoundError,
+    draw_items,
+    epsilon_spent,
+)
 from labeldp_core.classroom.plots import item_tally_figure
 from labeldp_core.classroom.round import MAX_ITEMS
 from labeldp_core.data import Dataset
@@ -23,8 +31,10 @@ from ui.export import chart, csv_button
 
 __all__ = ["class_round", "overall_rows", "round_link", "round_store"]
 
-#: The teacher's session remembers the code of the round it opened (or why none opened).
+#: The teacher's session remembers the code of the round it opened and the token that runs it
+#: (held by this session only: no other visitor can reveal or end the round), or why none opened.
 _CODE = "_class_round_code"
+_TEACHER = "_class_round_teacher"
 _PROBLEM = "_class_round_problem"
 #: How often the teacher's tally is read again, in seconds.
 REFRESH_S = 2.0
@@ -95,15 +105,21 @@ def _open_round(dataset: Dataset, epsilon: float, items: int, image: bool) -> No
         epsilon, dataset.name, dataset.class_names, items, "rr-prior" if image else "rr"
     )
     try:
-        drawn, bound = draw_items(dataset, config)
-    except InvalidInputError as error:  # e.g. a small table's class with too few examples
+        keys = round_store().create(config, *draw_items(dataset, config))
+    except InvalidInputError as error:  # a class with too few examples, a server full of rounds
         st.session_state[_PROBLEM] = str(error)
         return
-    st.session_state[_CODE] = round_store().create(config, drawn, bound)
+    st.session_state[_CODE], st.session_state[_TEACHER] = keys.code, keys.teacher
+
+
+def _reveal_round(code: str) -> None:
+    with suppress(UnknownRoundError):  # it expired meanwhile: the tally says it has ended
+        round_store().reveal(code, st.session_state[_TEACHER])
 
 
 def _end_round(code: str) -> None:
-    round_store().end(code)
+    with suppress(UnknownRoundError):  # it expired meanwhile: nothing left to forget
+        round_store().end(code, st.session_state[_TEACHER])
     st.session_state.pop(_CODE, None)
 
 
@@ -253,7 +269,7 @@ def _open_panel(store: RoundStore, code: str) -> None:
     reveal, end = st.columns(2)
     if not tally.revealed:
         reveal.button(
-            "Reveal the true labels", key="round_reveal", on_click=store.reveal, args=(code,)
+            "Reveal the true labels", key="round_reveal", on_click=_reveal_round, args=(code,)
         )
     end.button("End the round (forget it)", key="round_end", on_click=_end_round, args=(code,))
     _live_tally(code)

@@ -17,7 +17,7 @@ import secrets
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 
 from labeldp_core.errors import InvalidInputError
@@ -32,9 +32,12 @@ __all__ = [
     "Item",
     "ItemTally",
     "NotRevealedError",
+    "NotTeacherError",
     "Question",
     "RoundConfig",
+    "RoundKeys",
     "RoundStore",
+    "RoundsFullError",
     "SeatView",
     "Tally",
     "UnknownRoundError",
@@ -47,9 +50,9 @@ MECHANISMS = {"rr": "Randomized response", "rr-prior": "RR with prior (shows the
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 CODE_LENGTH = 5
 MAX_ITEMS = 50
-#: Seats per round: a class, with room for reopened tabs, and a cap on what one script can add.
-MAX_SEATS = 500
-#: Rounds held at once; opening one more forgets the oldest.
+#: Seats per round: a class of 60 twice over (reopened tabs), and a cap on what a script can add.
+MAX_SEATS = 120
+#: Rounds held at once; opening one more forgets the oldest no phone joined, never one with seats.
 MAX_ROUNDS = 20
 #: A round is forgotten this long after it was opened (a lesson is over by then).
 ROUND_LIFETIME_S = 4 * 3600.0
@@ -59,6 +62,14 @@ CONFIDENCE = 0.95
 
 class UnknownRoundError(InvalidInputError):
     """No round with this code is open (never opened, ended, or expired)."""
+
+
+class NotTeacherError(InvalidInputError):
+    """The token given is not the teacher's token of this round: it cannot reveal or end it."""
+
+
+class RoundsFullError(InvalidInputError):
+    """Every round the store holds has phones in it: none is forgotten to make room."""
 
 
 class NotRevealedError(InvalidInputError):
@@ -97,6 +108,15 @@ class RoundConfig:
     def uniform_bound(self) -> float:
         """e^ε/(e^ε + K − 1): the most a guess from the released label alone can be right."""
         return guess_bound(self.epsilon, self.num_classes)
+
+
+@dataclass(frozen=True)
+class RoundKeys:
+    """What opening a round hands the teacher: the code phones type, the token that runs it."""
+
+    code: str
+    #: A random token from :mod:`secrets`: only its holder reveals or ends the round.
+    teacher: str = field(repr=False)
 
 
 @dataclass(frozen=True)
@@ -296,6 +316,8 @@ class _Round:
     items: tuple[Item, ...]
     bound: float
     opened: float
+    #: The teacher's token: only its holder reveals or ends the round.
+    teacher: str = ""
     revealed: bool = False
     #: seat token -> {item number: answer}.
     seats: dict[str, dict[int, int]] | None = None
@@ -312,7 +334,9 @@ class RoundStore:
     Args:
         clock: seconds, monotonic; tests pass their own to expire rounds.
         lifetime_s: how long a round lives after it is opened.
-        max_rounds: rounds held at once; opening one more forgets the oldest.
+        max_rounds: rounds held at once; opening one more forgets the oldest round no phone has
+            joined, and is refused when every round has phones in it.
+        max_seats: seats one round takes.
     """
 
     def __init__(
@@ -320,18 +344,21 @@ class RoundStore:
         clock: Callable[[], float] = time.monotonic,
         lifetime_s: float = ROUND_LIFETIME_S,
         max_rounds: int = MAX_ROUNDS,
+        max_seats: int = MAX_SEATS,
     ) -> None:
         self._clock = clock
         self._lifetime_s = lifetime_s
         self._max_rounds = max_rounds
+        self._max_seats = max_seats
         self._lock = threading.Lock()
         self._rounds: dict[str, _Round] = {}
 
-    def create(self, config: RoundConfig, items: tuple[Item, ...], bound: float) -> str:
-        """Open a round of ``items`` (drawn for ``config``); return its code.
+    def create(self, config: RoundConfig, items: tuple[Item, ...], bound: float) -> RoundKeys:
+        """Open a round of ``items`` (drawn for ``config``); return its code and teacher's token.
 
         ``bound`` is what the overall tally is drawn against: e^ε/(e^ε + K − 1) for RR, the
-        prior's own bound for RR with prior.
+        prior's own bound for RR with prior. A full store forgets its oldest round no phone
+        joined; if every round has phones in it, it refuses (:class:`RoundsFullError`).
         """
         if len(items) != config.items:
             raise InvalidInputError(f"the round has {config.items} items, got {len(items)}")
@@ -339,13 +366,27 @@ class RoundStore:
             for label in (item.true_label, item.released_label):
                 if not 0 <= label < config.num_classes:
                     raise InvalidInputError(f"label {label} is not one of the round's classes")
+        teacher = secrets.token_urlsafe(16)
         with self._lock:
             self._forget_expired()
-            while len(self._rounds) >= self._max_rounds:
-                del self._rounds[min(self._rounds, key=lambda c: self._rounds[c].opened)]
+            self._make_room()
             code = self._new_code()
-            self._rounds[code] = _Round(config, tuple(items), bound, self._clock(), seats={})
-        return code
+            self._rounds[code] = _Round(
+                config, tuple(items), bound, self._clock(), teacher=teacher, seats={}
+            )
+        return RoundKeys(code, teacher)
+
+    def _make_room(self) -> None:
+        """Forget the oldest rounds no phone joined until one more fits, or refuse."""
+        while len(self._rounds) >= self._max_rounds:
+            empty = [code for code, game in self._rounds.items() if not game.seats]
+            if not empty:
+                raise RoundsFullError(
+                    f"the server holds {self._max_rounds} rounds with phones in them, the most it "
+                    "keeps at once; end one (or wait until one expires, "
+                    f"{self._lifetime_s / 3600:g} hours after it opened) to open another"
+                )
+            del self._rounds[min(empty, key=lambda code: self._rounds[code].opened)]
 
     def _new_code(self) -> str:
         while True:
@@ -376,8 +417,11 @@ class RoundStore:
         """A new seat in round ``code``: a random token that names no one."""
         with self._lock:
             game = self._round(code)
-            if len(game.seats) >= MAX_SEATS:
-                raise InvalidInputError(f"the round is full ({MAX_SEATS} seats)")
+            if len(game.seats) >= self._max_seats:
+                raise InvalidInputError(
+                    f"This round is full: {self._max_seats} seats, the most a round takes. "
+                    "Ask your teacher."
+                )
             token = secrets.token_urlsafe(16)
             game.seats[token] = {}
         return token
@@ -459,14 +503,22 @@ class RoundStore:
             )
             return Tally(game.config, rows, len(game.seats), game.revealed, game.bound)
 
-    def reveal(self, code: str) -> tuple[int, ...]:
-        """Close the answers and return the true labels, in item order."""
+    def reveal(self, code: str, teacher: str) -> tuple[int, ...]:
+        """Close the answers and return the true labels, in item order (the teacher only)."""
         with self._lock:
-            game = self._round(code)
+            game = self._teachers_round(code, teacher)
             game.revealed = True
             return tuple(item.true_label for item in game.items)
 
-    def end(self, code: str) -> None:
-        """Forget round ``code``: its items, seats and answers (export the tally first)."""
+    def end(self, code: str, teacher: str) -> None:
+        """Forget round ``code``: its items, seats and answers (the teacher only; export first)."""
         with self._lock:
-            self._rounds.pop(str(code).strip().upper(), None)
+            self._teachers_round(code, teacher)
+            del self._rounds[str(code).strip().upper()]
+
+    def _teachers_round(self, code: str, teacher: str) -> _Round:
+        """The open round ``code`` if ``teacher`` is its teacher's token (caller holds the lock)."""
+        game = self._round(code)
+        if not secrets.compare_digest(str(teacher).encode(), game.teacher.encode()):
+            raise NotTeacherError("only the teacher who opened this round can reveal or end it")
+        return game

@@ -105,14 +105,15 @@ def test_no_phone_page_names_a_true_label_before_the_reveal():
     names = ("cat", "dog", "zebra")
     config = RoundConfig(1.0, "digits", names, 3)
     items = tuple(Item(n, 2, n % 2) for n in range(3))
-    code = round_store().create(config, items, config.uniform_bound)
+    keys = round_store().create(config, items, config.uniform_bound)
+    code = keys.code
     phone = open_page("pages/play.py", round=code)
     for number in range(1, 4):
         assert not any("zebra" in text for text in _texts(phone)), _texts(phone)
         assert [b.label for b in phone.main.button] == list(names)  # whatever the truth
         phone.button(key=f"answer_{number}_0").click().run()
     assert not any("zebra" in text for text in _texts(phone)) and not phone.dataframe
-    round_store().reveal(code)
+    round_store().reveal(code, keys.teacher)
     phone.run()
     assert phone.subheader[0].value == "You got 0 of 3 right"
     assert [row["true"] for row in phone.dataframe[0].value.to_dict("records")] == ["zebra"] * 3
@@ -233,3 +234,49 @@ def test_before_the_reveal_the_screens_hold_nothing_of_the_truth(monkeypatch):
     assert first_phone == second_phone
     assert first_teacher == second_teacher
     assert any(text.startswith("100 phones, 300 answers.") for text in first_teacher)
+
+
+def _seated_round(seats: int = 1) -> str:
+    """A round opened straight in the store, with ``seats`` phones joined; its code."""
+    config = RoundConfig(1.0, "digits", tuple(str(k) for k in range(10)), 1)
+    code = round_store().create(config, (Item(0, 1, 1),), config.uniform_bound).code
+    for _ in range(seats):
+        round_store().join(code)
+    return code
+
+
+def test_a_phone_past_the_seat_cap_is_told_the_round_is_full():
+    code = _seated_round(seats=120)
+    phone = open_page("pages/play.py", round=code)
+    assert not phone.exception, [e.value for e in phone.exception]
+    assert [w.value for w in phone.warning] == [
+        "You cannot join this round: This round is full: 120 seats, the most a round takes. "
+        "Ask your teacher."
+    ]
+    assert not phone.main.button and round_store().tally(code).seats == 120
+
+
+def test_one_browser_session_joins_at_most_ten_rounds():
+    codes = [_seated_round(seats=0) for _ in range(11)]
+    phone = open_page("pages/play.py", round=codes[0])
+    for code in codes[1:]:
+        phone.query_params["round"] = code
+        phone.run()
+    assert not phone.exception, [e.value for e in phone.exception]
+    assert [w.value for w in phone.warning] == [
+        "You cannot join this round: this browser tab has joined 10 rounds, the most one visit "
+        "may. Ask your teacher."
+    ]
+    assert [round_store().tally(code).seats for code in codes] == [1] * 10 + [0]
+
+
+def test_a_teacher_told_the_server_is_full_keeps_every_seated_round():
+    seated = [_seated_round() for _ in range(20)]
+    app = open_page("pages/epsilon_meaning.py", epsilon="1.0", epochs="1")
+    app.button(key="round_open").click().run()
+    assert not app.exception
+    assert [e.value for e in app.error] == [
+        "No round was opened: the server holds 20 rounds with phones in them, the most it keeps "
+        "at once; end one (or wait until one expires, 4 hours after it opened) to open another"
+    ]
+    assert all(round_store().is_open(code) for code in seated)
