@@ -8,7 +8,7 @@ Run: ``.venv/bin/python bench/class_round.py [--phones 60] [--items 20] [--no-ht
    other threads.
 2. **Through the server** (HTTP and its websocket, as a browser): ``streamlit run app.py`` in
    classroom mode (``LABELDP_READ_ONLY=1``) on a free loopback port; a teacher session opens
-   *What ε means* and clicks *Open a round*; ``phones`` browser-less sessions
+   the *Class round* page and clicks *Open a round*; ``phones`` browser-less sessions
    (``tests/app/app_sessions.py``) open ``/play?round=CODE`` and tap one answer button per item,
    all at once. An answer's latency runs from sending the tap until the phone's run has
    finished: the tap's callback, which counts the answer in the store, runs first in that run,
@@ -89,7 +89,7 @@ def _texts(render: Render) -> list[str]:
 
 
 async def _open_round(port: int, items: int) -> tuple[Session, str]:
-    teacher = Session(port, "epsilon_meaning", f"epochs=1&round_items={items}")
+    teacher = Session(port, "play", f"epochs=1&round_items={items}")
     await teacher.__aenter__()
     opened = await teacher.render()
     button = opened.widget_id("button", "round_open")

@@ -1,8 +1,9 @@
 """The teacher's side of a class round of Guess the label, and the round store every session shares.
 
-The teacher opens a round under *What ε means*; the panel shows a QR code and a short link to
-``pages/play.py`` with the round's code, the live tally (every few seconds) against the bound,
-and, once revealed, each item's truth. The rounds live in one :class:`RoundStore` per server
+The teacher opens a round at the top of the *Class round* page (``pages/play.py``, the page the
+phones open too); the panel shows a QR code, the round's code and its link in type readable from
+the back of a room, the live tally (every few seconds) and, once revealed, the hits against the
+bound and each item's truth. The rounds live in one :class:`RoundStore` per server
 process (``st.cache_resource``), so a phone's session and the teacher's see the same round.
 """
 
@@ -27,6 +28,7 @@ from labeldp_core.classroom.plots import item_tally_figure
 from labeldp_core.classroom.round import MAX_ITEMS
 from labeldp_core.data import Dataset
 from labeldp_core.errors import InvalidInputError
+from ui.epsilon import EPSILON_RANGE
 from ui.export import chart, csv_button
 
 __all__ = ["class_round", "overall_rows", "round_link", "round_store"]
@@ -41,6 +43,13 @@ REFRESH_S = 2.0
 #: Set this to the address phones use (e.g. behind a reverse proxy): the link is built on it.
 CLASS_URL_VARIABLE = "LABELDP_CLASS_URL"
 _LOOPBACK = {"localhost", "127.0.0.1", "::1", ""}
+#: The round's code and link, readable from the back of a room (over 40 px, demo mode or not).
+_LARGE_TYPE = """<style>
+.stApp .st-key-round_address p {font-size: 2.75rem; line-height: 1.2; margin: 0;
+  overflow-wrap: anywhere;}
+.stApp .st-key-round_address [data-testid='stMarkdown']:first-child p {font-size: 4rem;
+  font-weight: 700; letter-spacing: 0.1em;}
+</style>"""
 #: How the panel names each mechanism of a round.
 _RELEASED_BY = {
     "rr": "randomized response",
@@ -124,8 +133,17 @@ def _end_round(code: str) -> None:
 
 
 def _opener(dataset: Dataset, epsilon: float) -> None:
-    """The controls that open a round at the page's ε on the sidebar's dataset."""
-    left, right = st.columns(2)
+    """The controls that open a round on the sidebar's dataset, at ``epsilon`` unless changed."""
+    chosen, left, right = st.columns(3)
+    epsilon = chosen.number_input(
+        "ε of the round",
+        *EPSILON_RANGE,
+        value=epsilon,
+        step=0.5,
+        format="%g",
+        key="round_epsilon",
+        bind="query-params",
+    )
     items = left.number_input(
         "Items in the round", 1, MAX_ITEMS, 20, key="round_items", bind="query-params"
     )
@@ -143,7 +161,7 @@ def _opener(dataset: Dataset, epsilon: float) -> None:
         f"Open a round for the class at ε = {epsilon:g}",
         key="round_open",
         on_click=_open_round,
-        args=(dataset, epsilon, int(items), bool(image)),
+        args=(dataset, float(epsilon), int(items), bool(image)),
         type="primary",
     )
 
@@ -172,7 +190,11 @@ def _round_header(code: str, tally: Tally) -> None:
         qr.caption("No QR code: install the requirements again (`make run` does) for segno.")
     else:
         qr.image(png, width=260, caption=f"Round {code}")
-    text.markdown(f"**Phones: scan the code or open**  \n`{link}`")
+    text.html(_LARGE_TYPE)
+    text.markdown("**Phones: scan the QR code, or open this link and type the code**")
+    with text.container(key="round_address"):
+        st.markdown(code)
+        st.markdown(link)
     if note:
         text.caption(note)
     text.markdown(
@@ -243,23 +265,22 @@ def _bound_words(tally: Tally) -> str:
     )
 
 
-def class_round(dataset: Dataset, epsilon: float) -> None:
-    """The teacher's panel: open a round, or the open one's link, live tally and reveal.
+def class_round(dataset: Dataset, epsilon: float) -> bool:
+    """The teacher's panel: open a round (at ``epsilon`` unless changed), or run the open one.
 
-    It sits in an expander, open while a round is.
+    The open round is this session's: its link, the live tally, reveal and end. Returns whether
+    this session runs a round.
     """
     store = round_store()
     code = st.session_state.get(_CODE)
     if code is not None and not store.is_open(code):
         st.session_state.pop(_CODE, None)
         code = None
-    with st.expander(
-        "Play it as a class: every phone guesses, the tally is live", expanded=code is not None
-    ):
-        if code is None:
-            _opener(dataset, epsilon)
-        else:
-            _open_panel(store, code)
+    if code is None:
+        _opener(dataset, epsilon)
+    else:
+        _open_panel(store, code)
+    return code is not None
 
 
 def _open_panel(store: RoundStore, code: str) -> None:

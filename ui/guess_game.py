@@ -53,9 +53,12 @@ def _reset(state: dict, dataset: Dataset) -> None:
 
 
 def _buttons(state: dict, names: tuple[str, ...], truth: int) -> None:
-    columns = st.columns(min(len(names), 5))
+    """One button per class, in rows of five in class order (a phone stacks them row by row)."""
+    width = min(len(names), 5)
     for label, name in enumerate(names):
-        columns[label % len(columns)].button(
+        if label % width == 0:
+            columns = st.columns(width)
+        columns[label % width].button(
             name,
             key=f"guess_{label}",
             on_click=_guessed,

@@ -36,6 +36,7 @@ __all__ = [
     "Question",
     "RoundConfig",
     "RoundKeys",
+    "RoundOverError",
     "RoundStore",
     "RoundsFullError",
     "SeatView",
@@ -66,6 +67,10 @@ class UnknownRoundError(InvalidInputError):
 
 class NotTeacherError(InvalidInputError):
     """The token given is not the teacher's token of this round: it cannot reveal or end it."""
+
+
+class RoundOverError(InvalidInputError):
+    """The round is revealed: a phone that had no seat in it gets none (its answers are closed)."""
 
 
 class RoundsFullError(InvalidInputError):
@@ -154,6 +159,11 @@ class SeatView:
     def next_question(self) -> Question | None:
         """The first question this seat has not answered (None when all are answered)."""
         return next((q for q in self.questions if q.your_answer is None), None)
+
+    @property
+    def answered(self) -> int:
+        """How many items this seat answered."""
+        return sum(q.your_answer is not None for q in self.questions)
 
     @property
     def score(self) -> int | None:
@@ -414,9 +424,14 @@ class RoundStore:
             return str(code).strip().upper() in self._rounds
 
     def join(self, code: str) -> str:
-        """A new seat in round ``code``: a random token that names no one."""
+        """A new seat in round ``code``: a random token that names no one.
+
+        Refused once the round is revealed (:class:`RoundOverError`) or full.
+        """
         with self._lock:
             game = self._round(code)
+            if game.revealed:
+                raise RoundOverError("the round is over: the teacher has revealed the true labels")
             if len(game.seats) >= self._max_seats:
                 raise InvalidInputError(
                     f"This round is full: {self._max_seats} seats, the most a round takes. "

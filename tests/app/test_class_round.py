@@ -1,5 +1,6 @@
-"""A class round in the app: the teacher opens it under *What ε means*, phones answer on the play
-page, each in a session of its own (one AppTest each), in classroom mode (read-only).
+"""A class round in the app: the teacher opens it at the top of the Class round page, phones answer
+on the same page from the round's link, each in a session of its own (one AppTest each), in
+classroom mode (read-only).
 
 The phones share the round through the server's one store (``st.cache_resource``); the tally the
 teacher sees equals the answers they gave, a forged seat in a link is replaced by a new one, and
@@ -31,9 +32,7 @@ def classroom_mode(monkeypatch):
 
 def _teacher(items: int, image: bool = False):
     query = {"epsilon": "1.0", "epochs": "1", "round_items": str(items)}
-    app = open_page(
-        "pages/epsilon_meaning.py", **query, **({"round_image": "true"} if image else {})
-    )
+    app = open_page("pages/play.py", **query, **({"round_image": "true"} if image else {}))
     assert_no_errors(app)
     app.button(key="round_open").click().run()
     assert_no_errors(app)
@@ -94,7 +93,7 @@ def test_phones_answer_the_tally_is_theirs_and_the_truth_waits_for_the_reveal():
         phone.run()
         assert_no_errors(phone)
         score = sum((n + 1 + phone_number) % 10 == truth[n] for n in range(4))
-        assert phone.subheader[0].value == f"You got {score} of 4 right"
+        assert phone.subheader[0].value == f"You answered 4 of 4 items: {score} of them right"
         shown = phone.dataframe[0].value.to_dict("records")
         assert [row["true"] for row in shown] == [config.class_names[t] for t in truth]
 
@@ -115,7 +114,7 @@ def test_no_phone_page_names_a_true_label_before_the_reveal():
     assert not any("zebra" in text for text in _texts(phone)) and not phone.dataframe
     round_store().reveal(code, keys.teacher)
     phone.run()
-    assert phone.subheader[0].value == "You got 0 of 3 right"
+    assert phone.subheader[0].value == "You answered 3 of 3 items: 0 of them right"
     assert [row["true"] for row in phone.dataframe[0].value.to_dict("records")] == ["zebra"] * 3
 
 
@@ -174,7 +173,7 @@ def test_a_round_the_dataset_cannot_fill_says_why_and_opens_nothing(monkeypatch)
         raise InvalidInputError("class 3 has 2 examples to draw from; ask for fewer items")
 
     monkeypatch.setattr(ui.class_round, "draw_items", refuse)
-    app = open_page("pages/epsilon_meaning.py", epsilon="1.0", epochs="1")
+    app = open_page("pages/play.py", epsilon="1.0", epochs="1")
     app.button(key="round_open").click().run()
     assert not app.exception
     assert [e.value for e in app.error] == [
@@ -184,14 +183,9 @@ def test_a_round_the_dataset_cannot_fill_says_why_and_opens_nothing(monkeypatch)
 
 
 def _screen(app, code: str) -> list[str]:
-    """Everything a page shows (texts, metrics, tables, charts), with the round's code masked.
-
-    On the teacher's page, the class round's panel (the game beside it draws its own rounds).
-    """
+    """Everything a page shows (texts, metrics, tables, charts), with the round's code masked."""
     import json
 
-    panels = [box for box in app.expander if box.label.startswith("Play it as a class")]
-    app = panels[0] if panels else app
     kinds = ("markdown", "caption", "info", "warning", "success", "subheader", "title")
     shown = [str(element.value) for kind in kinds for element in getattr(app, kind)]
     shown += [f"{m.label} {m.value}" for m in app.metric]
@@ -272,7 +266,7 @@ def test_one_browser_session_joins_at_most_ten_rounds():
 
 def test_a_teacher_told_the_server_is_full_keeps_every_seated_round():
     seated = [_seated_round() for _ in range(20)]
-    app = open_page("pages/epsilon_meaning.py", epsilon="1.0", epochs="1")
+    app = open_page("pages/play.py", epsilon="1.0", epochs="1")
     app.button(key="round_open").click().run()
     assert not app.exception
     assert [e.value for e in app.error] == [
@@ -280,3 +274,57 @@ def test_a_teacher_told_the_server_is_full_keeps_every_seated_round():
         "at once; end one (or wait until one expires, 4 hours after it opened) to open another"
     ]
     assert all(round_store().is_open(code) for code in seated)
+
+
+def _block(node, key: str):
+    """The keyed container ``key`` in an AppTest tree (None if absent)."""
+    if str(getattr(node.proto, "id", "")).endswith(f"-{key}"):
+        return node
+    for child in getattr(node, "children", {}).values():
+        if (found := _block(child, key)) is not None:
+            return found
+    return None
+
+
+def test_the_class_round_page_opens_runs_and_reveals_a_round():
+    # Issue 53 §2: the Class round page could only join a round; the teacher's panel sat three
+    # screens down What ε means. Now it is the page's top: open, the code and link, reveal.
+    app = open_page("pages/play.py", epsilon="1.0", round_items="3", demo="1")
+    assert_no_errors(app)
+    page_buttons = [b.key for b in app.main.button if not b.key.startswith("tour_")]
+    assert page_buttons[0] == "round_open"  # the first thing under the title (and the tour)
+    app.button(key="round_open").click().run()
+    assert_no_errors(app)
+    code = app.session_state["_class_round_code"]
+    shown = [m.value for m in _block(app.main, "round_address").markdown]  # the large type
+    assert shown[0] == code and shown[1].endswith(f"/play?round={code}")
+    assert round_store().config(code).items == 3 and round_store().config(code).epsilon == 1.0
+    app.button(key="round_reveal").click().run()
+    assert_no_errors(app)
+    assert round_store().tally(code).revealed and app.dataframe
+
+
+def test_a_phone_sees_what_it_answered_and_how_many_of_those_were_right():
+    names = ("cat", "dog", "zebra")
+    config = RoundConfig(1.0, "digits", names, 3)
+    keys = round_store().create(config, tuple(Item(n, 2, 0) for n in range(3)), 0.5)
+    phone = open_page("pages/play.py", round=keys.code)
+    phone.button(key="answer_1_2").click().run()  # right
+    phone.button(key="answer_2_0").click().run()  # wrong; item 3 left unanswered
+    round_store().reveal(keys.code, keys.teacher)
+    phone.run()
+    assert_no_errors(phone)
+    assert [s.value for s in phone.subheader] == ["You answered 2 of 3 items: 1 of them right"]
+
+
+def test_a_phone_that_joins_after_the_reveal_is_told_the_round_is_over():
+    keys = round_store().create(
+        RoundConfig(1.0, "digits", ("a", "b"), 2), (Item(0, 1, 1), Item(1, 0, 0)), 0.5
+    )
+    round_store().reveal(keys.code, keys.teacher)
+    late = open_page("pages/play.py", round=keys.code)
+    assert_no_errors(late)
+    assert [box.value for box in late.info] == [
+        "The round is over: the teacher has revealed the true labels."
+    ]
+    assert not late.subheader and round_store().tally(keys.code).seats == 0

@@ -49,3 +49,11 @@ def test_the_truth_is_not_a_function_of_what_the_screen_shows():
         (said,) = [m.value for m in app.markdown if m.value.startswith("True label")]
         truths.setdefault((released.label, released.value), set()).add(said.split("**")[1])
     assert max(len(shown) for shown in truths.values()) > 1, truths
+
+
+def test_the_guess_buttons_come_in_class_order():
+    # Issue 53 §2: five columns filled 0,5 / 1,6 / ... stacked on a phone as 0,5,1,6,2,7,...
+    app = AppTest.from_function(_game, default_timeout=TIMEOUT).run()
+    assert [b.label for b in app.button if b.key.startswith("guess_")][:10] == [
+        str(k) for k in range(10)
+    ]

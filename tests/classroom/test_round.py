@@ -19,6 +19,7 @@ from labeldp_core.classroom import (
     NotTeacherError,
     RoundConfig,
     RoundKeys,
+    RoundOverError,
     RoundsFullError,
     RoundStore,
     UnknownRoundError,
@@ -140,6 +141,9 @@ def test_no_true_label_reaches_a_phone_before_the_reveal():
     after = store.seat_view(code, seat)
     assert after.true_labels == (7,) * 5 and after.score == 0
     assert store.answer(code, seat, 3, 7) is Answer.CLOSED
+    with pytest.raises(RoundOverError, match="the round is over"):
+        store.join(code)  # a late phone gets no seat
+    assert store.tally(code).seats == 1 and after.answered == 2
 
 
 def test_the_teachers_tally_names_true_labels_only_after_the_reveal():
