@@ -21,13 +21,20 @@ from ui.class_round import class_round, round_store
 from ui.controls import current_controls
 from ui.epsilon import shown_epsilon
 
-#: Big buttons a thumb finds: the answers' container is styled by its key.
+#: Big buttons a thumb finds: the answers' container is styled by its key. A touch screen keeps
+#: ``:hover`` where the last tap was, so the next item's button on that spot would look chosen
+#: (darker): where nothing hovers, a hovered answer looks as one at rest (the theme's primary
+#: red, #C53948), and only a press darkens it.
 _STYLE = """<style>
-[class*='st-key-answers_'] button {min-height: 4.2rem;}
-[class*='st-key-answers_'] button p {font-size: 1.5rem;}
-[class*='st-key-answers_'] [data-testid='stHorizontalBlock'] {flex-wrap: nowrap; gap: 0.75rem;}
-[class*='st-key-answers_'] [data-testid='stColumn'] {min-width: 0; width: auto; flex: 1 1 0;}
+.st-key-answers button {min-height: 4.2rem;}
+.st-key-answers button p {font-size: 1.5rem;}
+.st-key-answers [data-testid='stHorizontalBlock'] {flex-wrap: nowrap; gap: 0.75rem;}
+.st-key-answers [data-testid='stColumn'] {min-width: 0; width: auto; flex: 1 1 0;}
 .st-key-released [data-testid='stMetricValue'] {font-size: 3.5rem;}
+@media (hover: none) {
+  .stApp .st-key-answers button:hover:not(:active) {background-color: #C53948;
+    border-color: #C53948;}
+}
 </style>"""
 _PIXELS = 200  # an image's side on a phone
 _WAIT_S = 3.0  # how often a phone asks whether the reveal came
@@ -123,9 +130,7 @@ def _questions(code: str, token: str) -> None:
     if question.image_index is not None:
         _image(view, question.image_index)
     st.markdown("**What was the true label?**")
-    # A block of its own per item: the browser does not carry the last tap's focus (a dark,
-    # preselected-looking button) over to the next item's buttons.
-    with st.container(key=f"answers_{question.number}"):
+    with st.container(key="answers"):
         for label, name in enumerate(config.class_names):
             if label % 2 == 0:  # rows of two, kept side by side on a phone (the style above)
                 columns = st.columns(2)
