@@ -14,6 +14,7 @@ from contextlib import suppress
 from urllib.parse import urlparse
 
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from labeldp_core import plots
 from labeldp_core.classroom import (
@@ -45,10 +46,10 @@ CLASS_URL_VARIABLE = "LABELDP_CLASS_URL"
 _LOOPBACK = {"localhost", "127.0.0.1", "::1", ""}
 #: The round's code and link, readable from the back of a room (over 40 px, demo mode or not).
 _LARGE_TYPE = """<style>
-.stApp .st-key-round_address p {font-size: 2.75rem; line-height: 1.2; margin: 0;
+.stApp .st-key-round_link p {font-size: 2.75rem; line-height: 1.2; margin: 0;
   overflow-wrap: anywhere;}
-.stApp .st-key-round_address [data-testid='stMarkdown']:first-child p {font-size: 4rem;
-  font-weight: 700; letter-spacing: 0.1em;}
+.stApp .st-key-round_code p {font-size: 4rem; line-height: 1.1; margin: 0; font-weight: 700;
+  letter-spacing: 0.1em;}
 </style>"""
 #: How the panel names each mechanism of a round.
 _RELEASED_BY = {
@@ -180,8 +181,11 @@ def overall_rows(tally: Tally) -> list[tuple[str, float, float, float]]:
     ]
 
 
-def _round_header(code: str, tally: Tally) -> None:
-    """The QR code, the link, and what the round is."""
+def _round_header(code: str, tally: Tally) -> DeltaGenerator:
+    """The QR code, the code and link in large type, and what the round is.
+
+    Returns the QR code's column, whose room under the code takes the round's buttons.
+    """
     config = tally.config
     link, note = round_link(code)
     qr, text = st.columns([1, 2])
@@ -191,10 +195,10 @@ def _round_header(code: str, tally: Tally) -> None:
     else:
         qr.image(png, width=260, caption=f"Round {code}")
     text.html(_LARGE_TYPE)
-    text.markdown("**Phones: scan the QR code, or open this link and type the code**")
+    text.markdown("**Phones: scan the QR code or open the link** (or type the code on this page)")
     with text.container(key="round_address"):
-        st.markdown(code)
-        st.markdown(link)
+        st.container(key="round_code").markdown(code)
+        st.container(key="round_link").markdown(link)
     if note:
         text.caption(note)
     text.markdown(
@@ -203,6 +207,7 @@ def _round_header(code: str, tally: Tally) -> None:
         f"ε spent {epsilon_spent(config):.6g} per label, replace-one label DP). No account; each "
         "phone gets a random seat and answers each item once."
     )
+    return qr
 
 
 @st.fragment(run_every=REFRESH_S)
@@ -217,13 +222,18 @@ def _live_tally(code: str) -> None:
         _revealed_tally(code, tally)
         return
     st.caption(
-        f"{tally.seats} phones, {tally.answers} answers. Right and wrong are counted at the "
+        f"{_phones(tally.seats)}, {tally.answers} answers. Right and wrong are counted at the "
         "reveal: until then this shows only how many answered and what they chose, so no one "
         f"can work a true label out of it. The reveal draws the class's hits against "
         f"{_bound_words(tally)}."
     )
     live = [{k: v for k, v in row.items() if k not in ("true", "right")} for row in tally.rows()]
     st.dataframe(live, hide_index=True)
+
+
+def _phones(seats: int) -> str:
+    """'1 phone', '3 phones'."""
+    return f"{seats} phone" if seats == 1 else f"{seats} phones"
 
 
 def _revealed_tally(code: str, tally: Tally) -> None:
@@ -236,7 +246,7 @@ def _revealed_tally(code: str, tally: Tally) -> None:
         chart(st, figure, key="round_tally")
         low, high = tally.vote_interval()
         st.caption(
-            f"{tally.seats} phones, {tally.answers} answers, {tally.hits} right "
+            f"{_phones(tally.seats)}, {tally.answers} answers, {tally.hits} right "
             f"({tally.rate:.0%}). The class's vote was right on {tally.vote_hits} of "
             f"{tally.voted_items} items; 95% Clopper-Pearson interval {low:.2f}-{high:.2f}, over "
             f"the items. Dashed: {_bound_words(tally)}."
@@ -286,11 +296,14 @@ def class_round(dataset: Dataset, epsilon: float) -> bool:
 def _open_panel(store: RoundStore, code: str) -> None:
     """The open round: its link and QR code, the buttons, the live tally."""
     tally = store.tally(code)
-    _round_header(code, tally)
-    reveal, end = st.columns(2)
+    buttons = _round_header(code, tally)  # under the QR code: on the first screen
     if not tally.revealed:
-        reveal.button(
-            "Reveal the true labels", key="round_reveal", on_click=_reveal_round, args=(code,)
+        buttons.button(
+            "Reveal the true labels",
+            key="round_reveal",
+            on_click=_reveal_round,
+            args=(code,),
+            type="primary",
         )
-    end.button("End the round (forget it)", key="round_end", on_click=_end_round, args=(code,))
+    buttons.button("End the round (forget it)", key="round_end", on_click=_end_round, args=(code,))
     _live_tally(code)

@@ -2,13 +2,14 @@
 
 Debian's Chromium through Playwright, on ``streamlit run app.py`` in classroom mode
 (``LABELDP_READ_ONLY=1``). The teacher (1280x800, demo mode, a projector) opens a round of three
-items at the top of the *Class round* page, whose code and link are drawn over 40 px on the first
-screen; each phone (390x844, touch, a context of its own: its own cookies and session) opens the
-round's link and taps one big button per item, the buttons in class order and none looking
-preselected by the last tap; the teacher's tally follows by itself (it is read again every 2 s).
-At the reveal every phone switches to its result by itself, one that stopped mid-round too (they
-ask every 3 s), and a phone that comes after the reveal is told the round is over. A link with a
-forged seat gets a seat of its own; a phone that reloads keeps its seat and its answers.
+items at the top of the *Class round* page, whose code and link (over 40 px) and *Reveal* button
+are on the first screen; each phone (390x844, touch, a context of its own: its own cookies and
+session) opens the round's link and taps one big button per item, the buttons in class order and
+none looking preselected by the last tap; the teacher's tally follows by itself (it is read again
+every 2 s). At the reveal every phone switches to its result by itself, one that stopped
+mid-round too (they ask every 3 s), and a phone that comes after the reveal is told the round is
+over. A link with a forged seat gets a seat of its own; a phone that reloads keeps its seat and
+its answers.
 """
 
 import re
@@ -68,6 +69,7 @@ def _open_round(browser, server: str):
         size = float(text.evaluate("e => getComputedStyle(e).fontSize").removesuffix("px"))
         assert size >= LARGE_PX, size
     teacher.locator("[data-testid='stImage'] img").first.wait_for()  # the QR code
+    _on_first_screen(teacher.get_by_role("button", name="Reveal the true labels"))
     return teacher, code
 
 
