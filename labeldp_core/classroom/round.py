@@ -434,7 +434,7 @@ class RoundStore:
                 raise RoundOverError("the round is over: the teacher has revealed the true labels")
             if len(game.seats) >= self._max_seats:
                 raise InvalidInputError(
-                    f"This round is full: {self._max_seats} seats, the most a round takes. "
+                    f"the round is full: {self._max_seats} seats, the most a round takes. "
                     "Ask your teacher."
                 )
             token = secrets.token_urlsafe(16)

@@ -244,7 +244,7 @@ def test_a_phone_past_the_seat_cap_is_told_the_round_is_full():
     phone = open_page("pages/play.py", round=code)
     assert not phone.exception, [e.value for e in phone.exception]
     assert [w.value for w in phone.warning] == [
-        "You cannot join this round: This round is full: 120 seats, the most a round takes. "
+        "You cannot join this round: the round is full: 120 seats, the most a round takes. "
         "Ask your teacher."
     ]
     assert not phone.main.button and round_store().tally(code).seats == 120

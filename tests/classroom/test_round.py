@@ -309,6 +309,6 @@ def test_a_round_takes_at_most_max_seats_and_says_so():
     code, _ = _round(store, [1], [1])
     for _ in range(120):
         store.join(code)
-    with pytest.raises(InvalidInputError, match="This round is full: 120 seats"):
+    with pytest.raises(InvalidInputError, match="the round is full: 120 seats"):
         store.join(code)
     assert store.tally(code).seats == 120
