@@ -328,3 +328,14 @@ def test_a_phone_that_joins_after_the_reveal_is_told_the_round_is_over():
         "The round is over: the teacher has revealed the true labels."
     ]
     assert not late.subheader and round_store().tally(keys.code).seats == 0
+
+
+def test_what_epsilon_means_sends_the_teacher_to_the_round_at_its_epsilon():
+    app = open_page("pages/epsilon_meaning.py", epsilon="2.0", epochs="1")
+    assert_no_errors(app)
+    (link,) = [e for e in app.get("page_link") if "Play it as a class" in e.proto.label]
+    assert link.proto.label.endswith("open a round at ε = 2 on the Class round page")
+    assert not [b for b in app.button if b.key == "round_open"]  # the panel is not here
+    app.switch_page("pages/play.py").run()
+    assert app.number_input(key="round_epsilon").value == 2.0
+    assert app.button(key="round_open").label == "Open a round for the class at ε = 2"
