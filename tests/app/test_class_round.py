@@ -299,6 +299,8 @@ def test_the_class_round_page_opens_runs_and_reveals_a_round():
     shown = [m.value for m in _block(app.main, "round_address").markdown]  # the large type
     assert shown[0] == code and shown[1].endswith(f"/play?round={code}")
     assert round_store().config(code).items == 3 and round_store().config(code).epsilon == 1.0
+    visitor = open_page("pages/play.py")  # another browser on the same page: no teacher's token
+    assert not [b for b in visitor.button if b.key in ("round_reveal", "round_end")]
     app.button(key="round_reveal").click().run()
     assert_no_errors(app)
     assert round_store().tally(code).revealed and app.dataframe
