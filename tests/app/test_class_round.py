@@ -13,6 +13,7 @@ import pytest
 from app_helpers import assert_no_errors, open_page
 
 import ui.results
+import ui.sweeps
 from labeldp_core.classroom import Item, RoundConfig
 from labeldp_core.errors import InvalidInputError
 from ui.class_round import round_link, round_store
@@ -27,7 +28,9 @@ def classroom_mode(monkeypatch):
     def refuse(*_args, **_kwargs):
         raise AssertionError("a read-only server computed something")
 
-    monkeypatch.setattr(ui.results, "run_with_progress", refuse)
+    # ui.sweeps holds its own name for it (imported here first, so the real one is kept after)
+    for module in (ui.results, ui.sweeps):
+        monkeypatch.setattr(module, "run_with_progress", refuse)
 
 
 def _teacher(items: int, image: bool = False):
