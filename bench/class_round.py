@@ -8,7 +8,7 @@ Run: ``.venv/bin/python bench/class_round.py [--phones 60] [--items 20] [--no-ht
    other threads.
 2. **Through the server** (HTTP and its websocket, as a browser): ``streamlit run app.py`` in
    classroom mode (``LABELDP_READ_ONLY=1``) on a free loopback port; a teacher session opens
-   *What ε means* and clicks *Open a round*; ``phones`` browser-less sessions
+   the *Class round* page and clicks *Open a round*; ``phones`` browser-less sessions
    (``tests/app/app_sessions.py``) open ``/play?round=CODE`` and tap one answer button per item,
    all at once. An answer's latency runs from sending the tap until the phone's run has
    finished: the tap's callback, which counts the answer in the store, runs first in that run,
@@ -57,7 +57,7 @@ def store_latencies(phones: int, items: int) -> list[float]:
     digits = load_dataset("digits")
     config = RoundConfig(1.0, "digits", digits.class_names, items)
     store = RoundStore()
-    code = store.create(config, *draw_items(digits, config, seed=0))
+    code = store.create(config, *draw_items(digits, config, seed=0)).code
     seats = [store.join(code) for _ in range(phones)]
     latencies: list[float] = []
     start = threading.Barrier(phones)
@@ -89,7 +89,7 @@ def _texts(render: Render) -> list[str]:
 
 
 async def _open_round(port: int, items: int) -> tuple[Session, str]:
-    teacher = Session(port, "epsilon_meaning", f"epochs=1&round_items={items}")
+    teacher = Session(port, "play", f"epochs=1&round_items={items}")
     await teacher.__aenter__()
     opened = await teacher.render()
     button = opened.widget_id("button", "round_open")
@@ -112,9 +112,13 @@ class Phone(Session):
 
     fragments: dict[str, str]
     page_hash = ""
+    watcher = ""
 
-    async def tap(self, button: str = "") -> Render:
-        """Open the page (no ``button``) or tap ``button``; read the run to its end."""
+    async def tap(self, button: str = "", *, watch: bool = False) -> Render:
+        """Open the page, or tap ``button``, or run the reveal watcher; read the run to its end.
+
+        ``watch`` reruns the watcher as a browser does every few seconds, mid-round too.
+        """
         request = BackMsg()
         request.rerun_script.query_string = self._query
         request.rerun_script.page_name = self._page
@@ -124,6 +128,9 @@ class Phone(Session):
                 WidgetState(id=button, trigger_value=True)
             )
             request.rerun_script.fragment_id = self.fragments.get(button, "")
+        if watch:
+            request.rerun_script.fragment_id = self.watcher
+            request.rerun_script.is_auto_rerun = True
         started = time.perf_counter()
         await self._socket.send(request.SerializeToString())
         elements, self.fragments = [], {}
@@ -133,6 +140,8 @@ class Phone(Session):
             kind = message.WhichOneof("type")
             if kind == "navigation":  # the page's hash: a rerun the page asks for keeps it
                 self.page_hash = message.navigation.page_script_hash
+            elif kind == "auto_rerun":  # the reveal watcher, which a browser reruns on a timer
+                self.watcher = message.auto_rerun.fragment_id
             elif kind == "delta" and message.delta.WhichOneof("type") == "new_element":
                 element = message.delta.new_element
                 elements.append(element)
@@ -177,33 +186,56 @@ async def _phone(port: int, code: str, number: int, items: int, think: float) ->
     return seconds
 
 
-def http_latencies(phones: int, items: int, think: float) -> list[float]:
-    """Tap-to-counted seconds of every answer through the server, ``phones`` sessions at once."""
+async def _watcher_cpu(server, code: str, runs: int = 200) -> float:
+    """Server CPU seconds of one run of a mid-round phone's reveal watcher (every 3 s each)."""
+    async with Phone(server.port, "play", f"round={code}") as phone:
+        await phone.tap()
+        if not phone.watcher:
+            raise SystemExit("the phone's page has no reveal watcher")
+        cpu = _cpu_seconds(server.process.pid)
+        for _ in range(runs):
+            await phone.tap(watch=True)
+        return (_cpu_seconds(server.process.pid) - cpu) / runs
 
-    async def the_class(port: int) -> list[float]:
-        teacher, code = await _open_round(port, items)
-        taps = await asyncio.gather(*(_phone(port, code, n, items, think) for n in range(phones)))
+
+def http_latencies(phones: int, items: int, think: float) -> list[float]:
+    """Tap-to-counted seconds of every answer through the server, ``phones`` sessions at once.
+
+    Prints the server's CPU time for the class's answers, then what one run of a mid-round
+    phone's reveal watcher costs (a phone that joins once the class has answered).
+    """
+
+    async def the_class(server) -> list[float]:
+        teacher, code = await _open_round(server.port, items)
+        started, cpu = time.perf_counter(), _cpu_seconds(server.process.pid)
+        taps = await asyncio.gather(
+            *(_phone(server.port, code, n, items, think) for n in range(phones))
+        )
+        cpu = _cpu_seconds(server.process.pid) - cpu
+        answers = [s for seconds in taps for s in seconds]
+        print(
+            f"the class played in {time.perf_counter() - started:.1f} s; the server used "
+            f"{cpu:.1f} CPU s, {cpu / len(answers) * 1e3:.0f} ms per answer (one core: "
+            f"{len(answers) / cpu:.0f} answers/s)"
+        )
         tally = " ".join(_texts(await teacher.render()))
-        await teacher.__aexit__()
         expected = f"{phones} phones, {phones * items} answers"
         if expected not in tally:
             raise SystemExit(f"the teacher's tally does not say {expected!r}")
         print(f"teacher's tally after the class: {expected}")
-        return [s for seconds in taps for s in seconds]
+        watcher = await _watcher_cpu(server, code)
+        print(
+            f"a mid-round phone's reveal watcher: {watcher * 1e3:.1f} ms of server CPU a run; "
+            f"{phones} phones asking every 3 s take {phones / 3 * watcher:.0%} of one core"
+        )
+        await teacher.__aexit__()
+        return answers
 
     with tempfile.TemporaryDirectory() as scratch:
         env = {"LABELDP_READ_ONLY": "1", "LABELDP_CLASS_URL": "http://class.example"}
         with served_app(Path(scratch), **env) as server:
             first_visit(server.port)
-            started, cpu = time.perf_counter(), _cpu_seconds(server.process.pid)
-            latencies = asyncio.run(the_class(server.port))
-            cpu = _cpu_seconds(server.process.pid) - cpu
-            print(
-                f"the class played in {time.perf_counter() - started:.1f} s; the server used "
-                f"{cpu:.1f} CPU s, {cpu / len(latencies) * 1e3:.0f} ms per answer (one core: "
-                f"{len(latencies) / cpu:.0f} answers/s)"
-            )
-    return latencies
+            return asyncio.run(the_class(server))
 
 
 def main() -> None:

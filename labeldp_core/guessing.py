@@ -7,6 +7,7 @@ until the guess), and guessing the released label itself attains that bound. The
 class's hit rate, with its Clopper-Pearson interval, beside the bound.
 """
 
+import secrets
 from dataclasses import dataclass
 
 import numpy as np
@@ -28,13 +29,25 @@ class GuessRound:
     epsilon: float
 
 
-def draw_round(labels: np.ndarray, num_classes: int, epsilon: float, seed: int) -> GuessRound:
-    """Round ``seed``: a random example of ``labels`` and its label released by RR at ``epsilon``.
+def draw_round(
+    labels: np.ndarray,
+    num_classes: int,
+    epsilon: float,
+    rng: np.random.Generator | None = None,
+) -> GuessRound:
+    """A random example of ``labels`` and its label released by RR at ``epsilon``.
 
-    Rounds are reproducible from the seed (a teaching game, not a release of private data).
+    Args:
+        labels: the training labels the example is drawn from.
+        num_classes: K.
+        epsilon: the round's ε.
+        rng: where the example and the release's coin come from. None (the app): a generator
+            seeded from :mod:`secrets`, so nothing on screen (the round's number, say) tells
+            which example was drawn or its true label; tests pass a seeded one.
     """
     epsilon = check_epsilon(epsilon)
-    rng = np.random.default_rng([seed, 0x6E55])
+    if rng is None:
+        rng = np.random.default_rng(secrets.randbits(128))
     index = int(rng.integers(labels.size))
     true = int(labels[index])
     released = int(randomized_response(np.array([true]), epsilon, num_classes, rng)[0])

@@ -9,7 +9,6 @@ from labeldp_core.experiments import MECHANISMS, RunConfig, RunResult, sweep_con
 from labeldp_core.model_audit import inference_points
 from labeldp_core.registry import TRAINS_ON_RELEASED_LABELS
 from labeldp_core.risk import FORMULAS, risk_of
-from ui.class_round import class_round
 from ui.controls import Controls, current_controls
 from ui.epsilon import epsilon_control
 from ui.export import chart, csv_button
@@ -83,7 +82,7 @@ def _promise(epsilon: float, num_classes: int) -> None:
 
 
 def _guessing(controls: Controls, epsilon: float) -> None:
-    """Draw the guessing game for one visitor, then the teacher's class round panel."""
+    """Draw the guessing game for one visitor, then the way to the class's round."""
     st.subheader("Guess the label")
     st.markdown(
         "Play the adversary. One training label is released by randomized response at the ε "
@@ -91,7 +90,11 @@ def _guessing(controls: Controls, epsilon: float) -> None:
         "assumes; with it you would start from your own eyes, a prior π."
     )
     guess_game(load_dataset(controls.dataset), epsilon)
-    class_round(load_dataset(controls.dataset), epsilon)  # the class plays it on their phones
+    st.page_link(  # the class plays it on their phones, run from the top of its own page
+        "pages/play.py",
+        label=f"Play it as a class: open a round at ε = {epsilon:g} on the Class round page",
+        icon=":material/smartphone:",
+    )
 
 
 def _attacks(controls: Controls, epsilon: float, num_classes: int) -> None:

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from labeldp_core import guessing
 from labeldp_core.data import load_dataset
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.guessing import GuessTally, draw_round, output_distributions
@@ -14,22 +15,29 @@ from labeldp_core.guessing import GuessTally, draw_round, output_distributions
 def test_answering_the_released_label_reaches_the_bound_and_no_better():
     labels = load_dataset("digits").y_train
     epsilon, rounds = 1.0, 4000
+    rng = np.random.default_rng(0)
     hits = sum(
-        (r := draw_round(labels, 10, epsilon, seed)).released_label == r.true_label
-        for seed in range(rounds)
+        (r := draw_round(labels, 10, epsilon, rng)).released_label == r.true_label
+        for _ in range(rounds)
     )
     bound = math.e / (math.e + 9)
     # Two-sided binomial test at 1e-3: the released label is right exactly as often as RR keeps.
     assert stats.binomtest(hits, rounds, bound).pvalue > 1e-3
 
 
-def test_rounds_are_fixed_by_their_number_and_use_the_examples_labels():
+def test_a_seeded_generator_repeats_a_round_and_none_draws_from_secrets(monkeypatch):
     labels = load_dataset("digits").y_train
-    first, again = draw_round(labels, 10, 2.0, 7), draw_round(labels, 10, 2.0, 7)
-    assert first == again and first.true_label == labels[first.index]
-    assert len({draw_round(labels, 10, 2.0, s).index for s in range(50)}) > 40
+    first = draw_round(labels, 10, 2.0, np.random.default_rng(7))
+    assert first == draw_round(labels, 10, 2.0, np.random.default_rng(7))
+    assert first.true_label == labels[first.index]
+    drawn = [draw_round(labels, 10, 2.0) for _ in range(50)]
+    assert len({r.index for r in drawn}) > 40  # 50 of ~1,400 examples: a repeat pair is rare
+    seeds = iter([11, 11, 12])
+    monkeypatch.setattr(guessing.secrets, "randbits", lambda bits: next(seeds))
+    same, again, other = (draw_round(labels, 10, 2.0) for _ in range(3))
+    assert same == again and same != other  # the round comes from secrets, nothing else
     with pytest.raises(InvalidInputError, match="epsilon"):
-        draw_round(labels, 10, -1.0, 0)
+        draw_round(labels, 10, -1.0)
 
 
 def test_the_tally_counts_and_its_interval_holds_the_rate():

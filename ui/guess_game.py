@@ -1,8 +1,9 @@
 """Guess the label, as a class: the released label is shown, the class guesses, the tally grows.
 
-The state (round number, tally, whether the answer is shown) lives in the session, so each
+The state (the round drawn, its number, the tally, the guess) lives in the session, so each
 browser playing keeps its own game; a new epsilon or dataset starts a new tally, since the bound
-it is compared with changes.
+it is compared with changes. Each round is drawn from :mod:`secrets` when it starts and kept in
+the session: its number on screen counts rounds, it does not choose them.
 """
 
 import numpy as np
@@ -23,13 +24,12 @@ def _state(dataset: Dataset, epsilon: float) -> dict:
     state = st.session_state.get(_STATE)
     game = (dataset.name, epsilon)
     if state is None or state["game"] != game:
-        round_number = 0 if state is None else state["round"] + 1
         state = {
             "game": game,
-            "round": round_number,
-            "guess": None,
+            "round": -1 if state is None else state["round"],
             "tally": GuessTally(0, 0, epsilon, dataset.num_classes),
         }
+        _next_round(state, dataset)
         st.session_state[_STATE] = state
     return state
 
@@ -39,21 +39,26 @@ def _guessed(state: dict, guess: int, truth: int) -> None:
     state["tally"] = state["tally"].add(guess == truth)
 
 
-def _next_round(state: dict) -> None:
+def _next_round(state: dict, dataset: Dataset) -> None:
+    """Draw the next round (fresh from :mod:`secrets`) and forget the last guess."""
+    state["drawn"] = draw_round(dataset.y_train, dataset.num_classes, state["game"][1])
     state["round"] += 1
     state["guess"] = None
 
 
-def _reset(state: dict) -> None:
+def _reset(state: dict, dataset: Dataset) -> None:
     tally = state["tally"]
     state["tally"] = GuessTally(0, 0, tally.epsilon, tally.num_classes)
-    _next_round(state)
+    _next_round(state, dataset)
 
 
 def _buttons(state: dict, names: tuple[str, ...], truth: int) -> None:
-    columns = st.columns(min(len(names), 5))
+    """One button per class, in rows of five in class order (a phone stacks them row by row)."""
+    width = min(len(names), 5)
     for label, name in enumerate(names):
-        columns[label % len(columns)].button(
+        if label % width == 0:
+            columns = st.columns(width)
+        columns[label % width].button(
             name,
             key=f"guess_{label}",
             on_click=_guessed,
@@ -66,7 +71,7 @@ def guess_game(dataset: Dataset, epsilon: float) -> None:
     """Draw one round of the game, the class's tally against the bound, and RR's two outputs."""
     state = _state(dataset, epsilon)
     names = dataset.class_names
-    game_round = draw_round(dataset.y_train, dataset.num_classes, epsilon, state["round"])
+    game_round = state["drawn"]
     left, right = st.columns(2)
     left.metric(f"Released label (round {state['round'] + 1})", names[game_round.released_label])
     if state["guess"] is None:
@@ -82,7 +87,7 @@ def guess_game(dataset: Dataset, epsilon: float) -> None:
             f"True label **{names[game_round.true_label]}**; the guess "
             f"**{names[state['guess']]}** was {verdict}."
         )
-        left.button("Next example", key="guess_next", on_click=_next_round, args=(state,))
+        left.button("Next example", key="guess_next", on_click=_next_round, args=(state, dataset))
     tally = state["tally"]
     low, high = tally.interval()
     rate = tally.hits / tally.rounds if tally.rounds else 0.0
@@ -93,7 +98,7 @@ def guess_game(dataset: Dataset, epsilon: float) -> None:
             f"e^ε/(e^ε + K − 1) = {tally.bound:.3f} in the long run; always answering the "
             "released label reaches it. The bar is the 95% interval of your rate."
         )
-        st.button("Reset the tally", key="guess_reset", on_click=_reset, args=(state,))
+        st.button("Reset the tally", key="guess_reset", on_click=_reset, args=(state, dataset))
     first, second = output_distributions(epsilon, dataset.num_classes)
     chart(st, plots.neighbour_outputs_figure(first, second, epsilon, names), key="neighbours")
     st.caption(

@@ -8,16 +8,16 @@ teacher ends it (or after :data:`ROUND_LIFETIME_S`): nothing is written anywhere
 
 Who sees what: a phone asks :meth:`RoundStore.seat_view`, which holds the released labels, the
 images' indices in the variant and that seat's own answers, never another seat's and never a true
-label before :meth:`RoundStore.reveal`. The teacher asks :meth:`RoundStore.tally`, which counts hits
-against the true labels (server side) and gives them only once revealed.
+label before :meth:`RoundStore.reveal`. The teacher asks :meth:`RoundStore.tally`, which before the
+reveal holds only the answers per class (a right/wrong count would tell a true label to a student
+who answered once per class) and, once revealed, the true labels and the hits against them.
 """
 
 import secrets
 import threading
 import time
-from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 
 from labeldp_core.errors import InvalidInputError
@@ -31,9 +31,14 @@ __all__ = [
     "Answer",
     "Item",
     "ItemTally",
+    "NotRevealedError",
+    "NotTeacherError",
     "Question",
     "RoundConfig",
+    "RoundKeys",
+    "RoundOverError",
     "RoundStore",
+    "RoundsFullError",
     "SeatView",
     "Tally",
     "UnknownRoundError",
@@ -46,9 +51,9 @@ MECHANISMS = {"rr": "Randomized response", "rr-prior": "RR with prior (shows the
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 CODE_LENGTH = 5
 MAX_ITEMS = 50
-#: Seats per round: a class, with room for reopened tabs, and a cap on what one script can add.
-MAX_SEATS = 500
-#: Rounds held at once; opening one more forgets the oldest.
+#: Seats per round: a class of 60 twice over (reopened tabs), and a cap on what a script can add.
+MAX_SEATS = 120
+#: Rounds held at once; opening one more forgets the oldest no phone joined, never one with seats.
 MAX_ROUNDS = 20
 #: A round is forgotten this long after it was opened (a lesson is over by then).
 ROUND_LIFETIME_S = 4 * 3600.0
@@ -58,6 +63,22 @@ CONFIDENCE = 0.95
 
 class UnknownRoundError(InvalidInputError):
     """No round with this code is open (never opened, ended, or expired)."""
+
+
+class NotTeacherError(InvalidInputError):
+    """The token given is not the teacher's token of this round: it cannot reveal or end it."""
+
+
+class RoundOverError(InvalidInputError):
+    """The round is revealed: a phone that had no seat in it gets none (its answers are closed)."""
+
+
+class RoundsFullError(InvalidInputError):
+    """Every round the store holds has phones in it: none is forgotten to make room."""
+
+
+class NotRevealedError(InvalidInputError):
+    """Right and wrong answers are counted only once the teacher has revealed the true labels."""
 
 
 @dataclass(frozen=True)
@@ -92,6 +113,15 @@ class RoundConfig:
     def uniform_bound(self) -> float:
         """e^ε/(e^ε + K − 1): the most a guess from the released label alone can be right."""
         return guess_bound(self.epsilon, self.num_classes)
+
+
+@dataclass(frozen=True)
+class RoundKeys:
+    """What opening a round hands the teacher: the code phones type, the token that runs it."""
+
+    code: str
+    #: A random token from :mod:`secrets`: only its holder reveals or ends the round.
+    teacher: str = field(repr=False)
 
 
 @dataclass(frozen=True)
@@ -131,6 +161,11 @@ class SeatView:
         return next((q for q in self.questions if q.your_answer is None), None)
 
     @property
+    def answered(self) -> int:
+        """How many items this seat answered."""
+        return sum(q.your_answer is not None for q in self.questions)
+
+    @property
     def score(self) -> int | None:
         """How many of this seat's answers were right: None before the reveal."""
         if self.true_labels is None:
@@ -153,17 +188,40 @@ class Answer(Enum):
 
 @dataclass(frozen=True)
 class ItemTally:
-    """One item's answers: how many, how many right, and the class's vote (its commonest answer)."""
+    """One item's answers: how many chose each class and, once revealed, the true label.
+
+    Before the reveal it holds nothing that depends on the true label (issue 49): a count of
+    right answers would tell a student who answered once per class which class is true.
+    """
 
     number: int
     released_label: int
-    answers: int
-    hits: int
-    #: The commonest answer (ties to the smallest class), None before any answer.
-    vote: int | None
-    vote_hit: bool
+    #: How many answers chose each class, in class order.
+    votes: tuple[int, ...]
     #: The true label: None until the reveal.
     true_label: int | None
+
+    @property
+    def answers(self) -> int:
+        """How many seats answered this item."""
+        return sum(self.votes)
+
+    @property
+    def vote(self) -> int | None:
+        """The class's vote, its commonest answer (ties to the smallest class); None unanswered."""
+        if not self.answers:
+            return None
+        return self.votes.index(max(self.votes))
+
+    @property
+    def hits(self) -> int:
+        """How many answers were right (only once revealed)."""
+        return self.votes[_revealed(self.true_label)]
+
+    @property
+    def vote_hit(self) -> bool:
+        """Whether the class's vote was right (only once revealed)."""
+        return self.vote == _revealed(self.true_label)
 
     @property
     def rate(self) -> float:
@@ -175,9 +233,20 @@ class ItemTally:
         return _clopper_pearson(self.hits, self.answers)
 
 
+def _revealed(true_label: int | None) -> int:
+    """``true_label``, or the refusal to count right answers before the reveal."""
+    if true_label is None:
+        raise NotRevealedError("right and wrong answers are counted at the reveal")
+    return true_label
+
+
 @dataclass(frozen=True)
 class Tally:
-    """The round's tally: per item, and overall as every answer and as the class's vote."""
+    """The round's tally: per item, and overall as every answer and as the class's vote.
+
+    Its right and wrong counts (``hits``, ``rate``, ``vote_hits``, ...) exist once revealed;
+    before, they raise :class:`NotRevealedError` and only the answers per class are there.
+    """
 
     config: RoundConfig
     items: tuple[ItemTally, ...]
@@ -224,7 +293,11 @@ class Tally:
         return _clopper_pearson(self.vote_hits, self.voted_items)
 
     def rows(self) -> list[dict[str, object]]:
-        """One row per item, for export: counts only, no seat and no single answer."""
+        """One row per item: counts only, no seat and no single answer.
+
+        The true label and the right answers are None before the reveal; then one column per
+        class counts the answers that chose it.
+        """
         names = self.config.class_names
         return [
             {
@@ -232,9 +305,10 @@ class Tally:
                 "released": names[item.released_label],
                 "true": None if item.true_label is None else names[item.true_label],
                 "answers": item.answers,
-                "right": item.hits,
+                "right": item.hits if self.revealed else None,
                 "class_vote": None if item.vote is None else names[item.vote],
             }
+            | {f"votes {name}": count for name, count in zip(names, item.votes, strict=True)}
             for item in self.items
         ]
 
@@ -252,6 +326,8 @@ class _Round:
     items: tuple[Item, ...]
     bound: float
     opened: float
+    #: The teacher's token: only its holder reveals or ends the round.
+    teacher: str = ""
     revealed: bool = False
     #: seat token -> {item number: answer}.
     seats: dict[str, dict[int, int]] | None = None
@@ -262,21 +338,15 @@ def _whole(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _plurality(answers: Counter) -> int | None:
-    """The commonest answer, ties to the smallest class (a rule blind to the true label)."""
-    if not answers:
-        return None
-    most = max(answers.values())
-    return min(label for label, count in answers.items() if count == most)
-
-
 class RoundStore:
     """Open rounds in this process's memory, safe to share between threads (one lock).
 
     Args:
         clock: seconds, monotonic; tests pass their own to expire rounds.
         lifetime_s: how long a round lives after it is opened.
-        max_rounds: rounds held at once; opening one more forgets the oldest.
+        max_rounds: rounds held at once; opening one more forgets the oldest round no phone has
+            joined, and is refused when every round has phones in it.
+        max_seats: seats one round takes.
     """
 
     def __init__(
@@ -284,18 +354,21 @@ class RoundStore:
         clock: Callable[[], float] = time.monotonic,
         lifetime_s: float = ROUND_LIFETIME_S,
         max_rounds: int = MAX_ROUNDS,
+        max_seats: int = MAX_SEATS,
     ) -> None:
         self._clock = clock
         self._lifetime_s = lifetime_s
         self._max_rounds = max_rounds
+        self._max_seats = max_seats
         self._lock = threading.Lock()
         self._rounds: dict[str, _Round] = {}
 
-    def create(self, config: RoundConfig, items: tuple[Item, ...], bound: float) -> str:
-        """Open a round of ``items`` (drawn for ``config``); return its code.
+    def create(self, config: RoundConfig, items: tuple[Item, ...], bound: float) -> RoundKeys:
+        """Open a round of ``items`` (drawn for ``config``); return its code and teacher's token.
 
         ``bound`` is what the overall tally is drawn against: e^ε/(e^ε + K − 1) for RR, the
-        prior's own bound for RR with prior.
+        prior's own bound for RR with prior. A full store forgets its oldest round no phone
+        joined; if every round has phones in it, it refuses (:class:`RoundsFullError`).
         """
         if len(items) != config.items:
             raise InvalidInputError(f"the round has {config.items} items, got {len(items)}")
@@ -303,13 +376,27 @@ class RoundStore:
             for label in (item.true_label, item.released_label):
                 if not 0 <= label < config.num_classes:
                     raise InvalidInputError(f"label {label} is not one of the round's classes")
+        teacher = secrets.token_urlsafe(16)
         with self._lock:
             self._forget_expired()
-            while len(self._rounds) >= self._max_rounds:
-                del self._rounds[min(self._rounds, key=lambda c: self._rounds[c].opened)]
+            self._make_room()
             code = self._new_code()
-            self._rounds[code] = _Round(config, tuple(items), bound, self._clock(), seats={})
-        return code
+            self._rounds[code] = _Round(
+                config, tuple(items), bound, self._clock(), teacher=teacher, seats={}
+            )
+        return RoundKeys(code, teacher)
+
+    def _make_room(self) -> None:
+        """Forget the oldest rounds no phone joined until one more fits, or refuse."""
+        while len(self._rounds) >= self._max_rounds:
+            empty = [code for code, game in self._rounds.items() if not game.seats]
+            if not empty:
+                raise RoundsFullError(
+                    f"the server holds {self._max_rounds} rounds with phones in them, the most it "
+                    "keeps at once; end one (or wait until one expires, "
+                    f"{self._lifetime_s / 3600:g} hours after it opened) to open another"
+                )
+            del self._rounds[min(empty, key=lambda code: self._rounds[code].opened)]
 
     def _new_code(self) -> str:
         while True:
@@ -337,11 +424,19 @@ class RoundStore:
             return str(code).strip().upper() in self._rounds
 
     def join(self, code: str) -> str:
-        """A new seat in round ``code``: a random token that names no one."""
+        """A new seat in round ``code``: a random token that names no one.
+
+        Refused once the round is revealed (:class:`RoundOverError`) or full.
+        """
         with self._lock:
             game = self._round(code)
-            if len(game.seats) >= MAX_SEATS:
-                raise InvalidInputError(f"the round is full ({MAX_SEATS} seats)")
+            if game.revealed:
+                raise RoundOverError("the round is over: the teacher has revealed the true labels")
+            if len(game.seats) >= self._max_seats:
+                raise InvalidInputError(
+                    f"the round is full: {self._max_seats} seats, the most a round takes. "
+                    "Ask your teacher."
+                )
             token = secrets.token_urlsafe(16)
             game.seats[token] = {}
         return token
@@ -402,37 +497,43 @@ class RoundStore:
             return self._round(code).config
 
     def tally(self, code: str) -> Tally:
-        """The teacher's tally: every item's answers and hits; true labels only once revealed."""
+        """The teacher's tally: each item's answers per class; its true label once revealed.
+
+        Before the reveal nothing in it depends on a true label: no right or wrong count.
+        """
         with self._lock:
             game = self._round(code)
-            counts = [Counter() for _ in game.items]
+            votes = [[0] * game.config.num_classes for _ in game.items]
             for answers in game.seats.values():
                 for number, guess in answers.items():
-                    counts[number - 1][guess] += 1
-            rows = []
-            for number, (item, count) in enumerate(zip(game.items, counts, strict=True), 1):
-                vote = _plurality(count)
-                rows.append(
-                    ItemTally(
-                        number=number,
-                        released_label=item.released_label,
-                        answers=sum(count.values()),
-                        hits=count[item.true_label],
-                        vote=vote,
-                        vote_hit=vote == item.true_label,
-                        true_label=item.true_label if game.revealed else None,
-                    )
+                    votes[number - 1][guess] += 1
+            rows = tuple(
+                ItemTally(
+                    number,
+                    item.released_label,
+                    tuple(counts),
+                    item.true_label if game.revealed else None,
                 )
-            return Tally(game.config, tuple(rows), len(game.seats), game.revealed, game.bound)
+                for number, (item, counts) in enumerate(zip(game.items, votes, strict=True), 1)
+            )
+            return Tally(game.config, rows, len(game.seats), game.revealed, game.bound)
 
-    def reveal(self, code: str) -> tuple[int, ...]:
-        """Close the answers and return the true labels, in item order."""
+    def reveal(self, code: str, teacher: str) -> tuple[int, ...]:
+        """Close the answers and return the true labels, in item order (the teacher only)."""
         with self._lock:
-            game = self._round(code)
+            game = self._teachers_round(code, teacher)
             game.revealed = True
             return tuple(item.true_label for item in game.items)
 
-    def end(self, code: str) -> None:
-        """Forget round ``code``: its items, seats and answers (export the tally first)."""
+    def end(self, code: str, teacher: str) -> None:
+        """Forget round ``code``: its items, seats and answers (the teacher only; export first)."""
         with self._lock:
-            self._rounds.pop(str(code).strip().upper(), None)
+            self._teachers_round(code, teacher)
+            del self._rounds[str(code).strip().upper()]
+
+    def _teachers_round(self, code: str, teacher: str) -> _Round:
+        """The open round ``code`` if ``teacher`` is its teacher's token (caller holds the lock)."""
+        game = self._round(code)
+        if not secrets.compare_digest(str(teacher).encode(), game.teacher.encode()):
+            raise NotTeacherError("only the teacher who opened this round can reveal or end it")
+        return game

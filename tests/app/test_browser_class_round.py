@@ -1,11 +1,15 @@
 """A class round in real browsers: a teacher's screen and three phones, each a browser context.
 
 Debian's Chromium through Playwright, on ``streamlit run app.py`` in classroom mode
-(``LABELDP_READ_ONLY=1``). The teacher (1400x1000) opens a round of three items under *What ε
-means*; each phone (390x844, touch, a context of its own: its own cookies and session) opens the
-round's link, taps one big button per item, and waits; the teacher's tally follows by itself (it is
-read again every 2 s); the reveal reaches the phones by itself (they ask every 3 s). A link with a
-forged seat gets a seat of its own; a phone that reloads keeps its seat and its answers.
+(``LABELDP_READ_ONLY=1``). The teacher (1280x800, demo mode, a projector) opens a round of three
+items at the top of the *Class round* page, whose code and link (over 40 px) and *Reveal* button
+are on the first screen; each phone (390x844, touch, a context of its own: its own cookies and
+session) opens the round's link and taps one big button per item, the buttons in class order and
+none looking preselected by the last tap; the teacher's tally follows by itself (it is read again
+every 2 s). At the reveal every phone switches to its result by itself, one that stopped
+mid-round too (they ask every 3 s), and a phone that comes after the reveal is told the round is
+over. A link with a forged seat gets a seat of its own; a phone that reloads keeps its seat and
+its answers.
 """
 
 import re
@@ -17,10 +21,12 @@ from app_sessions import served_app
 from test_browser import IDLE, _ensure_chromium, chromium_browser
 
 PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
-TEACHER = {"viewport": {"width": 1400, "height": 1000}}
+PROJECTOR = {"width": 1280, "height": 800}
 ITEMS = 3
 PHONES = 3
 WAIT_MS = 120_000
+#: The smallest type of the round's code and link on the teacher's screen, in CSS pixels.
+LARGE_PX = 40
 
 
 @pytest.fixture(scope="module")
@@ -40,28 +46,57 @@ def _page(browser, options: dict, url: str):
     return page
 
 
+def _on_first_screen(locator) -> None:
+    box = locator.bounding_box()
+    assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= PROJECTOR["height"]
+    assert box["x"] >= 0 and box["x"] + box["width"] <= PROJECTOR["width"], box
+
+
 def _open_round(browser, server: str):
-    teacher = _page(browser, TEACHER, f"{server}/epsilon_meaning?epochs=1&round_items={ITEMS}")
-    teacher.get_by_text("Play it as a class").click()
-    teacher.get_by_role("button", name=re.compile("Open a round for the class")).click()
-    link = teacher.get_by_text(re.compile(r"/play\?round=")).first
-    link.wait_for()
-    code = re.search(r"round=([A-Z0-9]+)", link.inner_text()).group(1)
+    """The teacher opens a round from the top of the Class round page, in demo mode."""
+    teacher = _page(
+        browser, {"viewport": PROJECTOR}, f"{server}/play?demo=1&epochs=1&round_items={ITEMS}"
+    )
+    opener = teacher.get_by_role("button", name=re.compile("Open a round for the class"))
+    _on_first_screen(opener)
+    opener.click()
+    address = teacher.locator(".st-key-round_address p")
+    address.nth(1).wait_for()
+    code, link = address.nth(0).inner_text().strip(), address.nth(1).inner_text().strip()
+    assert link.endswith(f"/play?round={code}"), (code, link)
+    for text in (address.nth(0), address.nth(1)):
+        _on_first_screen(text)
+        size = float(text.evaluate("e => getComputedStyle(e).fontSize").removesuffix("px"))
+        assert size >= LARGE_PX, size
     teacher.locator("[data-testid='stImage'] img").first.wait_for()  # the QR code
+    _on_first_screen(teacher.get_by_role("button", name="Reveal the true labels"))
     return teacher, code
 
 
-def _answer_every_item(phone, first_class: int) -> None:
-    for item in range(1, ITEMS + 1):
+def _answer_buttons(phone) -> list:
+    """The answer buttons of the item shown, in reading order (top to bottom, left to right)."""
+    buttons = phone.locator(".st-key-answers button")
+    boxes = [(buttons.nth(n), buttons.nth(n).bounding_box()) for n in range(buttons.count())]
+    return [button for button, box in sorted(boxes, key=lambda b: (round(b[1]["y"]), b[1]["x"]))]
+
+
+def _answer(phone, items: range, first_class: int) -> None:
+    for item in items:
         phone.get_by_text(f"Item {item} of {ITEMS}").wait_for()
         phone.wait_for_selector(IDLE)
         assert phone.locator("[data-testid='stMetric']").count() == 1  # the released label
-        button = phone.get_by_role("button", name=str((first_class + item) % 10), exact=True)
+        buttons = _answer_buttons(phone)
+        assert [b.inner_text().strip() for b in buttons] == [str(k) for k in range(10)]
+        colours = {b.evaluate("e => getComputedStyle(e).backgroundColor") for b in buttons}
+        assert len(colours) == 1, colours  # none looks chosen (no carried-over highlight)
+        button = buttons[(first_class + item) % 10]
         box = button.bounding_box()
         assert box["x"] >= 0 and box["x"] + box["width"] <= 390, box  # on the screen
         assert box["height"] >= 56, box  # big enough for a thumb
         button.tap()
-    phone.get_by_text("All answered").wait_for()
+        # A phone keeps hovering where it was tapped: the next item's button there must not
+        # look chosen (a mouse left on the spot is how a browser test holds that hover).
+        phone.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
 
 
 def test_a_class_plays_a_round_on_phones_and_the_teachers_tally_follows(server):
@@ -70,21 +105,46 @@ def test_a_class_plays_a_round_on_phones_and_the_teachers_tally_follows(server):
         phones = [_page(browser, PHONE, f"{server}/play?round={code}") for _ in range(PHONES)]
         seats = [parse_qs(urlparse(phone.url).query)["seat"][0] for phone in phones]
         assert len(set(seats)) == PHONES  # a seat each, no account
-        for number, phone in enumerate(phones):
-            _answer_every_item(phone, number)
-        teacher.get_by_text(f"{PHONES} phones, {PHONES * ITEMS} answers").wait_for()
+        _answer(phones[0], range(1, 2), 0)  # stops after item 1
+        phones[0].get_by_text(f"Item 2 of {ITEMS}").wait_for()
+        for number, phone in enumerate(phones[1:], start=1):
+            _answer(phone, range(1, ITEMS + 1), number)
+            phone.get_by_text("All answered").wait_for()
+        answers = 1 + (PHONES - 1) * ITEMS
+        teacher.get_by_text(f"{PHONES} phones, {answers} answers").wait_for()
         for phone in phones:
-            assert phone.get_by_text("You got").count() == 0
+            assert phone.get_by_text("You answered").count() == 0
             assert phone.locator("[data-testid='stDataFrame']").count() == 0
         forged = _page(browser, PHONE, f"{server}/play?round={code}&seat=forged-seat")
         forged.get_by_text(f"Item 1 of {ITEMS}").wait_for()
         assert parse_qs(urlparse(forged.url).query)["seat"][0] not in ("forged-seat", *seats)
-        phones[0].reload()
-        phones[0].get_by_text("All answered").wait_for()  # the same seat, its answers kept
+        phones[1].reload()
+        phones[1].get_by_text("All answered").wait_for()  # the same seat, its answers kept
         teacher.get_by_role("button", name="Reveal the true labels").click()
-        for phone in phones:
-            phone.get_by_text(re.compile(rf"You got \d of {ITEMS} right")).wait_for()
+        phones[0].get_by_text(
+            re.compile(rf"You answered 1 of {ITEMS} items: \d of them")
+        ).wait_for()
+        for phone in phones[1:]:
+            phone.get_by_text(re.compile(rf"You answered {ITEMS} of {ITEMS} items")).wait_for()
+        late = _page(browser, PHONE, f"{server}/play?round={code}")
+        late.get_by_text("The round is over").wait_for()
         teacher.locator("[data-testid='stDataFrame']").first.wait_for()
         assert teacher.locator("[data-testid='stPlotlyChart']").count() >= 2  # overall, items
-        for page in (teacher, *phones, forged):
+        for page in (teacher, *phones, forged, late):
             assert page.locator("[data-testid='stException']").count() == 0
+
+
+def test_the_single_player_guess_buttons_come_in_class_order_on_a_phone(server):
+    with chromium_browser() as browser:
+        phone = _page(browser, PHONE, f"{server}/epsilon_meaning?epochs=1")
+        buttons = phone.get_by_role("button", name=re.compile(r"^\d$"))
+        buttons.first.wait_for()
+        boxes = [buttons.nth(n).bounding_box() for n in range(buttons.count())]
+        labels = [buttons.nth(n).inner_text().strip() for n in range(buttons.count())]
+        ordered = [label for _, label in sorted(zip(boxes, labels, strict=True), key=_reading)]
+        assert ordered == [str(k) for k in range(10)]
+
+
+def _reading(pair: tuple[dict, str]) -> tuple[int, float]:
+    box = pair[0]
+    return round(box["y"]), box["x"]

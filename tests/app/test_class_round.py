@@ -1,5 +1,6 @@
-"""A class round in the app: the teacher opens it under *What ε means*, phones answer on the play
-page, each in a session of its own (one AppTest each), in classroom mode (read-only).
+"""A class round in the app: the teacher opens it at the top of the Class round page, phones answer
+on the same page from the round's link, each in a session of its own (one AppTest each), in
+classroom mode (read-only).
 
 The phones share the round through the server's one store (``st.cache_resource``); the tally the
 teacher sees equals the answers they gave, a forged seat in a link is replaced by a new one, and
@@ -12,6 +13,7 @@ import pytest
 from app_helpers import assert_no_errors, open_page
 
 import ui.results
+import ui.sweeps
 from labeldp_core.classroom import Item, RoundConfig
 from labeldp_core.errors import InvalidInputError
 from ui.class_round import round_link, round_store
@@ -26,14 +28,14 @@ def classroom_mode(monkeypatch):
     def refuse(*_args, **_kwargs):
         raise AssertionError("a read-only server computed something")
 
-    monkeypatch.setattr(ui.results, "run_with_progress", refuse)
+    # ui.sweeps holds its own name for it (imported here first, so the real one is kept after)
+    for module in (ui.results, ui.sweeps):
+        monkeypatch.setattr(module, "run_with_progress", refuse)
 
 
 def _teacher(items: int, image: bool = False):
     query = {"epsilon": "1.0", "epochs": "1", "round_items": str(items)}
-    app = open_page(
-        "pages/epsilon_meaning.py", **query, **({"round_image": "true"} if image else {})
-    )
+    app = open_page("pages/play.py", **query, **({"round_image": "true"} if image else {}))
     assert_no_errors(app)
     app.button(key="round_open").click().run()
     assert_no_errors(app)
@@ -80,11 +82,13 @@ def test_phones_answer_the_tally_is_theirs_and_the_truth_waits_for_the_reveal():
         assert not phone.dataframe
     tally = store.tally(code)
     assert [item.answers for item in tally.items] == [PHONES] * 4
-    assert [item.hits for item in tally.items] == [given[n][truth[n]] for n in range(4)]
+    assert [list(item.votes) for item in tally.items] == given
     teacher.run()
     assert any(f"{PHONES} phones, {4 * PHONES} answers" in c.value for c in teacher.caption)
     teacher.button(key="round_reveal").click().run()
     assert_no_errors(teacher)
+    tally = store.tally(code)
+    assert [item.hits for item in tally.items] == [given[n][truth[n]] for n in range(4)]
     assert [row["true"] for row in teacher.dataframe[0].value.to_dict("records")] == [
         config.class_names[t] for t in truth
     ]
@@ -92,7 +96,7 @@ def test_phones_answer_the_tally_is_theirs_and_the_truth_waits_for_the_reveal():
         phone.run()
         assert_no_errors(phone)
         score = sum((n + 1 + phone_number) % 10 == truth[n] for n in range(4))
-        assert phone.subheader[0].value == f"You got {score} of 4 right"
+        assert phone.subheader[0].value == f"You answered 4 of 4 items: {score} of them right"
         shown = phone.dataframe[0].value.to_dict("records")
         assert [row["true"] for row in shown] == [config.class_names[t] for t in truth]
 
@@ -103,16 +107,17 @@ def test_no_phone_page_names_a_true_label_before_the_reveal():
     names = ("cat", "dog", "zebra")
     config = RoundConfig(1.0, "digits", names, 3)
     items = tuple(Item(n, 2, n % 2) for n in range(3))
-    code = round_store().create(config, items, config.uniform_bound)
+    keys = round_store().create(config, items, config.uniform_bound)
+    code = keys.code
     phone = open_page("pages/play.py", round=code)
     for number in range(1, 4):
         assert not any("zebra" in text for text in _texts(phone)), _texts(phone)
         assert [b.label for b in phone.main.button] == list(names)  # whatever the truth
         phone.button(key=f"answer_{number}_0").click().run()
     assert not any("zebra" in text for text in _texts(phone)) and not phone.dataframe
-    round_store().reveal(code)
+    round_store().reveal(code, keys.teacher)
     phone.run()
-    assert phone.subheader[0].value == "You got 0 of 3 right"
+    assert phone.subheader[0].value == "You answered 3 of 3 items: 0 of them right"
     assert [row["true"] for row in phone.dataframe[0].value.to_dict("records")] == ["zebra"] * 3
 
 
@@ -171,10 +176,171 @@ def test_a_round_the_dataset_cannot_fill_says_why_and_opens_nothing(monkeypatch)
         raise InvalidInputError("class 3 has 2 examples to draw from; ask for fewer items")
 
     monkeypatch.setattr(ui.class_round, "draw_items", refuse)
-    app = open_page("pages/epsilon_meaning.py", epsilon="1.0", epochs="1")
+    app = open_page("pages/play.py", epsilon="1.0", epochs="1")
     app.button(key="round_open").click().run()
     assert not app.exception
     assert [e.value for e in app.error] == [
         "No round was opened: class 3 has 2 examples to draw from; ask for fewer items"
     ]
     assert "_class_round_code" not in app.session_state
+
+
+def _screen(app, code: str) -> list[str]:
+    """Everything a page shows (texts, metrics, tables, charts), with the round's code masked."""
+    import json
+
+    kinds = ("markdown", "caption", "info", "warning", "success", "subheader", "title")
+    shown = [str(element.value) for kind in kinds for element in getattr(app, kind)]
+    shown += [f"{m.label} {m.value}" for m in app.metric]
+    shown += [b.label for b in app.button] + [t.label for t in app.toggle]
+    shown += [json.dumps(frame.value.to_dict("records")) for frame in app.dataframe]
+    shown += [element.proto.spec for element in app.get("plotly_chart")]
+    return [text.replace(code, "CODE") for text in shown]
+
+
+def _scripted_round(monkeypatch, truth: list[int]) -> tuple[list[str], list[str]]:
+    """The teacher's screen and a phone's, before the reveal, 10 seats having answered each class
+    on every item of a round released as class 3 with true labels ``truth``."""
+    import ui.class_round
+
+    items = tuple(Item(10 + n, label, 3) for n, label in enumerate(truth))
+    monkeypatch.setattr(
+        ui.class_round, "draw_items", lambda dataset, config: (items, config.uniform_bound)
+    )
+    teacher, code = _teacher(items=len(truth))
+    store = round_store()
+    for seat in range(100):
+        token = store.join(code)
+        for number in range(1, len(truth) + 1):
+            store.answer(code, token, number, seat // 10)
+    teacher.run()
+    assert_no_errors(teacher)
+    phone = open_page("pages/play.py", round=code)
+    for number in range(1, len(truth) + 1):
+        phone.button(key=f"answer_{number}_{number}").click().run()
+    return _screen(teacher, code), _screen(phone, code)
+
+
+def test_before_the_reveal_the_screens_hold_nothing_of_the_truth(monkeypatch):
+    # Issue 49, item 3: the teacher's projected tally counted right answers, so a student who
+    # answered an item once per class on fresh seats read its true label off the count. Two
+    # rounds that differ only in their true labels must show the same screens before the reveal.
+    first_teacher, first_phone = _scripted_round(monkeypatch, [0, 5, 9])
+    round_store.clear()
+    second_teacher, second_phone = _scripted_round(monkeypatch, [1, 5, 8])
+    assert first_phone == second_phone
+    assert first_teacher == second_teacher
+    assert any(text.startswith("100 phones, 300 answers.") for text in first_teacher)
+
+
+def _seated_round(seats: int = 1) -> str:
+    """A round opened straight in the store, with ``seats`` phones joined; its code."""
+    config = RoundConfig(1.0, "digits", tuple(str(k) for k in range(10)), 1)
+    code = round_store().create(config, (Item(0, 1, 1),), config.uniform_bound).code
+    for _ in range(seats):
+        round_store().join(code)
+    return code
+
+
+def test_a_phone_past_the_seat_cap_is_told_the_round_is_full():
+    code = _seated_round(seats=120)
+    phone = open_page("pages/play.py", round=code)
+    assert not phone.exception, [e.value for e in phone.exception]
+    assert [w.value for w in phone.warning] == [
+        "You cannot join this round: the round is full: 120 seats, the most a round takes. "
+        "Ask your teacher."
+    ]
+    assert not phone.main.button and round_store().tally(code).seats == 120
+
+
+def test_one_browser_session_joins_at_most_ten_rounds():
+    codes = [_seated_round(seats=0) for _ in range(11)]
+    phone = open_page("pages/play.py", round=codes[0])
+    for code in codes[1:]:
+        phone.query_params["round"] = code
+        phone.run()
+    assert not phone.exception, [e.value for e in phone.exception]
+    assert [w.value for w in phone.warning] == [
+        "You cannot join this round: this browser tab has joined 10 rounds, the most one visit "
+        "may. Ask your teacher."
+    ]
+    assert [round_store().tally(code).seats for code in codes] == [1] * 10 + [0]
+
+
+def test_a_teacher_told_the_server_is_full_keeps_every_seated_round():
+    seated = [_seated_round() for _ in range(20)]
+    app = open_page("pages/play.py", epsilon="1.0", epochs="1")
+    app.button(key="round_open").click().run()
+    assert not app.exception
+    assert [e.value for e in app.error] == [
+        "No round was opened: the server holds 20 rounds with phones in them, the most it keeps "
+        "at once; end one (or wait until one expires, 4 hours after it opened) to open another"
+    ]
+    assert all(round_store().is_open(code) for code in seated)
+
+
+def _block(node, key: str):
+    """The keyed container ``key`` in an AppTest tree (None if absent)."""
+    if str(getattr(node.proto, "id", "")).endswith(f"-{key}"):
+        return node
+    for child in getattr(node, "children", {}).values():
+        if (found := _block(child, key)) is not None:
+            return found
+    return None
+
+
+def test_the_class_round_page_opens_runs_and_reveals_a_round():
+    # Issue 53 §2: the Class round page could only join a round; the teacher's panel sat three
+    # screens down What ε means. Now it is the page's top: open, the code and link, reveal.
+    app = open_page("pages/play.py", epsilon="1.0", round_items="3", demo="1")
+    assert_no_errors(app)
+    page_buttons = [b.key for b in app.main.button if not b.key.startswith("tour_")]
+    assert page_buttons[0] == "round_open"  # the first thing under the title (and the tour)
+    app.button(key="round_open").click().run()
+    assert_no_errors(app)
+    code = app.session_state["_class_round_code"]
+    shown = [m.value for m in _block(app.main, "round_address").markdown]  # the large type
+    assert shown[0] == code and shown[1].endswith(f"/play?round={code}")
+    assert round_store().config(code).items == 3 and round_store().config(code).epsilon == 1.0
+    visitor = open_page("pages/play.py")  # another browser on the same page: no teacher's token
+    assert not [b for b in visitor.button if b.key in ("round_reveal", "round_end")]
+    app.button(key="round_reveal").click().run()
+    assert_no_errors(app)
+    assert round_store().tally(code).revealed and app.dataframe
+
+
+def test_a_phone_sees_what_it_answered_and_how_many_of_those_were_right():
+    names = ("cat", "dog", "zebra")
+    config = RoundConfig(1.0, "digits", names, 3)
+    keys = round_store().create(config, tuple(Item(n, 2, 0) for n in range(3)), 0.5)
+    phone = open_page("pages/play.py", round=keys.code)
+    phone.button(key="answer_1_2").click().run()  # right
+    phone.button(key="answer_2_0").click().run()  # wrong; item 3 left unanswered
+    round_store().reveal(keys.code, keys.teacher)
+    phone.run()
+    assert_no_errors(phone)
+    assert [s.value for s in phone.subheader] == ["You answered 2 of 3 items: 1 of them right"]
+
+
+def test_a_phone_that_joins_after_the_reveal_is_told_the_round_is_over():
+    keys = round_store().create(
+        RoundConfig(1.0, "digits", ("a", "b"), 2), (Item(0, 1, 1), Item(1, 0, 0)), 0.5
+    )
+    round_store().reveal(keys.code, keys.teacher)
+    late = open_page("pages/play.py", round=keys.code)
+    assert_no_errors(late)
+    assert [box.value for box in late.info] == [
+        "The round is over: the teacher has revealed the true labels."
+    ]
+    assert not late.subheader and round_store().tally(keys.code).seats == 0
+
+
+def test_what_epsilon_means_sends_the_teacher_to_the_round_at_its_epsilon():
+    app = open_page("pages/epsilon_meaning.py", epsilon="2.0", epochs="1")
+    assert_no_errors(app)
+    (link,) = [e for e in app.get("page_link") if "Play it as a class" in e.proto.label]
+    assert link.proto.label.endswith("open a round at ε = 2 on the Class round page")
+    assert not [b for b in app.button if b.key == "round_open"]  # the panel is not here
+    app.switch_page("pages/play.py").run()
+    assert app.number_input(key="round_epsilon").value == 2.0
+    assert app.button(key="round_open").label == "Open a round for the class at ε = 2"

@@ -6,6 +6,7 @@ from pathlib import Path
 from app_helpers import open_page
 
 import ui.results
+import ui.sweeps
 from labeldp_core.audit import suite as audit_suite
 from labeldp_core.experiments import make_config, run
 
@@ -17,7 +18,9 @@ def _refuse_to_compute(monkeypatch):
     def refuse(*_args, **_kwargs):
         raise AssertionError("a read-only server computed something")
 
-    monkeypatch.setattr(ui.results, "run_with_progress", refuse)
+    # ui.sweeps holds its own name for it (imported here first, so the real one is kept after)
+    for module in (ui.results, ui.sweeps):
+        monkeypatch.setattr(module, "run_with_progress", refuse)
     monkeypatch.setattr(audit_suite, "audit_case", refuse)
 
 
