@@ -22,8 +22,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-import psutil
 import pytest
+from process_watch import family, watch_until_gone
 
 from labeldp_core.cache import ResultCache
 from labeldp_core.experiments import lookup, make_config
@@ -80,27 +80,16 @@ class Command:
 
         Fails naming the survivors if any is alive after :data:`STOP_WITHIN_S`; ends them.
         """
-        family = [psutil.Process(self.process.pid)]
-        family += family[0].children(recursive=True)
-        sent = time.monotonic()
+        processes = family(self.process.pid)
         os.kill(self.process.pid, signum)
-        while True:
-            self.process.poll()  # reaps the command itself
-            alive = [p for p in family if _alive(p)]
-            elapsed = time.monotonic() - sent
-            if not alive or elapsed > WATCH_S:
-                break
-            time.sleep(0.05)
-        described = [f"{p.pid} {' '.join(p.cmdline())[:120]}" for p in alive]
-        for process in alive:  # only processes this test started
-            process.kill()
+        elapsed, left = watch_until_gone(processes, WATCH_S, reap=self.process.poll)
         name = signal.Signals(signum).name
-        assert not alive and elapsed <= STOP_WITHIN_S, (
-            f"{len(family)} processes before {name}; "
-            + (f"still alive after {WATCH_S:g} s: {described}" if alive else "")
+        assert not left and elapsed <= STOP_WITHIN_S, (
+            f"{len(processes)} processes before {name}; "
+            + (f"still alive after {WATCH_S:g} s: {left}" if left else "")
             + f" the last ended after {elapsed:.2f} s"
         )
-        print(f"{len(family)} processes, none alive {elapsed:.2f} s after {name}")  # pytest -s
+        print(f"{len(processes)} processes, none alive {elapsed:.2f} s after {name}")  # pytest -s
         return elapsed
 
     def points(self, signum: int) -> tuple[int, int]:
@@ -110,13 +99,6 @@ class Command:
         assert found, self.stderr[-3000:]
         assert found.group(1) == signal.Signals(signum).name
         return int(found.group(2)), int(found.group(3))
-
-
-def _alive(process: psutil.Process) -> bool:
-    try:
-        return process.is_running() and process.status() != psutil.STATUS_ZOMBIE
-    except psutil.NoSuchProcess:
-        return False
 
 
 @pytest.fixture
