@@ -21,6 +21,22 @@ settings.register_profile("labeldp", derandomize=True, deadline=None)
 settings.load_profile("labeldp")
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Under ``pytest -n N --dist loadgroup``, a module's tests that share a fixture stay together.
+
+    A module-scoped fixture (a trained model audit, a cache its tests fill in turn) is then
+    computed once, on one worker, not once on each. Browser and cluster tests name their group.
+    """
+    for item in items:
+        fixtures = getattr(item, "_fixtureinfo", None)
+        if item.get_closest_marker("xdist_group") is not None or fixtures is None:
+            continue
+        scopes = {defs[-1].scope for defs in fixtures.name2fixturedefs.values() if defs}
+        if scopes & {"module", "package"}:
+            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
+
+
 @pytest.fixture(autouse=True)
 def isolated_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     directory = tmp_path / "cache"

@@ -67,11 +67,13 @@ def test_computing_workers_end_when_their_parent_is_killed_outright(parent, tmp_
         text=True,
         start_new_session=True,
     )
-    assert process.stdout.readline() == "ready\n"
-    processes = family(process.pid)
-    workers = [p for p in processes if "spawn_main" in " ".join(p.cmdline())]
-    assert len(workers) == 2, [p.cmdline() for p in processes]
-    os.kill(process.pid, signal.SIGKILL)  # no handler, no clean-up: only the workers can act
+    try:
+        assert process.stdout.readline() == "ready\n"
+        processes = family(process.pid)
+        workers = [p for p in processes if "spawn_main" in " ".join(p.cmdline())]
+        assert len(workers) == 2, [p.cmdline() for p in processes]
+    finally:
+        os.kill(process.pid, signal.SIGKILL)  # no handler, no clean-up: only the workers act
     elapsed, left = watch_until_gone(processes, 30.0, reap=process.poll)
     assert not left and elapsed <= GONE_WITHIN_S, (left, elapsed)
 

@@ -19,8 +19,9 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 from process_watch import family, watch_until_gone
@@ -28,6 +29,9 @@ from process_watch import family, watch_until_gone
 from labeldp_core.cache import ResultCache
 from labeldp_core.experiments import lookup, make_config
 from labeldp_core.warm import WarmStatus, read_status
+
+# One worker of `pytest -n` runs every test that starts Dask or worker processes.
+pytestmark = pytest.mark.xdist_group("cluster")
 
 #: No process of a stopped command may be alive this long after the signal.
 STOP_WITHIN_S = 5.0
@@ -40,6 +44,9 @@ POINTS = re.compile(r"stopped by (SIG[A-Z]+): (\d+) of (\d+) points are done and
 
 class Command:
     """``python -m labeldp_core ARGS`` on ``cache_dir``, its stderr in a file beside it."""
+
+    #: Ended by no_command_left if a test fails before its stop.
+    started: ClassVar[list["Command"]] = []
 
     def __init__(self, args: list[str], cache_dir: Path, name: str) -> None:
         env = os.environ | {
@@ -60,6 +67,7 @@ class Command:
                 stderr=stderr,
                 start_new_session=True,  # a Ctrl+C of the test run does not reach it
             )
+        Command.started.append(self)
 
     @property
     def stderr(self) -> str:
@@ -99,6 +107,18 @@ class Command:
         assert found, self.stderr[-3000:]
         assert found.group(1) == signal.Signals(signum).name
         return int(found.group(2)), int(found.group(3))
+
+
+@pytest.fixture(autouse=True)
+def no_command_left() -> Iterator[None]:
+    """Kill what a failed test left running (the commands it started and their workers)."""
+    yield
+    for command in Command.started:
+        if command.process.poll() is None:
+            for process in family(command.process.pid):
+                process.kill()
+            command.process.wait()
+    Command.started.clear()
 
 
 @pytest.fixture
