@@ -30,8 +30,9 @@ from labeldp_core.cache import ResultCache
 from labeldp_core.experiments import lookup, make_config
 from labeldp_core.warm import WarmStatus, read_status
 
-# One worker of `pytest -n` runs every test that starts Dask or worker processes.
-pytestmark = pytest.mark.xdist_group("cluster")
+# One worker of `pytest -n` runs these one after the other (each starts worker processes), beside
+# the cluster tests on the other.
+pytestmark = pytest.mark.xdist_group("stopping")
 
 #: No process of a stopped command may be alive this long after the signal.
 STOP_WITHIN_S = 5.0
@@ -170,7 +171,12 @@ SWEEP = ["sweep", "rr", "--dataset", "digits", "--epochs", "100", "--set", "mode
 SWEEP += ["--epsilons", "0.5", "1", "2", "4", "8", "16", "--seeds", "0", "1", "2", "3"]
 
 
-@pytest.mark.parametrize("signum", SIGNALS, ids=lambda s: signal.Signals(s).name)
+# SIGINT takes the path SIGTERM takes here (the warm above tests both): left to make test-slow.
+@pytest.mark.parametrize(
+    "signum",
+    [signal.SIGTERM, pytest.param(signal.SIGINT, marks=pytest.mark.slow)],
+    ids=lambda s: signal.Signals(s).name,
+)
 def test_a_stopped_sweep_on_local_workers_ends_the_cluster_and_resumes(tmp_path, signum):
     cache_dir = tmp_path / "cache"
     sweep = Command([*SWEEP, "--workers", "2"], cache_dir, "first")
