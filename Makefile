@@ -9,7 +9,7 @@ ARGS ?=
 # Host names and addresses a classroom's browsers may use to reach this machine.
 CLASS_HOSTS ?= $(shell hostname) $(shell hostname -I 2>/dev/null) localhost 127.0.0.1
 
-.PHONY: run classroom test test-slow lint docs bench mutation data browser warm clean-cache lock scheduler worker
+.PHONY: run classroom test test-slow test-durations lint docs bench mutation data browser warm clean-cache lock scheduler worker
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -44,17 +44,27 @@ worker: $(VENV)/.requirements
 	PYTHONPATH=$(CURDIR) LABELDP_TORCH_THREADS=1 $(VENV)/bin/dask worker $(SCHEDULER) \
 		--nworkers $(NWORKERS) --nthreads 1
 
+# The suite runs on every core, at most 4 (pytest-xdist; each worker imports torch and the app):
+# the browser tests, the cluster tests and each module's shared fixture stay on one worker
+# (--dist loadgroup; docs/develop/tests.md). TEST_WORKERS=0 runs it in this process.
+TEST_WORKERS ?= $(shell n=$$(nproc); echo $$(( n < 4 ? n : 4 )))
+PYTEST := $(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadgroup
+
 # Everything the suite reads is installed here (Fashion-MNIST's files, a browser): `make test` on a
 # machine that never ran anything else must pass.
 test: $(VENV)/.requirements-dev data browser
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
 	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build --strict --quiet
-	$(PY) -m pytest -q
+	$(PYTEST)
 
 # The checks marked slow, which `make test` leaves out (docs/develop/tests.md lists them).
 test-slow: $(VENV)/.requirements-dev data browser
-	$(PY) -m pytest -q -m slow
+	$(PYTEST) -m slow
+
+# The 20 slowest tests of the default suite into docs/develop/tests.md (runs the whole suite).
+test-durations: $(VENV)/.requirements-dev data browser
+	$(PY) tests/durations_report.py -n $(TEST_WORKERS)
 
 # The documentation site (docs/, mkdocs.yml) on http://localhost:8000, rebuilt on every edit; its
 # mechanism pages show our figures beside the papers' from this machine's cache.
@@ -99,7 +109,7 @@ mutation: $(VENV)/.requirements-dev
 # The benchmarks, then the checks too slow for the default suite (marked slow).
 bench: $(VENV)/.requirements-dev data browser
 	for b in bench/*.py; do echo "== $$b"; $(PY) $$b || exit 1; done
-	$(PY) -m pytest -q -m slow
+	$(PYTEST) -m slow
 
 # Loads Fashion-MNIST once from local files only (no download), so its files are unpacked where
 # torchvision reads them and checked; a problem is one line that names the fix.

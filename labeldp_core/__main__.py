@@ -26,7 +26,7 @@ from labeldp_core import reproduce
 from labeldp_core.audit import (
     app_audit_points,
     audit_cases,
-    audit_mechanism,
+    stored_audit_case,
 )
 from labeldp_core.cache import ResultCache
 from labeldp_core.choosing import make_target
@@ -57,15 +57,17 @@ from labeldp_core.experiments import (
     MECHANISMS,
     RunConfig,
     RunResult,
+    lookup,
     make_config,
     run,
     sweep,
     sweep_configs,
 )
-from labeldp_core.model_audit import demo_model_audits
+from labeldp_core.model_audit import cached_audit, demo_model_audits
 from labeldp_core.registry import ON_COMPARE
+from labeldp_core.stopping import Stopped, counted, signals_stop
 from labeldp_core.validation import check_output_path, check_seed
-from labeldp_core.warm import WarmStatus, duration_text, run_warm
+from labeldp_core.warm import WarmStatus, duration_text, run_warm, stored_points
 
 EXIT_BAD_INPUT = 2
 EXIT_AUDIT_VIOLATION = 1
@@ -303,8 +305,8 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
     configs = sweep_configs(
         args.mechanism, args.dataset, args.epsilons, args.seeds, args.epochs, _settings(args.set)
     )
-    status = 0
-    with _cluster(args, configs) as session:
+    status, cache = 0, ResultCache()
+    with counted(lambda: _stored_runs(configs, cache)), _cluster(args, configs) as session:
         if session is None:
             results = sweep(
                 args.mechanism,
@@ -313,10 +315,11 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
                 args.seeds,
                 epochs=args.epochs,
                 settings=_settings(args.set),
+                cache=cache,
                 progress=_stderr_bar(),
             )
         else:
-            report = run_on_cluster(session, configs, ResultCache(), _stderr_bar(lines=True))
+            report = run_on_cluster(session, configs, cache, _stderr_bar(lines=True))
             status, results = _reported(report), report.results
     if results:
         _write_sweep(args, results)
@@ -395,9 +398,15 @@ def _reported(report: ClusterReport) -> int:
 def _cmd_warm(args: argparse.Namespace) -> int:
     _table_dataset(args)
     extra = reproduce.dataset_configs(args.dataset)
-    if _wants_cluster(args):
-        return _warm_on_cluster(args, extra)
     cache_dir = ResultCache().directory
+    with counted(lambda: stored_points(args.dataset, cache_dir, extra)):
+        if _wants_cluster(args):
+            return _warm_on_cluster(args, extra)
+        return _warm_here(args, cache_dir, extra)
+
+
+def _warm_here(args: argparse.Namespace, cache_dir: Path, extra: list[RunConfig]) -> int:
+    """``warm`` on this machine's worker processes (one per core)."""
     try:
         status = run_warm(args.dataset, cache_dir, _warm_line, extra=extra)
     except BrokenProcessPool:
@@ -488,7 +497,9 @@ def _cmd_reproduce(args: argparse.Namespace) -> None:
     for option, path in (("--csv", args.csv), ("--html", args.html)):
         if path:
             check_output_path(path, option)
-    papers = reproduce.paper_rows(compute=args.compute, progress=_stderr_bar(lines=True))
+    cache = ResultCache()
+    with counted(lambda: _stored_runs(reproduce.computed_configs(), cache)):
+        papers = reproduce.paper_rows(cache, args.compute, _stderr_bar(lines=True))
     lessons = reproduce.lesson_rows()
     if args.csv:
         with Path(args.csv).open("w", newline="") as handle:
@@ -543,18 +554,26 @@ def _cmd_model_audit(args: argparse.Namespace) -> int:
         "kind": args.canary_kind,
         "guess_share": args.guess_share,
     }
-    status = 0
-    with _cluster(args) as session:
+    status, cache = 0, ResultCache()
+
+    def stored() -> tuple[int, int]:
+        found = cached_audit(args.mechanism, args.dataset, args.epsilon, cache=cache, **options)
+        return int(found is not None), 1
+
+    with counted(stored), _cluster(args) as session:
         if session is None:
             audit = audit_model(
-                args.mechanism, args.dataset, args.epsilon, **options, progress=_stderr_bar()
+                args.mechanism,
+                args.dataset,
+                args.epsilon,
+                **options,
+                cache=cache,
+                progress=_stderr_bar(),
             )
         else:
             point = {"mechanism": args.mechanism, "dataset": args.dataset}
             point |= {"epsilon": args.epsilon, **options}
-            report = model_audits_on_cluster(
-                session, [point], ResultCache(), _stderr_bar(lines=True)
-            )
+            report = model_audits_on_cluster(session, [point], cache, _stderr_bar(lines=True))
             status = _reported(report)
             if not report.results:
                 return status
@@ -576,13 +595,18 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     seed = check_seed(args.seed)
     trials = check_trials(DEFAULT_AUDIT_TRIALS if args.trials is None else args.trials)
     cases = len(audit_cases(args.mechanism, args.epsilon))
-    status = 0
-    with _cluster(args) as session:
-        if session is None:
-            results = audit_mechanism(args.mechanism, args.epsilon, trials, seed)
+    points = [(args.mechanism, args.epsilon, i, trials, seed) for i in range(cases)]
+    status, cache = 0, ResultCache()
+
+    def stored() -> tuple[int, int]:
+        found = (stored_audit_case(*point, cache=cache, compute=False) for point in points)
+        return sum(case is not None for case in found), len(points)
+
+    with counted(stored), _cluster(args) as session:
+        if session is None:  # each case stored as it is done, so a stopped audit resumes
+            results = [stored_audit_case(*point, cache=cache) for point in points]
         else:
-            points = [(args.mechanism, args.epsilon, i, trials, seed) for i in range(cases)]
-            report = audit_on_cluster(session, points, ResultCache(), _stderr_bar(lines=True))
+            report = audit_on_cluster(session, points, cache, _stderr_bar(lines=True))
             status, results = _reported(report), report.results
     if args.json:
         report = {
@@ -925,14 +949,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     args = _parser().parse_args(argv)
     try:
-        status = args.handler(args)
+        with signals_stop():
+            status = args.handler(args)
     except LabelDPError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    except KeyboardInterrupt:
-        print("error: interrupted; every finished point is in the cache", file=sys.stderr)
-        return 130
+    except Stopped as stop:  # SIGTERM, SIGINT (Ctrl+C) or SIGHUP: its workers are ended
+        print(f"error: {stop.report()}", file=sys.stderr)
+        return stop.exit_status
     return status or 0
+
+
+def _stored_runs(configs: Sequence[RunConfig], cache: ResultCache) -> tuple[int, int]:
+    """How many of ``configs`` are stored in ``cache``, and how many there are."""
+    return sum(lookup(config, cache) is not None for config in configs), len(configs)
 
 
 if __name__ == "__main__":

@@ -8,6 +8,8 @@ in order of need: first every page's first view (each mechanism's default settin
 curve's grid and seeds, and the audit page's cases), then the variants, the class's extra ε
 values and the papers' runs. A status file in the cache folder says how far a warm got and the
 time left (read by the app); an interrupted warm keeps every point it finished and resumes there.
+Stopped (a signal, Ctrl+C), it ends its workers at once, the points they were computing cut off
+and not stored; a worker whose warm is gone (even killed) ends too (:mod:`labeldp_core.stopping`).
 """
 
 import json
@@ -30,6 +32,7 @@ from labeldp_core.experiments import RunConfig, run
 from labeldp_core.experiments.runner import lookup
 from labeldp_core.model_audit import audit_model, cached_audit, demo_model_audits
 from labeldp_core.registry import ON_COMPARE
+from labeldp_core.stopping import end_pool, end_with_parent
 
 __all__ = [
     "AUDIT_PAGE",
@@ -42,6 +45,7 @@ __all__ = [
     "run_warm",
     "start_warm",
     "status_path",
+    "stored_points",
     "warm_tasks",
 ]
 
@@ -266,7 +270,9 @@ _WORKER_CACHE: _TimedCache | None = None
 
 
 def _open_cache(cache_dir: str) -> None:
+    """A worker's start: it ends with the warm, however the warm ends, and opens the cache."""
     global _WORKER_CACHE
+    end_with_parent()
     _WORKER_CACHE = _TimedCache(cache_dir)
 
 
@@ -329,13 +335,15 @@ def run_warm(
     status, waiting = _plan(dataset, cache, extra)
     path, estimate = status_path(cache_dir, dataset), _Estimate(cache)
     _write_status(path, status)
+    pool = _pool(cache_dir, workers)
     try:
-        with _pool(cache_dir, workers) as pool:
-            _drain(pool, workers, waiting, status, estimate, progress, path)
-    except BaseException:
+        _drain(pool, workers, waiting, status, estimate, progress, path)
+    except BaseException:  # a stop signal, a broken pool: the running points are cut off now
+        end_pool(pool)
         status.state = "interrupted"
         _write_status(path, status)
         raise
+    pool.shutdown()
     status.state, status.seconds_left = ("failed" if status.failures else "finished"), 0.0
     _write_status(path, status)
     return status
@@ -369,6 +377,14 @@ def _account(future: Future, task: WarmTask, status: WarmStatus, estimate: _Esti
     estimate.add(task, seconds - shared)
     status.finished(task)
     return f"{task.label} ({seconds:.1f} s)"
+
+
+def stored_points(
+    dataset: str, cache_dir: Path, extra: list[RunConfig] | None = None
+) -> tuple[int, int]:
+    """How many points of a warm of ``dataset`` (and ``extra``) are stored, and of how many."""
+    status, _ = _plan(dataset, ResultCache(cache_dir), extra)
+    return status.done, status.total
 
 
 def coverage(dataset: str, cache_dir: Path, workers: int | None = None) -> WarmStatus:

@@ -21,6 +21,39 @@ settings.register_profile("labeldp", derandomize=True, deadline=None)
 settings.load_profile("labeldp")
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> Iterator[None]:
+    """Under ``pytest -n N --dist loadgroup``, a module's tests that share a fixture stay together.
+
+    A module-scoped fixture (a trained model audit, a cache its tests fill in turn) is then
+    computed once, on one worker, not once on each. Browser and cluster tests name their group.
+    """
+    for item in items:
+        fixtures = getattr(item, "_fixtureinfo", None)
+        if item.get_closest_marker("xdist_group") is not None or fixtures is None:
+            continue
+        scopes = {defs[-1].scope for defs in fixtures.name2fixturedefs.values() if defs}
+        if scopes & {"module", "package"}:
+            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
+    yield
+    _group_ids_for_pytest_9_2(items)
+
+
+def _group_ids_for_pytest_9_2(items: list[pytest.Item]) -> None:
+    """Make pytest-xdist's group suffix count on pytest 9.2 (pytest-xdist issue #1386).
+
+    In a worker, xdist marks a grouped test by appending ``@group`` to ``item._nodeid``; pytest
+    9.2 reads the id from ``item._id`` instead, so the groups were silently ignored (each test
+    went to any worker). Where the two differ, the id xdist meant is set; elsewhere, nothing.
+    """
+    for item in items:
+        meant = getattr(item, "_nodeid", None)
+        if isinstance(meant, str) and hasattr(item, "_id") and meant != item.nodeid:
+            from _pytest.nodeid import NodeId
+
+            item._id = NodeId.parse(meant)
+
+
 @pytest.fixture(autouse=True)
 def isolated_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     directory = tmp_path / "cache"

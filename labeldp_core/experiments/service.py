@@ -11,7 +11,8 @@ cache key). A queued job nobody waits for any more (its tabs were closed) is dro
 replaced after
 ``tasks_per_worker`` points, giving the memory a training freed back to the system, and when one
 dies (killed, out of memory) its job fails with a clear message and a new worker takes its place.
-Workers are daemon processes: stopping the server stops them; a point cut off is simply not
+Workers are daemon processes that also end when the server's process is gone (however it
+ended: :func:`~labeldp_core.stopping.end_with_parent`); a point cut off is simply not
 cached (the cache writes each result in one transaction), so nothing already stored is lost.
 """
 
@@ -36,6 +37,7 @@ from labeldp_core.cache import ResultCache
 from labeldp_core.engine.spec import RunConfig, RunResult
 from labeldp_core.errors import LabelDPError
 from labeldp_core.experiments.runner import run
+from labeldp_core.stopping import end_with_parent
 from labeldp_core.threads import THREADS_ENV, fixed_threads
 
 __all__ = ["ComputeService", "Job", "JobFailedError", "default_workers", "resident_mb"]
@@ -318,6 +320,7 @@ def _main_module_hidden():
 
 def _worker_main(slot, tasks, events, cache_dir: str, threads: int | None, budget: int) -> None:
     """Compute points from ``tasks`` one at a time; retire after ``budget`` of them."""
+    end_with_parent()  # a server killed (even with SIGKILL) leaves no worker training
     if threads:
         os.environ[THREADS_ENV] = str(threads)
     import torch

@@ -19,6 +19,9 @@ from app_sessions import served_app, streamlit_server
 
 from labeldp_core.data.tables import add_table, example_table
 
+# One worker of `pytest -n` runs every browser test: one Chromium and one server at a time.
+pytestmark = pytest.mark.xdist_group("browser")
+
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"
 SHOTS = ROOT / "screenshots"

@@ -20,6 +20,9 @@ import pytest
 from app_sessions import served_app
 from test_browser import IDLE, _ensure_chromium, chromium_browser
 
+# One worker of `pytest -n` runs every browser test: one Chromium and one server at a time.
+pytestmark = pytest.mark.xdist_group("browser")
+
 PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
 PROJECTOR = {"width": 1280, "height": 800}
 ITEMS = 3

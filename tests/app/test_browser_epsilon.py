@@ -23,6 +23,9 @@ from labeldp_core.cache import ResultCache
 from labeldp_core.demo import demo_configs, point_epsilons
 from labeldp_core.experiments import run
 
+# One worker of `pytest -n` runs every browser test: one Chromium and one server at a time.
+pytestmark = pytest.mark.xdist_group("browser")
+
 HERE = Path(__file__)
 QUERY = "epochs=1&model=logistic"
 #: Every button that starts a computation: a page's point, a sweep, the teachers, missing points.

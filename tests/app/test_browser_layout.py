@@ -33,6 +33,9 @@ from labeldp_core.plots.compare import short_name
 from labeldp_core.registry import ON_COMPARE, pages
 from tests.choosing.fake_curves import store_grid
 
+# One worker of `pytest -n` runs every browser test: one Chromium and one server at a time.
+pytestmark = pytest.mark.xdist_group("browser")
+
 WIDTH, HEIGHT = 1280, 800
 QUERY = "epochs=1&model=logistic&epsilon=1"
 #: Navigation titles of the pages with an ε control and one headline chart under it: every

@@ -16,6 +16,9 @@ from labeldp_core.cache import ResultCache
 from labeldp_core.experiments import MECHANISMS
 from tests.choosing.fake_curves import store_grid
 
+# One worker of `pytest -n` runs every browser test: one Chromium and one server at a time.
+pytestmark = pytest.mark.xdist_group("browser")
+
 TABLE = "[data-testid='stDataFrame']"
 
 

@@ -7,6 +7,9 @@ from labeldp_core.cache import ResultCache
 from labeldp_core.experiments import lookup, make_config
 from ui.cluster import cluster
 
+# One worker of `pytest -n` runs every test that starts Dask or worker processes.
+pytestmark = pytest.mark.xdist_group("cluster")
+
 
 @pytest.fixture(scope="module")
 def page_cluster():

@@ -2,8 +2,13 @@
 
 import json
 
+import pytest
+
 from labeldp_core.__main__ import main
 from labeldp_core.audit import audit_mechanism
+
+# One worker of `pytest -n` runs every test that starts Dask or worker processes.
+pytestmark = pytest.mark.xdist_group("cluster")
 
 SWEEP = ["sweep", "rr", "--epochs", "1", "--set", "model=logistic", "--json"]
 

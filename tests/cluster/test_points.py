@@ -14,6 +14,9 @@ from labeldp_core.cluster.points import _MalformedAnswerError, _store_run
 from labeldp_core.experiments import lookup, make_config, run
 from labeldp_core.model_audit import audit_model
 
+# One worker of `pytest -n` runs every test that starts Dask or worker processes.
+pytestmark = pytest.mark.xdist_group("cluster")
+
 LOGISTIC = {"model": "logistic"}
 
 

@@ -16,7 +16,11 @@ from labeldp_core.plots import projector_ready
 from tests.plots.chart_samples import IN_COLUMNS, NAMED
 from tests.plots.chart_text import CHROMIUM, Drawn, chart_drawer
 
-pytestmark = pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="needs Debian's Chromium")
+# One worker of `pytest -n` runs every browser test: one Chromium and one server at a time.
+pytestmark = [
+    pytest.mark.xdist_group("browser"),
+    pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="needs Debian's Chromium"),
+]
 
 
 @pytest.fixture(scope="module")

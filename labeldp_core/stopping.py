@@ -1,0 +1,166 @@
+"""A stop is a stop: a signal ends a long command in order, and its workers end with it.
+
+``warm``, ``sweep``, ``audit`` and ``reproduce --compute`` run for minutes, often under
+``timeout``, a service manager or a terminal that may close. Python's default for SIGTERM and
+SIGHUP ends the main process at once, without running its ``finally`` blocks: worker processes
+it started lived on as orphans, training for nobody. Here:
+
+- :func:`signals_stop` turns SIGTERM, SIGINT and SIGHUP into :class:`Stopped` in the main thread,
+  so the command's own clean-up runs (pools ended, a Dask cluster closed, a status file saying
+  "interrupted"); a second signal during that clean-up ends the process at once.
+- :func:`counted` attaches to the stop how many of the command's points are stored (each point is
+  stored as it finishes, so a second run resumes there); the command line prints it.
+- :func:`end_with_parent`, called first thing in a worker process, ends the worker when its
+  parent is gone, however the parent ended (even ``kill -9``), and leaves SIGINT (Ctrl+C reaches
+  the whole process group) to the parent, which stops its workers itself.
+- :func:`end_processes` and :func:`end_pool` stop workers now rather than after their point.
+"""
+
+import multiprocessing
+import os
+import signal
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
+
+__all__ = [
+    "STOP_SIGNALS",
+    "Stopped",
+    "counted",
+    "end_pool",
+    "end_processes",
+    "end_with_parent",
+    "signals_stop",
+]
+
+#: The signals that stop a command: ``kill``/a service manager, Ctrl+C, a closed terminal.
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+#: Seconds a worker is given to end after SIGTERM before it is killed.
+GRACE_S = 2.0
+#: A worker's exit status when it ended because its parent was gone.
+EXIT_PARENT_GONE = 70
+
+
+class Stopped(KeyboardInterrupt):
+    """A stop signal received by the main thread; ``points`` is (done, total) once counted.
+
+    A :class:`KeyboardInterrupt`, so that code (ours and libraries') that cleans up after Ctrl+C
+    cleans up after SIGTERM too, and ``except Exception`` around a point never swallows it.
+    """
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+        self.points: tuple[int, int] | None = None
+
+    @property
+    def name(self) -> str:
+        """The signal's name, e.g. ``SIGTERM``."""
+        return signal.Signals(self.signum).name
+
+    @property
+    def exit_status(self) -> int:
+        """128 + the signal's number, the shells' convention (130 for SIGINT, 143 for SIGTERM)."""
+        return 128 + self.signum
+
+    def report(self) -> str:
+        """What was stopped and what is kept, in one line."""
+        if self.points is None:
+            return f"stopped by {self.name}; every point finished before is stored"
+        done, total = self.points
+        return (
+            f"stopped by {self.name}: {done} of {total} points are done and stored; run the same "
+            "command again to go on from there"
+        )
+
+
+@contextmanager
+def signals_stop() -> Iterator[None]:
+    """Inside the block, a stop signal raises :class:`Stopped` in the main thread.
+
+    A second stop signal ends the process at once (its workers end with it:
+    :func:`end_with_parent`). A signal ignored on entry (``nohup`` ignores SIGHUP) stays ignored;
+    the handlers in place before are restored on exit. Outside the main thread (where Python
+    runs no signal handler) this does nothing.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    stopping = False
+
+    def stop(signum: int, _frame: object) -> None:
+        nonlocal stopping
+        if stopping:
+            os._exit(128 + signum)
+        stopping = True
+        raise Stopped(signum)
+
+    before = {
+        number: signal.signal(number, stop)
+        for number in STOP_SIGNALS
+        if signal.getsignal(number) is not signal.SIG_IGN
+    }
+    try:
+        yield
+    finally:
+        for number, handler in before.items():
+            signal.signal(number, handler)
+
+
+@contextmanager
+def counted(count: Callable[[], tuple[int, int]]) -> Iterator[None]:
+    """On a :class:`Stopped` inside the block, set its ``points`` to ``count()``, then re-raise.
+
+    ``count`` returns (points stored, points of the command): read from the cache after the
+    stop, it is what a second run will find.
+    """
+    try:
+        yield
+    except Stopped as stop:
+        stop.points = count()
+        raise
+
+
+def end_with_parent() -> None:
+    """In a worker process: exit as soon as the parent process is gone; leave SIGINT to it.
+
+    A thread waits on the parent's sentinel (a pipe that closes when the parent ends, whatever
+    ended it) and then exits this process at once: a point cut off is not stored, so nothing
+    half-written remains. Outside a :mod:`multiprocessing` worker this does nothing.
+    """
+    parent = multiprocessing.parent_process()
+    if parent is None:
+        return
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    threading.Thread(
+        target=_exit_after, args=(parent,), name="labeldp-parent-watch", daemon=True
+    ).start()
+
+
+def _exit_after(parent: multiprocessing.process.BaseProcess) -> None:
+    parent.join()
+    os._exit(EXIT_PARENT_GONE)
+
+
+def end_processes(processes: Sequence[multiprocessing.process.BaseProcess]) -> None:
+    """Terminate ``processes``, kill those alive :data:`GRACE_S` later, and reap them all."""
+    for process in processes:
+        if process.is_alive():
+            process.terminate()
+    deadline = time.monotonic() + GRACE_S
+    for process in processes:
+        process.join(max(0.0, deadline - time.monotonic()))
+        if process.is_alive():
+            process.kill()
+            process.join()
+
+
+def end_pool(pool: ProcessPoolExecutor) -> None:
+    """Stop ``pool`` now: queued work cancelled, running work cut off, its workers ended."""
+    # Python 3.14's ProcessPoolExecutor.terminate_workers() does this; 3.11 keeps the processes
+    # in ``_processes`` (None once the pool has shut down).
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    end_processes(processes)
