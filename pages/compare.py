@@ -7,6 +7,7 @@ from labeldp_core import plots, reproduce
 from labeldp_core.choosing.summary import small_epsilon_sentence
 from labeldp_core.demo import DEMO_EPSILONS, DEMO_SEEDS, demo_configs
 from labeldp_core.experiments import MECHANISMS, RunConfig, RunResult
+from labeldp_core.numbers import shown_rows
 from labeldp_core.plots.compare import short_name
 from labeldp_core.plots.consensus import consensus_name
 from labeldp_core.plotting.common import UNIT_SCALE_NOTE
@@ -19,6 +20,9 @@ from ui.export import chart, csv_button, html_button
 from ui.links import linked
 from ui.results import reported_errors, result_cache, stored_many
 from ui.sweeps import compute_button, status_sentence
+
+#: The numbers table's column of the ε spent (compared with its ε asked when shown).
+_SPENT = "epsilon spent (max over seeds)"
 
 
 @st.cache_data(show_spinner=False, ttl=60)
@@ -197,10 +201,13 @@ def _headline_charts(
 
 
 def _numbers_table(controls: Controls, found: list[RunResult], chosen: list[str]) -> list[dict]:
-    """Draw the numbers of every stored point with what each guarantee covers; return the rows."""
+    """Draw the numbers of every stored point with what each guarantee covers; return the rows.
+
+    The table shows them to four significant digits; the rows returned (the CSV) keep them whole.
+    """
     st.subheader(f"The numbers at every ε ({controls.dataset_name})")
     rows = _titled(plots.summary_rows(found, chosen))
-    st.dataframe(rows, hide_index=True)
+    st.dataframe(shown_rows(rows, {_SPENT: "epsilon asked"}), hide_index=True)
     st.caption(
         "ε spent is what the accounting computed (it can be below what was asked, e.g. when a "
         "noise scale is rounded up, and above it for DPPL-Mean, whose ε asked only sets ρ); δ is "

@@ -23,6 +23,7 @@ from labeldp_core.mechanisms import (
 )
 from labeldp_core.noise.noise_plans import laplace_plan
 from labeldp_core.noise.secure_noise import SeededSource
+from labeldp_core.numbers import shown, shown_spent
 from ui.consensus import consensus_section, stored_series
 from ui.controls import Controls, current_controls, noise_control
 from ui.epsilon import epsilon_control
@@ -258,9 +259,9 @@ def _classification(
     at_epsilon = [
         {
             "mechanism": name,
-            "test accuracy": r.test_accuracy,
-            "label accuracy": r.label_accuracy,
-            "ε spent": r.epsilon_spent,
+            "test accuracy": shown(r.test_accuracy),
+            "label accuracy": shown(r.label_accuracy),
+            "ε spent": shown_spent(r.epsilon_spent, r.epsilon),
         }
         for name, results in series.items()
         for r in results

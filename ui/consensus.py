@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 import streamlit as st
 
 from labeldp_core.experiments import MECHANISMS, RunConfig, RunResult, make_config
+from labeldp_core.numbers import shown_rows
 from labeldp_core.plots.consensus import consensus_curves, consensus_rows, consensus_set_figure
 from ui.export import chart
 from ui.results import reported_errors, stored_many
@@ -130,4 +131,4 @@ def _set_and_gain(
             f"**At ε = {epsilon:g}**: without is the first model of the same run (same labels, "
             "same seed), so the gain is paired."
         )
-        st.dataframe(rows, hide_index=True, key=f"{key}_table")
+        st.dataframe(shown_rows(rows), hide_index=True, key=f"{key}_table")
