@@ -1,8 +1,11 @@
 """One number per quantity: the tables show numbers without float noise, the same baseline."""
 
 import math
+from dataclasses import replace
 
-from app_helpers import assert_no_errors, open_page
+import pytest
+from app_helpers import assert_no_errors, chart_spec, open_page
+from fake_results import store_clean_models
 
 from labeldp_core.demo import DEMO_SEEDS, demo_configs
 from labeldp_core.experiments import MECHANISMS, RunConfig, RunResult
@@ -68,3 +71,61 @@ def test_a_spent_epsilon_is_shown_rounded_down_where_rounding_would_pass_the_ask
     asked = 0.123456789  # an ε found by bisection: 4 digits round it up, above itself
     assert shown_spent(asked, asked) == 0.1234 <= asked
     assert shown_spent(1.5, 1.0) == 1.5  # DPPL-Mean may spend above its ε asked: shown as is
+
+
+#: Each demo seed's clean model (the default recipe): their mean is the one baseline, 0.97.
+CLEAN = {0: 0.96, 1: 0.97, 2: 0.98}
+
+
+def _store_runs(cache, mechanism: str) -> None:
+    """Cache ``mechanism``'s demo grid with noisy numbers and each run's own clean score."""
+    for config in demo_configs("digits", [mechanism], DEMO_SEEDS, 1, "cnn", variants=False):
+        run = _noisy(config)
+        if mechanism == "labeldp-pro":
+            details = {"test_curve": [0.5, 0.7], "noise_multiplier": 1.0, "steps": 10}
+            run = replace(run, details=details)
+        if mechanism == "rr":
+            confusion = [[9 if i == j else 1 for j in range(10)] for i in range(10)]
+            run = replace(run, details={"confusion": confusion}, flip_rate=0.5, label_accuracy=0.5)
+        cache.put_json(cache.key("result", config.to_dict()), run.to_dict())
+
+
+def _clean_lines(figure: dict) -> list[float]:
+    """The y of each horizontal line of ``figure`` (the clean model's, the chance level)."""
+    shapes = figure["layout"].get("shapes", ())
+    return [s["y0"] for s in shapes if s.get("y0") == s.get("y1") and s.get("xref") != "paper"]
+
+
+def test_rr_labeldp_pro_and_compare_draw_one_clean_baseline_and_rr_the_mean_curve(cache):
+    store_clean_models(cache, CLEAN, epochs=1)
+    for mechanism in ("rr", "labeldp-pro"):
+        _store_runs(cache, mechanism)
+    pages = {
+        "pages/randomized_response.py": "accuracy_curve",
+        "pages/labeldp_pro.py": "labeldp_pro_curve",
+        "pages/compare.py": "compare_classification",
+    }
+    for page, key in pages.items():
+        app = open_page(page, epochs="1", epsilon="1.0", mechanisms=["rr", "labeldp-pro"])
+        assert_no_errors(app)
+        assert pytest.approx(0.97) in _clean_lines(chart_spec(app, key)), page
+        if page == "pages/randomized_response.py":  # the curve: the seeds' mean, with its band
+            figure = chart_spec(app, key)
+            (line,) = [t for t in figure["data"] if t.get("mode") == "lines+markers"]
+            assert line["y"] == pytest.approx([0.7 + 1 / 30] * 7)
+            assert any(t.get("fill") for t in figure["data"])
+
+
+@pytest.mark.usefixtures("instant_training")
+def test_the_pate_page_draws_the_same_clean_baseline_as_the_other_pages(cache):
+    # PATE's student trains with batches of its own, so its run records another clean model; the
+    # page's dashed line is the pages' one clean baseline, and the caption says which seed.
+    store_clean_models(cache, CLEAN, epochs=1)
+    app = open_page(
+        "pages/pate.py", epochs="1", teachers="5", queries="50", teacher_epochs="1",
+        self_training_rounds="0",
+    )  # fmt: skip
+    assert_no_errors(app)
+    assert pytest.approx(0.97) in _clean_lines(chart_spec(app, "student_curve"))
+    caption = " ".join(c.value for c in app.caption)
+    assert "a student (seed 0)" in caption and "the mean over seeds 0, 1 and 2" in caption
