@@ -21,8 +21,9 @@ from labeldp_core.engine.context import RunContext
 from labeldp_core.engine.progress import silent
 from labeldp_core.engine.spec import RunResult
 from labeldp_core.experiments.runner import make_config
+from labeldp_core.numbers import in_words
 
-__all__ = ["REFERENCE_MECHANISM", "CleanLine", "clean_line", "clean_reference", "seeds_in_words"]
+__all__ = ["REFERENCE_MECHANISM", "CleanLine", "clean_line", "clean_reference"]
 
 #: The mechanism whose configuration names the default recipe (it adds no training setting).
 REFERENCE_MECHANISM = "rr"
@@ -77,23 +78,13 @@ def clean_line(
     """
     reference = clean_reference(dataset, model, epochs, cache)
     if reference is not None:
-        return CleanLine(reference, f"the mean over seeds {seeds_in_words(DEMO_SEEDS)}")
+        return CleanLine(reference, f"the mean over seeds {in_words(DEMO_SEEDS)}")
     own = clean_baseline(runs, "test accuracy")
     if own is None:
         return CleanLine(None, "")
     seeds = sorted({r.seed for r in runs if r.baseline_test_accuracy is not None})
     return CleanLine(
         own,
-        f"seed{'s' if len(seeds) > 1 else ''} {seeds_in_words(seeds)} only, until every demo "
-        f"seed's clean model (seeds {seeds_in_words(DEMO_SEEDS)}) is computed",
+        f"seed{'s' if len(seeds) > 1 else ''} {in_words(seeds)} only, until every demo "
+        f"seed's clean model (seeds {in_words(DEMO_SEEDS)}) is computed",
     )
-
-
-def seeds_in_words(seeds: Sequence[int]) -> str:
-    """Seeds in words, for a caption.
-
-    >>> seeds_in_words([0]), seeds_in_words([0, 1]), seeds_in_words([0, 1, 2])
-    ('0', '0 and 1', '0, 1 and 2')
-    """
-    *head, last = [str(seed) for seed in seeds]
-    return f"{', '.join(head)} and {last}" if head else last

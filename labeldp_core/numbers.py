@@ -9,7 +9,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-__all__ = ["SIGNIFICANT", "shown", "shown_rows", "shown_spent"]
+__all__ = ["SIGNIFICANT", "in_words", "readable_table", "shown", "shown_rows", "shown_spent"]
 
 #: Significant digits a table shows: enough for an accuracy to 1e-4, not for float noise.
 SIGNIFICANT = 4
@@ -67,3 +67,47 @@ def shown_rows(
         }
         for row in rows
     ]
+
+
+def readable_table(
+    rows: Sequence[Mapping[str, Any]],
+    columns: Sequence[str],
+    headers: Mapping[str, str] | None = None,
+    missing: str = "—",
+) -> list[dict[str, Any]]:
+    """``rows``' ``columns`` as a page shows them: headers in words, no "None" cell.
+
+    A header is its key with spaces for underscores unless ``headers`` names it. A column with
+    a missing value (None or NaN) is written as text, each number :func:`shown`, each missing
+    value ``missing``; a complete column keeps its values (numbers :func:`shown`).
+
+    >>> readable_table([{"a_b": 0.3333333, "c": None}, {"a_b": 1.0, "c": 2.5}], ["a_b", "c"])
+    [{'a b': 0.3333, 'c': '—'}, {'a b': 1.0, 'c': '2.5'}]
+    """
+    headers = headers or {}
+    gappy = {c for c in columns if any(_is_missing(row.get(c)) for row in rows)}
+
+    def cell(column: str, value: Any) -> Any:
+        if column not in gappy:
+            return shown(value) if isinstance(value, float) else value
+        if _is_missing(value):
+            return missing
+        return f"{shown(value):g}" if isinstance(value, float) else str(value)
+
+    return [
+        {headers.get(c, c.replace("_", " ")): cell(c, row.get(c)) for c in columns} for row in rows
+    ]
+
+
+def _is_missing(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+def in_words(items: Sequence[object]) -> str:
+    """``items`` listed for a sentence.
+
+    >>> in_words([0]), in_words(["mnist", "digits"]), in_words([0, 1, 2])
+    ('0', 'mnist and digits', '0, 1 and 2')
+    """
+    *head, last = [str(item) for item in items]
+    return f"{', '.join(head)} and {last}" if head else last

@@ -5,11 +5,11 @@ import math
 import streamlit as st
 
 from labeldp_core import plots
-from labeldp_core.clean_reference import seeds_in_words
 from labeldp_core.data import dataset_info, load_dataset
 from labeldp_core.demo import DEMO_SEEDS, demo_epsilons
 from labeldp_core.experiments import RunResult, make_config, sweep_configs
 from labeldp_core.mechanisms import expected_flip_rate
+from labeldp_core.numbers import in_words
 from ui.clean import page_clean_line
 from ui.consensus import consensus_section
 from ui.controls import Controls, current_controls, noise_control
@@ -152,7 +152,7 @@ def _accuracy_curve(
         key="accuracy_curve",
     )
     st.caption(
-        f"Each point is the mean over seeds {seeds_in_words(DEMO_SEEDS)} of a model trained on "
+        f"Each point is the mean over seeds {in_words(DEMO_SEEDS)} of a model trained on "
         "labels released at that ε and scored on clean test labels, the band the lowest to the "
         "highest seed (as on Compare); the dashed line is the same model trained on the true "
         f"labels ({clean.words}). " + status_sentence(absent)
