@@ -5,7 +5,7 @@ from dataclasses import replace
 
 import pytest
 from app_helpers import assert_no_errors, chart_spec, open_page
-from fake_results import store_clean_models
+from fake_results import fake_result, store_clean_models
 
 from labeldp_core.demo import DEMO_SEEDS, demo_configs
 from labeldp_core.experiments import MECHANISMS, RunConfig, RunResult
@@ -13,23 +13,13 @@ from labeldp_core.experiments import MECHANISMS, RunConfig, RunResult
 
 def _noisy(config: RunConfig) -> RunResult:
     """A stored run whose numbers carry float noise: ε spent just under ε asked, thirds."""
-    spec = MECHANISMS[config.mechanism]
-    return RunResult(
+    return fake_result(
         mechanism=config.mechanism,
-        dataset=config.dataset,
         seed=config.seed,
         epsilon=config.epsilon,
         epsilon_spent=config.epsilon - 3e-15 * config.epsilon,  # 8 -> 7.999999999999997
-        delta=0.0,
-        privacy_unit=spec.privacy_unit,
-        n_train=1437,
-        n_test=360,
-        num_classes=10,
-        elapsed_s=0.0,
-        cached=False,
-        epochs=1,
+        privacy_unit=MECHANISMS[config.mechanism].privacy_unit,
         settings=dict(config.settings),
-        details={},
         test_accuracy=0.7 + config.seed / 30,
         baseline_test_accuracy=0.9 + config.seed / 70,
     )
