@@ -119,6 +119,10 @@ def _released_labels(
     )
     cols[2].metric("ε spent", f"{result.epsilon_spent:g}", help="label-DP, replace-one")
     cols[3].metric("Training labels", f"{result.n_train:,}")
+    st.caption(
+        f"These numbers are the run on seed {result.seed}; the accuracy curve below is the mean "
+        f"over seeds {in_words(DEMO_SEEDS)}."
+    )
     diagnostics_caption(st, [result])
 
 

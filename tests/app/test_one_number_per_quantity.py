@@ -104,6 +104,8 @@ def test_rr_labeldp_pro_and_compare_draw_one_clean_baseline_and_rr_the_mean_curv
             (line,) = [t for t in figure["data"] if t.get("mode") == "lines+markers"]
             assert line["y"] == pytest.approx([0.7 + 1 / 30] * 7)
             assert any(t.get("fill") for t in figure["data"])
+            captions = " ".join(c.value for c in app.caption)
+            assert "These numbers are the run on seed 0" in captions  # the metrics above it
 
 
 @pytest.mark.usefixtures("instant_training")
