@@ -6,7 +6,7 @@ from pathlib import Path
 import streamlit as st
 
 from ui.controls import current_controls, end_of_run, shared_controls
-from ui.navigation import page_table
+from ui.navigation import page_table, unknown_address
 from ui.results import compute_service
 from ui.threat import threat_cards
 from ui.warm_panel import warm_panel, warm_sidebar_line
@@ -23,6 +23,7 @@ compute_service()  # the workers start with the first visit, not with the first 
 def home() -> None:
     """What label differential privacy is, when it is the right notion, and where to go next."""
     st.title("labeldp explorer")
+    _unknown_address_note()
     st.markdown(
         """
 **Label differential privacy** protects the *labels* of a training set, not the inputs. A
@@ -44,6 +45,20 @@ from a cache, so a result computed once comes back at once. Copy the address bar
         for page in section_pages:
             st.page_link(page)
     warm_panel(current_controls().dataset)
+
+
+def _unknown_address_note() -> None:
+    """Say once per visit that the address asked for is no page (Streamlit opened Home instead)."""
+    known = {"", *(page.url_path for section in SECTIONS.values() for page in section)}
+    asked = unknown_address(st.context.url, st.get_option("server.baseUrlPath"), known)
+    if asked is None or st.session_state.get("unknown_address_said") == asked:
+        return
+    st.session_state["unknown_address_said"] = asked
+    st.warning(
+        f"There is no page at `/{asked.replace('`', '')}`: this is Home. Every page is in the "
+        "menu on the left.",
+        icon=":material/link_off:",
+    )
 
 
 #: Every page after the home page, by section: the families' pages come from the registry.

@@ -31,6 +31,7 @@ from labeldp_core.cache import ResultCache
 from labeldp_core.engine.progress import Progress, silent, within
 from labeldp_core.errors import LabelDPError
 from labeldp_core.experiments import RunConfig, RunResult, lookup, make_config, run
+from labeldp_core.numbers import in_words
 from labeldp_core.published import (
     FIGURES_FILE,
     PaperTable,
@@ -52,6 +53,7 @@ __all__ = [
     "fill_instructions",
     "gap_sentence",
     "lesson_rows",
+    "page_needs",
     "paper_configs",
     "paper_line",
     "paper_rows",
@@ -366,6 +368,28 @@ def sections(rows: list[dict[str, Any]]) -> list[Section]:
         if mine:
             found.append(Section(table, mine))
     return found
+
+
+def page_needs(rows: list[dict[str, Any]]) -> tuple[str, tuple[str, ...]] | None:
+    """What the Papers page needs, in one line, and the datasets a warm would fill; None if none.
+
+    The datasets are those of the rows without a run of ours (the gain rows run on another
+    dataset are left to :func:`fill_instructions`); those this machine lacks are said to need
+    installing first, and are not in the datasets to warm.
+    """
+    missing = [row for row in rows if not row.get("computed_seeds")]
+    needed = sorted({row["dataset"] for row in missing if not _crosses_datasets(row)})
+    if not needed:
+        return None
+    absent = {row["dataset"] for row in missing if row.get("problem")}
+    lacking = (
+        f"none of the {len(rows)} published figures has a run of ours beside it yet"
+        if len(missing) == len(rows)
+        else f"{len(missing)} of the {len(rows)} published figures have no run of ours yet"
+    )
+    install = "installed and " if absent & set(needed) else ""
+    line = f"This page needs {in_words(needed)} {install}warmed: {lacking}."
+    return line, tuple(d for d in needed if d not in absent)
 
 
 def fill_instructions(rows: list[dict[str, Any]]) -> str | None:

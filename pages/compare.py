@@ -7,11 +7,13 @@ from labeldp_core import plots, reproduce
 from labeldp_core.choosing.summary import small_epsilon_sentence
 from labeldp_core.demo import DEMO_EPSILONS, DEMO_SEEDS, demo_configs
 from labeldp_core.experiments import MECHANISMS, RunConfig, RunResult
+from labeldp_core.numbers import shown_rows
 from labeldp_core.plots.compare import short_name
 from labeldp_core.plots.consensus import consensus_name
 from labeldp_core.plotting.common import UNIT_SCALE_NOTE
 from labeldp_core.registry import ON_COMPARE
 from labeldp_core.reports import PRIVACY_UNITS, html_report
+from ui.clean import page_clean_line
 from ui.consensus import TOGGLE_HELP, offers_consensus, stored_series, with_consensus
 from ui.controls import Controls, current_controls
 from ui.epsilon import epsilon_control
@@ -19,6 +21,9 @@ from ui.export import chart, csv_button, html_button
 from ui.links import linked
 from ui.results import reported_errors, result_cache, stored_many
 from ui.sweeps import compute_button, status_sentence
+
+#: The numbers table's column of the ε spent (compared with its ε asked when shown).
+_SPENT = "epsilon spent (max over seeds)"
 
 
 @st.cache_data(show_spinner=False, ttl=60)
@@ -66,7 +71,7 @@ def render() -> None:
     )
     found, retrained, absent = _stored_points(controls, chosen, variants)
     _at_epsilon_table(found, epsilon)
-    figures = _headline_charts(headline, (found, retrained), chosen, epsilon, absent)
+    figures = _headline_charts(headline, controls, (found, retrained), (chosen, epsilon, absent))
     st.caption(
         "DP-SGD and PATE run their published recipes: DP-SGD the tanh CNN with SGD, momentum, "
         "clipping 0.1 and large batches for tens of epochs (Papernot et al. 2021; Tramer & Boneh "
@@ -146,29 +151,30 @@ def _at_epsilon_table(found: list[RunResult], epsilon: float) -> None:
 
 def _headline_charts(
     headline: DeltaGenerator,
+    controls: Controls,
     points: tuple[list[RunResult], dict[str, list[RunResult]]],
-    chosen: list[str],
-    epsilon: float,
-    absent: list[RunConfig],
+    picked: tuple[list[str], float, list[RunConfig]],
 ) -> list[tuple]:
     """Draw score vs ε spent into ``headline``, one chart per task; return them for the report.
 
     Args:
         headline: the container right under the ε control.
+        controls: the shared controls (the clean line is their model's, :func:`page_clean_line`).
         points: the stored points, and the consensus variants' by curve name (drawn as
             curves of their own among the classifiers).
-        chosen: the mechanisms picked.
-        epsilon: the ε marked on each chart.
-        absent: the points not computed yet (the caption says so).
+        picked: the mechanisms picked, the ε marked on each chart, and the points not computed
+            yet (the caption says so).
 
     Returns:
         Each figure drawn with its title, for the HTML report.
     """
     found, retrained = points
+    chosen, epsilon, absent = picked
     units = {spec.title: spec.privacy_unit for spec in MECHANISMS.values()}
     units |= {name: "label" for name in retrained}
     # Runs that train the page's model record it trained on clean labels (DP prototypes train none).
     trained = [r for r in found if MECHANISMS[r.mechanism].trains_model]
+    clean = page_clean_line(controls, trained)
     figures = []
     for task, metric in (("classification", "test accuracy"), ("regression", "test MSE")):
         series = {
@@ -180,7 +186,9 @@ def _headline_charts(
             series |= retrained
         if not series:
             continue
-        baseline = plots.clean_baseline(trained, metric)
+        baseline = (
+            clean.score if task == "classification" else plots.clean_baseline(trained, metric)
+        )
         figure = plots.comparison_figure(series, units, baseline, metric, marked_epsilon=epsilon)
         figures.append((figure, f"{metric} vs ε spent"))
         chart(headline, figure, key=f"compare_{task}")
@@ -191,16 +199,20 @@ def _headline_charts(
         "says its guarantee: DP-SGD, PATE and DPPL-Mean are (ε, δ)-DP. "
         "DPPL-Mean calibrates its zCDP ρ so that the (ε, δ) it converts to, ρ + 2√(ρ ln(1/δ)), is "
         "at most the ε asked. The green dashed line is the same model trained on the true labels "
-        "(a diagnostic, not private). " + status_sentence(absent)
+        f"({clean.words or 'none computed yet'}; a diagnostic, not private). "
+        + status_sentence(absent)
     )
     return figures
 
 
 def _numbers_table(controls: Controls, found: list[RunResult], chosen: list[str]) -> list[dict]:
-    """Draw the numbers of every stored point with what each guarantee covers; return the rows."""
+    """Draw the numbers of every stored point with what each guarantee covers; return the rows.
+
+    The table shows them to four significant digits; the rows returned (the CSV) keep them whole.
+    """
     st.subheader(f"The numbers at every ε ({controls.dataset_name})")
     rows = _titled(plots.summary_rows(found, chosen))
-    st.dataframe(rows, hide_index=True)
+    st.dataframe(shown_rows(rows, {_SPENT: "epsilon asked"}), hide_index=True)
     st.caption(
         "ε spent is what the accounting computed (it can be below what was asked, e.g. when a "
         "noise scale is rounded up, and above it for DPPL-Mean, whose ε asked only sets ρ); δ is "

@@ -4,7 +4,8 @@ import streamlit as st
 
 from labeldp_core import plots
 from labeldp_core.experiments import RunConfig, RunResult, make_config
-from ui.controls import current_controls
+from ui.clean import page_clean_line
+from ui.controls import Controls, current_controls
 from ui.epsilon import epsilon_control
 from ui.export import chart
 from ui.links import linked
@@ -29,7 +30,7 @@ def render() -> None:
             f"Train LabelDP-Pro at ε = {epsilon:g} on {controls.dataset_name}",
             "Training with LabelDP-Pro",
         )
-    _run(result, epsilon)
+    _run(result, epsilon, controls)
     st.markdown(
         "LabelDP-Pro (Ghazi et al., ICLR 2024) runs DP-SGD on the private labels, then replaces "
         "each noisy gradient by its projection onto gradients computed from the images alone, "
@@ -77,21 +78,24 @@ def _smoothing_label(choice: object, recipe: RunConfig) -> str:
     return f"{recipe.setting('smoothing'):g} (this dataset's recipe)"
 
 
-def _run(result: RunResult | None, epsilon: float) -> None:
+def _run(result: RunResult | None, epsilon: float, controls: Controls) -> None:
     """Draw the run at ``epsilon``: its test accuracy by epoch and what it spent, or a hint."""
     if result is None:
         st.info("Not computed yet: the button under the ε control trains it; it is then cached.")
         return
+    clean = page_clean_line(controls, [result])
     chart(
         st,
         plots.accuracy_by_epoch,
         result.details["test_curve"],
         epsilon,
-        result.baseline_test_accuracy,
+        clean.score,
         key="labeldp_pro_curve",
     )
     st.caption(
-        f"Noise multiplier σ = {result.details['noise_multiplier']:.3g} over "
+        f"The run on seed {result.seed}; the dotted line is the same model trained on the true "
+        f"labels ({clean.words}). Noise multiplier σ = "
+        f"{result.details['noise_multiplier']:.3g} over "
         f"{result.details['steps']:,} steps; ε spent {result.epsilon_spent:.3g} for one label "
         f"(δ = {result.delta:.2g}). Changing a label is removing its example and adding it back, "
         "so the run spends half its ε on DP-SGD's add/remove accounting."

@@ -23,6 +23,8 @@ from labeldp_core.mechanisms import (
 )
 from labeldp_core.noise.noise_plans import laplace_plan
 from labeldp_core.noise.secure_noise import SeededSource
+from labeldp_core.numbers import shown, shown_spent
+from ui.clean import page_clean_line
 from ui.consensus import consensus_section, stored_series
 from ui.controls import Controls, current_controls, noise_control
 from ui.epsilon import epsilon_control
@@ -239,11 +241,12 @@ def _classification(
     if result is not None and result.epsilon not in SWEEP_EPSILONS:  # the page's point, off grid
         series["Laplace, argmax"] = [*series["Laplace, argmax"], result]
     found = [r for results in series.values() for r in results]
+    clean = page_clean_line(sweeps[0], found)
     chart(
         st,
         plots.score_vs_epsilon,
         series,
-        found[0].baseline_test_accuracy if found else None,
+        clean.score,
         chance=1 / k,
         marked_epsilon=epsilon,
         mechanisms=colour_ids(CLASSIFIERS),
@@ -251,16 +254,17 @@ def _classification(
     )
     st.caption(
         "Each point is a model trained on targets released at that ε and scored on clean test "
-        "labels; the dashed line is the same model trained on the true labels. All four use the "
+        f"labels (seed {sweeps[0].seed}); the dashed line is the same model trained on the true "
+        f"labels ({clean.words}). All four use the "
         "same noise, so their differences come only from what is done with the noisy vector. "
         + status_sentence(missing)
     )
     at_epsilon = [
         {
             "mechanism": name,
-            "test accuracy": r.test_accuracy,
-            "label accuracy": r.label_accuracy,
-            "ε spent": r.epsilon_spent,
+            "test accuracy": shown(r.test_accuracy),
+            "label accuracy": shown(r.label_accuracy),
+            "ε spent": shown_spent(r.epsilon_spent, r.epsilon),
         }
         for name, results in series.items()
         for r in results

@@ -4,9 +4,21 @@ the seeds' claimed epsilons."""
 import streamlit as st
 
 from labeldp_core import plots, reproduce
+from labeldp_core.numbers import readable_table
 from ui.controls import current_controls
 from ui.export import chart
-from ui.results import reported_errors, result_cache
+from ui.results import read_only, reported_errors, result_cache
+from ui.warm_panel import warm_button
+
+#: Headers the tables say in words where the key's words are not enough ("—": not computed yet).
+HEADERS = {
+    "computed_seeds": "our seeds computed",
+    "ours_min": "ours, worst seed",
+    "ours_max": "ours, best seed",
+    "our_gain_min": "our gain, worst seed",
+    "our_gain_max": "our gain, best seed",
+    "privacy_unit": "privacy unit",
+}
 
 
 @st.cache_data(show_spinner=False, ttl=60)
@@ -30,12 +42,25 @@ def render() -> None:
     )
     with reported_errors():
         papers, lessons = _rows()
-    to_fill = reproduce.fill_instructions(papers)
-    if to_fill:
-        st.info(to_fill, icon=":material/info:")
+    _needs(papers)
     for section in reproduce.sections(papers):
         _table_section(section)
     _lessons_section(lessons)
+
+
+def _needs(papers: list[dict]) -> None:
+    """Say in one line what the page needs, offer a warm per dataset; the details folded."""
+    needs = reproduce.page_needs(papers)
+    to_fill = reproduce.fill_instructions(papers)
+    if needs is not None:
+        line, to_warm = needs
+        st.info(line, icon=":material/info:")
+        if to_warm and not read_only():
+            for column, dataset in zip(st.columns(len(to_warm)), to_warm, strict=True):
+                warm_button(column, dataset, f"Warm {dataset}", key=f"warm_{dataset}")
+    if to_fill:
+        with st.expander("What fills each row, from the command line"):
+            st.markdown(to_fill)
 
 
 def _table_section(section: reproduce.Section) -> None:
@@ -62,9 +87,8 @@ def _table_section(section: reproduce.Section) -> None:
             )
         )
         st.dataframe(
-            rows,
+            readable_table(rows, section.columns(), HEADERS),
             hide_index=True,
-            column_order=section.columns(),
             key=f"papers_table-{section.table.id}-{dataset}",
         )
 
@@ -98,7 +122,8 @@ def _lessons_section(lessons: list[dict]) -> None:
         "most 2/b = 1 at b = 2 (the supremum over two-class vote histograms, never reached): "
         "there the claim holds, so that row has no audit."
     )
-    st.dataframe(lessons, hide_index=True, key="lessons_table")
+    columns = list(lessons[0]) if lessons else []
+    st.dataframe(readable_table(lessons, columns, HEADERS), hide_index=True, key="lessons_table")
 
 
 render()

@@ -10,6 +10,7 @@ from labeldp_core.data.splits import public_size
 from labeldp_core.demo import demo_epsilons
 from labeldp_core.experiments import RunResult, make_config, sweep_configs
 from labeldp_core.families.pate.experiment import PRIVACY_STATEMENT, student_sentence
+from ui.clean import page_clean_line
 from ui.controls import Controls, current_controls, noise_control
 from ui.epsilon import epsilon_control
 from ui.export import chart
@@ -206,20 +207,22 @@ def _student_curve(
             settings,
         )
         found, absent = stored_many(configs)
+    clean = page_clean_line(controls, [result])
     chart(
         headline,
         plots.student_accuracy_vs_epsilon,
         [*found, result] if result.epsilon not in SWEEP_EPSILONS else found,
-        result.baseline_test_accuracy,
+        clean.score,
         result.details["student_clean_labels_accuracy"],
         chance=1 / result.num_classes,
         marked_epsilon=epsilon,
         key="student_curve",
     )
     headline.caption(
-        "Each point is a student trained on the labels released at that ε and scored on the test "
-        "split. The dash-dotted line is the same student trained on the true labels of the same "
-        "queries, the dashed one the same model on the whole clean training split. At small ε "
+        f"Each point is a student (seed {controls.seed}) trained on the labels released at that "
+        "ε and scored on the test split. The dash-dotted line is the same student trained on the "
+        "true labels of the same queries, the dashed one the pages' clean model (the dataset's "
+        f"default recipe on the whole clean training split, {clean.words}). At small ε "
         "with few teachers the labels are close to random and so is the student: that is the "
         "price. "
         + (

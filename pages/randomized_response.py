@@ -6,9 +6,11 @@ import streamlit as st
 
 from labeldp_core import plots
 from labeldp_core.data import dataset_info, load_dataset
-from labeldp_core.demo import demo_epsilons
+from labeldp_core.demo import DEMO_SEEDS, demo_epsilons
 from labeldp_core.experiments import RunResult, make_config, sweep_configs
 from labeldp_core.mechanisms import expected_flip_rate
+from labeldp_core.numbers import in_words
+from ui.clean import page_clean_line
 from ui.consensus import consensus_section
 from ui.controls import Controls, current_controls, noise_control
 from ui.epsilon import epsilon_control
@@ -117,6 +119,10 @@ def _released_labels(
     )
     cols[2].metric("ε spent", f"{result.epsilon_spent:g}", help="label-DP, replace-one")
     cols[3].metric("Training labels", f"{result.n_train:,}")
+    st.caption(
+        f"These numbers are the run on seed {result.seed}; the accuracy curve below is the mean "
+        f"over seeds {in_words(DEMO_SEEDS)}."
+    )
     diagnostics_caption(st, [result])
 
 
@@ -127,33 +133,37 @@ def _accuracy_curve(
     num_classes: int,
     result: RunResult | None,
 ) -> None:
-    """Draw test accuracy vs ε over the demo grid, with its compute button and the clean line."""
+    """Draw test accuracy vs ε over the demo grid and seeds, with its button and the clean line.
+
+    The curve is the mean over the demo seeds with their band, as on Compare; the run above
+    (one seed) is drawn by the sections before.
+    """
     st.subheader("Test accuracy vs ε")
     with reported_errors():
         configs = sweep_configs(
-            "rr", controls.dataset, SWEEP_EPSILONS, [controls.seed], controls.epochs_asked, settings
+            "rr", controls.dataset, SWEEP_EPSILONS, DEMO_SEEDS, controls.epochs_asked, settings
         )
         found, absent = stored_many(configs)
         compute_button(absent, "Run sweep", key="run_sweep")
-    baseline = next((r.baseline_test_accuracy for r in found), None)
-    if result is not None:
-        baseline = result.baseline_test_accuracy
+    clean = page_clean_line(controls, found)
     chart(
         st,
         plots.score_vs_epsilon,
         {"randomized response": found},
-        baseline,
+        clean.score,
         chance=1 / num_classes,
         marked_epsilon=epsilon,
         key="accuracy_curve",
     )
     st.caption(
-        "Each point is a model trained on labels released at that ε and scored on clean test "
-        "labels; the dashed line is the same model trained on the true labels. "
-        + status_sentence(absent)
+        f"Each point is the mean over seeds {in_words(DEMO_SEEDS)} of a model trained on "
+        "labels released at that ε and scored on clean test labels, the band the lowest to the "
+        "highest seed (as on Compare); the dashed line is the same model trained on the true "
+        f"labels ({clean.words}). " + status_sentence(absent)
     )
     names = {"randomized response": "rr"}
-    consensus_section({"randomized response": configs}, epsilon, 1 / num_classes, mechanisms=names)
+    own_seed = [c for c in configs if c.seed == controls.seed]  # paired with the run above
+    consensus_section({"randomized response": own_seed}, epsilon, 1 / num_classes, mechanisms=names)
 
 
 render()

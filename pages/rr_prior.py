@@ -11,6 +11,7 @@ from labeldp_core.experiments import RunConfig, RunResult, make_config, sweep_co
 from labeldp_core.families.rr_prior.experiment import budget_split, rr_prior_recipe
 from labeldp_core.families.rr_prior.lp_2st import lp_2st_recipe
 from labeldp_core.mechanisms import expected_flip_rate
+from ui.clean import page_clean_line
 from ui.consensus import consensus_section, stored_series
 from ui.controls import Controls, current_controls, noise_control
 from ui.epsilon import epsilon_control
@@ -77,7 +78,7 @@ def render() -> None:
         )
         found, absent = stored_series(configs)
     _flip_rates(headline, num_classes, found, absent, epsilon)
-    _accuracy_curve(result, found, absent, num_classes, epsilon)
+    _accuracy_curve(controls, found, absent, num_classes, epsilon)
     consensus_section(configs, epsilon, 1 / num_classes)
     if stages is not None:
         _lp_2st_stages(stages, epsilon)
@@ -352,30 +353,29 @@ def _flip_rates(
 
 
 def _accuracy_curve(
-    result: RunResult | None,
+    controls: Controls,
     found: dict,
     absent: list[RunConfig],
     num_classes: int,
     epsilon: float,
 ) -> None:
     """Draw the three mechanisms' test accuracy vs ε with the clean model's line."""
-    baseline = result.baseline_test_accuracy if result is not None else None
-    baseline = baseline or next(
-        (r.baseline_test_accuracy for rs in found.values() for r in rs), None
-    )
+    clean = page_clean_line(controls, [r for runs in found.values() for r in runs])
     chart(
         st,
         plots.score_vs_epsilon,
         found,
-        baseline,
+        clean.score,
         chance=1 / num_classes,
         marked_epsilon=epsilon,
         key="accuracy_curve",
     )
     st.caption(
-        "Each point is a model trained on labels released at that total ε and scored on clean "
-        "test labels. Fewer flipped labels usually means a better model, but a confident wrong "
-        "prior flips labels towards plausible mistakes, which hurt more than random ones. "
+        f"Each point is a model (seed {controls.seed}) trained on labels released at that total ε "
+        "and scored on clean test labels; the dashed line is the same model trained on the true "
+        f"labels ({clean.words}). Fewer flipped labels usually means a better model, but a "
+        "confident wrong prior flips labels towards plausible mistakes, which hurt more than "
+        "random ones. "
         + (
             f"{len(absent)} points are not computed yet; the button trains them and caches each "
             "one."

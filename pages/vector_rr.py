@@ -12,6 +12,7 @@ from labeldp_core.families.vector_rr.release import (
     estimate_variances,
 )
 from labeldp_core.mechanisms import expected_flip_rate
+from ui.clean import page_clean_line
 from ui.controls import Controls, current_controls, noise_control
 from ui.epsilon import epsilon_control
 from ui.export import chart
@@ -52,7 +53,7 @@ def render() -> None:
         "(Zhao et al., ICLR 2025)."
     )
     _where_it_wins(epsilon, num_classes)
-    _accuracy_curves(controls, settings, epsilon, num_classes, result)
+    _accuracy_curves(controls, settings, epsilon, num_classes)
 
 
 def _where_it_wins(epsilon: float, num_classes: int) -> None:
@@ -152,7 +153,6 @@ def _accuracy_curves(
     settings: dict,
     epsilon: float,
     num_classes: int,
-    result: RunResult | None,
 ) -> None:
     """Test accuracy vs ε of vector RR and of RR on the same data, model and seed."""
     st.subheader(f"Test accuracy vs ε, beside randomized response (K = {num_classes})")
@@ -170,9 +170,7 @@ def _accuracy_curves(
         )
         found, absent = stored_many(configs)
         compute_button(absent, "Run sweeps", key="run_sweep")
-    baseline = next((r.baseline_test_accuracy for r in found), None)
-    if result is not None:
-        baseline = result.baseline_test_accuracy
+    clean = page_clean_line(controls, found)
     series = {
         "vector randomized response": [r for r in found if r.mechanism == "vector-rr"],
         "randomized response": [r for r in found if r.mechanism == "rr"],
@@ -181,7 +179,7 @@ def _accuracy_curves(
         st,
         plots.score_vs_epsilon,
         series,
-        baseline,
+        clean.score,
         chance=1 / num_classes,
         marked_epsilon=epsilon,
         mechanisms={"vector randomized response": "vector-rr", "randomized response": "rr"},
@@ -189,8 +187,8 @@ def _accuracy_curves(
     )
     st.caption(
         "Each point is a model trained on what was released at that ε and scored on clean test "
-        "labels; the dashed line is the same model trained on the true labels. "
-        + status_sentence(absent)
+        f"labels (seed {controls.seed}); the dashed line is the same model trained on the true "
+        f"labels ({clean.words}). " + status_sentence(absent)
     )
 
 

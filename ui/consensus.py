@@ -12,10 +12,12 @@ from collections.abc import Mapping, Sequence
 
 import streamlit as st
 
+from labeldp_core.clean_reference import clean_line
 from labeldp_core.experiments import MECHANISMS, RunConfig, RunResult, make_config
+from labeldp_core.numbers import shown_rows
 from labeldp_core.plots.consensus import consensus_curves, consensus_rows, consensus_set_figure
 from ui.export import chart
-from ui.results import reported_errors, stored_many
+from ui.results import reported_errors, result_cache, stored_many
 from ui.sweeps import compute_button, status_sentence
 
 __all__ = [
@@ -90,7 +92,12 @@ def consensus_section(
         retrained, absent = stored_series(retrained_configs)
         missing = absent_plain + absent
         compute_button(missing, "Run both sweeps", key=f"{key}_run")
-    baseline = next((r.baseline_test_accuracy for rs in plain.values() for r in rs), None)
+    first = next(iter(offered.values()))[0] if offered else None
+    baseline = None
+    if first is not None:  # the pages' one clean line, for the runs' dataset, model and epochs
+        runs = [r for rs in plain.values() for r in rs]
+        model, cache = str(first.setting("model")), result_cache()
+        baseline = clean_line(first.dataset, model, first.epochs, cache, runs).score
     kwargs = {"chance": chance, "marked_epsilon": epsilon, "mechanisms": mechanisms}
     chart(st, consensus_curves, plain, retrained, baseline, **kwargs, key=f"{key}_accuracy")
     st.caption(
@@ -130,4 +137,4 @@ def _set_and_gain(
             f"**At ε = {epsilon:g}**: without is the first model of the same run (same labels, "
             "same seed), so the gain is paired."
         )
-        st.dataframe(rows, hide_index=True, key=f"{key}_table")
+        st.dataframe(shown_rows(rows), hide_index=True, key=f"{key}_table")

@@ -5,6 +5,8 @@ import math
 import streamlit as st
 
 from labeldp_core.accounting.units import EXAMPLE_TO_LABEL
+from labeldp_core.accounting.zcdp import zcdp_to_approx_dp
+from labeldp_core.mechanisms import keep_probability
 
 __all__ = ["GLOSSARY", "glossary"]
 
@@ -47,6 +49,26 @@ GLOSSARY: tuple[tuple[str, str], ...] = (
         "PATE's data-independent ε holds before any vote is seen and may be published. The "
         "data-dependent ε is smaller when teachers agree, but it is computed from the private "
         "votes, so it is itself private.",
+    ),
+    (
+        "zCDP ρ (rho)",
+        "Zero-concentrated DP, the budget DPPL-Mean's Gaussian noise is set in: a ρ-zCDP release "
+        "is (ρ + 2√(ρ ln(1/δ)), δ)-DP for every δ. Smaller ρ, more privacy: ρ = 0.1 at δ = 10⁻⁵ "
+        f"is ({zcdp_to_approx_dp(0.1, 1e-5):.2f}, 10⁻⁵)-DP.",
+    ),
+    (
+        "Canaries",
+        "Training examples an audit plants with a random wrong label, to check a claimed ε from "
+        "outside: the model is trained with them, and an attacker guesses each canary's label from "
+        "the model's output. More right guesses than ε allows prove ε is larger than claimed; at "
+        f"ε = 1 with 10 classes no attacker beats e/(e + 9) ≈ {keep_probability(1.0, 10):.0%}.",
+    ),
+    (
+        "Calinski-Harabasz",
+        "How well points fall into groups: the spread between the groups' centres over the spread "
+        "within the groups (each divided by its degrees of freedom). Higher is cleaner and there "
+        "is no upper limit: two groups of 100 points, 10 widths apart, score about 2,500; points "
+        "in no groups about 1. Compare it only between pictures of the same points.",
     ),
 )
 

@@ -4,11 +4,13 @@ The app builds its navigation from :func:`page_table`, and the app tests read th
 family registered in :mod:`labeldp_core.registry` appears in the navigation with no other edit.
 """
 
+from collections.abc import Collection
 from typing import NamedTuple
+from urllib.parse import unquote, urlparse
 
 from labeldp_core.registry import pages
 
-__all__ = ["MECHANISMS_SECTION", "OTHER_PAGES", "PageEntry", "page_table"]
+__all__ = ["MECHANISMS_SECTION", "OTHER_PAGES", "PageEntry", "page_table", "unknown_address"]
 
 
 class PageEntry(NamedTuple):
@@ -52,3 +54,30 @@ def page_table() -> list[PageEntry]:
     for section, rows in OTHER_PAGES.items():
         entries += [PageEntry(section, *row) for row in rows]
     return entries
+
+
+def unknown_address(url: str | None, base: str, known: Collection[str]) -> str | None:
+    """The page address asked for in ``url`` when no page has it, else None.
+
+    Streamlit then opens the home page and rewrites the address bar to it, so the home page
+    says which address was not found (shortened to 60 characters).
+
+    Args:
+        url: the address the browser asked for (``st.context.url``), None if not known.
+        base: the server's ``server.baseUrlPath`` ("" when served at the root).
+        known: every page's address (a page's url path; "" is the home page).
+
+    >>> unknown_address("http://h:8501/lab/nope", "lab", {"", "compare"})
+    'nope'
+    >>> unknown_address("http://h:8501/compare", "", {"", "compare"}) is None
+    True
+    """
+    if not url:
+        return None
+    path = unquote(urlparse(url).path).strip("/")
+    prefix = base.strip("/")
+    if prefix and (path == prefix or path.startswith(prefix + "/")):
+        path = path[len(prefix) :].strip("/")
+    if path in known:
+        return None
+    return path if len(path) <= 60 else path[:59] + "…"

@@ -19,7 +19,7 @@ from labeldp_core.warm import (
 )
 from ui.results import read_only, result_cache
 
-__all__ = ["warm_panel", "warm_sidebar_line"]
+__all__ = ["warm_button", "warm_panel", "warm_sidebar_line"]
 
 #: Seconds between two looks at a running warm's status.
 _REFRESH_S = 5
@@ -80,9 +80,8 @@ def _show_stored(status: WarmStatus, dataset: str) -> None:
             "A table of your own is warmed from the command line: `python -m "
             "labeldp_core warm --dataset file:PATH --label COLUMN`."
         )
-    elif st.button(f"Warm the cache for {dataset}", key="start_warm", type="primary"):
-        start_warm(dataset, result_cache().directory)
-        st.rerun()
+    else:
+        warm_button(st, dataset, f"Warm the cache for {dataset}", key="start_warm")
 
 
 @st.fragment(run_every=_REFRESH_S)
@@ -111,3 +110,15 @@ def warm_sidebar_line(dataset: str) -> None:
             f"Warming {dataset}: {100 * status.done / max(1, status.total):.0f}% done, "
             f"{_duration(status.seconds_left)} left."
         )
+
+
+def warm_button(container, dataset: str, label: str, key: str) -> None:
+    """A button in ``container`` that starts ``warm`` for ``dataset`` in the background.
+
+    While a warm of ``dataset`` runs, a line saying so instead (the sidebar follows it).
+    """
+    if _running(dataset) is not None:
+        container.caption(f"Warming {dataset}: the sidebar follows it.")
+    elif container.button(label, key=key, type="primary"):
+        start_warm(dataset, result_cache().directory)
+        st.rerun()

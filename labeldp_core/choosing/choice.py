@@ -23,6 +23,7 @@ from labeldp_core.choosing.bisection import CLOSE, Fetch, bisect, next_epsilon, 
 from labeldp_core.choosing.coarse import Missing, next_coarse, trainings_left
 from labeldp_core.choosing.curves import Curve, CurvePoint, curve_point
 from labeldp_core.choosing.target import Target
+from labeldp_core.clean_reference import clean_reference
 from labeldp_core.demo import DEMO_SEEDS, demo_configs, demo_epsilons
 from labeldp_core.engine.progress import Progress, silent
 from labeldp_core.engine.timing import estimate_seconds, spoken_duration
@@ -206,7 +207,7 @@ def choose_epsilon(
         curves, unsettled = _fill(curves, target, work, skipped)
         _check_reachable(dataset, target, curves, len(curves) == len(templates))
     if target.kind == "within" and curves:
-        target = replace(target, clean=_common_clean(curves))
+        target = replace(target, clean=_common_clean(curves, dataset, grid, cache))
     if compute:
         curves = _narrow(curves, target, work)
     if budget.used:  # the runs made count as cached now
@@ -358,12 +359,24 @@ def _read_all(
     return curves, templates, missing
 
 
-def _common_clean(curves: Sequence[Curve]) -> float:
-    """The clean model's score: the mean over the curves of mechanisms that train the model.
+def _common_clean(
+    curves: Sequence[Curve],
+    dataset: str,
+    grid: tuple[Sequence[int], int | None, str | None],
+    cache: ResultCache,
+) -> float:
+    """The clean model's score: the pages' one clean baseline, else the curves' mean.
 
-    Those mechanisms share one model trained on the true labels (as Compare's clean line); the
-    DP prototypes' own reference is a non-private prototype classifier, not that model.
+    On the demo seeds, :func:`~labeldp_core.clean_reference.clean_reference` (the number every
+    page draws) once each seed's clean model is cached. Otherwise the mean over the curves of
+    mechanisms that train the model (the DP prototypes' own reference is a non-private
+    prototype classifier, not that model).
     """
+    seeds, epochs, model = grid
+    if tuple(seeds) == DEMO_SEEDS:
+        reference = clean_reference(dataset, model, epochs, cache)
+        if reference is not None:
+            return reference
     trained = [c.baseline for c in curves if MECHANISMS[c.mechanism].trains_model]
     return float(np.mean(trained)) if trained else max(c.baseline for c in curves)
 

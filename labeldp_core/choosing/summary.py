@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from labeldp_core.engine.spec import RunResult
+from labeldp_core.numbers import shown, shown_spent
 
 __all__ = [
     "NEIGHBOURS",
@@ -93,7 +94,8 @@ def summary_at(results: Sequence[RunResult], epsilon: float) -> list[dict[str, A
     """One row per mechanism at the asked epsilon nearest ``epsilon``, grouped by privacy unit.
 
     Within a unit the best first (highest accuracy, or lowest MSE); each row says the epsilon
-    the mechanism spent there and its guarantee in words.
+    the mechanism spent there and its guarantee in words, its numbers as a table shows them
+    (:mod:`labeldp_core.numbers`).
     """
     if not results:
         return []
@@ -110,9 +112,9 @@ def summary_at(results: Sequence[RunResult], epsilon: float) -> list[dict[str, A
         {
             "privacy unit": row["privacy unit"],
             "mechanism": row["mechanism"],
-            row["metric"]: round(row["mean"], 4),
-            "± std": round(row["std"], 4),
-            "ε spent": round(row["epsilon spent (max over seeds)"], 4),
+            row["metric"]: shown(row["mean"]),
+            "± std": shown(row["std"]),
+            "ε spent": shown_spent(row["epsilon spent (max over seeds)"], row["epsilon asked"]),
             "guarantee": row["guarantee"],
         }
         for row in sorted(rows, key=key)

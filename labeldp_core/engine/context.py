@@ -198,7 +198,11 @@ class RunContext:
 
     def baseline_is_cached(self) -> bool:
         """Whether :meth:`baseline_score` will answer from the cache."""
-        return self.cache.get_json(self._baseline_key()) is not None
+        return self.stored_baseline() is not None
+
+    def stored_baseline(self) -> dict[str, Any] | None:
+        """The clean baseline's cached record (see :meth:`baseline`), or None: nothing trains."""
+        return self.cache.get_json(self._baseline_key())
 
     def _clean_record(self, rows: np.ndarray | None, message: str) -> dict[str, Any]:
         """Train the run's model on the clean labels of training ``rows`` (None: all), score it."""

@@ -44,7 +44,7 @@ EMPTY_NOTE = (
     "Nothing cached yet for these mechanisms: warm the cache (python -m labeldp_core warm) "
     "and the screen plays every ε computed."
 )
-#: Share of the figure's height kept under the panels for the slider and the play button.
+#: Share of the figure's height kept under the panels for the slider.
 _CONTROLS = 0.22
 _CURSOR = {"color": "#555", "dash": "dash", "width": 2}
 #: The closed forms of the top panel: legend name, the words before its value at the cursor,
@@ -370,15 +370,15 @@ def _lift(y: float) -> float:
 
 
 def _play_controls(epsilons: Sequence[float], seconds: float) -> dict:
-    """The slider through the frames and the play / pause buttons, both under the panels."""
+    """The slider through the frames under the panels, the play / pause buttons above them."""
     step = {"mode": "immediate", "transition": {"duration": 0}}
     each = {"duration": round(1000 * seconds / len(epsilons)), "redraw": True}
     play = [None, step | {"frame": each, "fromcurrent": True}]
     pause = [[None], step | {"frame": {"duration": 0, "redraw": False}}]
     slider = {
         "active": 0,
-        "x": 0.24,
-        "len": 0.76,
+        "x": 0,
+        "len": 1,
         "y": 0,
         "yanchor": "bottom",
         "pad": {"t": 0},
@@ -393,15 +393,15 @@ def _play_controls(epsilons: Sequence[float], seconds: float) -> dict:
             for e in epsilons
         ],
     }
-    buttons = {
+    buttons = {  # above the panels, beside the title: on a projector's first screen
         "type": "buttons",
         "direction": "left",
         "showactive": False,
-        "x": 0,
-        "xanchor": "left",
-        "y": 0,
+        "x": 1,
+        "xanchor": "right",
+        "y": 1,
         "yanchor": "bottom",
-        "pad": {"b": 10},
+        "pad": {"b": 12},
         "buttons": [
             {"label": "▶ Play", "method": "animate", "args": play},
             {"label": "❚❚ Pause", "method": "animate", "args": pause},

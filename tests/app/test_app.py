@@ -109,3 +109,19 @@ def test_the_sidebar_says_the_bundled_datasets_split_is_public_and_fixed(page):
     assert not app.exception
     notes = [c.value for c in app.sidebar.caption if "public and fixed" in c.value]
     assert notes == [dataset_info("digits").threat_note]
+
+
+@pytest.mark.parametrize(
+    ("page", "term", "words"),
+    [
+        ("pages/noisy_outputs.py", "Calinski-Harabasz", "between the groups' centres"),
+        ("pages/dppl.py", "zCDP ρ (rho)", "ρ = 0.1 at δ = 10⁻⁵ is (2.25, 10⁻⁵)-DP"),
+        ("pages/audit.py", "Canaries", "e/(e + 9) ≈ 23%"),
+    ],
+)
+def test_the_glossary_explains_the_words_these_pages_use(page, term, words):
+    # Calinski-Harabasz, zCDP ρ and canaries were on pages with no glossary entry.
+    app = open_page(page)
+    (panel,) = [e for e in app.sidebar.expander if e.label.startswith("Glossary")]
+    text = " ".join(m.value for m in panel.markdown)
+    assert f"**{term}**" in text and words in text

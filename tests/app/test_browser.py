@@ -348,3 +348,21 @@ def test_a_link_value_never_becomes_a_link_or_an_image_in_an_error_box(server, b
         shown = [boxes.nth(i).inner_html() for i in range(boxes.count())]
         assert found.count() == 0, (value, shown)
     page.close()
+
+
+def test_an_unknown_page_address_says_so_instead_of_opening_home_without_a_word(server, browser):
+    # Streamlit opens Home with its address rewritten to "/" and a dialog that names nothing;
+    # once closed, nothing said which address was wrong. A hostile address stays plain text.
+    for asked, said in (
+        ("no-such-page?epsilon=2", "/no-such-page"),
+        ("[x](https:%2F%2Fexample.com)", "/[x](https://example.com)"),
+    ):
+        page = browser.new_page(**VIEWPORT)
+        page.goto(f"{server}/{asked}")
+        page.wait_for_selector(IDLE, timeout=STARTUP_WAIT_S * 1000)
+        page.get_by_role("heading", name="labeldp explorer", level=1).wait_for()
+        note = page.locator("[data-testid='stMain'] [data-testid='stAlert']", has_text=said)
+        note.wait_for(timeout=10_000)
+        assert f"There is no page at {said}: this is Home" in note.inner_text()
+        assert note.locator("a").count() == 0
+        page.close()

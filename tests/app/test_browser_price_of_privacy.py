@@ -92,3 +92,16 @@ def test_the_downloaded_report_plays_from_disk_with_the_network_refused(server, 
     assert seen[0] == "ε = 0.1" and seen[-1] == "ε = 0.25", seen
     assert not requests, requests
     context.close()
+
+
+def test_play_is_on_the_first_screen_at_1280x800(server, browser):
+    # ▶ Play sat under the three panels, at y 828: below the first screen of a projector.
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = _open(context, f"{server}/price_of_privacy?{QUERY}")
+    chart = page.locator("[data-testid='stPlotlyChart']").first
+    chart.locator(".main-svg").first.wait_for()
+    page.wait_for_selector(IDLE)
+    play = chart.locator(".updatemenu-container .updatemenu-button", has_text="Play").first
+    box = play.bounding_box()
+    assert box is not None and box["y"] + box["height"] <= 800, box
+    context.close()

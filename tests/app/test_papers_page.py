@@ -3,6 +3,7 @@
 import pytest
 from app_helpers import assert_no_errors, chart_spec, open_page
 
+from labeldp_core.numbers import shown
 from labeldp_core.published import paper_tables, published_figures
 
 
@@ -26,7 +27,7 @@ def test_the_page_leads_with_the_small_cnn_table_and_names_each_model_and_recipe
         "LabelDP-Pro",
     }
     assert sorted(set(first["epsilon"])) == [0.1, 0.5, 1.0, 2.0]
-    assert first["recipe"].iloc[0] and first["our_setting"].iloc[0].startswith("model=")
+    assert first["recipe"].iloc[0] and first["our setting"].iloc[0].startswith("model=")
     captions = " ".join(c.value for c in app.caption)
     assert "simplified Inception" in captions and "40 epochs per stage" in captions
     # A chart and a table per (paper's table, dataset), then the lessons' table.
@@ -52,7 +53,7 @@ def test_a_digits_only_cache_is_told_what_is_missing_and_how_to_fill_it(cache):
     app = open_page("pages/papers.py")
     assert_no_errors(app)
     figures = published_figures()
-    (note,) = [i.value for i in app.info]
+    (note,) = [i.value for i in app.expander[0].markdown]  # the details, under the one line
     assert note.startswith(f"None of the {len(figures)} published figures has a run of this")
     assert "fashion-mnist" in note and "python -m labeldp_core reproduce --compute" in note
     for key, expected in (
@@ -84,10 +85,10 @@ def test_a_computed_row_shows_our_figure_beside_theirs_in_its_table(
     assert_no_errors(app)
     assert not app.info  # nothing left to fill
     (table, _lessons) = app.dataframe
-    assert list(table.value["ours"]) == [computed["ours"]]
+    assert list(table.value["ours"]) == [shown(computed["ours"])]
     assert list(table.value["theirs"]) == [figure.value]
     epochs = paper_configs(stand_in)[0].epochs
-    assert list(table.value["our_setting"]) == [f"model=logistic, {epochs} epochs"]
+    assert list(table.value["our setting"]) == [f"model=logistic, {epochs} epochs"]
     spec = chart_spec(app, f"papers-{figure.table}-digits")
     assert spec["data"][1]["y"] == [computed["ours"]]
     assert any(c.value == "digits: every row is computed." for c in app.caption)
@@ -109,8 +110,24 @@ def test_the_free_accuracy_table_compares_gains_and_names_both_datasets(cache):
         captions
     )
     assert "which this machine does not have" in captions
-    tables = [d.value for d in app.dataframe if "our_gain" in d.value.columns]
+    tables = [d.value for d in app.dataframe if "our gain" in d.value.columns]
     assert sum(len(t) for t in tables) == len(free)
     for table in tables:
-        assert table["ours"].isna().all()  # never our accuracy beside theirs
-        assert set(table["our_dataset"]) == {"fashion-mnist"}
+        assert "ours" not in table.columns  # never our accuracy beside theirs
+        assert set(table["our dataset"]) == {"fashion-mnist"}
+
+
+def test_a_digits_only_cache_reads_one_line_of_what_the_page_needs_and_a_warm_button(cache):
+    # It read a paragraph of command lines, tables of "None" cells and raw headers
+    # (computed_seeds, their_retention).
+    app = open_page("pages/papers.py")
+    assert_no_errors(app)
+    (note,) = [i.value for i in app.info]
+    assert note.startswith("This page needs fashion-mnist and mnist warmed")
+    assert "\n" not in note and note.count(". ") <= 1
+    assert {b.label for b in app.button} >= {"Warm fashion-mnist", "Warm mnist"}
+    for table in app.dataframe:
+        frame = table.value
+        assert not [c for c in frame.columns if "_" in str(c)], list(frame.columns)
+        assert not frame.isna().any().any()
+        assert "None" not in set(frame.astype(str).to_numpy().ravel())
