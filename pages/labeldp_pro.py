@@ -10,7 +10,7 @@ from ui.export import chart
 from ui.links import linked
 from ui.results import computed_stops, point, replay_caption, reported_errors
 
-#: The smoothing control's first choice: whatever the dataset's recipe says.
+#: The smoothing control's first choice: whatever the run's defaults say (λ from the noise).
 _RECIPE = "recipe"
 
 
@@ -42,10 +42,10 @@ def render() -> None:
 def _projection_settings(dataset: str) -> dict:
     """Draw the projection's two controls in the sidebar; return them as run settings.
 
-    The smoothing's first choice is the dataset's recipe (on Fashion-MNIST, λ from the noise and
-    the rate with it); a number fixes λ and the rate.
+    The smoothing's first choice is the defaults (λ from the noise, the rate with it); a number
+    fixes λ and the rate.
     """
-    recipe = make_config("labeldp-pro", dataset, 1.0)  # the recipe is the same at every ε
+    recipe = make_config("labeldp-pro", dataset, 1.0)  # the defaults are the same at every ε
     smoothing = linked(
         st.sidebar.selectbox,
         "Smoothing λ of the projection",
@@ -73,8 +73,8 @@ def _smoothing_label(choice: object, recipe: RunConfig) -> str:
     if choice != _RECIPE:
         return f"{choice:g}"
     if recipe.setting("smoothing_rule") == "noise":
-        return "from the noise (this dataset's recipe)"
-    return f"{recipe.setting('smoothing'):g} (this dataset's recipe)"
+        return "from the noise (the default)"
+    return f"{recipe.setting('smoothing'):g} (the default)"
 
 
 def _run(result: RunResult | None, epsilon: float) -> None:

@@ -55,33 +55,22 @@ _SEEDED_DRAWS = {
 }
 
 
-#: Where the denoiser was tuned (Fashion-MNIST, the family's README): the projection starts at
-#: the model's softmax, lambda and the rate follow the noise. Elsewhere the settings' defaults
-#: stand, with the rate scaled from 4 at a batch of 2,048 (not measured with these rules).
-_TUNED = {
-    "fashion-mnist": {
-        "dp_learning_rate": 12.0,
-        "projection_start": "predicted",
-        "smoothing_rule": "noise",
-        "rate_rule": "smoothing",
-    }
-}
-
-
 def labeldp_pro_recipe(dataset: str) -> dict[str, Scalar]:
-    """Per-dataset defaults: expected batch, epochs, the learning rate and the denoiser's rules.
+    """Per-dataset defaults: the expected batch and the epochs (the rules are the settings').
+
+    The denoiser's rules and the rate are the same on every dataset (the settings' defaults:
+    the projection starts at the model's softmax, lambda and the rate follow the noise, rate 12),
+    since they read only public quantities (sigma, d, B, the clip); see the family README for
+    the datasets whose labels picked them.
 
     >>> labeldp_pro_recipe("digits")
-    {'batch': 256, 'dp_learning_rate': 0.5, 'epochs': 40}
-    >>> labeldp_pro_recipe("fashion-mnist")["smoothing_rule"]
-    'noise'
+    {'batch': 256, 'epochs': 40}
+    >>> labeldp_pro_recipe("fashion-mnist")
+    {'batch': 1024, 'epochs': 5}
     """
     if dataset not in _BATCHES:
         return {}
-    batch = _BATCHES[dataset]
-    epochs = _PAPER_EPOCHS.get(dataset, 40)
-    base = {"batch": batch, "dp_learning_rate": 4.0 * batch / 2048, "epochs": epochs}
-    return base | _TUNED.get(dataset, {})
+    return {"batch": _BATCHES[dataset], "epochs": _PAPER_EPOCHS.get(dataset, 40)}
 
 
 def validate_labeldp_pro(config: RunConfig) -> None:
@@ -239,14 +228,14 @@ SPEC = MechanismSpec(
             maximum=1.0,
         ),
         "smoothing_rule": Setting(
-            "fixed",
+            "noise",
             "fixed: lambda is the smoothing setting; noise: lambda = r^2 / (1 + r^2), r = "
             "sigma sqrt(d) / batch, the noise's expected norm over the clip (near 1, the "
             "projection, at small epsilon; near 0, plain DP-SGD, where the noise is small)",
             choices=("fixed", "noise"),  # the trainer's SMOOTHING_RULES (no torch here)
         ),
         "rate_rule": Setting(
-            "fixed",
+            "smoothing",
             "fixed: the SGD rate is dp_learning_rate; smoothing: dp_learning_rate x (1 - "
             "3 lambda / 4), the step shortened as it leans on the (biased) projection",
             choices=("fixed", "smoothing"),  # the trainer's RATE_RULES (no torch here)
@@ -276,7 +265,7 @@ SPEC = MechanismSpec(
             choices=("pgd", "fista"),
         ),
         "projection_start": Setting(
-            "uniform",
+            "predicted",
             "the projection's first simplex weights: uniform ones (the mean of every per-class "
             "gradient), or predicted: the model's softmax on each example (the zero gradient "
             "before clipping; reads no label)",
@@ -291,7 +280,10 @@ SPEC = MechanismSpec(
         ),
         "momentum": Setting(0.9, "momentum of the SGD step", minimum=0.0, maximum=0.99),
         "dp_learning_rate": Setting(
-            4.0, "learning rate of the private SGD", minimum=1e-6, maximum=100.0
+            12.0,
+            "learning rate of the private SGD (under rate_rule=smoothing, the rate at lambda 0)",
+            minimum=1e-6,
+            maximum=100.0,
         ),
         "noise": SAMPLER_NOISE_SETTING,
     },
