@@ -39,3 +39,13 @@ def test_the_default_choice_takes_lambda_from_the_noise_on_every_dataset(monkeyp
     assert_no_errors(app)
     assert made[-1].setting("smoothing_rule") == "fixed"
     assert made[-1].setting("smoothing") == 0.85
+
+
+def test_the_run_says_how_a_changed_label_is_accounted_and_what_is_only_checked(
+    instant_training,
+):
+    app = open_page(PAGE, epochs="1", model="logistic")
+    assert_no_errors(app)
+    captions = " ".join(c.value for c in app.caption)
+    assert "accounted for replacing one gradient" in captions
+    assert "checked numerically over angles and norms, not proved" in captions

@@ -10,7 +10,7 @@ from dataclasses import replace
 from typing import Any
 
 from labeldp_core.accounting.dpsgd import (
-    ACCOUNTANTS,
+    REPLACE_ONE_ACCOUNTANTS,
     check_training_schedule,
     dpsgd_epsilon,
     sampling_schedule,
@@ -26,8 +26,10 @@ from labeldp_core.engine.release_noise import (
 )
 from labeldp_core.engine.spec import MechanismSpec, Outcome, RunConfig, Scalar, Setting
 from labeldp_core.families.labeldp_pro.accounting import (
+    LABEL_ACCOUNTANTS,
+    REPLACE_ONE,
+    accounted_budget,
     calibrate_label_noise,
-    example_budget,
     label_epsilon,
 )
 
@@ -116,16 +118,16 @@ def run_labeldp_pro(config: RunConfig, ctx: RunContext) -> Outcome:
     )
     # The released model: the label-inference figures and the canary audit read it.
     ctx.note_attack_model(trained.model)
-    _, example_delta = example_budget(config.epsilon, delta)
+    _, accounted_delta = accounted_budget(config.epsilon, delta, accountant)
     spent, spent_delta = label_epsilon(
-        sigma, trained.sample_rate, trained.steps, example_delta, accountant
+        sigma, trained.sample_rate, trained.steps, accounted_delta, accountant
     )
     return Outcome(
         epsilon_spent=spent,
         delta=spent_delta,
         test_score=trained.final,
         n_train=data.n_train,
-        details=_details(config, trained, sigma, example_delta),
+        details=_details(config, trained, sigma, accounted_delta),
         diagnostics=("details.mean_batch", "details.empty_steps"),
     )
 
@@ -151,13 +153,16 @@ def _pro_settings(config: RunConfig, sigma: float) -> Any:
     )
 
 
-def _details(config: RunConfig, trained: Any, sigma: float, example_delta: float) -> dict:
-    """The noise, the sampling, both accountants' figures, the denoiser and the draws' sources.
+def _details(config: RunConfig, trained: Any, sigma: float, accounted_delta: float) -> dict:
+    """The noise, the sampling, both units' figures, the denoiser and the draws' sources.
 
-    ``trained`` is the trainer's outcome, with the lambda and SGD rate its rules chose.
+    ``trained`` is the trainer's outcome, with the lambda and SGD rate its rules chose. The
+    example-level figure is the DP-SGD release's add/remove epsilon (RDP under a replace-one
+    run), at the delta the run accounted.
     """
     accountant, noise = config.setting("accountant"), config.setting("noise")
-    example = dpsgd_epsilon(sigma, trained.sample_rate, trained.steps, example_delta, accountant)
+    add_remove = "rdp" if accountant in REPLACE_ONE_ACCOUNTANTS else accountant
+    example = dpsgd_epsilon(sigma, trained.sample_rate, trained.steps, accounted_delta, add_remove)
     return {
         "noise_multiplier": sigma,
         "sample_rate": trained.sample_rate,
@@ -167,7 +172,7 @@ def _details(config: RunConfig, trained: Any, sigma: float, example_delta: float
         "clip": config.setting("clip"),
         "accountant": accountant,
         "example_level_epsilon": example,
-        "example_level_delta": example_delta,
+        "example_level_delta": accounted_delta,
         "denoiser": (
             f"ALTCONV: projection onto the {config.setting('hull').replace('_', '-')} hull of "
             f"{config.setting('public_batch')} label-free examples' clipped per-class gradients, "
@@ -181,11 +186,7 @@ def _details(config: RunConfig, trained: Any, sigma: float, example_delta: float
         "learning_rate_used": trained.learning_rate,
         "test_curve": list(trained.test_curve),
         "neighbouring_relation": NEIGHBOURS,
-        "composition": (
-            f"{trained.steps} Poisson-subsampled Gaussian steps composed by the {accountant} "
-            "accountant (add/remove), read for a changed label by group privacy (2 eps, "
-            "(1 + e^eps) delta); the projection is post-processing"
-        ),
+        "composition": _composition(trained.steps, accountant),
         "paper": PAPER,
         **sampler_details(noise, _SAMPLERS, _GENERATORS),
         "random_draws": draw_sources(
@@ -195,6 +196,25 @@ def _details(config: RunConfig, trained: Any, sigma: float, example_delta: float
             sampler_source(noise, _GENERATORS),
         ),
     }
+
+
+def _composition(steps: int, accountant: str) -> str:
+    """How the run's steps were composed, in the details' words."""
+    if accountant in REPLACE_ONE_ACCOUNTANTS:
+        reading = (
+            "accountant (replace-one: the example's inclusion coin is the same in both worlds; "
+            "the 1-D pair bounds vector gradients by the family README's argument, whose 2-D "
+            "step is checked numerically, not proved)"
+        )
+    else:
+        reading = (
+            "accountant (add/remove), read for a changed label by group privacy (2 eps, "
+            "(1 + e^eps) delta)"
+        )
+    return (
+        f"{steps} Poisson-subsampled Gaussian steps composed by the {accountant} {reading}; "
+        "the projection is post-processing"
+    )
 
 
 def _projection_step(learning_rate: float) -> str:
@@ -216,7 +236,13 @@ SPEC = MechanismSpec(
             "bound C on each gradient's norm (private and hull), > 0; 0.1 as DP-SGD's recipe",
         ),
         "delta": Setting(1e-5, "delta of the label-level (epsilon, delta) guarantee, in (0, 1)"),
-        "accountant": Setting("rdp", "privacy accountant", choices=tuple(ACCOUNTANTS)),
+        "accountant": Setting(
+            REPLACE_ONE,
+            "privacy accountant: pld-replace-one (a changed label, tight; the default), or rdp / "
+            "prv (DP-SGD's add/remove, read for a changed label by group privacy: about twice "
+            "the noise)",
+            choices=LABEL_ACCOUNTANTS,
+        ),
         "public_batch": Setting(
             100, "n2: examples of the projection batch I_P (read without labels)", minimum=1
         ),
