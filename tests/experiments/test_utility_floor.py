@@ -7,8 +7,9 @@ exactly as `run MECHANISM --dataset digits --epsilon E` and the pages run it, on
 Cost: the runs share one result cache, so the clean model trains once. Measured one at a time
 on the 2-core machine at load 7 to 10 (other jobs beside it, one torch thread): nine of the ten
 take 1.5 to 20 s each (PATE's 19 s the longest); LabelDP-Pro, 240 steps each with a projection
-of 20 FISTA steps over 100 images' per-class gradients, took 140 to 310 s. That one parameter
-is the suite's cost of asking whether LabelDP-Pro learns at all.
+of 20 FISTA steps over 100 images' per-class gradients, took 140 to 310 s. The whole file took
+117 s of CPU (410 s of wall time at load 10 to 15; LabelDP-Pro 161 s of it, PATE 86 s). That
+one parameter is the suite's cost of asking whether LabelDP-Pro learns at all.
 """
 
 from collections.abc import Iterator
