@@ -4,6 +4,7 @@ import streamlit as st
 
 from labeldp_core import plots
 from labeldp_core.experiments import RunConfig, RunResult, make_config
+from labeldp_core.families.labeldp_pro.accounting import REPLACE_ONE
 from ui.clean import page_clean_line
 from ui.controls import Controls, current_controls
 from ui.epsilon import epsilon_control
@@ -11,7 +12,7 @@ from ui.export import chart
 from ui.links import linked
 from ui.results import computed_stops, point, replay_caption, reported_errors
 
-#: The smoothing control's first choice: whatever the dataset's recipe says.
+#: The smoothing control's first choice: whatever the run's defaults say (λ from the noise).
 _RECIPE = "recipe"
 
 
@@ -43,10 +44,10 @@ def render() -> None:
 def _projection_settings(dataset: str) -> dict:
     """Draw the projection's two controls in the sidebar; return them as run settings.
 
-    The smoothing's first choice is the dataset's recipe (on Fashion-MNIST, λ from the noise and
-    the rate with it); a number fixes λ and the rate.
+    The smoothing's first choice is the defaults (λ from the noise, the rate with it); a number
+    fixes λ and the rate.
     """
-    recipe = make_config("labeldp-pro", dataset, 1.0)  # the recipe is the same at every ε
+    recipe = make_config("labeldp-pro", dataset, 1.0)  # the defaults are the same at every ε
     smoothing = linked(
         st.sidebar.selectbox,
         "Smoothing λ of the projection",
@@ -70,12 +71,25 @@ def _projection_settings(dataset: str) -> dict:
 
 
 def _smoothing_label(choice: object, recipe: RunConfig) -> str:
-    """The smoothing control's label: a number as it is, the recipe's choice spelled out."""
+    """The smoothing control's label: a number as it is, the defaults' choice spelled out."""
     if choice != _RECIPE:
         return f"{choice:g}"
     if recipe.setting("smoothing_rule") == "noise":
-        return "from the noise (this dataset's recipe)"
-    return f"{recipe.setting('smoothing'):g} (this dataset's recipe)"
+        return "from the noise (the default)"
+    return f"{recipe.setting('smoothing'):g} (the default)"
+
+
+#: How the run's ε reads a changed label: by group privacy (False) or replace-one (True).
+_ACCOUNTING = {
+    False: "Changing a label is removing its example and adding it back, so the run spends half "
+    "its ε on DP-SGD's add/remove accounting.",
+    True: "Only the label changes, so the example's chance of being in a batch is the same in "
+    "both worlds: the run is accounted for replacing one gradient (dp_accounting's privacy loss "
+    "distributions), about half the noise of reading DP-SGD's add/remove ε for a label. That "
+    "the one-dimensional worst case covers gradient vectors rests on a reduction to two "
+    "dimensions whose last step is checked numerically over angles and norms, not proved "
+    "(the family's README).",
+}
 
 
 def _run(result: RunResult | None, epsilon: float, controls: Controls) -> None:
@@ -97,8 +111,7 @@ def _run(result: RunResult | None, epsilon: float, controls: Controls) -> None:
         f"labels ({clean.words}). Noise multiplier σ = "
         f"{result.details['noise_multiplier']:.3g} over "
         f"{result.details['steps']:,} steps; ε spent {result.epsilon_spent:.3g} for one label "
-        f"(δ = {result.delta:.2g}). Changing a label is removing its example and adding it back, "
-        "so the run spends half its ε on DP-SGD's add/remove accounting."
+        f"(δ = {result.delta:.2g}). {_ACCOUNTING[result.details['accountant'] == REPLACE_ONE]}"
     )
     replay_caption(st, result)
 

@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from functools import cache, lru_cache
 from numbers import Integral, Real
 
+from labeldp_core.accounting.replace_one import pld_replace_one_epsilon
 from labeldp_core.accounting.sampled_gaussian import (
     PrvTooLargeError,
     prv_epsilon,
@@ -25,6 +26,7 @@ from labeldp_core.validation import check_epsilon
 __all__ = [
     "ACCOUNTANTS",
     "CALIBRATION_RTOL",
+    "REPLACE_ONE_ACCOUNTANTS",
     "calibrate_noise_multiplier",
     "check_clip",
     "check_delta",
@@ -41,6 +43,12 @@ ACCOUNTANTS: dict[str, Callable[[float, float, int, float], float]] = {
     "rdp": rdp_epsilon,
     "prv": prv_epsilon,
 }
+#: Accountants for neighbours that replace one example's clipped gradient by another, its
+#: inclusion coin unchanged (a changed label): the label mechanisms' relation, not DP-SGD's.
+REPLACE_ONE_ACCOUNTANTS: dict[str, Callable[[float, float, int, float], float]] = {
+    "pld-replace-one": pld_replace_one_epsilon,
+}
+_ALL_ACCOUNTANTS = ACCOUNTANTS | REPLACE_ONE_ACCOUNTANTS
 
 #: Calibration stops once the accountant's epsilon lies in [target (1 - CALIBRATION_RTOL), target].
 CALIBRATION_RTOL = 0.01
@@ -110,16 +118,16 @@ def check_steps(steps: object) -> int:
 
 
 def _check_accountant(accountant: object) -> str:
-    if accountant not in ACCOUNTANTS:
+    if accountant not in _ALL_ACCOUNTANTS:
         raise InvalidInputError(
-            f"unknown accountant {accountant!r}; choose one of: {', '.join(ACCOUNTANTS)}"
+            f"unknown accountant {accountant!r}; choose one of: {', '.join(_ALL_ACCOUNTANTS)}"
         )
     return str(accountant)
 
 
 def _epsilon(accountant: str, noise_multiplier: float, q: float, steps: int, delta: float) -> float:
     try:
-        return ACCOUNTANTS[accountant](q, noise_multiplier, steps, delta)
+        return _ALL_ACCOUNTANTS[accountant](q, noise_multiplier, steps, delta)
     except PrvTooLargeError:
         raise
     except (ValueError, RuntimeError) as exc:
@@ -139,13 +147,17 @@ def dpsgd_epsilon(
 ) -> float:
     """Epsilon spent by DP-SGD after ``steps`` steps, for add/remove-one-example neighbours.
 
+    Under a replace-one accountant (:data:`REPLACE_ONE_ACCOUNTANTS`) the epsilon is for
+    neighbours that change one example's gradient and keep its inclusion coin (a changed label).
+
     Args:
         noise_multiplier: sigma, the noise standard deviation over the clipping norm.
         sample_rate: q, the probability that a step samples a given example (Poisson sampling).
         steps: the number of noisy steps taken.
         delta: the delta of the (epsilon, delta) guarantee, in (0, 1).
         accountant: ``"rdp"`` (Renyi DP, a little loose) or ``"prv"`` (numerical composition of
-            privacy loss random variables, tighter).
+            privacy loss random variables, tighter), add/remove; ``"pld-replace-one"``
+            (dp_accounting's privacy loss distributions, replace-one).
 
     Returns:
         The epsilon the accountant computes (an upper bound on the true one).

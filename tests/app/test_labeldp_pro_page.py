@@ -1,5 +1,6 @@
-"""The LabelDP-Pro page: its smoothing control defers to the dataset's recipe unless fixed."""
+"""The LabelDP-Pro page: its smoothing control defers to the defaults unless fixed."""
 
+import pytest
 from app_helpers import assert_no_errors, open_page
 
 PAGE = "pages/labeldp_pro.py"
@@ -23,14 +24,16 @@ def _recording(monkeypatch) -> list:
     return made
 
 
-def test_the_recipe_choice_takes_lambda_from_the_noise_on_fashion_mnist(monkeypatch):
+@pytest.mark.parametrize("dataset", ["fashion-mnist", "digits"])
+def test_the_default_choice_takes_lambda_from_the_noise_on_every_dataset(monkeypatch, dataset):
     made = _recording(monkeypatch)
-    app = open_page(PAGE, dataset="fashion-mnist", epochs="1")
+    app = open_page(PAGE, dataset=dataset, epochs="1")
     assert_no_errors(app)
     smoothing = app.selectbox(key="smoothing")
     assert smoothing.value == "recipe"
-    assert smoothing.format_func("recipe") == "from the noise (this dataset's recipe)"
+    assert smoothing.format_func("recipe") == "from the noise (the default)"
     assert made[-1].setting("smoothing_rule") == "noise"
+    assert made[-1].setting("rate_rule") == "smoothing"
     assert made[-1].setting("projection_start") == "predicted"
     smoothing.set_value(0.85).run()
     assert_no_errors(app)
@@ -38,10 +41,12 @@ def test_the_recipe_choice_takes_lambda_from_the_noise_on_fashion_mnist(monkeypa
     assert made[-1].setting("smoothing") == 0.85
 
 
-def test_the_recipe_choice_names_the_fixed_lambda_elsewhere(monkeypatch):
-    made = _recording(monkeypatch)
-    app = open_page(PAGE, dataset="digits", epochs="1", model="logistic")
+def test_the_run_says_how_a_changed_label_is_accounted_and_what_is_only_checked(
+    instant_training,
+):
+    app = open_page(PAGE, epochs="1", model="logistic")
     assert_no_errors(app)
-    assert app.selectbox(key="smoothing").format_func("recipe") == "0.75 (this dataset's recipe)"
-    assert made[-1].setting("smoothing_rule") == "fixed"
-    assert made[-1].setting("smoothing") == 0.75
+    captions = " ".join(c.value for c in app.caption)
+    # The default is the proved group-privacy reading; the tight one is offered, not assumed.
+    assert "removing its example and adding it back" in captions
+    assert "accounted for replacing one gradient" not in captions

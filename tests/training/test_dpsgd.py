@@ -3,6 +3,7 @@
 import json
 import math
 import re
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -31,6 +32,7 @@ from labeldp_core.training.dpsgd import (
     train_dpsgd_classifier,
 )
 from labeldp_core.training.per_example import conv_per_example_gradients
+from tests.families.labeldp_pro.release_contract import replace_one_epsilon
 
 PAGE = "pages/dpsgd.py"
 CHANCE = 0.1
@@ -329,6 +331,12 @@ def test_cli_reports_noise_steps_sample_rate_delta_and_unit(capsys):
     assert details["epsilon_prv"] == result["epsilon_spent"]
     assert "add/remove" in details["neighbouring_relation"]
     assert details["warnings"] == [] and capsys.readouterr().err == ""
+    # The label-level reading: replace-one by dp_accounting's PLD, tighter than group privacy.
+    steps = SimpleNamespace(sample_rate=details["sample_rate"], steps=details["steps"])
+    google = replace_one_epsilon(details["noise_multiplier"], steps, 1e-6)
+    assert details["label_level_epsilon"] == pytest.approx(google, rel=2e-3)
+    assert details["label_level_delta"] == 1e-6
+    assert details["label_level_epsilon"] < 2 * result["epsilon_spent"]
 
 
 def test_delta_of_one_over_n_or_more_runs_with_a_warning(capsys):

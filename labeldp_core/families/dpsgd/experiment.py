@@ -359,9 +359,24 @@ def run_dpsgd(config: RunConfig, ctx: RunContext) -> Outcome:
             "budget_outlook": budget_outlook(
                 sigma, trained.sample_rate, steps_per_epoch, settings.epochs, delta
             ),
+            **_label_reading(sigma, trained.sample_rate, trained.steps, delta),
         },
         diagnostics=("details.class_counts", "details.mean_batch", "details.empty_steps"),
     )
+
+
+def _label_reading(sigma: float, q: float, steps: int, delta: float) -> dict[str, Any]:
+    """The run's epsilon for one changed label, read tightly: replace-one, at the run's delta.
+
+    A changed label keeps its example's inclusion coin, so the replace-one pair of the
+    Poisson-subsampled Gaussian covers it (the LabelDP-Pro family README's argument); the group
+    reading of the example-level epsilon, (2 eps, (1 + e^eps) delta), is looser.
+    """
+    return {
+        "label_level_epsilon": dpsgd_epsilon(sigma, q, steps, delta, "pld-replace-one"),
+        "label_level_delta": delta,
+        "label_level_accountant": "pld-replace-one",
+    }
 
 
 def _details(

@@ -10,7 +10,7 @@ from dataclasses import replace
 from typing import Any
 
 from labeldp_core.accounting.dpsgd import (
-    ACCOUNTANTS,
+    REPLACE_ONE_ACCOUNTANTS,
     check_training_schedule,
     dpsgd_epsilon,
     sampling_schedule,
@@ -27,8 +27,9 @@ from labeldp_core.engine.release_noise import (
 from labeldp_core.engine.spec import MechanismSpec, Outcome, RunConfig, Scalar, Setting
 from labeldp_core.engine.tuning import Tuning
 from labeldp_core.families.labeldp_pro.accounting import (
+    LABEL_ACCOUNTANTS,
+    accounted_budget,
     calibrate_label_noise,
-    example_budget,
     label_epsilon,
 )
 
@@ -56,19 +57,6 @@ _SEEDED_DRAWS = {
 }
 
 
-#: Where the denoiser was tuned (Fashion-MNIST, the family's README): the projection starts at
-#: the model's softmax, lambda and the rate follow the noise. Elsewhere the settings' defaults
-#: stand, with the rate scaled from 4 at a batch of 2,048 (not measured with these rules).
-_TUNED = {
-    "fashion-mnist": {
-        "dp_learning_rate": 12.0,
-        "projection_start": "predicted",
-        "smoothing_rule": "noise",
-        "rate_rule": "smoothing",
-    }
-}
-
-
 #: The denoiser's rules as chosen on Fashion-MNIST's training labels (the family README's runs).
 PRO_TUNING = (
     Tuning(
@@ -87,23 +75,30 @@ PRO_TUNING = (
         {"rate_rule": "smoothing", "dp_learning_rate": 12.0},
         "LabelDP-Pro's test accuracy at ε 0.1, 0.5 and 1, seed 0, SGD rates 2 to 20",
     ),
+    Tuning(
+        "digits",
+        {"rate_rule": "smoothing", "dp_learning_rate": 12.0},
+        "LabelDP-Pro's test accuracy at ε 8, seed 0, rate 12 against 0.5",
+    ),
 )
 
 
 def labeldp_pro_recipe(dataset: str) -> dict[str, Scalar]:
-    """Per-dataset defaults: expected batch, epochs, the learning rate and the denoiser's rules.
+    """Per-dataset defaults: the expected batch and the epochs (the rules are the settings').
+
+    The denoiser's rules and the rate are the same on every dataset (the settings' defaults:
+    the projection starts at the model's softmax, lambda and the rate follow the noise, rate 12),
+    since they read only public quantities (sigma, d, B, the clip); see the family README for
+    the datasets whose labels picked them.
 
     >>> labeldp_pro_recipe("digits")
-    {'batch': 256, 'dp_learning_rate': 0.5, 'epochs': 40}
-    >>> labeldp_pro_recipe("fashion-mnist")["smoothing_rule"]
-    'noise'
+    {'batch': 256, 'epochs': 40}
+    >>> labeldp_pro_recipe("fashion-mnist")
+    {'batch': 1024, 'epochs': 5}
     """
     if dataset not in _BATCHES:
         return {}
-    batch = _BATCHES[dataset]
-    epochs = _PAPER_EPOCHS.get(dataset, 40)
-    base = {"batch": batch, "dp_learning_rate": 4.0 * batch / 2048, "epochs": epochs}
-    return base | _TUNED.get(dataset, {})
+    return {"batch": _BATCHES[dataset], "epochs": _PAPER_EPOCHS.get(dataset, 40)}
 
 
 def validate_labeldp_pro(config: RunConfig) -> None:
@@ -149,16 +144,16 @@ def run_labeldp_pro(config: RunConfig, ctx: RunContext) -> Outcome:
     )
     # The released model: the label-inference figures and the canary audit read it.
     ctx.note_attack_model(trained.model)
-    _, example_delta = example_budget(config.epsilon, delta)
+    _, accounted_delta = accounted_budget(config.epsilon, delta, accountant)
     spent, spent_delta = label_epsilon(
-        sigma, trained.sample_rate, trained.steps, example_delta, accountant
+        sigma, trained.sample_rate, trained.steps, accounted_delta, accountant
     )
     return Outcome(
         epsilon_spent=spent,
         delta=spent_delta,
         test_score=trained.final,
         n_train=data.n_train,
-        details=_details(config, trained, sigma, example_delta),
+        details=_details(config, trained, sigma, accounted_delta),
         diagnostics=("details.mean_batch", "details.empty_steps"),
     )
 
@@ -184,13 +179,16 @@ def _pro_settings(config: RunConfig, sigma: float) -> Any:
     )
 
 
-def _details(config: RunConfig, trained: Any, sigma: float, example_delta: float) -> dict:
-    """The noise, the sampling, both accountants' figures, the denoiser and the draws' sources.
+def _details(config: RunConfig, trained: Any, sigma: float, accounted_delta: float) -> dict:
+    """The noise, the sampling, both units' figures, the denoiser and the draws' sources.
 
-    ``trained`` is the trainer's outcome, with the lambda and SGD rate its rules chose.
+    ``trained`` is the trainer's outcome, with the lambda and SGD rate its rules chose. The
+    example-level figure is the DP-SGD release's add/remove epsilon (RDP under a replace-one
+    run), at the delta the run accounted.
     """
     accountant, noise = config.setting("accountant"), config.setting("noise")
-    example = dpsgd_epsilon(sigma, trained.sample_rate, trained.steps, example_delta, accountant)
+    add_remove = "rdp" if accountant in REPLACE_ONE_ACCOUNTANTS else accountant
+    example = dpsgd_epsilon(sigma, trained.sample_rate, trained.steps, accounted_delta, add_remove)
     return {
         "noise_multiplier": sigma,
         "sample_rate": trained.sample_rate,
@@ -200,7 +198,7 @@ def _details(config: RunConfig, trained: Any, sigma: float, example_delta: float
         "clip": config.setting("clip"),
         "accountant": accountant,
         "example_level_epsilon": example,
-        "example_level_delta": example_delta,
+        "example_level_delta": accounted_delta,
         "denoiser": (
             f"ALTCONV: projection onto the {config.setting('hull').replace('_', '-')} hull of "
             f"{config.setting('public_batch')} label-free examples' clipped per-class gradients, "
@@ -214,11 +212,7 @@ def _details(config: RunConfig, trained: Any, sigma: float, example_delta: float
         "learning_rate_used": trained.learning_rate,
         "test_curve": list(trained.test_curve),
         "neighbouring_relation": NEIGHBOURS,
-        "composition": (
-            f"{trained.steps} Poisson-subsampled Gaussian steps composed by the {accountant} "
-            "accountant (add/remove), read for a changed label by group privacy (2 eps, "
-            "(1 + e^eps) delta); the projection is post-processing"
-        ),
+        "composition": _composition(trained.steps, accountant),
         "paper": PAPER,
         **sampler_details(noise, _SAMPLERS, _GENERATORS),
         "random_draws": draw_sources(
@@ -228,6 +222,25 @@ def _details(config: RunConfig, trained: Any, sigma: float, example_delta: float
             sampler_source(noise, _GENERATORS),
         ),
     }
+
+
+def _composition(steps: int, accountant: str) -> str:
+    """How the run's steps were composed, in the details' words."""
+    if accountant in REPLACE_ONE_ACCOUNTANTS:
+        reading = (
+            "accountant (replace-one: the example's inclusion coin is the same in both worlds; "
+            "the 1-D pair bounds vector gradients by the family README's argument, whose 2-D "
+            "step is checked numerically, not proved)"
+        )
+    else:
+        reading = (
+            "accountant (add/remove), read for a changed label by group privacy (2 eps, "
+            "(1 + e^eps) delta)"
+        )
+    return (
+        f"{steps} Poisson-subsampled Gaussian steps composed by the {accountant} {reading}; "
+        "the projection is post-processing"
+    )
 
 
 def _projection_step(learning_rate: float) -> str:
@@ -249,7 +262,16 @@ SPEC = MechanismSpec(
             "bound C on each gradient's norm (private and hull), > 0; 0.1 as DP-SGD's recipe",
         ),
         "delta": Setting(1e-5, "delta of the label-level (epsilon, delta) guarantee, in (0, 1)"),
-        "accountant": Setting("rdp", "privacy accountant", choices=tuple(ACCOUNTANTS)),
+        # The default is the proved reading: pld-replace-one rests on a worst case for gradient
+        # vectors that is checked numerically, not proved (the family README), so it is offered,
+        # not assumed.
+        "accountant": Setting(
+            "rdp",
+            "privacy accountant: rdp / prv (DP-SGD's add/remove, read for a changed label by "
+            "group privacy; proved, the default), or pld-replace-one (a changed label, about half "
+            "the noise; its vector worst case is checked numerically, not proved)",
+            choices=LABEL_ACCOUNTANTS,
+        ),
         "public_batch": Setting(
             100, "n2: examples of the projection batch I_P (read without labels)", minimum=1
         ),
@@ -261,14 +283,14 @@ SPEC = MechanismSpec(
             maximum=1.0,
         ),
         "smoothing_rule": Setting(
-            "fixed",
+            "noise",
             "fixed: lambda is the smoothing setting; noise: lambda = r^2 / (1 + r^2), r = "
             "sigma sqrt(d) / batch, the noise's expected norm over the clip (near 1, the "
             "projection, at small epsilon; near 0, plain DP-SGD, where the noise is small)",
             choices=("fixed", "noise"),  # the trainer's SMOOTHING_RULES (no torch here)
         ),
         "rate_rule": Setting(
-            "fixed",
+            "smoothing",
             "fixed: the SGD rate is dp_learning_rate; smoothing: dp_learning_rate x (1 - "
             "3 lambda / 4), the step shortened as it leans on the (biased) projection",
             choices=("fixed", "smoothing"),  # the trainer's RATE_RULES (no torch here)
@@ -298,7 +320,7 @@ SPEC = MechanismSpec(
             choices=("pgd", "fista"),
         ),
         "projection_start": Setting(
-            "uniform",
+            "predicted",
             "the projection's first simplex weights: uniform ones (the mean of every per-class "
             "gradient), or predicted: the model's softmax on each example (the zero gradient "
             "before clipping; reads no label)",
@@ -313,7 +335,10 @@ SPEC = MechanismSpec(
         ),
         "momentum": Setting(0.9, "momentum of the SGD step", minimum=0.0, maximum=0.99),
         "dp_learning_rate": Setting(
-            4.0, "learning rate of the private SGD", minimum=1e-6, maximum=100.0
+            12.0,
+            "learning rate of the private SGD (under rate_rule=smoothing, the rate at lambda 0)",
+            minimum=1e-6,
+            maximum=100.0,
         ),
         "noise": SAMPLER_NOISE_SETTING,
     },
