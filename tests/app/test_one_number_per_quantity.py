@@ -73,6 +73,7 @@ def _store_runs(cache, mechanism: str) -> None:
         run = _noisy(config)
         if mechanism == "labeldp-pro":
             details = {"test_curve": [0.5, 0.7], "noise_multiplier": 1.0, "steps": 10}
+            details |= {"accountant": "rdp"}  # what every LabelDP-Pro run records
             run = replace(run, details=details)
         if mechanism == "rr":
             confusion = [[9 if i == j else 1 for j in range(10)] for i in range(10)]
