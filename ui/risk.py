@@ -27,8 +27,7 @@ def risk_line(epsilon: float, what: RiskOf) -> str:
     """The risk of ``epsilon`` in one short line.
 
     >>> print(risk_line(1.0, RiskOf(10)))
-    One label at ε = 1: odds moved ≤ 2.7x · guess ≤ 23% from the uniform prior π = 1/10 \
-(image unseen; from the image's π: ≤ πe^ε/(πe^ε+1−π)) · attack gain ≤ 63%
+    One label at ε = 1: odds moved ≤ 2.7x · guess ≤ 23% from prior 1/10 · attack gain ≤ 63%
     """
     if what.unit == "output":
         odds = odds_multiplier(epsilon)
@@ -37,8 +36,7 @@ def risk_line(epsilon: float, what: RiskOf) -> str:
     where = "" if what.unit == "label" else f" (2 × example ε {epsilon:g})"
     return (
         f"One label at ε = {risk.epsilon:.3g}{where}: odds moved ≤ {risk.odds_text} · guess "
-        f"≤ {risk.guess:.0%} from the uniform prior π = 1/{what.num_classes} (image unseen; "
-        f"from the image's π: ≤ πe^ε/(πe^ε+1−π)) · attack gain ≤ {risk.gain:.0%}"
+        f"≤ {risk.guess:.0%} from prior 1/{what.num_classes} · attack gain ≤ {risk.gain:.0%}"
     )
 
 
@@ -48,7 +46,9 @@ def risk_help(what: RiskOf) -> str:
         return "Odds: " + FORMULAS["odds"] + "."
     lines = [
         f"Odds: {FORMULAS['odds']}.",
-        f"Best guess: {FORMULAS['guess']}.",
+        f"Best guess: {FORMULAS['guess']}. The line's figure starts from the uniform prior "
+        f"π = 1/{what.num_classes}, an attacker who never sees the image; one who sees it starts "
+        "from the image's π and ends at most at πe^ε/(πe^ε + 1 − π).",
         f"Attack gain: {FORMULAS['gain']}.",
         "With a δ (PATE, DP-SGD, DPPL-Mean) each bound holds up to δ.",
     ]

@@ -215,15 +215,19 @@ EPSILON_SPENT = "ε spent"
 
 
 def warm_load_page(cache_dir: Path) -> None:
-    """Compute every result the scenario's page shows: its sweep (the demo grid) at LOAD_QUERY."""
+    """Compute every result the scenario's page shows: its sweep (the demo grid) at LOAD_QUERY.
+
+    The RR page draws the mean curve over the demo seeds, so every seed of the grid is computed.
+    """
     from labeldp_core.cache import ResultCache
-    from labeldp_core.demo import DEMO_EPSILONS
+    from labeldp_core.demo import DEMO_EPSILONS, DEMO_SEEDS
     from labeldp_core.experiments import make_config, run
 
     cache = ResultCache(cache_dir)
     try:
         for epsilon in DEMO_EPSILONS:
-            run(make_config("rr", "digits", epsilon, 0, 1, {"model": "logistic"}), cache)
+            for seed in DEMO_SEEDS:
+                run(make_config("rr", "digits", epsilon, seed, 1, {"model": "logistic"}), cache)
     finally:
         cache.close()
 

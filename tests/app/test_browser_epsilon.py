@@ -20,7 +20,7 @@ import pytest
 from test_browser import IDLE, NAV_LINKS, _open, chromium_browser, warmed_app
 
 from labeldp_core.cache import ResultCache
-from labeldp_core.demo import demo_configs, point_epsilons
+from labeldp_core.demo import DEMO_SEEDS, demo_configs, point_epsilons
 from labeldp_core.experiments import run
 
 # One worker of `pytest -n` runs every browser test: one Chromium and one server at a time.
@@ -48,10 +48,12 @@ def _warm(directory: Path, paths: set[str]) -> None:
     """What `warm` computes for ``paths``, on the logistic model for one epoch, seed 0.
 
     Really trained: with stand-in training (random teacher votes) PATE's slider stepped from 2
-    back to 1 (the stops it reads depend on the runs it finds)."""
+    back to 1 (the stops it reads depend on the runs it finds). The RR page's curve is the mean
+    over the demo seeds, so RR gets every seed of its grid, as `warm` computes it."""
     cache = ResultCache(directory)
     for own, beside in (PAGES[path] for path in paths):
-        configs = demo_configs("digits", [own], (0,), 1, "logistic")  # every stop, the variants
+        seeds = DEMO_SEEDS if own == "rr" else (0,)
+        configs = demo_configs("digits", [own], seeds, 1, "logistic")  # every stop, the variants
         configs += demo_configs("digits", beside, (0,), 1, "logistic", variants=False)
         for config in configs:
             run(config, cache)

@@ -8,7 +8,7 @@ prior, and the general bound πe^ε/(πe^ε + 1 − π) for an attacker who sees
 
 from app_helpers import assert_no_errors, open_page
 
-from ui.risk import RiskOf, risk_line
+from ui.risk import RiskOf, risk_help, risk_line
 
 QUERY = {"epochs": "1", "model": "logistic", "epsilon": "1"}
 
@@ -20,9 +20,10 @@ def _risk_captions(app) -> list[str]:
 def test_a_mechanism_page_writes_the_risk_of_its_epsilon_by_the_control():
     app = open_page("pages/randomized_response.py", **QUERY)
     assert_no_errors(app)
+    # The line names its prior; its help gives the bound from the image's prior (short enough
+    # to keep the chart on the first screen: tests/app/test_browser_layout.py).
     assert _risk_captions(app) == [
-        "One label at ε = 1: odds moved ≤ 2.7x · guess ≤ 23% from the uniform prior π = 1/10 "
-        "(image unseen; from the image's π: ≤ πe^ε/(πe^ε+1−π)) · attack gain ≤ 63%"
+        "One label at ε = 1: odds moved ≤ 2.7x · guess ≤ 23% from prior 1/10 · attack gain ≤ 63%"
     ]
     app.number_input(key="epsilon").set_value(0.5).run()
     assert _risk_captions(app)[0].startswith("One label at ε = 0.5: odds moved ≤ 1.6x")
@@ -37,7 +38,8 @@ def test_local_dp_on_outputs_gives_the_odds_of_an_output_only():
 def test_an_example_level_epsilon_is_read_for_one_label_at_twice_it():
     line = risk_line(1.0, RiskOf(10, "example"))
     assert line.startswith("One label at ε = 2 (2 × example ε 1): odds moved ≤ 7.4x")
-    assert "guess ≤ 45% from the uniform prior π = 1/10" in line and "attack gain ≤ 86%" in line
+    assert "guess ≤ 45% from prior 1/10" in line and "attack gain ≤ 86%" in line
+    assert "πe^ε/(πe^ε + 1 − π)" in risk_help(RiskOf(10, "example"))
 
 
 def test_demo_mode_keeps_the_line_off_its_larger_type():
