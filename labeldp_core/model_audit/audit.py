@@ -26,7 +26,11 @@ from labeldp_core.model_audit.canaries import (
     canary_count,
     draw_canaries,
 )
-from labeldp_core.model_audit.crafted import CANARY_KINDS, crafted_inputs
+from labeldp_core.model_audit.crafted import (
+    DEFAULT_CANARY_KIND,
+    check_canary_kind,
+    crafted_inputs,
+)
 from labeldp_core.model_audit.estimate import accuracy_cap, score_guesses
 from labeldp_core.model_audit.guesses import DEFAULT_GUESS_SHARE, check_guess_share
 from labeldp_core.model_audit.protected import check_rows_kept, protected_rows, rows_digest
@@ -45,24 +49,6 @@ __all__ = [
 
 #: The planted overspend of the budget control: the mechanism runs at this many times ε.
 DOUBLED = 2.0
-
-
-def default_canary_kind(dataset: str) -> str:
-    """The canary kind with the most power on ``dataset``'s non-private control: crafted inputs.
-
-    Measured in the model-audit docs (docs/audit.md): crafted canaries are memorised where a
-    flipped label fights its image's evidence.
-    """
-    return "crafted"
-
-
-def check_canary_kind(kind: object) -> str:
-    """``kind`` if it is a canary kind, else a clear error naming them."""
-    if kind not in CANARY_KINDS:
-        raise InvalidInputError(
-            f"canary kind must be one of {', '.join(CANARY_KINDS)}, got {kind!r}"
-        )
-    return str(kind)
 
 
 def _check_mechanism(mechanism: str) -> str:
@@ -161,8 +147,9 @@ def _plan(mechanism: str, dataset: str, epsilon: float, options: Mapping[str, ob
     data = load_dataset(dataset)
     rows = protected_rows(configs[0], data)
     count = canary_count(len(rows), options.get("canaries"))
-    kind = check_canary_kind(options.get("kind") or default_canary_kind(dataset))
-    share = check_guess_share(options.get("guess_share") or DEFAULT_GUESS_SHARE)
+    kind, share = options.get("kind"), options.get("guess_share")
+    kind = check_canary_kind(DEFAULT_CANARY_KIND if kind is None else kind)
+    share = check_guess_share(DEFAULT_GUESS_SHARE if share is None else share)
     seed = configs[0].seed
     drawn = draw_canaries(data.y_train, data.num_classes, count, seed, rows)
     if kind == "crafted":
@@ -224,7 +211,7 @@ def audit_model(
     (:func:`~.protected.protected_rows`: never a public part, never the test set);
     ``canaries`` defaults to :func:`~.canaries.canary_count`'s choice for that many rows.
     ``kind`` is ``flipped`` (training images, a wrong label) or ``crafted`` (noise inputs no
-    training image resembles, :mod:`.crafted`; None: :func:`default_canary_kind`), and the
+    training image resembles, :mod:`.crafted`; None: :data:`~.crafted.DEFAULT_CANARY_KIND`), and the
     attack guesses on the ``guess_share`` most confident canaries (:mod:`.guesses`).
     """
     options = {

@@ -69,6 +69,7 @@ def guess(
     Guesses(correct=2, made=2, canaries=3)
     """
     scores = canary_scores(probabilities, planted, decoy)
+    # The tolerance keeps a share like 2/3 of 3 canaries (2.0000000000000004) at 2 guesses.
     made = math.ceil(check_guess_share(share) * len(scores) - 1e-9)
     confident = np.argsort(-np.abs(scores), kind="stable")[:made]
     return Guesses(int(np.sum(scores[confident] > 0)), made, len(scores))

@@ -53,6 +53,7 @@ def test_the_release_audit_is_unchanged_without_model(capsys):
         (["audit", "rr", "--model", *QUICK, "--trials", "10"], "takes --canaries N"),
         (["audit", "rr", "--model", *QUICK, "--canary-kind", "odd"], "flipped, crafted"),
         (["audit", "rr", "--model", *QUICK, "--guess-share", "0.01"], "guess_share must lie"),
+        (["audit", "rr", "--model", *QUICK, "--guess-share", "0"], "guess_share must lie"),
         (["audit", "rr", "--epsilon", "1", "--canary-kind", "crafted"], "add --model"),
         (["audit", "rr", "--model", *QUICK, "--workers", "0"], "--workers must be"),
         (["audit", "rr", "--model", *QUICK, "--workers", "2", "--scheduler", "x:1"], "not both"),
