@@ -12,10 +12,13 @@ audit verdicts (:data:`STAYS`) never do: they are recomputed where they are used
 
 Import trusts none of it: sizes are checked before reading; every key is recomputed from its
 identity (sha256 of the identity, of this code's version), so an entry cannot say it is one
-kind while sitting under another kind's key; the kind must be one that travels, stored as that
-kind is; every entry must decode as JSON or pickle-free arrays holding what its readers read; and
-a run result must pass the result schema and sit under the very key its own config hashes to, so
-a file cannot put one point's numbers under another's name. Entries that fail are counted and
+kind while sitting under another kind's key; an entry computed by other code than this
+checkout's for its unit (an archive made before an upgrade) is left out and counted as stale,
+so an upgrade that changed one family still brings every other family's points; the kind must
+be one that travels, stored as that kind is; every entry must decode as JSON or pickle-free
+arrays holding what its readers read; and a run result must pass the result schema and sit
+under the very key its own config hashes to, so a file cannot put one point's numbers under
+another's name. Entries that fail are counted and
 named, never stored. Nothing proves an entry that travels *true*: a result, a baseline or a
 timing is taken as the claim of the machine that computed it (none is read by a release).
 """
@@ -37,9 +40,12 @@ from labeldp_core.cache import (
     ResultCache,
     check_entry,
     code_fingerprint,
+    identity_fields,
     identity_of,
+    is_stored_by_this_code,
 )
 from labeldp_core.errors import InvalidInputError, LabelDPError
+from labeldp_core.fingerprint import unit_of_code
 
 __all__ = [
     "ARCHIVE_FORMAT",
@@ -99,12 +105,15 @@ class TransferReport:
     """What an export or import did.
 
     ``moved`` entries written or stored; ``refused`` entries named with the reason (unreadable,
-    or failing a check); ``left_out`` (export) the entries that do not travel, counted by kind.
+    or failing a check); ``left_out`` (export) the entries that do not travel, counted by kind;
+    ``stale`` (import) the entries computed by other code than this checkout's for their unit,
+    which this code would never read.
     """
 
     moved: int = 0
     refused: list[str] = field(default_factory=list)
     left_out: dict[str, int] = field(default_factory=dict)
+    stale: int = 0
 
     def summary(self, verb: str) -> str:
         """A line for the command line, then one line per refused entry (the first few)."""
@@ -114,6 +123,11 @@ class TransferReport:
             text += (
                 f"; left out {sum(self.left_out.values()):,} ({counts}): they do not "
                 "travel, and are recomputed where they are used"
+            )
+        if self.stale:
+            text += (
+                f"; left out {self.stale:,} computed by other code (stale here: this code "
+                "would never read them, and recomputes them where they are used)"
             )
         if self.refused:
             text += f"; refused {len(self.refused):,}:"
@@ -164,9 +178,11 @@ def export_cache(cache: ResultCache, path: str | Path) -> TransferReport:
 def import_cache(cache: ResultCache, path: str | Path) -> TransferReport:
     """Store every valid entry of the archive ``path`` in ``cache``; refuse the rest by name.
 
+    An archive made by other code (before an upgrade, or after) is read entry by entry: what
+    this checkout computes alike is stored, the rest counted as stale.
+
     Raises:
-        InvalidInputError: if ``path`` is not an archive of this format, was made by another
-            version of the code (its keys would never be read here), or is over the caps.
+        InvalidInputError: if ``path`` is not an archive of this format, or is over the caps.
     """
     try:
         archive = zipfile.ZipFile(path)
@@ -179,7 +195,11 @@ def import_cache(cache: ResultCache, path: str | Path) -> TransferReport:
         lines = _manifest_entries(archive, path)
         report = TransferReport()
         for line in lines:
-            reason = _import_one(cache, archive, line)
+            try:
+                reason = _import_one(cache, archive, line)
+            except _StaleEntryError:
+                report.stale += 1
+                continue
             if reason:
                 report.refused.append(f"{str(line.get('key'))[:12]}{reason}")
             else:
@@ -188,7 +208,7 @@ def import_cache(cache: ResultCache, path: str | Path) -> TransferReport:
 
 
 def _manifest_entries(archive: zipfile.ZipFile, path: str | Path) -> list[dict]:
-    """The manifest's entry lines, after checking its format, version, code and sizes."""
+    """The manifest's entry lines, after checking its format and sizes."""
     members = {info.filename: info for info in archive.infolist()}
     info = members.get(_MANIFEST)
     if info is None or info.file_size > _MAX_MANIFEST_BYTES:
@@ -202,13 +222,6 @@ def _manifest_entries(archive: zipfile.ZipFile, path: str | Path) -> list[dict]:
             f"{path} is not a {ARCHIVE_FORMAT} archive; make one with "
             "`python -m labeldp_core cache export FILE`"
         )
-    theirs = (manifest.get("version"), manifest.get("code"))
-    if theirs != (__version__, code_fingerprint()):
-        raise InvalidInputError(
-            f"{path} was made by labeldp {theirs[0]} (code {theirs[1]}), this is "
-            f"{__version__} (code {code_fingerprint()}): its keys would never be read here; "
-            "export again from the same version of the code"
-        )
     lines = manifest.get("entries")
     if not isinstance(lines, list) or len(lines) > MAX_ENTRIES:
         raise InvalidInputError(f"{path} lists no entries, or more than {MAX_ENTRIES:,}")
@@ -218,10 +231,21 @@ def _manifest_entries(archive: zipfile.ZipFile, path: str | Path) -> list[dict]:
 
 
 def _import_one(cache: ResultCache, archive: zipfile.ZipFile, line: dict) -> str:
-    """Store one entry; why it was refused (": reason", or " (kind): reason"), or "" if stored."""
+    """Store one entry; why it was refused (": reason", or " (kind): reason"), or "" if stored.
+
+    Raises:
+        _StaleEntryError: if the entry's identity is well formed but names other code for its
+            unit than this checkout's.
+    """
     key, kind, identity = line.get("key"), line.get("type"), line.get("identity")
     if not isinstance(key, str) or not KEY_PATTERN.fullmatch(key) or kind not in _SUFFIX:
         return ": not a key and type this code writes"
+    try:
+        fields = identity_fields(key, identity)
+    except CorruptEntryError as exc:
+        return f": {exc}"
+    if not is_stored_by_this_code(fields) and unit_of_code(fields["code"]) is not None:
+        raise _StaleEntryError(key)
     try:
         what = identity_of(key, identity)["kind"]
     except CorruptEntryError as exc:
@@ -256,6 +280,10 @@ def _travel_problem(kind: str, type_: str) -> str:
     if expected != type_:
         return f"stored as {type_}, a {kind} is {'JSON' if expected == 'json' else expected}"
     return ""
+
+
+class _StaleEntryError(Exception):
+    """An entry computed by other code for its unit: never read here, so left out, not refused."""
 
 
 class _RefusedError(CorruptEntryError):
