@@ -25,10 +25,10 @@ from labeldp_core.cache_transfer import checked_kind, result_problem
 from labeldp_core.cluster.session import ClusterSession
 from labeldp_core.cluster.worker import (
     Entry,
-    code_identity,
     compute_audit_case,
     compute_model_audit_training,
     compute_point,
+    task_identity,
 )
 from labeldp_core.data.tables import is_table
 from labeldp_core.engine.progress import Progress, silent
@@ -89,7 +89,7 @@ def run_on_cluster(
     """Compute the points of ``configs`` missing from ``cache`` on the cluster; store each one."""
     refuse_tables(configs)
     found = {config: lookup(config, cache) for config in configs}
-    identity = code_identity()
+    identity = task_identity()
     tasks = {
         _submit(session, compute_point, config.to_dict(), identity, _run_label(config)): config
         for config, result in found.items()
@@ -117,7 +117,7 @@ def audit_on_cluster(
 
     points = [tuple(point) for point in points]
     found = {point: stored_audit_case(*point, cache=cache, compute=False) for point in points}
-    identity = code_identity()
+    identity = task_identity()
     tasks = {
         _submit(session, compute_audit_case, point, identity, _audit_label(point)): point
         for point, result in found.items()
@@ -155,7 +155,7 @@ def model_audits_on_cluster(
     refuse_tables([make_config(p["mechanism"], p["dataset"], p["epsilon"]) for p in points])
 
     found = [cached_audit(**point, cache=cache) for point in points]
-    identity = code_identity()
+    identity = task_identity()
     tasks = {
         _submit(session, compute_model_audit_training, task, identity, _model_label(task)): task
         for point, audit in zip(points, found, strict=True)

@@ -21,7 +21,7 @@ from typing import Any
 from labeldp_core import __version__
 from labeldp_core.cache import ResultCache, code_fingerprint
 from labeldp_core.errors import LabelDPError
-from labeldp_core.threads import THREADS_ENV, fixed_threads
+from labeldp_core.threads import THREADS_ENV, fixed_threads, torch_threads
 
 __all__ = [
     "THREADS_ENV",
@@ -31,6 +31,7 @@ __all__ = [
     "compute_model_audit_training",
     "compute_point",
     "refuse_mismatch",
+    "task_identity",
 ]
 
 #: A returned entry: its cache key, ``"json"`` or ``"arrays"``, its bytes, and its identity (the
@@ -47,9 +48,19 @@ def code_identity() -> dict[str, str]:
     return {"version": __version__, "code": code_fingerprint()}
 
 
-def check_identity(expected: dict[str, str]) -> None:
+def task_identity() -> dict[str, Any]:
+    """What a task carries from the client: its code identity and its training thread count.
+
+    A worker trains on the client's count, whatever its own ``LABELDP_TORCH_THREADS``: the count
+    is part of a result's key, so a result trained on another count would never be the point
+    the client asked for.
+    """
+    return code_identity() | {"torch_threads": torch_threads()}
+
+
+def check_identity(expected: dict[str, Any]) -> None:
     """Raise :class:`CodeMismatchError` if this worker's code is not ``expected`` (the client's)."""
-    refuse_mismatch("this worker", code_identity(), expected)
+    refuse_mismatch("this worker", code_identity(), {k: expected.get(k) for k in code_identity()})
 
 
 def refuse_mismatch(who: str, theirs: dict[str, str], client: dict[str, str]) -> None:
@@ -124,18 +135,17 @@ def _local_cache() -> _RecordingCache:
     return _LOCAL
 
 
-def _torch_threads() -> None:
-    """Outside training, the count fixed by ``LABELDP_TORCH_THREADS`` (for ``dask worker``)."""
-    threads = fixed_threads()
-    if threads:
-        import torch
+def _torch_threads(client_threads: int) -> None:
+    """Train on the client's thread count (:func:`task_identity`), outside training too."""
+    os.environ[THREADS_ENV] = str(client_threads)
+    import torch
 
-        torch.set_num_threads(threads)
+    torch.set_num_threads(fixed_threads() or 1)
 
 
-def _computed(expected: dict[str, str], compute: Callable[[ResultCache], Any]) -> list[Entry]:
+def _computed(expected: dict[str, Any], compute: Callable[[ResultCache], Any]) -> list[Entry]:
     check_identity(expected)
-    _torch_threads()
+    _torch_threads(int(expected.get("torch_threads", 1)))
     cache = _local_cache()
     with cache.recording() as touched:
         compute(cache)

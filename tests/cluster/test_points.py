@@ -60,6 +60,18 @@ def test_a_sweep_on_two_workers_equals_the_sweep_in_process(dask_cluster, tmp_pa
     assert ResultCache(tmp_path / "client").get_arrays(prior) is not None
 
 
+def test_a_worker_trains_on_the_clients_thread_count_whatever_its_own(
+    dask_cluster, tmp_path, monkeypatch
+):
+    """The workers started with the suite's environment (one thread); this client asks for two."""
+    monkeypatch.setenv("LABELDP_TORCH_THREADS", "2")
+    config = make_config("rr", "digits", 1.0, 0, 1, LOGISTIC)
+    report = run_on_cluster(dask_cluster, [config], ResultCache(tmp_path / "client"))
+    assert report.failures == [] and report.results[0].details["torch_threads"] == 2
+    local = run(config, ResultCache(tmp_path / "local"))
+    assert _without_timing(report.results[0]) == _without_timing(local)
+
+
 def test_model_audits_train_on_the_workers_and_read_back_as_audits_computed_here(
     dask_cluster, tmp_path
 ):
