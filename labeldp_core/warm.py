@@ -279,7 +279,9 @@ class _Estimate:
             total += seconds if started is None else max(0.0, seconds - (now - started))
         return total / workers
 
-    def update(self, status: WarmStatus, waiting: list[WarmTask], running: dict, workers: int):
+    def update(
+        self, status: WarmStatus, waiting: list[WarmTask], running: dict, workers: int
+    ) -> None:
         """Set ``status``'s seconds left: of every point, and of the pages' phase."""
         status.seconds_left = self.left(waiting, running, workers)
         pages = {f: (t, s) for f, (t, s) in running.items() if t.phase == PAGES}
