@@ -10,10 +10,13 @@ project's thread variables removed so the code's own defaults run) and prints:
    time that was really left then (target: within 25%).
 
 With ``--old CHECKOUT`` (e.g. a worktree of an earlier commit) the old code's warm is timed too,
-after this one (not interleaved: each takes many minutes), for the wall time only.
+after this one (not interleaved: each takes many minutes), for the wall time only. With
+``--write`` the measurement is stored in ``bench/measured/`` and written into the docs' blocks
+(``bench/measured.py``): the docs state no warm time the bench did not measure.
 """
 
 import argparse
+import json
 import os
 import re
 import shutil
@@ -23,9 +26,12 @@ import tempfile
 import time
 from pathlib import Path
 
+import measured
+
 ROOT = Path(__file__).resolve().parents[1]
 CHOSEN_BY_THE_CODE = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "LABELDP_TORCH_THREADS")
-LEFT = re.compile(r"about (\d+) (s|min) left; first views ready: (\d+)/(\d+)")
+#: The time left in ``labeldp_core.warm.left_text``'s words.
+LEFT = re.compile(r"about (\d+) (s|min) left(?: \([^)]*\))?; first views ready: (\d+)/(\d+)")
 
 
 def timed_warm(checkout: Path, dataset: str, work: Path) -> tuple[float, list[tuple[float, str]]]:
@@ -81,15 +87,31 @@ def report(total: float, lines: list[tuple[float, str]]) -> None:
         )
 
 
+def write(dataset: str, total: float, lines: list[tuple[float, str]]) -> None:
+    """Store the measurement in ``bench/measured/`` and rewrite the docs' blocks from it."""
+    commit = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
+    ).stdout.strip()
+    where = {"commit": commit or "unknown", "cores": os.cpu_count(), "load": os.getloadavg()[2]}
+    record = measured.warm_record(dataset, total, lines, where)
+    path = measured.record_path(dataset)
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    measured.main()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dataset", default="digits")
     parser.add_argument("--old", type=Path, help="a checkout of the code to compare with")
+    parser.add_argument("--write", action="store_true", help="store it and write it in the docs")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="bench-warm-"))
     try:
         total, lines = timed_warm(ROOT, args.dataset, work)
         report(total, lines)
+        if args.write:
+            write(args.dataset, total, lines)
         if args.old:
             old_total, _ = timed_warm(args.old.resolve(), args.dataset, work)
             print(

@@ -67,7 +67,7 @@ from labeldp_core.model_audit import cached_audit, demo_model_audits
 from labeldp_core.registry import ON_COMPARE
 from labeldp_core.stopping import Stopped, counted, signals_stop
 from labeldp_core.validation import check_output_path, check_seed
-from labeldp_core.warm import WarmStatus, duration_text, run_warm, stored_points
+from labeldp_core.warm import WarmStatus, left_text, run_warm, stored_points
 
 EXIT_BAD_INPUT = 2
 EXIT_AUDIT_VIOLATION = 1
@@ -408,7 +408,9 @@ def _cmd_warm(args: argparse.Namespace) -> int:
 def _warm_here(args: argparse.Namespace, cache_dir: Path, extra: list[RunConfig]) -> int:
     """``warm`` on this machine's worker processes (one per core)."""
     try:
-        status = run_warm(args.dataset, cache_dir, _warm_line, extra=extra)
+        status = run_warm(
+            args.dataset, cache_dir, _warm_line, extra=extra, until_pages=args.until_pages
+        )
     except BrokenProcessPool:
         raise LabelDPError(
             "a worker process died (out of memory?); every point it finished is "
@@ -419,22 +421,26 @@ def _warm_here(args: argparse.Namespace, cache_dir: Path, extra: list[RunConfig]
         f"({status.done} of them)",
         file=sys.stderr,
     )
+    _left_for_later(args.dataset, status.later)
     for failure in status.failures:
         print(f"error: {failure}", file=sys.stderr)
     return EXIT_POINTS_FAILED if status.failures else 0
 
 
+def _left_for_later(dataset: str, later: int) -> None:
+    """The line that names the model audits a ``warm --until-pages`` left, if it left any."""
+    if later:
+        print(
+            f"left for later: {later} model audits (the price-of-privacy screen's canary "
+            f"audits); `warm --dataset {dataset}` computes them",
+            file=sys.stderr,
+        )
+
+
 def _warm_line(status: WarmStatus, line: str) -> None:
-    """One line per point done: how far, the point, the time left, the first views ready."""
-    left = (
-        "time left unknown yet"
-        if status.seconds_left is None
-        else (f"{duration_text(status.seconds_left)} left")
-    )
-    ready = sum(done == total for done, total in status.pages.values())
+    """One line per point done: how far, the point, the time left (:func:`left_text`'s words)."""
     print(
-        f"[{100 * status.done / max(1, status.total):5.1f}%] {line}; {left}; first views "
-        f"ready: {ready}/{len(status.pages)}",
+        f"[{100 * status.done / max(1, status.total):5.1f}%] {line}; {left_text(status)}",
         file=sys.stderr,
         flush=True,
     )
@@ -450,6 +456,10 @@ def _warm_on_cluster(args: argparse.Namespace, configs: list[RunConfig]) -> int:
             {"mechanism": mechanism, "dataset": args.dataset, "epsilon": epsilon}
             for mechanism, epsilon in demo_model_audits(ON_COMPARE, args.dataset)
         ]
+        if args.until_pages:
+            missing = [a for a in audits if cached_audit(**a, cache=cache) is None]
+            _left_for_later(args.dataset, len(missing))
+            return status
         return status | _reported(model_audits_on_cluster(session, audits, cache, progress))
 
 
@@ -794,6 +804,12 @@ def _computing_commands(commands: argparse._SubParsersAction) -> None:
     warm = commands.add_parser("warm", help="precompute the default demo results into the cache")
     warm.add_argument(
         "--dataset", default="digits", help="dataset id (default: digits) or file:PATH with --label"
+    )
+    warm.add_argument(
+        "--until-pages",
+        action="store_true",
+        help="stop when every page's points are ready (first views, slider stops, papers' "
+        "runs); the model audits wait for a warm without it",
     )
     _table_options(warm)
     _cluster_options(warm)

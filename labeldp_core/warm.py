@@ -6,8 +6,11 @@ start, and every worker reads and writes the one result cache, so what points sh
 baselines, image clusters, teacher votes) is computed once and read by the others. Points go out
 in order of need: first every page's first view (each mechanism's default settings on its
 curve's grid and seeds, and the audit page's cases), then the variants, the class's extra ε
-values and the papers' runs. A status file in the cache folder says how far a warm got and the
-time left (read by the app); an interrupted warm keeps every point it finished and resumes there.
+values and the papers' runs: the pages' phase. The trained models' canary audits (the
+price-of-privacy screen's) come after it, a phase of their own with its own time left, that
+``until_pages`` leaves for a later warm. A status file in the cache folder says how far a warm
+got and the time left (read by the app; :func:`left_text` words it for the app and the command
+line alike); an interrupted warm keeps every point it finished and resumes there.
 Stopped (a signal, Ctrl+C), it ends its workers at once, the points they were computing cut off
 and not stored; a worker whose warm is gone (even killed) ends too (:mod:`labeldp_core.stopping`).
 """
@@ -37,10 +40,12 @@ from labeldp_core.stopping import end_pool, end_with_parent
 __all__ = [
     "AUDIT_PAGE",
     "MODEL_AUDITS",
+    "PAGES",
     "WarmStatus",
     "WarmTask",
     "coverage",
     "duration_text",
+    "left_text",
     "read_status",
     "run_warm",
     "start_warm",
@@ -51,8 +56,11 @@ __all__ = [
 
 #: The name the audit page's cases go under in a warm's status (the others: mechanism ids).
 AUDIT_PAGE = "audit"
-#: The name the trained models' canary audits go under (the price-of-privacy screen reads them).
+#: The name the trained models' canary audits go under (the price-of-privacy screen reads them),
+#: their page and their phase, after the pages'.
 MODEL_AUDITS = "model audits"
+#: The phase of every page's points: first views, slider stops and the papers' runs.
+PAGES = "pages"
 #: Seconds between two writes of the status file while points are running.
 _STATUS_EVERY_S = 2.0
 #: A running warm's status older than this is from a warm that was killed.
@@ -82,6 +90,11 @@ class WarmTask:
         if self.model_audit is not None:
             return f"model audit {self.model_audit[0]} ε={self.model_audit[2]:g}"
         return f"audit {self.audit[0]} case {self.audit[2] + 1}"
+
+    @property
+    def phase(self) -> str:
+        """:data:`PAGES` or :data:`MODEL_AUDITS`: the model audits come after every page's point."""
+        return MODEL_AUDITS if self.model_audit is not None else PAGES
 
     @property
     def kind(self) -> tuple:
@@ -147,19 +160,26 @@ class WarmStatus:
     state: str = "running"  # running, finished, interrupted, failed
     pages: dict[str, list[int]] = field(default_factory=dict)  # page: [first view done, of]
     failures: list[str] = field(default_factory=list)
+    phases: dict[str, list[int]] = field(default_factory=dict)  # phase: [done, of]
+    pages_seconds_left: float | None = None  # until every point of the pages' phase is done
+    later: int = 0  # points missing that this warm leaves for a later one (``until_pages``)
 
     def count(self, task: WarmTask, done: bool) -> None:
-        """Count ``task`` among the points of its page's first view, and as done if ``done``."""
+        """Count ``task`` among its phase's points and its page's first view, done if ``done``."""
         if task.first_view:
             tally = self.pages.setdefault(task.page, [0, 0])
             tally[0] += done
             tally[1] += 1
+        phase = self.phases.setdefault(task.phase, [0, 0])
+        phase[0] += done
+        phase[1] += 1
         self.done += done
 
     def finished(self, task: WarmTask) -> None:
         """Count ``task``, counted before as not done, as done."""
         if task.first_view:
             self.pages[task.page][0] += 1
+        self.phases[task.phase][0] += 1
         self.done += 1
 
     def running(self) -> bool:
@@ -181,6 +201,28 @@ def _alive(pid: int) -> bool:
 def duration_text(seconds: float) -> str:
     """A time left in words: seconds under a minute and a half, else minutes."""
     return f"about {seconds:.0f} s" if seconds < 90 else f"about {seconds / 60:.0f} min"
+
+
+def left_text(status: WarmStatus) -> str:
+    """The time left, the pages' share of it, the first views ready and what waits, in words.
+
+    The one wording of a warm's progress: the command line's lines and the app's panel read it.
+    """
+    if status.seconds_left is None:
+        text = "time left unknown yet"
+    else:
+        text = f"{duration_text(status.seconds_left)} left"
+    audits_done, audits = status.phases.get(MODEL_AUDITS, [0, 0])
+    if audits_done < audits:  # model audits after the pages in this warm: when are the pages?
+        if status.pages_seconds_left == 0:
+            text += " (the pages' points: ready)"
+        elif status.pages_seconds_left is not None:
+            text += f" (the pages' points: {duration_text(status.pages_seconds_left)})"
+    ready = sum(done == total for done, total in status.pages.values())
+    text += f"; first views ready: {ready}/{len(status.pages)}"
+    if status.later:
+        text += f"; {status.later} model audits left for a later warm"
+    return text
 
 
 def status_path(cache_dir: Path, dataset: str) -> Path:
@@ -236,6 +278,16 @@ class _Estimate:
                 return None
             total += seconds if started is None else max(0.0, seconds - (now - started))
         return total / workers
+
+    def update(
+        self, status: WarmStatus, waiting: list[WarmTask], running: dict, workers: int
+    ) -> None:
+        """Set ``status``'s seconds left: of every point, and of the pages' phase."""
+        status.seconds_left = self.left(waiting, running, workers)
+        pages = {f: (t, s) for f, (t, s) in running.items() if t.phase == PAGES}
+        status.pages_seconds_left = self.left(
+            [task for task in waiting if task.phase == PAGES], pages, workers
+        )
 
 
 class _TimedCache(ResultCache):
@@ -302,12 +354,21 @@ def _pool(cache_dir: Path, workers: int) -> ProcessPoolExecutor:
     )
 
 
-def _plan(dataset: str, cache: ResultCache, extra: list[RunConfig] | None) -> tuple:
-    """The warm's status with what is stored already counted, and the points left, in order."""
-    tasks = warm_tasks(dataset, extra)
-    status, todo = WarmStatus(dataset, total=len(tasks)), []
-    for task in tasks:
+def _plan(
+    dataset: str, cache: ResultCache, extra: list[RunConfig] | None, until_pages: bool = False
+) -> tuple:
+    """The warm's status with what is stored already counted, and the points left, in order.
+
+    With ``until_pages`` the model audits are not in the plan: those missing are counted as
+    left for later.
+    """
+    status, todo = WarmStatus(dataset, total=0), []
+    for task in warm_tasks(dataset, extra):
         stored = _is_stored(task, cache)
+        if until_pages and task.phase != PAGES:
+            status.later += not stored
+            continue
+        status.total += 1
         status.count(task, stored)
         if not stored:
             todo.append(task)
@@ -324,15 +385,17 @@ def run_warm(
     *,
     workers: int | None = None,
     extra: list[RunConfig] | None = None,
+    until_pages: bool = False,
 ) -> WarmStatus:
     """Compute every point of ``dataset``'s demo set not in the cache at ``cache_dir``.
 
-    ``progress`` is called with the status and a line after every point. Returns the final
-    status; a point that failed is named in its ``failures`` (the others still run).
+    ``progress`` is called with the status and a line after every point. With ``until_pages``
+    it stops when the pages' phase is done, the model audits counted in ``later``. Returns the
+    final status; a point that failed is named in its ``failures`` (the others still run).
     """
     workers = workers or os.cpu_count() or 1
     cache = ResultCache(cache_dir)
-    status, waiting = _plan(dataset, cache, extra)
+    status, waiting = _plan(dataset, cache, extra, until_pages)
     path, estimate = status_path(cache_dir, dataset), _Estimate(cache)
     _write_status(path, status)
     pool = _pool(cache_dir, workers)
@@ -344,7 +407,8 @@ def run_warm(
         _write_status(path, status)
         raise
     pool.shutdown()
-    status.state, status.seconds_left = ("failed" if status.failures else "finished"), 0.0
+    status.state = "failed" if status.failures else "finished"
+    status.seconds_left = status.pages_seconds_left = 0.0
     _write_status(path, status)
     return status
 
@@ -360,7 +424,7 @@ def _drain(pool, workers, waiting, status, estimate, progress, path) -> None:
         finished, _ = wait(list(running), timeout=_STATUS_EVERY_S, return_when=FIRST_COMPLETED)
         lines = [_account(future, running.pop(future)[0], status, estimate) for future in finished]
         if finished or time.monotonic() - written > _STATUS_EVERY_S:
-            status.seconds_left = estimate.left(waiting, running, workers)
+            estimate.update(status, waiting, running, workers)
             _write_status(path, status)
             written = time.monotonic()
         for line in lines:
@@ -397,7 +461,7 @@ def coverage(dataset: str, cache_dir: Path, workers: int | None = None) -> WarmS
     cache = ResultCache(cache_dir)
     status, waiting = _plan(dataset, cache, None)
     status.pid, status.state = 0, "incomplete" if waiting else "finished"
-    status.seconds_left = _Estimate(cache).left(waiting, {}, workers or os.cpu_count() or 1)
+    _Estimate(cache).update(status, waiting, {}, workers or os.cpu_count() or 1)
     return status
 
 

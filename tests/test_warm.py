@@ -140,3 +140,41 @@ def test_a_workers_cache_counts_the_seconds_of_shared_artefacts_once(
     cache.json_or_compute("baseline", {"seed": 0}, slow, required=["x"])  # read, not computed
     cache.json_or_compute("audit", {"case": 0}, slow, required=["x"])  # a point of its own
     assert cache.shared_seconds == 2.0
+
+
+def _audit_task(epsilon: float = 2.0) -> WarmTask:
+    return WarmTask(MODEL_AUDITS, False, model_audit=("rr", "digits", epsilon))
+
+
+def test_the_model_audits_are_a_phase_of_their_own_after_the_pages():
+    tasks = warm_tasks("digits")
+    phases = [t.phase for t in tasks]
+    assert set(phases) == {warm.PAGES, MODEL_AUDITS}
+    assert phases == sorted(phases, key=[warm.PAGES, MODEL_AUDITS].index), "pages first"
+    assert all((t.phase == MODEL_AUDITS) == (t.model_audit is not None) for t in tasks)
+
+
+def test_until_pages_stops_when_the_pages_are_ready_and_leaves_the_model_audits_for_later(
+    isolated_cache: Path, monkeypatch: pytest.MonkeyPatch
+):
+    tasks = [_cheap(1.0), _cheap(2.0), _audit_task()]
+    monkeypatch.setattr(warm, "warm_tasks", lambda dataset, extra=None: tasks)
+    status = run_warm("digits", isolated_cache, lambda s, line: None, workers=1, until_pages=True)
+    assert status.state == "finished" and status.done == status.total == 2
+    assert status.phases == {warm.PAGES: [2, 2]} and status.later == 1
+    assert not warm._is_stored(tasks[2], ResultCache(isolated_cache)), "the audit waits"
+    assert warm.coverage("digits", isolated_cache).state == "incomplete"
+
+
+def test_the_time_left_says_when_the_pages_are_ready_and_what_waits():
+    status = warm.WarmStatus("digits", total=5, pages={"rr": [1, 2], "audit": [3, 3]})
+    assert warm.left_text(status) == "time left unknown yet; first views ready: 1/2"
+    status.phases = {warm.PAGES: [4, 4], MODEL_AUDITS: [0, 1]}
+    status.seconds_left, status.pages_seconds_left = 1500.0, 80.0
+    assert warm.left_text(status) == (
+        "about 25 min left (the pages' points: about 80 s); first views ready: 1/2"
+    )
+    status.pages_seconds_left = 0.0
+    assert "(the pages' points: ready)" in warm.left_text(status)
+    status.phases, status.later = {warm.PAGES: [4, 4]}, 12
+    assert warm.left_text(status).endswith("; 12 model audits left for a later warm")

@@ -14,6 +14,7 @@ from labeldp_core.warm import (
     WarmStatus,
     coverage,
     duration_text,
+    left_text,
     read_status,
     start_warm,
 )
@@ -54,12 +55,10 @@ def _pages_table(status: WarmStatus) -> None:
 
 
 def _show_running(status: WarmStatus) -> None:
-    ready = sum(done == total for done, total in status.pages.values())
     st.progress(
         status.done / max(1, status.total),
-        text=f"Warming {status.dataset}: {status.done} of {status.total} points, "
-        f"{status.total - status.done} left, {_duration(status.seconds_left)} left; "
-        f"{ready} of {len(status.pages)} pages' first views ready",
+        text=f"Warming {status.dataset}: {status.done} of {status.total} points done; "
+        f"{left_text(status)}",
     )
 
 
@@ -67,11 +66,9 @@ def _show_stored(status: WarmStatus, dataset: str) -> None:
     if status.state == "finished":
         st.success(f"Every page's demo points for {dataset} are cached: no page will wait.")
         return
-    ready = sum(done == total for done, total in status.pages.values())
     st.info(
-        f"{status.done} of {status.total} demo points for {dataset} are cached; {ready} of "
-        f"{len(status.pages)} pages' first views are ready. A warm computes the other "
-        f"{status.total - status.done} in {_duration(status.seconds_left)}, on every core."
+        f"{status.done} of {status.total} demo points for {dataset} are cached. A warm computes "
+        f"the other {status.total - status.done} on every core: {left_text(status)}."
     )
     if read_only():
         st.caption("This server is read-only: warm it from its command line (`make warm`).")

@@ -26,7 +26,7 @@ def test_an_empty_cache_says_what_is_missing_and_a_click_starts_a_warm(monkeypat
     app = _home(monkeypatch, started)
     (note,) = [i.value for i in app.info if "demo points for digits are cached" in i.value]
     pages = len(MECHANISMS) + 1  # and the audit page
-    assert note.startswith("0 of ") and f"0 of {pages} pages' first views are ready" in note
+    assert note.startswith("0 of ") and f"first views ready: 0/{pages}." in note
     app.button(key="start_warm").click().run()
     assert started == ["digits"]
 
@@ -43,7 +43,13 @@ def test_a_running_warm_is_followed_on_the_home_page_and_in_the_sidebar(
 ):
     isolated_cache.mkdir(parents=True, exist_ok=True)
     status = warm.WarmStatus(
-        "digits", total=10, done=4, seconds_left=300.0, pages={"rr": [4, 4], "audit": [0, 6]}
+        "digits",
+        total=10,
+        done=4,
+        seconds_left=300.0,
+        pages={"rr": [4, 4], "audit": [0, 6]},
+        phases={warm.PAGES: [4, 8], warm.MODEL_AUDITS: [0, 2]},
+        pages_seconds_left=80.0,
     )
     status.updated = time.time()
     warm.status_path(isolated_cache, "digits").write_text(
@@ -51,5 +57,26 @@ def test_a_running_warm_is_followed_on_the_home_page_and_in_the_sidebar(
     )
     app = _home(monkeypatch, [])
     (bar,) = app.get("progress")
-    assert "4 of 10 points, 6 left, about 5 min left; 1 of 2 pages' first views" in bar.proto.text
+    assert bar.proto.text == (
+        "Warming digits: 4 of 10 points done; about 5 min left (the pages' points: about 80 s); "
+        "first views ready: 1/2"
+    )
     assert any("Warming digits: 40% done, about 5 min left" in c.value for c in app.sidebar.caption)
+
+
+def test_the_time_a_warm_would_take_is_said_in_the_words_of_a_running_one(
+    monkeypatch, isolated_cache: Path
+):
+    measured = warm.WarmStatus("digits", total=3, done=1, seconds_left=1500.0)
+    measured.pages, measured.later = {"rr": [1, 2]}, 0
+    measured.phases, measured.pages_seconds_left = (
+        {warm.PAGES: [1, 2], warm.MODEL_AUDITS: [0, 1]},
+        80.0,
+    )
+    monkeypatch.setattr("ui.warm_panel.coverage", lambda dataset, cache_dir: measured)
+    app = _home(monkeypatch, [])
+    (note,) = [i.value for i in app.info if "demo points for digits are cached" in i.value]
+    assert note.endswith(
+        "A warm computes the other 2 on every core: about 25 min left (the pages' points: "
+        "about 80 s); first views ready: 0/1."
+    )

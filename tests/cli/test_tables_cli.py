@@ -1,6 +1,7 @@
 """``--dataset file:PATH --label COLUMN`` and ``forget``: your own table on the command line."""
 
 import json
+import math
 
 import pytest
 
@@ -193,3 +194,39 @@ def test_classes_known_in_public_are_given_on_the_command_line(tmp_path, capsys)
     assert json.loads(captured.out)["dataset"] == info.id
     _one_error_line(capsys, [*argv, "--classes", "class_0,class_1"], "not among the classes")
     _one_error_line(capsys, [*RUN, "--dataset", "digits", "--classes", "a,b"], "--classes apply")
+
+
+def test_warm_on_a_table_smaller_than_the_published_batches_trains_every_poisson_point(
+    tmp_path, monkeypatch, capsys
+):
+    """A table of 178 rows (142 to train on): LabelDP-Pro's 2,048 and DP-SGD's batches shrink.
+
+    The batch is read from the table's size (public under label DP), and each run's accounting
+    uses the batch it trained with: its sample rate is batch / n and its steps epochs x n / batch.
+    """
+    from labeldp_core.cache import ResultCache
+    from labeldp_core.demo import demo_configs
+    from labeldp_core.experiments import lookup
+
+    path = tmp_path / "wine.csv"
+    path.write_bytes(example_table("wine"))
+
+    def first_of_each(dataset: str, **options) -> list:
+        configs = demo_configs(dataset, ["dpsgd", "labeldp-pro"], seeds=[0], epochs=1)
+        return list({(c.mechanism, c.settings): c for c in reversed(configs)}.values())
+
+    monkeypatch.setattr("labeldp_core.warm.demo_configs", first_of_each)
+    monkeypatch.setattr("labeldp_core.warm.app_audit_points", lambda: [])
+    assert main(["warm", "--dataset", f"file:{path}", "--label", "class"]) == 0, (
+        capsys.readouterr().err
+    )
+    (info,) = stored_tables()
+    cache = ResultCache()
+    results = [lookup(config, cache) for config in first_of_each(info.id)]
+    assert {r.mechanism for r in results} == {"dpsgd", "labeldp-pro"} and len(results) == 3
+    for result in results:
+        batch, n = result.settings["batch"], result.n_train
+        assert 1 <= batch <= n <= info.n_train, (result.mechanism, batch, n)
+        assert result.details["sample_rate"] == batch / n
+        assert result.details["steps"] == math.ceil(n / batch)  # one epoch
+        assert result.epsilon_spent <= result.epsilon

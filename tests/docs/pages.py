@@ -77,9 +77,12 @@ def repository_paths(path: Path) -> list[str]:
 
 def docs_hook() -> ModuleType:
     """docs/hooks/mechanisms.py, which writes the docs' mechanism tables from the registry."""
-    spec = importlib.util.spec_from_file_location(
-        "mechanisms_hook", ROOT / "docs/hooks/mechanisms.py"
-    )
-    hook = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(hook)
-    return hook
+    return script_module("mechanisms_hook", ROOT / "docs/hooks/mechanisms.py")
+
+
+def script_module(name: str, path: Path) -> ModuleType:
+    """The module of a script outside the package (a docs hook, a bench script), loaded."""
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

@@ -15,7 +15,6 @@ and the epsilon covers that subsample only (``details["guarantee_scope"]``).
 os.urandom. The samplers are floating point in both (:mod:`labeldp_core.training.dpsgd`).
 """
 
-import math
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -34,6 +33,7 @@ from labeldp_core.accounting.dpsgd import (
 from labeldp_core.data import Dataset, load_dataset, training_size
 from labeldp_core.data.tables import is_table, table_info
 from labeldp_core.engine.context import RunContext
+from labeldp_core.engine.poisson_batch import small_set_batch
 from labeldp_core.engine.private_set import PUBLIC_FRACTION, SUBSAMPLE_DRAW, imbalanced_private_set
 from labeldp_core.engine.progress import within
 from labeldp_core.engine.public_encoder import public_private_indices
@@ -155,22 +155,13 @@ def dpsgd_recipe(dataset: str) -> dict[str, Scalar]:
     {'batch': 256, 'dp_learning_rate': 0.5, 'epochs': 40}
     """
     if is_table(dataset):
-        batch = _table_batch(table_info(dataset).n_train)
+        batch = small_set_batch(table_info(dataset).n_train, _PUBLISHED_BATCH)
     elif dataset in _BATCHES:
         batch = _BATCHES[dataset]
     else:
         return {}
     rate = _PUBLISHED_LEARNING_RATE * batch / _PUBLISHED_BATCH
     return {"batch": batch, "dp_learning_rate": rate, "epochs": _PUBLISHED_EPOCHS}
-
-
-def _table_batch(n_train: int) -> int:
-    """About n / 6 for a table of the user's, as on the small sets: a power of two, 16..2,048.
-
-    >>> _table_batch(142), _table_batch(455), _table_batch(800_000)
-    (16, 64, 2048)
-    """
-    return int(min(_PUBLISHED_BATCH, max(16, 2 ** math.floor(math.log2(max(n_train, 1) / 6)))))
 
 
 def private_model(model: str, activation: str) -> str:

@@ -16,7 +16,9 @@ from labeldp_core.accounting.dpsgd import (
     sampling_schedule,
 )
 from labeldp_core.data import training_size
+from labeldp_core.data.tables import is_table
 from labeldp_core.engine.context import RunContext
+from labeldp_core.engine.poisson_batch import small_set_batch
 from labeldp_core.engine.progress import within
 from labeldp_core.engine.release_noise import (
     SAMPLER_NOISE_SETTING,
@@ -44,8 +46,9 @@ NEIGHBOURS = "replace one training label (the images are public)"
 #: its CNN is the paper's small one (two 3x3 convolutions of 16 channels, dense 16).
 PAPER_MODELS = {"cnn": "cnn-small"}
 #: Expected Poisson batch per dataset: the paper's 1,024 on its datasets (its Table 8), about
-#: n / 6 on the small sets, as DP-SGD's recipe.
-_BATCHES = {"fashion-mnist": 1024, "mnist": 1024, "mnist-5k": 512, "digits": 256}
+#: n / 6 on the small sets, as DP-SGD's recipe; a table takes the same rule, up to 1,024.
+_PAPER_BATCH = 1024
+_BATCHES = {"fashion-mnist": _PAPER_BATCH, "mnist": _PAPER_BATCH, "mnist-5k": 512, "digits": 256}
 #: Epochs: 5 on the paper's datasets (its Table 8 searched 2, 5 and 10), 40 on the small sets.
 _PAPER_EPOCHS = {"fashion-mnist": 5, "mnist": 5}
 _GENERATORS = "pair of torch generators (Poisson batches, Gaussian noise)"
@@ -89,13 +92,17 @@ def labeldp_pro_recipe(dataset: str) -> dict[str, Scalar]:
     The denoiser's rules and the rate are the same on every dataset (the settings' defaults:
     the projection starts at the model's softmax, lambda and the rate follow the noise, rate 12),
     since they read only public quantities (sigma, d, B, the clip); see the family README for
-    the datasets whose labels picked them.
+    the datasets whose labels picked them. A table of the user's gets its batch from its size
+    alone (:func:`~labeldp_core.engine.poisson_batch.small_set_batch`: at most its rows) and
+    the table's epochs.
 
     >>> labeldp_pro_recipe("digits")
     {'batch': 256, 'epochs': 40}
     >>> labeldp_pro_recipe("fashion-mnist")
     {'batch': 1024, 'epochs': 5}
     """
+    if is_table(dataset):
+        return {"batch": small_set_batch(training_size(dataset), _PAPER_BATCH)}
     if dataset not in _BATCHES:
         return {}
     return {"batch": _BATCHES[dataset], "epochs": _PAPER_EPOCHS.get(dataset, 40)}
