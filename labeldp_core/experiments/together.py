@@ -1,0 +1,156 @@
+"""A grid's points computed together: their small models train as one batched model.
+
+Each point runs its own, unchanged runner (:func:`labeldp_core.experiments.run`) in a thread of
+its own, and only one thread runs at a time (a baton), so the points' code runs in a fixed order
+as it would one after another. A point that reaches a training the batch can take
+(:func:`labeldp_core.training.batched.batchable`) hands it over and waits; once every point waits
+or is done, the waiting trainings train together (:func:`~labeldp_core.training.batched.
+train_together`) and each point goes on with its own outcome and with torch's global generator
+where its own run would have left it. Every point's result is therefore byte for byte the one it
+gets alone (``tests/experiments/test_together.py``) and is stored under its own key, as ever.
+
+The clean baselines the points share (one per seed) are computed first, together, so no two
+points train the same baseline. Points already in the cache are read, not trained.
+"""
+
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+
+from labeldp_core.cache import ResultCache
+from labeldp_core.data.table_results import results_cache
+from labeldp_core.engine.progress import Progress, silent
+from labeldp_core.engine.spec import RunConfig, RunResult
+from labeldp_core.experiments.runner import _clean_baseline, lookup, run
+from labeldp_core.registry import mechanism_spec
+from labeldp_core.training import batched
+from labeldp_core.training.joining import BATCHED_MODELS, ClassifierJob, joined
+from labeldp_core.training.settings import TrainOutcome
+
+__all__ = ["can_train_together", "run_together"]
+
+
+def can_train_together(configs: Sequence[RunConfig]) -> bool:
+    """Whether ``configs`` (two or more) train a model :mod:`~labeldp_core.training.batched` batches."""
+    models = {dict(config.settings).get("model") for config in configs}
+    trains = all(mechanism_spec(config.mechanism).trains_model for config in configs)
+    return len(configs) > 1 and trains and models <= BATCHED_MODELS
+
+
+@dataclass(eq=False)
+class _Point:
+    """One thread's work and what passes between it and the batch."""
+
+    work: Callable[[], Any]
+    resume: threading.Event = field(default_factory=threading.Event)
+    job: ClassifierJob | None = None
+    trained: tuple[TrainOutcome, torch.Tensor] | None = None
+    result: Any = None
+    error: BaseException | None = None
+
+
+class _Together:
+    """The batch the points' trainings join, and the baton that runs one point at a time."""
+
+    def __init__(self) -> None:
+        self._yielded = threading.Event()
+        self._current: _Point | None = None
+
+    def train(self, job: ClassifierJob) -> TrainOutcome | None:
+        """In a point's thread: wait for ``job`` to train with the others (None: train alone)."""
+        if not batched.batchable(job):
+            return None
+        point = self._current
+        point.job = job
+        self._yielded.set()
+        point.resume.wait()
+        point.resume.clear()
+        outcome, random_state = point.trained
+        point.trained = None
+        torch.set_rng_state(random_state)
+        return outcome
+
+    def _body(self, point: _Point) -> None:
+        joined(self)
+        point.resume.wait()
+        point.resume.clear()
+        try:
+            point.result = point.work()
+        except BaseException as error:  # handed to the caller, after the other points
+            point.error = error
+        finally:
+            self._yielded.set()
+
+    def _step(self, point: _Point) -> None:
+        """Let ``point`` run until it hands over a training or ends."""
+        self._current = point
+        self._yielded.clear()
+        point.resume.set()
+        self._yielded.wait()
+
+    def run_all(self, works: Sequence[Callable[[], Any]]) -> list[_Point]:
+        """Run every work, its trainings batched with the others'; the points, done."""
+        points = [_Point(work) for work in works]
+        threads = [threading.Thread(target=self._body, args=(p,), daemon=True) for p in points]
+        for thread, point in zip(threads, points, strict=True):
+            thread.start()
+            self._step(point)
+        while waiting := [point for point in points if point.job is not None]:
+            trained = batched.train_together([point.job for point in waiting])
+            for point, outcome in zip(waiting, trained, strict=True):
+                point.job, point.trained = None, outcome
+                self._step(point)
+        for thread in threads:
+            thread.join()
+        return points
+
+
+def _results(points: list[_Point]) -> list[Any]:
+    """The points' results; the first point's error, if any, once every point is done."""
+    for point in points:
+        if point.error is not None:
+            raise point.error
+    return [point.result for point in points]
+
+
+def _baselines(configs: Sequence[RunConfig], cache: ResultCache) -> None:
+    """Train the clean baselines the points will read, one per distinct baseline, together."""
+    distinct: dict[tuple, RunConfig] = {}
+    for config in configs:
+        s = dict(config.settings)
+        key = (config.dataset, config.seed, config.epochs, *map(s.get, _BASELINE_SETTINGS))
+        distinct.setdefault(key, config)
+
+    def baseline(config: RunConfig) -> Callable[[], Any]:
+        spec = mechanism_spec(config.mechanism)
+        return lambda: _clean_baseline(config, spec, results_cache(cache, config.dataset), silent)
+
+    _results(_Together().run_all([baseline(config) for config in distinct.values()]))
+
+
+#: The settings a clean baseline is keyed by, beside its dataset, seed and epochs.
+_BASELINE_SETTINGS = ("model", "batch_size", "learning_rate")
+
+
+def run_together(
+    configs: Sequence[RunConfig], cache: ResultCache | None = None, progress: Progress = silent
+) -> list[RunResult]:
+    """Compute every point of ``configs`` (or read it from the cache), training them together.
+
+    Each result is the one :func:`~labeldp_core.experiments.run` returns for its point, byte for
+    byte apart from ``elapsed_s`` (here the time of the whole batch until the point was done),
+    and is stored under the point's own key. ``progress`` hears of each point as it is done.
+    """
+    cache = ResultCache() if cache is None else cache
+    todo = [config for config in configs if lookup(config, cache) is None]
+    _baselines(todo, cache)
+    works = [lambda c=config: run(c, cache) for config in todo]
+    computed = dict(zip(todo, _results(_Together().run_all(works)), strict=True))
+    results = []
+    for index, config in enumerate(configs):
+        results.append(computed[config] if config in computed else run(config, cache))
+        progress((index + 1) / len(configs), f"epsilon={config.epsilon:g} seed={config.seed}")
+    return results

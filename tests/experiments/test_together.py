@@ -1,0 +1,68 @@
+"""Points trained together give each point the bytes of its own run.
+
+A grid of points (two epsilons, two seeds) of one family and model is computed twice into two
+empty caches: one by one with :func:`run`, and all together with :func:`run_together`, whose
+small models train as one batched model. Every point's JSON must be the same text apart from the
+fields that say how long it took or whether it came from the cache, and the points must really
+have trained together (a spy counts the batched trainings), or the test proves nothing.
+"""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from labeldp_core.cache import ResultCache
+from labeldp_core.experiments import make_config, run
+from labeldp_core.experiments.together import run_together
+from labeldp_core.training import batched
+from tests.experiments.test_determinism import TIMING_FIELDS
+
+#: Families that train a small model on released hard labels, each with a model to batch.
+GRIDS = {
+    "rr, logistic": ("rr", {"model": "logistic"}),
+    "rr-prior, mlp (dropout)": ("rr-prior", {"model": "mlp"}),
+    "laplace, mlp (dropout)": ("laplace", {"model": "mlp"}),
+    "lp-2st, logistic (two stages)": ("lp-2st", {"model": "logistic"}),
+}
+EPSILONS = (0.5, 2.0)
+SEEDS = (0, 1)
+
+
+def _texts(results: list) -> list[str]:
+    """Each result's JSON text without its timing fields."""
+    found = [{k: v for k, v in r.to_dict().items() if k not in TIMING_FIELDS} for r in results]
+    return [json.dumps(f, sort_keys=True) for f in found]
+
+
+@pytest.mark.parametrize("grid", list(GRIDS))
+def test_a_grid_trained_together_is_byte_identical_to_its_points_one_by_one(
+    grid: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    mechanism, settings = GRIDS[grid]
+    configs = [
+        make_config(mechanism, "digits", epsilon, seed, epochs=3, settings=settings)
+        for epsilon in EPSILONS
+        for seed in SEEDS
+    ]
+    alone = _texts([run(config, ResultCache(tmp_path / "alone")) for config in configs])
+    sizes: list[int] = []
+    train_together = batched.train_together
+
+    def counted(jobs: list) -> list:
+        sizes.append(len(jobs))
+        return train_together(jobs)
+
+    monkeypatch.setattr(batched, "train_together", counted)
+    together = run_together(configs, ResultCache(tmp_path / "together"))
+    assert max(sizes, default=0) >= len(configs), f"trained together in groups of {sizes}"
+    assert _texts(together) == alone
+
+
+def test_points_already_stored_are_read_not_trained(tmp_path: Path):
+    cache = ResultCache(tmp_path)
+    config = make_config("rr", "digits", 1.0, 0, epochs=1, settings={"model": "logistic"})
+    first = run(config, cache)
+    (again,) = run_together([config], cache)
+    assert again.cached
+    assert _texts([again]) == _texts([first])
