@@ -16,28 +16,36 @@ points train the same baseline. Points already in the cache are read, not traine
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
-
-import torch
+from importlib import import_module
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
 from labeldp_core.cache import ResultCache
 from labeldp_core.data.table_results import results_cache
+from labeldp_core.engine.context import RunContext
 from labeldp_core.engine.progress import Progress, silent
 from labeldp_core.engine.spec import RunConfig, RunResult
-from labeldp_core.experiments.runner import _clean_baseline, lookup, run
+from labeldp_core.experiments.runner import lookup, run
 from labeldp_core.registry import mechanism_spec
-from labeldp_core.training import batched
 from labeldp_core.training.joining import BATCHED_MODELS, ClassifierJob, joined
 from labeldp_core.training.settings import TrainOutcome
+
+if TYPE_CHECKING:
+    import torch
 
 __all__ = ["can_train_together", "run_together"]
 
 
 def can_train_together(configs: Sequence[RunConfig]) -> bool:
-    """Whether ``configs`` (two or more) train a model :mod:`~labeldp_core.training.batched` batches."""
+    """Whether ``configs`` (two or more) train a model that can train batched."""
     models = {dict(config.settings).get("model") for config in configs}
     trains = all(mechanism_spec(config.mechanism).trains_model for config in configs)
     return len(configs) > 1 and trains and models <= BATCHED_MODELS
+
+
+def _batched() -> ModuleType:
+    """The batched trainer (and torch with it), loaded when a grid first trains."""
+    return import_module("labeldp_core.training.batched")
 
 
 @dataclass(eq=False)
@@ -47,7 +55,7 @@ class _Point:
     work: Callable[[], Any]
     resume: threading.Event = field(default_factory=threading.Event)
     job: ClassifierJob | None = None
-    trained: tuple[TrainOutcome, torch.Tensor] | None = None
+    trained: "tuple[TrainOutcome, torch.Tensor] | None" = None
     result: Any = None
     error: BaseException | None = None
 
@@ -61,7 +69,7 @@ class _Together:
 
     def train(self, job: ClassifierJob) -> TrainOutcome | None:
         """In a point's thread: wait for ``job`` to train with the others (None: train alone)."""
-        if not batched.batchable(job):
+        if not _batched().batchable(job):
             return None
         point = self._current
         point.job = job
@@ -70,6 +78,8 @@ class _Together:
         point.resume.clear()
         outcome, random_state = point.trained
         point.trained = None
+        import torch  # loaded with the batched trainer
+
         torch.set_rng_state(random_state)
         return outcome
 
@@ -99,7 +109,7 @@ class _Together:
             thread.start()
             self._step(point)
         while waiting := [point for point in points if point.job is not None]:
-            trained = batched.train_together([point.job for point in waiting])
+            trained = _batched().train_together([point.job for point in waiting])
             for point, outcome in zip(waiting, trained, strict=True):
                 point.job, point.trained = None, outcome
                 self._step(point)
@@ -117,22 +127,15 @@ def _results(points: list[_Point]) -> list[Any]:
 
 
 def _baselines(configs: Sequence[RunConfig], cache: ResultCache) -> None:
-    """Train the clean baselines the points will read, one per distinct baseline, together."""
-    distinct: dict[tuple, RunConfig] = {}
+    """Train the clean baselines the points will read and the cache lacks, together, once each."""
+    missing: dict[str, Callable[[], Any]] = {}
     for config in configs:
-        s = dict(config.settings)
-        key = (config.dataset, config.seed, config.epochs, *map(s.get, _BASELINE_SETTINGS))
-        distinct.setdefault(key, config)
-
-    def baseline(config: RunConfig) -> Callable[[], Any]:
         spec = mechanism_spec(config.mechanism)
-        return lambda: _clean_baseline(config, spec, results_cache(cache, config.dataset), silent)
-
-    _results(_Together().run_all([baseline(config) for config in distinct.values()]))
-
-
-#: The settings a clean baseline is keyed by, beside its dataset, seed and epochs.
-_BASELINE_SETTINGS = ("model", "batch_size", "learning_rate")
+        stored = results_cache(cache, config.dataset)
+        ctx = RunContext(config, spec.task, stored, silent)
+        if spec.trains_model and not ctx.baseline_is_cached():
+            missing.setdefault(ctx._baseline_key(), ctx.baseline)
+    _results(_Together().run_all(list(missing.values())))
 
 
 def run_together(

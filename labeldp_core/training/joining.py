@@ -44,9 +44,7 @@ class Batch(Protocol):
         """``job``'s outcome, byte for byte its own run's, or None: train it alone."""
 
 
-_BATCH: contextvars.ContextVar[Batch | None] = contextvars.ContextVar(
-    "labeldp_batch", default=None
-)
+_BATCH: contextvars.ContextVar[Batch | None] = contextvars.ContextVar("labeldp_batch", default=None)
 
 
 def current_batch() -> Batch | None:

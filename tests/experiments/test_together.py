@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from labeldp_core.cache import ResultCache
-from labeldp_core.experiments import make_config, run
-from labeldp_core.experiments.together import run_together
+from labeldp_core.experiments import make_config, run, sweep
+from labeldp_core.experiments.together import can_train_together, run_together
 from labeldp_core.training import batched
 from tests.experiments.test_determinism import TIMING_FIELDS
 
@@ -66,3 +66,32 @@ def test_points_already_stored_are_read_not_trained(tmp_path: Path):
     (again,) = run_together([config], cache)
     assert again.cached
     assert _texts([again]) == _texts([first])
+
+
+def test_a_sweep_of_a_small_model_trains_its_points_together(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    sizes: list[int] = []
+    train_together = batched.train_together
+    monkeypatch.setattr(
+        batched, "train_together", lambda jobs: sizes.append(len(jobs)) or train_together(jobs)
+    )
+    settings = {"model": "logistic"}
+    results = sweep(
+        "rr", "digits", [1.0, 4.0], [0, 1], epochs=1, settings=settings, cache=ResultCache(tmp_path)
+    )
+    assert 4 in sizes
+    assert [(r.epsilon, r.seed, r.cached) for r in results] == [
+        (1.0, 0, False),
+        (1.0, 1, False),
+        (4.0, 0, False),
+        (4.0, 1, False),
+    ]
+
+
+def test_only_grids_of_the_batched_models_go_together():
+    grid = [make_config("rr", "digits", e, 0, epochs=1, settings={"model": "mlp"}) for e in (1, 2)]
+    cnn = [make_config("rr", "digits", e, 0, epochs=1) for e in (1, 2)]
+    assert can_train_together(grid)
+    assert not can_train_together(cnn)
+    assert not can_train_together(grid[:1])
