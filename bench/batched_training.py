@@ -18,9 +18,12 @@ threads a training takes (``LABELDP_TORCH_THREADS``, 1 by default).
 import argparse
 import json
 import os
+import sys
 import tempfile
 import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from labeldp_core.cache import ResultCache
 from labeldp_core.demo import DEMO_EPSILONS

@@ -55,9 +55,10 @@ Trained = tuple[TrainOutcome, torch.Tensor]
 
 
 def _layer_sizes(job: ClassifierJob) -> list[tuple[int, int]]:
-    """The (inputs, outputs) of each linear layer of ``job``'s model."""
+    """The (inputs, outputs) of each linear layer of ``job``'s model (torch's generator kept)."""
     inputs = int(np.prod(job.x_train.shape[1:]))
-    model = build_model(job.settings.model, tuple(job.x_train.shape[1:]), job.num_classes)
+    with torch.random.fork_rng(devices=[]):
+        model = build_model(job.settings.model, tuple(job.x_train.shape[1:]), job.num_classes)
     if not all(isinstance(layer, _LAYERS) for layer in model):
         return []
     sizes = [(m.in_features, m.out_features) for m in model if isinstance(m, nn.Linear)]
@@ -172,7 +173,8 @@ def kernels_agree(sizes: tuple[tuple[int, int], ...], batch: int, points: int) -
     step of the loss each way; checked once per shape in a process.
     """
     draw = torch.Generator().manual_seed(batch * 1009 + points)
-    layers = [[nn.Linear(i, o) for i, o in sizes] for _ in range(points)]
+    with torch.random.fork_rng(devices=[]):
+        layers = [[nn.Linear(i, o) for i, o in sizes] for _ in range(points)]
     for model in layers:
         for parameter in (p for layer in model for p in layer.parameters()):
             parameter.data = torch.randn(parameter.shape, generator=draw)

@@ -55,3 +55,9 @@ def test_a_product_on_the_naive_kernel_is_caught_by_the_check():
     """The check sees what :func:`batchable`'s 400 rule avoids (so the rule is needed)."""
     # 1 example x 64 inputs x 3 outputs = 192 multiply-adds: baddbmm's naive kernel, not BLAS.
     assert not batched.kernels_agree(((12, 256), (256, 64), (64, 3)), 1, 2)
+
+
+def test_asking_whether_a_job_is_batchable_leaves_torchs_generator_alone():
+    before = torch.get_rng_state()
+    batched.batchable(_job(0))
+    assert torch.equal(torch.get_rng_state(), before)
