@@ -12,15 +12,15 @@ from typing import TYPE_CHECKING
 
 from labeldp_core.cache import ResultCache
 from labeldp_core.experiments import run
-from labeldp_core.experiments.together import can_train_together, run_together
+from labeldp_core.experiments.together import CHUNK, can_train_together, run_together
 
 if TYPE_CHECKING:
     from labeldp_core.warm import WarmTask
 
 __all__ = ["GROUP_LIMIT", "compute_points", "grouped", "members"]
 
-#: The most points one task trains together (memory grows with them; the gain levels off).
-GROUP_LIMIT = 24
+#: The most points one task trains together (see :data:`~labeldp_core.experiments.together.CHUNK`).
+GROUP_LIMIT = CHUNK
 
 
 def _joins(group: list["WarmTask"], task: "WarmTask") -> bool:

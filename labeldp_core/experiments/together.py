@@ -33,7 +33,11 @@ from labeldp_core.training.settings import TrainOutcome
 if TYPE_CHECKING:
     import torch
 
-__all__ = ["can_train_together", "run_together"]
+__all__ = ["CHUNK", "can_train_together", "run_together"]
+
+#: The most points that train together: a stopped grid keeps every chunk it finished, and the
+#: gain of a larger batch levels off while its memory grows.
+CHUNK = 8
 
 
 def can_train_together(configs: Sequence[RunConfig]) -> bool:
@@ -143,17 +147,21 @@ def run_together(
 ) -> list[RunResult]:
     """Compute every point of ``configs`` (or read it from the cache), training them together.
 
+    The points train :data:`CHUNK` at a time, in order, each chunk stored when it is done.
     Each result is the one :func:`~labeldp_core.experiments.run` returns for its point, byte for
-    byte apart from ``elapsed_s`` (here the time of the whole batch until the point was done),
-    and is stored under the point's own key. ``progress`` hears of each point as it is done.
+    byte apart from ``elapsed_s`` (here the time of its chunk until the point was done), and is
+    stored under the point's own key. ``progress`` hears of each point as it is done.
     """
     cache = ResultCache() if cache is None else cache
     todo = [config for config in configs if lookup(config, cache) is None]
-    _baselines(todo, cache)
-    works = [lambda c=config: run(c, cache) for config in todo]
-    computed = dict(zip(todo, _results(_Together().run_all(works)), strict=True))
+    computed: dict[RunConfig, RunResult] = {}
+    for start in range(0, len(todo), CHUNK):
+        chunk = todo[start : start + CHUNK]
+        _baselines(chunk, cache)
+        works = [lambda c=config: run(c, cache) for config in chunk]
+        computed |= dict(zip(chunk, _results(_Together().run_all(works)), strict=True))
+        progress(len(computed) / len(todo), f"{len(computed)} of {len(todo)} points trained")
     results = []
-    for index, config in enumerate(configs):
+    for config in configs:
         results.append(computed[config] if config in computed else run(config, cache))
-        progress((index + 1) / len(configs), f"epsilon={config.epsilon:g} seed={config.seed}")
     return results
