@@ -14,7 +14,8 @@ points train the same baseline. Points already in the cache are read, not traine
 """
 
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from importlib import import_module
 from types import ModuleType
@@ -25,6 +26,7 @@ from labeldp_core.data.table_results import results_cache
 from labeldp_core.engine.context import RunContext
 from labeldp_core.engine.progress import Progress, silent
 from labeldp_core.engine.spec import RunConfig, RunResult
+from labeldp_core.engine.timing import timing_key
 from labeldp_core.experiments.runner import lookup, run
 from labeldp_core.registry import mechanism_spec
 from labeldp_core.training.joining import BATCHED_MODELS, ClassifierJob, joined
@@ -142,6 +144,28 @@ def _baselines(configs: Sequence[RunConfig], cache: ResultCache) -> None:
     _results(_Together().run_all(list(missing.values())))
 
 
+@contextmanager
+def _timings_kept(configs: Sequence[RunConfig], cache: ResultCache) -> Iterator[None]:
+    """Keep the seconds recorded for points like ``configs`` as they were before the block.
+
+    A page reads them to say how long one point takes alone (:mod:`labeldp_core.engine.timing`);
+    a point's seconds in a chunk are the chunk's, which are not.
+    """
+    kept = {}
+    for config in configs:
+        held = results_cache(cache, config.dataset)
+        key = timing_key(held, config)
+        kept.setdefault(key, (held, held.get_json(key)))
+    try:
+        yield
+    finally:
+        for key, (held, before) in kept.items():
+            if before is None:
+                held.discard(key)
+            else:
+                held.put_json(key, before)
+
+
 def run_together(
     configs: Sequence[RunConfig], cache: ResultCache | None = None, progress: Progress = silent
 ) -> list[RunResult]:
@@ -159,7 +183,8 @@ def run_together(
         chunk = todo[start : start + CHUNK]
         _baselines(chunk, cache)
         works = [lambda c=config: run(c, cache) for config in chunk]
-        computed |= dict(zip(chunk, _results(_Together().run_all(works)), strict=True))
+        with _timings_kept(chunk, cache):
+            computed |= dict(zip(chunk, _results(_Together().run_all(works)), strict=True))
         progress(len(computed) / len(todo), f"{len(computed)} of {len(todo)} points trained")
     results = []
     for config in configs:

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from labeldp_core.cache import ResultCache
+from labeldp_core.engine.timing import estimate_seconds
 from labeldp_core.experiments import make_config, run, sweep
 from labeldp_core.experiments.together import can_train_together, run_together
 from labeldp_core.training import batched
@@ -95,3 +96,16 @@ def test_only_grids_of_the_batched_models_go_together():
     assert can_train_together(grid)
     assert not can_train_together(cnn)
     assert not can_train_together(grid[:1])
+
+
+def test_a_points_seconds_in_a_batch_are_not_recorded_as_its_time_alone(tmp_path: Path):
+    cache = ResultCache(tmp_path)
+    settings = {"model": "logistic"}
+    grid = [make_config("rr", "digits", e, 0, epochs=1, settings=settings) for e in (1, 2)]
+    run_together(grid, cache)
+    assert estimate_seconds(cache, grid[:1]) is None  # none measured alone here yet
+    alone = run(make_config("rr", "digits", 4.0, 0, epochs=1, settings=settings), cache)
+    run_together(
+        [make_config("rr", "digits", e, 1, epochs=1, settings=settings) for e in (1, 2)], cache
+    )
+    assert estimate_seconds(cache, grid[:1]) == pytest.approx(alone.elapsed_s, abs=1e-3)
