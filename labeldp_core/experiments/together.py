@@ -174,7 +174,7 @@ def run_together(
     The points train :data:`CHUNK` at a time, in order, each chunk stored when it is done.
     Each result is the one :func:`~labeldp_core.experiments.run` returns for its point, byte for
     byte apart from ``elapsed_s`` (here the time of its chunk until the point was done), and is
-    stored under the point's own key. ``progress`` hears of each point as it is done.
+    stored under the point's own key. ``progress`` hears of each chunk as it is done.
     """
     cache = ResultCache() if cache is None else cache
     todo = [config for config in configs if lookup(config, cache) is None]
