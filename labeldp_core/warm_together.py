@@ -11,8 +11,8 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from labeldp_core.cache import ResultCache
-from labeldp_core.experiments import run
-from labeldp_core.experiments.together import CHUNK, can_train_together, run_together
+from labeldp_core.experiments import lookup, run
+from labeldp_core.experiments.together import CHUNK, can_train_together, compute_chunk
 
 if TYPE_CHECKING:
     from labeldp_core.warm import WarmTask
@@ -69,6 +69,7 @@ def members(task: "WarmTask") -> list["WarmTask"]:
 def compute_points(task: "WarmTask", cache: ResultCache) -> None:
     """Compute a run task's point, or its group's points together, into ``cache``."""
     if task.together:
-        run_together([task.config, *task.together], cache)
+        configs = [task.config, *task.together]
+        compute_chunk([c for c in configs if lookup(c, cache) is None], cache)
     else:
         run(task.config, cache)

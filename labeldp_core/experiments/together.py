@@ -35,7 +35,7 @@ from labeldp_core.training.settings import TrainOutcome
 if TYPE_CHECKING:
     import torch
 
-__all__ = ["CHUNK", "can_train_together", "run_together"]
+__all__ = ["CHUNK", "can_train_together", "compute_chunk", "run_together"]
 
 #: The most points that train together: a stopped grid keeps every chunk it finished, and the
 #: gain of a larger batch levels off while its memory grows.
@@ -144,6 +144,13 @@ def _baselines(configs: Sequence[RunConfig], cache: ResultCache) -> None:
     _results(_Together().run_all(list(missing.values())))
 
 
+def _chunks(todo: list[RunConfig]) -> Iterator[list[RunConfig]]:
+    """The first point alone, then the others :data:`CHUNK` at a time, in order."""
+    yield from ([todo[:1]] if todo else [])
+    for start in range(1, len(todo), CHUNK):
+        yield todo[start : start + CHUNK]
+
+
 @contextmanager
 def _timings_kept(configs: Sequence[RunConfig], cache: ResultCache) -> Iterator[None]:
     """Keep the seconds recorded for points like ``configs`` as they were before the block.
@@ -166,12 +173,24 @@ def _timings_kept(configs: Sequence[RunConfig], cache: ResultCache) -> Iterator[
                 held.put_json(key, before)
 
 
+def compute_chunk(chunk: Sequence[RunConfig], cache: ResultCache) -> list[RunResult]:
+    """Compute ``chunk``'s points (none stored yet) with their trainings together; store each."""
+    if len(chunk) == 1:
+        return [run(chunk[0], cache)]
+    _baselines(chunk, cache)
+    works = [lambda c=config: run(c, cache) for config in chunk]
+    with _timings_kept(chunk, cache):
+        return _results(_Together().run_all(works))
+
+
 def run_together(
     configs: Sequence[RunConfig], cache: ResultCache | None = None, progress: Progress = silent
 ) -> list[RunResult]:
     """Compute every point of ``configs`` (or read it from the cache), training them together.
 
-    The points train :data:`CHUNK` at a time, in order, each chunk stored when it is done.
+    The first point trains alone, so that it comes back (and its time alone is measured) as
+    soon as it would one by one; the others train :data:`CHUNK` at a time, in order, each chunk
+    stored when it is done.
     Each result is the one :func:`~labeldp_core.experiments.run` returns for its point, byte for
     byte apart from ``elapsed_s`` (here the time of its chunk until the point was done), and is
     stored under the point's own key. ``progress`` hears of each chunk as it is done.
@@ -179,12 +198,8 @@ def run_together(
     cache = ResultCache() if cache is None else cache
     todo = [config for config in configs if lookup(config, cache) is None]
     computed: dict[RunConfig, RunResult] = {}
-    for start in range(0, len(todo), CHUNK):
-        chunk = todo[start : start + CHUNK]
-        _baselines(chunk, cache)
-        works = [lambda c=config: run(c, cache) for config in chunk]
-        with _timings_kept(chunk, cache):
-            computed |= dict(zip(chunk, _results(_Together().run_all(works)), strict=True))
+    for chunk in _chunks(todo):
+        computed |= dict(zip(chunk, compute_chunk(chunk, cache), strict=True))
         progress(len(computed) / len(todo), f"{len(computed)} of {len(todo)} points trained")
     results = []
     for config in configs:
