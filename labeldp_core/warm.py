@@ -31,11 +31,12 @@ from labeldp_core.audit import app_audit_points, stored_audit_case
 from labeldp_core.cache import ResultCache
 from labeldp_core.demo import demo_configs
 from labeldp_core.engine.timing import estimate_seconds
-from labeldp_core.experiments import RunConfig, run
+from labeldp_core.experiments import RunConfig
 from labeldp_core.experiments.runner import lookup
 from labeldp_core.model_audit import audit_model, cached_audit, demo_model_audits
 from labeldp_core.registry import ON_COMPARE
 from labeldp_core.stopping import end_pool, end_with_parent
+from labeldp_core.warm_together import compute_points, grouped, members
 
 __all__ = [
     "AUDIT_PAGE",
@@ -72,7 +73,8 @@ class WarmTask:
     """One point of a warm and whose view it is.
 
     A run (``config``), an audit case (``audit``) or a trained model's canary audit
-    (``model_audit``: mechanism, dataset, ε).
+    (``model_audit``: mechanism, dataset, ε). A run may bring points of its kind that train
+    together with it (``together``, :mod:`labeldp_core.warm_together`).
     """
 
     page: str
@@ -80,13 +82,15 @@ class WarmTask:
     config: RunConfig | None = None
     audit: tuple | None = None
     model_audit: tuple[str, str, float] | None = None
+    together: tuple[RunConfig, ...] = ()
 
     @property
     def label(self) -> str:
         """The point in a few words, for progress lines."""
         if self.config is not None:
             c = self.config
-            return f"{c.mechanism} ε={c.epsilon:g} seed={c.seed}"
+            more = f" and {len(self.together)} more of its kind" if self.together else ""
+            return f"{c.mechanism} ε={c.epsilon:g} seed={c.seed}{more}"
         if self.model_audit is not None:
             return f"model audit {self.model_audit[0]} ε={self.model_audit[2]:g}"
         return f"audit {self.audit[0]} case {self.audit[2] + 1}"
@@ -336,7 +340,7 @@ def _compute(task: WarmTask) -> tuple[float, float]:
     """
     started, shared = time.perf_counter(), _WORKER_CACHE.shared_seconds
     if task.config is not None:
-        run(task.config, _WORKER_CACHE)
+        compute_points(task, _WORKER_CACHE)
     elif task.model_audit is not None:
         mechanism, dataset, epsilon = task.model_audit
         audit_model(mechanism, dataset, epsilon, cache=_WORKER_CACHE)
@@ -396,6 +400,7 @@ def run_warm(
     workers = workers or os.cpu_count() or 1
     cache = ResultCache(cache_dir)
     status, waiting = _plan(dataset, cache, extra, until_pages)
+    waiting = grouped(waiting)
     path, estimate = status_path(cache_dir, dataset), _Estimate(cache)
     _write_status(path, status)
     pool = _pool(cache_dir, workers)
@@ -422,7 +427,11 @@ def _drain(pool, workers, waiting, status, estimate, progress, path) -> None:
             task = waiting.pop(0)
             running[pool.submit(_compute, task)] = (task, time.monotonic())
         finished, _ = wait(list(running), timeout=_STATUS_EVERY_S, return_when=FIRST_COMPLETED)
-        lines = [_account(future, running.pop(future)[0], status, estimate) for future in finished]
+        lines = [
+            line
+            for future in finished
+            for line in _account(future, running.pop(future)[0], status, estimate)
+        ]
         if finished or time.monotonic() - written > _STATUS_EVERY_S:
             estimate.update(status, waiting, running, workers)
             _write_status(path, status)
@@ -431,16 +440,19 @@ def _drain(pool, workers, waiting, status, estimate, progress, path) -> None:
             progress(status, line)
 
 
-def _account(future: Future, task: WarmTask, status: WarmStatus, estimate: _Estimate) -> str:
-    """Count a returned point as done (or failed); the line that says so."""
+def _account(future: Future, task: WarmTask, status: WarmStatus, estimate: _Estimate) -> list[str]:
+    """Count a returned point (or group) as done (or failed); a line per point that says so."""
     try:
         seconds, shared = future.result()
     except Exception as exc:  # a failing point is named; the others go on
         status.failures.append(f"{task.label}: {type(exc).__name__}: {exc}")
-        return f"{task.label} failed: {exc}"
-    estimate.add(task, seconds - shared)
-    status.finished(task)
-    return f"{task.label} ({seconds:.1f} s)"
+        return [f"{task.label} failed: {exc}"]
+    points = members(task)
+    together = f" for {len(points)} points together" if len(points) > 1 else ""
+    for point in points:
+        estimate.add(point, (seconds - shared) / len(points))
+        status.finished(point)
+    return [f"{point.label} ({seconds:.1f} s{together})" for point in points]
 
 
 def stored_points(

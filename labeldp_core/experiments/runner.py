@@ -280,9 +280,17 @@ def sweep(
     cache: ResultCache | None = None,
     progress: Progress = silent,
 ) -> list[RunResult]:
-    """Run every (epsilon, seed) point; each is cached as it finishes, so a rerun resumes."""
+    """Run every (epsilon, seed) point; each is cached as it finishes, so a rerun resumes.
+
+    The points of a small model (logistic, MLP) train together as one batched model, each
+    exactly as alone, a few at a time, and are cached as each batch is done (:mod:`.together`).
+    """
     configs = sweep_configs(mechanism, dataset, epsilons, seeds, epochs, settings)
     cache = ResultCache() if cache is None else cache
+    from labeldp_core.experiments import together  # it imports this module
+
+    if together.can_train_together(configs):
+        return together.run_together(configs, cache, progress)
     results = []
     for index, config in enumerate(configs):
         label = f"epsilon={config.epsilon:g} seed={config.seed} ({index + 1}/{len(configs)})"

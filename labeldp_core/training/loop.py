@@ -15,16 +15,19 @@ from torch.nn import functional
 from labeldp_core.models import build_model
 from labeldp_core.threads import training_threads
 from labeldp_core.training.allocator import keep_freed_memory
+from labeldp_core.training.joining import ClassifierJob, current_batch
 from labeldp_core.training.settings import ProgressFn, TrainOutcome, TrainSettings
 
 __all__ = [
     "ProgressFn",
     "TrainOutcome",
     "TrainSettings",
+    "accuracy_on",
     "adam",
     "fit_classifier",
     "predict_proba",
     "predict_values",
+    "train_alone",
     "train_classifier",
     "train_regressor",
 ]
@@ -72,6 +75,12 @@ def adam(model: nn.Module, learning_rate: float, *, fused: bool = True) -> torch
     implementation indexes by position.
     """
     return torch.optim.Adam(model.parameters(), lr=learning_rate, fused=fused)
+
+
+def accuracy_on(model: nn.Module, test_inputs: torch.Tensor, test_labels: torch.Tensor) -> float:
+    """The share of ``test_inputs`` that ``model`` classifies as ``test_labels`` say."""
+    predicted = _outputs(model, test_inputs).argmax(dim=1)
+    return float((predicted == test_labels).to(torch.float32).mean())
 
 
 def _fit(
@@ -123,27 +132,32 @@ def train_classifier(
 ) -> TrainOutcome:
     """Train a classifier on hard labels ``(n,)`` or soft labels ``(n, K)`` (rows of probabilities).
 
-    Returns the model and its test accuracy after every epoch.
+    Returns the model and its test accuracy after every epoch. Inside a grid computed together
+    (:mod:`labeldp_core.experiments.together`) the grid's batch may train it beside the grid's
+    other points (:mod:`labeldp_core.training.batched`), with the same outcome, byte for byte.
     """
-    target_tensor = torch.tensor(targets)
+    job = ClassifierJob(x_train, targets, x_test, y_test, num_classes, settings, seed, progress)
+    batch = current_batch()
+    trained = None if batch is None else batch.train(job)
+    return train_alone(job) if trained is None else trained
+
+
+def train_alone(job: ClassifierJob) -> TrainOutcome:
+    """Train ``job``'s classifier by itself (see :func:`train_classifier`)."""
+    target_tensor = torch.tensor(job.targets)
     if target_tensor.ndim == 2:
         target_tensor = target_tensor.to(torch.float32)
-    test_inputs = _as_input(x_test, settings)
-    test_labels = torch.tensor(y_test)
-
-    def accuracy(model: nn.Module) -> float:
-        predicted = _outputs(model, test_inputs).argmax(dim=1)
-        return float((predicted == test_labels).to(torch.float32).mean())
-
+    test_inputs = _as_input(job.x_test, job.settings)
+    test_labels = torch.tensor(job.y_test)
     return _fit(
-        x_train,
+        job.x_train,
         target_tensor,
-        num_classes,
+        job.num_classes,
         functional.cross_entropy,
-        accuracy,
-        settings,
-        seed,
-        progress,
+        lambda model: accuracy_on(model, test_inputs, test_labels),
+        job.settings,
+        job.seed,
+        job.progress,
     )
 
 
