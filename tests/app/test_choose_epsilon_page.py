@@ -136,3 +136,89 @@ def test_the_risk_headline_starts_from_the_image_not_from_a_uniform_prior(warmed
         assert value != "≤ 23.2%" or "uniform prior" in label, label
     captions = [c.value for c in app.caption if "98.1%" in c.value]
     assert captions and "the clean model's test accuracy" in captions[-1]
+
+
+# Issue 53, section 1: the page read by a non-expert. The fake grid (tests/choosing/fake_curves.py):
+# rr's three seeds score 0.49, 0.50, 0.51 + 0.1·log2 ε, so 0.65 is reached by the mean at
+# ε = 2^1.5 ≈ 2.83, by the best seed at 2^1.4 ≈ 2.64 and by the worst at 2^1.6 ≈ 3.03; dpsgd
+# (example-level) scores 0.5 + 0.05·log2 ε, 0.65 at its largest ε, 8; every clean model 0.95.
+
+
+def _texts(app) -> list[str]:
+    """Every text the page shows: markdown, captions, subheaders, alerts."""
+    kinds = (app.markdown, app.caption, app.subheader, app.info, app.warning, app.success)
+    return [element.value for kind in kinds for element in kind]
+
+
+def test_one_headline_per_privacy_unit_says_where_the_mean_and_the_seeds_reach_it(warmed):
+    app = _asking(0.65)
+    assert_no_errors(app)
+    texts = _texts(app)
+    label = [t for t in texts if t.startswith("**Label DP")]
+    assert len(label) == 1, texts
+    assert (
+        "Randomized response reaches test accuracy 0.65 at ε ≈ 2.83, between ≈ 2.64 and ≈ 3.03 "
+        "over the seeds" in label[0]
+    )
+    example = [t for t in texts if t.startswith("**Example-level DP")]
+    assert len(example) == 1 and "DP-SGD baseline" in example[0], texts
+    assert any(t.startswith("What ε ≈ 2.83 (Randomized response)") for t in texts), texts
+
+
+def test_the_table_has_the_columns_its_caption_names_and_the_value_box_says_what_it_takes(warmed):
+    app = _asking(0.65)
+    columns = list(app.dataframe[0].value.columns)
+    assert columns == [
+        "mechanism",
+        "privacy unit",
+        "smallest ε",
+        "seeds' spread",
+        "ε for your unit",
+        "test accuracy",
+    ]
+    caption = next(c.value for c in app.caption if "The smallest ε whose curve" in c.value)
+    for column in columns[2:]:
+        assert f"'{column}'" in caption, column
+    assert app.dataframe[0].value["seeds' spread"][0] == "≈ 2.64 to ≈ 3.03"
+    assert app.number_input(key="value").label == "Test accuracy to reach (0 to 1)"
+
+
+def test_the_risk_is_one_sentence_from_the_images_prior_with_the_scale_it_words(warmed):
+    from labeldp_core.risk import posterior_bound
+
+    app = _asking(0.65)
+    texts = _texts(app)
+    assert not any("gain" in m.label.lower() for m in app.metric)
+    assert not any("attack gain" in t.lower() for t in texts), texts
+    sentence = next(t for t in texts if t.startswith("At ε ≈ 2.83"))
+    informed = posterior_bound(2 ** 1.5, 0.95)
+    assert f"probability π = 95.0% before the release" in sentence
+    assert f"at most {informed:.1%} after it" in sentence
+    assert "weak privacy for one label" in sentence and "moderate" not in sentence
+    assert any("strong privacy up to ε = 1" in t and "weak up to ε = 5" in t for t in texts)
+
+
+def test_when_nothing_in_the_unit_reaches_the_page_offers_the_nearest_that_does(warmed):
+    app = _asking(0.7)
+    app.selectbox(key="unit").set_value("example").run()
+    assert_no_errors(app)
+    texts = _texts(app)
+    nearest = " ".join(t for t in texts if "nearest" in t.lower())
+    assert "A lower target: DP-SGD baseline reaches test accuracy 0.64" in nearest, texts
+    assert "Another privacy unit: Randomized response reaches test accuracy 0.7" in nearest
+    assert "protects one training label only" in nearest
+    assert len(app.dataframe) >= 1 and list(app.dataframe[0].value["mechanism"]) == [
+        "DP-SGD baseline"
+    ]
+    assert any("adds to an attacker's guess" in t for t in texts), texts
+
+
+def test_an_unreachable_target_says_why_and_keeps_the_page_with_the_nearest_target(warmed):
+    app = _asking(0.99)
+    assert not app.exception and not app.error
+    texts = _texts(app)
+    assert any("above what the model trained on the true labels" in w.value for w in app.warning)
+    nearest = " ".join(t for t in texts if "nearest" in t.lower())
+    assert "A lower target: Randomized response reaches test accuracy 0.8" in nearest, texts
+    assert len(app.dataframe) >= 1
+    assert any("adds to an attacker's guess" in t for t in texts), texts
