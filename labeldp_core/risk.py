@@ -136,7 +136,7 @@ class Risk:
         return _times(self.odds)
 
     def line(self, approximate: bool = False) -> str:
-        """The risk in one sentence a non-specialist reads: each guess with the prior it starts from.
+        """The risk in one sentence for a non-specialist: each guess with the prior it starts from.
 
         The bound from the image's prior (when known) comes first, then the uniform prior's,
         named; the odds multiplier last. No figure that is not a probability of guessing the
@@ -164,8 +164,8 @@ class Risk:
     def _priors(self) -> str:
         """The guess from the image's prior (if known), then from the uniform prior, named."""
         uniform = (
-            f"one who never sees the image starts from π = 1/K = {self.blind:.1%} and ends at "
-            f"most at {percent(self.guess)}"
+            f"one who never sees the image starts from π = 1/K = {self.blind:.1%} and reaches "
+            f"at most {percent(self.guess)}"
         )
         if self.prior is None or self.informed is None:
             return (
