@@ -33,10 +33,13 @@ TARGETS = {
 DEFAULTS = {"accuracy": 0.9, "within": 5.0, "mse": 2.0}
 #: What the value box takes, per kind of target.
 VALUE_LABELS = {
-    "accuracy": "Test accuracy to reach (0 to 1)",
-    "within": "Points below the clean model, at most",
-    "mse": "Test MSE, at most",
+    "accuracy": "Accuracy to reach",
+    "within": "Points below clean",
+    "mse": "MSE at most",
 }
+#: A row of the table of answers, in px: short enough for every row of a 12-mechanism table
+#: under the headlines on a 1280x800 screen (Streamlit's default, 35, leaves 10 rows visible).
+ROW_PX = 26
 
 
 def render() -> None:
@@ -98,15 +101,16 @@ def _target_controls() -> tuple[str, float, str, bool]:
         step=0.01 if kind == "accuracy" else 0.5,
         key="value",
         bind="query-params",
-        help="Accuracy as a share (0.9); P in percentage points (5); an MSE (2.0).",
+        help="A test accuracy as a share, 0 to 1 (0.9); or how many percentage points below "
+        "the model trained on the true labels (5); or a test MSE (2.0).",
     )
     unit = linked(
         unit_box.selectbox,
-        "Privacy unit you need",
+        "Privacy unit",
         "unit",
         ["label", "example"],
-        help="label: one training label changed (replace-one). example: one whole example added "
-        "or removed; label-DP mechanisms do not give it.",
+        help="The privacy unit you need. label: one training label changed (replace-one). "
+        "example: one whole example added or removed; label-DP mechanisms do not give it.",
     )
     confident = sure_box.checkbox(
         "Every seed",
@@ -134,11 +138,15 @@ def _answers(
         return None, None
     if choice.beyond:
         st.warning(choice.beyond[0].upper() + choice.beyond[1:] + ".")
-    for headline in headlines(choice):
-        st.markdown(headline.text)
+    st.markdown("\n".join(f"- {_unbroken(headline.text)}" for headline in headlines(choice)))
     offered = _nearest(controls, choice)
     _table(controls, choice)
     return choice, choice.reached[0] if choice.reached else offered
+
+
+def _unbroken(text: str) -> str:
+    """``text`` with no line break after an ε or a ≈ (no 'ε ≈' ending one line, '2.83' the next)."""
+    return text.replace("ε ", "ε\u00a0").replace("≈ ", "≈\u00a0")
 
 
 def _nearest(controls: Controls, choice: Choice) -> Answer | None:
@@ -160,7 +168,7 @@ def _nearest(controls: Controls, choice: Choice) -> Answer | None:
     if offers:
         st.markdown(
             "Nothing reaches the target; the nearest that does, on the same curves:\n"
-            + "\n".join(f"- {offer.text}" for offer in offers)
+            + "\n".join(f"- {_unbroken(offer.text)}" for offer in offers)
         )
     return next((offer.answer for offer in offers if offer.answer is not None), None)
 
@@ -174,7 +182,7 @@ def _table(controls: Controls, choice: Choice) -> None:
             f"`python -m labeldp_core warm --dataset {controls.dataset}`)."
         )
         return
-    st.dataframe(rows, hide_index=True, key="answers")
+    st.dataframe(rows, hide_index=True, key="answers", row_height=ROW_PX)
     metric = choice.target.metric
     st.caption(
         f"On {controls.dataset_name}: {choice.target.describe()}. 'smallest ε' is the smallest "
@@ -300,7 +308,7 @@ def _risk_of_answer(answer: Answer | None, classes: int, prior: Prior | None) ->
         "to an attacker's guess"
     )
     risk = risk_of(answer.epsilon_spent, classes, answer.privacy_unit, answer.delta, prior)
-    st.markdown(risk.line(approximate=answer.interpolated))
+    st.markdown(_unbroken(risk.line(approximate=answer.interpolated)))
     how = [scale_sentence(classes), f"Odds: {FORMULAS['odds']}.", f"Guess: {FORMULAS['guess']}."]
     if prior is not None:
         how.append(

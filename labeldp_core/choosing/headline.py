@@ -84,7 +84,7 @@ def headlines(choice: Choice) -> list[Headline]:
     """One headline per privacy unit among the answers, the units in the pages' order.
 
     A unit's headline gives its best answer (the answers come best first), or says that none
-    of its mechanisms reaches the target up to their largest computed ε.
+    of its mechanisms reaches the target at any computed ε, and the best score at the largest.
     """
     said = []
     for unit in UNIT_ORDER:
@@ -96,11 +96,10 @@ def headlines(choice: Choice) -> list[Headline]:
         if best.reached:
             said.append(Headline(head + reached_sentence(best, choice.target), best))
             continue
-        largest = max(a.largest_epsilon for a in group)
         text = (
-            f"no mechanism reaches {_goal(choice.target, best)} up to ε {largest:g}, the "
-            f"largest computed; the best, {mechanism_title(best.mechanism)}, has "
-            f"{best.metric} {best.score:.3f} at ε {best.largest_epsilon:g}."
+            f"no mechanism reaches {_goal(choice.target, best)} at any computed ε; the best, "
+            f"{mechanism_title(best.mechanism)}, has {best.metric} {best.score:.3f} at ε "
+            f"{best.largest_epsilon:g}, its largest."
         )
         said.append(Headline(head + text))
     return said

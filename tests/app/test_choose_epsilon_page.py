@@ -148,9 +148,11 @@ def test_the_risk_headline_starts_from_the_image_not_from_a_uniform_prior(warmed
 
 
 def _texts(app) -> list[str]:
-    """Every text the page shows: markdown, captions, subheaders, alerts."""
+    """Every text the page shows: markdown, captions, subheaders, alerts; a no-break space read
+    as a space, the bullets of a list one text each."""
     kinds = (app.markdown, app.caption, app.subheader, app.info, app.warning, app.success)
-    return [element.value for kind in kinds for element in kind]
+    texts = [element.value.replace("\u00a0", " ") for kind in kinds for element in kind]
+    return [line.removeprefix("- ") for text in texts for line in text.split("\n")]
 
 
 def test_one_headline_per_privacy_unit_says_where_the_mean_and_the_seeds_reach_it(warmed):
@@ -183,7 +185,8 @@ def test_the_table_has_the_columns_its_caption_names_and_the_value_box_says_what
     for column in columns[2:]:
         assert f"'{column}'" in caption, column
     assert app.dataframe[0].value["seeds' spread"][0] == "≈ 2.64 to ≈ 3.03"
-    assert app.number_input(key="value").label == "Test accuracy to reach (0 to 1)"
+    assert app.number_input(key="value").label == "Accuracy to reach"
+    assert "0 to 1" in app.number_input(key="value").help
 
 
 def test_the_risk_is_one_sentence_from_the_images_prior_with_the_scale_it_words(warmed):
