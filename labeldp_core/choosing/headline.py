@@ -139,7 +139,7 @@ def _lower_target(target: Target, curves: Sequence[Curve]) -> Target:
         return replace(target, value=math.floor(round(best * 100, 6)) / 100)
     if target.kind == "mse":
         step = 10 ** (math.floor(math.log10(best)) - 1)
-        return replace(target, value=math.ceil(round(best / step, 6)) * step)
+        return replace(target, value=round(math.ceil(round(best / step, 6)) * step, 12))
     points = min((target.threshold(c.baseline) - best_score(c, target)) * 100 for c in curves)
     return replace(target, value=target.value + math.ceil(round(points * 2, 6)) / 2)
 
