@@ -208,16 +208,17 @@ def _bands() -> str:
 def percent(probability: float) -> str:
     """A probability as a percentage, one decimal, or more where one would round it up to 100%.
 
-    A bound of 99.996% is not "100.0%" (nor 99.9%, which would understate it).
+    A bound of 99.996% is not "100.0%" (nor 99.9%, which would understate it); one within
+    1e-7 of 1 is "100%" (as a bound it then limits nothing).
 
     >>> percent(0.4432), percent(0.99996), percent(1.0), percent(1 - 1e-12)
-    ('44.3%', '99.996%', '100.0%', 'over 99.99999%')
+    ('44.3%', '99.996%', '100.0%', '100%')
     """
     for digits in range(1, 6):
         text = f"{probability:.{digits}%}"
         if probability == 1 or not text.startswith("100"):
             return text
-    return "over 99.99999%"
+    return "100%"
 
 
 def _times(factor: float) -> str:
