@@ -138,7 +138,9 @@ def _answers(
         return None, None
     if choice.beyond:
         st.warning(choice.beyond[0].upper() + choice.beyond[1:] + ".")
-    st.markdown("\n".join(f"- {_unbroken(headline.text)}" for headline in headlines(choice)))
+    said = headlines(choice)
+    if said:
+        st.markdown("\n".join(f"- {_unbroken(headline.text)}" for headline in said))
     offered = _nearest(controls, choice)
     _table(controls, choice)
     return choice, choice.reached[0] if choice.reached else offered
