@@ -23,19 +23,20 @@ from dataclasses import dataclass
 
 from labeldp_core.accounting.units import label_guarantee_of_example
 from labeldp_core.errors import InvalidInputError
+from labeldp_core.privacy_scale import SCALE, band_of
 from labeldp_core.validation import check_epsilon
 
 __all__ = [
     "FORMULAS",
-    "LARGE_EPSILON",
-    "SMALL_EPSILON",
     "Prior",
     "Risk",
     "guess_bound",
     "inference_gain_bound",
     "odds_multiplier",
+    "percent",
     "posterior_bound",
     "risk_of",
+    "scale_sentence",
 ]
 
 #: Each number's formula and source, for a tooltip.
@@ -50,9 +51,6 @@ FORMULAS = {
     "example": "an add/remove (ε, δ) gives (2ε, (1 + e^ε)δ) for one changed label (group "
     "privacy for two steps)",
 }
-#: Up to this ε the page calls the protection strong; from LARGE_EPSILON on, weak for one label.
-SMALL_EPSILON = 1.0
-LARGE_EPSILON = 5.0
 
 
 def odds_multiplier(epsilon: float) -> float:
@@ -137,54 +135,90 @@ class Risk:
         """The odds multiplier as people read it: '2.7x', '22,026x'."""
         return _times(self.odds)
 
-    def line(self) -> str:
-        """The numbers in one line, e.g. for beside an ε control."""
-        unit = (
-            ""
-            if self.unit == "label"
-            else (
-                f" (example-level ε = {self.given_epsilon:g} is ε = {self.epsilon:.3g} for a label)"
+    def line(self, approximate: bool = False) -> str:
+        """The risk in one sentence for a non-specialist: each guess with the prior it starts from.
+
+        The bound from the image's prior (when known) comes first, then the uniform prior's,
+        named; the odds multiplier last. No figure that is not a probability of guessing the
+        label stands beside them. ``approximate``: the ε is an estimate (written ≈).
+        """
+        near = "≈ " if approximate else ""
+        where = f"At ε {near or '= '}{self.epsilon:.3g}"
+        if self.unit == "example":
+            where = (
+                f"At example-level ε {near or '= '}{self.given_epsilon:.3g}, which is ε "
+                f"{near or '= '}{self.epsilon:.3g} for one label"
             )
+        upto = (
+            f" Each bound may fail with probability up to δ = {self.delta:.2g}."
+            if self.delta
+            else ""
         )
-        upto = f", each up to δ = {self.delta:.2g}" if self.delta else ""
         return (
-            f"At ε = {self.epsilon:.3g}{unit}: an attacker who believed one training label's "
-            "true value with probability π before the release believes it at most "
-            f"πe^ε/(πe^ε + 1 − π) after. {self._priors()} Changing one label moves the odds "
-            f"of any output by at most {self.odds_text}; a label-inference attack gains at "
-            f"most {self.gain:.1%} over the features alone{upto}."
+            f"{where} ({self.strength_word()} privacy for one label on the explorer's scale): "
+            f"{self._priors()} {'Either way, t' if self.informed is not None else 'T'}he "
+            f"release multiplies the odds of any guess about one label by at most "
+            f"{self.odds_text}.{upto}"
         )
 
     def _priors(self) -> str:
-        """The bound from the image's prior (if known), then from the uniform prior, named."""
+        """The guess from the image's prior (if known), then from the uniform prior, named."""
         uniform = (
-            f"from the uniform prior π = 1/K = {self.blind:.1%} (an attacker who never sees "
-            f"the image) at most {self.guess:.1%}"
+            f"one who never sees the image starts from π = 1/K = {self.blind:.1%} and reaches "
+            f"at most {percent(self.guess)}"
         )
         if self.prior is None or self.informed is None:
             return (
-                f"{uniform[0].upper()}{uniform[1:]}; the image is public, so a real attacker "
-                "starts from what the image says (usually far above 1/K) and ends higher."
+                f"an attacker {uniform[4:]}; the image is public, so a real attacker starts from "
+                "what the image says (usually far above 1/K) and ends higher."
             )
         return (
-            f"From π = {self.prior.probability:.1%} ({self.prior.source}) at most "
-            f"{self.informed:.1%}; {uniform}."
+            f"an attacker who sees the image guesses one training label right with "
+            f"probability π = {percent(self.prior.probability)} before the release "
+            f"({self.prior.source}) and at most {percent(self.informed)} after it; {uniform}."
         )
 
+    def strength_word(self) -> str:
+        """The scale's word for this ε for one label (:mod:`labeldp_core.privacy_scale`)."""
+        return band_of(self.epsilon).word
+
     def strength(self) -> str:
-        """A sentence on what this ε means for one label: strong, moderate or weak."""
-        if self.epsilon <= SMALL_EPSILON:
-            return "Small ε is strong protection: the release says little about any one label."
-        if self.epsilon < LARGE_EPSILON:
-            return (
-                "A moderate ε: one label shifts what the release shows, by the factor above, "
-                "and no more."
-            )
-        return (
-            f"A large ε: one label can move the odds by up to {self.odds_text}, so the "
-            "guarantee alone says little about a single label; what protects it is the noise "
-            "the mechanism actually adds and what an attacker does not know."
+        """A sentence on what this ε means for one label: the scale's word, and the scale."""
+        band = band_of(self.epsilon)
+        said = (
+            f"ε = {self.epsilon:.3g} is {band.word} privacy for one label on the explorer's "
+            f"scale ({_bands()})"
         )
+        if band.word == SCALE[-1].word:
+            return (
+                f"{said}: one label can move the odds by up to {self.odds_text}, so the "
+                "guarantee alone says little about a single label; what protects it is the "
+                "noise the mechanism actually adds and what an attacker does not know."
+            )
+        return f"{said}: one label moves the odds of any output by at most {self.odds_text}."
+
+
+def _bands() -> str:
+    """The scale's bands in a few words: 'strong up to ε = 1, moderate up to 2, ...'."""
+    bounded = [f"{band.word} up to {band.upto:g}" for band in SCALE[:-1]]
+    bounded[0] = bounded[0].replace("up to", "up to ε =")
+    return ", ".join(bounded) + f", {SCALE[-1].word} above"
+
+
+def percent(probability: float) -> str:
+    """A probability as a percentage, one decimal, or more where one would round it up to 100%.
+
+    A bound of 99.996% is not "100.0%" (nor 99.9%, which would understate it); one within
+    1e-7 of 1 is "100%" (as a bound it then limits nothing).
+
+    >>> percent(0.4432), percent(0.99996), percent(1.0), percent(1 - 1e-12)
+    ('44.3%', '99.996%', '100.0%', '100%')
+    """
+    for digits in range(1, 6):
+        text = f"{probability:.{digits}%}"
+        if probability == 1 or not text.startswith("100"):
+            return text
+    return "100%"
 
 
 def _times(factor: float) -> str:
@@ -225,4 +259,30 @@ def risk_of(
         gain=inference_gain_bound(label_eps),
         prior=prior,
         informed=None if prior is None else posterior_bound(label_eps, prior.probability),
+    )
+
+
+def scale_sentence(num_classes: int) -> str:
+    """The scale of :mod:`labeldp_core.privacy_scale` in one sentence, with what each word means.
+
+    Each band with its largest ε, the odds multiplier there and how far a 1-in-K guess rises.
+
+    >>> print(scale_sentence(10))  # doctest: +NORMALIZE_WHITESPACE
+    The scale's words, for one training label: strong privacy up to ε = 1 (odds moved at most
+    2.7x; a 1-in-10 guess rises to at most 23.2%), moderate up to ε = 2 (7.4x; 45.1%), weak up
+    to ε = 5 (148x; 94.3%), very weak above ε = 5.
+    """
+    parts = []
+    for index, band in enumerate(SCALE[:-1]):
+        risk = risk_of(band.upto, num_classes)
+        odds, guess = risk.odds_text, f"{risk.guess:.1%}"
+        if index == 0:
+            odds = f"odds moved at most {odds}"
+            guess = f"a 1-in-{num_classes} guess rises to at most {guess}"
+        word = f"{band.word} privacy" if index == 0 else band.word
+        parts.append(f"{word} up to ε = {band.upto:g} ({odds}; {guess})")
+    return (
+        "The scale's words, for one training label: "
+        + ", ".join(parts)
+        + f", {SCALE[-1].word} above ε = {SCALE[-2].upto:g}."
     )

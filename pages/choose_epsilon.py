@@ -1,11 +1,12 @@
 """Choose ε: from a target score to the smallest ε per mechanism, and from an ε to each score."""
 
 import streamlit as st
-from streamlit.delta_generator import DeltaGenerator
 
-from labeldp_core.choosing import make_target
+from labeldp_core.choosing import Answer, make_target
 from labeldp_core.choosing.choice import DEFAULT_TRAININGS, Choice, choose_epsilon
-from labeldp_core.choosing.summary import clean_baseline, summary_at
+from labeldp_core.choosing.headline import headlines, mechanism_title, nearest
+from labeldp_core.choosing.summary import summary_at
+from labeldp_core.clean_reference import clean_line
 from labeldp_core.data import dataset_info
 from labeldp_core.data.tables import is_table
 from labeldp_core.demo import DEMO_SEEDS, demo_configs
@@ -13,7 +14,7 @@ from labeldp_core.engine.spec import RunResult
 from labeldp_core.engine.timing import spoken_duration
 from labeldp_core.errors import LabelDPError
 from labeldp_core.experiments import MECHANISMS
-from labeldp_core.risk import FORMULAS, Prior, risk_of
+from labeldp_core.risk import FORMULAS, Prior, risk_of, scale_sentence
 from ui.controls import Controls, current_controls
 from ui.links import linked
 from ui.results import (
@@ -30,27 +31,32 @@ TARGETS = {
     "mse": "Test MSE at most",
 }
 DEFAULTS = {"accuracy": 0.9, "within": 5.0, "mse": 2.0}
+#: What the value box takes, per kind of target.
+VALUE_LABELS = {
+    "accuracy": "Accuracy to reach",
+    "within": "Points below clean",
+    "mse": "MSE at most",
+}
+#: A row of the table of answers, in px: short enough for every row of a 12-mechanism table
+#: under the headlines on a 1280x800 screen (Streamlit's default, 35, leaves 10 rows visible).
+ROW_PX = 26
 
 
 def render() -> None:
-    """Draw the page: the target, the smallest ε per mechanism, its risk, then 'I can afford x'."""
+    """Draw the page: the target, the answer per unit, the table, its risk, 'I can afford x'."""
     controls = current_controls()
     st.title("Choose ε")
     kind, value, unit, confident = _target_controls()
-    choice = _answers(controls, kind, value, unit, confident)
-    _narrow(controls, choice)
+    choice, risked = _answers(controls, kind, value, unit, confident)
+    if choice is not None:
+        _narrow(controls, choice)
     classes = dataset_info(controls.dataset).num_classes
-    found = _stored_runs(controls, choice)
-    prior = _image_prior(found, controls.dataset_name)
-    if choice.reached and choice.target.metric == "test accuracy":
-        best = choice.reached[0]
-        st.subheader(
-            f"What ε = {best.epsilon_spent:.3g} ({_title(best.mechanism)}) adds to an "
-            "attacker's guess"
-        )
-        _risk(st, best.epsilon_spent, best.privacy_unit, best.delta, classes, prior)
+    found = [] if choice is None else _stored_runs(controls, choice)
+    prior = _image_prior(controls, found)
+    _risk_of_answer(risked, classes, prior)
     _afford(found, unit, classes, prior)
-    st.caption(" ".join(choice.notes))
+    if choice is not None:
+        st.caption(" ".join(choice.notes))
     if is_table(controls.dataset):
         st.caption(
             f"These answers read {controls.dataset_name}'s own curves, so its private labels "
@@ -71,12 +77,14 @@ def _choice(
 ) -> Choice:
     """The answers for one target, read from the cache (remembered a minute per target)."""
     target = make_target(kind, value, unit, confident)
-    return choose_epsilon(dataset, target, epochs=epochs, model=model, cache=result_cache())
-
-
-def _title(mechanism: str) -> str:
-    """How the tables name a mechanism: its title, or its id if it has none."""
-    return MECHANISMS[mechanism].title if mechanism in MECHANISMS else mechanism
+    return choose_epsilon(
+        dataset,
+        target,
+        epochs=epochs,
+        model=model,
+        cache=result_cache(),
+        refuse_beyond_clean=False,
+    )
 
 
 def _target_controls() -> tuple[str, float, str, bool]:
@@ -88,20 +96,21 @@ def _target_controls() -> tuple[str, float, str, bool]:
     kind_box, value_box, unit_box, sure_box = st.columns([3, 2, 2, 2])
     kind = linked(kind_box.selectbox, "Target", "target", list(TARGETS), labels=TARGETS.get)
     value = value_box.number_input(
-        "A, P or M",
+        VALUE_LABELS[kind],
         value=DEFAULTS[kind],
         step=0.01 if kind == "accuracy" else 0.5,
         key="value",
         bind="query-params",
-        help="Accuracy as a share (0.9); P in percentage points (5); an MSE (2.0).",
+        help="A test accuracy as a share, 0 to 1 (0.9); or how many percentage points below "
+        "the model trained on the true labels (5); or a test MSE (2.0).",
     )
     unit = linked(
         unit_box.selectbox,
-        "Privacy unit you need",
+        "Privacy unit",
         "unit",
         ["label", "example"],
-        help="label: one training label changed (replace-one). example: one whole example added "
-        "or removed; label-DP mechanisms do not give it.",
+        help="The privacy unit you need. label: one training label changed (replace-one). "
+        "example: one whole example added or removed; label-DP mechanisms do not give it.",
     )
     confident = sure_box.checkbox(
         "Every seed",
@@ -112,34 +121,89 @@ def _target_controls() -> tuple[str, float, str, bool]:
     return kind, value, unit, confident
 
 
-def _answers(controls: Controls, kind: str, value: float, unit: str, confident: bool) -> Choice:
-    """Draw the table of the smallest ε per mechanism and how it was read; return the choice."""
+def _answers(
+    controls: Controls, kind: str, value: float, unit: str, confident: bool
+) -> tuple[Choice | None, Answer | None]:
+    """Draw the answer per privacy unit, the nearest when none reaches, and the table.
+
+    Returns the choice (None when the target itself was refused) and the answer whose risk
+    the page states: the best that reaches the target, else the nearest that reaches.
+    """
+    choice = None
     with reported_errors():
         choice = _choice(
             controls.dataset, kind, value, unit, confident, controls.epochs_asked, controls.model
         )
-        rows = [a.row() | {"mechanism": _title(a.mechanism)} for a in choice.answers]
-    if rows:
-        st.dataframe(rows, hide_index=True, key="answers")
-    else:
+    if choice is None:
+        return None, None
+    if choice.beyond:
+        st.warning(choice.beyond[0].upper() + choice.beyond[1:] + ".")
+    said = headlines(choice)
+    if said:
+        st.markdown("\n".join(f"- {_unbroken(headline.text)}" for headline in said))
+    offered = _nearest(controls, choice)
+    _table(controls, choice)
+    return choice, choice.reached[0] if choice.reached else offered
+
+
+def _unbroken(text: str) -> str:
+    """``text`` with no line break after an ε or a ≈ (no 'ε ≈' ending one line, '2.83' the next)."""
+    return text.replace("ε ", "ε\u00a0").replace("≈ ", "≈\u00a0")
+
+
+def _nearest(controls: Controls, choice: Choice) -> Answer | None:
+    """When nothing reaches the target, draw the nearest that does; return its first answer."""
+    other = None
+    if choice.target.unit == "example" and not choice.reached:
+        with reported_errors():
+            target = choice.target
+            other = _choice(
+                controls.dataset,
+                target.kind,
+                target.value,
+                "label",
+                target.confident,
+                controls.epochs_asked,
+                controls.model,
+            )
+    offers = nearest(choice, other)
+    if offers:
+        st.markdown(
+            "Nothing reaches the target; the nearest that does, on the same curves:\n"
+            + "\n".join(f"- {_unbroken(offer.text)}" for offer in offers)
+        )
+    return next((offer.answer for offer in offers if offer.answer is not None), None)
+
+
+def _table(controls: Controls, choice: Choice) -> None:
+    """Draw the table of the smallest ε per mechanism, its caption and how each was read."""
+    rows = [a.row() | {"mechanism": mechanism_title(a.mechanism)} for a in choice.answers]
+    if not rows:
         st.info(
             f"No curve of {controls.dataset_name} is computed yet: warm the cache (sidebar, or "
             f"`python -m labeldp_core warm --dataset {controls.dataset}`)."
         )
+        return
+    st.dataframe(rows, hide_index=True, key="answers", row_height=ROW_PX)
+    metric = choice.target.metric
     st.caption(
-        f"On {controls.dataset_name}: {choice.target.describe()}. The smallest ε whose curve "
-        "reaches the target, read on the straight line (log ε) between the computed ε around it: "
-        "an ε marked ≈ and its score are interpolated, not computed; nothing is read beyond the "
-        "largest computed ε. The seeds' spread is where the best and the worst seed reach it; ε "
-        "spent is what the accounting computed, under the mechanism's own neighbouring relation; "
-        "'ε for your unit' reads an example-level guarantee for one changed label (2ε)."
+        f"On {controls.dataset_name}: {choice.target.describe()}. 'smallest ε' is the smallest "
+        "ε whose curve (the mean over the seeds) reaches the target, read on the straight line "
+        "(log ε) between the computed ε around it: an ε marked ≈ is interpolated, not "
+        "computed; nothing is read beyond the largest computed ε. 'seeds' spread' is where the "
+        "best and the worst seed reach it. 'ε for your unit' is the ε the accounting spent "
+        "there, read for the privacy unit you need (an example-level ε is doubled for one "
+        f"label). '{metric}' is the mean score there."
         + (
             f" {choice.missing} runs of the grid are not cached: an ε missing a seed is left out."
             if choice.missing
             else ""
         )
     )
-    return choice
+    with st.expander("How each answer was read"):
+        st.markdown(
+            "\n".join(f"- {a.sentence(mechanism_title(a.mechanism))}" for a in choice.answers)
+        )
 
 
 def _narrow(controls: Controls, choice: Choice) -> None:
@@ -197,21 +261,22 @@ def _stored_runs(controls: Controls, choice: Choice) -> list[RunResult]:
     return found
 
 
-def _image_prior(found: list[RunResult], dataset_name: str) -> Prior | None:
-    """What a model of the public image tells an attacker, read from the stored runs.
+def _image_prior(controls: Controls, found: list[RunResult]) -> Prior | None:
+    """What a model of the public image tells an attacker: the pages' one clean baseline.
 
-    The runs keep their clean model's test accuracy (the same model trained on the true
-    labels), not its confidence per image: that accuracy is how often a model of the image
-    alone names the true label, the stand-in for π that the page says it is.
+    The runs keep their clean model's test accuracy (the model trained on the true labels),
+    not its confidence per image: that accuracy is how often a model of the image alone names
+    the true label, the stand-in for π that the page says it is. While a demo seed's clean
+    model is missing, the runs of the mechanisms that train that model stand in (the DP
+    prototypes' own reference is another classifier).
     """
-    accuracy = clean_baseline(found, "test accuracy")
-    if accuracy is None:
-        return None
-    source = (
-        f"the clean model's test accuracy on {dataset_name}: how often a model of the image "
-        "alone names the true label, standing in for a public model's confidence"
+    trained = [r for r in found if MECHANISMS[r.mechanism].trains_model]
+    line = clean_line(
+        controls.dataset, controls.model, controls.epochs_asked, result_cache(), trained
     )
-    return Prior(accuracy, source)
+    if line.score is None:
+        return None
+    return Prior(line.score, f"the clean model's test accuracy on {controls.dataset_name}")
 
 
 def _afford(found: list[RunResult], unit: str, classes: int, prior: Prior | None) -> None:
@@ -221,7 +286,7 @@ def _afford(found: list[RunResult], unit: str, classes: int, prior: Prior | None
     at_x = summary_at(found, afford)
     if at_x:
         st.dataframe(
-            [r | {"mechanism": _title(r["mechanism"])} for r in at_x],
+            [r | {"mechanism": mechanism_title(r["mechanism"])} for r in at_x],
             hide_index=True,
             key="afford_table",
         )
@@ -230,46 +295,31 @@ def _afford(found: list[RunResult], unit: str, classes: int, prior: Prior | None
             "first within each privacy unit."
         )
     try:
-        _risk(st, afford, unit, 0.0, classes, prior)
+        st.markdown(risk_of(afford, classes, unit, 0.0, prior).line())
     except LabelDPError as exc:
         st.error(str(exc))
 
 
-def _risk(
-    container: DeltaGenerator,
-    epsilon: float,
-    unit: str,
-    delta: float,
-    classes: int,
-    prior: Prior | None,
-) -> None:
-    """The risk numbers of an ε for one label, each with its formula as help.
-
-    The guess first from the image's prior (the attacker label DP assumes sees the public
-    image), then from the uniform prior, each labelled with the prior it starts from.
-    """
-    risk = risk_of(epsilon, classes, unit, delta, prior)
-    columns = container.columns(4 if risk.informed is not None else 3)
-    columns[0].metric("Odds moved by at most", risk.odds_text, help=FORMULAS["odds"])
-    if prior is not None and risk.informed is not None:
-        columns[1].metric(
-            f"Guess of one label, from the image (π = {prior.probability:.1%})",
-            f"≤ {risk.informed:.1%}",
-            f"before: {prior.probability:.1%}",
-            delta_color="off",
-            help=f"{FORMULAS['guess']}. Here π is {prior.source}.",
-        )
-    columns[-2].metric(
-        f"Guess of one label, uniform prior (π = 1/{classes}, image unseen)",
-        f"≤ {risk.guess:.1%}",
-        f"before: {risk.blind:.1%}",
-        delta_color="off",
-        help=FORMULAS["guess"],
+def _risk_of_answer(answer: Answer | None, classes: int, prior: Prior | None) -> None:
+    """The risk of the answer's ε for one label in one sentence, the scale and the formulas."""
+    if answer is None:
+        return
+    near = answer.near or "= "
+    st.subheader(
+        f"What ε {near}{answer.epsilon_spent:.3g} ({mechanism_title(answer.mechanism)}) adds "
+        "to an attacker's guess"
     )
-    columns[-1].metric("Attack gain over features", f"≤ {risk.gain:.1%}", help=FORMULAS["gain"])
-    container.caption(risk.line() + " " + risk.strength())
-    if unit == "example":
-        container.caption(FORMULAS["example"])
+    risk = risk_of(answer.epsilon_spent, classes, answer.privacy_unit, answer.delta, prior)
+    st.markdown(_unbroken(risk.line(approximate=answer.interpolated)))
+    how = [scale_sentence(classes), f"Odds: {FORMULAS['odds']}.", f"Guess: {FORMULAS['guess']}."]
+    if prior is not None:
+        how.append(
+            "The image's π is the clean model's test accuracy: how often a model of the image "
+            "alone names the true label, standing in for a public model's confidence."
+        )
+    if answer.privacy_unit == "example":
+        how.append(f"Example-level: {FORMULAS['example']}.")
+    st.caption(" ".join(how))
 
 
 render()

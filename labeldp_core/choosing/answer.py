@@ -19,7 +19,7 @@ from labeldp_core.choosing.curves import Curve
 from labeldp_core.choosing.summary import NEIGHBOURS
 from labeldp_core.choosing.target import Target
 
-__all__ = ["Answer", "answer", "choose", "protection_gap"]
+__all__ = ["Answer", "answer", "best_score", "choose", "protection_gap"]
 
 
 @dataclass(frozen=True)
@@ -48,6 +48,9 @@ class Answer:
     seeds: int
     smallest_epsilon: float
     largest_epsilon: float
+    #: Whether the best and the worst seed's ε are read between two computed ε.
+    low_interpolated: bool = False
+    high_interpolated: bool = False
 
     @property
     def reached(self) -> bool:
@@ -59,42 +62,64 @@ class Answer:
         return asdict(self) | {"reached": self.reached, "sentence": self.sentence()}
 
     def row(self) -> dict[str, str]:
-        """The answer as one table row of text, each figure saying how it was obtained."""
+        """The answer as one table row of text; how each figure was read is in :meth:`sentence`.
+
+        An interpolated ε is marked ≈; "seeds' spread" is where the best and the worst seed
+        reach the target; "ε for your unit" is the ε spent there, in the privacy unit asked.
+        """
         if self.epsilon is None:
-            smallest, how = f"not reached up to {self.largest_epsilon:g}", "largest computed ε"
+            smallest = f"not reached up to {self.largest_epsilon:g}"
         elif self.below is None:
-            smallest, how = f"≤ {self.epsilon:g}", "met at the smallest computed ε"
-        elif self.interpolated:
-            smallest, how = (
-                f"≈ {self.epsilon:.3g}",
-                f"interpolated, {self.below:g} to {self.above:g}",
-            )
+            smallest = f"≤ {self.epsilon:g}"
         else:
-            smallest, how = f"{self.epsilon:g}", "computed"
-        high = f"{self.epsilon_high:.3g}" if self.epsilon_high is not None else "not reached"
-        spread = "" if self.epsilon_low is None else f"{self.epsilon_low:.3g} to {high}"
-        near = "≈ " if self.interpolated else ""
+            smallest = f"{self.near}{self.epsilon:.3g}"
         return {
             "mechanism": self.mechanism,
-            "smallest ε": smallest,
-            self.metric: f"{self.score:.3f}",
-            "ε spent": f"{near}{self.epsilon_spent:.3g}{_delta(self.delta)}",
             "privacy unit": self.neighbours,
-            "rests on": f"{self.points} computed ε × {self.seeds} seeds",
-            "how": how,
-            "seeds' spread of ε": spread,
-            "ε for your unit": f"{near}{self.unit_epsilon:.3g}{_delta(self.unit_delta)}",
+            "smallest ε": smallest,
+            "seeds' spread": self.spread(" to "),
+            "ε for your unit": f"{self.near}{self.unit_epsilon:.3g}{_delta(self.unit_delta)}",
+            self.metric: f"{self.score:.3f}",
         }
 
-    def sentence(self) -> str:
-        """The answer in one line, saying what is computed and what is interpolated."""
+    @property
+    def near(self) -> str:
+        """'≈ ' when the answer's ε is interpolated (an estimate), else ''."""
+        return "≈ " if self.interpolated else ""
+
+    @property
+    def best_seed(self) -> str:
+        """The ε where the best seed reaches the target ('≈ 2.64'), or "" if none does."""
+        if self.epsilon_low is None:
+            return ""
+        return f"{'≈ ' if self.low_interpolated else ''}{self.epsilon_low:.3g}"
+
+    def spread(self, between: str) -> str:
+        """Where the best and the worst seed reach the target, e.g. '≈ 2.64 to ≈ 3.03'.
+
+        ``between`` joins the two ends; "" when no seed reaches it. A seed not reaching it up
+        to the largest computed ε reads "over" that ε: its crossing, if any, is beyond it.
+        """
+        low = self.best_seed
+        if not low:
+            return ""
+        if self.epsilon_high is None:
+            return f"{low}{between}over {self.largest_epsilon:g}"
+        return f"{low}{between}{'≈ ' if self.high_interpolated else ''}{self.epsilon_high:.3g}"
+
+    def sentence(self, name: str | None = None) -> str:
+        """The answer in one line, saying what is computed and what is interpolated.
+
+        ``name``: how to name the mechanism (default: its id).
+        """
+        name = self.mechanism if name is None else name
         rests = f"{self.points} computed ε × {self.seeds} seeds"
         if self.epsilon is None:
             return (
-                f"{self.mechanism}: not reached up to ε = {self.largest_epsilon:g}, the largest "
+                f"{name}: not reached up to ε = {self.largest_epsilon:g}, the largest "
                 f"computed ({self.metric} {self.score:.3f} there; {rests})"
             )
-        spread = _spread(self.epsilon_low, self.epsilon_high, self.largest_epsilon)
+        spread = self._spread()
         if self.below is None:
             where = f"reached already at the smallest computed ε = {self.epsilon:g} (below it: "
             where += f"not computed); {spread}"
@@ -107,11 +132,19 @@ class Answer:
             where = f"ε = {self.epsilon:g} (computed); {spread}"
         kind = "interpolated" if self.interpolated else "computed"
         return (
-            f"{self.mechanism}: {where}; {self.metric} {self.score:.3f} there ({kind}); "
+            f"{name}: {where}; {self.metric} {self.score:.3f} there ({kind}); "
             f"ε spent {'≈ ' if self.interpolated else ''}{self.epsilon_spent:.3g}"
             f"{_delta(self.delta)}, {self.neighbours}{self._unit()}"
             f"; rests on {rests}"
         )
+
+    def _spread(self) -> str:
+        if self.epsilon_low is None:
+            return "seeds' spread unknown"
+        text = f"seeds' spread {self.spread(' to ')}"
+        if self.epsilon_high is None:
+            text += f" (not reached by every seed up to {self.largest_epsilon:g})"
+        return text
 
     def _unit(self) -> str:
         if self.unit_epsilon == self.epsilon_spent:
@@ -121,11 +154,6 @@ class Answer:
 
 def _delta(delta: float) -> str:
     return f" (δ = {delta:.2g})" if delta else ""
-
-
-def _spread(low: float | None, high: float | None, largest: float) -> str:
-    upper = f"{high:.3g}" if high is not None else f"not reached by every seed up to {largest:g}"
-    return f"seeds' spread {low:.3g} to {upper}" if low is not None else "seeds' spread unknown"
 
 
 def protection_gap(need: str, unit: str) -> str | None:
@@ -147,6 +175,16 @@ def protection_gap(need: str, unit: str) -> str | None:
 def _curve_values(curve: Curve, target: Target, band: str) -> list[float]:
     pick = {"mean": np.mean, "worst": np.min, "best": np.max}[band]
     return [float(pick([target.goodness(s) for s in p.scores])) for p in curve.points]
+
+
+def best_score(curve: Curve, target: Target) -> float:
+    """The best score ``curve`` reaches at any computed ε, in the band ``target`` reads.
+
+    The mean over the seeds, or the worst seed's when ``target`` is confident: the best target
+    of its kind the curve answers.
+    """
+    values = _curve_values(curve, target, "worst" if target.confident else "mean")  # goodness
+    return target.goodness(max(values))
 
 
 def _crossing(curve: Curve, target: Target, band: str) -> Crossing | None:
@@ -193,6 +231,8 @@ def answer(curve: Curve, target: Target) -> Answer:
         seeds=min(len(p.scores) for p in curve.points),
         smallest_epsilon=eps[0],
         largest_epsilon=eps[-1],
+        low_interpolated=low is not None and low.interpolated,
+        high_interpolated=high is not None and high.interpolated,
     )
 
 

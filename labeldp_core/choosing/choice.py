@@ -65,6 +65,10 @@ class Choice:
     notes: tuple[str, ...] = field(default=(USE_OF_DATA,))
     #: Mechanisms the budget left without an answer, each with the most runs that settle it.
     unsettled: tuple[tuple[str, int], ...] = ()
+    #: Why no ε can reach the target (it is beyond every clean model), when it is; else "".
+    beyond: str = ""
+    #: The curves the answers were read from (for a nearest target; not in the JSON).
+    curves: tuple[Curve, ...] = field(default=(), repr=False, compare=False)
 
     @property
     def more_trainings(self) -> int:
@@ -183,6 +187,7 @@ def choose_epsilon(
     fill: bool = False,
     max_trainings: int = DEFAULT_TRAININGS,
     progress: Progress = silent,
+    refuse_beyond_clean: bool = True,
 ) -> Choice:
     """Each mechanism's smallest ε on ``dataset`` reaching ``target``, best first.
 
@@ -190,9 +195,12 @@ def choose_epsilon(
     as `warm` computes them). Without ``compute`` nothing is trained: the answer rests on cached
     runs only. With it, at most ``max_trainings`` runs narrow the answers, best first, by
     bisection; with ``fill`` too, they first search each mechanism without an answer coarsely.
+    Without ``refuse_beyond_clean``, a target beyond every clean model is answered (nothing
+    reaches it) with why in ``beyond``, so a page can offer the nearest target that is reached.
 
     Raises:
-        InvalidInputError: if the target is beyond every clean model (no ε can reach it).
+        InvalidInputError: if the target is beyond every clean model (no ε can reach it) and
+            ``refuse_beyond_clean``.
     """
     if compute and (isinstance(max_trainings, bool) or not 1 <= max_trainings <= 10_000):
         raise InvalidInputError(f"at most N trainings takes N in 1..10000, got {max_trainings!r}")
@@ -200,12 +208,16 @@ def choose_epsilon(
     names, skipped = _candidates(target, mechanisms)
     grid = (seeds, epochs, model)
     curves, templates, missing = _read_all(dataset, target, names, grid, cache, skipped)
-    _check_reachable(dataset, target, curves, len(curves) == len(templates))
+    beyond = _beyond_clean(dataset, target, curves, len(curves) == len(templates))
+    if beyond and refuse_beyond_clean:
+        raise InvalidInputError(beyond)
     budget, unsettled = _Budget(max_trainings if compute else 0), ()
     work = _Work(templates, cache, budget, progress)
-    if compute and fill:
+    if compute and fill and not beyond:
         curves, unsettled = _fill(curves, target, work, skipped)
-        _check_reachable(dataset, target, curves, len(curves) == len(templates))
+        beyond = _beyond_clean(dataset, target, curves, len(curves) == len(templates))
+        if beyond and refuse_beyond_clean:
+            raise InvalidInputError(beyond)
     if target.kind == "within" and curves:
         target = replace(target, clean=_common_clean(curves, dataset, grid, cache))
     if compute:
@@ -229,6 +241,8 @@ def choose_epsilon(
         budget.used,
         next_runs=tuple(upcoming),
         unsettled=unsettled,
+        beyond=beyond,
+        curves=tuple(curves),
     )
 
 
@@ -381,24 +395,25 @@ def _common_clean(
     return float(np.mean(trained)) if trained else max(c.baseline for c in curves)
 
 
-def _check_reachable(dataset: str, target: Target, curves: Sequence[Curve], complete: bool) -> None:
-    """Refuse a target no clean model reaches: no ε, however large, would reach it.
+def _beyond_clean(dataset: str, target: Target, curves: Sequence[Curve], complete: bool) -> str:
+    """Why no ε, however large, can reach ``target`` (beyond every clean model), or "".
 
     Judged once the curves hold the model trained on the true labels (or every mechanism's
     curve, when ``complete``): the DP prototypes' own references stay below that model.
     """
     trained = any(MECHANISMS[c.mechanism].trains_model for c in curves)
     if not curves or target.kind == "within" or not (trained or complete):
-        return
+        return ""
     if target.kind == "accuracy" and target.value > max(c.baseline for c in curves):
         best = max(c.baseline for c in curves)
-        raise InvalidInputError(
+        return (
             f"a test accuracy of {target.value:g} is above what the model trained on the true "
             f"labels reaches on {dataset} ({best:.3f}): no ε can reach it; ask for at most that"
         )
     if target.kind == "mse" and target.value < min(c.baseline for c in curves):
         best = min(c.baseline for c in curves)
-        raise InvalidInputError(
+        return (
             f"a test MSE of {target.value:g} is below what the model trained on the true labels "
             f"reaches on {dataset} ({best:.3g}): no ε can reach it; ask for at least that"
         )
+    return ""
