@@ -1,8 +1,10 @@
 """The price of privacy on one screen: one ε cursor, what it protects and what it costs.
 
 Three panels share the ε axis: what one release lets anyone learn about one training label (the
-best guess e^ε/(e^ε + K − 1) against the blind 1/K, the label-inference gain 1 − e^−ε, and the
-share of labels randomized response flips, (K − 1)/(e^ε + K − 1)); every chosen mechanism's test
+best guess from a prior π, πe^ε/(πe^ε + 1 − π): from the image's π, the attacker label DP
+assumes, when the clean model's accuracy is known, and from the uniform prior 1/K, e^ε/(e^ε +
+K − 1), each named by its prior; the label-inference gain 1 − e^−ε, and the share of labels
+randomized response flips, (K − 1)/(e^ε + K − 1)); every chosen mechanism's test
 accuracy (mean over seeds, band from the lowest to the highest seed); and the ε the audits proved
 (the release, and the trained model's canaries) under the ε claimed. A slider and a play button
 move the cursor through the cached ε only, as Plotly frames: the browser animates them with no
@@ -24,7 +26,7 @@ from labeldp_core.plotting.colours import series_styles
 from labeldp_core.plotting.common import LABEL_DP_AXIS_RANGE, LABEL_DP_RANGE, score_vs_epsilon
 from labeldp_core.price_of_privacy import MODEL, RELEASE, AuditedBound
 from labeldp_core.registry import MECHANISMS
-from labeldp_core.risk import guess_bound, inference_gain_bound
+from labeldp_core.risk import Prior, guess_bound, inference_gain_bound, posterior_bound
 
 __all__ = [
     "EMPTY_NOTE",
@@ -48,11 +50,23 @@ EMPTY_NOTE = (
 _CONTROLS = 0.22
 _CURSOR = {"color": "#555", "dash": "dash", "width": 2}
 #: The closed forms of the top panel: legend name, the words before its value at the cursor,
-#: colour.
+#: the words after it ({k}: the number of classes), colour. The guess names its prior.
 _BOUNDS = (
-    ("best guess of one label, e^ε/(e^ε+K−1)", "guess ≤", "#0072B2"),
-    ("RR flip rate, (K−1)/(e^ε+K−1)", "RR flips", "#D55E00"),
-    ("attack gain over features, 1−e^−ε", "gain ≤", "#009E73"),
+    (
+        "best guess of one label from the uniform prior 1/K (image unseen), e^ε/(e^ε+K−1)",
+        "guess ≤",
+        " from prior 1/{k}",
+        "#0072B2",
+    ),
+    ("RR flip rate, (K−1)/(e^ε+K−1)", "RR flips", "", "#D55E00"),
+    ("attack gain over features, 1−e^−ε", "gain ≤", "", "#009E73"),
+)
+#: The guess from the image's prior π, drawn when π is known: the attacker label DP assumes.
+_IMAGE_GUESS = (
+    "best guess of one label from the image's prior π, πe^ε/(πe^ε+1−π)",
+    "guess ≤",
+    " from the image's π {pi}",
+    "#CC79A7",
 )
 #: How the value of a bound at the cursor says where it was proven.
 _SOURCE = {RELEASE: "", MODEL: " (model)"}
@@ -105,6 +119,32 @@ def bounds_at(epsilon: float, num_classes: int) -> tuple[float, float, float]:
     )
 
 
+def _rows(prior: Prior | None) -> tuple[tuple[str, str, str, str], ...]:
+    """The top panel's closed forms: the three of :data:`_BOUNDS`, and the image's guess."""
+    return _BOUNDS if prior is None else (*_BOUNDS, _IMAGE_GUESS)
+
+
+def _values(epsilon: float, num_classes: int, prior: Prior | None) -> list[float]:
+    """The top panel's values at ``epsilon``, in the order of :func:`_rows`."""
+    values = list(bounds_at(epsilon, num_classes))
+    return values if prior is None else [*values, posterior_bound(epsilon, prior.probability)]
+
+
+def _bound_words(epsilon: float, num_classes: int, prior: Prior | None) -> list[str]:
+    """What the top panel writes beside the cursor: each value with its prior where it has one.
+
+    >>> _bound_words(1.0, 10, Prior(0.95, "clean"))[::3]
+    ['guess ≤ 23% from prior 1/10', "guess ≤ 98% from the image's π 95%"]
+    """
+    pi = "" if prior is None else f"{prior.probability:.0%}"
+    return [
+        f"{before} {_percent(v)}{after.format(k=num_classes, pi=pi)}"
+        for (_, before, after, _), v in zip(
+            _rows(prior), _values(epsilon, num_classes, prior), strict=True
+        )
+    ]
+
+
 def accuracy_at(results: Mapping[str, Sequence[RunResult]], epsilon: float) -> list[AccuracyAt]:
     """Each mechanism's accuracy over the seeds cached at exactly ``epsilon`` (none: left out)."""
     found = []
@@ -128,8 +168,7 @@ def accuracy_at(results: Mapping[str, Sequence[RunResult]], epsilon: float) -> l
 def _frame(
     epsilon: float,
     num_classes: int,
-    results: Mapping[str, Sequence[RunResult]],
-    audits: Sequence[AuditedBound],
+    evidence: tuple[Mapping[str, Sequence[RunResult]], Sequence[AuditedBound], Prior | None],
     tops: Sequence[float],
 ) -> list[go.Scatter]:
     """The moving traces at ``epsilon``: the cursor in each panel (up to its ``tops``), values.
@@ -138,21 +177,21 @@ def _frame(
     the cursor (spread so that none covers another): the bounds, the accuracies, the audits.
     The values name what they show, so the figure needs no legend.
     """
+    results, audits, prior = evidence
     cursors = [
         go.Scatter(x=[epsilon, epsilon], y=[0, top], mode="lines", line=_CURSOR, hoverinfo="skip")
         for top in tops
     ]
-    values = bounds_at(epsilon, num_classes)
-    colours = [colour for _, _, colour in _BOUNDS]
+    values = _values(epsilon, num_classes, prior)
+    colours = [row[-1] for row in _rows(prior)]
     bounds = go.Scatter(
-        x=[epsilon] * 3,
+        x=[epsilon] * len(values),
         y=list(values),
         mode="markers",
         marker={"size": 14, "color": colours},
         hoverinfo="skip",
     )
-    words = [f"{w} {_percent(v)}" for (_, w, _), v in zip(_BOUNDS, values, strict=True)]
-    words[0] += f" (blind {_percent(1 / num_classes)})"
+    words = _bound_words(epsilon, num_classes, prior)
     points = accuracy_at(results, epsilon)
     styles = series_styles(results)
     here = [a for a in audits if a.epsilon == epsilon]
@@ -160,7 +199,7 @@ def _frame(
     return [
         *cursors,
         bounds,
-        _written(epsilon, list(values), words, colours, tops[0], 0.15),
+        _written(epsilon, values, words, colours, tops[0], 0.15),
         _accuracy_markers(points, styles),
         _written(
             epsilon,
@@ -279,9 +318,10 @@ def _static_traces(
     num_classes: int,
     results: Mapping[str, Sequence[RunResult]],
     audits: Sequence[AuditedBound],
+    prior: Prior | None,
 ) -> None:
     """What stays while the cursor moves: the closed forms, the accuracy curves, the claims."""
-    _bound_curves(figure, num_classes)
+    _bound_curves(figure, num_classes, prior)
     named = {_name(m): rows for m, rows in results.items()}
     curves = score_vs_epsilon(
         named, at_spent=True, mechanisms=dict(zip(named, results, strict=True))
@@ -291,11 +331,11 @@ def _static_traces(
     _audit_points(figure, audits)
 
 
-def _bound_curves(figure: go.Figure, num_classes: int) -> None:
-    """The closed forms over the whole axis (exact at every ε), and the blind guess 1/K."""
+def _bound_curves(figure: go.Figure, num_classes: int, prior: Prior | None) -> None:
+    """The closed forms over the whole axis (exact at every ε), and the uniform prior 1/K."""
     grid = np.geomspace(*LABEL_DP_RANGE, 200)
-    columns = np.array([bounds_at(float(e), num_classes) for e in grid]).T
-    for (name, _, colour), values in zip(_BOUNDS, columns, strict=True):
+    columns = np.array([_values(float(e), num_classes, prior) for e in grid]).T
+    for (name, _, _, colour), values in zip(_rows(prior), columns, strict=True):
         figure.add_scatter(
             x=grid,
             y=values,
@@ -309,7 +349,7 @@ def _bound_curves(figure: go.Figure, num_classes: int) -> None:
     figure.add_scatter(
         x=list(LABEL_DP_RANGE),
         y=[blind, blind],
-        name=f"blind guess 1/K = {blind:.0%}",
+        name=f"uniform prior 1/K = {blind:.0%}",
         line={"color": "grey", "dash": "dot"},
         row=1,
         col=1,
@@ -419,6 +459,7 @@ def price_of_privacy_figure(
     num_classes: int,
     audits: Sequence[AuditedBound] = (),
     seconds: float = PLAY_SECONDS,
+    prior: Prior | None = None,
 ) -> go.Figure:
     """The price of privacy over the cached ε, one frame per ε, played in ``seconds``.
 
@@ -427,6 +468,8 @@ def price_of_privacy_figure(
         num_classes: K, for the closed forms.
         audits: cached lower bounds on ε (release and trained model).
         seconds: how long the play button takes through every frame.
+        prior: the image's prior on one label, if known: its guess bound is drawn beside the
+            uniform prior's.
 
     Returns a figure whose frames are named by their ε; its first frame is drawn. With nothing
     cached, a figure with :data:`EMPTY_NOTE` and no frame.
@@ -444,20 +487,21 @@ def price_of_privacy_figure(
         figure.add_annotation(text=EMPTY_NOTE, bordercolor="#999", borderpad=6, **note)
         return figure
     shown = {m: [r for r in rows if r.epsilon in epsilons] for m, rows in results.items()}
-    _static_traces(figure, num_classes, shown, audits)
+    _static_traces(figure, num_classes, shown, audits, prior)
     top = 1.15 * max([a.claim for a in audits] + [a.lower_bound for a in audits] + [1.0])
     figure.update_yaxes(range=[0, 1.02], tickformat=".0%", row=1, col=1)
     figure.update_yaxes(range=[0, 1.02], title="test accuracy", row=2, col=1)
     figure.update_yaxes(range=[0, top], title="ε proven", row=3, col=1)
     moving = len(figure.data)
-    first = _frame(epsilons[0], num_classes, shown, audits, (1.02, 1.02, top))
+    evidence = (shown, audits, prior)
+    first = _frame(epsilons[0], num_classes, evidence, (1.02, 1.02, top))
     for trace, row in zip(first, (1, 2, 3, 1, 1, 2, 2, 3, 3), strict=True):
         figure.add_trace(trace.update(showlegend=False), row=row, col=1)
     indices = list(range(moving, len(figure.data)))
     figure.frames = [
         go.Frame(
             name=_frame_name(e),
-            data=_frame(e, num_classes, shown, audits, (1.02, 1.02, top)),
+            data=_frame(e, num_classes, evidence, (1.02, 1.02, top)),
             traces=indices,
         )
         for e in epsilons

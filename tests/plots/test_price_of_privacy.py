@@ -102,7 +102,7 @@ def test_the_bounds_at_each_frame_are_the_closed_forms(figure):
         assert gain == pytest.approx(1 - math.exp(-e), abs=1e-12)
         texts = _moving(figure, frame)["bound_texts"].text
         digits = 0 if 0.01 <= guess <= 0.99 else 1
-        assert texts[0] == f"guess ≤ {100 * guess:.{digits}f}% (blind 10%)"
+        assert texts[0] == f"guess ≤ {100 * guess:.{digits}f}% from prior 1/10"
 
 
 def test_the_accuracies_at_a_frame_are_the_cached_means_with_the_seeds_band(figure, cached):
