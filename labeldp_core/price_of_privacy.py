@@ -22,7 +22,13 @@ from labeldp_core.model_audit import cached_audit, can_audit
 from labeldp_core.plotting.common import LABEL_DP_RANGE
 from labeldp_core.risk import Prior
 
-__all__ = ["AuditedBound", "PriceOfPrivacy", "cached_runs", "read_price_of_privacy"]
+__all__ = [
+    "AuditedBound",
+    "PriceOfPrivacy",
+    "cached_runs",
+    "read_price_of_privacy",
+    "screen_configs",
+]
 
 #: Where a lower bound on ε comes from: the audit of the release, or the trained model's canaries.
 RELEASE, MODEL = "release", "trained model"
@@ -66,7 +72,7 @@ class PriceOfPrivacy:
         return not self.audits and not any(self.results.values())
 
 
-def _configs(
+def screen_configs(
     dataset: str, mechanism: str, seeds: Sequence[int], epochs: int | None, model: str | None
 ) -> list[RunConfig]:
     """``mechanism``'s points at every ε `warm` computes it at, for every seed of ``seeds``.
@@ -89,7 +95,7 @@ def cached_runs(
     model: str | None = None,
 ) -> tuple[RunResult, ...]:
     """The cached results of ``mechanism`` on ``dataset`` at the ε of the screen; never computes."""
-    found = (lookup(c, cache) for c in _configs(dataset, mechanism, seeds, epochs, model))
+    found = (lookup(c, cache) for c in screen_configs(dataset, mechanism, seeds, epochs, model))
     low, high = LABEL_DP_RANGE
     return tuple(r for r in found if r is not None and low <= r.epsilon <= high)
 
