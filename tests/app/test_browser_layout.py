@@ -183,3 +183,34 @@ def test_in_demo_mode_the_epsilon_control_and_its_chart_fit_on_every_page_too(
     assert not _outside(seen), seen
     for title, (slider, chart, _) in seen.items():
         assert slider[1] <= chart[0], title
+
+
+def _area(a: dict, b: dict) -> float:
+    """The area two boxes share, in px²."""
+    wide = min(a["x"] + a["width"], b["x"] + b["width"]) - max(a["x"], b["x"])
+    tall = min(a["y"] + a["height"], b["y"] + b["height"]) - max(a["y"], b["y"])
+    return max(wide, 0) * max(tall, 0)
+
+
+@pytest.mark.parametrize("demo", [False, True], ids=["default", "demo"])
+def test_what_epsilon_means_measured_guesses_keep_their_texts_apart(server, browser, demo):
+    # Issue 53: the y axis's title ran over the chart's title, the bound ticks crossed the
+    # values written at the bars' tops (0.16, 0.12), and the last group's name was not drawn.
+    context = browser.new_context(viewport={"width": WIDTH, "height": HEIGHT})
+    page = _open(context, f"{server}/epsilon_meaning?{QUERY}" + "&demo=1" * demo)
+    page.wait_for_function(CHARTS_DRAWN)
+    chart = page.locator(CHART).filter(has_text="Measured guesses").first
+    chart.scroll_into_view_if_needed()
+
+    def boxes(selector: str) -> list[dict]:
+        return [b for b in (e.bounding_box() for e in chart.locator(selector).all()) if b]
+
+    title, y_title = boxes(".gtitle")[0], boxes(".ytitle")[0]
+    values, ticks = boxes(".barlayer text"), boxes(".scatterlayer .point")
+    names = chart.locator(".xtick text").all_text_contents()
+    groups = len(chart.locator(".barlayer .trace").first.locator(".point").all())
+    context.close()
+    assert _area(title, y_title) == 0, (title, y_title)
+    crossed = [(v, t) for v in values for t in ticks if _area(v, t) > 2]
+    assert not crossed, crossed
+    assert groups >= 2 and len([n for n in names if n.strip()]) == groups, names
