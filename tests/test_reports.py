@@ -4,6 +4,7 @@ import json
 import re
 
 from fake_results import fake_result
+from written import block_lines
 
 from labeldp_core import plots
 from labeldp_core.__main__ import main
@@ -146,7 +147,7 @@ def test_the_price_of_privacy_report_names_the_prior_of_each_guess():
     evidence = PriceOfPrivacy("digits", 10, {"rr": runs}, (), Prior(0.95, "the clean model"))
     page = price_of_privacy_report(evidence, {"dataset": "digits"})
     (frames,) = re.findall(r"Plotly\.addFrames\('[^']+', (\[.*?\])\);", page, re.S)
-    written = [t for trace in json.loads(frames)[0]["data"] for t in trace.get("text") or ()]
+    written = [t for trace in json.loads(frames)[0]["data"] for t in block_lines(trace.get("text"))]
     assert "guess ≤ 23% from prior 1/10" in written, written
     assert "guess ≤ 98% from the image's π 95%" in written, written
     shown = html.unescape(page)

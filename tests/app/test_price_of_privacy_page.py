@@ -2,6 +2,7 @@
 
 import pytest
 from app_helpers import assert_no_errors, chart_spec, open_page
+from written import block_lines
 
 import ui.results
 from labeldp_core.audit import suite as audit_suite
@@ -67,7 +68,7 @@ def test_each_guess_on_the_screen_names_its_prior(rr_runs, read_only_server):
     app = open_page(PAGE, epochs="1", mechanisms=["rr"])
     assert_no_errors(app)
     first = chart_spec(app, "price_of_privacy")["frames"][0]
-    written = [t for trace in first["data"] for t in trace.get("text") or ()]
+    written = [t for trace in first["data"] for t in block_lines(trace.get("text"))]
     pi = sum({r.seed: r.baseline_test_accuracy for r in rr_runs}.values()) / len(DEMO_SEEDS)
     assert "guess ≤ 15% from prior 1/10" in written, written  # ε = 0.5, K = 10
     assert f"from the image's π {pi:.0%}" in " ".join(written), written

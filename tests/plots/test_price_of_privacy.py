@@ -6,10 +6,10 @@ out here, not against the functions the figure calls.
 
 import html
 import math
-import re
 
 import pytest
 from fake_results import fake_result
+from written import block_lines
 
 from labeldp_core import plots
 from labeldp_core.plots.price_of_privacy import (
@@ -80,11 +80,7 @@ def _moving(figure, frame) -> dict:
 
 def _lines(trace) -> list[str]:
     """The lines of the one block of text a panel writes at the cursor, as they read."""
-    return [
-        html.unescape(line)
-        for text in trace.text or ()
-        for line in re.findall(r">([^<]*)</span>", text)
-    ]
+    return block_lines(trace.text)
 
 
 def test_the_frames_are_the_cached_epsilons_in_range_and_nothing_else(figure):
