@@ -22,8 +22,9 @@ from labeldp_core.engine.progress import silent
 from labeldp_core.engine.spec import RunResult
 from labeldp_core.experiments.runner import make_config
 from labeldp_core.numbers import in_words
+from labeldp_core.risk import Prior
 
-__all__ = ["REFERENCE_MECHANISM", "CleanLine", "clean_line", "clean_reference"]
+__all__ = ["REFERENCE_MECHANISM", "CleanLine", "clean_line", "clean_reference", "image_prior"]
 
 #: The mechanism whose configuration names the default recipe (it adds no training setting).
 REFERENCE_MECHANISM = "rr"
@@ -88,3 +89,15 @@ def clean_line(
         f"seed{'s' if len(seeds) > 1 else ''} {in_words(seeds)} only, until every demo "
         f"seed's clean model (seeds {in_words(DEMO_SEEDS)}) is computed",
     )
+
+
+def image_prior(line: CleanLine) -> Prior | None:
+    """The clean line read as what an attacker believes of one label before a release, or None.
+
+    Under label DP the images are public: a model of the image alone names the true label as
+    often as the clean model does on test images, so its accuracy stands in for the prior π
+    (:mod:`labeldp_core.risk`) of the attacker label DP assumes.
+    """
+    if line.score is None:
+        return None
+    return Prior(line.score, f"the clean model's test accuracy, {line.words}")

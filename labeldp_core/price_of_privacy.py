@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 
 from labeldp_core.audit import APP_TRIALS, CASES, audit_cases, stored_audit_case
 from labeldp_core.cache import ResultCache
+from labeldp_core.clean_reference import clean_line, image_prior
 from labeldp_core.data import dataset_info
 from labeldp_core.demo import DEMO_SEEDS, demo_configs, demo_epsilons, point_epsilons
 from labeldp_core.engine.spec import RunConfig, RunResult
@@ -19,8 +20,15 @@ from labeldp_core.errors import LabelDPError
 from labeldp_core.experiments import lookup
 from labeldp_core.model_audit import cached_audit, can_audit
 from labeldp_core.plotting.common import LABEL_DP_RANGE
+from labeldp_core.risk import Prior
 
-__all__ = ["AuditedBound", "PriceOfPrivacy", "cached_runs", "read_price_of_privacy"]
+__all__ = [
+    "AuditedBound",
+    "PriceOfPrivacy",
+    "cached_runs",
+    "read_price_of_privacy",
+    "screen_configs",
+]
 
 #: Where a lower bound on ε comes from: the audit of the release, or the trained model's canaries.
 RELEASE, MODEL = "release", "trained model"
@@ -46,12 +54,17 @@ class AuditedBound:
 
 @dataclass(frozen=True)
 class PriceOfPrivacy:
-    """Everything cached for the screen on one dataset: runs by mechanism id, audited bounds."""
+    """Everything cached for the screen on one dataset: runs by mechanism id, audited bounds.
+
+    ``prior`` is what a model of the public image tells an attacker about one label (the clean
+    model's accuracy), when known: the guess is bounded from it as well as from 1/K.
+    """
 
     dataset: str
     num_classes: int
     results: Mapping[str, tuple[RunResult, ...]]
     audits: tuple[AuditedBound, ...]
+    prior: Prior | None = None
 
     @property
     def empty(self) -> bool:
@@ -59,7 +72,7 @@ class PriceOfPrivacy:
         return not self.audits and not any(self.results.values())
 
 
-def _configs(
+def screen_configs(
     dataset: str, mechanism: str, seeds: Sequence[int], epochs: int | None, model: str | None
 ) -> list[RunConfig]:
     """``mechanism``'s points at every ε `warm` computes it at, for every seed of ``seeds``.
@@ -82,7 +95,7 @@ def cached_runs(
     model: str | None = None,
 ) -> tuple[RunResult, ...]:
     """The cached results of ``mechanism`` on ``dataset`` at the ε of the screen; never computes."""
-    found = (lookup(c, cache) for c in _configs(dataset, mechanism, seeds, epochs, model))
+    found = (lookup(c, cache) for c in screen_configs(dataset, mechanism, seeds, epochs, model))
     low, high = LABEL_DP_RANGE
     return tuple(r for r in found if r is not None and low <= r.epsilon <= high)
 
@@ -176,7 +189,10 @@ def read_price_of_privacy(
     model: str | None = None,
     cache: ResultCache | None = None,
 ) -> PriceOfPrivacy:
-    """What the cache holds for the screen: runs over :data:`DEMO_SEEDS`, audits at ``seed``.
+    """What the cache holds for the screen: runs, audits, the image's prior; nothing computed.
+
+    Runs over :data:`DEMO_SEEDS`, audits at ``seed``, and the image's prior from the one clean
+    line (:func:`~labeldp_core.clean_reference.clean_line`).
 
     Runs are read at every ε `warm` computes (:func:`cached_runs`); the release audits at the
     audit page's draws (``APP_TRIALS``) at each ε a run is cached at, and the canary audits of
@@ -185,9 +201,11 @@ def read_price_of_privacy(
     cache = ResultCache() if cache is None else cache
     results = {m: cached_runs(dataset, m, cache, DEMO_SEEDS, epochs, model) for m in mechanisms}
     classes = next((r.num_classes for rows in results.values() for r in rows), None)
+    runs = [r for rows in results.values() for r in rows]
     return PriceOfPrivacy(
         dataset=dataset,
         num_classes=classes or dataset_info(dataset).num_classes,
         results=results,
         audits=_audited(results, seed, cache),
+        prior=image_prior(clean_line(dataset, model, epochs, cache, runs)),
     )

@@ -137,9 +137,12 @@ for. Numbers for different privacy units are not directly comparable:</p><ul>{un
 #: What the price-of-privacy figure shows, under it in the report (and on its page).
 PRICE_CAPTION = (
     "One ε cursor, three panels. Top: what anyone who sees the release can learn about one "
-    "training label at most (the best guess e^ε/(e^ε + K − 1) against the blind 1/K, the gain "
-    "of a label-inference attack over the features, 1 − e^−ε) and the share of labels "
-    "randomized response flips, (K − 1)/(e^ε + K − 1): closed forms, exact at every ε. Middle: "
+    "training label at most, and from where the guess starts: from the image's prior π (the "
+    "images are public; the clean model's test accuracy stands in for π), at most "
+    "πe^ε/(πe^ε + 1 − π), and from the uniform prior π = 1/K of an attacker who never sees the "
+    "image, at most e^ε/(e^ε + K − 1); the gain of a label-inference attack over the features, "
+    "1 − e^−ε; and the share of labels randomized response flips, (K − 1)/(e^ε + K − 1): closed "
+    "forms, exact at every ε. Middle: "
     "each mechanism's test accuracy at the ε its accounting spent, the mean over the seeds "
     "computed there, the band from the lowest to the highest seed; dashed lines protect a whole "
     "example (add/remove), solid "
@@ -157,7 +160,9 @@ def price_of_privacy_report(evidence: "PriceOfPrivacy", settings: Mapping[str, A
     """
     from labeldp_core.plots.price_of_privacy import frame_epsilons, price_of_privacy_figure
 
-    figure = price_of_privacy_figure(evidence.results, evidence.num_classes, evidence.audits)
+    figure = price_of_privacy_figure(
+        evidence.results, evidence.num_classes, evidence.audits, prior=evidence.prior
+    )
     results = [r for rows in evidence.results.values() for r in rows]
     frames = ", ".join(f"{e:g}" for e in frame_epsilons(evidence.results, evidence.audits))
     audits = "; ".join(
@@ -166,10 +171,29 @@ def price_of_privacy_report(evidence: "PriceOfPrivacy", settings: Mapping[str, A
         for a in evidence.audits
     )
     intro = f"Frames at ε = {frames}: every ε computed, nothing in between. " + (
-        f"Audited lower bounds (95%): {audits}." if audits else "No audit was cached."
+        f"Audited lower bounds (95%): {audits}. " if audits else "No audit was cached. "
     )
+    intro += _priors_sentence(evidence)
     title = f"The price of privacy on {evidence.dataset}"
     return html_report(title, [(figure, PRICE_CAPTION)], results, settings, intro)
+
+
+def _priors_sentence(evidence: "PriceOfPrivacy") -> str:
+    """Where the guesses of one label start: the image's prior if known, the uniform one named."""
+    uniform = (
+        f"the uniform prior π = 1/K = {1 / evidence.num_classes:.0%} of an attacker who never "
+        "sees the image"
+    )
+    if evidence.prior is None:
+        return (
+            f"The guess of one label starts from {uniform}; the image is public, so a real "
+            "attacker starts from what the image says (usually far above 1/K) and ends higher."
+        )
+    return (
+        f"The guesses of one label start from the image's prior π = "
+        f"{evidence.prior.probability:.0%} ({evidence.prior.source}), the attacker label DP "
+        f"assumes, and from {uniform}."
+    )
 
 
 def _threat_cards(results: Sequence[RunResult]) -> str:

@@ -6,9 +6,10 @@ from streamlit.delta_generator import DeltaGenerator
 
 from labeldp_core import plots
 from labeldp_core.data import Dataset, dataset_info, load_dataset
-from labeldp_core.demo import demo_epsilons
+from labeldp_core.demo import DEMO_SEEDS, demo_epsilons
 from labeldp_core.experiments import RunConfig, RunResult, make_config, sweep_configs
 from labeldp_core.families.prototypes.plots import MECHANISM_NAMES
+from labeldp_core.numbers import in_words
 from labeldp_core.plotting.common import UNIT_SCALE_NOTE
 from ui.controls import Controls, current_controls
 from ui.dppl import (
@@ -234,7 +235,7 @@ def _curve_points(
                 m,
                 controls.dataset,
                 SWEEP_EPSILONS,
-                [controls.seed],
+                DEMO_SEEDS,
                 controls.epochs_asked,
                 {"model": settings["model"], "imbalance": float(ratio)},
             )
@@ -243,7 +244,7 @@ def _curve_points(
             mechanism,
             controls.dataset,
             SWEEP_EPSILONS,
-            [controls.seed],
+            DEMO_SEEDS,
             controls.epochs_asked,
             settings,
         )
@@ -284,7 +285,8 @@ def _accuracy_curves(
         key="dppl_curves",
     )
     st.caption(
-        "A line per mechanism (colour) and imbalance ratio (dash); the dotted line is the "
+        f"Each point is the mean over seeds {in_words(DEMO_SEEDS)}: a line per mechanism "
+        "(colour) and imbalance ratio (dash); the dotted line is the "
         "encoder's own classifier, trained on the public part alone, which spends no privacy at "
         "all. DPPL-Public and Top-K are pure ε-DP; DPPL-Mean's zCDP ρ is calibrated so that its "
         "(ε, δ)-DP guarantee at δ = 1e-5 is at most the ε asked for. "
@@ -294,7 +296,7 @@ def _accuracy_curves(
             else "Every point of these curves is cached."
         )
     )
-    st.caption(dpsgd.note + " DP-SGD's ε is (ε, δ)-DP.")
+    st.caption(dpsgd.note + f" DP-SGD's ε is (ε, δ)-DP; its line is seed {controls.seed} alone.")
     return detail_configs
 
 
@@ -319,7 +321,8 @@ def _per_class_curves(
         key="per_class_curves",
     )
     st.caption(
-        "A line per class; the bold ones are the smallest private classes. Majority classes tend "
+        f"A line per class, each point the mean over seeds {in_words(DEMO_SEEDS)}; the bold ones "
+        "are the smallest private classes. Majority classes tend "
         "to reach their clean accuracy at a smaller ε than minority classes, because a "
         "prototype's noise (or a poor pick) matters less when many examples back it."
     )

@@ -10,10 +10,11 @@ from labeldp_core.accounting import calibrate_noise_multiplier
 from labeldp_core.accounting.dpsgd import sampling_schedule
 from labeldp_core.accounting.units import EXAMPLE_TO_LABEL
 from labeldp_core.data import dataset_info, load_dataset
-from labeldp_core.demo import demo_epsilons
+from labeldp_core.demo import DEMO_SEEDS, demo_epsilons
 from labeldp_core.errors import LabelDPError
 from labeldp_core.experiments import MECHANISMS, RunResult, make_config, sweep_configs
 from labeldp_core.families.dpsgd.experiment import RECIPE_SOURCE, budget_outlook, delta_warning
+from labeldp_core.numbers import in_words
 from labeldp_core.plotting.common import UNIT_SCALE_NOTE
 from ui.controls import Controls, current_controls
 from ui.epsilon import epsilon_control
@@ -314,7 +315,7 @@ def _other_label_dp(controls: Controls) -> dict[str, list[RunResult]]:
                 spec.id,
                 controls.dataset,
                 list(demo_epsilons(spec.id)),
-                [controls.seed],
+                DEMO_SEEDS,
                 controls.epochs_asked,
                 controls.settings,
             )
@@ -335,7 +336,7 @@ def _accuracy_by_unit(controls: Controls, settings: dict, epsilon: float, delta:
             "dpsgd",
             controls.dataset,
             SWEEP_EPSILONS,
-            [controls.seed],
+            DEMO_SEEDS,
             controls.epochs_asked,
             settings,
         )
@@ -343,7 +344,7 @@ def _accuracy_by_unit(controls: Controls, settings: dict, epsilon: float, delta:
             "rr",
             controls.dataset,
             SWEEP_EPSILONS,
-            [controls.seed],
+            DEMO_SEEDS,
             controls.epochs_asked,
             controls.settings,
         )
@@ -369,7 +370,8 @@ def _accuracy_by_unit(controls: Controls, settings: dict, epsilon: float, delta:
     )
     st.caption(
         UNITS_SENTENCE
-        + " Every point is the same dataset and seed, scored on the clean test set. DP-SGD trains "
+        + f" Each point is the mean over seeds {in_words(DEMO_SEEDS)} on the same dataset, scored "
+        "on the clean test set, the band the lowest to the highest seed. DP-SGD trains "
         "the recipe's tanh twin of the chosen model for the recipe's epochs (with 'auto' epochs), "
         "the label-DP mechanisms the chosen model as it is; the dashed line is the chosen model "
         "trained without any privacy. "

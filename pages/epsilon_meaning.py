@@ -7,6 +7,7 @@ from labeldp_core.data import dataset_info, load_dataset
 from labeldp_core.demo import DEMO_EPSILONS, DEMO_SEEDS, demo_configs
 from labeldp_core.experiments import MECHANISMS, RunConfig, RunResult, sweep_configs
 from labeldp_core.model_audit import inference_points
+from labeldp_core.numbers import in_words
 from labeldp_core.registry import TRAINS_ON_RELEASED_LABELS
 from labeldp_core.risk import FORMULAS, risk_of
 from ui.controls import Controls, current_controls
@@ -106,7 +107,10 @@ def _attacks(controls: Controls, epsilon: float, num_classes: int) -> None:
     st.caption(
         "Three guesses of a training example's true label: the label that was released for it, "
         "the released model's prediction on it, and (for comparison) the same model's accuracy "
-        "on test examples it never saw. " + status_sentence(absent) + _missing_bounds(rows)
+        f"on test examples it never saw; one model per mechanism, seed {controls.seed} (a mean "
+        "over seeds would train three times as many models for one ε). "
+        + status_sentence(absent)
+        + _missing_bounds(rows)
     )
     st.markdown(
         "**Reading the gap.** Each black tick is the bound its own bar must stay under, from what "
@@ -202,7 +206,7 @@ def _inference(controls: Controls, epsilon: float) -> None:
         "prediction. Its gain is how much more often that is right on the training set than a "
         "clean model is on images it never saw (what the image alone tells); ε-label-DP caps "
         "the gain at 1 − e^−ε (Wu et al., AISTATS 2023), the dashed line. Each line is the mean "
-        f"over {len(DEMO_SEEDS)} seeds, the band their range. " + status_sentence(absent)
+        f"over seeds {in_words(DEMO_SEEDS)}, the band their range. " + status_sentence(absent)
     )
 
 

@@ -7,7 +7,7 @@ from streamlit.delta_generator import DeltaGenerator
 from labeldp_core import plots
 from labeldp_core.accounting import split_budget_by_share
 from labeldp_core.data import Dataset, load_dataset
-from labeldp_core.demo import demo_epsilons
+from labeldp_core.demo import DEMO_SEEDS, demo_epsilons
 from labeldp_core.engine.release_noise import histogram_split
 from labeldp_core.experiments import RunConfig, RunResult, make_config, sweep_configs
 from labeldp_core.families.laplace_labels.experiment import expected_argmax_accuracy
@@ -23,7 +23,7 @@ from labeldp_core.mechanisms import (
 )
 from labeldp_core.noise.noise_plans import laplace_plan
 from labeldp_core.noise.secure_noise import SeededSource
-from labeldp_core.numbers import shown, shown_spent
+from labeldp_core.numbers import in_words, shown, shown_spent
 from ui.clean import page_clean_line
 from ui.consensus import consensus_section, stored_series
 from ui.controls import Controls, current_controls, noise_control
@@ -114,8 +114,11 @@ def render() -> None:
     sweeps = (controls, prior_settings, noise_settings)
     _classification(sweeps, result, epsilon, k)
     with reported_errors():
-        classifiers = table_configs(CLASSIFIERS, "alibi", sweeps)
-    consensus_section(classifiers, epsilon, 1 / k, mechanisms=colour_ids(CLASSIFIERS))
+        swept = table_configs(CLASSIFIERS, "alibi", sweeps)
+    classifiers = {n: [c for c in cs if c.seed == controls.seed] for n, cs in swept.items()}
+    consensus_section(  # paired with the run above
+        classifiers, epsilon, 1 / k, mechanisms=colour_ids(CLASSIFIERS)
+    )
     regression = _regression(sweeps, epsilon)
     empirical = np.bincount(data.y_train, minlength=k) / data.n_train
     left, right = st.columns(2)
@@ -126,7 +129,10 @@ def render() -> None:
         "and is mostly clamped to the ends; RR-on-bins never does worse than always releasing "
         "the mean."
     )
-    rr_run = next((r for r in regression["RR-on-bins"] if r.epsilon == epsilon), None)
+    rr_run = next(
+        (r for r in regression["RR-on-bins"] if (r.epsilon, r.seed) == (epsilon, controls.seed)),
+        None,
+    )
     _rr_bins(right, rr_run, data, epsilon, prior_settings, noise)
 
 
@@ -214,7 +220,7 @@ def sweep_series(
 def table_configs(
     table: dict, prior_mechanism: str, sweeps: tuple[Controls, dict, dict]
 ) -> dict[str, list[RunConfig]]:
-    """The demo grid's configs per legend name of ``table`` (arguments as :func:`sweep_series`)."""
+    """The demo grid's and seeds' configs per legend name of ``table`` (as :func:`sweep_series`)."""
     controls, prior_settings, noise_settings = sweeps
     configs = {}
     for name, (mechanism, settings) in table.items():
@@ -223,7 +229,7 @@ def table_configs(
             mechanism,
             controls.dataset,
             SWEEP_EPSILONS,
-            [controls.seed],
+            DEMO_SEEDS,
             controls.epochs_asked,
             controls.settings | settings | extra | noise_settings,
         )
@@ -238,8 +244,6 @@ def _classification(
     with reported_errors():
         series, missing = sweep_series(CLASSIFIERS, "alibi", sweeps)
         compute_button(missing, "Run classification sweep", "run_classification")
-    if result is not None and result.epsilon not in SWEEP_EPSILONS:  # the page's point, off grid
-        series["Laplace, argmax"] = [*series["Laplace, argmax"], result]
     found = [r for results in series.values() for r in results]
     clean = page_clean_line(sweeps[0], found)
     chart(
@@ -253,12 +257,25 @@ def _classification(
         key="accuracy",
     )
     st.caption(
-        "Each point is a model trained on targets released at that ε and scored on clean test "
-        f"labels (seed {sweeps[0].seed}); the dashed line is the same model trained on the true "
-        f"labels ({clean.words}). All four use the "
+        f"Each point is the mean over seeds {in_words(DEMO_SEEDS)} of a model trained on targets "
+        "released at that ε and scored on clean test labels, the band the lowest to the highest "
+        f"seed; the dashed line is the same model trained on the true labels ({clean.words}). "
+        "All four use the "
         "same noise, so their differences come only from what is done with the noisy vector. "
         + status_sentence(missing)
     )
+    _numbers_at(series, result, epsilon, sweeps[0].seed)
+    diagnostics_caption(st, found)
+
+
+def _numbers_at(series: dict, result: RunResult | None, epsilon: float, seed: int) -> None:
+    """Draw the table of the classifiers' runs at ``epsilon`` on ``seed`` (the page's run too)."""
+    own = {
+        name: [r for r in results if (r.epsilon, r.seed) == (epsilon, seed)]
+        for name, results in series.items()
+    }
+    if result is not None and not own["Laplace, argmax"]:  # the page's point, off the grid
+        own["Laplace, argmax"] = [result]
     at_epsilon = [
         {
             "mechanism": name,
@@ -266,17 +283,15 @@ def _classification(
             "label accuracy": shown(r.label_accuracy),
             "ε spent": shown_spent(r.epsilon_spent, r.epsilon),
         }
-        for name, results in series.items()
+        for name, results in own.items()
         for r in results
-        if r.epsilon == epsilon
     ]
     if at_epsilon:
         st.markdown(
-            f"**At ε = {epsilon:g}** (label accuracy: mean probability the target gives the true "
-            "label)"
+            f"**At ε = {epsilon:g}, seed {seed}** (label accuracy: mean probability the target "
+            "gives the true label)"
         )
         st.dataframe(at_epsilon, hide_index=True, key="accuracy_table")
-    diagnostics_caption(st, found)
 
 
 def _regression(sweeps: tuple[Controls, dict, dict], epsilon: float) -> dict:
@@ -289,7 +304,8 @@ def _regression(sweeps: tuple[Controls, dict, dict], epsilon: float) -> dict:
     baselines = {"clean labels": done[0].baseline_test_mse} if done else {}
     chart(st, plots.mse_vs_epsilon, regression, baselines, epsilon, key="mse")
     st.caption(
-        "Test MSE of a regression head predicting the label value, on log-log axes; the dashed "
+        f"Test MSE of a regression head predicting the label value, the mean over seeds "
+        f"{in_words(DEMO_SEEDS)}, on log-log axes; the dashed "
         "lines are least-squares power laws MSE ≈ c·ε^s, with the slope s in the legend. The "
         "dotted line is the same model on clean values. " + status_sentence(missing)
     )

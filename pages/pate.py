@@ -7,9 +7,10 @@ from labeldp_core import plots
 from labeldp_core.accounting import AGGREGATORS
 from labeldp_core.data import dataset_info, load_dataset
 from labeldp_core.data.splits import public_size
-from labeldp_core.demo import demo_epsilons
+from labeldp_core.demo import DEMO_SEEDS, demo_epsilons
 from labeldp_core.experiments import RunResult, make_config, sweep_configs
 from labeldp_core.families.pate.experiment import PRIVACY_STATEMENT, student_sentence
+from labeldp_core.numbers import in_words
 from ui.clean import page_clean_line
 from ui.controls import Controls, current_controls, noise_control
 from ui.epsilon import epsilon_control
@@ -202,7 +203,7 @@ def _student_curve(
             "pate",
             controls.dataset,
             SWEEP_EPSILONS,
-            [controls.seed],
+            DEMO_SEEDS,
             controls.epochs_asked,
             settings,
         )
@@ -211,7 +212,7 @@ def _student_curve(
     chart(
         headline,
         plots.student_accuracy_vs_epsilon,
-        [*found, result] if result.epsilon not in SWEEP_EPSILONS else found,
+        found,
         clean.score,
         result.details["student_clean_labels_accuracy"],
         chance=1 / result.num_classes,
@@ -219,10 +220,11 @@ def _student_curve(
         key="student_curve",
     )
     headline.caption(
-        f"Each point is a student (seed {controls.seed}) trained on the labels released at that "
-        "ε and scored on the test split. The dash-dotted line is the same student trained on the "
-        "true labels of the same queries, the dashed one the pages' clean model (the dataset's "
-        f"default recipe on the whole clean training split, {clean.words}). At small ε "
+        f"Each point is the mean over seeds {in_words(DEMO_SEEDS)} of a student trained on the "
+        "labels released at that ε and scored on the test split, the band the lowest to the "
+        f"highest seed. The dash-dotted line is the same student (seed {controls.seed}) trained "
+        "on the true labels of the same queries, the dashed one the pages' clean model (the "
+        f"dataset's default recipe on the whole clean training split, {clean.words}). At small ε "
         "with few teachers the labels are close to random and so is the student: that is the "
         "price. "
         + (

@@ -52,6 +52,7 @@ def _story(headline, evidence: PriceOfPrivacy, controls: Controls) -> None:
         evidence.results,
         evidence.num_classes,
         evidence.audits,
+        prior=evidence.prior,
         key="price_of_privacy",
     )
     headline.caption(PRICE_CAPTION)

@@ -5,12 +5,13 @@ from streamlit.delta_generator import DeltaGenerator
 
 from labeldp_core import plots
 from labeldp_core.data import dataset_info
-from labeldp_core.demo import demo_epsilons
+from labeldp_core.demo import DEMO_SEEDS, demo_epsilons
 from labeldp_core.engine.release_noise import histogram_split
 from labeldp_core.experiments import RunConfig, RunResult, make_config, sweep_configs
 from labeldp_core.families.rr_prior.experiment import budget_split, rr_prior_recipe
 from labeldp_core.families.rr_prior.lp_2st import lp_2st_recipe
 from labeldp_core.mechanisms import expected_flip_rate
+from labeldp_core.numbers import in_words
 from ui.clean import page_clean_line
 from ui.consensus import consensus_section, stored_series
 from ui.controls import Controls, current_controls, noise_control
@@ -77,9 +78,13 @@ def render() -> None:
             controls, {"rr": noise_settings, "rr-prior": prior_settings, "lp-2st": lp_settings}
         )
         found, absent = stored_series(configs)
-    _flip_rates(headline, num_classes, found, absent, epsilon)
+    own_seed = {name: [r for r in runs if r.seed == controls.seed] for name, runs in found.items()}
+    _flip_rates(headline, num_classes, own_seed, absent, epsilon, controls.seed)
     _accuracy_curve(controls, found, absent, num_classes, epsilon)
-    consensus_section(configs, epsilon, 1 / num_classes)
+    paired = {
+        name: [c for c in series if c.seed == controls.seed] for name, series in configs.items()
+    }
+    consensus_section(paired, epsilon, 1 / num_classes)  # paired with the run above
     if stages is not None:
         _lp_2st_stages(stages, epsilon)
 
@@ -314,13 +319,13 @@ def _run(result: RunResult, epsilon: float, num_classes: int) -> None:
 def _comparison_configs(
     controls: Controls, settings: dict[str, dict]
 ) -> dict[str, list[RunConfig]]:
-    """The three mechanisms' sweeps on the demo grid, by name (``settings`` by mechanism id)."""
+    """The three mechanisms' sweeps on the demo grid and seeds, by name (``settings`` by id)."""
     return {
         NAMES[mechanism]: sweep_configs(
             mechanism,
             controls.dataset,
             SWEEP_EPSILONS,
-            [controls.seed],
+            DEMO_SEEDS,
             controls.epochs_asked,
             mechanism_settings,
         )
@@ -329,9 +334,17 @@ def _comparison_configs(
 
 
 def _flip_rates(
-    headline: DeltaGenerator, num_classes: int, found: dict, absent: list[RunConfig], epsilon: float
+    headline: DeltaGenerator,
+    num_classes: int,
+    found: dict,
+    absent: list[RunConfig],
+    epsilon: float,
+    seed: int,
 ) -> None:
-    """Draw into ``headline`` the three mechanisms' flip rates vs ε and the sweep's button."""
+    """Draw into ``headline`` the three mechanisms' flip rates vs ε (``seed``'s runs), the button.
+
+    One seed, not the seeds' mean: each run's dotted expectation is given the prior it drew.
+    """
     chart(
         headline,
         plots.flip_rate_comparison,
@@ -342,7 +355,8 @@ def _flip_rates(
         key="flip_rates",
     )
     headline.caption(
-        "Share of released training labels that differ from the true ones. Plain RR follows its "
+        f"Share of released training labels that differ from the true ones, on seed {seed}: "
+        "a run's expectation depends on the prior it drew. Plain RR follows its "
         "closed form; the two prior-based mechanisms have one only given the prior they drew "
         "(dotted). A good prior pulls the flip rate far below RR at small ε; LP-2ST's prior is "
         "only as good as its stage-1 model, which needs enough examples and budget to learn from "
@@ -371,8 +385,9 @@ def _accuracy_curve(
         key="accuracy_curve",
     )
     st.caption(
-        f"Each point is a model (seed {controls.seed}) trained on labels released at that total ε "
-        "and scored on clean test labels; the dashed line is the same model trained on the true "
+        f"Each point is the mean over seeds {in_words(DEMO_SEEDS)} of a model trained on labels "
+        "released at that total ε and scored on clean test labels, the band the lowest to the "
+        "highest seed; the dashed line is the same model trained on the true "
         f"labels ({clean.words}). Fewer flipped labels usually means a better model, but a "
         "confident wrong prior flips labels towards plausible mistakes, which hurt more than "
         "random ones. "

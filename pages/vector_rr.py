@@ -4,7 +4,7 @@ import streamlit as st
 
 from labeldp_core import plots
 from labeldp_core.data import dataset_info
-from labeldp_core.demo import demo_epsilons
+from labeldp_core.demo import DEMO_SEEDS, demo_epsilons
 from labeldp_core.experiments import RunResult, make_config, sweep_configs
 from labeldp_core.families.vector_rr.release import (
     bit_flip_probability,
@@ -12,6 +12,7 @@ from labeldp_core.families.vector_rr.release import (
     estimate_variances,
 )
 from labeldp_core.mechanisms import expected_flip_rate
+from labeldp_core.numbers import in_words
 from ui.clean import page_clean_line
 from ui.controls import Controls, current_controls, noise_control
 from ui.epsilon import epsilon_control
@@ -154,19 +155,19 @@ def _accuracy_curves(
     epsilon: float,
     num_classes: int,
 ) -> None:
-    """Test accuracy vs ε of vector RR and of RR on the same data, model and seed."""
+    """Test accuracy vs ε of vector RR and of RR on the same data and model, over the seeds."""
     st.subheader(f"Test accuracy vs ε, beside randomized response (K = {num_classes})")
     with reported_errors():
         configs = sweep_configs(
             "vector-rr",
             controls.dataset,
             SWEEP_EPSILONS,
-            [controls.seed],
+            DEMO_SEEDS,
             controls.epochs_asked,
             settings,
         )
         configs += sweep_configs(
-            "rr", controls.dataset, RR_EPSILONS, [controls.seed], controls.epochs_asked, settings
+            "rr", controls.dataset, RR_EPSILONS, DEMO_SEEDS, controls.epochs_asked, settings
         )
         found, absent = stored_many(configs)
         compute_button(absent, "Run sweeps", key="run_sweep")
@@ -186,8 +187,9 @@ def _accuracy_curves(
         key="accuracy_curve",
     )
     st.caption(
-        "Each point is a model trained on what was released at that ε and scored on clean test "
-        f"labels (seed {controls.seed}); the dashed line is the same model trained on the true "
+        f"Each point is the mean over seeds {in_words(DEMO_SEEDS)} of a model trained on what was "
+        "released at that ε and scored on clean test labels, the band the lowest to the highest "
+        "seed; the dashed line is the same model trained on the true "
         f"labels ({clean.words}). " + status_sentence(absent)
     )
 

@@ -4,6 +4,7 @@ import json
 import re
 
 from fake_results import fake_result
+from written import block_lines
 
 from labeldp_core import plots
 from labeldp_core.__main__ import main
@@ -12,6 +13,7 @@ from labeldp_core.engine.spec import RunResult
 from labeldp_core.price_of_privacy import AuditedBound, PriceOfPrivacy
 from labeldp_core.registry import MECHANISMS
 from labeldp_core.reports import html_report, price_of_privacy_report, result_rows
+from labeldp_core.risk import Prior
 
 
 def _result(mechanism: str, unit: str, **scores: float) -> RunResult:
@@ -127,3 +129,28 @@ def test_the_price_of_privacy_report_plays_its_frames_offline_when_asked():
     assert [frame["name"] for frame in json.loads(frames)] == ["0.5", "1", "2"]
     assert "Plotly.animate(" not in page  # it waits for its play button, not the page's opening
     assert "Play" in page and "Pause" in page and "replace-one" in page
+
+
+def test_the_price_of_privacy_report_names_the_prior_of_each_guess():
+    # Issue 53 section 4 / issue 49 item 1: the guess of one label was given from the blind 1/K
+    # alone, "guess ≤ 23% (blind 10%)"; under label DP the image is public, so the attacker
+    # starts from what a model of the image says, and a uniform-prior figure names its prior.
+    runs = tuple(
+        dataclasses.replace(
+            _result("rr", "label", test_accuracy=0.5, baseline_test_accuracy=0.95),
+            epsilon=1.0,
+            epsilon_spent=1.0,
+            seed=seed,
+        )
+        for seed in DEMO_SEEDS
+    )
+    evidence = PriceOfPrivacy("digits", 10, {"rr": runs}, (), Prior(0.95, "the clean model"))
+    page = price_of_privacy_report(evidence, {"dataset": "digits"})
+    (frames,) = re.findall(r"Plotly\.addFrames\('[^']+', (\[.*?\])\);", page, re.S)
+    written = [t for trace in json.loads(frames)[0]["data"] for t in block_lines(trace.get("text"))]
+    assert "guess ≤ 23% from prior 1/10" in written, written
+    assert "guess ≤ 98% from the image's π 95%" in written, written
+    shown = html.unescape(page)
+    assert "(blind 10%)" not in shown
+    assert "the image's prior π = 95% (the clean model)" in shown
+    assert "the uniform prior π = 1/K = 10% of an attacker who never sees the image" in shown

@@ -77,6 +77,10 @@ _LARGER_TYPE = """
 .stMainBlockContainer { padding-top: 0.5rem; }
 .stApp .st-key-tour_panel { padding: 0.5rem 1rem; gap: 0.5rem; }
 .stApp [data-testid="stCaptionContainer"] { font-size: 1.1rem; }
+/* the menu's longer titles wrap in the larger type instead of being cut at the sidebar's edge */
+.stApp [data-testid="stSidebar"] [data-testid="stPageLink-NavLink"] * {
+  white-space: normal; overflow: visible;
+}
 </style>
 """
 

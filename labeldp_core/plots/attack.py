@@ -6,7 +6,9 @@ from typing import Any
 import numpy as np
 import plotly.graph_objects as go
 
+from labeldp_core.plots.compare import short_name
 from labeldp_core.plotting.common import EPSILON_AXIS, LAYOUT, mark_bound, mark_epsilon
+from labeldp_core.plotting.readable import wrap
 
 __all__ = [
     "ATTACKS",
@@ -99,6 +101,8 @@ def attack_bounds(row: dict[str, Any], epsilon: float, num_classes: int) -> dict
     return bounds
 
 
+#: Characters per line of a group's name under the bars.
+_NAME_WIDTH = 12
 #: The colour of the bound ticks (the page's text names it).
 BOUND_COLOUR = "black"
 
@@ -109,7 +113,6 @@ def attack_bars(rows: Sequence[dict[str, Any]], epsilon: float, num_classes: int
     A row with ``"private": False`` (the model on clean labels) has no bound. Each bound is a
     black tick on its own bar (:func:`attack_bounds`).
     """
-    names = [row["mechanism"] for row in rows]
     positions = list(range(len(rows)))
     figure = go.Figure()
     for column, label in ATTACKS.items():
@@ -119,6 +122,10 @@ def attack_bars(rows: Sequence[dict[str, Any]], epsilon: float, num_classes: int
             y=values,
             name=label,
             text=[f"{v:.2f}" if v is not None else "n/a" for v in values],
+            # level, at the bar's foot: its top is where the bound's tick may sit
+            textposition="inside",
+            insidetextanchor="start",
+            textangle=0,
         )
     ticks = [
         (index + _OFFSETS[column], bound)
@@ -143,11 +150,29 @@ def attack_bars(rows: Sequence[dict[str, Any]], epsilon: float, num_classes: int
     figure.update_layout(
         title=f"Measured guesses of a training label at ε = {epsilon:g}",
         barmode="group",
-        xaxis={"tickmode": "array", "tickvals": positions, "ticktext": names},
-        yaxis={"title": "share of labels guessed right", "range": [0, 1.05]},
+        # names on two lines, never slanted: a slanted last name was not drawn at all
+        xaxis={
+            "tickmode": "array",
+            "tickvals": positions,
+            "ticktext": [_group_name(row) for row in rows],
+            "tickangle": 0,
+        },
+        yaxis={"title": "share guessed right", "range": [0, 1.05]},
         **LAYOUT,
     )
     return figure
+
+
+def _group_name(row: dict[str, Any]) -> str:
+    """A row's name under its bars: a mechanism's short name, on lines of a few words.
+
+    >>> _group_name({"mechanism": "ALIBI (Bayesian soft labels)"})
+    'ALIBI'
+    >>> _group_name({"mechanism": "no privacy (clean labels)", "private": False})
+    'no privacy<br>(clean<br>labels)'
+    """
+    name = row["mechanism"]
+    return wrap(short_name(name) if row.get("private", True) else name, _NAME_WIDTH)
 
 
 def neighbour_outputs_figure(

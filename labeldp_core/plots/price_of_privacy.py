@@ -1,8 +1,10 @@
 """The price of privacy on one screen: one ε cursor, what it protects and what it costs.
 
 Three panels share the ε axis: what one release lets anyone learn about one training label (the
-best guess e^ε/(e^ε + K − 1) against the blind 1/K, the label-inference gain 1 − e^−ε, and the
-share of labels randomized response flips, (K − 1)/(e^ε + K − 1)); every chosen mechanism's test
+best guess from a prior π, πe^ε/(πe^ε + 1 − π): from the image's π, the attacker label DP
+assumes, when the clean model's accuracy is known, and from the uniform prior 1/K, e^ε/(e^ε +
+K − 1), each named by its prior; the label-inference gain 1 − e^−ε, and the share of labels
+randomized response flips, (K − 1)/(e^ε + K − 1)); every chosen mechanism's test
 accuracy (mean over seeds, band from the lowest to the highest seed); and the ε the audits proved
 (the release, and the trained model's canaries) under the ε claimed. A slider and a play button
 move the cursor through the cached ε only, as Plotly frames: the browser animates them with no
@@ -10,6 +12,7 @@ server, so the standalone HTML report plays too. Nothing is drawn at an ε the c
 hold; the closed forms are exact at any ε and drawn as curves.
 """
 
+import html
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -24,7 +27,7 @@ from labeldp_core.plotting.colours import series_styles
 from labeldp_core.plotting.common import LABEL_DP_AXIS_RANGE, LABEL_DP_RANGE, score_vs_epsilon
 from labeldp_core.price_of_privacy import MODEL, RELEASE, AuditedBound
 from labeldp_core.registry import MECHANISMS
-from labeldp_core.risk import guess_bound, inference_gain_bound
+from labeldp_core.risk import Prior, guess_bound, inference_gain_bound, posterior_bound
 
 __all__ = [
     "EMPTY_NOTE",
@@ -34,7 +37,6 @@ __all__ = [
     "bounds_at",
     "frame_epsilons",
     "price_of_privacy_figure",
-    "spread",
 ]
 
 #: How long the play button takes from the first cached ε to the last: a projector's minute.
@@ -46,22 +48,49 @@ EMPTY_NOTE = (
 )
 #: Share of the figure's height kept under the panels for the slider.
 _CONTROLS = 0.22
+#: The play buttons' gap above the panels, in px: clear of the top panel's title, on a phone too.
+_BUTTONS_ABOVE_PX = 40
 _CURSOR = {"color": "#555", "dash": "dash", "width": 2}
 #: The closed forms of the top panel: legend name, the words before its value at the cursor,
-#: colour.
+#: the words after it ({k}: the number of classes), colour. The guess names its prior.
 _BOUNDS = (
-    ("best guess of one label, e^ε/(e^ε+K−1)", "guess ≤", "#0072B2"),
-    ("RR flip rate, (K−1)/(e^ε+K−1)", "RR flips", "#D55E00"),
-    ("attack gain over features, 1−e^−ε", "gain ≤", "#009E73"),
+    (
+        "best guess of one label from the uniform prior 1/K (image unseen), e^ε/(e^ε+K−1)",
+        "guess ≤",
+        " from prior 1/{k}",
+        "#0072B2",
+    ),
+    ("RR flip rate, (K−1)/(e^ε+K−1)", "RR flips", "", "#D55E00"),
+    ("attack gain over features, 1−e^−ε", "gain ≤", "", "#009E73"),
+)
+#: The guess from the image's prior π, drawn when π is known: the attacker label DP assumes.
+_IMAGE_GUESS = (
+    "best guess of one label from the image's prior π, πe^ε/(πe^ε+1−π)",
+    "guess ≤",
+    " from the image's π {pi}",
+    "#CC79A7",
 )
 #: How the value of a bound at the cursor says where it was proven.
 _SOURCE = {RELEASE: "", MODEL: " (model)"}
+#: A line of text in a panel, as a share of the panel's height (about 15 px of 150), and one
+#: character's width in decades of the ε axis (about 6.5 px of 770 px for 2.6 decades): a
+#: line each, so that a block fits a phone's 300 px wide panels.
+_LINE_PX = 16
+#: The panels' shares of the plot's height (the accuracies' eight lines need the most), and
+#: about how tall the plot is in px, for how much of a panel a line of text takes.
+_ROW_HEIGHTS = (0.3, 0.46, 0.24)
+_PLOT_PX = 400
+#: The highest a block of text reaches, as a share of its panel: clear of the panel's title.
+_BLOCK_TOP = 0.9
+_DECADES_PER_CHAR = 0.022
+_TEXT_SIZE = 12
 #: From this ε on, the values at the cursor are written on its left (the curves end at 20).
 _WRITE_LEFT_FROM = 3.0
+#: Short enough for a phone's 390 px (the caption says the rest).
 _TITLES = (
     "What one label gives away",
-    "Test accuracy (mean over seeds, band: lowest to highest seed)",
-    "ε proven by the audits (95% lower bound) under the ε claimed",
+    "Test accuracy: seeds' mean and range",
+    "ε proven by audits (95% bound)",
 )
 
 
@@ -105,6 +134,32 @@ def bounds_at(epsilon: float, num_classes: int) -> tuple[float, float, float]:
     )
 
 
+def _rows(prior: Prior | None) -> tuple[tuple[str, str, str, str], ...]:
+    """The top panel's closed forms: the three of :data:`_BOUNDS`, and the image's guess."""
+    return _BOUNDS if prior is None else (*_BOUNDS, _IMAGE_GUESS)
+
+
+def _values(epsilon: float, num_classes: int, prior: Prior | None) -> list[float]:
+    """The top panel's values at ``epsilon``, in the order of :func:`_rows`."""
+    values = list(bounds_at(epsilon, num_classes))
+    return values if prior is None else [*values, posterior_bound(epsilon, prior.probability)]
+
+
+def _bound_words(epsilon: float, num_classes: int, prior: Prior | None) -> list[str]:
+    """What the top panel writes beside the cursor: each value with its prior where it has one.
+
+    >>> _bound_words(1.0, 10, Prior(0.95, "clean"))[::3]
+    ['guess ≤ 23% from prior 1/10', "guess ≤ 98% from the image's π 95%"]
+    """
+    pi = "" if prior is None else f"{prior.probability:.0%}"
+    return [
+        f"{before} {_percent(v)}{after.format(k=num_classes, pi=pi)}"
+        for (_, before, after, _), v in zip(
+            _rows(prior), _values(epsilon, num_classes, prior), strict=True
+        )
+    ]
+
+
 def accuracy_at(results: Mapping[str, Sequence[RunResult]], epsilon: float) -> list[AccuracyAt]:
     """Each mechanism's accuracy over the seeds cached at exactly ``epsilon`` (none: left out)."""
     found = []
@@ -128,52 +183,59 @@ def accuracy_at(results: Mapping[str, Sequence[RunResult]], epsilon: float) -> l
 def _frame(
     epsilon: float,
     num_classes: int,
-    results: Mapping[str, Sequence[RunResult]],
-    audits: Sequence[AuditedBound],
+    evidence: tuple[Mapping[str, Sequence[RunResult]], Sequence[AuditedBound], Prior | None],
     tops: Sequence[float],
 ) -> list[go.Scatter]:
     """The moving traces at ``epsilon``: the cursor in each panel (up to its ``tops``), values.
 
-    In order: three cursors, then in each panel the markers and their values written beside
-    the cursor (spread so that none covers another): the bounds, the accuracies, the audits.
-    The values name what they show, so the figure needs no legend.
+    In order: three cursors, then in each panel the markers and their values written in one
+    block beside the cursor, where the panel's lines leave room (:func:`_written`): the bounds,
+    the accuracies, the audits. The values name what they show, so the figure needs no legend;
+    a chosen mechanism not computed at ``epsilon`` is named as such, never left out silently.
     """
+    results, audits, prior = evidence
     cursors = [
         go.Scatter(x=[epsilon, epsilon], y=[0, top], mode="lines", line=_CURSOR, hoverinfo="skip")
         for top in tops
     ]
-    values = bounds_at(epsilon, num_classes)
-    colours = [colour for _, _, colour in _BOUNDS]
+    values = _values(epsilon, num_classes, prior)
+    colours = [row[-1] for row in _rows(prior)]
     bounds = go.Scatter(
-        x=[epsilon] * 3,
+        x=[epsilon] * len(values),
         y=list(values),
         mode="markers",
         marker={"size": 14, "color": colours},
         hoverinfo="skip",
     )
-    words = [f"{w} {_percent(v)}" for (_, w, _), v in zip(_BOUNDS, values, strict=True)]
-    words[0] += f" (blind {_percent(1 / num_classes)})"
     points = accuracy_at(results, epsilon)
     styles = series_styles(results)
+    absent = [_name(m) for m in results if m not in {p.mechanism for p in points}]
+    accuracies = _highest_first(
+        [f"{_name(p.mechanism)} {p.mean:.2f}" for p in points],
+        [styles[p.mechanism][0] for p in points],
+        [p.mean for p in points],
+    )
+    if absent:
+        accuracies.append((f"not computed at ε {epsilon:g}: {', '.join(absent)}", "#555"))
     here = [a for a in audits if a.epsilon == epsilon]
-    proven = [f"{_name(a.mechanism)}{_SOURCE[a.source]} ≥ {a.lower_bound:.2g}" for a in here]
+    proven = [
+        (f"{_name(a.mechanism)}{_SOURCE[a.source]} ≥ {a.lower_bound:.2g}", "#222") for a in here
+    ]
+    curves = _curves(num_classes, results, audits, prior)
     return [
         *cursors,
         bounds,
-        _written(epsilon, list(values), words, colours, tops[0], 0.15),
-        _accuracy_markers(points, styles),
         _written(
             epsilon,
-            [p.mean for p in points],
-            [f"{_name(p.mechanism)} {p.mean:.2f}" for p in points],
-            [styles[p.mechanism][0] for p in points],
-            tops[1],
-            min(0.15, 0.9 / max(len(points), 1)),
+            _highest_first(_bound_words(epsilon, num_classes, prior), colours, values),
+            (0, tops[0]),
+            curves[0],
+            0,
         ),
+        _accuracy_markers(points, styles),
+        _written(epsilon, accuracies, (0, tops[1]), curves[1], 1),
         _audit_markers(here),
-        _written(
-            epsilon, [a.lower_bound for a in here], proven, ["#222"] * len(here), tops[2], 0.25
-        ),
+        _written(epsilon, proven, (0, tops[2]), curves[2], 2),
     ]
 
 
@@ -186,52 +248,76 @@ def _percent(value: float) -> str:
     return f"{value:.0%}" if 0.01 <= value <= 0.99 else f"{value:.1%}"
 
 
-def spread(values: Sequence[float], gap: float, low: float, high: float) -> list[float]:
-    """Heights near ``values`` at least ``gap`` apart within [low, high], in the same order.
+def _highest_first(
+    texts: Sequence[str], colours: Sequence[str], values: Sequence[float]
+) -> list[tuple[str, str]]:
+    """(text, colour) pairs in the order of their ``values``, highest first, as the lines lie.
 
-    Where the values' texts go beside the cursor, so that no text covers another.
-
-    >>> [round(y, 2) for y in spread([0.5, 0.52, 0.1], 0.1, 0.0, 1.0)]
-    [0.5, 0.6, 0.1]
-    >>> [round(y, 2) for y in spread([0.99, 1.0], 0.1, 0.0, 1.0)]
-    [0.9, 1.0]
+    >>> _highest_first(["a", "b"], ["red", "blue"], [0.1, 0.9])
+    [('b', 'blue'), ('a', 'red')]
     """
-    order = sorted(range(len(values)), key=lambda i: values[i])
-    ys = [0.0] * len(values)
-    floor = low - gap
-    for i in order:
-        floor = ys[i] = max(values[i], floor + gap)
-    ceiling = high + gap
-    for i in reversed(order):
-        ceiling = ys[i] = min(ys[i], ceiling - gap)
-    return ys
+    rows = sorted(zip(values, texts, colours, strict=True), key=lambda row: -row[0])
+    return [(text, colour) for _, text, colour in rows]
 
 
 def _written(
     epsilon: float,
-    ys: list[float],
-    texts: list[str],
-    colours: list[str],
-    top: float,
-    gap: float,
+    lines: Sequence[tuple[str, str]],
+    span: tuple[float, float],
+    curve: np.ndarray,
+    row: int,
 ) -> go.Scatter:
-    """``texts`` beside the cursor at about ``ys``, ``gap`` of the panel's ``top`` apart.
+    """``lines`` (text, colour) as one block beside the cursor, where the panel's lines are not.
 
-    On the cursor's right, or its left towards the end of the axis; an invisible marker keeps
-    each text clear of the markers on the cursor.
+    One block, a line each, in the order of its values (highest first), so no text covers
+    another; on the cursor's right, or its left towards the end of the axis, at the height
+    of ``span`` whose box holds the fewest points of ``curve`` (the panel's lines, (2, n) as x
+    and y) in panel ``row``, the nearest to the values among equals.
     """
     side = "left" if epsilon >= _WRITE_LEFT_FROM else "right"
+    low, high = span
+    if not lines:
+        return go.Scatter(x=[], y=[], mode="text", hoverinfo="skip")
+    tall = min(len(lines) * _LINE_PX / (_PLOT_PX * _ROW_HEIGHTS[row]), 1.0)
+    wide = max(len(text) for text, _ in lines) * _DECADES_PER_CHAR
+    x0, x1 = np.log10(epsilon) + (np.array([-wide, 0]) if side == "left" else np.array([0, wide]))
+    inside_x = (np.log10(curve[0]) >= x0) & (np.log10(curve[0]) <= x1)
+    best = None
+    for centre in np.linspace(tall / 2, max(_BLOCK_TOP - tall / 2, tall / 2), 9):
+        share = (curve[1] - low) / (high - low)
+        crossed = int(np.sum(inside_x & (np.abs(share - centre) <= tall / 2)))
+        if best is None or crossed < best[0]:
+            best = (crossed, centre)
+    block = "<br>".join(f"<span style='color:{c}'>{html.escape(t)}</span>" for t, c in lines)
     return go.Scatter(
-        x=[epsilon] * len(ys),
-        y=spread(ys, gap * top, 0.04 * top, 0.98 * top),
+        x=[epsilon],
+        y=[low + best[1] * (high - low)],
         mode="markers+text",
         marker={"size": 22, "opacity": 0},
-        text=texts,
+        text=[block],
         textposition=f"middle {side}",
-        textfont={"size": 18, "color": colours},
+        textfont={"size": _TEXT_SIZE},
         cliponaxis=False,
         hoverinfo="skip",
     )
+
+
+def _curves(
+    num_classes: int,
+    results: Mapping[str, Sequence[RunResult]],
+    audits: Sequence[AuditedBound],
+    prior: Prior | None,
+) -> list[np.ndarray]:
+    """Each panel's lines as points, (2, n) arrays of x and y: what a block of text must avoid."""
+    grid = np.geomspace(*LABEL_DP_RANGE, 60)
+    bounds = np.array([_values(float(e), num_classes, prior) for e in grid])
+    top = np.stack([np.tile(grid, bounds.shape[1]), bounds.T.ravel()])
+    scores = [
+        (p.epsilon_spent, p.mean) for e in frame_epsilons(results) for p in accuracy_at(results, e)
+    ]
+    middle = np.array(scores, dtype=float).T.reshape(2, -1)
+    proven = [(a.epsilon, a.lower_bound) for a in audits] + [(e, e) for e in grid]
+    return [top, middle, np.array(proven, dtype=float).T]
 
 
 def _accuracy_markers(
@@ -279,9 +365,10 @@ def _static_traces(
     num_classes: int,
     results: Mapping[str, Sequence[RunResult]],
     audits: Sequence[AuditedBound],
+    prior: Prior | None,
 ) -> None:
     """What stays while the cursor moves: the closed forms, the accuracy curves, the claims."""
-    _bound_curves(figure, num_classes)
+    _bound_curves(figure, num_classes, prior)
     named = {_name(m): rows for m, rows in results.items()}
     curves = score_vs_epsilon(
         named, at_spent=True, mechanisms=dict(zip(named, results, strict=True))
@@ -291,11 +378,11 @@ def _static_traces(
     _audit_points(figure, audits)
 
 
-def _bound_curves(figure: go.Figure, num_classes: int) -> None:
-    """The closed forms over the whole axis (exact at every ε), and the blind guess 1/K."""
+def _bound_curves(figure: go.Figure, num_classes: int, prior: Prior | None) -> None:
+    """The closed forms over the whole axis (exact at every ε), and the uniform prior 1/K."""
     grid = np.geomspace(*LABEL_DP_RANGE, 200)
-    columns = np.array([bounds_at(float(e), num_classes) for e in grid]).T
-    for (name, _, colour), values in zip(_BOUNDS, columns, strict=True):
+    columns = np.array([_values(float(e), num_classes, prior) for e in grid]).T
+    for (name, _, _, colour), values in zip(_rows(prior), columns, strict=True):
         figure.add_scatter(
             x=grid,
             y=values,
@@ -309,7 +396,7 @@ def _bound_curves(figure: go.Figure, num_classes: int) -> None:
     figure.add_scatter(
         x=list(LABEL_DP_RANGE),
         y=[blind, blind],
-        name=f"blind guess 1/K = {blind:.0%}",
+        name=f"uniform prior 1/K = {blind:.0%}",
         line={"color": "grey", "dash": "dot"},
         row=1,
         col=1,
@@ -318,10 +405,14 @@ def _bound_curves(figure: go.Figure, num_classes: int) -> None:
 
 
 def _audit_points(figure: go.Figure, audits: Sequence[AuditedBound]) -> None:
-    """The claim (ε proven = ε claimed) and every cached bound, named in its hover."""
+    """The claim (ε proven = ε claimed) and every cached bound, named beside it and in its hover.
+
+    The claim is drawn through many points: on the log ε axis, y = ε is a curve.
+    """
+    grid = np.geomspace(*LABEL_DP_RANGE, 60)
     figure.add_scatter(
-        x=list(LABEL_DP_RANGE),
-        y=list(LABEL_DP_RANGE),
+        x=grid,
+        y=grid,
         name="ε claimed",
         line={"color": "grey", "dash": "dash"},
         row=3,
@@ -342,6 +433,34 @@ def _audit_points(figure: go.Figure, audits: Sequence[AuditedBound]) -> None:
             row=3,
             col=1,
         )
+    _audit_names(figure, audits)
+
+
+def _audit_names(figure: go.Figure, audits: Sequence[AuditedBound]) -> None:
+    """Above each ε's bounds what they prove, short (the cursor's block names them all)."""
+    by_epsilon: dict[float, list[AuditedBound]] = {}
+    for audit in audits:
+        by_epsilon.setdefault(audit.epsilon, []).append(audit)
+    figure.add_scatter(
+        x=list(by_epsilon),
+        y=[max(a.lower_bound for a in here) for here in by_epsilon.values()],
+        mode="text",
+        text=[_proven(here) for here in by_epsilon.values()],
+        textposition="top center",
+        textfont={"size": 12, "color": "#222"},
+        cliponaxis=False,
+        hoverinfo="skip",
+        row=3,
+        col=1,
+    )
+
+
+def _proven(here: Sequence[AuditedBound]) -> str:
+    """What the audits at one ε proved, in a few characters: whose, if one; else the range."""
+    bounds = [a.lower_bound for a in here]
+    if len(here) == 1:
+        return f"{_name(here[0].mechanism)}{_SOURCE[here[0].source]} ≥ {bounds[0]:.2g}"
+    return f"≥ {min(bounds):.2g}–{max(bounds):.2g}"
 
 
 def _panels() -> go.Figure:
@@ -350,7 +469,7 @@ def _panels() -> go.Figure:
         rows=3,
         cols=1,
         shared_xaxes=True,
-        row_heights=[0.38, 0.38, 0.24],
+        row_heights=list(_ROW_HEIGHTS),
         vertical_spacing=0.09,
         subplot_titles=_TITLES,
     )
@@ -401,7 +520,7 @@ def _play_controls(epsilons: Sequence[float], seconds: float) -> dict:
         "xanchor": "right",
         "y": 1,
         "yanchor": "bottom",
-        "pad": {"b": 12},
+        "pad": {"b": _BUTTONS_ABOVE_PX},
         "buttons": [
             {"label": "▶ Play", "method": "animate", "args": play},
             {"label": "❚❚ Pause", "method": "animate", "args": pause},
@@ -419,6 +538,7 @@ def price_of_privacy_figure(
     num_classes: int,
     audits: Sequence[AuditedBound] = (),
     seconds: float = PLAY_SECONDS,
+    prior: Prior | None = None,
 ) -> go.Figure:
     """The price of privacy over the cached ε, one frame per ε, played in ``seconds``.
 
@@ -427,6 +547,8 @@ def price_of_privacy_figure(
         num_classes: K, for the closed forms.
         audits: cached lower bounds on ε (release and trained model).
         seconds: how long the play button takes through every frame.
+        prior: the image's prior on one label, if known: its guess bound is drawn beside the
+            uniform prior's.
 
     Returns a figure whose frames are named by their ε; its first frame is drawn. With nothing
     cached, a figure with :data:`EMPTY_NOTE` and no frame.
@@ -437,27 +559,29 @@ def price_of_privacy_figure(
         template="plotly_white",
         height=760,
         showlegend=False,
-        title=f"The price of privacy (K = {num_classes} classes)",
+        title=f"K = {num_classes} classes",  # short: the buttons share its row on a phone
     )
     if not epsilons:
         note = {"x": 0.5, "y": 0.6, "xref": "paper", "yref": "paper", "showarrow": False}
         figure.add_annotation(text=EMPTY_NOTE, bordercolor="#999", borderpad=6, **note)
         return figure
     shown = {m: [r for r in rows if r.epsilon in epsilons] for m, rows in results.items()}
-    _static_traces(figure, num_classes, shown, audits)
-    top = 1.15 * max([a.claim for a in audits] + [a.lower_bound for a in audits] + [1.0])
+    _static_traces(figure, num_classes, shown, audits, prior)
+    # room above the highest diamond for its name, under the panel's title
+    top = 1.35 * max([a.claim for a in audits] + [a.lower_bound for a in audits] + [1.0])
     figure.update_yaxes(range=[0, 1.02], tickformat=".0%", row=1, col=1)
     figure.update_yaxes(range=[0, 1.02], title="test accuracy", row=2, col=1)
     figure.update_yaxes(range=[0, top], title="ε proven", row=3, col=1)
     moving = len(figure.data)
-    first = _frame(epsilons[0], num_classes, shown, audits, (1.02, 1.02, top))
+    evidence = (shown, audits, prior)
+    first = _frame(epsilons[0], num_classes, evidence, (1.02, 1.02, top))
     for trace, row in zip(first, (1, 2, 3, 1, 1, 2, 2, 3, 3), strict=True):
         figure.add_trace(trace.update(showlegend=False), row=row, col=1)
     indices = list(range(moving, len(figure.data)))
     figure.frames = [
         go.Frame(
             name=_frame_name(e),
-            data=_frame(e, num_classes, shown, audits, (1.02, 1.02, top)),
+            data=_frame(e, num_classes, evidence, (1.02, 1.02, top)),
             traces=indices,
         )
         for e in epsilons

@@ -53,8 +53,8 @@ def test_no_attack_bar_stands_above_its_bound(epsilon):
         button.click().run()
     assert_no_errors(app)
     spec = chart_spec(app, "bars")
-    names = spec["layout"]["xaxis"]["ticktext"]
-    # six mechanisms (vector RR since issue 49) and clean labels
+    names = [" ".join(name.split("<br>")) for name in spec["layout"]["xaxis"]["ticktext"]]
+    # six mechanisms (vector RR since issue 49) and clean labels, on lines of a few words
     assert "RR with prior" in names and "Vector randomized response" in names and len(names) == 7
     (ticks,) = [trace for trace in spec["data"] if trace["type"] == "scatter"]
     # every private row: its released label and its model; vector RR releases bits, no label

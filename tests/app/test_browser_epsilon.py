@@ -1,8 +1,8 @@
 """The ε slider in a real browser (issue 36): on a warmed digits cache every stop answers.
 
 A Streamlit server on a cache warmed for the pages with a computed ε grid (randomized response,
-Laplace on labels, RR with prior, PATE; digits, logistic model, one epoch, seed 0) as `warm` fills
-it: each page's own point at every ε the slider stops at, and the curves beside it on the demo
+Laplace on labels, RR with prior, PATE; digits, logistic model, one epoch, seeds 0-2) as `warm`
+fills it: each page's own point at every ε the slider stops at, and the curves beside it on the demo
 grid. Driven by Playwright through Debian's chromium at 1280x800, as a projector shows it, each
 page's ε slider is stepped from its first stop to its last with the keyboard, as a person drags it;
 no stop may show a button that computes (a point, a sweep, PATE's teachers). Then the snapping
@@ -48,13 +48,13 @@ def _warm(directory: Path, paths: set[str]) -> None:
     """What `warm` computes for ``paths``, on the logistic model for one epoch, seed 0.
 
     Really trained: with stand-in training (random teacher votes) PATE's slider stepped from 2
-    back to 1 (the stops it reads depend on the runs it finds). The RR page's curve is the mean
-    over the demo seeds, so RR gets every seed of its grid, as `warm` computes it."""
+    back to 1 (the stops it reads depend on the runs it finds). Every page's curves are the mean
+    over the demo seeds, so each gets every seed of its grid, as `warm` computes it."""
     cache = ResultCache(directory)
     for own, beside in (PAGES[path] for path in paths):
-        seeds = DEMO_SEEDS if own == "rr" else (0,)
-        configs = demo_configs("digits", [own], seeds, 1, "logistic")  # every stop, the variants
-        configs += demo_configs("digits", beside, (0,), 1, "logistic", variants=False)
+        # every stop (seed 0), the grid on every seed, the variants
+        configs = demo_configs("digits", [own], DEMO_SEEDS, 1, "logistic")
+        configs += demo_configs("digits", beside, DEMO_SEEDS, 1, "logistic", variants=False)
         for config in configs:
             run(config, cache)
     cache.close()

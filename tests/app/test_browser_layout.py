@@ -183,3 +183,77 @@ def test_in_demo_mode_the_epsilon_control_and_its_chart_fit_on_every_page_too(
     assert not _outside(seen), seen
     for title, (slider, chart, _) in seen.items():
         assert slider[1] <= chart[0], title
+
+
+def _area(a: dict, b: dict) -> float:
+    """The area two boxes share, in px²."""
+    wide = min(a["x"] + a["width"], b["x"] + b["width"]) - max(a["x"], b["x"])
+    tall = min(a["y"] + a["height"], b["y"] + b["height"]) - max(a["y"], b["y"])
+    return max(wide, 0) * max(tall, 0)
+
+
+@pytest.mark.parametrize("demo", [False, True], ids=["default", "demo"])
+def test_what_epsilon_means_measured_guesses_keep_their_texts_apart(server, browser, demo):
+    # Issue 53: the y axis's title ran over the chart's title, the bound ticks crossed the
+    # values written at the bars' tops (0.16, 0.12), and the last group's name was not drawn.
+    context = browser.new_context(viewport={"width": WIDTH, "height": HEIGHT})
+    page = _open(context, f"{server}/epsilon_meaning?{QUERY}" + "&demo=1" * demo)
+    page.wait_for_function(CHARTS_DRAWN)
+    chart = page.locator(CHART).filter(has_text="Measured guesses").first
+    chart.scroll_into_view_if_needed()
+
+    def boxes(selector: str) -> list[dict]:
+        return [b for b in (e.bounding_box() for e in chart.locator(selector).all()) if b]
+
+    title, y_title = boxes(".gtitle")[0], boxes(".ytitle")[0]
+    values, ticks = boxes(".barlayer text"), boxes(".scatterlayer .point")
+    names = chart.locator(".xtick text").all_text_contents()
+    groups = len(chart.locator(".barlayer .trace").first.locator(".point").all())
+    context.close()
+    assert _area(title, y_title) == 0, (title, y_title)
+    crossed = [(v, t) for v in values for t in ticks if _area(v, t) > 2]
+    assert not crossed, crossed
+    assert groups >= 2 and len([n for n in names if n.strip()]) == groups, names
+
+
+#: Each line of a chart (its SVG path) sampled at 300 points, in the window's px.
+LINE_POINTS = """chart => [...chart.querySelectorAll('.scatterlayer path.js-line')].map(path => {
+  const matrix = path.getScreenCTM(), length = path.getTotalLength(), points = [];
+  for (let i = 0; i <= 300; i++) {
+    const p = path.getPointAtLength(length * i / 300);
+    const x = matrix.a * p.x + matrix.c * p.y + matrix.e;
+    points.push([x, matrix.b * p.x + matrix.d * p.y + matrix.f]);
+  }
+  return points;
+})"""
+#: Every element of a navigation link whose text is wider than the room it is shown in.
+CUT_NAV = f"""() => [...document.querySelectorAll("{NAV_LINKS}")].flatMap(link =>
+  [link, ...link.querySelectorAll('*')].filter(e => e.scrollWidth > e.clientWidth + 1)
+    .map(() => link.innerText.trim()))"""
+
+
+@pytest.mark.parametrize("demo", [False, True], ids=["default", "demo"])
+def test_the_rr_note_on_a_random_guess_crosses_no_curve_and_no_menu_title_is_cut(
+    server, browser, demo
+):
+    # Issue 53: "1/K = 0.10 (a random guess)" was written across the flip curve, and in demo
+    # mode's larger type the menu cut "Noisy model outputs (lo" and "Vector randomized respo".
+    context = browser.new_context(viewport={"width": WIDTH, "height": HEIGHT})
+    page = _open(context, f"{server}/randomized_response?{QUERY}" + "&demo=1" * demo)
+    page.wait_for_function(CHARTS_DRAWN)
+    chart = page.locator(CHART).first
+    chart.locator(".annotation", has_text="1/K").first.wait_for()
+    note = chart.locator(".annotation", has_text="1/K").first.bounding_box()
+    lines = chart.evaluate(LINE_POINTS)
+    page.locator(NAV_LINKS).last.wait_for()
+    cut = set(page.evaluate(CUT_NAV))
+    context.close()
+    inside = [
+        (x, y)
+        for line in lines
+        for x, y in line
+        if note["x"] <= x <= note["x"] + note["width"]
+        and note["y"] <= y <= note["y"] + note["height"]
+    ]
+    assert len(lines) >= 2 and not inside, (note, inside[:5])
+    assert not cut, cut

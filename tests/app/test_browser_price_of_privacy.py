@@ -105,3 +105,84 @@ def test_play_is_on_the_first_screen_at_1280x800(server, browser):
     box = play.bounding_box()
     assert box is not None and box["y"] + box["height"] <= 800, box
     context.close()
+
+
+@pytest.fixture(scope="module")
+def screen_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """Every mechanism of the screen on the demo seeds, and four mechanisms' release audits."""
+    from price_screen import store_price_screen
+
+    def warm(directory: Path) -> None:
+        store_price_screen(directory, ("rr", "laplace", "pate", "rr-prior"))
+
+    with warmed_app(tmp_path_factory, warm) as url:
+        yield url
+
+
+def _boxes(chart) -> dict[str, list[tuple[str, dict]]]:
+    """The chart's written texts, titles and buttons with their boxes, by kind."""
+    kinds = {
+        "values": ".textpoint text",
+        "titles": ".gtitle, .annotation-text",
+        "buttons": ".updatemenu-button",
+    }
+    return {
+        kind: [(loc.text_content(), loc.bounding_box()) for loc in chart.locator(sel).all()]
+        for kind, sel in kinds.items()
+    }
+
+
+def _overlap(a: dict, b: dict) -> float:
+    """The area two boxes share, in px²."""
+    wide = min(a["x"] + a["width"], b["x"] + b["width"]) - max(a["x"], b["x"])
+    tall = min(a["y"] + a["height"], b["y"] + b["height"]) - max(a["y"], b["y"])
+    return max(wide, 0) * max(tall, 0)
+
+
+def _to_last_frame(page, chart) -> None:
+    """Drag the slider's grip past the end of its rail: the last frame, as a person does."""
+    rail = chart.locator(".slider-rail-rect").first
+    rail.scroll_into_view_if_needed()
+    end, grip = rail.bounding_box(), chart.locator(".slider-grip-rect").first.bounding_box()
+    page.mouse.move(grip["x"] + grip["width"] / 2, grip["y"] + grip["height"] / 2)
+    page.mouse.down()
+    page.mouse.move(end["x"] + end["width"] + 20, grip["y"] + grip["height"] / 2, steps=10)
+    page.mouse.up()
+    page.wait_for_timeout(500)
+
+
+@pytest.mark.parametrize(
+    ("width", "height", "demo"), [(1280, 800, False), (1280, 800, True), (390, 844, False)]
+)
+def test_every_text_on_the_screen_is_whole_and_covers_no_other_in_every_frame(
+    screen_server, browser, width, height, demo
+):
+    # Issue 53: the values at the cursor covered each other and the lines, the last frame
+    # named only PATE, the audits' diamonds had no names, and on a phone the chart's titles were
+    # cut and Pause covered the top panel's title.
+    context = browser.new_context(viewport={"width": width, "height": height})
+    page = _open(context, f"{screen_server}/price_of_privacy" + "?demo=1" * demo)
+    chart = page.locator("[data-testid='stPlotlyChart']").first
+    chart.locator(".main-svg").first.wait_for()
+    page.wait_for_selector(IDLE)
+    for frame in ("first", "last"):
+        if frame == "last":
+            _to_last_frame(page, chart)
+        svg = chart.locator(".main-svg").first.bounding_box()
+        found = _boxes(chart)
+        shown = [pair for pairs in found.values() for pair in pairs]
+        for text, box in shown:  # nothing cut at the chart's edges
+            left, right = box["x"], box["x"] + box["width"]
+            assert svg["x"] - 2 <= left and right <= svg["x"] + svg["width"] + 2, (frame, text)
+        covered = [
+            (a, b, _overlap(p, q))
+            for i, (a, p) in enumerate(shown)
+            for b, q in shown[i + 1 :]
+            if _overlap(p, q) > 2 and not (width < 400 and a.startswith("≥") and b.startswith("≥"))
+        ]  # on a phone the audits' ranges at neighbouring ε may touch (their block names them)
+        assert not covered, (frame, covered)
+        accuracy = next(t for t, _ in found["values"] if "DP-SGD" in t)
+        for name in ("Randomized response", "RR with prior", "PATE", "DPPL-Mean", "ALIBI"):
+            assert name in accuracy, (frame, accuracy)  # computed there, or said not to be
+        assert any("≥" in t for t, _ in found["values"] if "DP-SGD" not in t)  # the audits
+    context.close()

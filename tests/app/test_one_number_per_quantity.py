@@ -121,4 +121,4 @@ def test_the_pate_page_draws_the_same_clean_baseline_as_the_other_pages(cache):
     assert_no_errors(app)
     assert pytest.approx(0.97) in _clean_lines(chart_spec(app, "student_curve"))
     caption = " ".join(c.value for c in app.caption)
-    assert "a student (seed 0)" in caption and "the mean over seeds 0, 1 and 2" in caption
+    assert "the same student (seed 0)" in caption and "the mean over seeds 0, 1 and 2" in caption

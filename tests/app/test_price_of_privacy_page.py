@@ -2,6 +2,7 @@
 
 import pytest
 from app_helpers import assert_no_errors, chart_spec, open_page
+from written import block_lines
 
 import ui.results
 from labeldp_core.audit import suite as audit_suite
@@ -59,3 +60,17 @@ def test_an_empty_cache_says_to_warm_it_and_draws_nothing():
     (note,) = [box.value for box in app.info]
     assert "Nothing is cached" in note and "labeldp_core warm --dataset digits" in note
     assert not app.get("plotly_chart")
+
+
+def test_each_guess_on_the_screen_names_its_prior(rr_runs, read_only_server):
+    # Issue 53 / issue 49 item 1: "guess ≤ 23% (blind 10%)" gave the uniform prior's bound as
+    # the risk; the image is public, so the screen starts from the image's prior too.
+    app = open_page(PAGE, epochs="1", mechanisms=["rr"])
+    assert_no_errors(app)
+    first = chart_spec(app, "price_of_privacy")["frames"][0]
+    written = [t for trace in first["data"] for t in block_lines(trace.get("text"))]
+    pi = sum({r.seed: r.baseline_test_accuracy for r in rr_runs}.values()) / len(DEMO_SEEDS)
+    assert "guess ≤ 15% from prior 1/10" in written, written  # ε = 0.5, K = 10
+    assert f"from the image's π {pi:.0%}" in " ".join(written), written
+    caption = " ".join(c.value for c in app.caption)
+    assert "from the uniform prior π = 1/K of an attacker who never sees the image" in caption

@@ -4,11 +4,12 @@ The bounds are checked against e^ε/(e^ε + K − 1), (K − 1)/(e^ε + K − 1)
 out here, not against the functions the figure calls.
 """
 
-import itertools
+import html
 import math
 
 import pytest
 from fake_results import fake_result
+from written import block_lines
 
 from labeldp_core import plots
 from labeldp_core.plots.price_of_privacy import (
@@ -77,6 +78,11 @@ def _moving(figure, frame) -> dict:
     return dict(zip(names, frame.data, strict=True))
 
 
+def _lines(trace) -> list[str]:
+    """The lines of the one block of text a panel writes at the cursor, as they read."""
+    return block_lines(trace.text)
+
+
 def test_the_frames_are_the_cached_epsilons_in_range_and_nothing_else(figure):
     expected = sorted({*RR_EPSILONS, 1.0, 2.0})  # Laplace's 0.01 and 50 are off the axis
     assert [float(f.name) for f in figure.frames] == expected
@@ -100,9 +106,9 @@ def test_the_bounds_at_each_frame_are_the_closed_forms(figure):
         assert guess == pytest.approx(math.exp(e) / (math.exp(e) + K - 1), abs=1e-12)
         assert flips == pytest.approx((K - 1) / (math.exp(e) + K - 1), abs=1e-12)
         assert gain == pytest.approx(1 - math.exp(-e), abs=1e-12)
-        texts = _moving(figure, frame)["bound_texts"].text
+        texts = _lines(_moving(figure, frame)["bound_texts"])
         digits = 0 if 0.01 <= guess <= 0.99 else 1
-        assert texts[0] == f"guess ≤ {100 * guess:.{digits}f}% (blind 10%)"
+        assert f"guess ≤ {100 * guess:.{digits}f}% from prior 1/10" in texts
 
 
 def test_the_accuracies_at_a_frame_are_the_cached_means_with_the_seeds_band(figure, cached):
@@ -129,8 +135,15 @@ def test_the_accuracies_at_a_frame_are_the_cached_means_with_the_seeds_band(figu
             assert (low, high, seeds) == (min(scores), max(scores), len(scores))
             assert y + up == pytest.approx(max(scores)) and y - down == pytest.approx(min(scores))
             assert (up > 0) == (len(set(scores)) > 1)  # one seed: no band
-        written = _moving(figure, frame)["accuracy_texts"].text
-        assert list(written) == [f"{n} {y:.2f}" for n, y in zip(names, markers.y, strict=True)]
+        written = _lines(_moving(figure, frame)["accuracy_texts"])
+        shown = sorted(zip(markers.y, names, strict=True), reverse=True)  # as the lines lie
+        assert written[: len(names)] == [f"{n} {y:.2f}" for y, n in shown]
+        missing = [
+            n for n in ("Randomized response", "Laplace on one-hot labels") if n not in names
+        ]
+        assert written[len(names) :] == (
+            [f"not computed at ε {e:g}: {', '.join(missing)}"] if missing else []
+        )
 
 
 def test_nothing_is_drawn_where_nothing_is_cached(figure, cached):
@@ -153,8 +166,7 @@ def test_the_audits_are_drawn_at_their_epsilon(figure, audits):
         assert list(markers.y) == [a.lower_bound for a in here]
         symbols = ["square" if a.source == MODEL else "diamond" for a in here]
         assert list(markers.marker.symbol or []) == symbols
-        texts = _moving(figure, frame)["audit_texts"]
-        assert list(texts.text) == [
+        assert _lines(_moving(figure, frame)["audit_texts"]) == [
             f"Randomized response{' (model)' if a.source == MODEL else ''} ≥ {a.lower_bound:.2g}"
             for a in here
         ]
@@ -189,7 +201,25 @@ def test_it_survives_the_projector_styling_and_is_served_by_name(cached, audits)
     assert figure.layout.xaxis3.ticktext[figure.layout.xaxis3.tickvals.index(1.0)] == "1"
 
 
-def test_the_values_written_at_the_cursor_never_cover_each_other(figure):
+def test_each_panel_writes_its_values_in_one_block(figure):
+    # The values were written one text each, spread 0.15 of the panel apart: 7 accuracies of
+    # 18 px text on a 150 px panel covered each other, and lay across the lines.
     for frame in figure.frames:
-        ys = sorted(_moving(figure, frame)["bound_texts"].y)
-        assert all(b - a >= 0.15 - 1e-9 for a, b in itertools.pairwise(ys))
+        for role in ("bound_texts", "accuracy_texts", "audit_texts"):
+            assert len(_moving(figure, frame)[role].text or ()) <= 1
+
+
+def test_every_audit_is_named_beside_its_diamond_and_the_claim_is_the_curve_y_equals_epsilon(
+    figure, audits, cached
+):
+    names = next(t for t in figure.data if t.mode == "text" and t.xaxis == "x3")
+    assert dict(zip(names.x, map(html.unescape, names.text), strict=True)) == {
+        1.0: "Randomized response ≥ 0.93",
+        4.0: "Randomized response (model) ≥ 1.7",
+    }
+    crowded = [AuditedBound(m, 1.0, b, 1.0, 0.0, RELEASE, m) for m, b in (("rr", 0.9), ("pate", 1))]
+    named = price_of_privacy_figure(cached, K, crowded)
+    (text,) = next(t for t in named.data if t.mode == "text" and t.xaxis == "x3").text
+    assert text == "≥ 0.9–1"  # the cursor's block names each
+    claim = next(t for t in figure.data if t.name == "ε claimed")
+    assert len(claim.x) > 2 and list(claim.x) == list(claim.y)  # a straight line on log x

@@ -31,6 +31,8 @@ def keep_flip_curve(
         line_dash="dot",
         line_color="grey",
         annotation_text=f"1/K = {1 / num_classes:.2f} (a random guess)",
+        # under the line at small ε, where neither curve goes (at the right it crossed flip)
+        annotation_position="bottom left",
     )
     mark_epsilon(figure, epsilon)
     if measured_flip_rate is not None:
