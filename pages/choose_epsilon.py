@@ -6,7 +6,7 @@ from labeldp_core.choosing import Answer, make_target
 from labeldp_core.choosing.choice import DEFAULT_TRAININGS, Choice, choose_epsilon
 from labeldp_core.choosing.headline import headlines, mechanism_title, nearest
 from labeldp_core.choosing.summary import summary_at
-from labeldp_core.clean_reference import clean_line
+from labeldp_core.clean_reference import clean_line, image_prior
 from labeldp_core.data import dataset_info
 from labeldp_core.data.tables import is_table
 from labeldp_core.demo import DEMO_SEEDS, demo_configs
@@ -274,9 +274,7 @@ def _image_prior(controls: Controls, found: list[RunResult]) -> Prior | None:
     line = clean_line(
         controls.dataset, controls.model, controls.epochs_asked, result_cache(), trained
     )
-    if line.score is None:
-        return None
-    return Prior(line.score, f"the clean model's test accuracy on {controls.dataset_name}")
+    return image_prior(line)
 
 
 def _afford(found: list[RunResult], unit: str, classes: int, prior: Prior | None) -> None:
