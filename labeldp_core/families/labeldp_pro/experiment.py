@@ -153,7 +153,7 @@ def run_labeldp_pro(config: RunConfig, ctx: RunContext) -> Outcome:
         delta=spent_delta,
         test_score=trained.final,
         n_train=data.n_train,
-        details=_details(config, trained, sigma, accounted_delta),
+        details=_details(config, trained, sigma, accounted_delta, data.num_classes),
         diagnostics=("details.mean_batch", "details.empty_steps"),
     )
 
@@ -179,7 +179,9 @@ def _pro_settings(config: RunConfig, sigma: float) -> Any:
     )
 
 
-def _details(config: RunConfig, trained: Any, sigma: float, accounted_delta: float) -> dict:
+def _details(
+    config: RunConfig, trained: Any, sigma: float, accounted_delta: float, num_classes: int
+) -> dict:
     """The noise, the sampling, both units' figures, the denoiser and the draws' sources.
 
     ``trained`` is the trainer's outcome, with the lambda and SGD rate its rules chose. The
@@ -200,8 +202,7 @@ def _details(config: RunConfig, trained: Any, sigma: float, accounted_delta: flo
         "example_level_epsilon": example,
         "example_level_delta": accounted_delta,
         "denoiser": (
-            f"ALTCONV: projection onto the {config.setting('hull').replace('_', '-')} hull of "
-            f"{config.setting('public_batch')} label-free examples' clipped per-class gradients, "
+            f"{hull_phrase(config.setting('hull'), config.setting('public_batch'), num_classes)}, "
             f"{config.setting('projection_steps')} {config.setting('projection_solver')} steps "
             f"(step {_projection_step(config.setting('projection_lr'))}), smoothing "
             f"{trained.smoothing:.3g} ({config.setting('smoothing_rule')}) towards "
@@ -222,6 +223,26 @@ def _details(config: RunConfig, trained: Any, sigma: float, accounted_delta: flo
             sampler_source(noise, _GENERATORS),
         ),
     }
+
+
+def hull_phrase(hull: str, public_batch: int, num_classes: int) -> str:
+    """The denoiser's hull as the details name it: the paper's joint one, or ours per example.
+
+    >>> hull_phrase("joint", 100, 10).split(" of ")[1]
+    'all 1,000 clipped per-class gradients'
+
+    """
+    if hull == "joint":
+        return (
+            "ALTCONV (the paper's hull): projection onto the convex hull of all "
+            f"{public_batch * num_classes:,} clipped per-class gradients of {public_batch} "
+            "label-free examples (one simplex over every weight)"
+        )
+    return (
+        "ALTCONV with per-example hulls (not the paper's single hull): projection onto the mean "
+        f"of {public_batch} label-free examples' hulls of their {num_classes} clipped per-class "
+        "gradients (one simplex of class weights per example)"
+    )
 
 
 def _composition(steps: int, accountant: str) -> str:
@@ -307,10 +328,10 @@ SPEC = MechanismSpec(
         ),
         "hull": Setting(
             "per_example",
-            "pooled: one simplex over all n2 K per-class gradients (the paper's hull); "
+            "joint: one simplex over all n2 K per-class gradients (the paper's hull); "
             "per_example: one simplex of class weights per example (every soft labelling's mean "
             "gradient, a subset)",
-            choices=("per_example", "pooled"),  # the denoiser's HULLS (no torch here)
+            choices=("per_example", "joint"),  # the denoiser's HULLS (no torch here)
         ),
         "projection_solver": Setting(
             "fista",
