@@ -7,7 +7,6 @@ at 1% less noise. Our run at :func:`equal_noise_epsilon` must calibrate back to 
 
 import dp_accounting
 import pytest
-from dp_accounting.pld import pld_privacy_accountant
 
 from labeldp_core.accounting.dpsgd import sampling_schedule
 from labeldp_core.data import training_size
@@ -15,6 +14,7 @@ from labeldp_core.families.labeldp_pro.accounting import calibrate_label_noise
 from labeldp_core.families.labeldp_pro.equal_noise import equal_noise_epsilon
 from labeldp_core.families.labeldp_pro.experiment import labeldp_pro_recipe
 from labeldp_core.published import published_figures
+from tests.families.labeldp_pro.pld_reference import google_pld_epsilon
 
 PRO_ROWS = [f for f in published_figures() if f.ours["mechanism"] == "labeldp-pro"]
 #: The distinct (sigma, schedule, paper's epsilon) points, one accountant check each.
@@ -34,12 +34,8 @@ POINTS = sorted(
 
 
 def _add_remove_epsilon(sigma: float, q: float, steps: int, delta: float) -> float:
-    accountant = pld_privacy_accountant.PLDAccountant(
-        dp_accounting.NeighboringRelation.ADD_OR_REMOVE_ONE, value_discretization_interval=1e-3
-    )
-    event = dp_accounting.PoissonSampledDpEvent(q, dp_accounting.GaussianDpEvent(sigma))
-    accountant.compose(dp_accounting.SelfComposedDpEvent(event, steps))
-    return float(accountant.get_epsilon(delta))
+    add_remove = dp_accounting.NeighboringRelation.ADD_OR_REMOVE_ONE
+    return google_pld_epsilon(sigma, q, steps, delta, add_remove, interval=1e-3)
 
 
 def test_every_labeldp_pro_row_names_its_noise_on_our_recipes_schedule():
