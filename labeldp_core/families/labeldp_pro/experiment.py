@@ -125,6 +125,21 @@ def trained_model(model: str, cnn_model: str) -> str:
     return cnn_model if model == "cnn" else model
 
 
+def trained_model_words(trained: str, choice: str, dataset: str) -> str:
+    """What a run trained, said beside the model choice it was asked for (``trained`` if equal).
+
+    >>> trained_model_words("logistic", "cnn", "digits")
+    'logistic (the model choice cnn, the digits recipe)'
+    >>> trained_model_words("cnn-small", "cnn", "mnist")
+    "cnn-small (the model choice cnn: the paper's small CNN)"
+    """
+    if trained == choice:
+        return trained
+    if _DATASET_RECIPES.get(dataset, {}).get("cnn_model") == trained:
+        return f"{trained} (the model choice {choice}, the {dataset} recipe)"
+    return f"{trained} (the model choice {choice}: the paper's small CNN)"
+
+
 def validate_labeldp_pro(config: RunConfig) -> None:
     """Check clip, delta and that the expected batch fits in the training set, before training."""
     check_training_schedule(
