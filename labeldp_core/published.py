@@ -12,6 +12,10 @@ setting (so the paper's gain is ``value - before``) and ``ours_without`` names o
 (our gain is ours with it minus ours without, seed by seed). When the paper's dataset is not on
 this machine, ``our_dataset`` names the one our runs use; such a row must compare gains (it needs
 ``ours_without``), since accuracies on two datasets are not the same figure.
+
+A LabelDP-Pro row may name ``equal_noise``: the noise multiplier the paper's figure most likely
+used (computed with dp_accounting, :mod:`labeldp_core.families.labeldp_pro.equal_noise`) and the
+schedule and delta it was computed for, so the page can set our run at that noise beside theirs.
 """
 
 import json
@@ -66,6 +70,9 @@ class PublishedFigure:
     our_dataset: str | None = None
     #: Our run without the setting (``{"settings": {...}}``), for our gain; None: no gain.
     ours_without: dict[str, Any] | None = None
+    #: The noise the paper's figure most likely used, our reading (``noise_multiplier``,
+    #: ``batch``, ``epochs``, ``delta``): LabelDP-Pro's rows, whose accounting differs from ours.
+    equal_noise: dict[str, Any] | None = None
 
     @property
     def run_dataset(self) -> str:
@@ -110,6 +117,7 @@ def published_figures(path: Path = FIGURES_FILE) -> list[PublishedFigure]:
                 f"{figure.id}: every published figure must name its setting; {problem}"
             )
         _check_gain(figure)
+        _check_equal_noise(figure)
         seen.add(figure.id)
         figures.append(figure)
     return figures
@@ -130,3 +138,18 @@ def _check_gain(figure: PublishedFigure) -> None:
         )
     if figure.before is not None and not 0 < figure.before <= 1:
         raise ValueError(f"{figure.id}: before must be an accuracy in (0, 1]")
+
+
+#: What an ``equal_noise`` entry must say: the noise and the schedule and delta behind it.
+_EQUAL_NOISE_KEYS = {"noise_multiplier", "batch", "epochs", "delta"}
+
+
+def _check_equal_noise(figure: PublishedFigure) -> None:
+    """Refuse an ``equal_noise`` entry that leaves out (or adds to) its noise, schedule or delta."""
+    entry = figure.equal_noise
+    if entry is None:
+        return
+    if set(entry) != _EQUAL_NOISE_KEYS or not all(entry[key] > 0 for key in _EQUAL_NOISE_KEYS):
+        raise ValueError(
+            f"{figure.id}: equal_noise must give positive {', '.join(sorted(_EQUAL_NOISE_KEYS))}"
+        )

@@ -24,13 +24,16 @@ from typing import Any
 
 import numpy as np
 
+from labeldp_core.accounting.dpsgd import sampling_schedule
 from labeldp_core.accounting.truncated_votes import argmax_loss, vote_counts_loss
 from labeldp_core.audit import audit_cases, stored_audit_case
 from labeldp_core.audit.suite import APP_TRIALS
 from labeldp_core.cache import ResultCache
+from labeldp_core.data import training_size
 from labeldp_core.engine.progress import Progress, silent, within
 from labeldp_core.errors import LabelDPError
 from labeldp_core.experiments import RunConfig, RunResult, lookup, make_config, run
+from labeldp_core.families.labeldp_pro.equal_noise import equal_noise_epsilon
 from labeldp_core.numbers import in_words
 from labeldp_core.published import (
     FIGURES_FILE,
@@ -50,6 +53,7 @@ __all__ = [
     "Section",
     "computed_configs",
     "dataset_configs",
+    "equal_noise_note",
     "fill_instructions",
     "gap_sentence",
     "lesson_rows",
@@ -153,13 +157,63 @@ def paper_rows(
             configs, without = paper_configs(figure), without_configs(figure)
             row["our_setting"] = _setting(configs[0])
             results = _results([*configs, *without], cache, compute, part)
+            noise = _equal_noise(figure, cache)
         except LabelDPError as exc:  # a dataset not on this machine, say
             rows.append(row | {"computed_seeds": 0, "problem": str(exc)})
             continue
         mine = [results[c] for c in configs if c in results]
         pairs = [(results.get(c), results.get(w)) for c, w in zip(configs, without, strict=False)]
-        rows.append(row | _ours(figure, mine) | _gain(figure, pairs))
+        rows.append(row | _ours(figure, mine) | _gain(figure, pairs) | noise)
     return rows
+
+
+def equal_noise_note(rows: list[dict[str, Any]]) -> str | None:
+    """What the equal-noise columns of ``rows`` say, as our reading; None if no row has them."""
+    entries = [
+        figure.equal_noise
+        for figure in published_figures()
+        if figure.equal_noise and figure.id in {row["id"] for row in rows}
+    ]
+    if not entries:
+        return None
+    schedules = {(e["batch"], e["epochs"], e["delta"]) for e in entries}
+    schedule = "; ".join(f"batch {b:,}, {e} epochs, δ {d:g}" for b, e, d in sorted(schedules))
+    return (
+        "Equal noise, our reading: the paper accounts LabelDP-Pro as DP-SGD (Poisson-subsampled "
+        "Gaussian steps, Google's DP library) and takes that add/remove ε as the label's; we read "
+        "a changed label by group privacy, about twice the noise at the same ε. Beside each "
+        "LabelDP-Pro row: the σ its figure most likely used (dp_accounting's PLD accountant, "
+        f"add/remove, at the paper's ε; {schedule}: the table states neither its epochs nor its "
+        "δ), the label ε our accounting certifies at that σ, and our accuracy there (seeds "
+        f"{', '.join(map(str, SEEDS))}), or the command that computes it."
+    )
+
+
+def _equal_noise(figure: PublishedFigure, cache: ResultCache) -> dict[str, Any]:
+    """A LabelDP-Pro row's equal-noise side, our reading: the paper's likely sigma, ours there.
+
+    Our side is the mean over the stored seeds of our run at the label epsilon our accounting
+    certifies at that sigma (so it calibrates to that sigma, or a little more noise); without a
+    stored run the cell gives the command that computes it.
+    """
+    if figure.equal_noise is None:
+        return {}
+    entry = figure.equal_noise
+    n_train = training_size(figure.run_dataset)
+    q, steps = sampling_schedule(n_train, entry["batch"], entry["epochs"])
+    sigma = entry["noise_multiplier"]
+    epsilon = equal_noise_epsilon(sigma, q, steps, entry["delta"])
+    mechanism = figure.ours["mechanism"]
+    configs = [make_config(mechanism, figure.run_dataset, epsilon, seed) for seed in SEEDS]
+    found = [r for r in (lookup(c, cache) for c in configs) if r is not None]
+    ours = (
+        f"{np.mean([r.score for r in found]):.3f} ({len(found)} of {len(SEEDS)} seeds, "
+        f"σ {max(r.details['noise_multiplier'] for r in found):.3g})"
+        if found
+        else f"not run: python -m labeldp_core run {mechanism} --dataset {figure.run_dataset} "
+        f"--epsilon {epsilon:g} --seed S (S = {', '.join(map(str, SEEDS))})"
+    )
+    return {"paper_sigma": sigma, "equal_noise_epsilon": epsilon, "ours_at_paper_sigma": ours}
 
 
 #: Our accuracy figures: only where our runs use the paper's dataset.
@@ -300,6 +354,9 @@ TABLE_COLUMNS = (
     "ours_min",
     "ours_max",
     "computed_seeds",
+    "paper_sigma",
+    "equal_noise_epsilon",
+    "ours_at_paper_sigma",
     "their_clean",
     "our_clean",
     "their_retention",

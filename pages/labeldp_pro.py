@@ -5,6 +5,7 @@ import streamlit as st
 from labeldp_core import plots
 from labeldp_core.experiments import RunConfig, RunResult, make_config
 from labeldp_core.families.labeldp_pro.accounting import REPLACE_ONE
+from labeldp_core.families.labeldp_pro.experiment import trained_model_words
 from ui.clean import page_clean_line
 from ui.controls import Controls, current_controls
 from ui.epsilon import epsilon_control
@@ -106,9 +107,16 @@ def _run(result: RunResult | None, epsilon: float, controls: Controls) -> None:
         clean.score,
         key="labeldp_pro_curve",
     )
+    trained = result.details.get("model_trained", controls.model)
+    if trained == controls.model:
+        model = "; the dotted line is the same model trained on the true labels"
+    else:
+        words = trained_model_words(trained, controls.model, controls.dataset)
+        model = (
+            f" trains {words}; the dotted line is the {controls.model} trained on the true labels"
+        )
     st.caption(
-        f"The run on seed {result.seed}; the dotted line is the same model trained on the true "
-        f"labels ({clean.words}). Noise multiplier σ = "
+        f"The run on seed {result.seed}{model} ({clean.words}). Noise multiplier σ = "
         f"{result.details['noise_multiplier']:.3g} over "
         f"{result.details['steps']:,} steps; ε spent {result.epsilon_spent:.3g} for one label "
         f"(δ = {result.delta:.2g}). {_ACCOUNTING[result.details['accountant'] == REPLACE_ONE]}"

@@ -18,6 +18,9 @@ HEADERS = {
     "our_gain_min": "our gain, worst seed",
     "our_gain_max": "our gain, best seed",
     "privacy_unit": "privacy unit",
+    "paper_sigma": "σ the paper likely used (our reading)",
+    "equal_noise_epsilon": "our ε at that σ",
+    "ours_at_paper_sigma": "ours at that σ (our reading)",
 }
 
 
@@ -71,6 +74,8 @@ def _table_section(section: reproduce.Section) -> None:
     """
     st.subheader(section.table.title)
     st.caption(f"{section.table.note} {section.setting()}")
+    if (note := reproduce.equal_noise_note(section.rows)) is not None:
+        st.caption(note)
     gains = section.compares_gains()
     for dataset, rows in section.datasets().items():
         if not gains:  # a gain table draws no accuracies: theirs and ours may be on two datasets

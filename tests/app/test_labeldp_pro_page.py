@@ -50,3 +50,13 @@ def test_the_run_says_how_a_changed_label_is_accounted_and_what_is_only_checked(
     # The default is the proved group-privacy reading; the tight one is offered, not assumed.
     assert "removing its example and adding it back" in captions
     assert "accounted for replacing one gradient" not in captions
+
+
+def test_the_run_names_the_model_labeldp_pro_trained_for_the_cnn_choice(instant_training):
+    # Issue 51: on digits the model choice cnn trains logistic regression (digits' recipe); the
+    # caption called the dotted line "the same model" whatever LabelDP-Pro trained.
+    app = open_page(PAGE, dataset="digits", epochs="1")
+    assert_no_errors(app)
+    captions = " ".join(c.value for c in app.caption)
+    assert "trains logistic (the model choice cnn, the digits recipe)" in captions
+    assert "the same model trained on the true labels" not in captions

@@ -1,5 +1,7 @@
 """The papers page shows each paper's table beside ours, the closest to our models first."""
 
+import re
+
 import pytest
 from app_helpers import assert_no_errors, chart_spec, open_page
 
@@ -131,3 +133,55 @@ def test_a_digits_only_cache_reads_one_line_of_what_the_page_needs_and_a_warm_bu
         assert not [c for c in frame.columns if "_" in str(c)], list(frame.columns)
         assert not frame.isna().any().any()
         assert "None" not in set(frame.astype(str).to_numpy().ravel())
+
+
+def test_each_labeldp_pro_row_shows_the_papers_likely_sigma_as_our_reading(cache):
+    # Issue 51: the paper reads DP-SGD's add/remove epsilon as the label's, we read a changed
+    # label by group privacy, so the same epsilon is not the same noise; the page sets the
+    # paper's likely sigma beside each of its rows, with the run of ours at that sigma.
+    app = open_page("pages/papers.py")
+    assert_no_errors(app)
+    first = app.dataframe[0].value
+    sigma, at = "σ the paper likely used (our reading)", "ours at that σ (our reading)"
+    pro = first[first["method"].str.startswith("LabelDP-Pro")]
+    others = first[~first["method"].str.startswith("LabelDP-Pro")]
+    expected = {
+        f.epsilon: f.equal_noise["noise_multiplier"]
+        for f in published_figures()
+        if f.equal_noise and f.dataset == "fashion-mnist"
+    }
+    assert {e: float(s) for e, s in zip(pro["epsilon"], pro[sigma], strict=True)} == {
+        e: float(shown(s)) for e, s in expected.items()
+    }
+    assert set(others[sigma]) == {"—"}
+    assert all(
+        cell.startswith("not run: python -m labeldp_core run labeldp-pro --dataset fashion-mnist")
+        for cell in pro[at]
+    )
+    captions = " ".join(c.value for c in app.caption)
+    assert "Equal noise, our reading" in captions and "batch 1,024, 5 epochs, δ 1e-05" in captions
+
+
+def test_a_stored_equal_noise_run_shows_our_accuracy_at_the_papers_sigma(
+    cache, monkeypatch, instant_training
+):
+    # A stand-in LabelDP-Pro figure on digits, its equal-noise runs computed (one epoch each).
+    from labeldp_core.experiments import make_config, run
+    from labeldp_core.reproduce import SEEDS, paper_rows
+
+    figure = next(f for f in published_figures() if f.equal_noise)
+    entry = {"noise_multiplier": 8.0, "batch": 256, "epochs": 10, "delta": 1e-5}
+    stand_in = type(figure)(**(vars(figure) | {"dataset": "digits", "equal_noise": entry}))
+    monkeypatch.setattr("labeldp_core.reproduce.published_figures", lambda: [stand_in])
+    (row,) = paper_rows(cache)
+    epsilon = row["equal_noise_epsilon"]
+    scores = [run(make_config("labeldp-pro", "digits", epsilon, s), cache).score for s in SEEDS]
+    app = open_page("pages/papers.py")
+    assert_no_errors(app)
+    table = app.dataframe[0].value
+    assert list(table["σ the paper likely used (our reading)"]) == [8.0]
+    assert list(table["our ε at that σ"]) == [epsilon]
+    (cell,) = table["ours at that σ (our reading)"]
+    mean, seeds, run_sigma = re.fullmatch(r"(\S+) \((\d) of 3 seeds, σ (\S+)\)", cell).groups()
+    assert (mean, seeds) == (f"{sum(scores) / len(scores):.3f}", "3")
+    assert 8.0 <= float(run_sigma) <= 8.08  # our run calibrates to that sigma, never less noise

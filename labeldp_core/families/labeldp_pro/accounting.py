@@ -3,15 +3,16 @@
 Changing one label changes one example's clipped gradient in the step's Poisson batch, while the
 batch itself (drawn without reading labels) keeps its law. Two readings:
 
-- ``pld-replace-one`` (the default): the step is the replace-one pair of the Poisson-subsampled
-  Gaussian, composed by dp_accounting's privacy loss distributions
+- ``pld-replace-one`` (offered, not the default): the step is the replace-one pair of the
+  Poisson-subsampled Gaussian, composed by dp_accounting's privacy loss distributions
   (:mod:`labeldp_core.accounting.replace_one`); the run calibrates sigma to (eps, delta) itself.
-  Why the one-dimensional pair bounds vector gradients is the family README's argument.
-- ``rdp`` / ``prv``: changing the label is removing the example and adding it back relabelled,
-  two add/remove neighbours, so an (eps, delta) add/remove guarantee of DP-SGD's accountant
-  (:mod:`labeldp_core.accounting.dpsgd`) gives (2 eps, (1 + e^eps) delta) for a changed label
-  (:mod:`labeldp_core.accounting.units`). The run calibrates DP-SGD to eps / 2 at
-  delta / (1 + e^(eps / 2)), about twice the noise the replace-one reading needs.
+  Why the one-dimensional pair bounds vector gradients is the family README's argument (its
+  last step checked numerically, not proved).
+- ``rdp`` (the default) / ``prv``: changing the label is removing the example and adding it
+  back relabelled, two add/remove neighbours, so an (eps, delta) add/remove guarantee of
+  DP-SGD's accountant (:mod:`labeldp_core.accounting.dpsgd`) gives (2 eps, (1 + e^eps) delta)
+  for a changed label (:mod:`labeldp_core.accounting.units`). The run calibrates DP-SGD to
+  eps / 2 at delta / (1 + e^(eps / 2)), about twice the noise the replace-one reading needs.
 """
 
 import math
@@ -34,7 +35,8 @@ __all__ = [
     "label_epsilon",
 ]
 
-#: The replace-one accountant: a changed label's own pair (the default).
+#: The replace-one accountant: a changed label's own pair (offered; its vector step is checked
+#: numerically, not proved, so ``rdp`` stays the default).
 REPLACE_ONE = "pld-replace-one"
 #: The accountants a label run may ask for, the replace-one reading first.
 LABEL_ACCOUNTANTS: tuple[str, ...] = (*REPLACE_ONE_ACCOUNTANTS, *ACCOUNTANTS)

@@ -72,20 +72,20 @@ def _column_norms(model: nn.Module, params: dict[str, torch.Tensor], images: tor
 
 
 def hull_map(
-    model: nn.Module, images: torch.Tensor, clip: float, pooled: bool = False
+    model: nn.Module, images: torch.Tensor, clip: float, joint: bool = False
 ) -> tuple[LinearMap, int]:
     """``(G w, G^T v)`` and G's column count, for the per-class gradients of ``images``.
 
-    The columns are the clipped per-class gradients, divided by n2 unless ``pooled`` (the
+    The columns are the clipped per-class gradients, divided by n2 unless ``joint`` (the
     per-example hull takes one simplex per example, so its points are means over the batch; the
-    pooled hull takes one simplex over every column, so its points are convex combinations of the
+    joint hull takes one simplex over every column, so its points are convex combinations of the
     gradients themselves).
     """
     params = {name: p.detach() for name, p in model.named_parameters()}
     scale = (clip / _column_norms(model, params, images).clamp_min(1e-12)).clamp(max=1.0)
     losses, pullback = vjp(lambda p: _class_losses(model, p, images), params)
 
-    if not pooled:
+    if not joint:
         scale = scale / images.shape[0]  # the batch's mean gradient
 
     def forward(weights: torch.Tensor) -> torch.Tensor:
@@ -102,12 +102,12 @@ def hull_map(
 #: What the projection is smoothed towards: the paper's uniform weights, or the noisy gradient.
 SMOOTHING_TARGETS = ("uniform", "noisy")
 #: The hull: one simplex over all n2 K per-class gradients (the paper's), or one per example.
-HULLS = ("per_example", "pooled")
+HULLS = ("per_example", "joint")
 #: Where the projection's weights start: uniform ones, or the model's predicted probabilities.
 PROJECTION_STARTS = ("uniform", "predicted")
 
 
-def _start_weights(model: nn.Module, images: torch.Tensor, start: str, pooled: bool):
+def _start_weights(model: nn.Module, images: torch.Tensor, start: str, joint: bool):
     """The projection's first weights: ``None`` (uniform) or the model's softmax on ``images``.
 
     The predicted start reads no label. Without clipping, example i's gradient under class
@@ -119,7 +119,7 @@ def _start_weights(model: nn.Module, images: torch.Tensor, start: str, pooled: b
         return None
     with torch.no_grad():
         probabilities = functional.softmax(model(images), dim=1)
-    if pooled:
+    if joint:
         return probabilities.reshape(-1) / images.shape[0]
     return probabilities.reshape(-1)
 
@@ -139,9 +139,9 @@ def denoise(
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """The step LabelDP-Pro takes, and the simplex weights of its projection part.
 
-    ``hull="pooled"`` is the paper's hull (its Section 3.2 and Appendix C): one simplex over all
+    ``hull="joint"`` is the paper's hull (its Section 3.2 and Appendix C): one simplex over all
     n2 K per-class gradients; ``"per_example"`` takes one simplex of class weights per public
-    example (every soft labelling's mean gradient, a subset of the pooled hull). The projection
+    example (every soft labelling's mean gradient, a subset of the joint hull). The projection
     runs ``steps`` PGD steps at ``learning_rate``, ``accelerated`` or not (see
     :func:`~labeldp_core.families.labeldp_pro.projection.project_onto_hull`).
     ``towards="uniform"`` is the paper's coefficient smoothing (Section 3.3): the projection's
@@ -161,10 +161,10 @@ def denoise(
     training = model.training
     model.eval()
     try:
-        pooled = hull == "pooled"
-        linear, columns = hull_map(model, public_images, clip, pooled)
-        blocks = 1 if pooled else public_images.shape[0]
-        first = _start_weights(model, public_images, start, pooled)
+        joint = hull == "joint"
+        linear, columns = hull_map(model, public_images, clip, joint)
+        blocks = 1 if joint else public_images.shape[0]
+        first = _start_weights(model, public_images, start, joint)
         projected, weights = project_onto_hull(
             noisy, linear, columns, steps, blocks, learning_rate, accelerated, first
         )

@@ -35,21 +35,29 @@ from labeldp_core.families.labeldp_pro.accounting import (
     label_epsilon,
 )
 
-__all__ = ["PAPER", "PAPER_MODELS", "PRO_TUNING", "SPEC", "labeldp_pro_recipe", "run_labeldp_pro"]
+__all__ = ["CNN_MODELS", "PAPER", "PRO_TUNING", "SPEC", "labeldp_pro_recipe", "run_labeldp_pro"]
 
 PAPER = (
     "Ghazi, Huang, Kamath, Kumar, Manurangsi, Zhang, LabelDP-Pro: Learning with Label "
     "Differential Privacy via Projections, ICLR 2024 (OpenReview JnYaF3vv3G)"
 )
 NEIGHBOURS = "replace one training label (the images are public)"
-#: The model choice (the sidebar's, shared by every mechanism) and what LabelDP-Pro trains for it:
-#: its CNN is the paper's small one (two 3x3 convolutions of 16 channels, dense 16).
-PAPER_MODELS = {"cnn": "cnn-small"}
+#: What LabelDP-Pro trains for the model choice ``cnn`` (the sidebar's, shared by every
+#: mechanism): the paper's small CNN (two 3x3 convolutions of 16 channels, dense 16), or, on
+#: digits (its recipe, a tuning), multinomial logistic regression (``cnn_model``).
+CNN_MODELS = ("cnn-small", "logistic")
 #: Expected Poisson batch per dataset: the paper's 1,024 on its datasets (its Table 8), about
 #: n / 6 on the small sets, as DP-SGD's recipe; a table takes the same rule, up to 1,024.
 _PAPER_BATCH = 1024
 _BATCHES = {"fashion-mnist": _PAPER_BATCH, "mnist": _PAPER_BATCH, "mnist-5k": 512, "digits": 256}
-#: Epochs: 5 on the paper's datasets (its Table 8 searched 2, 5 and 10), 40 on the small sets.
+#: Digits' own recipe values (chosen on digits' labels, declared in :data:`PRO_TUNING`): the model
+#: choice ``cnn`` trains logistic regression, since the paper's small CNN stays at chance at a
+#: label epsilon of 1 there, at rate 6 for 10 epochs (the family README's table).
+_DATASET_RECIPES: dict[str, dict[str, Scalar]] = {
+    "digits": {"cnn_model": "logistic", "dp_learning_rate": 6.0, "epochs": 10}
+}
+#: Epochs: 5 on the paper's datasets (its Table 8 searched 2, 5 and 10), 40 on the other small
+#: sets (DP-SGD's recipe), 10 on digits (its own recipe, above).
 _PAPER_EPOCHS = {"fashion-mnist": 5, "mnist": 5}
 _GENERATORS = "pair of torch generators (Poisson batches, Gaussian noise)"
 _SAMPLERS = "torch's uniform draws for the Poisson batches, its Gaussian sampler for the noise"
@@ -83,21 +91,29 @@ PRO_TUNING = (
         {"rate_rule": "smoothing", "dp_learning_rate": 12.0},
         "LabelDP-Pro's test accuracy at ε 8, seed 0, rate 12 against 0.5",
     ),
+    Tuning(
+        "digits",
+        {"cnn_model": "logistic", "dp_learning_rate": 6.0},
+        "LabelDP-Pro's test accuracy at ε 1 and 8, seeds 0-2: logistic regression against the "
+        "paper's small CNN (at chance at ε 1), rate 6 against 12, 10 epochs against 40",
+    ),
 )
 
 
 def labeldp_pro_recipe(dataset: str) -> dict[str, Scalar]:
-    """Per-dataset defaults: the expected batch and the epochs (the rules are the settings').
+    """Per-dataset defaults: the expected batch, the epochs, and on digits the CNN's stand-in.
 
     The denoiser's rules and the rate are the same on every dataset (the settings' defaults:
     the projection starts at the model's softmax, lambda and the rate follow the noise, rate 12),
     since they read only public quantities (sigma, d, B, the clip); see the family README for
-    the datasets whose labels picked them. A table of the user's gets its batch from its size
-    alone (:func:`~labeldp_core.engine.poisson_batch.small_set_batch`: at most its rows) and
-    the table's epochs.
+    the datasets whose labels picked them. On digits the model choice ``cnn`` trains logistic
+    regression at rate 6 for 10 epochs (choices made on digits' labels, declared in
+    :data:`PRO_TUNING`). A table of the user's gets its batch from its size alone
+    (:func:`~labeldp_core.engine.poisson_batch.small_set_batch`: at most its rows) and the
+    table's epochs.
 
     >>> labeldp_pro_recipe("digits")
-    {'batch': 256, 'epochs': 40}
+    {'batch': 256, 'epochs': 10, 'cnn_model': 'logistic', 'dp_learning_rate': 6.0}
     >>> labeldp_pro_recipe("fashion-mnist")
     {'batch': 1024, 'epochs': 5}
     """
@@ -105,7 +121,32 @@ def labeldp_pro_recipe(dataset: str) -> dict[str, Scalar]:
         return {"batch": small_set_batch(training_size(dataset), _PAPER_BATCH)}
     if dataset not in _BATCHES:
         return {}
-    return {"batch": _BATCHES[dataset], "epochs": _PAPER_EPOCHS.get(dataset, 40)}
+    recipe = {"batch": _BATCHES[dataset], "epochs": _PAPER_EPOCHS.get(dataset, 40)}
+    return recipe | _DATASET_RECIPES.get(dataset, {})
+
+
+def trained_model(model: str, cnn_model: str) -> str:
+    """The zoo model LabelDP-Pro trains for the model setting ``model``: ``cnn`` is ``cnn_model``.
+
+    >>> trained_model("cnn", "cnn-small"), trained_model("mlp", "logistic")
+    ('cnn-small', 'mlp')
+    """
+    return cnn_model if model == "cnn" else model
+
+
+def trained_model_words(trained: str, choice: str, dataset: str) -> str:
+    """What a run trained, said beside the model choice it was asked for (``trained`` if equal).
+
+    >>> trained_model_words("logistic", "cnn", "digits")
+    'logistic (the model choice cnn, the digits recipe)'
+    >>> trained_model_words("cnn-small", "cnn", "mnist")
+    "cnn-small (the model choice cnn: the paper's small CNN)"
+    """
+    if trained == choice:
+        return trained
+    if _DATASET_RECIPES.get(dataset, {}).get("cnn_model") == trained:
+        return f"{trained} (the model choice {choice}, the {dataset} recipe)"
+    return f"{trained} (the model choice {choice}: the paper's small CNN)"
 
 
 def validate_labeldp_pro(config: RunConfig) -> None:
@@ -127,7 +168,7 @@ def run_labeldp_pro(config: RunConfig, ctx: RunContext) -> Outcome:
     data, delta, accountant = ctx.dataset, config.setting("delta"), config.setting("accountant")
     settings = replace(
         ctx.train_settings,
-        model=PAPER_MODELS.get(ctx.train_settings.model, ctx.train_settings.model),
+        model=trained_model(ctx.train_settings.model, config.setting("cnn_model")),
         batch_size=config.setting("batch"),
         learning_rate=config.setting("dp_learning_rate"),
     )
@@ -160,7 +201,7 @@ def run_labeldp_pro(config: RunConfig, ctx: RunContext) -> Outcome:
         delta=spent_delta,
         test_score=trained.final,
         n_train=data.n_train,
-        details=_details(config, trained, sigma, accounted_delta),
+        details=_details(config, trained, sigma, accounted_delta, data.num_classes),
         diagnostics=("details.mean_batch", "details.empty_steps"),
     )
 
@@ -186,7 +227,9 @@ def _pro_settings(config: RunConfig, sigma: float) -> Any:
     )
 
 
-def _details(config: RunConfig, trained: Any, sigma: float, accounted_delta: float) -> dict:
+def _details(
+    config: RunConfig, trained: Any, sigma: float, accounted_delta: float, num_classes: int
+) -> dict:
     """The noise, the sampling, both units' figures, the denoiser and the draws' sources.
 
     ``trained`` is the trainer's outcome, with the lambda and SGD rate its rules chose. The
@@ -197,6 +240,7 @@ def _details(config: RunConfig, trained: Any, sigma: float, accounted_delta: flo
     add_remove = "rdp" if accountant in REPLACE_ONE_ACCOUNTANTS else accountant
     example = dpsgd_epsilon(sigma, trained.sample_rate, trained.steps, accounted_delta, add_remove)
     return {
+        "model_trained": trained_model(config.setting("model"), config.setting("cnn_model")),
         "noise_multiplier": sigma,
         "sample_rate": trained.sample_rate,
         "steps": trained.steps,
@@ -207,8 +251,7 @@ def _details(config: RunConfig, trained: Any, sigma: float, accounted_delta: flo
         "example_level_epsilon": example,
         "example_level_delta": accounted_delta,
         "denoiser": (
-            f"ALTCONV: projection onto the {config.setting('hull').replace('_', '-')} hull of "
-            f"{config.setting('public_batch')} label-free examples' clipped per-class gradients, "
+            f"{hull_phrase(config.setting('hull'), config.setting('public_batch'), num_classes)}, "
             f"{config.setting('projection_steps')} {config.setting('projection_solver')} steps "
             f"(step {_projection_step(config.setting('projection_lr'))}), smoothing "
             f"{trained.smoothing:.3g} ({config.setting('smoothing_rule')}) towards "
@@ -229,6 +272,26 @@ def _details(config: RunConfig, trained: Any, sigma: float, accounted_delta: flo
             sampler_source(noise, _GENERATORS),
         ),
     }
+
+
+def hull_phrase(hull: str, public_batch: int, num_classes: int) -> str:
+    """The denoiser's hull as the details name it: the paper's joint one, or ours per example.
+
+    >>> hull_phrase("joint", 100, 10).split(" of ")[1]
+    'all 1,000 clipped per-class gradients'
+
+    """
+    if hull == "joint":
+        return (
+            "ALTCONV (the paper's hull): projection onto the convex hull of all "
+            f"{public_batch * num_classes:,} clipped per-class gradients of {public_batch} "
+            "label-free examples (one simplex over every weight)"
+        )
+    return (
+        "ALTCONV with per-example hulls (not the paper's single hull): projection onto the mean "
+        f"of {public_batch} label-free examples' hulls of their {num_classes} clipped per-class "
+        "gradients (one simplex of class weights per example)"
+    )
 
 
 def _composition(steps: int, accountant: str) -> str:
@@ -314,10 +377,10 @@ SPEC = MechanismSpec(
         ),
         "hull": Setting(
             "per_example",
-            "pooled: one simplex over all n2 K per-class gradients (the paper's hull); "
+            "joint: one simplex over all n2 K per-class gradients (the paper's hull); "
             "per_example: one simplex of class weights per example (every soft labelling's mean "
             "gradient, a subset)",
-            choices=("per_example", "pooled"),  # the denoiser's HULLS (no torch here)
+            choices=("per_example", "joint"),  # the denoiser's HULLS (no torch here)
         ),
         "projection_solver": Setting(
             "fista",
@@ -346,6 +409,13 @@ SPEC = MechanismSpec(
             "learning rate of the private SGD (under rate_rule=smoothing, the rate at lambda 0)",
             minimum=1e-6,
             maximum=100.0,
+        ),
+        "cnn_model": Setting(
+            "cnn-small",
+            "what LabelDP-Pro trains when the model setting is cnn: cnn-small (the paper's small "
+            "CNN) or logistic (multinomial logistic regression: digits' recipe, where the small "
+            "CNN stays at chance at eps 1)",
+            choices=CNN_MODELS,
         ),
         "noise": SAMPLER_NOISE_SETTING,
     },

@@ -9,7 +9,7 @@ Privacy via Projections*, ICLR 2024 (OpenReview JnYaF3vv3G). Each step:
    batch. This is the only step that reads labels.
 2. The ALTCONV denoiser (:mod:`labeldp_core.families.labeldp_pro.denoiser`): an independently
    drawn batch I_P of n2 examples, its clipped gradients for every class k, and the projection of
-   the noisy gradient onto their convex hull (``hull="pooled"``, the paper's) or onto I_P's
+   the noisy gradient onto their convex hull (``hull="joint"``, the paper's) or onto I_P's
    mean gradients under every soft labelling (``"per_example"``); the projection is smoothed
    towards uniform weights (the paper's Section 3.3) or towards the noisy gradient.
 

@@ -4,11 +4,11 @@ import dataclasses
 
 import dp_accounting
 import pytest
-from dp_accounting.pld import pld_privacy_accountant
 from release_spies import only
 
 from labeldp_core.families.labeldp_pro import trainer
 from tests.families.dpsgd.release_contract import fake_dpsgd, rdp_epsilon
+from tests.families.labeldp_pro.pld_reference import google_pld_epsilon
 
 
 def as_pro_outcome(outcome, pro, settings) -> trainer.ProOutcome:
@@ -27,14 +27,8 @@ def _fake_labeldp_pro(data, num_classes, settings, pro, seed, progress, noise):
 
 def replace_one_epsilon(sigma: float, outcome, delta: float) -> float:
     """The replace-one epsilon by dp_accounting's PLD accountant, independent of our adapter."""
-    accountant = pld_privacy_accountant.PLDAccountant(
-        dp_accounting.NeighboringRelation.REPLACE_ONE, value_discretization_interval=1e-4
-    )
-    step = dp_accounting.PoissonSampledDpEvent(
-        outcome.sample_rate, dp_accounting.GaussianDpEvent(sigma)
-    )
-    accountant.compose(step, outcome.steps)
-    return accountant.get_epsilon(delta)
+    replace_one = dp_accounting.NeighboringRelation.REPLACE_ONE
+    return google_pld_epsilon(sigma, outcome.sample_rate, outcome.steps, delta, replace_one)
 
 
 def _labeldp_pro(calls, result) -> float:

@@ -8,7 +8,6 @@ import math
 
 import dp_accounting
 import pytest
-from dp_accounting.pld import pld_privacy_accountant
 from dp_accounting.rdp import rdp_privacy_accountant
 
 from labeldp_core.accounting.dpsgd import dpsgd_epsilon
@@ -17,6 +16,7 @@ from labeldp_core.families.labeldp_pro.accounting import (
     calibrate_label_noise,
     label_epsilon,
 )
+from tests.families.labeldp_pro.pld_reference import google_pld_epsilon
 
 #: Fashion-MNIST's schedule (batch 1,024 of 60,000 for 5 epochs) and the sigma issue 51's table
 #: gives for a replace-one epsilon of 0.1 / 0.5 / 1 at delta 1e-5.
@@ -25,15 +25,6 @@ FASHION_Q, FASHION_STEPS = 1024 / 60000, 295
 
 def _google_rdp(sigma: float, q: float, steps: int, delta: float) -> float:
     accountant = rdp_privacy_accountant.RdpAccountant()
-    event = dp_accounting.PoissonSampledDpEvent(q, dp_accounting.GaussianDpEvent(sigma))
-    accountant.compose(dp_accounting.SelfComposedDpEvent(event, steps))
-    return float(accountant.get_epsilon(delta))
-
-
-def _google_replace_one(sigma: float, q: float, steps: int, delta: float) -> float:
-    accountant = pld_privacy_accountant.PLDAccountant(
-        dp_accounting.NeighboringRelation.REPLACE_ONE, value_discretization_interval=1e-4
-    )
     event = dp_accounting.PoissonSampledDpEvent(q, dp_accounting.GaussianDpEvent(sigma))
     accountant.compose(dp_accounting.SelfComposedDpEvent(event, steps))
     return float(accountant.get_epsilon(delta))
@@ -49,7 +40,9 @@ def _google_replace_one(sigma: float, q: float, steps: int, delta: float) -> flo
 )
 def test_replace_one_epsilon_is_dp_accountings_pld(sigma, q, steps, table):
     epsilon, delta = label_epsilon(sigma, q, steps, 1e-5, "pld-replace-one")
-    google = _google_replace_one(sigma, q, steps, 1e-5)
+    google = google_pld_epsilon(
+        sigma, q, steps, 1e-5, dp_accounting.NeighboringRelation.REPLACE_ONE
+    )
     # Ours discretises at 1e-3 from epsilon 0.5 on (pessimistically): at most 0.2% above.
     assert google <= epsilon <= google * 1.002 + 1e-9
     assert delta == 1e-5

@@ -81,36 +81,36 @@ def test_the_setting_offers_exactly_the_denoisers_smoothing_targets():
     assert SPEC.settings["smooth_towards"].default == "noisy"  # measured higher than the paper's
 
 
-def test_the_pooled_hull_puts_every_per_class_gradient_on_one_simplex(model_and_images):
+def test_the_joint_hull_puts_every_per_class_gradient_on_one_simplex(model_and_images):
     model, images = model_and_images
-    (forward, _), m = hull_map(model, images, clip=0.5, pooled=True)
-    pooled = _explicit_columns(model, images, 0.5) * len(images)  # the gradients, not over n2
+    (forward, _), m = hull_map(model, images, clip=0.5, joint=True)
+    joint = _explicit_columns(model, images, 0.5) * len(images)  # the gradients, not over n2
     w = torch.rand(m)
-    np.testing.assert_allclose(forward(w).numpy(), (pooled @ w).numpy(), rtol=1e-4, atol=1e-6)
-    noisy = torch.randn(pooled.shape[0])
-    step, weights = denoise(noisy, model, images, 0.5, 0.75, 50, hull="pooled")
+    np.testing.assert_allclose(forward(w).numpy(), (joint @ w).numpy(), rtol=1e-4, atol=1e-6)
+    noisy = torch.randn(joint.shape[0])
+    step, weights = denoise(noisy, model, images, 0.5, 0.75, 50, hull="joint")
     # The paper's smoothing on one simplex of n2 K weights: each at least (1 - lambda) / (n2 K).
     assert float(weights.min()) >= 0.25 / m - 1e-7
     assert float(weights.sum()) == pytest.approx(1.0, abs=1e-6)
-    np.testing.assert_allclose(step.numpy(), (pooled @ weights).numpy(), rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(step.numpy(), (joint @ weights).numpy(), rtol=1e-4, atol=1e-6)
     assert float(step.norm()) <= 0.5 + 1e-5  # a convex combination of norms at most C
 
 
-def test_the_pooled_hull_holds_the_per_example_one_so_its_projection_is_nearer(model_and_images):
+def test_the_joint_hull_holds_the_per_example_one_so_its_projection_is_nearer(model_and_images):
     model, images = model_and_images
     size = sum(p.numel() for p in model.parameters())
     for seed in range(3):
         noisy = torch.randn(size, generator=torch.Generator().manual_seed(seed)) * 0.05
         per_example, _ = denoise(noisy, model, images, 0.5, 1.0, 400)
-        pooled, _ = denoise(noisy, model, images, 0.5, 1.0, 400, hull="pooled")
-        assert float((pooled - noisy).norm()) <= float((per_example - noisy).norm()) + 1e-6
+        joint, _ = denoise(noisy, model, images, 0.5, 1.0, 400, hull="joint")
+        assert float((joint - noisy).norm()) <= float((per_example - noisy).norm()) + 1e-6
 
 
 def test_both_hulls_smooth_to_the_same_label_free_centre(model_and_images):
     model, images = model_and_images
     noisy = torch.randn(sum(p.numel() for p in model.parameters()))
     centre = _explicit_columns(model, images, 1.0).sum(1) / 10
-    for hull in ("per_example", "pooled"):
+    for hull in ("per_example", "joint"):
         step, _ = denoise(noisy, model, images, 1.0, 0.0, 5, hull=hull)
         np.testing.assert_allclose(step.numpy(), centre.numpy(), atol=1e-6)
 
@@ -166,7 +166,7 @@ def test_the_predicted_start_is_the_zero_gradient_before_clipping(model_and_imag
     np.testing.assert_allclose(predicted.reshape(4, 10).numpy(), softmax.numpy(), atol=1e-6)
 
 
-@pytest.mark.parametrize("hull", ["per_example", "pooled"])
+@pytest.mark.parametrize("hull", ["per_example", "joint"])
 def test_every_start_keeps_the_weights_on_their_simplices(model_and_images, hull):
     model, images = model_and_images
     noisy = torch.randn(sum(p.numel() for p in model.parameters()))

@@ -72,11 +72,28 @@ def test_a_run_reports_the_smoothing_and_rate_its_rules_chose(tmp_path):
         details = run(config, cache).details
     finally:
         cache.close()
-    size = sum(p.numel() for p in trainer.build_model("cnn-small", (1, 8, 8), 10).parameters())
+    assert details["model_trained"] == "logistic"  # digits' recipe for the model choice cnn
+    size = sum(p.numel() for p in trainer.build_model("logistic", (1, 8, 8), 10).parameters())
     expected = trainer.noise_smoothing(details["noise_multiplier"], size, 256)
     assert details["smoothing"] == pytest.approx(expected)
     assert details["learning_rate_used"] == pytest.approx(2.0 * (1 - 0.75 * expected))
     assert "(noise)" in details["denoiser"]
+    assert details["denoiser"].startswith("ALTCONV with per-example hulls (not the paper's")
+
+
+def test_the_details_name_the_joint_hull_as_the_papers(tmp_path):
+    # Issue 51: the details called every hull "ALTCONV" as if it were the paper's; the paper's
+    # is one convex hull of all n2 K per-class gradients (its Section 3.2 and Appendix C).
+    config = make_config("labeldp-pro", "digits", 1.0, epochs=1, settings={"hull": "joint"})
+    cache = ResultCache(tmp_path)
+    try:
+        details = run(config, cache).details
+    finally:
+        cache.close()
+    assert details["denoiser"].startswith(
+        "ALTCONV (the paper's hull): projection onto the convex hull of all 1,000 clipped "
+        "per-class gradients of 100 label-free examples (one simplex over every weight)"
+    )
 
 
 @pytest.mark.parametrize("epsilon", [0.1, 1.0])
