@@ -34,6 +34,7 @@ from labeldp_core.model_audit.crafted import (
 from labeldp_core.model_audit.estimate import accuracy_cap, score_guesses
 from labeldp_core.model_audit.guesses import DEFAULT_GUESS_SHARE, check_guess_share
 from labeldp_core.model_audit.protected import check_rows_kept, protected_rows, rows_digest
+from labeldp_core.model_audit.recipe import audit_recipe
 from labeldp_core.model_audit.result import CanaryEstimate, ModelAudit
 from labeldp_core.model_audit.training_run import MECHANISM, NON_PRIVATE, canary_training
 from labeldp_core.validation import MAX_EPSILON, check_epsilon
@@ -139,7 +140,8 @@ def _plan(mechanism: str, dataset: str, epsilon: float, options: Mapping[str, ob
     """Check the audit asked for and draw its canaries (``options`` as :func:`audit_model`'s)."""
     unit = _check_mechanism(mechanism)
     epsilon = _check_budget(epsilon)
-    seed, epochs, settings = options.get("seed", 0), options.get("epochs"), options.get("settings")
+    seed = options.get("seed", 0)
+    epochs, settings = audit_recipe(dataset, options.get("epochs"), options.get("settings"))
     configs = tuple(
         make_config(mechanism, dataset, factor * epsilon, seed, epochs, settings)
         for _, factor, _ in TRAININGS
@@ -209,7 +211,8 @@ def audit_model(
     Three trainings (the mechanism, without privacy, at twice ε), each cached, so a second call
     trains nothing. The canaries are drawn from the rows whose labels the mechanism protects
     (:func:`~.protected.protected_rows`: never a public part, never the test set);
-    ``canaries`` defaults to :func:`~.canaries.canary_count`'s choice for that many rows.
+    ``canaries`` defaults to :func:`~.canaries.canary_count`'s choice for that many rows, and
+    ``epochs`` and the model to the audit's recipe for ``dataset`` (:mod:`.recipe`).
     ``kind`` is ``flipped`` (training images, a wrong label) or ``crafted`` (noise inputs no
     training image resembles, :mod:`.crafted`; None: :data:`~.crafted.DEFAULT_CANARY_KIND`), and the
     attack guesses on the ``guess_share`` most confident canaries (:mod:`.guesses`).
@@ -247,6 +250,7 @@ def _assemble(mechanism: str, dataset: str, plan: _Plan, found: list[dict]) -> M
         dataset=dataset,
         seed=config.seed,
         epochs=int(config.epochs or 0),
+        model=dict(config.settings).get("model"),
         canaries=plan.draw["count"],
         canary_kind=plan.draw["kind"],
         guess_share=plan.draw["guess_share"],
