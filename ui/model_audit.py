@@ -4,7 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from labeldp_core.errors import LabelDPError
-from labeldp_core.model_audit import ModelAudit, audit_model, cached_audit
+from labeldp_core.model_audit import ModelAudit, UntestableClaimError, audit_model, cached_audit
 from labeldp_core.model_audit.recipe import describe_recipe
 from ui.controls import Controls
 from ui.results import READ_ONLY_NOTE, read_only, result_cache
@@ -72,8 +72,12 @@ def trained_model_section(mechanism: str, epsilon: float, controls: Controls) ->
         "al. 2023), beside a model trained without privacy and one at twice the budget, which "
         "the audit must catch."
     )
-    if read_only():  # a class sees the audit computed before class, and never trains one
+    try:
         audit = _cached(mechanism, epsilon, controls)
+    except UntestableClaimError as untestable:  # said before anything trains (PATE)
+        st.markdown(f"**Verdict**: {untestable}.")
+        return
+    if read_only():  # a class sees the audit computed before class, and never trains one
         if audit is None:
             st.info(READ_ONLY_NOTE)
             return
@@ -96,9 +100,15 @@ def trained_model_section(mechanism: str, epsilon: float, controls: Controls) ->
 
 
 def _cached(mechanism: str, epsilon: float, controls: Controls) -> ModelAudit | None:
-    """The audit of the sidebar's choices if its trainings are cached; None if not or refused."""
+    """The audit of the sidebar's choices if its trainings are cached; None if not or refused.
+
+    Raises:
+        UntestableClaimError: no canary design can test the claim (its reason is the verdict).
+    """
     try:
         return cached_audit(mechanism, controls.dataset, epsilon, **_options(controls))
+    except UntestableClaimError:
+        raise
     except LabelDPError:
         return None
 

@@ -26,6 +26,7 @@ from labeldp_core.model_audit.canaries import (
     canary_count,
     draw_canaries,
 )
+from labeldp_core.model_audit.ceiling import check_testable
 from labeldp_core.model_audit.crafted import (
     DEFAULT_CANARY_KIND,
     check_canary_kind,
@@ -85,15 +86,25 @@ def can_audit(mechanism: str, epsilon: float) -> bool:
 def demo_model_audits(mechanisms: Iterable[str], dataset: str) -> list[tuple[str, float]]:
     """The model audits the price-of-privacy screen reads: each mechanism's curve grid, seed 0.
 
-    Every (mechanism, ε) of ``mechanisms``' demo grids that :func:`can_audit`, with the default
-    model and epochs, as `warm` computes them before a class; none on a dataset too small to
+    Every (mechanism, ε) of ``mechanisms``' demo grids that the audit takes with its defaults
+    (the audit's recipe) and that a canary design can test (not PATE's: :mod:`.ceiling`), as
+    `warm` computes them before a class; none on a dataset too small to
     hide :data:`~.canaries.MIN_CANARIES` canaries in the part of it a mechanism protects (a
     table of a few hundred rows: a quarter of the training set must hold them, as PATE's
     teachers' shards and the encoder prior's private part are smaller than the whole).
     """
     if training_size(dataset) < 4 * MIN_CANARIES:
         return []
-    return [(m, e) for m in mechanisms for e in demo_epsilons(m) if can_audit(m, e)]
+    return [(m, e) for m in mechanisms for e in demo_epsilons(m) if _testable(m, dataset, e)]
+
+
+def _testable(mechanism: str, dataset: str, epsilon: float) -> bool:
+    """Whether the audit with its defaults takes this point and a canary design can test it."""
+    try:
+        _configs(mechanism, dataset, epsilon, {})
+    except InvalidInputError:
+        return False
+    return True
 
 
 def _check_budget(epsilon: float) -> float:
@@ -136,8 +147,10 @@ class _Plan:
     draw: dict
 
 
-def _plan(mechanism: str, dataset: str, epsilon: float, options: Mapping[str, object]) -> _Plan:
-    """Check the audit asked for and draw its canaries (``options`` as :func:`audit_model`'s)."""
+def _configs(
+    mechanism: str, dataset: str, epsilon: float, options: Mapping[str, object]
+) -> tuple[str, tuple[RunConfig, ...]]:
+    """The unit claimed and one config per training, once a canary design can test the claim."""
     unit = _check_mechanism(mechanism)
     epsilon = _check_budget(epsilon)
     seed = options.get("seed", 0)
@@ -146,6 +159,19 @@ def _plan(mechanism: str, dataset: str, epsilon: float, options: Mapping[str, ob
         make_config(mechanism, dataset, factor * epsilon, seed, epochs, settings)
         for _, factor, _ in TRAININGS
     )
+    under_mechanism = {
+        name: config
+        for (name, _, role), config in zip(TRAININGS, configs, strict=True)
+        if role == MECHANISM
+    }
+    claim = _label_claim(configs[0].epsilon, 0.0, unit)[0]  # its ε does not depend on δ
+    check_testable(under_mechanism, training_size(dataset), unit, claim)
+    return unit, configs
+
+
+def _plan(mechanism: str, dataset: str, epsilon: float, options: Mapping[str, object]) -> _Plan:
+    """Check the audit asked for and draw its canaries (``options`` as :func:`audit_model`'s)."""
+    unit, configs = _configs(mechanism, dataset, epsilon, options)
     data = load_dataset(dataset)
     rows = protected_rows(configs[0], data)
     count = canary_count(len(rows), options.get("canaries"))

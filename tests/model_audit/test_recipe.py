@@ -52,3 +52,33 @@ def test_a_model_or_epochs_asked_for_replace_the_audit_recipe(trained, tmp_path)
 def test_a_dataset_without_an_audit_recipe_keeps_the_run_recipe(trained, tmp_path):
     audit = audit_model("rr", "digits", 1.0, cache=ResultCache(tmp_path))
     assert (audit.epochs, audit.model) == (40, "cnn")
+
+
+def test_pate_says_why_no_canary_can_test_it_and_trains_nothing(capsys, monkeypatch):
+    monkeypatch.setattr(training_run, "_train", lambda *args: pytest.fail("trained"))
+    args = ["audit", "pate", "--model", "--dataset", "digits", "--epsilon", "1"]
+    assert main([*args, "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["mechanism"] == "pate" and report["label_epsilon"] == 1.0
+    assert 0 < report["most_provable"]["2x budget"] < 1.0
+    assert report["verdict"].startswith("this audit cannot test this claim: ")
+    assert "one teacher's vote" in report["verdict"]
+    assert main(args) == 0
+    assert capsys.readouterr().out.strip().endswith(report["verdict"])
+
+
+def test_the_price_screen_reads_the_audit_warm_computes_for_the_default_run(trained, tmp_path):
+    from labeldp_core.experiments import make_config
+    from labeldp_core.price_of_privacy import _model_bound
+    from tests.fake_results import fake_result
+
+    cache = ResultCache(tmp_path)
+    warmed = audit_model("rr", "fashion-mnist", 2.0, cache=cache)  # as warm computes it
+    default = make_config("rr", "fashion-mnist", 2.0)  # the run the screen shows: CNN, 5 epochs
+    run = fake_result(dataset="fashion-mnist", epsilon=2.0, epochs=default.epochs)
+    run = fake_result(**(run.to_dict() | {"settings": dict(default.settings)}))
+    bound = _model_bound(run, 0, cache)
+    assert bound is not None and bound.lower_bound == warmed.audited.epsilon_lower_bound
+    assert bound.case == "1000 canaries, model mlp, 60 epochs"
+    other = fake_result(dataset="fashion-mnist", epsilon=2.0, epochs=3, settings={"model": "cnn"})
+    assert _model_bound(other, 0, cache) is None  # a run of other settings: its own audit only
