@@ -154,7 +154,9 @@ def _configs(
     unit = _check_mechanism(mechanism)
     epsilon = _check_budget(epsilon)
     seed = options.get("seed", 0)
-    epochs, settings = audit_recipe(dataset, options.get("epochs"), options.get("settings"))
+    epochs, settings = audit_recipe(
+        mechanism, dataset, options.get("epochs"), options.get("settings")
+    )
     configs = tuple(
         make_config(mechanism, dataset, factor * epsilon, seed, epochs, settings)
         for _, factor, _ in TRAININGS

@@ -6,11 +6,14 @@ proves 0.28 on its non-private control, so no claim of 1 can be tested; the MLP 
 proves 5.11 there with 1,000 crafted canaries (500 of 500 guesses right: the most they can prove
 at 95%) and catches the 2x control at claims 1 and 2 (docs/audit.md, with how it was chosen).
 The recipe is chosen on the auditor's own canaries, never on the private labels' test accuracy.
-A model or epochs the user asks for replace it.
+A model or epochs the user asks for replace it, and a mechanism whose own recipe sets its epochs
+keeps that recipe.
 """
 
 from collections.abc import Mapping
 from types import MappingProxyType
+
+from labeldp_core.experiments import mechanism_spec
 
 __all__ = ["AUDIT_RECIPES", "audit_recipe", "describe_recipe"]
 
@@ -19,16 +22,21 @@ AUDIT_RECIPES: Mapping[str, tuple[str, int]] = MappingProxyType({"fashion-mnist"
 
 
 def audit_recipe(
+    mechanism: str,
     dataset: str,
     epochs: int | None,
     settings: Mapping[str, object] | None,
 ) -> tuple[int | None, Mapping[str, object] | None]:
     """``epochs`` and ``settings`` with the audit's recipe for ``dataset`` filling what is unset.
 
-    A dataset without an audit recipe keeps the run's own (None stays None); settings that are
-    no mapping are left for :func:`~labeldp_core.experiments.make_config` to refuse.
+    A dataset without an audit recipe keeps the run's own (None stays None), and so does a
+    mechanism whose own recipe sets its epochs there (DP-SGD, LabelDP-Pro: their noise is
+    calibrated over the recipe's steps); settings that are no mapping are left for
+    :func:`~labeldp_core.experiments.make_config` to refuse.
     """
-    if dataset not in AUDIT_RECIPES or not isinstance(settings, Mapping | None):
+    recipe = mechanism_spec(mechanism).recipe
+    own_epochs = recipe is not None and "epochs" in recipe(dataset)
+    if dataset not in AUDIT_RECIPES or own_epochs or not isinstance(settings, Mapping | None):
         return epochs, settings
     model, recipe_epochs = AUDIT_RECIPES[dataset]
     return recipe_epochs if epochs is None else epochs, {"model": model, **(settings or {})}

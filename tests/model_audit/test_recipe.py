@@ -82,3 +82,12 @@ def test_the_price_screen_reads_the_audit_warm_computes_for_the_default_run(trai
     assert bound.case == "1000 canaries, model mlp, 60 epochs"
     other = fake_result(dataset="fashion-mnist", epsilon=2.0, epochs=3, settings={"model": "cnn"})
     assert _model_bound(other, 0, cache) is None  # a run of other settings: its own audit only
+
+
+@pytest.mark.parametrize(("mechanism", "epochs"), [("dpsgd", 40), ("labeldp-pro", 5)])
+def test_a_mechanism_whose_recipe_sets_its_epochs_keeps_its_recipe(
+    mechanism, epochs, trained, tmp_path
+):
+    # Their noise is calibrated over the recipe's steps (DP-SGD's published 40 epochs).
+    audit = audit_model(mechanism, "fashion-mnist", 1.0, cache=ResultCache(tmp_path))
+    assert (audit.epochs, audit.model) == (epochs, "cnn")
