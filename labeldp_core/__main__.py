@@ -544,10 +544,28 @@ def _cmd_reproduce(args: argparse.Namespace) -> None:
 
 
 def _cmd_model_audit(args: argparse.Namespace) -> int:
-    """``audit --model``: flipped-label canaries in the trained model (exit 1 on a violation).
+    """``audit --model``: canaries in the trained model (exit 1 on a violation).
 
-    On a cluster (``--workers``, ``--scheduler``) its three trainings run side by side.
+    On a cluster (``--workers``, ``--scheduler``) its three trainings run side by side. A claim
+    no canary design can test (PATE's) is answered with the reason, exit 0, nothing trained.
     """
+    from labeldp_core.model_audit import UntestableClaimError
+
+    try:
+        return _model_audit(args)
+    except UntestableClaimError as untestable:
+        report = untestable.report
+        print(
+            json.dumps(report, indent=2)
+            if args.json
+            else f"{report['mechanism']} on {report['dataset']}, trained model, epsilon "
+            f"{report['claimed_epsilon']:g}: not audited\n  verdict: {report['verdict']}"
+        )
+        return 0
+
+
+def _model_audit(args: argparse.Namespace) -> int:
+    """:func:`_cmd_model_audit`'s audit, trained (or read from the cache) and printed."""
     from labeldp_core.model_audit import audit_lines, audit_model
 
     if args.dataset is None:

@@ -17,7 +17,7 @@ from labeldp_core.data import dataset_info
 from labeldp_core.demo import DEMO_SEEDS, demo_configs, demo_epsilons, point_epsilons
 from labeldp_core.engine.spec import RunConfig, RunResult
 from labeldp_core.errors import LabelDPError
-from labeldp_core.experiments import lookup
+from labeldp_core.experiments import lookup, make_config
 from labeldp_core.model_audit import cached_audit, can_audit
 from labeldp_core.plotting.common import LABEL_DP_RANGE
 from labeldp_core.risk import Prior
@@ -130,20 +130,19 @@ def _release_bound(
 def _model_bound(run: RunResult, seed: int, cache: ResultCache) -> AuditedBound | None:
     """The trained model's ε̂ at ``run``'s point (its epochs and settings), if cached, else None.
 
-    The audit page audits the model of the sidebar's choices at its seed; its canary trainings
-    are looked up under the same keys, never trained (:func:`cached_audit`).
+    The audit page audits the model of the sidebar's choices at its seed, and the default run's
+    with the audit's own recipe (a model that memorises its canaries, as `warm` computes it);
+    its canary trainings are looked up under the same keys, never trained (:func:`cached_audit`).
     """
     if not can_audit(run.mechanism, run.epsilon):  # no classifier whose scores canaries read
         return None
+    options = {"epochs": run.epochs, "settings": dict(run.settings)}
+    default = make_config(run.mechanism, run.dataset, run.epsilon, run.seed)
+    if (default.epochs, dict(default.settings)) == (run.epochs, dict(run.settings)):
+        options = {}  # the default run: the audit `warm` computes, with the audit's own recipe
     try:
         audit = cached_audit(
-            run.mechanism,
-            run.dataset,
-            run.epsilon,
-            seed=seed,
-            epochs=run.epochs,
-            settings=dict(run.settings),
-            cache=cache,
+            run.mechanism, run.dataset, run.epsilon, seed=seed, **options, cache=cache
         )
     except LabelDPError:
         return None
@@ -156,7 +155,7 @@ def _model_bound(run: RunResult, seed: int, cache: ResultCache) -> AuditedBound 
         audit.label_epsilon,
         audit.label_delta,
         MODEL,
-        f"{audit.canaries} canaries",
+        f"{audit.canaries} canaries, model {audit.model}, {audit.epochs} epochs",
     )
 
 

@@ -4,7 +4,8 @@ import pandas as pd
 import streamlit as st
 
 from labeldp_core.errors import LabelDPError
-from labeldp_core.model_audit import ModelAudit, audit_model, cached_audit
+from labeldp_core.model_audit import ModelAudit, UntestableClaimError, audit_model, cached_audit
+from labeldp_core.model_audit.recipe import describe_recipe
 from ui.controls import Controls
 from ui.results import READ_ONLY_NOTE, read_only, result_cache
 
@@ -31,11 +32,16 @@ def _table(audit: ModelAudit) -> pd.DataFrame:
 
 
 def _options(controls: Controls) -> dict:
-    """The sidebar's seed, epochs and settings, and the app's cache, as the audit takes them."""
+    """The sidebar's seed, its model and epochs if chosen, and the app's cache, for the audit.
+
+    'auto' epochs leave model and epochs to the audit's recipe for the dataset (a model that
+    memorises its canaries, :mod:`labeldp_core.model_audit.recipe`), else the run's defaults.
+    """
+    chosen = not controls.auto_epochs
     return {
         "seed": controls.seed,
         "epochs": controls.epochs_asked,
-        "settings": controls.settings,
+        "settings": controls.settings if chosen else None,
         "cache": result_cache(),
     }
 
@@ -66,17 +72,23 @@ def trained_model_section(mechanism: str, epsilon: float, controls: Controls) ->
         "al. 2023), beside a model trained without privacy and one at twice the budget, which "
         "the audit must catch."
     )
-    if read_only():  # a class sees the audit computed before class, and never trains one
+    try:
         audit = _cached(mechanism, epsilon, controls)
+    except UntestableClaimError as untestable:  # said before anything trains (PATE)
+        st.markdown(f"**Verdict**: {untestable}.")
+        return
+    if read_only():  # a class sees the audit computed before class, and never trains one
         if audit is None:
             st.info(READ_ONLY_NOTE)
             return
-        _show(audit, mechanism, epsilon, controls)
+        _show(audit, mechanism, epsilon)
         return
     if not st.toggle("Audit the trained model", key="model_audit", bind="query-params"):
         st.caption(
-            "Three trainings with the sidebar's model and epochs (cached). Models that barely "
-            "memorise (few epochs) give no verdict: try the MLP with many epochs."
+            "Three trainings (cached). With 'auto' epochs the audit trains its own recipe for the "
+            "dataset, a model that memorises its canaries (on fashion-mnist the MLP over 60 "
+            "epochs), else the run's defaults; choose epochs in the sidebar to audit the "
+            "sidebar's model. Models that barely memorise give no verdict."
         )
         return
     try:
@@ -84,28 +96,36 @@ def trained_model_section(mechanism: str, epsilon: float, controls: Controls) ->
     except LabelDPError as exc:
         st.info(str(exc))
         return
-    _show(audit, mechanism, epsilon, controls)
+    _show(audit, mechanism, epsilon)
 
 
 def _cached(mechanism: str, epsilon: float, controls: Controls) -> ModelAudit | None:
-    """The audit of the sidebar's choices if its trainings are cached; None if not or refused."""
+    """The audit of the sidebar's choices if its trainings are cached; None if not or refused.
+
+    Raises:
+        UntestableClaimError: no canary design can test the claim (its reason is the verdict).
+    """
     try:
         return cached_audit(mechanism, controls.dataset, epsilon, **_options(controls))
+    except UntestableClaimError:
+        raise
     except LabelDPError:
         return None
 
 
-def _show(audit: ModelAudit, mechanism: str, epsilon: float, controls: Controls) -> None:
+def _show(audit: ModelAudit, mechanism: str, epsilon: float) -> None:
     """The audit's table, its verdict and the command that reproduces it."""
     st.dataframe(_table(audit), hide_index=True)
     st.markdown(f"**Verdict**: {audit.verdict}.")
+    model = f" --set model={audit.model}" if audit.model else ""
     command = (
         f"python -m labeldp_core audit {mechanism} --model --dataset {audit.dataset} "
-        f"--epsilon {epsilon:g} --epochs {audit.epochs} --set model={controls.model} "
+        f"--epsilon {epsilon:g} --epochs {audit.epochs}{model} --seed {audit.seed} "
         f"--canary-kind {audit.canary_kind} --guess-share {audit.guess_share:g}"
     )
+    trained = describe_recipe(audit.dataset, audit.model, audit.epochs)
     st.caption(
         f"{audit.canaries} {audit.canary_kind} canaries on {audit.dataset}, guesses on the "
-        f"{audit.guess_share:.0%} most confident, seed {audit.seed}, {audit.epochs} epochs. "
+        f"{audit.guess_share:.0%} most confident, seed {audit.seed}, {trained}. "
         f"Reproduce with `{command}`."
     )

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 __all__ = [
     "Api",
     "Audit",
+    "AuditCeiling",
     "CaseBuilder",
     "DemoGrid",
     "Family",
@@ -39,6 +40,20 @@ CaseBuilder = Callable[[float], Any]
 #: The training rows whose labels a run's ε protects (and its model learns from), by a run's
 #: config and dataset: the rows outside a public part, or the subsample actually trained on.
 ProtectedRows = Callable[[RunConfig, "Dataset"], "np.ndarray"]
+
+
+@dataclass(frozen=True)
+class AuditCeiling:
+    """The most any canary design can prove of a mechanism's released model, computed.
+
+    Attributes:
+        most_provable: the largest ε̂ a canary audit of a run of this config can expect, from
+            its training rows' count alone (None where the family's bound does not apply).
+        reason: why, as a clause of the audit's verdict (what carries one label into the model).
+    """
+
+    most_provable: Callable[[RunConfig, int], float | None]
+    reason: str
 
 
 @dataclass(frozen=True)
@@ -128,6 +143,8 @@ class Mechanism:
         protected_rows: the training rows whose labels its ε protects, for a run's config and
             dataset, when a public part (or a subsample) leaves others out; None for every
             training row. The canary audit plants its canaries in these rows only.
+        model_audit_ceiling: the most any canary design can prove of its model (PATE's one
+            vote per query under noise); the canary audit declines a claim it cannot test.
         releases_training_labels: whether its run releases a noisy label for each training row
             and trains its classifier on them (the label attacks of 'What ε means' read its
             runs: the released label's and the model's guess of a training label).
@@ -142,6 +159,7 @@ class Mechanism:
     releases: tuple[ReleaseStep, ...] = ()
     protected_rows: ProtectedRows | None = None
     releases_training_labels: bool = False
+    model_audit_ceiling: AuditCeiling | None = None
 
     @property
     def threat(self) -> ThreatModel:

@@ -19,6 +19,7 @@ from labeldp_core.model_audit.audit import (
 )
 from labeldp_core.model_audit.cached import cached_audit
 from labeldp_core.model_audit.canaries import MIN_CANARIES, Canaries, canary_count, draw_canaries
+from labeldp_core.model_audit.ceiling import UntestableClaimError
 from labeldp_core.model_audit.estimate import CONFIDENCE, accuracy_cap, score_guesses
 from labeldp_core.model_audit.inference import (
     InferencePoint,
@@ -39,6 +40,7 @@ __all__ = [
     "CanaryEstimate",
     "InferencePoint",
     "ModelAudit",
+    "UntestableClaimError",
     "accuracy_cap",
     "audit_lines",
     "audit_model",

@@ -26,6 +26,7 @@ from labeldp_core.model_audit.canaries import (
     canary_count,
     draw_canaries,
 )
+from labeldp_core.model_audit.ceiling import check_testable
 from labeldp_core.model_audit.crafted import (
     DEFAULT_CANARY_KIND,
     check_canary_kind,
@@ -34,6 +35,7 @@ from labeldp_core.model_audit.crafted import (
 from labeldp_core.model_audit.estimate import accuracy_cap, score_guesses
 from labeldp_core.model_audit.guesses import DEFAULT_GUESS_SHARE, check_guess_share
 from labeldp_core.model_audit.protected import check_rows_kept, protected_rows, rows_digest
+from labeldp_core.model_audit.recipe import audit_recipe
 from labeldp_core.model_audit.result import CanaryEstimate, ModelAudit
 from labeldp_core.model_audit.training_run import MECHANISM, NON_PRIVATE, canary_training
 from labeldp_core.validation import MAX_EPSILON, check_epsilon
@@ -84,15 +86,25 @@ def can_audit(mechanism: str, epsilon: float) -> bool:
 def demo_model_audits(mechanisms: Iterable[str], dataset: str) -> list[tuple[str, float]]:
     """The model audits the price-of-privacy screen reads: each mechanism's curve grid, seed 0.
 
-    Every (mechanism, ε) of ``mechanisms``' demo grids that :func:`can_audit`, with the default
-    model and epochs, as `warm` computes them before a class; none on a dataset too small to
+    Every (mechanism, ε) of ``mechanisms``' demo grids that the audit takes with its defaults
+    (the audit's recipe) and that a canary design can test (not PATE's: :mod:`.ceiling`), as
+    `warm` computes them before a class; none on a dataset too small to
     hide :data:`~.canaries.MIN_CANARIES` canaries in the part of it a mechanism protects (a
     table of a few hundred rows: a quarter of the training set must hold them, as PATE's
     teachers' shards and the encoder prior's private part are smaller than the whole).
     """
     if training_size(dataset) < 4 * MIN_CANARIES:
         return []
-    return [(m, e) for m in mechanisms for e in demo_epsilons(m) if can_audit(m, e)]
+    return [(m, e) for m in mechanisms for e in demo_epsilons(m) if _testable(m, dataset, e)]
+
+
+def _testable(mechanism: str, dataset: str, epsilon: float) -> bool:
+    """Whether the audit with its defaults takes this point and a canary design can test it."""
+    try:
+        _configs(mechanism, dataset, epsilon, {})
+    except InvalidInputError:
+        return False
+    return True
 
 
 def _check_budget(epsilon: float) -> float:
@@ -135,15 +147,33 @@ class _Plan:
     draw: dict
 
 
-def _plan(mechanism: str, dataset: str, epsilon: float, options: Mapping[str, object]) -> _Plan:
-    """Check the audit asked for and draw its canaries (``options`` as :func:`audit_model`'s)."""
+def _configs(
+    mechanism: str, dataset: str, epsilon: float, options: Mapping[str, object]
+) -> tuple[str, tuple[RunConfig, ...]]:
+    """The unit claimed and one config per training, once a canary design can test the claim."""
     unit = _check_mechanism(mechanism)
     epsilon = _check_budget(epsilon)
-    seed, epochs, settings = options.get("seed", 0), options.get("epochs"), options.get("settings")
+    seed = options.get("seed", 0)
+    epochs, settings = audit_recipe(
+        mechanism, dataset, options.get("epochs"), options.get("settings")
+    )
     configs = tuple(
         make_config(mechanism, dataset, factor * epsilon, seed, epochs, settings)
         for _, factor, _ in TRAININGS
     )
+    under_mechanism = {
+        name: config
+        for (name, _, role), config in zip(TRAININGS, configs, strict=True)
+        if role == MECHANISM
+    }
+    claim = _label_claim(configs[0].epsilon, 0.0, unit)[0]  # its ε does not depend on δ
+    check_testable(under_mechanism, training_size(dataset), unit, claim)
+    return unit, configs
+
+
+def _plan(mechanism: str, dataset: str, epsilon: float, options: Mapping[str, object]) -> _Plan:
+    """Check the audit asked for and draw its canaries (``options`` as :func:`audit_model`'s)."""
+    unit, configs = _configs(mechanism, dataset, epsilon, options)
     data = load_dataset(dataset)
     rows = protected_rows(configs[0], data)
     count = canary_count(len(rows), options.get("canaries"))
@@ -209,7 +239,8 @@ def audit_model(
     Three trainings (the mechanism, without privacy, at twice ε), each cached, so a second call
     trains nothing. The canaries are drawn from the rows whose labels the mechanism protects
     (:func:`~.protected.protected_rows`: never a public part, never the test set);
-    ``canaries`` defaults to :func:`~.canaries.canary_count`'s choice for that many rows.
+    ``canaries`` defaults to :func:`~.canaries.canary_count`'s choice for that many rows, and
+    ``epochs`` and the model to the audit's recipe for ``dataset`` (:mod:`.recipe`).
     ``kind`` is ``flipped`` (training images, a wrong label) or ``crafted`` (noise inputs no
     training image resembles, :mod:`.crafted`; None: :data:`~.crafted.DEFAULT_CANARY_KIND`), and the
     attack guesses on the ``guess_share`` most confident canaries (:mod:`.guesses`).
@@ -247,6 +278,7 @@ def _assemble(mechanism: str, dataset: str, plan: _Plan, found: list[dict]) -> M
         dataset=dataset,
         seed=config.seed,
         epochs=int(config.epochs or 0),
+        model=dict(config.settings).get("model"),
         canaries=plan.draw["count"],
         canary_kind=plan.draw["kind"],
         guess_share=plan.draw["guess_share"],

@@ -31,13 +31,15 @@ class ModelAudit:
     """The canary audit of one mechanism at one ε: the model's ε̂ beside the claim, and controls.
 
     ``label_epsilon`` / ``label_delta`` are the claim for one changed label (an example-level
-    claim translated); ``accuracy_cap`` the best guessing accuracy that claim allows.
+    claim translated); ``accuracy_cap`` the best guessing accuracy that claim allows. ``model``
+    is the trained model's kind (None for a mechanism with no such setting).
     """
 
     mechanism: str
     dataset: str
     seed: int
     epochs: int
+    model: str | None
     canaries: int
     canary_kind: str
     guess_share: float

@@ -1,5 +1,6 @@
 """A canary audit in plain lines, for the command line and reports."""
 
+from labeldp_core.model_audit.recipe import describe_recipe
 from labeldp_core.model_audit.result import CanaryEstimate, ModelAudit
 
 __all__ = ["audit_lines"]
@@ -28,7 +29,8 @@ def audit_lines(audit: ModelAudit) -> list[str]:
     return [
         f"{audit.mechanism} on {audit.dataset}, trained model, {claim}: {audit.canaries} "
         f"{audit.canary_kind} canaries, guesses on the {audit.guess_share:.0%} most confident, "
-        f"{audit.epochs} epochs, seed {audit.seed} (a label-DP model allows at most "
+        f"{describe_recipe(audit.dataset, audit.model, audit.epochs)}, seed {audit.seed} (a "
+        f"label-DP model allows at most "
         f"{audit.accuracy_cap:.1%} right)",
         _row(audit.audited),
         *(_row(control) for control in audit.controls),

@@ -1,5 +1,6 @@
 """The privacy audit page audits the trained model with canaries when asked (issue 39)."""
 
+import pytest
 from app_helpers import assert_no_errors, open_page
 
 
@@ -47,3 +48,42 @@ def test_a_classifier_without_a_network_is_audited_through_its_prototypes(isolat
     assert list(table["training"]) == ["mechanism", "non-private", "2x budget"]
     verdicts = [m.value for m in app.markdown if m.value.startswith("**Verdict**")]
     assert len(verdicts) == 1
+
+
+def test_auto_epochs_audit_the_audits_own_recipe_and_the_caption_names_it(
+    isolated_cache, monkeypatch
+):
+    from labeldp_core.model_audit import training_run
+
+    trained = []
+
+    def record(config, *args):
+        trained.append(config)
+        return {"correct": 260, "trials": 500, "test_score": 0.8, "delta": 0.0}
+
+    monkeypatch.setattr(training_run, "_train", record)
+    app = open_page("pages/audit.py", mechanism="rr", dataset="fashion-mnist")
+    app.toggle(key="model_audit").set_value(True).run(timeout=300)
+    assert_no_errors(app)
+    assert {(c.epochs, c.setting("model")) for c in trained} == {(60, "mlp")}
+    captions = " ".join(c.value for c in app.caption)
+    assert "model mlp, 60 epochs (the audit's recipe for fashion-mnist)" in captions
+    assert "--epochs 60 --set model=mlp" in captions
+
+
+def test_pate_gets_the_reason_no_canary_can_test_it_instead_of_a_row_of_zeros(
+    isolated_cache, monkeypatch
+):
+    from labeldp_core.model_audit import training_run
+
+    monkeypatch.setattr(training_run, "_train", lambda *args: pytest.fail("trained"))
+    app = open_page("pages/audit.py", mechanism="pate", epochs="1", model="logistic")
+    assert_no_errors(app)
+    verdicts = [m.value for m in app.markdown if m.value.startswith("**Verdict**")]
+    assert len(verdicts) == 1
+    assert verdicts[0].startswith(
+        "**Verdict**: this audit cannot test this claim: a training label"
+    )
+    assert "one teacher's vote on each query" in verdicts[0]
+    assert not [t for t in app.toggle if t.key == "model_audit"]
+    assert len(app.dataframe) <= 1  # the release audit's table only: no row of zeros

@@ -12,8 +12,12 @@ import pytest
 from labeldp_core.experiments import MECHANISMS
 from labeldp_core.model_audit import audit_training, can_audit
 from labeldp_core.model_audit.guesses import DEFAULT_GUESS_SHARE
+from labeldp_core.registry import mechanism_entries
 
 AUDITABLE = [mechanism for mechanism in MECHANISMS if can_audit(mechanism, 1.0)]
+#: PATE's claim no canary design can test: the audit says why and trains nothing
+#: (tests/model_audit/test_recipe.py); its canary training is read in test_released_model.py.
+CEILED = {m.id for m in mechanism_entries() if m.model_audit_ceiling is not None}
 #: Canaries on digits' 1,437 training rows: the fewest the audit takes, so the runs stay small.
 CANARIES = 100
 
@@ -29,7 +33,7 @@ def test_the_auditable_mechanisms_include_every_label_release_that_trains():
     assert {"dppl-mean", "dppl-public", "dppl-topk"} <= set(AUDITABLE)  # their similarities
 
 
-@pytest.mark.parametrize("mechanism", AUDITABLE)
+@pytest.mark.parametrize("mechanism", [m for m in AUDITABLE if m not in CEILED])
 def test_its_training_under_the_canaries_is_read(mechanism, cache):
     found = audit_training(
         mechanism,

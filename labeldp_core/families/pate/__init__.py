@@ -7,8 +7,17 @@ import numpy as np
 from labeldp_core.data import Dataset
 from labeldp_core.data.splits import teacher_split
 from labeldp_core.engine.spec import RunConfig
-from labeldp_core.families.family import Api, Audit, DemoGrid, Family, Mechanism, Page, ReleaseStep
-from labeldp_core.families.pate import audit, experiment
+from labeldp_core.families.family import (
+    Api,
+    Audit,
+    AuditCeiling,
+    DemoGrid,
+    Family,
+    Mechanism,
+    Page,
+    ReleaseStep,
+)
+from labeldp_core.families.pate import audit, audit_ceiling, experiment
 from labeldp_core.families.threat import LABEL_DP
 
 #: The student's queries come from a public part of the training split, used without its labels.
@@ -45,6 +54,11 @@ FAMILY = Family(
             on_compare=True,
             threat_model=PATE_THREAT,
             protected_rows=teacher_rows,
+            model_audit_ceiling=AuditCeiling(
+                audit_ceiling.most_provable,
+                "a training label reaches PATE's student only through one teacher's vote on each "
+                "query, under Gaussian noise on every vote count",
+            ),
             releases=(
                 ReleaseStep(experiment.__name__, "noisy_argmax_by_plan", "vote-count noise"),
                 ReleaseStep(experiment.__name__, "confident_gnmax_by_plan", "vote-count noise"),

@@ -68,6 +68,8 @@ __all__ = [
     "PRIVACY_STATEMENT",
     "SECURE_ACCOUNTING",
     "SPEC",
+    "Calibration",
+    "calibration",
     "epochs_for",
     "noise_plans",
     "pate_recipe",
@@ -424,7 +426,7 @@ def _clean_student(
 
 
 @dataclass(frozen=True)
-class _Calibration:
+class Calibration:
     """The split, the queries asked and the noise that meets the budget, before any training."""
 
     split: TeacherSplit
@@ -450,9 +452,13 @@ class _Release:
     query_index: np.ndarray
 
 
-def _calibrate(config: RunConfig, ctx: RunContext) -> _Calibration:
-    """Split, and the noise (checked for secure noise) whose epsilon meets the budget."""
-    split = teacher_split(ctx.dataset.n_train, config.setting("teachers"), config.seed)
+def calibration(config: RunConfig, n_train: int) -> Calibration:
+    """Split of ``n_train`` rows, and the noise (checked for secure noise) that meets the budget.
+
+    Reads no label: what a run of ``config`` draws is known before any training (the canary
+    audit's ceiling reads it, :mod:`~labeldp_core.families.pate.audit_ceiling`).
+    """
+    split = teacher_split(n_train, config.setting("teachers"), config.seed)
     queries = min(config.setting("queries"), split.public.size)
     noise = calibrate_noise(
         config.epsilon,
@@ -461,11 +467,11 @@ def _calibrate(config: RunConfig, ctx: RunContext) -> _Calibration:
         aggregator=config.setting("aggregator"),
         threshold_noise_ratio=config.setting("threshold_noise_ratio"),
     )
-    return _Calibration(split, queries, noise, *noise_plans(config, noise))
+    return Calibration(split, queries, noise, *noise_plans(config, noise))
 
 
 def _release(
-    config: RunConfig, counts: np.ndarray, cal: _Calibration, ctx: RunContext
+    config: RunConfig, counts: np.ndarray, cal: Calibration, ctx: RunContext
 ) -> np.ndarray:
     """The aggregator's answers, drawn by the calibration's plans (whose noise it accounts)."""
     if cal.check_plan is None:
@@ -479,9 +485,7 @@ def _release(
     )
 
 
-def _query_positions(
-    config: RunConfig, cal: _Calibration, features: _Features | None
-) -> np.ndarray:
+def _query_positions(config: RunConfig, cal: Calibration, features: _Features | None) -> np.ndarray:
     """Positions in the public part of the queries: its first ones, or spread by the features."""
     if features is None:
         return np.arange(cal.queries)
@@ -491,7 +495,7 @@ def _query_positions(
 
 
 def _answer(
-    config: RunConfig, ctx: RunContext, votes: np.ndarray, cal: _Calibration, positions: np.ndarray
+    config: RunConfig, ctx: RunContext, votes: np.ndarray, cal: Calibration, positions: np.ndarray
 ) -> _Release:
     """Count the teachers' votes on the queries and release the aggregator's noisy answers."""
     counts = vote_counts(votes[:, positions], ctx.dataset.num_classes)
@@ -499,7 +503,7 @@ def _answer(
     return _Release(counts, released, released != UNANSWERED, cal.split.public[positions])
 
 
-def _account(config: RunConfig, release: _Release, cal: _Calibration) -> dict[str, Any]:
+def _account(config: RunConfig, release: _Release, cal: Calibration) -> dict[str, Any]:
     """Both epsilons, the curves as queries grow, and the answered-only figures of confident."""
     confident = config.setting("aggregator") == "confident-gnmax"
     teachers = config.setting("teachers")
@@ -545,7 +549,7 @@ def _pool_positions(release: _Release, positions: np.ndarray, public: int) -> np
 
 
 def _students(
-    ctx: RunContext, release: _Release, cal: _Calibration, positions: np.ndarray, start: float
+    ctx: RunContext, release: _Release, cal: Calibration, positions: np.ndarray, start: float
 ) -> tuple[SelfTraining, float, int]:
     """The self-trained student, the same queries' student on true labels, and the pool size."""
     data, answered, query_index = ctx.dataset, release.answered, release.query_index
@@ -563,7 +567,7 @@ def _students(
 def _patch_students(
     ctx: RunContext,
     release: _Release,
-    cal: _Calibration,
+    cal: Calibration,
     positions: np.ndarray,
     features: _Features,
 ) -> tuple[SelfTraining, float, int, Any]:
@@ -601,7 +605,7 @@ def run_pate(config: RunConfig, ctx: RunContext) -> Outcome:
     budget; that data-independent epsilon is ``epsilon_spent``. Steps: calibrate (before any
     teacher trains), votes, answers, accounting, students, details.
     """
-    cal = _calibrate(config, ctx)
+    cal = calibration(config, ctx.dataset.n_train)
     features = _patch_features(ctx, cal.split) if _patches(config) else None
     positions = _query_positions(config, cal, features)
     votes_key = ctx.cache.key("pate-votes", votes_payload(config, cal.split), __name__)
@@ -638,7 +642,7 @@ def run_pate(config: RunConfig, ctx: RunContext) -> Outcome:
 
 
 def _facts(
-    config: RunConfig, ctx: RunContext, cal: _Calibration, release: _Release, votes: np.ndarray
+    config: RunConfig, ctx: RunContext, cal: Calibration, release: _Release, votes: np.ndarray
 ) -> dict[str, Any]:
     """What ran (noise, plans, draws, split, teachers) and what the votes and answers were."""
     data, split, aggregator = ctx.dataset, cal.split, config.setting("aggregator")

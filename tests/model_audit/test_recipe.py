@@ -1,0 +1,93 @@
+"""The model audit's own default recipe: a model that memorises its canaries (issue 54).
+
+On Fashion-MNIST the run's recipe (the CNN, 5 epochs) barely memorises a canary, so its
+non-private control proves 0.28 and no claim can be tested; the audit trains the MLP for 60
+epochs there unless the user asks for a model or epochs (docs/audit.md says how it was chosen).
+"""
+
+import json
+
+import pytest
+
+from labeldp_core.__main__ import main
+from labeldp_core.cache import ResultCache
+from labeldp_core.model_audit import audit_model, training_run
+
+STORED = {"correct": 260, "trials": 500, "test_score": 0.8, "delta": 0.0}
+
+
+@pytest.fixture
+def trained(monkeypatch) -> list:
+    """The configs the audit's trainings ran with (each training stands in: nothing trains)."""
+    configs: list = []
+
+    def record(config, *args):
+        configs.append(config)
+        return STORED
+
+    monkeypatch.setattr(training_run, "_train", record)
+    return configs
+
+
+def test_fashion_mnist_audits_the_mlp_over_60_epochs_by_default(trained, tmp_path, capsys):
+    assert (
+        main(["audit", "rr", "--model", "--dataset", "fashion-mnist", "--epsilon", "1", "--json"])
+        == 0
+    )
+    report = json.loads(capsys.readouterr().out)
+    assert report["epochs"] == 60 and report["model"] == "mlp"
+    assert {(c.epochs, c.setting("model")) for c in trained} == {(60, "mlp")}
+    assert main(["audit", "rr", "--model", "--dataset", "fashion-mnist", "--epsilon", "1"]) == 0
+    assert "model mlp, 60 epochs (the audit's recipe for fashion-mnist)" in capsys.readouterr().out
+
+
+def test_a_model_or_epochs_asked_for_replace_the_audit_recipe(trained, tmp_path):
+    cache = ResultCache(tmp_path)
+    asked = audit_model("rr", "fashion-mnist", 1.0, cache=cache, epochs=5)
+    assert (asked.epochs, asked.model) == (5, "mlp")
+    cnn = audit_model("rr", "fashion-mnist", 1.0, cache=cache, settings={"model": "cnn"})
+    assert (cnn.epochs, cnn.model) == (60, "cnn")
+
+
+def test_a_dataset_without_an_audit_recipe_keeps_the_run_recipe(trained, tmp_path):
+    audit = audit_model("rr", "digits", 1.0, cache=ResultCache(tmp_path))
+    assert (audit.epochs, audit.model) == (40, "cnn")
+
+
+def test_pate_says_why_no_canary_can_test_it_and_trains_nothing(capsys, monkeypatch):
+    monkeypatch.setattr(training_run, "_train", lambda *args: pytest.fail("trained"))
+    args = ["audit", "pate", "--model", "--dataset", "digits", "--epsilon", "1"]
+    assert main([*args, "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["mechanism"] == "pate" and report["label_epsilon"] == 1.0
+    assert 0 < report["most_provable"]["2x budget"] < 1.0
+    assert report["verdict"].startswith("this audit cannot test this claim: ")
+    assert "one teacher's vote" in report["verdict"]
+    assert main(args) == 0
+    assert capsys.readouterr().out.strip().endswith(report["verdict"])
+
+
+def test_the_price_screen_reads_the_audit_warm_computes_for_the_default_run(trained, tmp_path):
+    from labeldp_core.experiments import make_config
+    from labeldp_core.price_of_privacy import _model_bound
+    from tests.fake_results import fake_result
+
+    cache = ResultCache(tmp_path)
+    warmed = audit_model("rr", "fashion-mnist", 2.0, cache=cache)  # as warm computes it
+    default = make_config("rr", "fashion-mnist", 2.0)  # the run the screen shows: CNN, 5 epochs
+    run = fake_result(dataset="fashion-mnist", epsilon=2.0, epochs=default.epochs)
+    run = fake_result(**(run.to_dict() | {"settings": dict(default.settings)}))
+    bound = _model_bound(run, 0, cache)
+    assert bound is not None and bound.lower_bound == warmed.audited.epsilon_lower_bound
+    assert bound.case == "1000 canaries, model mlp, 60 epochs"
+    other = fake_result(dataset="fashion-mnist", epsilon=2.0, epochs=3, settings={"model": "cnn"})
+    assert _model_bound(other, 0, cache) is None  # a run of other settings: its own audit only
+
+
+@pytest.mark.parametrize(("mechanism", "epochs"), [("dpsgd", 40), ("labeldp-pro", 5)])
+def test_a_mechanism_whose_recipe_sets_its_epochs_keeps_its_recipe(
+    mechanism, epochs, trained, tmp_path
+):
+    # Their noise is calibrated over the recipe's steps (DP-SGD's published 40 epochs).
+    audit = audit_model(mechanism, "fashion-mnist", 1.0, cache=ResultCache(tmp_path))
+    assert (audit.epochs, audit.model) == (epochs, "cnn")
