@@ -1,8 +1,8 @@
-"""The registry: every table derives from the registered families, so a new family is one folder
-and one line. A toy family written to a temporary folder, registered for one test, shows on every
+"""The registry: every table derives from the families found in their folders, so a new family is
+one folder. A toy family dropped onto the families' path for one test is found and shows on every
 derived table: the engine's mechanisms, Compare's defaults, the audit suite, the colours and
 figures, the demo grid, the app's pages (and navigation: tests/app/test_page_table.py) and the
-docs' table; unregistered, it is gone from all of them."""
+docs' table; once the test is over, it is gone from all of them."""
 
 import importlib
 import subprocess
@@ -17,12 +17,21 @@ from labeldp_core.audit import audit_cases, audit_mechanism
 from labeldp_core.demo import demo_configs
 from labeldp_core.experiments import MECHANISMS, make_config, mechanism_spec, run
 from labeldp_core.plotting.colours import series_styles
-from labeldp_core.registry import FAMILIES, ON_COMPARE, family_of, mechanism_entries, registered
+from labeldp_core.registry import (
+    FAMILIES,
+    ON_COMPARE,
+    discover,
+    discovered_again,
+    family_of,
+    mechanism_entries,
+    registered,
+)
 
 
 def test_a_toy_family_from_a_folder_shows_on_every_derived_table(toy_family):
     assert "toy-coin" not in MECHANISMS
-    with registered(toy_family):
+    with discovered_again():
+        assert FAMILIES[-1] is toy_family  # found in its folder; it declares no order: last
         assert mechanism_spec("toy-coin").title == "Toy coins"
         assert family_of("toy-coin") is toy_family
         assert "toy-coin" in ON_COMPARE
@@ -65,6 +74,27 @@ def test_every_mechanism_has_a_fixed_colour_of_its_own():
     colours = [entry.colour for entry in registry.mechanism_entries()]
     assert len(set(colours)) == len(colours) == len(MECHANISMS)
     assert all(len(c) == 7 and c.startswith("#") and int(c[1:], 16) >= 0 for c in colours)
+
+
+def test_families_are_found_in_their_declared_order_each_with_its_own_place():
+    assert [family.id for family in discover()] == [family.id for family in FAMILIES]
+    places = [family.order for family in FAMILIES]
+    assert places == sorted(places) and len(set(places)) == len(places)
+    assert FAMILIES[0].id == "randomized_response"  # the first page under Mechanisms
+
+
+def test_a_folder_under_the_families_that_declares_no_family_is_refused(tmp_path, monkeypatch):
+    from labeldp_core import families
+
+    (tmp_path / "half_done").mkdir()
+    (tmp_path / "half_done" / "__init__.py").write_text('"""No FAMILY yet."""\n')
+    monkeypatch.setattr(families, "__path__", [*families.__path__, str(tmp_path)])
+    try:
+        with pytest.raises(TypeError, match="half_done declares no FAMILY"):
+            discover()
+    finally:
+        sys.modules.pop("labeldp_core.families.half_done", None)
+        vars(families).pop("half_done", None)
 
 
 def test_every_family_folder_is_registered_and_declares_its_own_folder():

@@ -1,7 +1,8 @@
 """A toy mechanism family written to a folder of its own: what a contributor adds, in small.
 
-Tests register it for their duration (``labeldp_core.registry.registered``) to show that every
-derived table, in the library and in the app, picks up a family from its folder alone.
+Tests drop it onto the families' path and find it again (``labeldp_core.registry.discovered_again``)
+or register it (``labeldp_core.registry.registered``) for their duration, to show that every
+derived table, in the library, the tests and the app, picks up a family from its folder alone.
 """
 
 import importlib
@@ -9,7 +10,11 @@ import sys
 import textwrap
 from pathlib import Path
 
+from labeldp_core import families
 from labeldp_core.families.family import Family
+
+#: The toy family's package, on the families' path while a test runs.
+TOY_PACKAGE = "labeldp_core.families.toy_coin"
 
 TOY_INIT = '''
 """A toy family: each label released by 2-ary-style keep-or-uniform coins (K-ary RR)."""
@@ -105,7 +110,13 @@ def toy_keep_figure(epsilons):
 
 
 def load_toy_family(tmp_path: Path, monkeypatch) -> Family:
-    """The toy family's folder written to a temporary directory and imported from there."""
+    """The toy family's folder dropped onto the families' path and imported from there.
+
+    The folder is written to a temporary directory that joins ``labeldp_core.families.__path__``
+    for the test (the package's own folder is left untouched), so the toy is the package
+    ``labeldp_core.families.toy_coin``, as a folder added under ``labeldp_core/families/`` would
+    be: :func:`labeldp_core.registry.discover` finds it there.
+    """
     folder = tmp_path / "toy_coin"
     folder.mkdir()
     for name, text in {
@@ -116,6 +127,15 @@ def load_toy_family(tmp_path: Path, monkeypatch) -> Family:
         "plots.py": TOY_PLOTS,
     }.items():
         (folder / name).write_text(textwrap.dedent(text), encoding="utf-8")
-    monkeypatch.syspath_prepend(str(tmp_path))
-    sys.modules.pop("toy_coin", None)
-    return importlib.import_module("toy_coin").FAMILY
+    monkeypatch.setattr(families, "__path__", [*families.__path__, str(tmp_path)])
+    forget_toy()
+    importlib.invalidate_caches()
+    return importlib.import_module(TOY_PACKAGE).FAMILY
+
+
+def forget_toy() -> None:
+    """Drop a toy family imported before (another test's folder) from the imported modules."""
+    for name in [n for n in sys.modules if n == TOY_PACKAGE or n.startswith(f"{TOY_PACKAGE}.")]:
+        del sys.modules[name]
+    if hasattr(families, "toy_coin"):
+        delattr(families, "toy_coin")

@@ -2,10 +2,10 @@
 
 A family is one folder under :mod:`labeldp_core.families` (its release, experiment runner(s),
 plots and audit cases, each in a file of its own) and one :class:`Family` value in its
-``__init__.py``. The registry (:mod:`labeldp_core.registry`) derives every table the engines,
-the app and the docs read from the registered families, so adding a family is one folder and
-one registry line; nothing is kept in step by hand. The pattern follows Opacus's accountant
-registry and dp-wizard's one folder per statistic.
+``__init__.py``. The registry (:mod:`labeldp_core.registry`) finds the folders and derives every
+table the engines, the app and the docs read from their declarations, so adding a family is one
+folder (with its page and its tests); nothing is kept in step by hand. The pattern follows
+Opacus's accountant registry and dp-wizard's one folder per statistic.
 """
 
 from collections.abc import Callable, Mapping
@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from labeldp_core.data import Dataset
 
 __all__ = [
+    "LAST",
     "Api",
     "Audit",
     "CaseBuilder",
@@ -34,6 +35,8 @@ __all__ = [
     "ThreatModel",
 ]
 
+#: The :attr:`Family.order` of a family that declares none: after every family that does.
+LAST = 1_000
 #: Builds an :class:`~labeldp_core.engine.audit.AuditCase` for a claimed epsilon.
 CaseBuilder = Callable[[float], Any]
 #: The training rows whose labels a run's ε protects (and its model learns from), by a run's
@@ -207,6 +210,8 @@ class Family:
             testing mutates: the release and the experiments' hand-off of epsilon and noise.
         api: its public release functions and constants, served by
             :mod:`labeldp_core.mechanisms`.
+        order: its place in every list of families (the app's navigation, the docs, the
+            tables): families are listed by order, then id; one that declares none comes last.
     """
 
     id: str
@@ -216,12 +221,13 @@ class Family:
     page: Page | None = None
     mutation_targets: tuple[str, ...] = ()
     api: tuple[Api, ...] = ()
+    order: int = LAST
 
     @property
     def package(self) -> str:
         """The family's import path: its folder's name under :mod:`labeldp_core.families`.
 
-        A family outside that package (a test's toy family) is imported by its own name.
+        Every family is a package on the families' path (:func:`labeldp_core.registry.discover`
+        finds it there; a test's toy family is dropped onto it).
         """
-        root = Path(__file__).parent
-        return f"labeldp_core.families.{self.id}" if self.folder.parent == root else self.id
+        return f"labeldp_core.families.{self.id}"

@@ -38,6 +38,7 @@ FAMILY = Family(
         ),
     ),
     folder=Path(__file__).parent,
+    order=60,
     page=Page("pages/dpsgd.py", "DP-SGD baseline", "calculate", bad_links={"clip": "-1"}),
     mutation_targets=(),
 )

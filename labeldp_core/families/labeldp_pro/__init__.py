@@ -19,6 +19,7 @@ FAMILY = Family(
         ),
     ),
     folder=Path(__file__).parent,
+    order=70,
     page=Page("pages/labeldp_pro.py", "LabelDP-Pro", "compress", bad_links={"smoothing": "2"}),
     mutation_targets=(),
     api=(Api(f"{__name__}.trainer", ("train_labeldp_pro",)),),

@@ -69,6 +69,7 @@ FAMILY = Family(
         ),
     ),
     folder=Path(__file__).parent,
+    order=30,
     page=Page(
         "pages/laplace_labels.py", "Laplace on labels", "label", bad_links={"prior": "median"}
     ),

@@ -23,6 +23,7 @@ FAMILY = Family(
         ),
     ),
     folder=Path(__file__).parent,
+    order=40,
     page=Page(
         "pages/noisy_outputs.py",
         "Noisy model outputs (local DP)",

@@ -52,6 +52,7 @@ FAMILY = Family(
         ),
     ),
     folder=Path(__file__).parent,
+    order=50,
     page=Page(
         "pages/pate.py",
         "PATE",

@@ -78,6 +78,7 @@ FAMILY = Family(
         ),
     ),
     folder=Path(__file__).parent,
+    order=80,
     page=Page(
         "pages/dppl.py",
         "DP prototypes",

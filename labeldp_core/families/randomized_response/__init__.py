@@ -25,6 +25,7 @@ FAMILY = Family(
         ),
     ),
     folder=Path(__file__).parent,
+    order=10,
     page=Page("pages/randomized_response.py", "Randomized response", "casino"),
     mutation_targets=(
         "labeldp_core/families/randomized_response/release.py",

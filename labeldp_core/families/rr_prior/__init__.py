@@ -69,6 +69,7 @@ FAMILY = Family(
         ),
     ),
     folder=Path(__file__).parent,
+    order=20,
     page=Page("pages/rr_prior.py", "RR with prior", "target", bad_links={"clusters": "3"}),
     mutation_targets=(
         "labeldp_core/families/rr_prior/release.py",
