@@ -52,11 +52,23 @@ class Audit:
         case: the release step audited at the claimed epsilon.
         variants: further real cases of the same mechanism (PATE's GNMax beside LNMax).
         controls: deliberately broken versions that the audit must flag as violating the claim.
+        tight: for a case whose best event has a likelihood ratio of exactly e^ε, the share of
+            the claim its lower bound reaches at ε = 1 (200,000 draws per neighbour, α = 1e-3;
+            ``tests/audit`` holds it to that); None for a case that is not tight.
+        slow_at: the claimed ε (of the suite's 0.5 and 2) at which its audit takes tens of
+            seconds (a model's gradients per trial): the default tests audit it at the other
+            ε only, ``make test-slow`` at this one too.
+        powerful: which of its real cases (0 its case, then its variants, in that order) catch
+            a 10% overspend at the command line's 500,000 draws (claim / bound < 1.1), as the
+            slow tests check: the privacy-critical and the tight ones.
     """
 
     case: CaseBuilder
     variants: tuple[CaseBuilder, ...] = ()
     controls: tuple[CaseBuilder, ...] = ()
+    tight: float | None = None
+    slow_at: tuple[float, ...] = ()
+    powerful: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -134,6 +146,12 @@ class Mechanism:
         releases_training_labels: whether its run releases a noisy label for each training row
             and trains its classifier on them (the label attacks of 'What ε means' read its
             runs: the released label's and the model's guess of a training label).
+        not_audited: why it has no audit case of its own, when ``audit`` is None (a mechanism
+            made of others' releases, each audited where it is declared).
+        diagnostics: figures of its run's JSON (paths such as ``flip_rate`` or
+            ``details.confusion``) that read the private labels without privacy and must
+            therefore be marked as diagnostics in every run (the epsilon-spent tests check
+            that its runs mark them).
     """
 
     spec: MechanismSpec
@@ -145,6 +163,8 @@ class Mechanism:
     releases: tuple[ReleaseStep, ...] = ()
     protected_rows: ProtectedRows | None = None
     releases_training_labels: bool = False
+    not_audited: str | None = None
+    diagnostics: tuple[str, ...] = ()
 
     @property
     def threat(self) -> ThreatModel:

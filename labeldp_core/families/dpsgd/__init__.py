@@ -29,7 +29,12 @@ FAMILY = Family(
         Mechanism(
             experiment.SPEC,
             "#999933",
-            audit=Audit(audit.dpsgd_case, controls=(audit.dpsgd_clip_norm_control,)),
+            audit=Audit(
+                audit.dpsgd_case,
+                controls=(audit.dpsgd_clip_norm_control,),
+                slow_at=(0.5,),
+                powerful=(0,),
+            ),
             demo=DemoGrid(guest=({"imbalance": 10.0}, IMBALANCED_EPSILONS)),
             on_compare=True,
             threat_model=DPSGD_THREAT,

@@ -14,7 +14,11 @@ FAMILY = Family(
         Mechanism(
             experiment.SPEC,
             "#DDCC77",
-            audit=Audit(audit.labeldp_pro_case, controls=(audit.labeldp_pro_true_label_control,)),
+            audit=Audit(
+                audit.labeldp_pro_case,
+                controls=(audit.labeldp_pro_true_label_control,),
+                slow_at=(0.5,),
+            ),
             releases=(ReleaseStep(f"{__name__}.trainer", "train_labeldp_pro"),),
         ),
     ),

@@ -40,6 +40,12 @@ FAMILY = Family(
                     audit.lnmax_sensitivity_one_control,
                     audit.lnmax_truncated_noise_control,
                 ),
+                powerful=(0, 1),
+            ),
+            diagnostics=(
+                "details.epsilon_data_dependent",
+                "details.teacher_accuracy",
+                "details.true_labels",
             ),
             demo=DemoGrid(epsilons=(0.5, 1.0, 2.0, 4.0, 8.0, 16.0)),
             on_compare=True,

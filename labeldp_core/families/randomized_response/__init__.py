@@ -15,7 +15,13 @@ FAMILY = Family(
             experiment.SPEC,
             "#0072B2",
             releases_training_labels=True,
-            audit=Audit(audit.rr_case, controls=(audit.rr_overspending_control,)),
+            audit=Audit(
+                audit.rr_case,
+                controls=(audit.rr_overspending_control,),
+                tight=0.9,
+                powerful=(0,),
+            ),
+            diagnostics=("flip_rate", "label_accuracy", "details.confusion"),
             on_compare=True,
             releases=(
                 ReleaseStep(
