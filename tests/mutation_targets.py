@@ -23,6 +23,7 @@ PYPROJECT = ROOT / "pyproject.toml"
 SHARED_TARGETS = (
     "labeldp_core/noise/noise_plans.py",
     "labeldp_core/noise/label_histogram.py",
+    "labeldp_core/noise/randomized_response.py",
     "labeldp_core/accounting/composition.py",
     "labeldp_core/accounting/zcdp.py",
     "labeldp_core/accounting/gaussian_curve.py",

@@ -45,7 +45,7 @@ def _missed(edit: str, tmp_path: Path, cache: ResultCache, monkeypatch) -> set[s
     return {family for family in FIRST if before[family] != after[family]}
 
 
-@pytest.mark.parametrize("family", ["pate", "vector_rr", "labeldp_pro"])
+@pytest.mark.parametrize("family", ["pate", "vector_rr", "labeldp_pro", "randomized_response"])
 def test_an_edit_to_one_familys_experiment_misses_its_points_and_hits_every_other_familys(
     family: str, tmp_path: Path, cache: ResultCache, monkeypatch: pytest.MonkeyPatch
 ):
@@ -56,7 +56,7 @@ def test_an_edit_to_one_familys_experiment_misses_its_points_and_hits_every_othe
 def test_an_edit_to_a_module_two_families_import_misses_both(
     tmp_path: Path, cache: ResultCache, monkeypatch: pytest.MonkeyPatch
 ):
-    edit = "families/randomized_response/release.py"  # rr-prior's stage 2 imports it
+    edit = "noise/randomized_response.py"  # RR's release; LP-2ST's first stage imports it
     assert _missed(edit, tmp_path, cache, monkeypatch) == {"randomized_response", "rr_prior"}
     assert _missed("engine/context.py", tmp_path / "shared", cache, monkeypatch) == set(FIRST)
 

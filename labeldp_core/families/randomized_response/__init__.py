@@ -33,13 +33,10 @@ FAMILY = Family(
     folder=Path(__file__).parent,
     order=10,
     page=Page("pages/randomized_response.py", "Randomized response", "casino"),
-    mutation_targets=(
-        "labeldp_core/families/randomized_response/release.py",
-        "labeldp_core/families/randomized_response/experiment.py",
-    ),
+    mutation_targets=("labeldp_core/families/randomized_response/experiment.py",),
     api=(
         Api(
-            f"{__name__}.release",
+            "labeldp_core.noise.randomized_response",  # shared with LP-2ST's first stage
             (
                 "expected_flip_rate",
                 "keep_probability",
