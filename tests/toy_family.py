@@ -121,10 +121,8 @@ def toy_keep_figure(epsilons):
 #: The toy's tests folder (``tests/families/toy_coin/``): its rows of the bad-input matrix and
 #: its release contract, which the shared suites read from there.
 TOY_BAD_INPUTS = """
-import numpy as np
-from tests.contract.bad_values import LABELS, RNG, Row, epsilons
-
 from labeldp_core.families.toy_coin.release import toy_release
+from tests.contract.bad_values import LABELS, RNG, Row, epsilons
 
 ROWS = [
     Row(

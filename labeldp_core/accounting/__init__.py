@@ -61,22 +61,12 @@ __all__ = [
     "zcdp_to_approx_dp",
 ]
 
-#: PATE's public names, served from its family's accounting (see the module's docstring).
+#: Where the names of ``__all__`` not defined above live: PATE's accounting, in its family.
 _PATE_ACCOUNTING = "labeldp_core.families.pate.accounting"
-_PATE_NAMES = frozenset(
-    {
-        "AGGREGATORS",
-        "calibrate_noise",
-        "data_independent_epsilon",
-        "epsilon_as_queries_grow",
-        "pate_epsilon",
-        "pate_rdp",
-    }
-)
 
 
 def __getattr__(name: str) -> Any:
-    """One of PATE's names, from :mod:`labeldp_core.families.pate.accounting`."""
-    if name in _PATE_NAMES:
+    """One of PATE's names (listed in ``__all__``), from its family's accounting."""
+    if name in __all__:
         return getattr(import_module(_PATE_ACCOUNTING), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
