@@ -101,6 +101,7 @@ endef
 export MUTATION_REPORT
 
 mutation: $(VENV)/.requirements-dev
+	$(PY) tests/mutation_targets.py --check
 	OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 $(VENV)/bin/mutmut run
 	$(VENV)/bin/mutmut export-cicd-stats
 	$(PY) -c "$$MUTATION_REPORT"

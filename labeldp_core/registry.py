@@ -1,29 +1,23 @@
-"""The registered mechanism families, and every table derived from them.
+"""The mechanism families, found in their folders, and every table derived from them.
 
-Registering a family is one line in :data:`FAMILIES`. The engines (the runner's lookup, the audit
-suite, Compare), the charts' colours, the demo grid, the app's navigation and the docs read the
-tables below, which are live views of :data:`FAMILIES`: a family registered for a moment (a test's
-toy family, with :func:`registered`) shows on every one of them.
+A family is registered by its folder alone: :func:`discover` finds every package under
+:mod:`labeldp_core.families` and reads the ``FAMILY`` it declares. The engines (the runner's
+lookup, the audit suite, Compare), the charts' colours, the demo grid, the app's navigation and
+the docs read the tables below, which are live views of :data:`FAMILIES`: a family registered for
+a moment (a test's toy family, with :func:`registered` or :func:`discovered_again`) shows on
+every one of them.
 """
 
+import pkgutil
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
+from importlib import import_module
 from typing import TypeVar
 
+from labeldp_core import families
 from labeldp_core.engine.spec import MechanismSpec, RunConfig
 from labeldp_core.engine.tuning import tuning_statement
 from labeldp_core.errors import InvalidInputError
-from labeldp_core.families import (
-    dpsgd,
-    labeldp_pro,
-    laplace_labels,
-    noisy_outputs,
-    pate,
-    prototypes,
-    randomized_response,
-    rr_prior,
-    vector_rr,
-)
 from labeldp_core.families.family import CaseBuilder, DemoGrid, Family, Mechanism, Page
 
 __all__ = [
@@ -36,6 +30,8 @@ __all__ = [
     "ON_COMPARE",
     "TRAINS_ON_RELEASED_LABELS",
     "VARIANTS",
+    "discover",
+    "discovered_again",
     "family_of",
     "mechanism_entries",
     "mechanism_spec",
@@ -46,18 +42,30 @@ __all__ = [
     "tuning_of",
 ]
 
-#: The registered families, in the order the app and the docs list them.
-FAMILIES: list[Family] = [
-    randomized_response.FAMILY,
-    rr_prior.FAMILY,
-    laplace_labels.FAMILY,
-    noisy_outputs.FAMILY,
-    pate.FAMILY,
-    dpsgd.FAMILY,
-    labeldp_pro.FAMILY,
-    prototypes.FAMILY,
-    vector_rr.FAMILY,
-]
+
+def discover() -> list[Family]:
+    """Every family folder under :mod:`labeldp_core.families`, each its package's ``FAMILY``.
+
+    Every package found on the families' path (its folders; a test may add one) declares a
+    :class:`Family` named ``FAMILY`` in its ``__init__.py``. They are listed by their declared
+    :attr:`~Family.order`, then id, the order of the app's navigation and the docs.
+
+    Raises:
+        TypeError: if a package under the families declares no ``FAMILY``.
+    """
+    found = []
+    for package in pkgutil.iter_modules(families.__path__, f"{families.__name__}."):
+        if package.ispkg:
+            declared = getattr(import_module(package.name), "FAMILY", None)
+            if not isinstance(declared, Family):
+                raise TypeError(f"{package.name} declares no FAMILY (a Family) in its __init__.py")
+            found.append(declared)
+    return sorted(found, key=lambda family: (family.order, family.id))
+
+
+#: The families found under :mod:`labeldp_core.families`, in the order the app and the docs list
+#: them (:func:`discover`).
+FAMILIES: list[Family] = discover()
 
 V = TypeVar("V")
 
@@ -130,6 +138,17 @@ def registered(family: Family) -> Iterator[Family]:
         yield family
     finally:
         FAMILIES.remove(family)
+
+
+@contextmanager
+def discovered_again() -> Iterator[list[Family]]:
+    """The families found anew for a ``with`` block: a folder dropped in since (a test's)."""
+    before = list(FAMILIES)
+    FAMILIES[:] = discover()
+    try:
+        yield FAMILIES
+    finally:
+        FAMILIES[:] = before
 
 
 #: Every mechanism's spec by id: what the runner, the command line and the app run.

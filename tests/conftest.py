@@ -180,7 +180,11 @@ def dask_cluster(tmp_path_factory) -> Iterator:
 
 @pytest.fixture
 def toy_family(tmp_path, monkeypatch):
-    """A toy mechanism family imported from a temporary folder (not registered: see registered)."""
-    from toy_family import load_toy_family
+    """A toy mechanism family dropped onto the families' path for the test.
 
-    return load_toy_family(tmp_path, monkeypatch)
+    Not yet in the registry's families: a test finds it (``discovered_again``) or registers it.
+    """
+    from toy_family import forget_toy, load_toy_family
+
+    yield load_toy_family(tmp_path, monkeypatch)
+    forget_toy()

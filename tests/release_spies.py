@@ -31,7 +31,8 @@ import pytest
 
 from labeldp_core.accounting import sequential_composition
 from labeldp_core.noise.label_histogram import HISTOGRAM_SENSITIVITY
-from labeldp_core.registry import FAMILIES, family_of
+from labeldp_core.registry import family_of
+from tests.families import family_modules
 
 K = 10  # digits
 N = 1437  # digits' training labels
@@ -67,17 +68,8 @@ def only(calls: list[Call], name: str) -> list[Call]:
 
 
 def family_contracts() -> dict[str, ModuleType]:
-    """Each registered family's ``release_contract`` module, by family id (if it has one).
-
-    A family without one is left out here, so that the coverage tests name the mechanisms it
-    leaves uncovered instead of every test failing to import.
-    """
-    contracts = {}
-    for family in FAMILIES:
-        name = f"tests.families.{family.id}.release_contract"
-        if importlib.util.find_spec(name) is not None:
-            contracts[family.id] = importlib.import_module(name)
-    return contracts
+    """Each registered family's ``release_contract`` module, by family id (if it has one)."""
+    return family_modules("release_contract")
 
 
 def merged_contracts(name: str) -> dict:

@@ -207,7 +207,7 @@ def test_editing_the_demo_grid_keeps_every_key_and_editing_a_runner_does_not(tmp
 #: A file of each place whose code computes results: a family's release, runner and declaration,
 #: the engine's hand-off of noise, the noise plans, the training loop, the runner.
 COMPUTING_FILES = (
-    "families/randomized_response/release.py",
+    "noise/randomized_response.py",
     "families/randomized_response/experiment.py",
     "families/rr_prior/__init__.py",
     "engine/release_noise.py",

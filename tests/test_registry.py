@@ -1,8 +1,8 @@
-"""The registry: every table derives from the registered families, so a new family is one folder
-and one line. A toy family written to a temporary folder, registered for one test, shows on every
+"""The registry: every table derives from the families found in their folders, so a new family is
+one folder. A toy family dropped onto the families' path for one test is found and shows on every
 derived table: the engine's mechanisms, Compare's defaults, the audit suite, the colours and
 figures, the demo grid, the app's pages (and navigation: tests/app/test_page_table.py) and the
-docs' table; unregistered, it is gone from all of them."""
+docs' table; once the test is over, it is gone from all of them."""
 
 import importlib
 import subprocess
@@ -17,12 +17,21 @@ from labeldp_core.audit import audit_cases, audit_mechanism
 from labeldp_core.demo import demo_configs
 from labeldp_core.experiments import MECHANISMS, make_config, mechanism_spec, run
 from labeldp_core.plotting.colours import series_styles
-from labeldp_core.registry import FAMILIES, ON_COMPARE, family_of, mechanism_entries, registered
+from labeldp_core.registry import (
+    FAMILIES,
+    ON_COMPARE,
+    discover,
+    discovered_again,
+    family_of,
+    mechanism_entries,
+    registered,
+)
 
 
 def test_a_toy_family_from_a_folder_shows_on_every_derived_table(toy_family):
     assert "toy-coin" not in MECHANISMS
-    with registered(toy_family):
+    with discovered_again():
+        assert FAMILIES[-1] is toy_family  # found in its folder; it declares no order: last
         assert mechanism_spec("toy-coin").title == "Toy coins"
         assert family_of("toy-coin") is toy_family
         assert "toy-coin" in ON_COMPARE
@@ -67,6 +76,27 @@ def test_every_mechanism_has_a_fixed_colour_of_its_own():
     assert all(len(c) == 7 and c.startswith("#") and int(c[1:], 16) >= 0 for c in colours)
 
 
+def test_families_are_found_in_their_declared_order_each_with_its_own_place():
+    assert [family.id for family in discover()] == [family.id for family in FAMILIES]
+    places = [family.order for family in FAMILIES]
+    assert places == sorted(places) and len(set(places)) == len(places)
+    assert FAMILIES[0].id == "randomized_response"  # the first page under Mechanisms
+
+
+def test_a_folder_under_the_families_that_declares_no_family_is_refused(tmp_path, monkeypatch):
+    from labeldp_core import families
+
+    (tmp_path / "half_done").mkdir()
+    (tmp_path / "half_done" / "__init__.py").write_text('"""No FAMILY yet."""\n')
+    monkeypatch.setattr(families, "__path__", [*families.__path__, str(tmp_path)])
+    try:
+        with pytest.raises(TypeError, match="half_done declares no FAMILY"):
+            discover()
+    finally:
+        sys.modules.pop("labeldp_core.families.half_done", None)
+        vars(families).pop("half_done", None)
+
+
 def test_every_family_folder_is_registered_and_declares_its_own_folder():
     folders = {
         path.parent.name for path in Path(registry.__file__).parent.glob("families/*/__init__.py")
@@ -86,14 +116,16 @@ def _docs_table() -> str:
     return mechanisms_hook.mechanism_table(mechanisms_hook.families())
 
 
-def test_the_mutation_run_mutates_every_familys_declared_targets():
+def test_the_mutation_run_mutates_the_generated_targets_every_familys_among_them():
     import tomllib
 
-    root = Path(registry.__file__).resolve().parents[1]
-    config = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
-    mutated = set(config["tool"]["mutmut"]["only_mutate"])
+    from tests.mutation_targets import PYPROJECT, main, mutation_targets
+
+    config = tomllib.loads(PYPROJECT.read_text(encoding="utf-8"))
+    assert config["tool"]["mutmut"]["only_mutate"] == mutation_targets()
     declared = {target for family in FAMILIES for target in family.mutation_targets}
-    assert declared <= mutated, sorted(declared - mutated)
+    assert declared <= set(mutation_targets())
+    assert main(["--check"]) == 0
 
 
 def test_listing_the_families_imports_no_torch():
@@ -113,7 +145,7 @@ def test_the_toy_family_shows_on_the_tables_once_kept_by_hand(toy_family):
     from tests.experiments.test_epsilon_spent import secure_releases
 
     assert "toy_release" not in mechanisms.__all__
-    with registered(toy_family):
+    with discovered_again():
         assert "toy_release" in mechanisms.__all__ and "toy_release" in dir(mechanisms)
         rng = np.random.default_rng(0)
         released = mechanisms.toy_release(np.zeros(50, dtype=int), 30.0, 3, rng)
@@ -126,3 +158,75 @@ def test_the_toy_family_shows_on_the_tables_once_kept_by_hand(toy_family):
     for name in ("vector_randomized_response", "train_labeldp_pro"):  # the two it missed
         assert name in mechanisms.__all__
     assert "vector-rr" in registry.TRAINS_ON_RELEASED_LABELS and "vector-rr" in secure_releases()
+
+
+def _derived_lists() -> dict[str, object]:
+    """Every list the tests and the tools once kept by hand (issue 55), derived now."""
+    from tests.audit.test_audit_cases import (
+        audit_points,
+        not_audited,
+        powerful_cases,
+        slow_audits,
+        tight_cases,
+    )
+    from tests.contract.test_input_matrix import ROWS, uncovered
+    from tests.contract.test_mechanism_inputs import family_rows
+    from tests.experiments.test_epsilon_spent import named_diagnostics
+    from tests.mutation_targets import mutation_targets
+    from tests.release_spies import merged_contracts
+    from tests.test_warm import audited_classifiers
+
+    return {
+        "tight": tight_cases(),
+        "slow": slow_audits(),
+        "powerful": powerful_cases(),
+        "audited": [param.values for param in audit_points()],
+        "not audited": not_audited(),
+        "diagnostics": named_diagnostics(),
+        "warm's canary audits": audited_classifiers(),
+        "mutated": mutation_targets(),
+        "release contracts": set(merged_contracts("IMPLIED")),
+        "bad-input rows": [row.name for row in family_rows()],
+        "uncovered without the families' rows": uncovered([*ROWS]),
+        "uncovered": uncovered([*ROWS, *family_rows()]),
+    }
+
+
+def test_a_toy_family_dropped_into_the_families_is_on_every_derived_list(toy_family):
+    # Issue 55: the audit tests' sets, the diagnostics the epsilon tests check, warm's model
+    # audits, the mutation targets, the contract tables and the bad-input matrix come from the
+    # family's folder and its tests folder: nothing else is edited.
+    from labeldp_core.warm import warm_tasks
+    from tests.contract.bad_values import check_bad_call, check_valid_call
+    from tests.contract.test_mechanism_inputs import family_rows
+
+    before = _derived_lists()
+    with discovered_again():
+        found = _derived_lists()
+        (row,) = [row for row in family_rows() if row.name == "toy_release"]
+        check_valid_call(row)
+        for bad in row.bad:  # its bad values are refused as every public function's are
+            check_bad_call(row, bad)
+        tasks = warm_tasks("digits")
+    assert found["tight"] == before["tight"] | {"toy-coin": 0.9}
+    assert found["slow"] == before["slow"] | {"toy-coin": (2.0,)}
+    assert found["powerful"] == [*before["powerful"], ("toy-coin", 0)]
+    assert found["audited"] == [*before["audited"], ("toy-coin", 0.5), ("toy-coin", 2.0)]
+    assert found["not audited"] == before["not audited"]
+    assert found["diagnostics"] == before["diagnostics"] | {"toy-coin": ("flip_rate",)}
+    assert found["warm's canary audits"] == before["warm's canary audits"] | {"toy-coin"}
+    assert found["mutated"] == [*before["mutated"], "labeldp_core/families/toy_coin/release.py"]
+    assert found["release contracts"] == before["release contracts"] | {"toy-coin"}
+    assert found["bad-input rows"] == [*before["bad-input rows"], "toy_release"]
+    # The matrix sees its public release: covered by its tests folder's row, named without it.
+    assert found["uncovered"] == before["uncovered"] == []
+    toy = "labeldp_core.mechanisms.toy_release"
+    assert found["uncovered without the families' rows"] == [
+        *before["uncovered without the families' rows"],
+        toy,
+    ]
+    toy_runs = {t.config.epsilon for t in tasks if t.config and t.config.mechanism == "toy-coin"}
+    assert toy_runs == {0.5, 2.0}  # warm computes its demo grid
+    model_audits = {(m, e) for m, _, e in (t.model_audit for t in tasks if t.model_audit)}
+    assert {("toy-coin", 0.5), ("toy-coin", 2.0)} <= model_audits
+    assert _derived_lists() == before  # and once it is gone, it is on none of them

@@ -8,12 +8,14 @@ import streamlit as st
 from labeldp_core.engine.public_encoder import ENCODER_MODELS
 from labeldp_core.errors import LabelDPError
 from labeldp_core.experiments import RunConfig, RunResult, make_config
+from labeldp_core.families.prototypes import FAMILY as PROTOTYPES
 from ui.controls import Controls
 from ui.results import stored_many
 
 __all__ = ["DPPL_MECHANISMS", "DpsgdComparison", "dpsgd_comparison", "encoder_model", "unique"]
 
-DPPL_MECHANISMS = ("dppl-mean", "dppl-public", "dppl-topk")
+#: The DP prototypes' mechanisms, in their family's order: what the page compares.
+DPPL_MECHANISMS = tuple(mechanism.id for mechanism in PROTOTYPES.mechanisms)
 
 
 def encoder_model(controls: Controls) -> str:

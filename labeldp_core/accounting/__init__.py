@@ -1,4 +1,13 @@
-"""Privacy accounting: budget splits and composition, PATE analysis, DP-SGD accountants."""
+"""Privacy accounting: budget splits and composition, DP-SGD accountants, and PATE's names.
+
+PATE's analysis lives in its family (:mod:`labeldp_core.families.pate.accounting`), the only
+code that uses it. Its public names stay importable from here, the path docs/interfaces.md
+promises (``labeldp_core.accounting.pate_epsilon``): they are served from the family on first use
+(PEP 562), so importing the shared accounting imports no family.
+"""
+
+from importlib import import_module
+from typing import Any
 
 from labeldp_core.accounting.composition import (
     BudgetSplit,
@@ -13,14 +22,6 @@ from labeldp_core.accounting.dpsgd import (
     dpsgd_epsilon,
     dpsgd_epsilon_curve,
     sampling_schedule,
-)
-from labeldp_core.accounting.pate import (
-    AGGREGATORS,
-    calibrate_noise,
-    data_independent_epsilon,
-    epsilon_as_queries_grow,
-    pate_epsilon,
-    pate_rdp,
 )
 from labeldp_core.accounting.rdp import (
     ORDERS,
@@ -59,3 +60,13 @@ __all__ = [
     "zcdp_of_pure_dp",
     "zcdp_to_approx_dp",
 ]
+
+#: Where the names of ``__all__`` not defined above live: PATE's accounting, in its family.
+_PATE_ACCOUNTING = "labeldp_core.families.pate.accounting"
+
+
+def __getattr__(name: str) -> Any:
+    """One of PATE's names (listed in ``__all__``), from its family's accounting."""
+    if name in __all__:
+        return getattr(import_module(_PATE_ACCOUNTING), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -4,7 +4,7 @@ Each item's true label is drawn uniformly over the K classes, then an example of
 students' prior is then exactly uniform, as the bound e^ε/(e^ε + K − 1) assumes (drawing examples
 at random would give a skewed dataset's majority class a head start). Every label is released
 once, at the round's ε, by the secure (os.urandom) coins of
-:func:`~labeldp_core.families.randomized_response.release.randomized_response` or
+:func:`~labeldp_core.noise.randomized_response.randomized_response` or
 :func:`~labeldp_core.families.rr_prior.release.rr_with_prior`: replace-one label DP for each item's
 label, which spends the coins' ``epsilon_spent`` (at most ε); different items are different
 examples, so the round as a whole is ε-label-DP too. Nothing is trained: this runs in classroom
@@ -23,9 +23,9 @@ from labeldp_core.classroom.round import Item, RoundConfig
 from labeldp_core.data import Dataset
 from labeldp_core.data.splits import public_size
 from labeldp_core.errors import InvalidInputError
-from labeldp_core.families.randomized_response.release import randomized_response
 from labeldp_core.families.rr_prior.release import prior_guess_bound, rr_with_prior
 from labeldp_core.noise.noise_plans import rr_plan
+from labeldp_core.noise.randomized_response import randomized_response
 from labeldp_core.noise.secure_noise import Source
 
 __all__ = ["PRIOR_NEIGHBOURS", "draw_items", "epsilon_spent", "public_prior", "public_split"]

@@ -2,10 +2,10 @@
 
 A family is one folder under :mod:`labeldp_core.families` (its release, experiment runner(s),
 plots and audit cases, each in a file of its own) and one :class:`Family` value in its
-``__init__.py``. The registry (:mod:`labeldp_core.registry`) derives every table the engines,
-the app and the docs read from the registered families, so adding a family is one folder and
-one registry line; nothing is kept in step by hand. The pattern follows Opacus's accountant
-registry and dp-wizard's one folder per statistic.
+``__init__.py``. The registry (:mod:`labeldp_core.registry`) finds the folders and derives every
+table the engines, the app and the docs read from their declarations, so adding a family is one
+folder (with its page and its tests); nothing is kept in step by hand. The pattern follows
+Opacus's accountant registry and dp-wizard's one folder per statistic.
 """
 
 from collections.abc import Callable, Mapping
@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from labeldp_core.data import Dataset
 
 __all__ = [
+    "LAST",
     "Api",
     "Audit",
     "AuditCeiling",
@@ -35,6 +36,8 @@ __all__ = [
     "ThreatModel",
 ]
 
+#: The :attr:`Family.order` of a family that declares none: after every family that does.
+LAST = 1_000
 #: Builds an :class:`~labeldp_core.engine.audit.AuditCase` for a claimed epsilon.
 CaseBuilder = Callable[[float], Any]
 #: The training rows whose labels a run's ε protects (and its model learns from), by a run's
@@ -64,11 +67,23 @@ class Audit:
         case: the release step audited at the claimed epsilon.
         variants: further real cases of the same mechanism (PATE's GNMax beside LNMax).
         controls: deliberately broken versions that the audit must flag as violating the claim.
+        tight: for a case whose best event has a likelihood ratio of exactly e^ε, the share of
+            the claim its lower bound reaches at ε = 1 (200,000 draws per neighbour, α = 1e-3;
+            ``tests/audit`` holds it to that); None for a case that is not tight.
+        slow_at: the claimed ε (of the suite's 0.5 and 2) at which its audit takes tens of
+            seconds (a model's gradients per trial): the default tests audit it at the other
+            ε only, ``make test-slow`` at this one too.
+        powerful: which of its real cases (0 its case, then its variants, in that order) catch
+            a 10% overspend at the command line's 500,000 draws (claim / bound < 1.1), as the
+            slow tests check: the privacy-critical and the tight ones.
     """
 
     case: CaseBuilder
     variants: tuple[CaseBuilder, ...] = ()
     controls: tuple[CaseBuilder, ...] = ()
+    tight: float | None = None
+    slow_at: tuple[float, ...] = ()
+    powerful: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -148,6 +163,12 @@ class Mechanism:
         releases_training_labels: whether its run releases a noisy label for each training row
             and trains its classifier on them (the label attacks of 'What ε means' read its
             runs: the released label's and the model's guess of a training label).
+        not_audited: why it has no audit case of its own, when ``audit`` is None (a mechanism
+            made of others' releases, each audited where it is declared).
+        diagnostics: figures of its run's JSON (paths such as ``flip_rate`` or
+            ``details.confusion``) that read the private labels without privacy and must
+            therefore be marked as diagnostics in every run (the epsilon-spent tests check
+            that its runs mark them).
     """
 
     spec: MechanismSpec
@@ -160,6 +181,8 @@ class Mechanism:
     protected_rows: ProtectedRows | None = None
     releases_training_labels: bool = False
     model_audit_ceiling: AuditCeiling | None = None
+    not_audited: str | None = None
+    diagnostics: tuple[str, ...] = ()
 
     @property
     def threat(self) -> ThreatModel:
@@ -225,6 +248,8 @@ class Family:
             testing mutates: the release and the experiments' hand-off of epsilon and noise.
         api: its public release functions and constants, served by
             :mod:`labeldp_core.mechanisms`.
+        order: its place in every list of families (the app's navigation, the docs, the
+            tables): families are listed by order, then id; one that declares none comes last.
     """
 
     id: str
@@ -234,12 +259,13 @@ class Family:
     page: Page | None = None
     mutation_targets: tuple[str, ...] = ()
     api: tuple[Api, ...] = ()
+    order: int = LAST
 
     @property
     def package(self) -> str:
         """The family's import path: its folder's name under :mod:`labeldp_core.families`.
 
-        A family outside that package (a test's toy family) is imported by its own name.
+        Every family is a package on the families' path (:func:`labeldp_core.registry.discover`
+        finds it there; a test's toy family is dropped onto it).
         """
-        root = Path(__file__).parent
-        return f"labeldp_core.families.{self.id}" if self.folder.parent == root else self.id
+        return f"labeldp_core.families.{self.id}"

@@ -40,45 +40,48 @@ from labeldp_core.families.pate.audit import AUDIT_DELTA, pate_vote_pair
 from labeldp_core.families.rr_prior.audit import RR_PRIOR
 from labeldp_core.mechanisms import output_probabilities
 from labeldp_core.plots import audit_figure
+from labeldp_core.registry import mechanism_entries
 
 ALPHA = 1e-3
 TRIALS = 200_000
-#: Cases whose best event has a likelihood ratio of exactly e^ε, with the share of the claim their
-#: bound must reach at ε = 1 (softmax-laplace's event has p = 1/16, so a wider interval).
-TIGHT = {
-    "rr": 0.9,
-    "rr-prior": 0.9,
-    "laplace": 0.9,
-    "laplace-regression": 0.9,
-    "rr-bins": 0.9,
-    "alibi": 0.9,
-    "softmax-laplace": 0.85,
-}
 
 
-#: Registered mechanisms with no audit case of their own, and why; every other one declares one
-#: in its family (a new family without an audit fails here, not a list to keep in step).
-NOT_AUDITED = {"lp-2st": "its two stages are RR and RR-with-prior, each audited on its own"}
+def tight_cases() -> dict[str, float]:
+    """Cases whose best event has a likelihood ratio of exactly e^ε, with the share of the claim
+    their bound must reach at ε = 1, as each family declares (``Audit.tight``)."""
+    return {m.id: m.audit.tight for m in mechanism_entries() if m.audit and m.audit.tight}
+
+
+def not_audited() -> dict[str, str]:
+    """Mechanisms with no audit case of their own, and why, as each declares (``not_audited``)."""
+    return {m.id: m.not_audited for m in mechanism_entries() if m.not_audited}
 
 
 def test_every_registered_mechanism_has_an_audit_case_or_says_why_not():
-    assert set(CASES) == set(MECHANISMS) - set(NOT_AUDITED)
+    # A new family without an audit fails here, unless it says why (not a list to keep in step).
+    assert set(CASES) == set(MECHANISMS) - set(not_audited())
+    assert not set(CASES) & set(not_audited()), "an audited mechanism says it is not audited"
     assert {"rr", "rr-prior", "laplace"} <= set(CONTROLS)
+    assert "lp-2st" in not_audited()
 
 
-#: The audits that take tens of seconds each (a model's gradients per trial): each of these
-#: mechanisms is audited at the other ε by default, at this one by `make test-slow`.
-SLOW_AUDITS = {"labeldp-pro": 0.5, "dpsgd": 0.5, "dppl-public": 2.0}
+def slow_audits() -> dict[str, tuple[float, ...]]:
+    """The audits that take tens of seconds each (a model's gradients per trial), at which ε: each
+    such mechanism is audited at the other ε by default, at this one by `make test-slow`."""
+    return {m.id: m.audit.slow_at for m in mechanism_entries() if m.audit and m.audit.slow_at}
 
 
-@pytest.mark.parametrize(
-    ("mechanism", "epsilon"),
-    [
-        pytest.param(m, e, marks=[pytest.mark.slow] if SLOW_AUDITS.get(m) == e else [])
+def audit_points() -> list:
+    """Every audited mechanism at ε 0.5 and 2, those its family declares slow marked slow."""
+    slow = slow_audits()
+    return [
+        pytest.param(m, e, marks=[pytest.mark.slow] if e in slow.get(m, ()) else [])
         for m in CASES
         for e in (0.5, 2.0)
-    ],
-)
+    ]
+
+
+@pytest.mark.parametrize(("mechanism", "epsilon"), audit_points())
 def test_real_mechanism_passes_and_its_control_is_flagged(mechanism, epsilon):
     results = audit_mechanism(mechanism, epsilon, TRIALS, seed=3, alpha=ALPHA)
     real = [r for r in results if not r.is_control]
@@ -92,10 +95,10 @@ def test_real_mechanism_passes_and_its_control_is_flagged(mechanism, epsilon):
         assert result.violates, result
 
 
-@pytest.mark.parametrize("mechanism", list(TIGHT))
+@pytest.mark.parametrize("mechanism", list(tight_cases()))
 def test_tight_cases_reach_most_of_their_claim(mechanism):
     result = audit_case(mechanism, 1.0, 0, TRIALS, seed=5, alpha=ALPHA)
-    assert TIGHT[mechanism] <= result.epsilon_lower_bound <= 1.0
+    assert tight_cases()[mechanism] <= result.epsilon_lower_bound <= 1.0
 
 
 def test_laplace_score_peaks_on_the_event_of_largest_loss():
@@ -179,22 +182,15 @@ def test_audit_figure_shows_claims_and_bounds():
     assert not figure.layout.shapes  # the ceiling (about 8) is far beyond 2: not drawn
 
 
-#: Cases whose power the issue asks for (PATE, DP-SGD, the DP prototypes) and the tight ones:
-#: at the command line's 500,000 draws each would catch a 10% overspend (claim / bound < 1.1).
-POWERFUL = [
-    ("pate", 0),
-    ("pate", 1),
-    ("dpsgd", 0),
-    ("dppl-public", 0),
-    ("dppl-mean", 0),
-    ("dppl-topk", 0),
-    ("laplace", 0),
-    ("rr", 0),
-]
+def powerful_cases() -> list[tuple[str, int]]:
+    """Cases whose power the families declare (``Audit.powerful``: PATE, DP-SGD, the DP
+    prototypes and the tight ones): at the command line's 500,000 draws each would catch a 10%
+    overspend (claim / bound < 1.1)."""
+    return [(m.id, i) for m in mechanism_entries() if m.audit for i in m.audit.powerful]
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("mechanism", "index"), POWERFUL)
+@pytest.mark.parametrize(("mechanism", "index"), powerful_cases())
 def test_privacy_critical_cases_would_catch_a_ten_percent_overspend(mechanism, index):
     result = audit_case(mechanism, 1.0, index, 500_000, seed=0)
     assert not result.violates

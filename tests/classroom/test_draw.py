@@ -9,8 +9,8 @@ from labeldp_core.classroom import RoundConfig, draw_items, epsilon_spent, publi
 from labeldp_core.classroom.draw import public_split
 from labeldp_core.data import Dataset, load_dataset
 from labeldp_core.errors import InvalidInputError
-from labeldp_core.families.randomized_response.release import keep_probability
 from labeldp_core.families.rr_prior.release import prior_guess_bound
+from labeldp_core.noise.randomized_response import keep_probability
 from labeldp_core.noise.secure_noise import SeededSource
 
 ROUNDS = 200  # of 50 items: 10,000 draws

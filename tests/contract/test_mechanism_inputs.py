@@ -1,5 +1,7 @@
 """The bad-input table of ``labeldp_core.mechanisms``: valid calls beside their bad values.
 
+The rows below, and those each family's tests folder adds (:func:`family_rows`).
+
 Accepted on purpose (not errors): ``alibi_posterior`` normalises a prior that does not sum to one
 (the posterior is the same for any positive multiple of the prior, see
 ``test_alibi_prior_scale_does_not_change_the_posterior``); NaN in the points where a density or
@@ -44,6 +46,7 @@ from tests.contract.bad_values import (
     vectors,
     vote_table,
 )
+from tests.families import family_modules
 
 #: LabelDP-Pro's valid call: four 1x2x2 images, a logistic model, two steps.
 PRO_IMAGES = np.linspace(0.0, 1.0, 16).reshape(4, 1, 2, 2)
@@ -622,6 +625,15 @@ MECHANISM_ROWS: list[Row] = [
         ],
     ),
 ]
+
+
+def family_rows() -> list[Row]:
+    """The rows each family's tests folder adds: ``tests/families/<family>/bad_inputs.py``'s
+    ``ROWS`` (a new family's release API gets its rows there, beside its other tests)."""
+    return [row for module in family_modules("bad_inputs").values() for row in module.ROWS]
+
+
+MECHANISM_ROWS += family_rows()
 
 
 @pytest.mark.parametrize("row", valid_calls(MECHANISM_ROWS))

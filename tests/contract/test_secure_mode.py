@@ -19,9 +19,12 @@ from labeldp_core.accounting.discrete_tails import (
     log_gaussian_survival,
     log_laplace_difference_tail,
 )
-from labeldp_core.accounting.pate_bounds import log_q_gnmax_discrete, log_q_lnmax_discrete
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.experiments import make_config, run
+from labeldp_core.families.pate.accounting_bounds import (
+    log_q_gnmax_discrete,
+    log_q_lnmax_discrete,
+)
 from labeldp_core.mechanisms import (
     alibi_posterior,
     confident_gnmax,

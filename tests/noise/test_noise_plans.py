@@ -24,7 +24,6 @@ from labeldp_core.families.laplace_labels.rr_bins_release import (
     rr_on_bins,
 )
 from labeldp_core.families.pate.release import confident_gnmax
-from labeldp_core.families.randomized_response.release import randomized_response
 from labeldp_core.mechanisms import (
     laplace_one_hot,
     laplace_regression,
@@ -39,6 +38,7 @@ from labeldp_core.noise.noise_plans import (
     laplace_plan_for_scale,
     rr_plan,
 )
+from labeldp_core.noise.randomized_response import randomized_response
 from labeldp_core.noise.secure_noise import SeededSource, float_at_least
 from labeldp_core.validation import MAX_EPSILON
 

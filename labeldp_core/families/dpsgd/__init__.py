@@ -29,7 +29,12 @@ FAMILY = Family(
         Mechanism(
             experiment.SPEC,
             "#999933",
-            audit=Audit(audit.dpsgd_case, controls=(audit.dpsgd_clip_norm_control,)),
+            audit=Audit(
+                audit.dpsgd_case,
+                controls=(audit.dpsgd_clip_norm_control,),
+                slow_at=(0.5,),
+                powerful=(0,),
+            ),
             demo=DemoGrid(guest=({"imbalance": 10.0}, IMBALANCED_EPSILONS)),
             on_compare=True,
             threat_model=DPSGD_THREAT,
@@ -38,6 +43,7 @@ FAMILY = Family(
         ),
     ),
     folder=Path(__file__).parent,
+    order=60,
     page=Page("pages/dpsgd.py", "DP-SGD baseline", "calculate", bad_links={"clip": "-1"}),
     mutation_targets=(),
 )

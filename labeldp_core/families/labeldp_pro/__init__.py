@@ -14,11 +14,16 @@ FAMILY = Family(
         Mechanism(
             experiment.SPEC,
             "#DDCC77",
-            audit=Audit(audit.labeldp_pro_case, controls=(audit.labeldp_pro_true_label_control,)),
+            audit=Audit(
+                audit.labeldp_pro_case,
+                controls=(audit.labeldp_pro_true_label_control,),
+                slow_at=(0.5,),
+            ),
             releases=(ReleaseStep(f"{__name__}.trainer", "train_labeldp_pro"),),
         ),
     ),
     folder=Path(__file__).parent,
+    order=70,
     page=Page("pages/labeldp_pro.py", "LabelDP-Pro", "compress", bad_links={"smoothing": "2"}),
     mutation_targets=(),
     api=(Api(f"{__name__}.trainer", ("train_labeldp_pro",)),),

@@ -23,7 +23,13 @@ FAMILY = Family(
             experiment.SPEC,
             "#CC79A7",
             releases_training_labels=True,
-            audit=Audit(audit.laplace_case, controls=(audit.laplace_sensitivity_one_control,)),
+            audit=Audit(
+                audit.laplace_case,
+                controls=(audit.laplace_sensitivity_one_control,),
+                tight=0.9,
+                powerful=(0,),
+            ),
+            diagnostics=("flip_rate", "details.argmax_accuracy"),
             demo=DemoGrid(variants=({"post": "soft"}, {"post": "round"})),
             on_compare=True,
             releases=(
@@ -36,7 +42,9 @@ FAMILY = Family(
             audit=Audit(
                 audit.laplace_regression_case,
                 controls=(audit.laplace_regression_sensitivity_one_control,),
+                tight=0.9,
             ),
+            diagnostics=("details.label_mse",),
             releases=(
                 ReleaseStep(
                     regression_experiment.__name__, "laplace_regression_by_plan", "label noise"
@@ -46,7 +54,8 @@ FAMILY = Family(
         Mechanism(
             rr_bins_experiment.SPEC,
             "#56B4E9",
-            audit=Audit(audit.rr_bins_case),
+            audit=Audit(audit.rr_bins_case, tight=0.9),
+            diagnostics=("details.label_mse", "details.expected_label_mse"),
             releases=(
                 ReleaseStep(
                     label_prior.__name__, "noisy_label_counts_by_plan", "label histogram noise"
@@ -58,7 +67,8 @@ FAMILY = Family(
             alibi_experiment.SPEC,
             "#882255",
             releases_training_labels=True,
-            audit=Audit(audit.alibi_case),
+            audit=Audit(audit.alibi_case, tight=0.9),
+            diagnostics=("flip_rate", "details.posterior_argmax_accuracy"),
             on_compare=True,
             releases=(
                 ReleaseStep(
@@ -69,6 +79,7 @@ FAMILY = Family(
         ),
     ),
     folder=Path(__file__).parent,
+    order=30,
     page=Page(
         "pages/laplace_labels.py", "Laplace on labels", "label", bad_links={"prior": "median"}
     ),

@@ -49,6 +49,12 @@ FAMILY = Family(
                     audit.lnmax_sensitivity_one_control,
                     audit.lnmax_truncated_noise_control,
                 ),
+                powerful=(0, 1),
+            ),
+            diagnostics=(
+                "details.epsilon_data_dependent",
+                "details.teacher_accuracy",
+                "details.true_labels",
             ),
             demo=DemoGrid(epsilons=(0.5, 1.0, 2.0, 4.0, 8.0, 16.0)),
             on_compare=True,
@@ -66,6 +72,7 @@ FAMILY = Family(
         ),
     ),
     folder=Path(__file__).parent,
+    order=50,
     page=Page(
         "pages/pate.py",
         "PATE",

@@ -19,12 +19,6 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from labeldp_core import training
-from labeldp_core.accounting import (
-    AGGREGATORS,
-    calibrate_noise,
-    epsilon_as_queries_grow,
-    pate_epsilon,
-)
 from labeldp_core.data.label_free_features import patch_settings
 from labeldp_core.data.splits import PUBLIC_MAX, TeacherSplit, teacher_split
 from labeldp_core.data.tables import is_table
@@ -41,6 +35,12 @@ from labeldp_core.engine.spec import (
 )
 from labeldp_core.engine.tuning import Tuning
 from labeldp_core.errors import InvalidInputError
+from labeldp_core.families.pate.accounting import (
+    AGGREGATORS,
+    calibrate_noise,
+    epsilon_as_queries_grow,
+    pate_epsilon,
+)
 from labeldp_core.families.pate.release import (
     UNANSWERED,
     confident_gnmax_by_plan,

@@ -7,7 +7,7 @@ noise) that the teachers agree strongly enough and answers only those queries. N
 the counts as floating point; it is never rounded, since rounding would change its distribution.
 
 Privacy comes from the counts' low sensitivity: changing one teacher moves one vote from one class
-to another, so each count changes by at most 1 (see :mod:`labeldp_core.accounting.pate`).
+to another, so each count changes by at most 1 (see :mod:`labeldp_core.families.pate.accounting`).
 
 Secure mode (``noise="secure"``): vote counts are integers, so they take exact integer noise from
 os.urandom instead: discrete Laplace (scale rounded up to a fraction) for LNMax, discrete Gaussian

@@ -47,7 +47,11 @@ FAMILY = Family(
         Mechanism(
             experiment.MEAN_SPEC,
             "#AA4499",
-            audit=Audit(audit.dppl_mean_case, controls=(audit.dppl_mean_old_calibration_control,)),
+            audit=Audit(
+                audit.dppl_mean_case,
+                controls=(audit.dppl_mean_old_calibration_control,),
+                powerful=(0,),
+            ),
             demo=DPPL_GRID,
             threat_model=DPPL_THREAT,
             protected_rows=private_rows,
@@ -57,7 +61,12 @@ FAMILY = Family(
         Mechanism(
             experiment.PUBLIC_SPEC,
             "#44AA99",
-            audit=Audit(audit.dppl_public_case, controls=(audit.dppl_public_replace_one_control,)),
+            audit=Audit(
+                audit.dppl_public_case,
+                controls=(audit.dppl_public_replace_one_control,),
+                slow_at=(2.0,),
+                powerful=(0,),
+            ),
             demo=DPPL_GRID,
             threat_model=DPPL_THREAT,
             protected_rows=private_rows,
@@ -70,6 +79,7 @@ FAMILY = Family(
                 audit.dppl_topk_case,
                 variants=(audit.dppl_topk_order_case,),
                 controls=(audit.dppl_topk_utility_order_control,),
+                powerful=(0,),  # its order case has no power of its own: its control has
             ),
             demo=DPPL_GRID,
             threat_model=DPPL_THREAT,
@@ -78,6 +88,7 @@ FAMILY = Family(
         ),
     ),
     folder=Path(__file__).parent,
+    order=80,
     page=Page(
         "pages/dppl.py",
         "DP prototypes",

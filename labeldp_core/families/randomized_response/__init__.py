@@ -15,7 +15,13 @@ FAMILY = Family(
             experiment.SPEC,
             "#0072B2",
             releases_training_labels=True,
-            audit=Audit(audit.rr_case, controls=(audit.rr_overspending_control,)),
+            audit=Audit(
+                audit.rr_case,
+                controls=(audit.rr_overspending_control,),
+                tight=0.9,
+                powerful=(0,),
+            ),
+            diagnostics=("flip_rate", "label_accuracy", "details.confusion"),
             on_compare=True,
             releases=(
                 ReleaseStep(
@@ -25,14 +31,12 @@ FAMILY = Family(
         ),
     ),
     folder=Path(__file__).parent,
+    order=10,
     page=Page("pages/randomized_response.py", "Randomized response", "casino"),
-    mutation_targets=(
-        "labeldp_core/families/randomized_response/release.py",
-        "labeldp_core/families/randomized_response/experiment.py",
-    ),
+    mutation_targets=("labeldp_core/families/randomized_response/experiment.py",),
     api=(
         Api(
-            f"{__name__}.release",
+            "labeldp_core.noise.randomized_response",  # shared with LP-2ST's first stage
             (
                 "expected_flip_rate",
                 "keep_probability",

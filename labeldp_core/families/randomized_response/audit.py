@@ -5,7 +5,7 @@ The shared reasoning (scores, controls) is in :mod:`labeldp_core.engine.audit_pa
 
 from labeldp_core.engine.audit import AuditCase
 from labeldp_core.engine.audit_pairs import AUDIT_CLASSES, labels_case, overspent
-from labeldp_core.families.randomized_response.release import randomized_response
+from labeldp_core.noise.randomized_response import randomized_response
 
 __all__ = ["rr_case", "rr_overspending_control"]
 

@@ -5,12 +5,12 @@ from labeldp_core.engine.context import RunContext
 from labeldp_core.engine.label_release import released_labels_outcome
 from labeldp_core.engine.release_noise import NOISE_SETTING, TRAINING_DRAW, draw_sources
 from labeldp_core.engine.spec import MechanismSpec, Outcome, RunConfig
-from labeldp_core.families.randomized_response.release import (
+from labeldp_core.noise.noise_plans import rr_plan
+from labeldp_core.noise.randomized_response import (
     expected_flip_rate,
     keep_probability,
     randomized_response_by_plan,
 )
-from labeldp_core.noise.noise_plans import rr_plan
 
 __all__ = ["SPEC", "run_rr"]
 

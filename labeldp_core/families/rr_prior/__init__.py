@@ -42,7 +42,9 @@ FAMILY = Family(
                     audit.rr_prior_overspending_control,
                     audit.rr_prior_tutorial_control,
                 ),
+                tight=0.9,
             ),
+            diagnostics=("flip_rate", "details.confusion", "details.prior_true_mass_counts"),
             on_compare=True,
             threat_model=ENCODER_PRIOR,
             protected_rows=encoder_private_rows,
@@ -57,6 +59,8 @@ FAMILY = Family(
             lp_2st.SPEC,
             "#009E73",
             releases_training_labels=True,
+            not_audited="its two stages are RR and RR-with-prior, each audited on its own",
+            diagnostics=("flip_rate", "details.confusion", "details.prior_true_mass_counts"),
             on_compare=True,
             releases=(
                 ReleaseStep(lp_2st.__name__, "randomized_response_by_plan", lp_2st.STAGE1_RR_DRAW),
@@ -69,6 +73,7 @@ FAMILY = Family(
         ),
     ),
     folder=Path(__file__).parent,
+    order=20,
     page=Page("pages/rr_prior.py", "RR with prior", "target", bad_links={"clusters": "3"}),
     mutation_targets=(
         "labeldp_core/families/rr_prior/release.py",

@@ -66,7 +66,6 @@ from labeldp_core.engine.spec import (
 )
 from labeldp_core.engine.tuning import Tuning
 from labeldp_core.errors import InvalidInputError
-from labeldp_core.families.randomized_response.release import expected_flip_rate
 from labeldp_core.families.rr_prior.release import (
     optimal_set_size,
     output_probabilities,
@@ -80,6 +79,7 @@ from labeldp_core.noise.label_histogram import (
     prior_from_counts,
 )
 from labeldp_core.noise.noise_plans import rr_plan
+from labeldp_core.noise.randomized_response import expected_flip_rate
 
 __all__ = [
     "PATCH_PRIOR_DATASETS",

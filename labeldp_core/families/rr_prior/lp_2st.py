@@ -36,10 +36,6 @@ from labeldp_core.engine.release_noise import NOISE_SETTING, TRAINING_DRAW, draw
 from labeldp_core.engine.spec import MechanismSpec, Outcome, RunConfig, Scalar, Setting
 from labeldp_core.engine.tuning import Tuning
 from labeldp_core.errors import InvalidInputError
-from labeldp_core.families.randomized_response.release import (
-    expected_flip_rate,
-    randomized_response_by_plan,
-)
 from labeldp_core.families.rr_prior import experiment
 from labeldp_core.families.rr_prior.experiment import (
     PRIOR_SUMMARY_DIAGNOSTICS,
@@ -54,6 +50,10 @@ from labeldp_core.families.rr_prior.experiment import (
 )
 from labeldp_core.families.rr_prior.release import rr_with_prior_by_plan
 from labeldp_core.noise.noise_plans import rr_plan
+from labeldp_core.noise.randomized_response import (
+    expected_flip_rate,
+    randomized_response_by_plan,
+)
 
 __all__ = [
     "LP_2ST_TUNING",

@@ -6,7 +6,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from labeldp_core.engine.spec import RunResult
-from labeldp_core.families.randomized_response.release import expected_flip_rate
+from labeldp_core.noise.randomized_response import expected_flip_rate
 from labeldp_core.plotting.colours import series_styles
 from labeldp_core.plotting.common import EPSILON_AXIS, LAYOUT
 

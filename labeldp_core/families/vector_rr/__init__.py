@@ -25,6 +25,7 @@ FAMILY = Family(
         ),
     ),
     folder=Path(__file__).parent,
+    order=90,
     page=Page("pages/vector_rr.py", "Vector randomized response", "view_week"),
     mutation_targets=(
         "labeldp_core/families/vector_rr/release.py",

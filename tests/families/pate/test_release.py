@@ -1,6 +1,6 @@
 """PATE: vote counting, the noisy-max aggregators, the split, the experiment, CLI and page.
 
-The accounting has its own file, tests/accounting/test_pate_accounting.py.
+The accounting has its own file, tests/families/pate/test_accounting.py.
 """
 
 import itertools

@@ -5,8 +5,8 @@ import pytest
 from scipy import stats
 
 from labeldp_core.errors import InvalidInputError
-from labeldp_core.families.randomized_response.release import randomized_response
 from labeldp_core.mechanisms import expected_flip_rate, keep_probability, transition_matrix
+from labeldp_core.noise.randomized_response import randomized_response
 
 # With a fixed seed the tests are deterministic; the threshold bounds how often they would fail
 # for an arbitrary seed if the mechanism were right (family-wise, Bonferroni over the rows).

@@ -22,17 +22,16 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from labeldp_core.accounting import (
-    ORDERS,
+from labeldp_core.accounting import ORDERS, epsilon_from_rdp
+from labeldp_core.errors import InvalidInputError
+from labeldp_core.families.pate import accounting as pate_accounting
+from labeldp_core.families.pate.accounting import (
     calibrate_noise,
     data_independent_epsilon,
     epsilon_as_queries_grow,
-    epsilon_from_rdp,
     pate_epsilon,
     pate_rdp,
 )
-from labeldp_core.accounting import pate as pate_accounting
-from labeldp_core.errors import InvalidInputError
 
 DELTA = 1e-5
 SOME_ORDERS = np.array([1.5, 2.0, 5.0, 10.0, 20.0, 50.0])
@@ -371,3 +370,25 @@ def test_unreachable_epsilon_and_bad_checkpoints_are_explained(monkeypatch):
         calibrate_noise(0.1, 1000, DELTA, aggregator="gnmax")
     with pytest.raises(InvalidInputError, match="checkpoints"):
         epsilon_as_queries_grow(VOTES, DELTA, [0, 4], aggregator="gnmax", noise=10.0)
+
+
+def test_the_promised_import_path_serves_the_familys_accounting():
+    # docs/interfaces.md promises labeldp_core.accounting.pate_epsilon; PATE's accounting moved
+    # into its family (issue 55), and the shared accounting must not import a family to serve it.
+    import subprocess
+    import sys
+
+    from labeldp_core import accounting
+
+    assert accounting.pate_epsilon is pate_epsilon
+    for name in ("AGGREGATORS", "calibrate_noise", "data_independent_epsilon", "pate_rdp"):
+        assert name in accounting.__all__
+        assert getattr(accounting, name) is getattr(pate_accounting, name)
+    with pytest.raises(AttributeError, match="no attribute 'pate_bounds'"):
+        _ = accounting.pate_bounds
+    code = (
+        "import sys, labeldp_core.accounting\n"
+        "print(sorted(m for m in sys.modules if m.startswith('labeldp_core.families')))"
+    )
+    found = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert found.stdout.strip() == "[]"

@@ -22,7 +22,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from labeldp_core.accounting.pate_bounds import (
+from labeldp_core.accounting.rdp import ORDERS, epsilon_from_rdp
+from labeldp_core.errors import InvalidInputError
+from labeldp_core.families.pate.accounting_bounds import (
     log_pr_answered,
     log_pr_answered_discrete,
     log_q_gnmax,
@@ -36,8 +38,6 @@ from labeldp_core.accounting.pate_bounds import (
     rdp_threshold,
     rdp_threshold_data_dependent,
 )
-from labeldp_core.accounting.rdp import ORDERS, epsilon_from_rdp
-from labeldp_core.errors import InvalidInputError
 from labeldp_core.validation import (
     check_epsilon,
     check_positive,

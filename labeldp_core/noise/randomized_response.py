@@ -2,6 +2,10 @@
 
 Privacy unit: one training label, replace-one neighbours. For every pair of true labels a, b and
 every output o, P(o | a) <= e^epsilon P(o | b), which is exactly epsilon-label-DP.
+
+Shared base, not one family's: the randomized-response family releases through it, and so do
+LP-2ST's first stage (the RR-with-prior family) and the figures of vector RR, the classroom and
+the label-guessing game. ``labeldp_core.mechanisms`` serves its public names.
 """
 
 import numpy as np
