@@ -102,15 +102,7 @@ def render() -> None:
             f"Compute ε = {epsilon:g} on {controls.dataset_name}",
             "Training on released labels",
         )
-    st.markdown(
-        "Each training label becomes its one-hot vector plus Laplace noise of scale 2/ε on every "
-        "coordinate (two one-hot vectors differ by 2 in L1), which is ε-label-DP. Anything "
-        "computed from a noisy vector alone is free: its argmax, a clamped soft label, a rounded "
-        "0/1 vector, or ALIBI's Bayesian posterior over the classes. For regression the label "
-        f"value in {values[0]:g}..{values[-1]:g} gets noise of scale (high−low)/ε = "
-        f"{values[-1] - values[0]:g}/ε and is clamped; RR-on-bins instead releases one of a few "
-        "output values chosen to minimise the expected squared error."
-    )
+    _explain(values)
     sweeps = (controls, prior_settings, noise_settings)
     _classification(sweeps, result, epsilon, k)
     with reported_errors():
@@ -134,6 +126,19 @@ def render() -> None:
         None,
     )
     _rr_bins(right, rr_run, data, epsilon, prior_settings, noise)
+
+
+def _explain(values: np.ndarray) -> None:
+    """Say in a few sentences what the mechanism releases, for classes and for numbers."""
+    st.markdown(
+        "Each training label becomes its one-hot vector plus Laplace noise of scale 2/ε on every "
+        "coordinate (two one-hot vectors differ by 2 in L1), which is ε-label-DP. Anything "
+        "computed from a noisy vector alone is free: its argmax, a clamped soft label, a rounded "
+        "0/1 vector, or ALIBI's Bayesian posterior over the classes. For regression the label "
+        f"value in {values[0]:g}..{values[-1]:g} gets noise of scale (high−low)/ε = "
+        f"{values[-1] - values[0]:g}/ε and is clamped; RR-on-bins instead releases one of a few "
+        "output values chosen to minimise the expected squared error."
+    )
 
 
 def _release_controls() -> tuple[str, float, str]:
