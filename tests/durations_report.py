@@ -18,7 +18,7 @@ PAGE = ROOT / "docs" / "develop" / "tests.md"
 BEGIN, END = "<!-- slowest-tests:begin -->", "<!-- slowest-tests:end -->"
 SLOWEST = 20
 _DURATION = re.compile(r"^(\d+(?:\.\d+)?)s (setup|call|teardown) +(\S+)$")
-_SUMMARY = re.compile(r"^=* ?(\d+ passed.* in [\d.]+s(?: \([\d:]+\))?) ?=*$")
+_SUMMARY = re.compile(r"^=* ?(\d+ (?:passed|failed).* in [\d.]+s(?: \([\d:]+\))?) ?=*$")
 
 
 def slowest(output: str) -> list[tuple[float, str, str]]:
@@ -39,7 +39,11 @@ def slowest(output: str) -> list[tuple[float, str, str]]:
 
 
 def summary(output: str) -> str:
-    """pytest's closing line (counts and time), or "" if the output has none."""
+    """pytest's closing line (counts and time), or "" if the output has none.
+
+    >>> summary("x\\n1 failed, 4621 passed, 1 skipped in 882.66s (0:14:42)\\n")
+    '1 failed, 4621 passed, 1 skipped in 882.66s (0:14:42)'
+    """
     lines = (_SUMMARY.match(line.strip()) for line in output.splitlines())
     found = [match.group(1) for match in lines if match]
     return found[-1] if found else ""
@@ -88,7 +92,8 @@ def main() -> int:
     parser.add_argument("--from", dest="log", type=Path, help="read this pytest output instead")
     args = parser.parse_args()
     if args.log:
-        output, status, how = args.log.read_text(), 0, f"read from a saved run ({args.log.name})"
+        output, status = args.log.read_text(), 0
+        how = f"a saved run, {args.log.name}: {summary(output) or 'no summary'}"
     else:
         output, status = _run_suite(args.workers)
         shown = "pytest -q" + (
@@ -100,7 +105,8 @@ def main() -> int:
     if status != 0 or not rows:
         print(f"error: the suite failed ({status}) or printed no durations; the page is unchanged")
         return status or 1
-    run = f"Measured by `make test-durations` ({how})."
+    command = "tests/durations_report.py --from LOG" if args.log else "make test-durations"
+    run = f"Measured by `{command}` ({how})."
     PAGE.write_text(rewrite(PAGE.read_text(encoding="utf-8"), block(rows, run)), encoding="utf-8")
     print(f"wrote the {len(rows)} slowest tests into {PAGE.relative_to(ROOT)}")
     return 0
