@@ -241,14 +241,10 @@ def _import_one(cache: ResultCache, archive: zipfile.ZipFile, line: dict) -> str
     if not isinstance(key, str) or not KEY_PATTERN.fullmatch(key) or kind not in _SUFFIX:
         return ": not a key and type this code writes"
     try:
-        fields = identity_fields(key, identity)
-    except CorruptEntryError as exc:
-        return f": {exc}"
-    if not is_stored_by_this_code(fields) and unit_of_code(fields["code"]) is not None:
-        raise _StaleEntryError(key)
-    try:
         what = identity_of(key, identity)["kind"]
     except CorruptEntryError as exc:
+        if _computed_by_other_code(key, identity):
+            raise _StaleEntryError(key) from None
         return f": {exc}"
     reason = _travel_problem(what, kind)
     if reason:
@@ -268,6 +264,18 @@ def _import_one(cache: ResultCache, archive: zipfile.ZipFile, line: dict) -> str
     except (CorruptEntryError, ValueError, RecursionError, zipfile.BadZipFile, OSError) as exc:
         return f" ({what}): unreadable ({type(exc).__name__})"
     return ""
+
+
+def _computed_by_other_code(key: str, identity: object) -> bool:
+    """Whether a refused identity is stale here rather than malformed.
+
+    True when it hashes to ``key`` and names a unit's code, only not this checkout's.
+    """
+    try:
+        fields = identity_fields(key, identity)
+    except CorruptEntryError:
+        return False
+    return not is_stored_by_this_code(fields) and unit_of_code(fields["code"]) is not None
 
 
 def _travel_problem(kind: str, type_: str) -> str:
