@@ -20,6 +20,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # run as a script, bench/ is on the path and the project is not
 RECORDS = ROOT / "bench" / "measured"
 #: The pages whose blocks are written here: the README and every page of the site.
 PAGES = (ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md")))

@@ -1,7 +1,10 @@
 """No figure in the docs that the bench did not measure: warm times come from bench/measured/."""
 
 import json
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -101,3 +104,21 @@ def test_without_a_record_a_block_names_the_command_that_measures_it(
     assert not _DURATION.search(sentence)
     with pytest.raises(ValueError, match="unknown measured block"):
         measured.rendered("speed-digits")
+
+
+def test_the_bench_counts_the_planned_points_when_run_as_a_script(tmp_path):
+    """``bench/warm_speed.py --write`` runs as a script: bench/ on the path, not the project."""
+    probe = (
+        "import sys; sys.path.insert(0, sys.argv[1]); import measured; "
+        "print(measured.planned_points('digits'))"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    done = subprocess.run(
+        [sys.executable, "-P", "-c", probe, str(ROOT / "bench")],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr[-500:]
+    assert "'pages':" in done.stdout
