@@ -9,6 +9,8 @@ from tests.contract.test_mechanism_inputs import MECHANISM_ROWS, SHARED_ROWS
 from tests.families import family_modules
 
 ROWS = [*MECHANISM_ROWS, *ACCOUNTING_ROWS, *ENGINE_ROWS]
+#: The central tables' rows, without any family's (each family's are in its tests folder).
+CENTRAL_ROWS = [*SHARED_ROWS, *ACCOUNTING_ROWS, *ENGINE_ROWS]
 
 
 def test_invalid_input_error_is_a_value_error_and_a_labeldp_error():
