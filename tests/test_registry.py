@@ -27,7 +27,6 @@ from labeldp_core.registry import (
     mechanism_entries,
     registered,
 )
-from ui.navigation import MECHANISMS_SECTION
 
 
 def test_a_toy_family_from_a_folder_shows_on_every_derived_table(toy_family):
@@ -198,11 +197,10 @@ def _derived_lists() -> dict[str, object]:
     from tests.mutation_targets import mutation_targets, selected_tests
     from tests.release_spies import merged_contracts
     from tests.test_warm import audited_classifiers
-    from ui.navigation import page_table
 
     return {
         "mechanisms": list(MECHANISMS),
-        "navigation": page_table(),
+        "navigation": registry.pages(),  # ui.navigation's page table (tests/app/test_page_table)
         "tight": tight_cases(),
         "slow": slow_audits(),
         "powerful": powerful_cases(),
@@ -241,10 +239,7 @@ def test_a_toy_family_dropped_into_the_families_is_on_every_derived_list(toy_fam
             check_bad_call(row, bad)
         tasks = warm_tasks("digits")
     assert found["mechanisms"] == [*before["mechanisms"], "toy-coin"]
-    toy_page = (MECHANISMS_SECTION, "pages/toy_coin.py", "Toy coins", "toys")
-    assert [entry for entry in found["navigation"] if entry != toy_page] == before["navigation"]
-    mechanism_pages = [e for e in found["navigation"] if e.section == MECHANISMS_SECTION]
-    assert mechanism_pages[-1] == toy_page  # it declares no order: the last family's page
+    assert found["navigation"] == [*before["navigation"], (toy_family, toy_family.page)]
     assert found["tight"] == before["tight"] | {"toy-coin": 0.9}
     assert found["slow"] == before["slow"] | {"toy-coin": (2.0,)}
     assert found["powerful"] == [*before["powerful"], ("toy-coin", 0)]
