@@ -1,15 +1,19 @@
-"""Generate ``only_mutate`` of ``[tool.mutmut]`` in ``pyproject.toml``: the files mutmut mutates.
+"""Generate the lists of ``[tool.mutmut]`` in ``pyproject.toml``: what mutmut mutates, and the
+tests it runs against the mutants.
 
 The privacy-critical code is the shared base's noise, accounting and DP-SGD step
 (:data:`SHARED_TARGETS`) and each family's release and its experiments' hand-off of epsilon and
-noise, which every family declares (:attr:`labeldp_core.families.family.Family.mutation_targets`).
-The list in ``pyproject.toml`` is this module's output, never edited by hand:
+noise, which every family declares (:attr:`labeldp_core.families.family.Family.mutation_targets`):
+``only_mutate``. The tests run against them (``pytest_add_cli_args_test_selection``) are the
+shared base's (:data:`SHARED_TESTS`) and the tests folder of each family that has files mutated
+(``tests/families/<family>/``). Both lists in ``pyproject.toml`` are this module's output, never
+edited by hand:
 
-    python tests/mutation_targets.py           # print the generated block
-    python tests/mutation_targets.py --write   # rewrite it in pyproject.toml
+    python tests/mutation_targets.py           # print the generated blocks
+    python tests/mutation_targets.py --write   # rewrite them in pyproject.toml
     python tests/mutation_targets.py --check   # exit 1 if pyproject.toml is out of date
 
-``tests/test_registry.py`` checks that ``pyproject.toml`` holds the generated list.
+``tests/test_registry.py`` checks that ``pyproject.toml`` holds the generated lists.
 """
 
 import re
@@ -31,10 +35,40 @@ SHARED_TARGETS = (
     "labeldp_core/engine/release_noise.py",
     "labeldp_core/training/dpsgd.py",
 )
+#: The shared base's fast tests that execute the targets (DP-SGD's by name: its other tests
+#: train for seconds).
+SHARED_TESTS = (
+    "tests/noise/test_noise_plans.py",
+    "tests/noise/test_discrete_laplace.py",
+    "tests/noise/test_secure_noise.py",
+    "tests/accounting/test_composition.py",
+    "tests/accounting/test_dpsgd_accounting.py",
+    "tests/accounting/test_wording.py",
+    "tests/contract/test_release_contract.py",
+    "tests/contract/test_mechanism_inputs.py",
+    "tests/contract/test_accounting_inputs.py",
+    "tests/contract/test_engine_inputs.py",
+    "tests/contract/test_reported_figures.py",
+    "tests/experiments/test_epsilon_spent.py",
+    "tests/experiments/test_experiments.py",
+    "tests/audit/test_audit_cases.py",
+    *(
+        f"tests/training/test_dpsgd.py::{name}"
+        for name in (
+            "test_the_loop_samples_at_its_rate_and_hands_the_optimiser_its_noise",
+            "test_each_step_releases_the_clipped_sum_plus_gaussian_noise_over_the_expected_batch",
+            "test_empty_poisson_draws_still_take_a_noisy_step",
+            "test_first_adam_step_moves_every_weight_against_its_own_noisy_gradient",
+            "test_the_dp_optimiser_wraps_the_optimiser_asked_with_the_privacy_settings",
+            "test_the_outcome_is_the_trained_model_its_test_curve_and_its_empty_draws",
+            "test_without_noise_each_step_releases_exactly_the_clipped_sum_over_the_expected_batch",
+        )
+    ),
+)
+#: The package's doctests, selected last.
+DOCTESTS = "labeldp_core/"
 #: How to run this module.
 COMMAND = "python tests/mutation_targets.py"
-#: The ``only_mutate = [...]`` block of ``pyproject.toml``.
-BLOCK = re.compile(r"^only_mutate = \[\n(?:    .*\n)*?\]\n", flags=re.MULTILINE)
 
 
 def mutation_targets() -> list[str]:
@@ -45,36 +79,66 @@ def mutation_targets() -> list[str]:
     return list(dict.fromkeys([*SHARED_TARGETS, *declared]))
 
 
-def only_mutate_block(targets: list[str]) -> str:
-    """``targets`` as the ``only_mutate`` block of ``pyproject.toml`` (one path a line)."""
-    return "only_mutate = [\n" + "".join(f'    "{target}",\n' for target in targets) + "]\n"
+def selected_tests() -> list[str]:
+    """The shared tests, the tests folder of every registered family with files mutated, then the
+    package's doctests.
+
+    A family's tests folder is ``tests/families/<family>/`` (the package
+    ``tests.families.<family>``): every test in it runs against the mutants, so a test file the
+    family adds is selected without an edit here.
+    """
+    from labeldp_core.registry import FAMILIES
+    from tests.families import has_tests
+
+    folders = [
+        f"tests/families/{family.id}/"
+        for family in FAMILIES
+        if family.mutation_targets and has_tests(family.id)
+    ]
+    return [*SHARED_TESTS, *folders, DOCTESTS]
 
 
-def written(text: str, targets: list[str]) -> str:
-    """``pyproject.toml``'s ``text`` with its ``only_mutate`` block replaced by ``targets``'.
+def generated() -> dict[str, list[str]]:
+    """Each generated key of ``[tool.mutmut]`` with its list."""
+    return {
+        "only_mutate": mutation_targets(),
+        "pytest_add_cli_args_test_selection": selected_tests(),
+    }
+
+
+def block(key: str, values: list[str]) -> str:
+    """``key = [...]`` as a block of ``pyproject.toml`` (one value a line)."""
+    return f"{key} = [\n" + "".join(f'    "{value}",\n' for value in values) + "]\n"
+
+
+def written(text: str, lists: dict[str, list[str]]) -> str:
+    """``pyproject.toml``'s ``text`` with the block of each key of ``lists`` replaced by its list.
 
     Raises:
-        ValueError: if ``text`` holds no ``only_mutate`` block.
+        ValueError: if ``text`` holds no block for one of the keys.
     """
-    new, found = BLOCK.subn(lambda _: only_mutate_block(targets), text, count=1)
-    if not found:
-        raise ValueError("pyproject.toml has no 'only_mutate = [' block under [tool.mutmut]")
-    return new
+    for key, values in lists.items():
+        pattern = re.compile(rf"^{key} = \[\n(?:    .*\n)*?\]\n", flags=re.MULTILINE)
+        text, found = pattern.subn(lambda _, k=key, v=values: block(k, v), text, count=1)
+        if not found:
+            raise ValueError(f"pyproject.toml has no '{key} = [' block under [tool.mutmut]")
+    return text
 
 
 def main(argv: list[str]) -> int:
-    """Print, write (``--write``) or check (``--check``) the generated block; 1 if out of date."""
+    """Print, write (``--write``) or check (``--check``) the generated blocks; 1 if out of date."""
     sys.path.insert(0, str(ROOT))
-    targets = mutation_targets()
+    lists = generated()
     text = PYPROJECT.read_text(encoding="utf-8")
     if "--write" in argv:
-        PYPROJECT.write_text(written(text, targets), encoding="utf-8")
+        PYPROJECT.write_text(written(text, lists), encoding="utf-8")
     elif "--check" in argv:
-        if written(text, targets) != text:
-            print(f"{PYPROJECT.name}: only_mutate is out of date; run {COMMAND} --write")
+        stale = [key for key, values in lists.items() if written(text, {key: values}) != text]
+        if stale:
+            print(f"{PYPROJECT.name}: {', '.join(stale)} out of date; run {COMMAND} --write")
             return 1
     else:
-        print(only_mutate_block(targets), end="")
+        print("".join(block(key, values) for key, values in lists.items()), end="")
     return 0
 
 

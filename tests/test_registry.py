@@ -7,6 +7,7 @@ docs' table; once the test is over, it is gone from all of them."""
 import importlib
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -116,16 +117,35 @@ def _docs_table() -> str:
     return mechanisms_hook.mechanism_table(mechanisms_hook.families())
 
 
-def test_the_mutation_run_mutates_the_generated_targets_every_familys_among_them():
+def _mutmut_config() -> dict:
+    """``[tool.mutmut]`` of ``pyproject.toml``, as mutmut reads it."""
     import tomllib
 
-    from tests.mutation_targets import PYPROJECT, main, mutation_targets
+    from tests.mutation_targets import PYPROJECT
 
-    config = tomllib.loads(PYPROJECT.read_text(encoding="utf-8"))
-    assert config["tool"]["mutmut"]["only_mutate"] == mutation_targets()
+    return tomllib.loads(PYPROJECT.read_text(encoding="utf-8"))["tool"]["mutmut"]
+
+
+def test_the_mutation_run_mutates_the_generated_targets_every_familys_among_them():
+    from tests.mutation_targets import main, mutation_targets
+
+    assert _mutmut_config()["only_mutate"] == mutation_targets()
     declared = {target for family in FAMILIES for target in family.mutation_targets}
     assert declared <= set(mutation_targets())
     assert main(["--check"]) == 0
+
+
+def test_the_mutation_run_selects_the_generated_tests_every_mutated_familys_folder_among_them():
+    from tests.mutation_targets import ROOT, selected_tests
+
+    selection = selected_tests()
+    assert _mutmut_config()["pytest_add_cli_args_test_selection"] == selection
+    mutated = [family.id for family in FAMILIES if family.mutation_targets]
+    assert [f"tests/families/{family}/" for family in mutated] == [
+        path for path in selection if path.startswith("tests/families/")
+    ]
+    assert [path for path in selection if not (ROOT / path.split("::")[0]).exists()] == []
+    assert len(set(selection)) == len(selection)
 
 
 def test_listing_the_families_imports_no_torch():
@@ -169,14 +189,18 @@ def _derived_lists() -> dict[str, object]:
         slow_audits,
         tight_cases,
     )
-    from tests.contract.test_input_matrix import ROWS, uncovered
+    from tests.contract.test_input_matrix import CENTRAL_ROWS, uncovered
     from tests.contract.test_mechanism_inputs import family_rows
+    from tests.contract.test_release_contract import contract_cases
+    from tests.contract.test_reported_figures import draw_variants, release_steps
     from tests.experiments.test_epsilon_spent import named_diagnostics
-    from tests.mutation_targets import mutation_targets
+    from tests.mutation_targets import mutation_targets, selected_tests
     from tests.release_spies import merged_contracts
     from tests.test_warm import audited_classifiers
 
     return {
+        "mechanisms": list(MECHANISMS),
+        "navigation": registry.pages(),  # ui.navigation's page table (tests/app/test_page_table)
         "tight": tight_cases(),
         "slow": slow_audits(),
         "powerful": powerful_cases(),
@@ -185,17 +209,23 @@ def _derived_lists() -> dict[str, object]:
         "diagnostics": named_diagnostics(),
         "warm's canary audits": audited_classifiers(),
         "mutated": mutation_targets(),
+        "mutation tests": selected_tests(),
         "release contracts": set(merged_contracts("IMPLIED")),
+        "contract runs": contract_cases(),
+        "draw steps": release_steps(),
+        "draw runs": draw_variants(),
         "bad-input rows": [row.name for row in family_rows()],
-        "uncovered without the families' rows": uncovered([*ROWS]),
-        "uncovered": uncovered([*ROWS, *family_rows()]),
+        "uncovered without the families' rows": uncovered(CENTRAL_ROWS),
+        "uncovered": uncovered([*CENTRAL_ROWS, *family_rows()]),
     }
 
 
 def test_a_toy_family_dropped_into_the_families_is_on_every_derived_list(toy_family):
-    # Issue 55: the audit tests' sets, the diagnostics the epsilon tests check, warm's model
-    # audits, the mutation targets, the contract tables and the bad-input matrix come from the
-    # family's folder and its tests folder: nothing else is edited.
+    # Issue 55: the registry's mechanisms, the app's navigation, the audit tests' sets, the
+    # diagnostics the epsilon tests check, warm's runs and model audits, mutmut's targets and
+    # tests, the contract tables (release contracts, the contract's runs, the draws' steps and
+    # runs) and the bad-input matrix come from the family's folder and its tests folder: nothing
+    # else is edited.
     from labeldp_core.warm import warm_tasks
     from tests.contract.bad_values import check_bad_call, check_valid_call
     from tests.contract.test_mechanism_inputs import family_rows
@@ -208,6 +238,8 @@ def test_a_toy_family_dropped_into_the_families_is_on_every_derived_list(toy_fam
         for bad in row.bad:  # its bad values are refused as every public function's are
             check_bad_call(row, bad)
         tasks = warm_tasks("digits")
+    assert found["mechanisms"] == [*before["mechanisms"], "toy-coin"]
+    assert found["navigation"] == [*before["navigation"], (toy_family, toy_family.page)]
     assert found["tight"] == before["tight"] | {"toy-coin": 0.9}
     assert found["slow"] == before["slow"] | {"toy-coin": (2.0,)}
     assert found["powerful"] == [*before["powerful"], ("toy-coin", 0)]
@@ -216,17 +248,39 @@ def test_a_toy_family_dropped_into_the_families_is_on_every_derived_list(toy_fam
     assert found["diagnostics"] == before["diagnostics"] | {"toy-coin": ("flip_rate",)}
     assert found["warm's canary audits"] == before["warm's canary audits"] | {"toy-coin"}
     assert found["mutated"] == [*before["mutated"], "labeldp_core/families/toy_coin/release.py"]
+    toy_tests = "tests/families/toy_coin/"  # its tests folder, before the doctests
+    assert found["mutation tests"] == [*before["mutation tests"][:-1], toy_tests, "labeldp_core/"]
     assert found["release contracts"] == before["release contracts"] | {"toy-coin"}
+    toy_contract_runs = [("toy-coin", {}, "float"), ("toy-coin", {}, "secure")]
+    assert found["contract runs"] == [*before["contract runs"], *toy_contract_runs]
+    toy_steps = {"toy-coin": [("toy_release", "toy coins")]}  # its release, named in random_draws
+    assert found["draw steps"] == before["draw steps"] | toy_steps
+    assert found["draw runs"] == [*before["draw runs"], ("toy-coin", {})]
     assert found["bad-input rows"] == [*before["bad-input rows"], "toy_release"]
     # The matrix sees its public release: covered by its tests folder's row, named without it.
     assert found["uncovered"] == before["uncovered"] == []
     toy = "labeldp_core.mechanisms.toy_release"
-    assert found["uncovered without the families' rows"] == [
-        *before["uncovered without the families' rows"],
-        toy,
-    ]
+    without = set(before["uncovered without the families' rows"])
+    assert set(found["uncovered without the families' rows"]) == without | {toy}
     toy_runs = {t.config.epsilon for t in tasks if t.config and t.config.mechanism == "toy-coin"}
     assert toy_runs == {0.5, 2.0}  # warm computes its demo grid
     model_audits = {(m, e) for m, _, e in (t.model_audit for t in tasks if t.model_audit)}
     assert {("toy-coin", 0.5), ("toy-coin", 2.0)} <= model_audits
     assert _derived_lists() == before  # and once it is gone, it is on none of them
+
+
+def test_a_toy_mechanism_without_an_audit_is_on_the_not_audited_list_and_no_audit_list(toy_family):
+    # The audit tests' lists both ways: a mechanism that says why it has no audit case of its own
+    # (not_audited) joins that list, and none of the audited ones.
+    from tests.audit.test_audit_cases import not_audited
+
+    why = "made of the other toys' releases, each audited where it is declared"
+    unaudited = replace(toy_family.mechanisms[0], audit=None, not_audited=why)
+    before = _derived_lists()
+    with registered(replace(toy_family, mechanisms=(unaudited,))):
+        found = _derived_lists()
+        assert set(registry.CASES) == set(MECHANISMS) - set(not_audited())  # the audit test's rule
+    assert found["not audited"] == before["not audited"] | {"toy-coin": why}
+    for name in ("tight", "slow", "powerful", "audited"):
+        assert found[name] == before[name], name
+    assert found["mechanisms"] == [*before["mechanisms"], "toy-coin"]

@@ -21,7 +21,6 @@ from dataclasses import dataclass, field
 import numpy as np
 import pytest
 
-from labeldp_core import mechanisms
 from labeldp_core.errors import InvalidInputError
 
 NAN, INF = math.nan, math.inf
@@ -210,7 +209,6 @@ PROBS = np.array([[0.2, 0.3, 0.5], [0.1, 0.1, 0.8]])
 POINTS = np.array([[0.1, 0.2], [0.3, -0.1], [0.0, 0.5], [0.2, 0.2]])
 SUPPORT = np.array([0.0, 1.0, 2.0])
 PRIOR3 = np.array([0.2, 0.3, 0.5])
-BINS = mechanisms.optimal_bins(SUPPORT, PRIOR3, 1.0)
 
 
 # --- the checks every table runs ------------------------------------------------------------------

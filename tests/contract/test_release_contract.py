@@ -25,7 +25,6 @@ from labeldp_core.registry import mechanism_entries
 from labeldp_core.training import loop as training_loop
 
 IMPLIED = merged_contracts("IMPLIED")
-VARIANTS = merged_contracts("VARIANTS")
 SMALL = merged_contracts("SMALL")
 TARGETS = merged_contracts("TARGETS")
 
@@ -39,17 +38,20 @@ def test_every_registered_mechanism_has_its_release_spied_on():
             assert callable(getattr(module, step.function, None)), step
 
 
-def _cases() -> list[tuple[str, dict, str]]:
+def contract_cases() -> list[tuple[str, dict, str]]:
+    """Every registered mechanism's runs under the contract: each setting variant its release
+    contract names (``VARIANTS``; else its defaults) in each noise mode it takes."""
+    variants = merged_contracts("VARIANTS")
     cases = []
     for mechanism in MECHANISMS:
         modes = ["float", "secure"] if "noise" in MECHANISMS[mechanism].settings else ["float"]
-        for extra in VARIANTS.get(mechanism, [{}]):
+        for extra in variants.get(mechanism, [{}]):
             cases += [(mechanism, extra, mode) for mode in modes]
     return cases
 
 
 @pytest.mark.parametrize(
-    ("mechanism", "extra", "mode"), _cases(), ids=lambda v: str(v).replace(" ", "")
+    ("mechanism", "extra", "mode"), contract_cases(), ids=lambda v: str(v).replace(" ", "")
 )
 @pytest.mark.parametrize("epsilon", [0.7, 3.7])
 def test_the_release_received_what_the_run_reports(

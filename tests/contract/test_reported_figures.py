@@ -34,19 +34,30 @@ from labeldp_core.registry import family_of, mechanism_entries
 DIGITS = load_dataset("digits")
 SOURCES = {"float": FLOAT_SOURCE, "secure": SECURE_SOURCE}
 
-#: Per mechanism whose draws touch the labels: its declared release calls and the step each
-#: call is named by in ``details["random_draws"]``.
-RELEASE_STEPS = {
-    mechanism.id: [(step.function, step.draws) for step in mechanism.releases]
-    for mechanism in mechanism_entries()
-    if any(step.draws for step in mechanism.releases)
-}
-#: Runs whose every setting variant reaches each release of its mechanism.
-VARIANTS = [
-    (mechanism, settings)
-    for mechanism in RELEASE_STEPS
-    for settings in merged_contracts("DRAW_VARIANTS").get(mechanism, [{}])
-]
+
+def release_steps() -> dict[str, list[tuple[str, str | None]]]:
+    """Per mechanism whose draws touch the labels: its declared release calls and the step each
+    call is named by in ``details["random_draws"]``."""
+    return {
+        mechanism.id: [(step.function, step.draws) for step in mechanism.releases]
+        for mechanism in mechanism_entries()
+        if any(step.draws for step in mechanism.releases)
+    }
+
+
+def draw_variants() -> list[tuple[str, dict]]:
+    """Runs whose every setting variant reaches each release of its mechanism: one per mechanism
+    of :func:`release_steps`, or one per variant its release contract names (``DRAW_VARIANTS``)."""
+    variants = merged_contracts("DRAW_VARIANTS")
+    return [
+        (mechanism, settings)
+        for mechanism in release_steps()
+        for settings in variants.get(mechanism, [{}])
+    ]
+
+
+RELEASE_STEPS = release_steps()
+VARIANTS = draw_variants()
 SMALL = merged_contracts("SMALL")
 EXTRA_DRAWS = {
     family: contract.EXTRA_DRAWS

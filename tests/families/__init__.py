@@ -23,6 +23,11 @@ def family_modules(name: str) -> dict[str, ModuleType]:
     found = {}
     for family in FAMILIES:
         dotted = f"{__name__}.{family.id}.{name}"
-        if importlib.util.find_spec(f"{__name__}.{family.id}") and importlib.util.find_spec(dotted):
+        if has_tests(family.id) and importlib.util.find_spec(dotted):
             found[family.id] = importlib.import_module(dotted)
     return found
+
+
+def has_tests(family: str) -> bool:
+    """Whether the family ``family`` (its id) has a tests folder, ``tests/families/<family>/``."""
+    return importlib.util.find_spec(f"{__name__}.{family}") is not None

@@ -10,6 +10,7 @@ from labeldp_core.data import load_dataset
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.families.laplace_labels.label_prior import PRIOR_SETTINGS, estimate_prior
 from labeldp_core.mechanisms import alibi_posterior, laplace_one_hot, prior_from_counts
+from tests.contract.bad_values import NOISY, PRIOR3
 
 Z = stats.norm.ppf(1 - 1e-3 / 2)
 
@@ -48,6 +49,13 @@ def test_per_row_priors_and_zero_prior_entries():
     posterior = alibi_posterior(noisy, 1.0, prior)
     assert posterior[0, 0] == 0.0
     np.testing.assert_allclose(posterior[1], _bayes(noisy[1], 2.0, prior[1]), rtol=1e-12)
+
+
+def test_alibi_prior_scale_does_not_change_the_posterior():
+    # Accepted on purpose (its bad-input row, bad_inputs.py, lets it pass): ALIBI's posterior is
+    # invariant to the prior's scale.
+    normalised = alibi_posterior(NOISY, 1.0, PRIOR3)
+    np.testing.assert_allclose(alibi_posterior(NOISY, 1.0, PRIOR3 * 7), normalised)
 
 
 @pytest.mark.parametrize("epsilon", [0.01, 1.0, 100.0])
