@@ -13,6 +13,8 @@ the verdict into "no verdict".
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 
+import numpy as np
+
 from labeldp_core.accounting.units import label_guarantee_of_example
 from labeldp_core.cache import ResultCache
 from labeldp_core.data import load_dataset, training_size
@@ -33,7 +35,7 @@ from labeldp_core.model_audit.crafted import (
     crafted_inputs,
 )
 from labeldp_core.model_audit.estimate import accuracy_cap, score_guesses
-from labeldp_core.model_audit.guesses import DEFAULT_GUESS_SHARE, check_guess_share
+from labeldp_core.model_audit.guesses import DEFAULT_GUESS_SHARE, check_guess_share, guess
 from labeldp_core.model_audit.protected import check_rows_kept, protected_rows, rows_digest
 from labeldp_core.model_audit.recipe import audit_recipe
 from labeldp_core.model_audit.result import CanaryEstimate, ModelAudit
@@ -139,12 +141,13 @@ TRAININGS = (
 
 @dataclass(frozen=True)
 class _Plan:
-    """What an audit trains: the unit claimed, one config per training, the canaries drawn."""
+    """What an audit trains, the canaries drawn and the share of them the attack guesses on."""
 
     unit: str
     configs: tuple[RunConfig, ...]
     drawn: Canaries
     draw: dict
+    share: float
 
 
 def _configs(
@@ -191,9 +194,8 @@ def _plan(mechanism: str, dataset: str, epsilon: float, options: Mapping[str, ob
         "seed": seed,
         "rows": rows_digest(rows),
         "kind": kind,
-        "guess_share": share,
     }
-    return _Plan(unit, configs, drawn, draw)
+    return _Plan(unit, configs, drawn, draw, share)
 
 
 def audit_training(
@@ -268,9 +270,8 @@ def _assemble(mechanism: str, dataset: str, plan: _Plan, found: list[dict]) -> M
     """The audit of ``found``, the stored outcomes of ``plan``'s trainings."""
     config = plan.configs[0]
     label_epsilon, label_delta = _label_claim(config.epsilon, found[0]["delta"], plan.unit)
-    claim = (label_epsilon, label_delta, plan.draw["count"])
     estimates = [
-        _estimate(name, run_config, role, stored, claim)
+        _estimate(name, run_config, role, stored, plan, (label_epsilon, label_delta))
         for (name, _, role), run_config, stored in zip(TRAININGS, plan.configs, found, strict=True)
     ]
     return ModelAudit(
@@ -281,7 +282,7 @@ def _assemble(mechanism: str, dataset: str, plan: _Plan, found: list[dict]) -> M
         model=dict(config.settings).get("model"),
         canaries=plan.draw["count"],
         canary_kind=plan.draw["kind"],
-        guess_share=plan.draw["guess_share"],
+        guess_share=plan.share,
         claimed_epsilon=config.epsilon,
         privacy_unit=plan.unit,
         label_epsilon=label_epsilon,
@@ -293,11 +294,17 @@ def _assemble(mechanism: str, dataset: str, plan: _Plan, found: list[dict]) -> M
 
 
 def _estimate(
-    name: str, config: RunConfig, role: str, stored: dict, claim: tuple[float, float, int]
+    name: str, config: RunConfig, role: str, stored: dict, plan: _Plan, claim: tuple[float, float]
 ) -> CanaryEstimate:
-    """One training's estimate; ``claim`` is the label-level (ε, δ) and the canaries' count."""
-    epsilon, delta, canaries = claim
-    score = score_guesses(int(stored["correct"]), int(stored["trials"]), delta, canaries=canaries)
+    """One training's guesses on ``plan``'s canaries and their estimate against ``claim``.
+
+    ``claim`` is the label-level (ε, δ); the guesses are made from the stored scores here, so
+    they change with the attack (:mod:`.guesses`) without training again.
+    """
+    epsilon, delta = claim
+    drawn = plan.drawn
+    made = guess(np.asarray(stored["scores"]), drawn.planted, drawn.decoy, plan.share)
+    score = score_guesses(made.correct, made.made, delta, canaries=made.canaries)
     return CanaryEstimate(
         role=name,
         run_epsilon=None if role == NON_PRIVATE else config.epsilon,

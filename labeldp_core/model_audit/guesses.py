@@ -1,13 +1,19 @@
 """The attack's guesses on its most confident canaries, abstaining on the rest.
 
-Each canary's score is ``log p(y'|x) - log p(k|x)``: positive guesses the planted ``y'``, otherwise
-the decoy ``k``. The one-run audit lets the attacker abstain (Steinke, Nasr, Jagielski 2023,
-"Privacy auditing with one (1) training run", NeurIPS 2023, Theorem 3.1: guesses
-``T in {-1, 0, +1}^m`` with at most ``r`` nonzero, the correct ones dominated by
-Binomial(r, e^ε / (1 + e^ε))), so it guesses only on the ``r`` canaries whose score is largest in
-magnitude, with ``r`` fixed before the audit (``guess_share`` of the canaries). A canary whose
-released label was neither candidate (RR's third labels) leaves the model unsure between the two,
-and abstaining on it keeps the guesses where the release can be read.
+Each canary's score is ``log(p(y'|x) + c) - log(p(k|x) + c)`` with ``c`` = :data:`SMOOTHING`:
+positive guesses the planted ``y'``, otherwise the decoy ``k``. The one-run audit lets the
+attacker abstain (Steinke, Nasr, Jagielski 2023, "Privacy auditing with one (1) training run",
+NeurIPS 2023, Theorem 3.1: guesses ``T in {-1, 0, +1}^m`` with at most ``r`` nonzero, the correct
+ones dominated by Binomial(r, e^ε / (1 + e^ε))), so it guesses only on the ``r`` canaries whose
+score is largest in magnitude, with ``r`` fixed before the audit (``guess_share`` of the
+canaries). Any function of the model's output is a valid score; this one is chosen for power.
+
+A canary whose released label was neither candidate (RR's third labels, a Laplace argmax
+elsewhere, a prior's top k* without them) leaves both candidates' probabilities tiny, and the
+ratio of two tiny probabilities is noise that can be large: the plain log-ratio ranked such
+canaries among the most confident. The floor ``c`` shrinks their score to about 0, so abstaining
+drops them, while a candidate the model gives real mass keeps a large score (1 against 1e-6
+scores about ln 100, not ln 10^6: the ranking among informative canaries barely moves).
 """
 
 import math
@@ -23,6 +29,9 @@ __all__ = ["DEFAULT_GUESS_SHARE", "Guesses", "canary_scores", "check_guess_share
 DEFAULT_GUESS_SHARE = 0.5
 #: The smallest share accepted: fewer guesses cannot prove much.
 MIN_GUESS_SHARE = 0.1
+#: What the score adds to both candidates' probabilities before their log-ratio: a tenth of the
+#: uniform 1/K on ten classes, so that two probabilities far below it score about 0.
+SMOOTHING = 0.01
 
 
 @dataclass(frozen=True)
@@ -47,12 +56,18 @@ def check_guess_share(share: object) -> float:
 
 
 def canary_scores(probabilities: np.ndarray, planted: np.ndarray, decoy: np.ndarray) -> np.ndarray:
-    """``log p(y'|x) - log p(k|x)`` per canary (probabilities floored at 1e-300)."""
+    """``log(p(y'|x) + c) - log(p(k|x) + c)`` per canary, ``c`` = :data:`SMOOTHING`.
+
+    Scores below 0 (a classifier's cosine similarities) count as 0, as a probability would.
+
+    >>> p = np.array([[0.9, 1e-6, 1e-9], [1e-6, 1e-9, 0.9]])
+    >>> np.round(canary_scores(p, np.array([0, 0]), np.array([1, 1])), 2)
+    array([4.51, 0.  ])
+    """
     rows = np.arange(len(planted))
-    floor = np.float64(1e-300)
-    chosen = np.maximum(probabilities[rows, planted].astype(np.float64), floor)
-    other = np.maximum(probabilities[rows, decoy].astype(np.float64), floor)
-    return np.log(chosen) - np.log(other)
+    chosen = np.maximum(probabilities[rows, planted].astype(np.float64), 0.0)
+    other = np.maximum(probabilities[rows, decoy].astype(np.float64), 0.0)
+    return np.log(chosen + SMOOTHING) - np.log(other + SMOOTHING)
 
 
 def guess(

@@ -7,8 +7,10 @@ computed without noise from the planted labels, which the runner notes beside it
 The run goes through the mechanism's own runner exactly as :func:`labeldp_core.experiments.run`
 does, with a :class:`CanaryContext` instead of the plain context. Its intermediate products
 (votes, priors, encoders) go to a throwaway cache, since they are computed from the planted labels
-and the shared cache would serve them to ordinary runs. The count of correct guesses is cached
-under the run's config, the canaries' draw and the role.
+and the shared cache would serve them to ordinary runs. What the released classifier says about
+each canary (its per-class scores) is cached under the run's config, the canaries' draw and the
+role; the attack's guesses are computed from them by the audit (:mod:`.guesses`), so a change of
+the attack re-scores the stored trainings instead of training again.
 """
 
 import tempfile
@@ -21,12 +23,14 @@ from labeldp_core.experiments import RunConfig, mechanism_spec
 from labeldp_core.fingerprint import joined, mechanism_unit
 from labeldp_core.model_audit.canaries import Canaries
 from labeldp_core.model_audit.context import CanaryContext
-from labeldp_core.model_audit.guesses import guess
 
-__all__ = ["MECHANISM", "NON_PRIVATE", "canary_training", "training_code"]
+__all__ = ["MECHANISM", "NON_PRIVATE", "SCORE_DIGITS", "canary_training", "training_code"]
 
 #: The roles of a canary training: under the mechanism, or on the planted labels in the clear.
 MECHANISM, NON_PRIVATE = "mechanism", "non-private"
+#: Significant digits of the stored scores: a ratio of two softmax entries keeps 6 digits however
+#: small they are, and rounding is a fixed function of the model's output (the attack may use any).
+SCORE_DIGITS = 6
 
 
 def training_code(config: RunConfig) -> str:
@@ -42,11 +46,11 @@ def canary_training(
     draw: dict[str, Any],
     progress: Progress = silent,
 ) -> dict[str, Any]:
-    """``{"correct", "trials", "test_score", "delta"}`` of one training with ``canaries``; cached.
+    """``{"scores", "test_score", "delta"}`` of one training with ``canaries``; cached.
 
-    ``trials`` counts the guesses made, on the most confident ``draw["guess_share"]`` of the
-    canaries (:func:`~.guesses.guess`). ``draw`` names how the canaries were drawn (dataset,
-    count, seed, kind, guess share), for the cache key.
+    ``scores`` holds the released classifier's per-class scores on each canary, ``(N, K)`` (a
+    softmax, or the DP prototypes' similarities), to :data:`SCORE_DIGITS` significant digits.
+    ``draw`` names how the canaries were drawn (dataset, count, seed, kind), for the cache key.
     """
     payload = {
         "config": config.to_dict(),
@@ -58,15 +62,13 @@ def canary_training(
     return cache.json_or_compute(
         "model-audit-canaries",
         payload,
-        lambda: _train(config, canaries, role, float(draw["guess_share"]), progress),
-        required=["correct", "trials", "test_score", "delta"],
+        lambda: _train(config, canaries, role, progress),
+        required=["scores", "test_score", "delta"],
         by=training_code(config),
     )
 
 
-def _train(
-    config: RunConfig, canaries: Canaries, role: str, share: float, progress: Progress
-) -> dict:
+def _train(config: RunConfig, canaries: Canaries, role: str, progress: Progress) -> dict:
     spec = mechanism_spec(config.mechanism)
     with tempfile.TemporaryDirectory(prefix="labeldp-canaries-") as scratch:
         throwaway = ResultCache(scratch)
@@ -91,10 +93,8 @@ def _train(
             "can read (neither a model trained on every training example, nor its released model, "
             "nor its released classifier's scores)"
         )
-    guesses = guess(probabilities, canaries.planted, canaries.decoy, share)
     return {
-        "correct": guesses.correct,
-        "trials": guesses.made,
+        "scores": [[float(f"{v:.{SCORE_DIGITS}g}") for v in row] for row in probabilities],
         "test_score": float(score),
         "delta": float(delta),
     }

@@ -16,6 +16,7 @@ import pytest
 from labeldp_core.cache import ResultCache
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.model_audit import ModelAudit, audit_model, training_run
+from tests.model_audit.stand_in import stored
 
 #: 287 canaries (one training example in five), each prove at most ln(287 / ln(20)) ~ 4.56.
 SMALL = {"epochs": 150, "settings": {"model": "mlp"}}
@@ -77,8 +78,7 @@ def test_a_second_call_trains_nothing_and_the_result_round_trips(at_three, store
 
 
 def test_an_example_level_claim_is_read_for_a_label(store, monkeypatch):
-    found = {"correct": 200, "trials": 287, "test_score": 0.5, "delta": 1e-5}
-    monkeypatch.setattr(training_run, "_train", lambda *args: found)
+    monkeypatch.setattr(training_run, "_train", lambda _, drawn, *rest: stored(drawn, 200, 1e-5))
     audit = audit_model("dpsgd", "digits", 1.0, cache=store, **SMALL)
     assert audit.privacy_unit == "example"
     assert audit.label_epsilon == 2.0
@@ -107,8 +107,7 @@ def test_what_the_canaries_cannot_test_is_refused_before_training(
 
 
 def test_a_non_private_control_below_the_claim_says_this_audit_cannot_test_it(store, monkeypatch):
-    weak = {"correct": 80, "trials": 144, "test_score": 0.5, "delta": 0.0}
-    monkeypatch.setattr(training_run, "_train", lambda *args: weak)
+    monkeypatch.setattr(training_run, "_train", lambda _, drawn, *rest: stored(drawn, 80))
     audit = audit_model("rr", "digits", 2.0, cache=store, canaries=287, epochs=1)
     assert audit.verdict.startswith("this audit cannot test this claim")
     assert audit.to_dict()["power"]["non-private"] == audit.controls[0].epsilon_lower_bound

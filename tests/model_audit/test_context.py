@@ -16,10 +16,6 @@ def _context(cache, epochs: int = 1) -> CanaryContext:
     return CanaryContext(config, "classification", cache, lambda *_: None, canaries=canaries)
 
 
-#: A draw as the audit names it, guessing on every canary.
-ALL_GUESSED = {"seed": 0, "guess_share": 1.0}
-
-
 def test_the_context_trains_on_the_planted_labels_and_nothing_else_changes(cache):
     ctx = _context(cache)
     clean, planted = load_dataset("digits"), ctx.dataset
@@ -47,10 +43,10 @@ def test_a_canary_training_leaves_nothing_an_ordinary_run_reads(cache):
     config = make_config("rr", "digits", 1.0, epochs=1, settings={"model": "logistic"})
     data = load_dataset("digits")
     canaries = draw_canaries(data.y_train, data.num_classes, 120, 0)
-    draw = {"dataset": "digits", "count": 120, "seed": 0, "guess_share": 1.0}
+    draw = {"dataset": "digits", "count": 120, "seed": 0}
     found = training_run.canary_training(config, canaries, "mechanism", cache, draw)
-    assert found["trials"] == 120 and 0 <= found["correct"] <= 120
-    assert len(cache) == 1  # the guesses only: votes, priors, baselines went to a throwaway cache
+    assert np.asarray(found["scores"]).shape == (120, 10)
+    assert len(cache) == 1  # the scores only: votes, priors, baselines went to a throwaway cache
     assert run(config, cache).cached is False
 
 
@@ -60,16 +56,12 @@ def test_a_mechanism_that_notes_no_model_is_refused_after_its_run(cache, monkeyp
     data = load_dataset("digits")
     canaries = draw_canaries(data.y_train, data.num_classes, 120, 0)
     with pytest.raises(InvalidInputError, match="no released classifier"):
-        training_run.canary_training(
-            config, canaries, "mechanism", cache, {"seed": 0, "guess_share": 1.0}
-        )
+        training_run.canary_training(config, canaries, "mechanism", cache, {"seed": 0})
 
 
 def test_dpsgd_notes_its_released_model_so_its_canaries_are_read(cache):
     config = make_config("dpsgd", "digits", 1.0, epochs=1, settings={"model": "logistic"})
     data = load_dataset("digits")
     canaries = draw_canaries(data.y_train, data.num_classes, 120, 0)
-    found = training_run.canary_training(
-        config, canaries, "mechanism", cache, {"seed": 0, "guess_share": 1.0}
-    )
-    assert found["trials"] == 120 and found["delta"] == config.setting("delta")
+    found = training_run.canary_training(config, canaries, "mechanism", cache, {"seed": 0})
+    assert len(found["scores"]) == 120 and found["delta"] == config.setting("delta")

@@ -22,6 +22,7 @@ from labeldp_core.model_audit import audit, audit_model
 from labeldp_core.model_audit.canaries import draw_canaries
 from labeldp_core.model_audit.context import CanaryContext
 from labeldp_core.model_audit.protected import check_rows_kept, protected_rows
+from tests.model_audit.stand_in import stored
 
 DPPL = ("dppl-mean", "dppl-public", "dppl-topk")
 #: A private set small enough that one canary moves its planted class's mean visibly.
@@ -121,7 +122,7 @@ def test_the_audit_hands_every_dppl_training_the_same_canaries_in_protected_rows
 
     def spy(config, canaries, role, cache, draw, progress):
         handed.append((config, canaries, role))
-        return {"correct": 60, "trials": len(canaries), "test_score": 0.5, "delta": 1e-5}
+        return stored(canaries, 60, 1e-5)
 
     monkeypatch.setattr(audit, "canary_training", spy)
     found = audit_model("dppl-mean", "digits", 1.0, settings={"imbalance": 10.0})

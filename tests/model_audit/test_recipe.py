@@ -12,8 +12,7 @@ import pytest
 from labeldp_core.__main__ import main
 from labeldp_core.cache import ResultCache
 from labeldp_core.model_audit import audit_model, training_run
-
-STORED = {"correct": 260, "trials": 500, "test_score": 0.8, "delta": 0.0}
+from tests.model_audit.stand_in import stored
 
 
 @pytest.fixture
@@ -21,9 +20,9 @@ def trained(monkeypatch) -> list:
     """The configs the audit's trainings ran with (each training stands in: nothing trains)."""
     configs: list = []
 
-    def record(config, *args):
+    def record(config, drawn, *args):
         configs.append(config)
-        return STORED
+        return stored(drawn, 260)
 
     monkeypatch.setattr(training_run, "_train", record)
     return configs

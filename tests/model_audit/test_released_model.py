@@ -47,11 +47,12 @@ def test_the_students_softmax_on_the_canaries_is_read(cache, monkeypatch):
     assert np.all(np.isin(canaries.index, np.concatenate(seen["shards"])))
 
 
-def test_a_pate_canary_training_counts_the_guesses(cache):
+def test_a_pate_canary_training_stores_the_students_scores(cache):
     config, _, canaries = _setup()
-    draw = {"dataset": "digits", "count": 120, "seed": 0, "guess_share": 1.0}
+    draw = {"dataset": "digits", "count": 120, "seed": 0}
     found = training_run.canary_training(config, canaries, "mechanism", cache, draw)
-    assert found["trials"] == 120 and 0 <= found["correct"] <= 120
+    assert np.allclose(np.sum(found["scores"], axis=1), 1.0, atol=1e-5)
+    assert len(found["scores"]) == 120
     assert found["delta"] == config.setting("delta")
 
 
