@@ -1,6 +1,5 @@
 """Cached access to core results for the pages: Streamlit's memory cache over the disk cache."""
 
-import json
 import math
 import os
 from collections.abc import Callable, Iterator, Sequence
@@ -34,11 +33,11 @@ __all__ = [
     "few_rows_note",
     "is_stored",
     "neighbour_estimate",
-    "point",
     "read_only",
     "replay_caption",
     "reported_errors",
     "result_cache",
+    "result_for",
     "run_with_progress",
     "stored",
     "stored_many",
@@ -94,39 +93,31 @@ def dataset_problem(name: str) -> str | None:
     return None
 
 
-@st.cache_data(show_spinner=False, max_entries=4096)
-def _stored_dict(config_json: str) -> dict:
-    found = lookup(RunConfig(**_config_fields(config_json)), result_cache())
+@st.cache_resource(show_spinner=False, max_entries=4096)
+def _stored_result(config: RunConfig) -> RunResult:
+    """``config``'s stored result, read from disk once per server process and kept as it is.
+
+    A resource, not data: every session is handed the same frozen :class:`RunResult` (no page
+    changes one), never a copy decoded again, so a demo never waits twice for a point. A miss
+    raises, and is never memoised: a point computed later is found on the next look.
+    """
+    found = lookup(config, result_cache())
     if found is None:
         raise _NotStoredError
-    return found.to_dict()
-
-
-def _config_fields(config_json: str) -> dict:
-    fields = json.loads(config_json)
-    fields["settings"] = tuple(fields["settings"].items())
-    return fields
-
-
-def _key(config: RunConfig) -> str:
-    return json.dumps(config.to_dict(), sort_keys=True)
+    return found
 
 
 def stored(config: RunConfig) -> RunResult | None:
     """The cached result of ``config`` or None, answered from memory after the first look."""
     try:
-        return RunResult.from_dict(_stored_dict(_key(config)))
+        return _stored_result(config)
     except _NotStoredError:
         return None
 
 
 def is_stored(config: RunConfig) -> bool:
     """Whether ``config``'s result is cached: a presence check (the slider's stops), not a read."""
-    try:
-        _stored_dict(_key(config))
-    except _NotStoredError:
-        return False
-    return True
+    return stored(config) is not None
 
 
 def stored_many(configs: list[RunConfig]) -> tuple[list[RunResult], list[RunConfig]]:
@@ -229,7 +220,7 @@ def button_label(action: str, configs: list[RunConfig], seconds: float | None) -
     return f"{action} ({count}, {spoken_duration(seconds)})"
 
 
-def point(config: RunConfig, button: str, progress_label: str) -> RunResult | None:
+def result_for(config: RunConfig, button: str, progress_label: str) -> RunResult | None:
     """The result of ``config``: cached; computed at once when quick; else behind a button.
 
     A missing point is explained right under the ε control, in view: one line saying what the
@@ -263,7 +254,7 @@ def point_under_headline(
     button: str,
     progress_label: str,
 ) -> RunResult | None:
-    """Draw a closed-form headline at once, then the page's :func:`point` under it.
+    """Draw a closed-form headline at once, then the page's :func:`result_for` under it.
 
     ``headline(None)`` draws the closed form before anything is computed; once the point is
     stored, ``headline(result)`` draws it again in the same place with what the run measured.
@@ -274,7 +265,7 @@ def point_under_headline(
     with area.container():
         headline(None)
     with reported_errors():
-        result = point(make(), button, progress_label)
+        result = result_for(make(), button, progress_label)
     if result is not None:
         with area.container():
             headline(result)

@@ -8,7 +8,7 @@ from numbers import Integral
 
 from labeldp_core.cache import ResultCache
 from labeldp_core.data import DatasetInfo, dataset_info, load_dataset
-from labeldp_core.data.table_results import results_cache
+from labeldp_core.data.results_store import results_store
 from labeldp_core.data.tables import is_table
 from labeldp_core.engine.consensus import consensus_details
 from labeldp_core.engine.context import RunContext
@@ -149,7 +149,7 @@ def lookup(config: RunConfig, cache: ResultCache | None = None) -> RunResult | N
     """The cached result of ``config``, or None; never computes."""
     config = _normalise(config)
     cache = ResultCache() if cache is None else cache  # an empty cache is falsy (__len__)
-    return _stored(results_cache(cache, config.dataset), config)
+    return _stored(results_store(cache, config.dataset), config)
 
 
 def _stored(cache: ResultCache, config: RunConfig) -> RunResult | None:
@@ -195,7 +195,7 @@ def run(
     """Compute one point, or return it from the cache (``cached=True``) without training."""
     started = time.perf_counter()
     config = _normalise(config)
-    cache = results_cache(ResultCache() if cache is None else cache, config.dataset)
+    cache = results_store(ResultCache() if cache is None else cache, config.dataset)
     found = _stored(cache, config)
     if found is not None:
         return replace(found, elapsed_s=round(time.perf_counter() - started, 4))
