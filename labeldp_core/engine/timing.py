@@ -43,8 +43,8 @@ def estimate_seconds(cache: ResultCache, configs: Sequence[RunConfig]) -> float 
     """
     total = 0.0
     for config in configs:
-        held = results_store(cache, config.dataset)
-        found = held.get_json(timing_key(held, config))
+        key = timing_key(cache, config)  # the same key in every store
+        found = results_store(cache, config.dataset).get_json(key)
         if not found or not found.get("seconds"):
             return None
         total += statistics.median(found["seconds"])
