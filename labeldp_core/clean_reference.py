@@ -15,7 +15,7 @@ import numpy as np
 
 from labeldp_core.cache import ResultCache
 from labeldp_core.choosing.summary import clean_baseline
-from labeldp_core.data.table_results import results_cache
+from labeldp_core.data.results_store import results_store
 from labeldp_core.demo import DEMO_SEEDS
 from labeldp_core.engine.context import RunContext
 from labeldp_core.engine.progress import silent
@@ -45,7 +45,7 @@ def clean_reference(
         epochs: the epochs asked, or None for the dataset's default.
         cache: the result cache (a table's own one is found from it).
     """
-    store = results_cache(cache, dataset)
+    store = results_store(cache, dataset)
     scores = []
     for seed in DEMO_SEEDS:
         settings = {} if model is None else {"model": model}

@@ -24,9 +24,9 @@ from ui.export import chart
 from ui.links import linked
 from ui.results import (
     diagnostics_caption,
-    point,
     replay_caption,
     reported_errors,
+    result_for,
     stored_many,
 )
 from ui.risk import RiskOf
@@ -61,7 +61,7 @@ def render() -> None:
         config = make_config(
             mechanism, controls.dataset, epsilon, controls.seed, controls.epochs_asked, settings
         )
-        result = point(
+        result = result_for(
             config,
             f"Compute {MECHANISM_NAMES[mechanism]} at ε = {epsilon:g}",
             "Public encoder and DP prototypes",

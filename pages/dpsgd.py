@@ -22,9 +22,9 @@ from ui.export import chart
 from ui.links import linked
 from ui.results import (
     computed_stops,
-    point,
     replay_caption,
     reported_errors,
+    result_for,
     stored_many,
 )
 from ui.risk import RiskOf
@@ -157,7 +157,7 @@ def _schedule(
         batch, epochs = config.setting("batch"), config.epochs
         q, steps = sampling_schedule(n_train, batch, epochs)
         # Before the charts, so that a run trained now draws its own budget line at once.
-        result = point(
+        result = result_for(
             config,
             f"Train with DP-SGD at ε = {epsilon:g} on {controls.dataset_name}",
             "Training with DP-SGD",

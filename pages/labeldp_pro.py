@@ -11,7 +11,7 @@ from ui.controls import Controls, current_controls
 from ui.epsilon import epsilon_control
 from ui.export import chart
 from ui.links import linked
-from ui.results import computed_stops, point, replay_caption, reported_errors
+from ui.results import computed_stops, replay_caption, reported_errors, result_for
 
 #: The smoothing control's first choice: whatever the run's defaults say (λ from the noise).
 _RECIPE = "recipe"
@@ -27,7 +27,7 @@ def render() -> None:
         config = make_config(
             "labeldp-pro", controls.dataset, epsilon, controls.seed, controls.epochs_asked, settings
         )
-        result = point(
+        result = result_for(
             config,
             f"Train LabelDP-Pro at ε = {epsilon:g} on {controls.dataset_name}",
             "Training with LabelDP-Pro",

@@ -33,8 +33,8 @@ from ui.links import linked
 from ui.results import (
     computed_stops,
     diagnostics_caption,
-    point,
     reported_errors,
+    result_for,
 )
 from ui.risk import RiskOf
 from ui.sweeps import compute_button, status_sentence
@@ -97,7 +97,7 @@ def render() -> None:
             controls.epochs_asked,
             controls.settings | noise_settings,
         )
-        result = point(
+        result = result_for(
             own,
             f"Compute ε = {epsilon:g} on {controls.dataset_name}",
             "Training on released labels",

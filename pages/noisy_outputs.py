@@ -20,9 +20,9 @@ from ui.export import chart
 from ui.results import (
     computed_stops,
     diagnostics_caption,
-    point,
     replay_caption,
     reported_errors,
+    result_for,
     stored_many,
 )
 from ui.risk import RiskOf
@@ -71,7 +71,7 @@ def _stored_points(
             controls.epochs_asked,
             controls.settings,
         )
-        current = point(
+        current = result_for(
             config, f"Compute ε = {epsilon:g} on {controls.dataset_name}", "Noisy outputs"
         )
         configs = sweep_configs(

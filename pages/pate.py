@@ -16,7 +16,7 @@ from ui.controls import Controls, current_controls, noise_control
 from ui.epsilon import epsilon_control
 from ui.export import chart
 from ui.links import linked
-from ui.results import computed_stops, point, reported_errors, stored_many
+from ui.results import computed_stops, reported_errors, result_for, stored_many
 from ui.risk import RiskOf
 from ui.sweeps import compute_button
 
@@ -45,7 +45,7 @@ def render() -> None:
         config = make_config(
             "pate", controls.dataset, epsilon, controls.seed, controls.epochs_asked, settings
         )
-        result = point(
+        result = result_for(
             config,
             f"Train {settings['teachers']} teachers and the student on {controls.dataset_name}",
             "PATE",

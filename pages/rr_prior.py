@@ -21,8 +21,8 @@ from ui.links import linked
 from ui.results import (
     computed_stops,
     diagnostics_caption,
-    point,
     reported_errors,
+    result_for,
     stored,
 )
 from ui.risk import RiskOf
@@ -170,7 +170,7 @@ def _budget(
     with reported_errors():
         stages = stored(lp_config)
         draw_budget(budget_area, config, epsilon, stored(config), stages)
-        result = point(
+        result = result_for(
             config,
             f"Compute ε = {epsilon:g} on {controls.dataset_name}",
             "Clustering, releasing labels, training",

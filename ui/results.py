@@ -1,11 +1,9 @@
 """Cached access to core results for the pages: Streamlit's memory cache over the disk cache."""
 
-import json
 import math
 import os
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import replace
 from typing import Any
 
 import streamlit as st
@@ -16,7 +14,8 @@ from labeldp_core.demo import log_interpolate, on_demo_grid, point_epsilons
 from labeldp_core.engine.diagnostics import diagnostics_sentence
 from labeldp_core.engine.timing import QUICK_S, estimate_seconds, spoken_duration
 from labeldp_core.errors import DatasetUnavailableError, LabelDPError
-from labeldp_core.experiments import MECHANISMS, RunConfig, RunResult, lookup, make_config, run
+from labeldp_core.experiments import MECHANISMS, RunConfig, RunResult, make_config, sweep_configs
+from labeldp_core.experiments.runner import computed_result, stored_result
 from labeldp_core.experiments.service import ComputeService, Job, default_workers
 from ui.cluster import cluster, run_on_the_cluster
 from ui.epsilon import answer_area
@@ -34,11 +33,11 @@ __all__ = [
     "few_rows_note",
     "is_stored",
     "neighbour_estimate",
-    "point",
     "read_only",
     "replay_caption",
     "reported_errors",
     "result_cache",
+    "result_for",
     "run_with_progress",
     "stored",
     "stored_many",
@@ -94,28 +93,24 @@ def dataset_problem(name: str) -> str | None:
     return None
 
 
-@st.cache_data(show_spinner=False, max_entries=4096)
-def _stored_dict(config_json: str) -> dict:
-    found = lookup(RunConfig(**_config_fields(config_json)), result_cache())
+@st.cache_resource(show_spinner=False, max_entries=4096)
+def _stored_result(config: RunConfig) -> RunResult:
+    """``config``'s stored result, read from disk once per server process and kept as it is.
+
+    A resource, not data: every session is handed the same frozen :class:`RunResult` (no page
+    changes one), never a copy decoded again, so a demo never waits twice for a point. A miss
+    raises, and is never memoised: a point computed later is found on the next look.
+    """
+    found = stored_result(config, result_cache())
     if found is None:
         raise _NotStoredError
-    return found.to_dict()
-
-
-def _config_fields(config_json: str) -> dict:
-    fields = json.loads(config_json)
-    fields["settings"] = tuple(fields["settings"].items())
-    return fields
-
-
-def _key(config: RunConfig) -> str:
-    return json.dumps(config.to_dict(), sort_keys=True)
+    return found
 
 
 def stored(config: RunConfig) -> RunResult | None:
     """The cached result of ``config`` or None, answered from memory after the first look."""
     try:
-        return RunResult.from_dict(_stored_dict(_key(config)))
+        return _stored_result(config)
     except _NotStoredError:
         return None
 
@@ -123,7 +118,7 @@ def stored(config: RunConfig) -> RunResult | None:
 def is_stored(config: RunConfig) -> bool:
     """Whether ``config``'s result is cached: a presence check (the slider's stops), not a read."""
     try:
-        _stored_dict(_key(config))
+        _stored_result(config)
     except _NotStoredError:
         return False
     return True
@@ -171,7 +166,7 @@ def run_with_progress(configs: list[RunConfig], label: str) -> list[RunResult]:
             bar.progress(min((i + fraction) / len(configs), 1.0), text=f"{p}: {message}")
 
         if service is None:
-            results.append(run(config, result_cache(), progress=show))
+            results.append(computed_result(config, result_cache(), progress=show))
         else:
             with service.waiting(config) as job:
                 results.append(_wait_for(job, show))
@@ -229,12 +224,14 @@ def button_label(action: str, configs: list[RunConfig], seconds: float | None) -
     return f"{action} ({count}, {spoken_duration(seconds)})"
 
 
-def point(config: RunConfig, button: str, progress_label: str) -> RunResult | None:
-    """The result of ``config``: cached; computed at once when quick; else behind a button.
+def result_for(config: RunConfig, button: str, progress_label: str) -> RunResult | None:
+    """The result of ``config``: stored; computed at once when quick; else behind a button.
 
-    A missing point is explained right under the ε control, in view: one line saying what the
-    button computes, an estimate read off the computed neighbours (greyed, called an estimate),
-    and the button saying roughly how long it takes. Returns None while the point waits for it.
+    The one road from a page to a stored result: ``config`` comes from ``make_config``, which
+    checked it (ε included) once; here it is looked up (from memory after the first look), the
+    time a missing one takes is estimated, and it is computed (by the server's workers, the
+    cluster or the page) and stored. A missing point is explained right under the ε control, in
+    view (:func:`_offer`). Returns None while the point waits for its button.
     """
     result = stored(config)
     if result is not None:
@@ -244,17 +241,24 @@ def point(config: RunConfig, button: str, progress_label: str) -> RunResult | No
         area.info(READ_ONLY_NOTE)
         return None
     seconds = estimate([config])
-    if computes_at_once([config], seconds):
+    if computes_at_once([config], seconds) or _offer(area, config, button, seconds):
         return run_with_progress([config], progress_label)[0]
+    return None
+
+
+def _offer(area, config: RunConfig, button: str, seconds: float | None) -> bool:
+    """Offer to compute ``config`` under the ε control; whether its button was clicked.
+
+    One line says what the button computes, one the estimate read off the computed neighbours
+    (greyed, called an estimate), and the button says roughly how long it takes.
+    """
     area.caption(
         f"ε = {config.epsilon:g} is not computed yet: the button computes this page's result at "
         f"exactly that ε (seed {config.seed}, {config.epochs} epoch"
         f"{'s' if config.epochs != 1 else ''}) and caches it."
     )
     area.caption(neighbour_estimate(config))
-    if area.button(button_label(button, [config], seconds), type="primary", key="compute_point"):
-        result = run_with_progress([config], progress_label)[0]
-    return result
+    return area.button(button_label(button, [config], seconds), type="primary", key="compute_point")
 
 
 def point_under_headline(
@@ -263,7 +267,7 @@ def point_under_headline(
     button: str,
     progress_label: str,
 ) -> RunResult | None:
-    """Draw a closed-form headline at once, then the page's :func:`point` under it.
+    """Draw a closed-form headline at once, then the page's :func:`result_for` under it.
 
     ``headline(None)`` draws the closed form before anything is computed; once the point is
     stored, ``headline(result)`` draws it again in the same place with what the run measured.
@@ -274,7 +278,7 @@ def point_under_headline(
     with area.container():
         headline(None)
     with reported_errors():
-        result = point(make(), button, progress_label)
+        result = result_for(make(), button, progress_label)
     if result is not None:
         with area.container():
             headline(result)
@@ -288,10 +292,12 @@ def neighbour_estimate(config: RunConfig) -> str:
     among those `warm` computes for this page; said to be an estimate, never shown as a result.
     """
     known = {}
-    for epsilon in point_epsilons(config.mechanism, config.dataset):
-        result = stored(replace(config, epsilon=epsilon))
+    grid = point_epsilons(config.mechanism, config.dataset)
+    where = (config.mechanism, config.dataset, grid, (config.seed,), config.epochs)
+    for neighbour in sweep_configs(*where, dict(config.settings)):
+        result = stored(neighbour)
         if result is not None:
-            known[epsilon] = result.test_accuracy
+            known[neighbour.epsilon] = result.test_accuracy
     found = log_interpolate(config.epsilon, known)
     if found is None:
         return (

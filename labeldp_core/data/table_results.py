@@ -21,7 +21,7 @@ import numpy as np
 
 from labeldp_core.cache import ResultCache
 from labeldp_core.data.registry import load_dataset
-from labeldp_core.data.tables import _folder, _tables_dir, is_table
+from labeldp_core.data.tables import _folder, _tables_dir
 from labeldp_core.errors import InvalidInputError
 
 __all__ = ["TableForgottenError", "forget_table", "results_cache"]
@@ -104,13 +104,15 @@ _RESULT_CACHES: dict[Path, _TableResults] = {}
 
 
 def results_cache(cache: ResultCache, dataset: str) -> ResultCache:
-    """Where results of ``dataset`` are kept: ``cache`` itself, or a table's own result cache.
+    """The table ``dataset``'s own result cache, in its folder under ``cache``'s directory.
+
+    Only a table's results are kept here; :func:`labeldp_core.data.results_store.results_store`
+    says which cache keeps a dataset's results.
 
     Raises:
+        InvalidInputError: if ``dataset`` is not a table's id.
         TableForgottenError: if the table is not stored (it is not created again here).
     """
-    if not is_table(dataset):
-        return cache
     root = cache.directory
     folder = _folder(dataset, root) / "results"
     with _tables_lock(root):

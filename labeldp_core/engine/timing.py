@@ -10,7 +10,7 @@ import statistics
 from collections.abc import Sequence
 
 from labeldp_core.cache import ResultCache
-from labeldp_core.data.table_results import results_cache
+from labeldp_core.data.results_store import results_store
 from labeldp_core.engine.spec import RunConfig
 
 __all__ = ["QUICK_S", "estimate_seconds", "record_seconds", "spoken_duration", "timing_key"]
@@ -43,8 +43,8 @@ def estimate_seconds(cache: ResultCache, configs: Sequence[RunConfig]) -> float 
     """
     total = 0.0
     for config in configs:
-        held = results_cache(cache, config.dataset)
-        found = held.get_json(timing_key(held, config))
+        key = timing_key(cache, config)  # the same key in every store
+        found = results_store(cache, config.dataset).get_json(key)
         if not found or not found.get("seconds"):
             return None
         total += statistics.median(found["seconds"])

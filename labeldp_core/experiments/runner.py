@@ -8,7 +8,7 @@ from numbers import Integral
 
 from labeldp_core.cache import ResultCache
 from labeldp_core.data import DatasetInfo, dataset_info, load_dataset
-from labeldp_core.data.table_results import results_cache
+from labeldp_core.data.results_store import results_store
 from labeldp_core.data.tables import is_table
 from labeldp_core.engine.consensus import consensus_details
 from labeldp_core.engine.context import RunContext
@@ -28,7 +28,16 @@ from labeldp_core.registry import mechanism_spec, threat_card, tuning_of
 from labeldp_core.threads import torch_threads, training_threads
 from labeldp_core.validation import check_epsilon, check_list, check_seed
 
-__all__ = ["dataset_training_defaults", "lookup", "make_config", "run", "sweep", "sweep_configs"]
+__all__ = [
+    "computed_result",
+    "dataset_training_defaults",
+    "lookup",
+    "make_config",
+    "run",
+    "stored_result",
+    "sweep",
+    "sweep_configs",
+]
 
 #: Share of a cold run's progress bar given to the clean baseline when it is not cached yet.
 _BASELINE_SHARE = 0.4
@@ -124,13 +133,18 @@ def dataset_training_defaults(spec: MechanismSpec, info: DatasetInfo) -> dict[st
     return {}
 
 
+def _is_made(config: object) -> bool:
+    """Whether :func:`make_config` returned ``config`` (or an equal config still held)."""
+    try:
+        return config in _VALIDATED
+    except TypeError:  # a config built by hand with an unhashable setting
+        return False
+
+
 def _normalise(config: RunConfig) -> RunConfig:
     """``config`` as :func:`make_config` returned it: checked once, not again on every use."""
-    try:
-        if config in _VALIDATED:
-            return config
-    except TypeError:  # a config built by hand with an unhashable setting: refused below
-        pass
+    if _is_made(config):
+        return config
     if not isinstance(config, RunConfig):
         raise InvalidInputError(
             f"expected a RunConfig (build one with make_config), got {type(config).__name__}"
@@ -148,8 +162,28 @@ def _normalise(config: RunConfig) -> RunConfig:
 def lookup(config: RunConfig, cache: ResultCache | None = None) -> RunResult | None:
     """The cached result of ``config``, or None; never computes."""
     config = _normalise(config)
-    cache = ResultCache() if cache is None else cache  # an empty cache is falsy (__len__)
-    return _stored(results_cache(cache, config.dataset), config)
+    return stored_result(config, ResultCache() if cache is None else cache)
+
+
+def stored_result(config: RunConfig, cache: ResultCache) -> RunResult | None:
+    """:func:`lookup` of a config that :func:`make_config` returned, which is not checked again.
+
+    The app's road from a page to its result takes this and :func:`computed_result`: its
+    configs are made, and ε checked, once, where a page reads its controls.
+
+    Raises:
+        InvalidInputError: if ``config`` was not made by :func:`make_config`.
+    """
+    return _stored(results_store(cache, _made(config).dataset), config)
+
+
+def _made(config: RunConfig) -> RunConfig:
+    """``config``, if :func:`make_config` returned it (or an equal config); else refused."""
+    if not _is_made(config):
+        raise InvalidInputError(
+            f"not a config make_config returned: {config!r}; build it with make_config"
+        )
+    return config
 
 
 def _stored(cache: ResultCache, config: RunConfig) -> RunResult | None:
@@ -193,9 +227,20 @@ def run(
     config: RunConfig, cache: ResultCache | None = None, progress: Progress = silent
 ) -> RunResult:
     """Compute one point, or return it from the cache (``cached=True``) without training."""
-    started = time.perf_counter()
     config = _normalise(config)
-    cache = results_cache(ResultCache() if cache is None else cache, config.dataset)
+    return computed_result(config, ResultCache() if cache is None else cache, progress)
+
+
+def computed_result(
+    config: RunConfig, cache: ResultCache, progress: Progress = silent
+) -> RunResult:
+    """:func:`run` of a config that :func:`make_config` returned, which is not checked again.
+
+    Raises:
+        InvalidInputError: if ``config`` was not made by :func:`make_config`.
+    """
+    started = time.perf_counter()
+    cache = results_store(cache, _made(config).dataset)
     found = _stored(cache, config)
     if found is not None:
         return replace(found, elapsed_s=round(time.perf_counter() - started, 4))

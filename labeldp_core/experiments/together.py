@@ -22,7 +22,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from labeldp_core.cache import ResultCache
-from labeldp_core.data.table_results import results_cache
+from labeldp_core.data.results_store import results_store
 from labeldp_core.engine.context import RunContext
 from labeldp_core.engine.progress import Progress, silent
 from labeldp_core.engine.spec import RunConfig, RunResult
@@ -137,7 +137,7 @@ def _baselines(configs: Sequence[RunConfig], cache: ResultCache) -> None:
     missing: dict[str, Callable[[], Any]] = {}
     for config in configs:
         spec = mechanism_spec(config.mechanism)
-        stored = results_cache(cache, config.dataset)
+        stored = results_store(cache, config.dataset)
         ctx = RunContext(config, spec.task, stored, silent)
         if spec.trains_model and not ctx.baseline_is_cached():
             missing.setdefault(ctx._baseline_key(), ctx.baseline)
@@ -160,7 +160,7 @@ def _timings_kept(configs: Sequence[RunConfig], cache: ResultCache) -> Iterator[
     """
     kept = {}
     for config in configs:
-        held = results_cache(cache, config.dataset)
+        held = results_store(cache, config.dataset)
         key = timing_key(held, config)
         kept.setdefault(key, (held, held.get_json(key)))
     try:

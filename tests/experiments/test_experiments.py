@@ -144,3 +144,26 @@ def test_a_config_from_make_config_is_not_validated_again_by_lookup_and_run(cach
     assert len(checks) == 1
     with pytest.raises(InvalidInputError, match="unknown setting"):
         lookup(RunConfig("rr", "digits", 1.0, settings=(("x", [1]),)), cache)
+
+
+def test_the_app_road_takes_made_configs_only_and_checks_them_no_more(cache, monkeypatch):
+    from labeldp_core.experiments import runner
+
+    config = make_config("rr", "digits", 1.0, 0, 1)
+    checks = []
+    real = runner.make_config
+    monkeypatch.setattr(runner, "make_config", lambda *a, **k: checks.append(a) or real(*a, **k))
+    assert runner.stored_result(config, cache) is None
+    computed = runner.computed_result(config, cache)
+    found = runner.stored_result(config, cache)
+    assert found.cached and not computed.cached
+    assert found.flip_rate == computed.flip_rate and found.epsilon_spent == 1.0
+    assert checks == []
+    for by_hand in (
+        RunConfig("rr", "digits", 1.0, epochs=1),  # defaults missing
+        RunConfig("rr", "digits", -1.0, epochs=1),  # a bad epsilon never made
+        RunConfig("rr", "digits", 1.0, settings=(("x", [1]),)),  # unhashable
+    ):
+        for road in (runner.stored_result, runner.computed_result):
+            with pytest.raises(InvalidInputError, match="build it with make_config"):
+                road(by_hand, cache)

@@ -39,8 +39,8 @@ from labeldp_core.cache import ResultCache
 from labeldp_core.data import DATASETS, dataset_info
 from labeldp_core.data.clusters import PCA_COMPONENTS, cluster_images
 from labeldp_core.data.label_free_features import patch_points, patch_settings
+from labeldp_core.data.results_store import results_store
 from labeldp_core.data.splits import PUBLIC_FRACTION
-from labeldp_core.data.table_results import results_cache
 from labeldp_core.data.tables import is_table
 from labeldp_core.engine.consensus import CONSENSUS_SETTING
 from labeldp_core.engine.context import RunContext
@@ -353,7 +353,7 @@ def load_set_sizes(
             f"a {result.mechanism} result has no per-example k*; only rr-prior and lp-2st "
             "runs store one"
         )
-    return results_cache(ResultCache() if cache is None else cache, result.dataset).get_arrays(key)
+    return results_store(ResultCache() if cache is None else cache, result.dataset).get_arrays(key)
 
 
 def _cluster_priors(

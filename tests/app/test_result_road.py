@@ -1,0 +1,113 @@
+"""One road from a page to a stored result (issue 55, section 3).
+
+A page asks :func:`ui.results.result_for` for its point; that one function looks the point up,
+estimates what a missing one takes, and computes it. A result comes back from memory as the
+same :class:`RunResult` object, never decoded again; a built-in dataset's point never enters the
+code that keeps a user's own tables; and ε, checked once where the config is made, is not checked
+again on the way to the store.
+"""
+
+import sys
+
+import pytest
+from app_helpers import assert_no_errors, open_page
+
+import ui.results
+from labeldp_core.data import table_results
+from labeldp_core.experiments import RunResult, make_config, run, runner
+
+RR_PAGE = "pages/randomized_response.py"
+
+
+@pytest.fixture
+def table_code_calls(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The datasets for which a table's result cache was asked, wherever it is imported."""
+    calls: list[str] = []
+    original = table_results.results_cache
+
+    def spy(cache, dataset):
+        calls.append(dataset)
+        return original(cache, dataset)
+
+    for module in list(sys.modules.values()):
+        if getattr(module, "results_cache", None) is original:
+            monkeypatch.setattr(module, "results_cache", spy)
+    return calls
+
+
+def test_the_page_reaches_its_stored_point_through_result_for(monkeypatch):
+    config = make_config("rr", "digits", 2.0, epochs=1)
+    stored = run(config, ui.results.result_cache())
+    asked = []
+    original = ui.results.result_for
+
+    def spy(config, *args, **kwargs):
+        asked.append(config)
+        return original(config, *args, **kwargs)
+
+    monkeypatch.setattr(ui.results, "result_for", spy)
+    app = open_page(RR_PAGE, epsilon="2", epochs="1")
+    assert_no_errors(app)
+    assert config in asked
+    assert {m.label: m.value for m in app.metric}["Test accuracy"] == (
+        f"{stored.test_accuracy:.3f}"
+    )
+
+
+def test_a_stored_result_comes_back_as_the_same_object():
+    config = make_config("rr", "digits", 2.0, epochs=1)
+    run(config, ui.results.result_cache())
+    first = ui.results.stored(config)
+    assert first is not None and first.epsilon == 2.0
+    assert ui.results.stored(config) is first
+    assert ui.results.stored(make_config("rr", "digits", 2.0, epochs=1)) is first
+
+
+def test_a_built_in_dataset_never_enters_the_table_code(table_code_calls):
+    app = open_page(RR_PAGE, epsilon="2", epochs="1")  # looks up, estimates and computes
+    assert_no_errors(app)
+    assert {m.label: m.value for m in app.metric}["ε spent"] == "2"
+    assert table_code_calls == []
+
+
+def test_a_table_is_kept_by_the_table_code(table_code_calls, cache):
+    from labeldp_core.data.tables import add_table, example_table
+
+    info = add_table(example_table("wine"), "class", "wine", root=cache.directory)
+    config = make_config("rr", info.id, 2.0, epochs=1)
+    assert ui.results.stored(config) is None
+    assert table_code_calls == [info.id]
+
+
+def test_epsilon_is_checked_once_and_a_stored_result_read_once(monkeypatch):
+    """ε is checked where the config is made; a stored result is checked (its ε spent against
+    its ε, :func:`~labeldp_core.engine.result_schema.check_result_dict`) once, when it is read
+    from disk, not again on every look of a page."""
+    checks, reads = [], []
+    check_epsilon, from_dict = runner.check_epsilon, RunResult.from_dict.__func__
+
+    def counted_check(epsilon, *args):
+        checks.append(epsilon)
+        return check_epsilon(epsilon, *args)
+
+    def counted_read(cls, data, **overrides):
+        reads.append(data["epsilon"])
+        return from_dict(cls, data, **overrides)
+
+    monkeypatch.setattr(runner, "check_epsilon", counted_check)
+    monkeypatch.setattr(RunResult, "from_dict", classmethod(counted_read))
+    config = make_config("rr", "digits", 2.0, epochs=1)
+    run(config, ui.results.result_cache())
+    for _ in range(3):  # three runs of a page
+        assert ui.results.stored(config) is not None
+        assert ui.results.estimate([config]) is not None
+    assert checks == [2.0]
+    assert reads == [2.0]
+
+
+def test_a_bad_epsilon_is_refused_once_with_its_fix():
+    app = open_page(RR_PAGE, epsilon="-1", epochs="1")
+    assert not app.exception
+    errors = [e.value for e in app.error]
+    assert len(errors) == 1, errors
+    assert "epsilon must be greater than 0" in errors[0] and "try epsilon=0.1" in errors[0]
