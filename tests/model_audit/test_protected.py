@@ -17,6 +17,7 @@ from labeldp_core.families.rr_prior.experiment import ENCODER_PUBLIC_FRACTION
 from labeldp_core.model_audit import audit, audit_model
 from labeldp_core.model_audit.canaries import canary_count, draw_canaries
 from labeldp_core.model_audit.protected import protected_rows
+from tests.model_audit.stand_in import stored
 
 PATE = {"teachers": 5, "queries": 40, "model": "logistic"}
 #: PATE with LNMax: Gaussian GNMax's audit stops before training (no canary design can test it:
@@ -78,7 +79,7 @@ def _canaries_handed_to_training(monkeypatch, mechanism, settings, seed=0):
 
     def spy(config, canaries, role, cache, draw, progress):
         handed.append((config, canaries))
-        return {"correct": 60, "trials": len(canaries), "test_score": 0.5, "delta": 0.0}
+        return stored(canaries, right=60)
 
     monkeypatch.setattr(audit, "canary_training", spy)
     audit_model(mechanism, "digits", 1.0, seed=seed, epochs=1, settings=settings)
