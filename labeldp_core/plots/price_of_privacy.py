@@ -84,6 +84,8 @@ _BLOCK_TOP = 0.9
 #: One character's width in decades of the ε axis per px of font size (about 6.5 px of 770 px
 #: for 2.6 decades at 12 px), so that a block beside the cursor stays inside a phone's chart.
 _DECADES_PER_CHAR_PX = 0.022 / 12
+#: The audits' names above their diamonds, in px: neighbouring ε (0.5, 1) keep theirs apart.
+_NAME_PX = 12
 #: From this ε on, the values at the cursor are written on its left (the curves end at 20).
 _WRITE_LEFT_FROM = 3.0
 #: Short enough for a phone's 390 px (the caption says the rest).
@@ -306,7 +308,8 @@ def _readout(lines: Sequence[tuple[str, str]], size: int) -> go.Scatter:
     return go.Scatter(
         x=[LABEL_DP_RANGE[0]],
         y=[0],
-        mode="text",
+        mode="markers+text",
+        marker={"size": 12, "opacity": 0},  # an unseen marker: the text clears the axis
         text=[_block(lines)],
         textposition="bottom right",
         textfont={"size": size},
@@ -409,12 +412,8 @@ def _static_traces(
     results: Mapping[str, Sequence[RunResult]],
     audits: Sequence[AuditedBound],
     prior: Prior | None,
-    size: int,
 ) -> None:
-    """What stays while the cursor moves: the closed forms, the accuracy curves, the claims.
-
-    The audits' names are written in ``size`` px.
-    """
+    """What stays while the cursor moves: the closed forms, the accuracy curves, the claims."""
     _bound_curves(figure, num_classes, prior)
     named = {_name(m): rows for m, rows in results.items()}
     curves = score_vs_epsilon(
@@ -422,7 +421,7 @@ def _static_traces(
     )
     for trace in curves.data:
         figure.add_trace(trace, row=2, col=1)
-    _audit_points(figure, audits, size)
+    _audit_points(figure, audits)
 
 
 def _bound_curves(figure: go.Figure, num_classes: int, prior: Prior | None) -> None:
@@ -451,7 +450,7 @@ def _bound_curves(figure: go.Figure, num_classes: int, prior: Prior | None) -> N
     )
 
 
-def _audit_points(figure: go.Figure, audits: Sequence[AuditedBound], size: int) -> None:
+def _audit_points(figure: go.Figure, audits: Sequence[AuditedBound]) -> None:
     """The claim (ε proven = ε claimed) and every cached bound, named beside it and in its hover.
 
     The claim is drawn through many points: on the log ε axis, y = ε is a curve.
@@ -480,13 +479,14 @@ def _audit_points(figure: go.Figure, audits: Sequence[AuditedBound], size: int) 
             row=3,
             col=1,
         )
-    _audit_names(figure, audits, size)
+    _audit_names(figure, audits)
 
 
-def _audit_names(figure: go.Figure, audits: Sequence[AuditedBound], size: int) -> None:
+def _audit_names(figure: go.Figure, audits: Sequence[AuditedBound]) -> None:
     """Above each ε's bounds what they prove, short (the cursor's block names them all).
 
-    Written in ``size`` px, the chart's note size.
+    Written in :data:`_NAME_PX` px in every mode: in demo mode's 20 px the names at ε 0.5 and
+    1 covered each other.
     """
     by_epsilon: dict[float, list[AuditedBound]] = {}
     for audit in audits:
@@ -497,7 +497,7 @@ def _audit_names(figure: go.Figure, audits: Sequence[AuditedBound], size: int) -
         mode="text",
         text=[_proven(here) for here in by_epsilon.values()],
         textposition="top center",
-        textfont={"size": size, "color": "#222"},
+        textfont={"size": _NAME_PX, "color": "#222"},
         cliponaxis=False,
         hoverinfo="skip",
         row=3,
@@ -608,7 +608,7 @@ def price_of_privacy_figure(
         figure.add_annotation(text=EMPTY_NOTE, bordercolor="#999", borderpad=6, **note)
         return figure
     shown = {m: [r for r in rows if r.epsilon in epsilons] for m, rows in results.items()}
-    _static_traces(figure, num_classes, shown, audits, prior, layout.size)
+    _static_traces(figure, num_classes, shown, audits, prior)
     # room above the highest diamond for its name, under the panel's title
     top = 1.35 * max([a.claim for a in audits] + [a.lower_bound for a in audits] + [1.0])
     figure.update_yaxes(range=[0, 1.02], tickformat=".0%", row=1, col=1)

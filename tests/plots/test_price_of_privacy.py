@@ -241,9 +241,8 @@ def test_the_values_at_the_cursor_are_written_under_their_panels_in_the_modes_no
             text = moving[role]
             assert (list(text.x), list(text.y)) == ([0.05], [0])  # the panel's bottom left
             assert text.textposition == "bottom right" and text.textfont.size == size
+            assert text.marker.opacity == 0
         assert moving["audit_texts"].textfont.size in (None, size)  # None: no audit here
-    names = next(t for t in figure.data if t.mode == "text" and t.xaxis == "x3")
-    assert names.textfont.size == size
     tops = [figure.layout[f"yaxis{n}"].domain for n in ("", "2", "3")]
     assert tops[0][0] > tops[1][1] > tops[1][0] > tops[2][1]  # top to bottom, apart
 
