@@ -87,6 +87,11 @@ def _choice(
     )
 
 
+def _value_to_default() -> None:
+    """A new kind of target starts from its own default: 0.9 means nothing as points or MSE."""
+    st.session_state["value"] = DEFAULTS[st.session_state["target"]]
+
+
 def _target_controls() -> tuple[str, float, str, bool]:
     """Draw the target's controls in one row, bound to the link.
 
@@ -94,7 +99,14 @@ def _target_controls() -> tuple[str, float, str, bool]:
         The target's kind, its value, the privacy unit needed and whether every seed must reach it.
     """
     kind_box, value_box, unit_box, sure_box = st.columns([3, 2, 2, 2])
-    kind = linked(kind_box.selectbox, "Target", "target", list(TARGETS), labels=TARGETS.get)
+    kind = linked(
+        kind_box.selectbox,
+        "Target",
+        "target",
+        list(TARGETS),
+        labels=TARGETS.get,
+        on_change=_value_to_default,
+    )
     value = value_box.number_input(
         VALUE_LABELS[kind],
         value=DEFAULTS[kind],

@@ -9,6 +9,7 @@ from labeldp_core.price_of_privacy import PriceOfPrivacy, read_price_of_privacy
 from labeldp_core.registry import ON_COMPARE
 from labeldp_core.reports import PRICE_CAPTION, price_of_privacy_report
 from ui.controls import Controls, current_controls
+from ui.demo import demo_mode
 from ui.export import chart, html_button
 from ui.links import linked
 from ui.results import reported_errors, result_cache
@@ -53,6 +54,7 @@ def _story(headline, evidence: PriceOfPrivacy, controls: Controls) -> None:
         evidence.num_classes,
         evidence.audits,
         prior=evidence.prior,
+        demo_text=demo_mode(),
         key="price_of_privacy",
     )
     headline.caption(PRICE_CAPTION)

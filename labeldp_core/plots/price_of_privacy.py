@@ -25,6 +25,7 @@ from labeldp_core.mechanisms import expected_flip_rate
 from labeldp_core.plots.compare import short_name
 from labeldp_core.plotting.colours import series_styles
 from labeldp_core.plotting.common import LABEL_DP_AXIS_RANGE, LABEL_DP_RANGE, score_vs_epsilon
+from labeldp_core.plotting.readable import DEMO_SIZES, SIZES, TextSizes
 from labeldp_core.price_of_privacy import MODEL, RELEASE, AuditedBound
 from labeldp_core.registry import MECHANISMS
 from labeldp_core.risk import Prior, guess_bound, inference_gain_bound, posterior_bound
@@ -46,8 +47,6 @@ EMPTY_NOTE = (
     "Nothing cached yet for these mechanisms: warm the cache (python -m labeldp_core warm) "
     "and the screen plays every ε computed."
 )
-#: Share of the figure's height kept under the panels for the slider.
-_CONTROLS = 0.22
 #: The play buttons' gap above the panels, in px: clear of the top panel's title, on a phone too.
 _BUTTONS_ABOVE_PX = 40
 _CURSOR = {"color": "#555", "dash": "dash", "width": 2}
@@ -72,18 +71,21 @@ _IMAGE_GUESS = (
 )
 #: How the value of a bound at the cursor says where it was proven.
 _SOURCE = {RELEASE: "", MODEL: " (model)"}
-#: A line of text in a panel, as a share of the panel's height (about 15 px of 150), and one
-#: character's width in decades of the ε axis (about 6.5 px of 770 px for 2.6 decades): a
-#: line each, so that a block fits a phone's 300 px wide panels.
-_LINE_PX = 16
-#: The panels' shares of the plot's height (the accuracies' eight lines need the most), and
-#: about how tall the plot is in px, for how much of a panel a line of text takes.
-_ROW_HEIGHTS = (0.3, 0.46, 0.24)
-_PLOT_PX = 400
+#: Each panel's plot in px (the accuracies' eight lines need the most room to tell apart).
+_PANEL_PX = (120, 190, 130)
+#: Plotly's distance between two lines of text, as a multiple of the font size; the gap
+#: between stacked texts, in px.
+_LINE = 1.3
+_GAP = 6
+#: Under the bottom panel, besides its tick labels and axis title: the slider, in px.
+_SLIDER_PX = 90
 #: The highest a block of text reaches, as a share of its panel: clear of the panel's title.
 _BLOCK_TOP = 0.9
-_DECADES_PER_CHAR = 0.022
-_TEXT_SIZE = 12
+#: One character's width in decades of the ε axis per px of font size (about 6.5 px of 770 px
+#: for 2.6 decades at 12 px), so that a block beside the cursor stays inside a phone's chart.
+_DECADES_PER_CHAR_PX = 0.022 / 12
+#: The audits' names above their diamonds, in px: neighbouring ε (0.5, 1) keep theirs apart.
+_NAME_PX = 12
 #: From this ε on, the values at the cursor are written on its left (the curves end at 20).
 _WRITE_LEFT_FROM = 3.0
 #: Short enough for a phone's 390 px (the caption says the rest).
@@ -104,6 +106,42 @@ class AccuracyAt:
     low: float
     high: float
     seeds: int
+
+
+@dataclass(frozen=True)
+class _Layout:
+    """Where the panels go: each its own height in px, its values written in a band under it.
+
+    The values at the cursor of the top two panels are written under each panel, outside the
+    plot, so that no line crosses them whatever the data, on a phone too; the audits' few
+    values are written beside the cursor. The figure is as tall as the panels and bands need
+    at the mode's note size (demo mode's is larger).
+    """
+
+    size: int
+    height: int
+    domains: tuple[tuple[float, float], ...]
+
+
+def _layout(sizes: TextSizes, readout_lines: tuple[int, int]) -> _Layout:
+    """The panels' domains (top first) and the figure's height for ``readout_lines`` per band.
+
+    From the bottom of the plot up: the slider with the ε axis's ticks and title, the audits,
+    the middle panel's band and the audits' title, the accuracies, the top band and the
+    accuracies' title, the top panel. The top and bottom margins are about what
+    :func:`~labeldp_core.plotting.readable.projector_ready` gives them (title, top panel's
+    title; tick labels, axis title).
+    """
+    title = sizes.axis_title * _LINE + _GAP
+    bands = [lines * sizes.note * _LINE + 2 * _GAP for lines in readout_lines]
+    slider = (sizes.tick + sizes.axis_title) * _LINE + _SLIDER_PX
+    edges = [slider, slider + _PANEL_PX[2]]
+    edges += [edges[-1] + title + bands[1], edges[-1] + title + bands[1] + _PANEL_PX[1]]
+    edges += [edges[-1] + title + bands[0], edges[-1] + title + bands[0] + _PANEL_PX[0]]
+    plot = edges[-1]
+    margins = (sizes.title + sizes.axis_title + sizes.tick + sizes.axis_title) * _LINE + 6 * _GAP
+    domains = tuple((edges[i] / plot, edges[i + 1] / plot) for i in (4, 2, 0))
+    return _Layout(sizes.note, round(plot + margins), domains)
 
 
 def _name(mechanism: str) -> str:
@@ -185,13 +223,15 @@ def _frame(
     num_classes: int,
     evidence: tuple[Mapping[str, Sequence[RunResult]], Sequence[AuditedBound], Prior | None],
     tops: Sequence[float],
+    size: int,
 ) -> list[go.Scatter]:
     """The moving traces at ``epsilon``: the cursor in each panel (up to its ``tops``), values.
 
     In order: three cursors, then in each panel the markers and their values written in one
-    block beside the cursor, where the panel's lines leave room (:func:`_written`): the bounds,
-    the accuracies, the audits. The values name what they show, so the figure needs no legend;
-    a chosen mechanism not computed at ``epsilon`` is named as such, never left out silently.
+    block of ``size`` px text: the bounds and the accuracies under their panels
+    (:func:`_readout`), the audits beside the cursor (:func:`_written`). The values name what
+    they show, so the figure needs no legend; a chosen mechanism not computed at ``epsilon`` is
+    named as such, never left out silently.
     """
     results, audits, prior = evidence
     cursors = [
@@ -221,21 +261,15 @@ def _frame(
     proven = [
         (f"{_name(a.mechanism)}{_SOURCE[a.source]} ≥ {a.lower_bound:.2g}", "#222") for a in here
     ]
-    curves = _curves(num_classes, results, audits, prior)
+    words = _highest_first(_bound_words(epsilon, num_classes, prior), colours, values)
     return [
         *cursors,
         bounds,
-        _written(
-            epsilon,
-            _highest_first(_bound_words(epsilon, num_classes, prior), colours, values),
-            (0, tops[0]),
-            curves[0],
-            0,
-        ),
+        _readout(words, size),
         _accuracy_markers(points, styles),
-        _written(epsilon, accuracies, (0, tops[1]), curves[1], 1),
+        _readout(accuracies, size),
         _audit_markers(here),
-        _written(epsilon, proven, (0, tops[2]), curves[2], 2),
+        _written(epsilon, proven, (0, tops[2]), _audit_curve(audits), size),
     ]
 
 
@@ -260,26 +294,50 @@ def _highest_first(
     return [(text, colour) for _, text, colour in rows]
 
 
+def _block(lines: Sequence[tuple[str, str]]) -> str:
+    """``lines`` (text, colour) as one block of text, a line each, each in its colour."""
+    return "<br>".join(f"<span style='color:{c}'>{html.escape(t)}</span>" for t, c in lines)
+
+
+def _readout(lines: Sequence[tuple[str, str]], size: int) -> go.Scatter:
+    """``lines`` (text, colour) as one block under its panel, from the panel's left edge.
+
+    Outside the plot, in the band the layout keeps under the panel: no line crosses it at any
+    ε, and it stays in place while the cursor moves, where the eye finds it again.
+    """
+    return go.Scatter(
+        x=[LABEL_DP_RANGE[0]],
+        y=[0],
+        mode="markers+text",
+        marker={"size": 12, "opacity": 0},  # an unseen marker: the text clears the axis
+        text=[_block(lines)],
+        textposition="bottom right",
+        textfont={"size": size},
+        cliponaxis=False,
+        hoverinfo="skip",
+    )
+
+
 def _written(
     epsilon: float,
     lines: Sequence[tuple[str, str]],
     span: tuple[float, float],
     curve: np.ndarray,
-    row: int,
+    size: int,
 ) -> go.Scatter:
-    """``lines`` (text, colour) as one block beside the cursor, where the panel's lines are not.
+    """``lines`` (text, colour) as one block beside the cursor, where the audits' lines are not.
 
-    One block, a line each, in the order of its values (highest first), so no text covers
-    another; on the cursor's right, or its left towards the end of the axis, at the height
-    of ``span`` whose box holds the fewest points of ``curve`` (the panel's lines, (2, n) as x
-    and y) in panel ``row``, the nearest to the values among equals.
+    One block of ``size`` px text, a line each, in the order given, so no text covers another;
+    on the cursor's right, or its left towards the end of the axis, at the height of ``span``
+    whose box holds the fewest points of ``curve`` (the audits' panel's lines, (2, n) as x and
+    y), the nearest to the values among equals.
     """
     side = "left" if epsilon >= _WRITE_LEFT_FROM else "right"
     low, high = span
     if not lines:
         return go.Scatter(x=[], y=[], mode="text", hoverinfo="skip")
-    tall = min(len(lines) * _LINE_PX / (_PLOT_PX * _ROW_HEIGHTS[row]), 1.0)
-    wide = max(len(text) for text, _ in lines) * _DECADES_PER_CHAR
+    tall = min(len(lines) * size * _LINE / _PANEL_PX[2], 1.0)
+    wide = max(len(text) for text, _ in lines) * _DECADES_PER_CHAR_PX * size
     x0, x1 = np.log10(epsilon) + (np.array([-wide, 0]) if side == "left" else np.array([0, wide]))
     inside_x = (np.log10(curve[0]) >= x0) & (np.log10(curve[0]) <= x1)
     best = None
@@ -288,36 +346,24 @@ def _written(
         crossed = int(np.sum(inside_x & (np.abs(share - centre) <= tall / 2)))
         if best is None or crossed < best[0]:
             best = (crossed, centre)
-    block = "<br>".join(f"<span style='color:{c}'>{html.escape(t)}</span>" for t, c in lines)
     return go.Scatter(
         x=[epsilon],
         y=[low + best[1] * (high - low)],
         mode="markers+text",
         marker={"size": 22, "opacity": 0},
-        text=[block],
+        text=[_block(lines)],
         textposition=f"middle {side}",
-        textfont={"size": _TEXT_SIZE},
+        textfont={"size": size},
         cliponaxis=False,
         hoverinfo="skip",
     )
 
 
-def _curves(
-    num_classes: int,
-    results: Mapping[str, Sequence[RunResult]],
-    audits: Sequence[AuditedBound],
-    prior: Prior | None,
-) -> list[np.ndarray]:
-    """Each panel's lines as points, (2, n) arrays of x and y: what a block of text must avoid."""
+def _audit_curve(audits: Sequence[AuditedBound]) -> np.ndarray:
+    """The audits' panel's lines as points, a (2, n) array of x and y: what its block avoids."""
     grid = np.geomspace(*LABEL_DP_RANGE, 60)
-    bounds = np.array([_values(float(e), num_classes, prior) for e in grid])
-    top = np.stack([np.tile(grid, bounds.shape[1]), bounds.T.ravel()])
-    scores = [
-        (p.epsilon_spent, p.mean) for e in frame_epsilons(results) for p in accuracy_at(results, e)
-    ]
-    middle = np.array(scores, dtype=float).T.reshape(2, -1)
     proven = [(a.epsilon, a.lower_bound) for a in audits] + [(e, e) for e in grid]
-    return [top, middle, np.array(proven, dtype=float).T]
+    return np.array(proven, dtype=float).T
 
 
 def _accuracy_markers(
@@ -437,7 +483,11 @@ def _audit_points(figure: go.Figure, audits: Sequence[AuditedBound]) -> None:
 
 
 def _audit_names(figure: go.Figure, audits: Sequence[AuditedBound]) -> None:
-    """Above each ε's bounds what they prove, short (the cursor's block names them all)."""
+    """Above each ε's bounds what they prove, short (the cursor's block names them all).
+
+    Written in :data:`_NAME_PX` px in every mode: in demo mode's 20 px the names at ε 0.5 and
+    1 covered each other.
+    """
     by_epsilon: dict[float, list[AuditedBound]] = {}
     for audit in audits:
         by_epsilon.setdefault(audit.epsilon, []).append(audit)
@@ -447,7 +497,7 @@ def _audit_names(figure: go.Figure, audits: Sequence[AuditedBound]) -> None:
         mode="text",
         text=[_proven(here) for here in by_epsilon.values()],
         textposition="top center",
-        textfont={"size": 12, "color": "#222"},
+        textfont={"size": _NAME_PX, "color": "#222"},
         cliponaxis=False,
         hoverinfo="skip",
         row=3,
@@ -463,29 +513,17 @@ def _proven(here: Sequence[AuditedBound]) -> str:
     return f"≥ {min(bounds):.2g}–{max(bounds):.2g}"
 
 
-def _panels() -> go.Figure:
-    """Three panels over one log ε axis, lifted to leave room below for the slider."""
-    figure = make_subplots(
-        rows=3,
-        cols=1,
-        shared_xaxes=True,
-        row_heights=list(_ROW_HEIGHTS),
-        vertical_spacing=0.09,
-        subplot_titles=_TITLES,
-    )
-    for name in ("yaxis", "yaxis2", "yaxis3"):
-        low, high = figure.layout[name].domain
-        figure.layout[name].domain = [_lift(low), _lift(high)]
-    for annotation in figure.layout.annotations:
-        annotation.update(y=_lift(annotation.y), x=0, xanchor="left")
+def _panels(layout: _Layout) -> go.Figure:
+    """Three panels over one log ε axis where ``layout`` puts them, each titled above it."""
+    figure = make_subplots(rows=3, cols=1, shared_xaxes=True, subplot_titles=_TITLES)
+    for name, domain, annotation in zip(
+        ("yaxis", "yaxis2", "yaxis3"), layout.domains, figure.layout.annotations, strict=True
+    ):
+        figure.layout[name].domain = domain
+        annotation.update(y=domain[1], yanchor="bottom", x=0, xanchor="left")
     figure.update_xaxes(type="log", range=LABEL_DP_AXIS_RANGE)
     figure.update_xaxes(title="ε (log scale)", row=3, col=1)
     return figure
-
-
-def _lift(y: float) -> float:
-    """A height on the figure's paper moved up into the part above the slider."""
-    return _CONTROLS + y * (1 - _CONTROLS)
 
 
 def _play_controls(epsilons: Sequence[float], seconds: float) -> dict:
@@ -539,6 +577,7 @@ def price_of_privacy_figure(
     audits: Sequence[AuditedBound] = (),
     seconds: float = PLAY_SECONDS,
     prior: Prior | None = None,
+    demo_text: bool = False,
 ) -> go.Figure:
     """The price of privacy over the cached ε, one frame per ε, played in ``seconds``.
 
@@ -549,15 +588,18 @@ def price_of_privacy_figure(
         seconds: how long the play button takes through every frame.
         prior: the image's prior on one label, if known: its guess bound is drawn beside the
             uniform prior's.
+        demo_text: write the values in demo mode's note size (the figure grows to hold them), as
+            :func:`~labeldp_core.plotting.readable.projector_ready` sizes every other note.
 
     Returns a figure whose frames are named by their ε; its first frame is drawn. With nothing
     cached, a figure with :data:`EMPTY_NOTE` and no frame.
     """
     epsilons = frame_epsilons(results, audits)
-    figure = _panels()
+    layout = _layout(DEMO_SIZES if demo_text else SIZES, (len(_rows(prior)), max(len(results), 1)))
+    figure = _panels(layout)
     figure.update_layout(
         template="plotly_white",
-        height=760,
+        height=layout.height,
         showlegend=False,
         title=f"K = {num_classes} classes",  # short: the buttons share its row on a phone
     )
@@ -573,15 +615,15 @@ def price_of_privacy_figure(
     figure.update_yaxes(range=[0, 1.02], title="test accuracy", row=2, col=1)
     figure.update_yaxes(range=[0, top], title="ε proven", row=3, col=1)
     moving = len(figure.data)
-    evidence = (shown, audits, prior)
-    first = _frame(epsilons[0], num_classes, evidence, (1.02, 1.02, top))
+    evidence, tops = (shown, audits, prior), (1.02, 1.02, top)
+    first = _frame(epsilons[0], num_classes, evidence, tops, layout.size)
     for trace, row in zip(first, (1, 2, 3, 1, 1, 2, 2, 3, 3), strict=True):
         figure.add_trace(trace.update(showlegend=False), row=row, col=1)
     indices = list(range(moving, len(figure.data)))
     figure.frames = [
         go.Frame(
             name=_frame_name(e),
-            data=_frame(e, num_classes, evidence, (1.02, 1.02, top)),
+            data=_frame(e, num_classes, evidence, tops, layout.size),
             traces=indices,
         )
         for e in epsilons

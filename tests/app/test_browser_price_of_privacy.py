@@ -140,6 +140,16 @@ def _overlap(a: dict, b: dict) -> float:
     return max(wide, 0) * max(tall, 0)
 
 
+def _screen(browser, server: str, width: int, height: int, demo: bool):
+    """The screen opened in a new context of that size, its chart drawn: (context, page, chart)."""
+    context = browser.new_context(viewport={"width": width, "height": height})
+    page = _open(context, f"{server}/price_of_privacy" + "?demo=1" * demo)
+    chart = page.locator("[data-testid='stPlotlyChart']").first
+    chart.locator(".main-svg").first.wait_for()
+    page.wait_for_selector(IDLE)
+    return context, page, chart
+
+
 def _to_last_frame(page, chart) -> None:
     """Drag the slider's grip past the end of its rail: the last frame, as a person does."""
     rail = chart.locator(".slider-rail-rect").first
@@ -161,11 +171,7 @@ def test_every_text_on_the_screen_is_whole_and_covers_no_other_in_every_frame(
     # Issue 53: the values at the cursor covered each other and the lines, the last frame
     # named only PATE, the audits' diamonds had no names, and on a phone the chart's titles were
     # cut and Pause covered the top panel's title.
-    context = browser.new_context(viewport={"width": width, "height": height})
-    page = _open(context, f"{screen_server}/price_of_privacy" + "?demo=1" * demo)
-    chart = page.locator("[data-testid='stPlotlyChart']").first
-    chart.locator(".main-svg").first.wait_for()
-    page.wait_for_selector(IDLE)
+    context, page, chart = _screen(browser, screen_server, width, height, demo)
     for frame in ("first", "last"):
         if frame == "last":
             _to_last_frame(page, chart)
@@ -186,4 +192,86 @@ def test_every_text_on_the_screen_is_whole_and_covers_no_other_in_every_frame(
         for name in ("Randomized response", "RR with prior", "PATE", "DPPL-Mean", "ALIBI"):
             assert name in accuracy, (frame, accuracy)  # computed there, or said not to be
         assert any("≥" in t for t, _ in found["values"] if "DP-SGD" not in t)  # the audits
+    context.close()
+
+
+#: Every plotted line's visible points (sampled every 2 px along its path, inside its panel's
+#: plot area: the rest is clipped) and every visible marker of a chart, in px of the page:
+#: [x, y] for a line's point, [left, top, right, bottom] for a marker.
+_PLOTTED = """
+chart => {
+  const area = node => {
+    const panel = node.closest('.subplot').classList[1];
+    return chart.querySelector(`.draglayer .${panel} .nsewdrag`).getBoundingClientRect();
+  };
+  const inside = (r, x, y) =>
+    r.left - 1 <= x && x <= r.right + 1 && r.top - 1 <= y && y <= r.bottom + 1;
+  const found = [];
+  for (const path of chart.querySelectorAll('.scatterlayer .trace path.js-line')) {
+    const r = area(path), matrix = path.getScreenCTM(), length = path.getTotalLength();
+    for (let s = 0; s <= length; s += 2) {
+      const p = path.getPointAtLength(s);
+      const q = new DOMPoint(p.x, p.y).matrixTransform(matrix);
+      if (inside(r, q.x, q.y)) found.push([q.x, q.y]);
+    }
+  }
+  for (const point of chart.querySelectorAll('.scatterlayer .trace path.point')) {
+    const b = point.getBoundingClientRect();
+    const shown = inside(area(point), (b.left + b.right) / 2, (b.top + b.bottom) / 2);
+    if (b.width > 0 && shown && Number(getComputedStyle(point).opacity) > 0) {
+      found.push([b.left, b.top, b.right, b.bottom]);
+    }
+  }
+  return found;
+}
+"""
+
+
+def _crossed(box: dict, plotted: list[list[float]]) -> int:
+    """How many of the plotted line points and markers fall in ``box`` (a text's box)."""
+    left, top = box["x"], box["y"]
+    right, bottom = left + box["width"], top + box["height"]
+    return sum(
+        (left < p[0] < right and top < p[1] < bottom)
+        if len(p) == 2
+        else (p[0] < right and left < p[2] and p[1] < bottom and top < p[3])
+        for p in plotted
+    )
+
+
+@pytest.mark.parametrize(
+    ("width", "height", "demo"), [(1280, 800, False), (1280, 800, True), (390, 844, False)]
+)
+def test_the_first_frame_writes_its_values_clear_of_every_line_and_point(
+    screen_server, browser, width, height, demo
+):
+    # Issue 53: at the first ε the eight lines of accuracies crossed the curves (they all start
+    # low at small ε), and the bounds' block in demo mode was as tall as its panel.
+    context, _, chart = _screen(browser, screen_server, width, height, demo)
+    plotted = chart.element_handle().evaluate(_PLOTTED)
+    assert len(plotted) > 100  # the curves were read
+    values = [
+        (loc.text_content(), loc.bounding_box()) for loc in chart.locator(".textpoint text").all()
+    ]
+    blocks = [(t, b) for t, b in values if "DP-SGD" in t or "gain ≤" in t]
+    assert len(blocks) == 2, [t for t, _ in values]
+    crossing = [(text[:40], _crossed(box, plotted)) for text, box in blocks]
+    assert [c for c in crossing if c[1]] == [], crossing
+    context.close()
+
+
+@pytest.mark.parametrize("demo", [False, True], ids=["default", "demo"])
+def test_the_charts_written_values_take_the_modes_note_size(screen_server, browser, demo):
+    # Issue 53: the values at the cursor and the audits' names stayed 12 px in demo mode, where
+    # every other chart's notes grow to DEMO_SIZES.note.
+    from labeldp_core.plotting.readable import DEMO_SIZES, SIZES
+
+    context, _, chart = _screen(browser, screen_server, 1280, 800, demo)
+    sizes = chart.element_handle().evaluate(
+        "c => [...c.querySelectorAll('.textpoint text')].filter(t => !t.textContent"
+        ".startsWith('≥')).map(t => getComputedStyle(t).fontSize)"
+    )
+    assert sizes and {float(s.removesuffix("px")) for s in sizes} == {
+        (DEMO_SIZES if demo else SIZES).note
+    }, sizes
     context.close()

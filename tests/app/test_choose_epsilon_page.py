@@ -230,3 +230,26 @@ def test_an_unreachable_target_says_why_and_keeps_the_page_with_the_nearest_targ
     assert "A lower target: Randomized response reaches test accuracy 0.8" in nearest, texts
     assert len(app.dataframe) >= 1
     assert any("adds to an attacker's guess" in t for t in texts), texts
+
+
+@pytest.mark.parametrize(("kind", "expected"), [("within", 5.0), ("mse", 2.0)])
+def test_a_new_kind_of_target_starts_from_its_own_default_value(warmed, kind, expected):
+    # The value box kept the accuracy's 0.8 when the target became "points below clean" (0.8
+    # points) or an MSE: a value that means nothing for the new kind, asked without a word.
+    app = _asking(0.8)
+    app.selectbox(key="target").set_value(kind).run()
+    assert_no_errors(app)
+    assert app.number_input(key="value").value == expected
+    app.number_input(key="value").set_value(3.0).run()
+    app.selectbox(key="target").set_value("accuracy").run()
+    assert app.number_input(key="value").value == 0.9
+    assert app.number_input(key="value").label == "Accuracy to reach"
+
+
+def test_a_link_with_a_kind_and_a_value_keeps_both(warmed):
+    app = open_page(PAGE, target="within", value="3")
+    assert_no_errors(app)
+    assert (app.selectbox(key="target").value, app.number_input(key="value").value) == (
+        "within",
+        3.0,
+    )

@@ -223,3 +223,30 @@ def test_every_audit_is_named_beside_its_diamond_and_the_claim_is_the_curve_y_eq
     assert text == "≥ 0.9–1"  # the cursor's block names each
     claim = next(t for t in figure.data if t.name == "ε claimed")
     assert len(claim.x) > 2 and list(claim.x) == list(claim.y)  # a straight line on log x
+
+
+@pytest.mark.parametrize("demo", [False, True], ids=["default", "demo"])
+def test_the_values_at_the_cursor_are_written_under_their_panels_in_the_modes_note_size(
+    cached, audits, demo
+):
+    # They were written beside the cursor, inside the panels, in 12 px in every mode: the
+    # accuracies' block crossed the curves at small ε (where they all start low).
+    from labeldp_core.plotting.readable import DEMO_SIZES, SIZES
+
+    size = (DEMO_SIZES if demo else SIZES).note
+    figure = price_of_privacy_figure(cached, K, audits, demo_text=demo)
+    for frame in figure.frames:
+        moving = _moving(figure, frame)
+        for role in ("bound_texts", "accuracy_texts"):
+            text = moving[role]
+            assert (list(text.x), list(text.y)) == ([0.05], [0])  # the panel's bottom left
+            assert text.textposition == "bottom right" and text.textfont.size == size
+            assert text.marker.opacity == 0
+        assert moving["audit_texts"].textfont.size in (None, size)  # None: no audit here
+    tops = [figure.layout[f"yaxis{n}"].domain for n in ("", "2", "3")]
+    assert tops[0][0] > tops[1][1] > tops[1][0] > tops[2][1]  # top to bottom, apart
+
+
+def test_demo_mode_makes_the_figure_taller_for_its_larger_values(cached, audits):
+    default, demo = (price_of_privacy_figure(cached, K, audits, demo_text=d) for d in (False, True))
+    assert demo.layout.height > default.layout.height
