@@ -16,10 +16,12 @@ from labeldp_core.engine import context
 from labeldp_core.experiments import run
 from labeldp_core.model_audit import audit_model, training_run
 from labeldp_core.price_of_privacy import MODEL, RELEASE, read_price_of_privacy
+from tests.model_audit.stand_in import stored as scored_canaries
 
 #: One class stop (seed 0 only) besides two grid epsilons with every seed.
 CLASS_STOP = next(e for e in CLASS_EPSILONS if e not in DEMO_EPSILONS)
-CANARY_RESULT = {"correct": 180, "trials": 287, "test_score": 0.5, "delta": 0.0}
+#: Each canary training stands in with 180 canaries scored for their planted label.
+CANARY_RIGHT = 180
 
 
 @pytest.fixture(scope="module")
@@ -31,7 +33,9 @@ def stored(fast_runs: ResultCache):
     runs = [run(c, fast_runs) for c in configs]
     audit = stored_audit_case("rr", 1.0, 0, APP_TRIALS, 0, fast_runs)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(training_run, "_train", lambda *args: dict(CANARY_RESULT))
+        patch.setattr(
+            training_run, "_train", lambda _, drawn, *rest: scored_canaries(drawn, CANARY_RIGHT)
+        )
         first = next(r for r in runs if r.epsilon == 1.0)
         canaries = audit_model(
             "rr", "digits", 1.0, epochs=first.epochs, settings=first.settings, cache=fast_runs
@@ -84,7 +88,9 @@ def test_a_classifier_that_trains_no_network_shows_its_canary_audit(fast_runs, m
         c for c in demo_configs("digits", ["dppl-mean"], [0], variants=False) if c.epsilon == 1.0
     ]
     result = run(config, fast_runs)
-    monkeypatch.setattr(training_run, "_train", lambda *args: dict(CANARY_RESULT))
+    monkeypatch.setattr(
+        training_run, "_train", lambda _, drawn, *rest: scored_canaries(drawn, CANARY_RIGHT)
+    )
     canaries = audit_model(
         "dppl-mean", "digits", 1.0, epochs=result.epochs, settings=result.settings, cache=fast_runs
     )

@@ -5,6 +5,7 @@ import pytest
 
 from labeldp_core.__main__ import main
 from labeldp_core.model_audit import training_run
+from tests.model_audit.stand_in import stored
 
 QUICK = ["--dataset", "digits", "--epsilon", "1", "--epochs", "3", "--set", "model=logistic"]
 
@@ -33,8 +34,9 @@ def test_the_model_audit_prints_the_claim_the_controls_and_the_verdict(capsys, m
 
 
 def test_a_model_that_gives_its_canaries_away_exits_1(capsys, monkeypatch):
-    found = {"correct": 287, "trials": 287, "test_score": 0.9, "delta": 0.0}
-    monkeypatch.setattr(training_run, "_train", lambda *args: found)
+    monkeypatch.setattr(
+        training_run, "_train", lambda _, drawn, *rest: stored(drawn, 287) | {"test_score": 0.9}
+    )
     assert main(["audit", "rr", "--model", *QUICK, "--canaries", "287", "--json"]) == 1
     report = json.loads(capsys.readouterr().out)
     assert report["violates"] is True and report["verdict"].startswith("VIOLATES")
