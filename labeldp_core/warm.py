@@ -274,12 +274,17 @@ class _Estimate:
         return statistics.median(every) if every else None
 
     def left(self, waiting: list[WarmTask], running: dict, workers: int) -> float | None:
-        """Seconds until every point is done, ``running`` maps a task to when it started."""
+        """Seconds until every point is done, ``running`` maps a task to when it started.
+
+        A group that trains together (:mod:`labeldp_core.warm_together`) weighs as many points
+        as it holds: a point's seconds measured in a group are its share of the group's.
+        """
         now, total = time.monotonic(), 0.0
         for task, started in [*((t, None) for t in waiting), *running.values()]:
             seconds = self.of(task)
             if seconds is None:
                 return None
+            seconds *= len(members(task))
             total += seconds if started is None else max(0.0, seconds - (now - started))
         return total / workers
 

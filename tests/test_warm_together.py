@@ -1,5 +1,6 @@
 """`warm` sends runs of small-model points of one kind to a worker as one task, trained together."""
 
+import time
 from pathlib import Path
 
 import pytest
@@ -45,3 +46,13 @@ def test_a_warm_trains_a_group_together_and_counts_and_stores_each_point(
     assert len(lines) == 3 and all("for 3 points together" in line for line in lines)
     cache = ResultCache(isolated_cache)
     assert all(lookup(t.config, cache) is not None for t in tasks)
+
+
+def test_the_time_left_weighs_a_group_by_its_points(isolated_cache: Path):
+    estimate = warm._Estimate(ResultCache(isolated_cache))
+    estimate.add(_task(4.0), 2.0)  # a point of the kind: 2 s (its share of its group's time)
+    (group,) = grouped([_task(e) for e in (0.5, 1.0, 2.0)])
+    assert estimate.left([group], {}, workers=1) == pytest.approx(3 * 2.0)
+    started = time.monotonic() - 1.0
+    left = estimate.left([], {"future": (group, started)}, workers=1)
+    assert left == pytest.approx(3 * 2.0 - 1.0, abs=0.1), "a running group: its points, less"
