@@ -178,8 +178,19 @@ def stored_result(config: RunConfig, cache: ResultCache) -> RunResult | None:
 
 
 def _made(config: RunConfig) -> RunConfig:
-    """``config``, if :func:`make_config` returned it (or an equal config); else refused."""
-    if not _is_made(config):
+    """``config``, if :func:`make_config` returned it or would return it unchanged; else refused.
+
+    A config :func:`make_config` returned is taken as it is. A copy of one (a cached page
+    function hands back pickled copies, and the original may be gone) is made again once and
+    taken if nothing changes; a config built by hand (a default missing, a bad value) is refused.
+    """
+    if _is_made(config):
+        return config
+    try:
+        remade = _normalise(config)
+    except (InvalidInputError, TypeError):
+        remade = None
+    if remade != config:
         raise InvalidInputError(
             f"not a config make_config returned: {config!r}; build it with make_config"
         )

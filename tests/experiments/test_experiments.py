@@ -167,3 +167,16 @@ def test_the_app_road_takes_made_configs_only_and_checks_them_no_more(cache, mon
         for road in (runner.stored_result, runner.computed_result):
             with pytest.raises(InvalidInputError, match="build it with make_config"):
                 road(by_hand, cache)
+
+
+def test_the_app_road_takes_a_copy_of_a_made_config_after_the_original_is_gone(cache):
+    """A cached page function hands back copies (pickled): the dppl page's curves broke on them."""
+    import gc
+    import pickle
+
+    from labeldp_core.experiments import runner
+
+    copy = pickle.loads(pickle.dumps(make_config("rr", "digits", 1.0, 0, 1)))
+    gc.collect()
+    assert runner.stored_result(copy, cache) is None
+    assert runner.computed_result(copy, cache).epsilon_spent == 1.0
