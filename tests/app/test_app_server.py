@@ -29,9 +29,8 @@ from app_sessions import (
 from labeldp_core.cache import ResultCache
 from labeldp_core.experiments import lookup, make_config
 
-# One worker of `pytest -n` runs this module's tests, on its own server and Chromium; another
-# browser module may run on the other worker at the same time (free ports, caches of their own).
-pytestmark = pytest.mark.xdist_group("app-server")
+# One worker of `pytest -n` runs every browser test: one Chromium and one server at a time.
+pytestmark = pytest.mark.xdist_group("browser")
 
 SESSIONS = 8
 #: Typed by each session after opening the link: fewer than the benchmark's, same scenario.

@@ -19,8 +19,7 @@ from app_sessions import served_app, streamlit_server
 
 from labeldp_core.data.tables import add_table, example_table
 
-# One worker of `pytest -n` runs this module's tests, on its own server and Chromium; another
-# browser module may run on the other worker at the same time (free ports, caches of their own).
+# One worker of `pytest -n` runs every browser test: one Chromium and one server at a time.
 pytestmark = pytest.mark.xdist_group("browser")
 
 ROOT = Path(__file__).resolve().parents[2]

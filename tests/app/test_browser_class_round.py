@@ -20,9 +20,8 @@ import pytest
 from app_sessions import served_app
 from test_browser import IDLE, _ensure_chromium, chromium_browser
 
-# One worker of `pytest -n` runs this module's tests, on its own server and Chromium; another
-# browser module may run on the other worker at the same time (free ports, caches of their own).
-pytestmark = pytest.mark.xdist_group("browser-class-round")
+# One worker of `pytest -n` runs every browser test: one Chromium and one server at a time.
+pytestmark = pytest.mark.xdist_group("browser")
 
 PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
 PROJECTOR = {"width": 1280, "height": 800}

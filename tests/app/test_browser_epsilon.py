@@ -23,9 +23,8 @@ from labeldp_core.cache import ResultCache
 from labeldp_core.demo import DEMO_SEEDS, demo_configs, point_epsilons
 from labeldp_core.experiments import run
 
-# One worker of `pytest -n` runs this module's tests, on its own server and Chromium; another
-# browser module may run on the other worker at the same time (free ports, caches of their own).
-pytestmark = pytest.mark.xdist_group("browser-epsilon")
+# One worker of `pytest -n` runs every browser test: one Chromium and one server at a time.
+pytestmark = pytest.mark.xdist_group("browser")
 
 HERE = Path(__file__)
 QUERY = "epochs=1&model=logistic"

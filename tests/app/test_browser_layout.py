@@ -33,9 +33,8 @@ from labeldp_core.plots.compare import short_name
 from labeldp_core.registry import ON_COMPARE, pages
 from tests.choosing.fake_curves import store_grid
 
-# One worker of `pytest -n` runs this module's tests, on its own server and Chromium; another
-# browser module may run on the other worker at the same time (free ports, caches of their own).
-pytestmark = pytest.mark.xdist_group("browser-layout")
+# One worker of `pytest -n` runs every browser test: one Chromium and one server at a time.
+pytestmark = pytest.mark.xdist_group("browser")
 
 WIDTH, HEIGHT = 1280, 800
 QUERY = "epochs=1&model=logistic&epsilon=1"

@@ -16,9 +16,8 @@ from labeldp_core.cache import ResultCache
 from labeldp_core.demo import DEMO_EPSILONS, demo_configs
 from labeldp_core.experiments import run
 
-# One worker of `pytest -n` runs this module's tests, on its own server and Chromium; another
-# browser module may run on the other worker at the same time (free ports, caches of their own).
-pytestmark = pytest.mark.xdist_group("browser-price-of-privacy")
+# One worker of `pytest -n` runs every browser test: one Chromium and one server at a time.
+pytestmark = pytest.mark.xdist_group("browser")
 
 QUERY = "epochs=1&model=mlp&mechanisms=rr"
 #: Play takes a minute over the 7 frames: the second one comes about 8.6 s after the click.

@@ -18,9 +18,8 @@ from labeldp_core.cache import ResultCache
 from labeldp_core.experiments import MECHANISMS
 from tests.choosing.fake_curves import store_grid
 
-# One worker of `pytest -n` runs this module's tests, on its own server and Chromium; another
-# browser module may run on the other worker at the same time (free ports, caches of their own).
-pytestmark = pytest.mark.xdist_group("browser-choose-epsilon")
+# One worker of `pytest -n` runs every browser test: one Chromium and one server at a time.
+pytestmark = pytest.mark.xdist_group("browser")
 
 TABLE = "[data-testid='stDataFrame']"
 #: The stand-in curves reach 0.65 (rr at ε ≈ 2.83); they reach no accuracy of 0.9, the default.

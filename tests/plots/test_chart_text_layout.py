@@ -16,10 +16,9 @@ from labeldp_core.plots import projector_ready
 from tests.plots.chart_samples import IN_COLUMNS, NAMED
 from tests.plots.chart_text import CHROMIUM, Drawn, chart_drawer
 
-# One worker of `pytest -n` runs this module's tests, on its own server and Chromium; another
-# browser module may run on the other worker at the same time (free ports, caches of their own).
+# One worker of `pytest -n` runs every browser test: one Chromium and one server at a time.
 pytestmark = [
-    pytest.mark.xdist_group("browser-chart-text"),
+    pytest.mark.xdist_group("browser"),
     pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="needs Debian's Chromium"),
 ]
 
