@@ -184,10 +184,8 @@ def _made(config: RunConfig) -> RunConfig:
     function hands back pickled copies, and the original may be gone) is made again once and
     taken if nothing changes; a config built by hand (a default missing, a bad value) is refused.
     """
-    if _is_made(config):
-        return config
     try:
-        remade = _normalise(config)
+        remade = _normalise(config)  # a made config comes back as it is, unchecked
     except (InvalidInputError, TypeError):
         remade = None
     if remade != config:
