@@ -20,12 +20,13 @@ the registry, the table of every family: a point reaches its own family through 
 family is a root already. A unit's fingerprint is computed once per process (the app asks often).
 """
 
-import ast
 import hashlib
 import re
 from collections.abc import Iterable
 from functools import cache
 from pathlib import Path
+
+from labeldp_core.module_text import PACKAGE, ModuleText, read_module
 
 __all__ = [
     "EVERY_FAMILY",
@@ -41,7 +42,6 @@ __all__ = [
     "unit_of_code",
 ]
 
-PACKAGE = "labeldp_core"
 #: The source folder read (a test points it at a copy of the package, edited).
 PACKAGE_DIR = Path(__file__).resolve().parent
 #: The registered families that live in the package (not a test's toy family).
@@ -57,8 +57,9 @@ _FIGURES = frozenset({"plots", "plotting"})
 _REGISTRY = "labeldp_core.registry"
 _MODULE_NAME = re.compile(r"labeldp_core(\.[A-Za-z_][A-Za-z0-9_]*)*")
 _FAMILY_ID = re.compile(r"[a-z_][a-z0-9_]*")
-_IMPORT_MODULE = re.compile(r"""import_module\(\s*["'](labeldp_core[\w.]*)["']""")
 _CODE = re.compile(r"(?P<unit>[^@]{1,2000})@(?P<digest>[0-9a-f]{16})")
+#: The colour of a module outside a unit's code, wherever a module of the code names it.
+_OUTSIDE = hashlib.sha256(b"outside the unit's code").digest()
 
 
 def _source(name: str, root: Path) -> Path | None:
@@ -77,48 +78,29 @@ def _counts(name: str) -> bool:
     return name != _REGISTRY and not _FIGURES.intersection(name.split("."))
 
 
-def _statements(body: list[ast.stmt]) -> Iterable[ast.stmt]:
-    """Every statement in ``body``, those nested in functions, classes and blocks too.
-
-    Expressions are not entered (imports are statements), which makes the walk cheap.
-    """
-    for node in body:
-        yield node
-        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
-            nested = getattr(node, field, None)
-            if isinstance(nested, list):
-                yield from _statements(nested)
+@cache
+def _modules(root: Path) -> frozenset[str]:
+    """Every module of the package folder ``root``, by name."""
+    return frozenset(
+        ".".join((PACKAGE, *path.relative_to(root).with_suffix("").parts)).removesuffix(".__init__")
+        for path in root.rglob("*.py")
+        if "__pycache__" not in path.parts
+    )
 
 
-def _named_imports(source: str, name: str, is_package: bool) -> Iterable[str]:
-    """Every module name ``source`` imports.
-
-    That is ``import``, ``from ... import`` (relative names resolved) and ``import_module``
-    with a literal name.
-    """
-    package = name if is_package else name.rpartition(".")[0]
-    for node in _statements(ast.parse(source).body):
-        if isinstance(node, ast.Import):
-            yield from (alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                parent = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
-                base = f"{parent}.{base}" if base else parent
-            yield base
-            yield from (f"{base}.{alias.name}" for alias in node.names)
-    yield from _IMPORT_MODULE.findall(source)
+def _read(name: str, root: Path) -> ModuleText:
+    """What the fingerprint reads of module ``name`` under ``root`` (its file read now)."""
+    path = _source(name, root)
+    return read_module(name, path.name == "__init__.py", path.read_bytes(), _modules(root))
 
 
 @cache
 def _imports(name: str, root: Path) -> frozenset[str]:
     """The package's modules that importing ``name`` runs directly (parents included)."""
-    path = _source(name, root)
-    if path is None:
-        return set()
+    if _source(name, root) is None:
+        return frozenset()
     parts = name.split(".")
-    found = {".".join(parts[:end]) for end in range(1, len(parts))}
-    found.update(_named_imports(path.read_text(), name, path.name == "__init__.py"))
+    found = {".".join(parts[:end]) for end in range(1, len(parts))} | _read(name, root).imports
     return frozenset(m for m in found if m.startswith(PACKAGE) and _counts(m) and _source(m, root))
 
 
@@ -180,12 +162,33 @@ def unit_fingerprint(unit: str) -> str:
 
 @cache
 def _fingerprint(unit: str, root: Path) -> str:
-    digest = hashlib.sha256()
-    files = sorted(_source(name, root) for name in import_closure(_roots(unit, root), root))
-    for path in files:
-        digest.update(path.relative_to(root).as_posix().encode())
-        digest.update(path.read_bytes())
-    return digest.hexdigest()[:16]
+    code = {name: _read(name, root) for name in import_closure(_roots(unit, root), root)}
+    colours = _colours(code)
+    pieces = sorted({colours[name] for name, text in code.items() if not text.blank})
+    return hashlib.sha256(b"".join(pieces)).hexdigest()[:16]
+
+
+def _colours(code: dict[str, ModuleText]) -> dict[str, bytes]:
+    """Each module's digest by content: its text with every module it names filled in by theirs.
+
+    Colour refinement: a module's first colour is its own text's digest; each round hashes that
+    with the colours of the modules it names, in order (a module outside ``code``, such as the
+    registry or a figure, is :data:`_OUTSIDE`). A round that tells no two more modules apart ends
+    it: the colours then say, for the graph of names, which module each name reaches, however
+    deep, with no path in them (cycles are no trouble).
+    """
+    colours = {name: text.digest for name, text in code.items()}
+    kinds = len(set(colours.values()))
+    while True:
+        colours = {
+            name: hashlib.sha256(
+                b"".join([text.digest, *(colours.get(m, _OUTSIDE) for m in text.references)])
+            ).digest()
+            for name, text in code.items()
+        }
+        if len(set(colours.values())) == kinds:
+            return colours
+        kinds = len(set(colours.values()))
 
 
 def unit_code(unit: str) -> str:

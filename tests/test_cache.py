@@ -198,7 +198,7 @@ def test_editing_the_demo_grid_keeps_every_key_and_editing_a_runner_does_not(tmp
     for changed in COMPUTING_FILES:  # each edit must change the fingerprint again
         assert (package / changed).is_file(), changed
         with (package / changed).open("a", encoding="utf-8") as source:
-            source.write("\n# a changed line\n")
+            source.write("\nA_CHANGED_LINE = 1\n")
         after = every_family()
         assert after != before, changed
         before = after

@@ -305,11 +305,11 @@ def test_an_exported_cache_moves_what_may_travel_and_a_run_after_import_reads_it
 
 
 def _edited_copy(tmp_path: Path, edit: str) -> Path:
-    """A copy of the package's source with a comment line appended to the file ``edit``."""
+    """A copy of the package's source with a line of code appended to the file ``edit``."""
     root = tmp_path / "upgraded" / "labeldp_core"
     shutil.copytree(PACKAGE, root, ignore=shutil.ignore_patterns("__pycache__"))
     with (root / edit).open("a") as source:
-        source.write("# one line more\n")
+        source.write("ONE_LINE_MORE = 1\n")  # code: a comment is no edit of the code
     return root
 
 

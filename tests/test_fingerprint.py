@@ -6,6 +6,7 @@ files: ``fingerprint.PACKAGE_DIR`` points the reader at a copy.
 
 import ast
 import importlib
+import re
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,7 +15,7 @@ import pytest
 
 from labeldp_core import fingerprint
 from labeldp_core.audit.suite import stored_audit_case
-from labeldp_core.cache import ResultCache
+from labeldp_core.cache import ALL_CODE, ResultCache
 from labeldp_core.experiments import make_config
 from labeldp_core.registry import FAMILIES
 
@@ -23,12 +24,15 @@ FIRST = {family.id: family.mechanisms[0].id for family in FAMILIES}
 
 
 def _copy(tmp_path: Path, name: str, edit: str | None = None) -> Path:
-    """A copy of the package's source, with a comment line appended to the file ``edit``."""
+    """A copy of the package's source, with a line of code appended to the file ``edit``.
+
+    A comment, a docstring or the layout is not code: the fingerprint does not read them.
+    """
     root = tmp_path / name / "labeldp_core"
     shutil.copytree(fingerprint.PACKAGE_DIR, root, ignore=shutil.ignore_patterns("__pycache__"))
     if edit is not None:
         with (root / edit).open("a") as source:
-            source.write("# one line more\n")
+            source.write("ONE_LINE_MORE = 1\n")
     return root
 
 
@@ -132,8 +136,116 @@ def test_every_name_a_familys_code_imports_is_defined_in_its_fingerprinted_code(
     missed = set()
     for module in sorted(code):
         for source, name in _names_imported(module):
-            home = getattr(getattr(importlib.import_module(source), name), "__module__", None)
+            package = importlib.import_module(source)
+            # ``from package import submodule`` imports the submodule (the package may not yet)
+            if not hasattr(package, name):
+                importlib.import_module(f"{source}.{name}")
+            served = getattr(package, name)
+            home = getattr(served, "__module__", None)
             ours = isinstance(home, str) and home.startswith("labeldp_core.")
             if ours and fingerprint._counts(home) and home not in code:
                 missed.add(f"{module}: {name} from {home}")
     assert not missed, sorted(missed)
+
+
+def _units(root: Path) -> list[str]:
+    """Every unit the cache keys entries by, as read from the package at ``root``.
+
+    A family's results, its audit cases and its canary trainings (each family joined with the
+    audit modules :data:`~labeldp_core.cache.ALL_CODE` names), every module that stores what it
+    computes under its own name (``by=__name__``), every family and all the code together.
+    """
+    audits = ALL_CODE.split("+")[1:]
+    families = [fingerprint.family_unit(family.id) for family in FAMILIES]
+    own = sorted(
+        ".".join(("labeldp_core", *path.relative_to(root).with_suffix("").parts))
+        for path in root.rglob("*.py")
+        if "by=__name__" in path.read_text(encoding="utf-8")
+    )
+    joined = [fingerprint.joined(family, audit) for family in families for audit in audits]
+    return [*families, *joined, *own, fingerprint.EVERY_FAMILY, ALL_CODE]
+
+
+def _fingerprints(root: Path, units: list[str]) -> dict[str, str]:
+    """Each unit's fingerprint, read from the package at ``root``."""
+    return {unit: fingerprint._fingerprint(unit, root) for unit in units}
+
+
+def _move(root: Path, old: str, new: str) -> None:
+    """Move module ``old`` to ``new`` (dotted names) as ``git mv`` would, and rewrite its imports.
+
+    A new folder gets an empty ``__init__.py``. Every mention of the old name in the package's
+    source (imports, ``import_module`` strings, docstrings) names the new one.
+    """
+    source = root.joinpath(*old.split(".")[1:]).with_suffix(".py")
+    target = root.joinpath(*new.split(".")[1:]).with_suffix(".py")
+    if not target.parent.is_dir():
+        target.parent.mkdir()
+        (target.parent / "__init__.py").touch()
+    source.rename(target)
+    (old_parent, old_leaf), (new_parent, new_leaf) = old.rsplit(".", 1), new.rsplit(".", 1)
+    for path in root.rglob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        moved = re.sub(rf"\b{re.escape(old)}\b", new, text)
+        moved = moved.replace(
+            f"from {old_parent} import {old_leaf}\n", f"from {new_parent} import {new_leaf}\n"
+        )
+        if moved != text:
+            path.write_text(moved, encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("labeldp_core.threads", "labeldp_core.training.threads"),  # into a folder that exists
+        ("labeldp_core.noise.noise_plans", "labeldp_core.plans.noise_plans"),  # into a new one
+    ],
+)
+def test_moving_a_module_and_rewriting_its_imports_keeps_every_units_fingerprint(
+    old: str, new: str, tmp_path: Path
+):
+    # A reorganisation that changes no computation (issue 55) must keep every warmed point
+    # readable (issue 50): the fingerprint follows the code's content, not where it lives.
+    before = _copy(tmp_path, "before")
+    after = _copy(tmp_path, "after")
+    _move(after, old, new)
+    every = fingerprint.import_closure(fingerprint._roots(ALL_CODE, after), after)
+    assert new in every and old not in every  # the moved module is code the cache keys by
+    units = _units(before)
+    assert len(units) > 30 and _units(after) == units
+    assert _fingerprints(after, units) == _fingerprints(before, units)
+
+
+#: Two pairs of modules a family's code can take ``f`` from: ``twin_a`` and ``twin_b`` differ in
+#: their body, or only in the module they take ``f`` from (whose bodies differ).
+TWINS = {
+    "bodies": {"twin_a": "def f():\n    return 1\n", "twin_b": "def f():\n    return 2\n"},
+    "imports": {
+        "twin_a": "from labeldp_core.leaf_a import f\n",
+        "twin_b": "from labeldp_core.leaf_b import f\n",
+        "leaf_a": "def f():\n    return 1\n",
+        "leaf_b": "def f():\n    return 2\n",
+    },
+}
+
+
+def _taking(root: Path, modules: dict[str, str], first: str, second: str) -> str:
+    """RR's fingerprint once its experiment takes ``f`` from ``first``, ``g`` from ``second``.
+
+    Both modules are in its code either way: only which one gives which name tells them apart.
+    """
+    for name, text in modules.items():
+        (root / f"{name}.py").write_text(text, encoding="utf-8")
+    with (root / "families/randomized_response/experiment.py").open("a") as source:
+        source.write(
+            f"from labeldp_core.{first} import f\nfrom labeldp_core.{second} import f as g\n"
+        )
+    return fingerprint._fingerprint(fingerprint.family_unit("randomized_response"), root)
+
+
+@pytest.mark.parametrize("differ", sorted(TWINS))
+def test_taking_a_name_from_another_module_changes_the_fingerprint(differ: str, tmp_path: Path):
+    modules = TWINS[differ]
+    before = _taking(_copy(tmp_path, "before"), modules, "twin_a", "twin_b")
+    assert _taking(_copy(tmp_path, "after"), modules, "twin_b", "twin_a") != before
+    assert _taking(_copy(tmp_path, "again"), modules, "twin_a", "twin_b") == before

@@ -25,12 +25,12 @@ def scheduler():
 
 
 def _stale_copy(folder: Path) -> Path:
-    """A copy of the package with one comment added to a runner: another code fingerprint."""
+    """A copy of the package with one line added to a runner: another code fingerprint."""
     shutil.copytree(
         ROOT / "labeldp_core", folder / "labeldp_core", ignore=shutil.ignore_patterns("__pycache__")
     )
     with (folder / "labeldp_core" / "experiments" / "runner.py").open("a") as runner:
-        runner.write("# an edit the client does not have\n")
+        runner.write("AN_EDIT_THE_CLIENT_DOES_NOT_HAVE = 1\n")
     return folder
 
 
