@@ -17,7 +17,20 @@ are still run), as do ``import_module("labeldp_core....")`` calls and the packag
 in (importing it runs their ``__init__``). Two kinds of module never count: figures (a module or
 package named ``plots`` or ``plotting``; pages, the app and the docs are outside the package), and
 the registry, the table of every family: a point reaches its own family through it, and that
-family is a root already. A unit's fingerprint is computed once per process (the app asks often).
+family is a root already.
+
+The fingerprint follows what the code computes, not where it lives, so that moving a module (and
+rewriting the imports that name it) keeps every stored point. Each module is read as its syntax
+tree without comments, docstrings, layout or module paths (:mod:`labeldp_core.module_text`): each
+name of a package module in it is a mark. A module's *colour* is that text's digest with each mark
+filled by the named module's colour, found by colour refinement over the unit's code (no
+recursion, so import cycles are no trouble; a module outside the unit, such as the registry, is one
+placeholder): a module that takes a name from another module with another body has another
+colour. The fingerprint is the digest of the set of the unit's colours, in sorted order; a module
+that runs nothing (an ``__init__`` of only a docstring) adds none. What a moved module's unit is
+*named* by is another matter: a unit named by a module (``labeldp_core.engine.context``) is
+another unit once that module moves, and its entries are computed again. A unit's fingerprint is
+computed once per process (the app asks often).
 """
 
 import hashlib
@@ -55,37 +68,44 @@ _FAMILY = "family:"
 _FIGURES = frozenset({"plots", "plotting"})
 #: The table of every family (see the module's docstring).
 _REGISTRY = "labeldp_core.registry"
-_MODULE_NAME = re.compile(r"labeldp_core(\.[A-Za-z_][A-Za-z0-9_]*)*")
 _FAMILY_ID = re.compile(r"[a-z_][a-z0-9_]*")
 _CODE = re.compile(r"(?P<unit>[^@]{1,2000})@(?P<digest>[0-9a-f]{16})")
 #: The colour of a module outside a unit's code, wherever a module of the code names it.
 _OUTSIDE = hashlib.sha256(b"outside the unit's code").digest()
 
 
-def _source(name: str, root: Path) -> Path | None:
-    """The file of module ``name`` under the package folder ``root``, or None."""
-    if not _MODULE_NAME.fullmatch(name):
-        return None
-    folder = root.joinpath(*name.split(".")[1:])
-    for path in (folder / "__init__.py", folder.with_suffix(".py")):
-        if path.is_file():
-            return path
-    return None
+def _name(path: Path, root: Path) -> str:
+    """The module name of the source file ``path`` in the package folder ``root``."""
+    return ".".join((PACKAGE, *path.relative_to(root).with_suffix("").parts)).removesuffix(
+        ".__init__"
+    )
 
 
-def _counts(name: str) -> bool:
-    """Whether module ``name`` can compute an entry (not a figure, not the registry)."""
-    return name != _REGISTRY and not _FIGURES.intersection(name.split("."))
+@cache
+def _files(root: Path) -> dict[str, Path]:
+    """Every module of the package folder ``root``: its file, by name. Read once per process.
+
+    A package's ``__init__.py`` wins over a module file of the same name, as it does in Python.
+    """
+    paths = (path for path in root.rglob("*.py") if "__pycache__" not in path.parts)
+    ordered = sorted(paths, key=lambda path: (path.name == "__init__.py", path))
+    return {_name(path, root): path for path in ordered}
 
 
 @cache
 def _modules(root: Path) -> frozenset[str]:
     """Every module of the package folder ``root``, by name."""
-    return frozenset(
-        ".".join((PACKAGE, *path.relative_to(root).with_suffix("").parts)).removesuffix(".__init__")
-        for path in root.rglob("*.py")
-        if "__pycache__" not in path.parts
-    )
+    return frozenset(_files(root))
+
+
+def _source(name: str, root: Path) -> Path | None:
+    """The file of module ``name`` under the package folder ``root``, or None."""
+    return _files(root).get(name)
+
+
+def _counts(name: str) -> bool:
+    """Whether module ``name`` can compute an entry (not a figure, not the registry)."""
+    return name != _REGISTRY and not _FIGURES.intersection(name.split("."))
 
 
 def _read(name: str, root: Path) -> ModuleText:

@@ -1,14 +1,15 @@
-"""A module's source as the code fingerprint reads it: what it imports, and its text without paths.
+"""A module's source as the code fingerprint reads it: what it imports, and its code without paths.
 
 The fingerprint (:mod:`labeldp_core.fingerprint`) must follow what code computes, not where it
-lives: moving a module and rewriting the imports that name it changes no number. So a module's
-text is hashed with every name of a package module in it replaced by a mark, and the modules
-named are kept aside, in the order of the marks, for the fingerprint to fill in by content. Names
-are found in import statements (relative ones resolved; ``from package import submodule`` names
-the submodule) and as dotted names anywhere else in the text: ``import_module("labeldp_core.x")``,
-a string constant, a docstring's ``:mod:`` reference. An import statement that names a package
-module is read as the import it makes (``from <mark> import f as g``): its layout and any comment
-inside it do not count; everything else in the source, comments included, counts byte for byte.
+lives: moving a module and rewriting the imports that name it changes no number. So a module is
+read as its syntax tree, written as text without positions (the layout), comments or docstrings
+(none of them computes anything), and with every name of a package module in it replaced by a
+mark; the modules named are kept aside, in the order of the marks, for the fingerprint to fill in
+by content. Names are found in import statements (relative ones resolved; ``from package import
+submodule`` names the submodule) and as dotted names in any string: ``import_module`` with a
+literal name, a string constant. A run of imports of package modules is read sorted by what they
+import, since a formatter orders them by path. The text is the same on every Python version that
+parses the source alike (fields a newer Python adds empty are left out).
 """
 
 import ast
@@ -149,31 +150,37 @@ class _Writer:
                 self.node(node)
 
     def node(self, node: ast.AST) -> None:
-        """Write one node, its fields in order."""
+        """Write one node: its type, then its fields in order (a string with its names marked)."""
+        out = self.out
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
-            self.out.append(repr(self.marked(node.value)))
+            out.append(repr(self.marked(node.value)))
             return
-        self.out.append(f"{type(node).__name__}(")
+        out.append(type(node).__name__ + "(")
         for field in node._fields:
             value = getattr(node, field, None)
-            if value is None or value == []:
-                continue
-            self.out.append(f"{field}=")
-            if isinstance(value, list) and isinstance(value[0], ast.stmt):
-                self.body(value)
-            else:
-                for item in value if isinstance(value, list) else [value]:
-                    self.value(item)
-            self.out.append(",")
-        self.out.append(")")
+            if isinstance(value, ast.AST):
+                out.append(field + "=")
+                self.node(value)
+                out.append(",")
+            elif isinstance(value, list) and value:
+                out.append(field + "=[")
+                self.items(value)
+                out.append("],")
+            elif value is not None and value != []:  # no empty field: a newer Python adds some
+                out.append(f"{field}={value!r},")
+        out.append(")")
 
-    def value(self, value: object) -> None:
-        """Write one field's value (or one item of it): a node, or a name, number or None."""
-        if isinstance(value, ast.AST):
-            self.node(value)
-        else:
-            self.out.append(repr(value))
-        self.out.append(" ")
+    def items(self, values: list) -> None:
+        """Write a field's list: a block of statements, or nodes, names and None one by one."""
+        if isinstance(values[0], ast.stmt):
+            self.body(values)
+            return
+        for value in values:
+            if isinstance(value, ast.AST):
+                self.node(value)
+            else:
+                self.out.append(repr(value))
+            self.out.append(",")
 
     def marked(self, text: str) -> str:
         """``text`` with the longest module of each dotted package name in it made a mark."""

@@ -249,3 +249,20 @@ def test_taking_a_name_from_another_module_changes_the_fingerprint(differ: str, 
     before = _taking(_copy(tmp_path, "before"), modules, "twin_a", "twin_b")
     assert _taking(_copy(tmp_path, "after"), modules, "twin_b", "twin_a") != before
     assert _taking(_copy(tmp_path, "again"), modules, "twin_a", "twin_b") == before
+
+
+def test_a_comment_a_docstring_or_a_rewrapped_line_is_no_edit_of_the_code(tmp_path: Path):
+    # None computes anything, and a move makes the formatter rewrap a line that names the
+    # moved module (cache.py's ALL_CODE did in the release_audit move).
+    before = _copy(tmp_path, "before")
+    after = _copy(tmp_path, "after")
+    context = after / "engine/context.py"
+    text = context.read_text(encoding="utf-8")
+    assert text.startswith('"""')
+    context.write_text('# a comment\n"""Reworded. ' + text.removeprefix('"""'), encoding="utf-8")
+    cache = after / "cache.py"
+    text = cache.read_text(encoding="utf-8")
+    assert "ALL_CODE = joined(" in text
+    cache.write_text(text.replace("ALL_CODE = joined(", "ALL_CODE = joined(\n    "), "utf-8")
+    units = _units(before)
+    assert _fingerprints(after, units) == _fingerprints(before, units)
