@@ -266,3 +266,32 @@ def test_a_comment_a_docstring_or_a_rewrapped_line_is_no_edit_of_the_code(tmp_pa
     cache.write_text(text.replace("ALL_CODE = joined(", "ALL_CODE = joined(\n    "), "utf-8")
     units = _units(before)
     assert _fingerprints(after, units) == _fingerprints(before, units)
+
+
+@pytest.mark.parametrize(
+    ("cycle_b", "same"),
+    [
+        ("from labeldp_core import cyc_a\n\ndef g():\n    return 1\n", True),  # absolute
+        ("from . import cyc_a\n\ndef g():\n    return 2\n", False),  # another body
+    ],
+)
+def test_an_import_cycle_and_a_relative_import_read_as_their_content(
+    cycle_b: str, same: bool, tmp_path: Path
+):
+    # Two modules that import each other (one by a relative import): read with no recursion,
+    # and the relative import is the module it names, not a path.
+    a = "from labeldp_core.cyc_b import g\n\ndef f():\n    return g()\n"
+    relative = "from . import cyc_a\n\ndef g():\n    return 1\n"
+    prints = []
+    for name, b in (("before", relative), ("after", cycle_b)):
+        root = _copy(tmp_path, name)
+        (root / "cyc_a.py").write_text(a, encoding="utf-8")
+        (root / "cyc_b.py").write_text(b, encoding="utf-8")
+        with (root / "families/randomized_response/experiment.py").open("a") as source:
+            source.write("from labeldp_core.cyc_a import f\n")
+        unit = fingerprint.family_unit("randomized_response")
+        assert "labeldp_core.cyc_b" in fingerprint.import_closure(
+            fingerprint._roots(unit, root), root
+        )
+        prints.append(fingerprint._fingerprint(unit, root))
+    assert (prints[0] == prints[1]) is same
