@@ -197,7 +197,7 @@ def _move(root: Path, old: str, new: str) -> None:
 @pytest.mark.parametrize(
     ("old", "new"),
     [
-        ("labeldp_core.threads", "labeldp_core.training.threads"),  # into a folder that exists
+        ("labeldp_core.validation", "labeldp_core.engine.validation"),  # into a folder that exists
         ("labeldp_core.noise.noise_plans", "labeldp_core.plans.noise_plans"),  # into a new one
     ],
 )
