@@ -81,9 +81,10 @@ def signals_stop() -> Iterator[None]:
     """Inside the block, a stop signal raises :class:`Stopped` in the main thread.
 
     A second stop signal ends the process at once (its workers end with it:
-    :func:`end_with_parent`). A signal ignored on entry (``nohup`` ignores SIGHUP) stays ignored;
-    the handlers in place before are restored on exit. Outside the main thread (where Python
-    runs no signal handler) this does nothing.
+    :func:`end_with_parent`). A signal ignored on entry stays ignored, as in any program:
+    ``nohup`` ignores SIGHUP, a script's ``command &`` ignores SIGINT (the shell keeps it out of
+    the terminal's Ctrl+C); neither ignores SIGTERM. The handlers in place before are restored
+    on exit. Outside the main thread (where Python runs no signal handler) this does nothing.
     """
     if threading.current_thread() is not threading.main_thread():
         yield

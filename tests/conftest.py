@@ -4,6 +4,7 @@ Nothing here imports Streamlit: the app's fixtures are in tests/app/conftest.py,
 the library run without it (tests/contract/test_registrations.py checks).
 """
 
+import signal
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -52,6 +53,22 @@ def _group_ids_for_pytest_9_2(items: list[pytest.Item]) -> None:
             from _pytest.nodeid import NodeId
 
             item._id = NodeId.parse(meant)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def sigint_as_from_a_terminal() -> Iterator[None]:
+    """SIGINT raises KeyboardInterrupt in the tests and in every command they start.
+
+    A run started with SIGINT ignored (``make test > log &`` in a script: the shell keeps a
+    background job out of the terminal's Ctrl+C) passes that on to every process it starts, and
+    the commands keep it ignored, as they should (docs/command-line.md): the stop tests sending
+    SIGINT then saw no stop at all. The tests run as from a terminal, whatever started the run.
+    """
+    before = signal.getsignal(signal.SIGINT)
+    if before is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, before)
 
 
 @pytest.fixture(autouse=True)

@@ -87,14 +87,17 @@ def test_a_stop_signal_raises_stopped_and_the_handlers_before_come_back():
     assert signal.getsignal(signal.SIGTERM) is before
 
 
-def test_an_ignored_signal_stays_ignored():
-    before = signal.signal(signal.SIGHUP, signal.SIG_IGN)  # as under nohup
+# SIGHUP as under nohup; SIGINT as in a `command &` of a script, which the shell keeps out of
+# the terminal's Ctrl+C: a command started so keeps them ignored, as any program does.
+@pytest.mark.parametrize("signum", [signal.SIGHUP, signal.SIGINT], ids=["SIGHUP", "SIGINT"])
+def test_an_ignored_signal_stays_ignored(signum):
+    before = signal.signal(signum, signal.SIG_IGN)
     try:
         with signals_stop():
-            signal.raise_signal(signal.SIGHUP)  # nothing happens
-            assert signal.getsignal(signal.SIGHUP) is signal.SIG_IGN
+            signal.raise_signal(signum)  # nothing happens
+            assert signal.getsignal(signum) is signal.SIG_IGN
     finally:
-        signal.signal(signal.SIGHUP, before)
+        signal.signal(signum, before)
 
 
 def test_outside_the_main_thread_nothing_is_installed():
@@ -144,3 +147,39 @@ def test_a_stopped_reproduce_names_its_stored_runs(monkeypatch, capsys):
     total = len(reproduce.computed_configs())
     assert total > 0
     assert f"stopped by SIGINT: 0 of {total} points are done and stored" in capsys.readouterr().err
+
+
+def test_a_command_a_test_starts_stops_on_sigint():
+    # What the SIGINT stop tests of tests/cli/test_stopping.py need: their commands inherit it.
+    script = "import time; print('ready', flush=True); time.sleep(60)"
+    process = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    try:
+        assert process.stdout.readline() == "ready\n"
+        process.send_signal(signal.SIGINT)
+        assert process.wait() == -signal.SIGINT  # ended by it, not 0 after its 60 s
+    finally:
+        process.kill()
+        process.wait()
+
+
+#: The tests above that stop with SIGINT: in-process, and a command started by the test.
+STOPPED_BY_SIGINT = [
+    "test_a_stopped_reproduce_names_its_stored_runs",
+    "test_a_command_a_test_starts_stops_on_sigint",
+]
+
+
+def test_the_stop_tests_stop_in_a_test_run_started_with_sigint_ignored(tmp_path):
+    # `make test > log &` in a script starts the run with SIGINT ignored (the shell keeps a
+    # background job out of the terminal's Ctrl+C), and every process it starts inherits that:
+    # the SIGINT stop tests then saw no stop at all (issue 52, the clean-clone run).
+    tests = [f"{Path(__file__).relative_to(ROOT)}::{name}" for name in STOPPED_BY_SIGINT]
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", "-p", "no:cacheprovider"]
+    command += ["--show-capture=no", f"--basetemp={tmp_path / 'run'}", *tests]
+    before = signal.signal(signal.SIGINT, signal.SIG_IGN)  # inherited by the run from its start
+    try:
+        run = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    finally:
+        signal.signal(signal.SIGINT, before)
+    output = run.communicate()[0]
+    assert run.returncode == 0, output[-3000:]
