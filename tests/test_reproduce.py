@@ -190,7 +190,7 @@ def test_warm_computes_the_reproduce_runs_of_its_dataset(monkeypatch):
         asked.append(warm_tasks(dataset, extra))
         raise SystemExit(0)  # enough: what it would compute is known
 
-    monkeypatch.setattr("labeldp_core.__main__.run_warm", record)
+    monkeypatch.setattr("labeldp_core.cli.warm.run_warm", record)
     with pytest.raises(SystemExit):
         main(["warm", "--dataset", "digits"])
     (tasks,) = asked
