@@ -71,7 +71,7 @@ def test_an_edit_to_a_module_two_families_import_misses_both(
         "plots/compare.py",
         "plotting/colours.py",
         "registry.py",  # a family registered is no change to the others
-        "reports.py",
+        "services/reports.py",
     ],
 )
 def test_an_edit_to_a_plots_module_or_the_registry_misses_none(

@@ -24,7 +24,7 @@ PARENTS = {
     "warm's pool": """
 import os, sys, time
 from pathlib import Path
-from labeldp_core.warm import _pool
+from labeldp_core.services.warm import _pool
 
 def busy(folder):
     Path(folder, str(os.getpid())).touch()
@@ -134,7 +134,7 @@ def test_a_stopped_audit_names_its_stored_cases_and_a_second_run_computes_only_t
 
 
 def test_a_stopped_reproduce_names_its_stored_runs(monkeypatch, capsys):
-    from labeldp_core import reproduce
+    from labeldp_core.services import reproduce
 
     def run(config, cache, progress):
         signal.raise_signal(signal.SIGINT)

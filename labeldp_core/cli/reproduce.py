@@ -5,9 +5,9 @@ import csv
 import json
 from pathlib import Path
 
-from labeldp_core import reproduce
 from labeldp_core.cache import ResultCache
 from labeldp_core.cli.shared import stderr_bar, stored_runs
+from labeldp_core.services import reproduce
 from labeldp_core.stopping import counted
 from labeldp_core.validation import check_output_path
 
@@ -65,7 +65,7 @@ def _cmd_reproduce(args: argparse.Namespace) -> None:
             writer.writeheader()
             writer.writerows(papers)
     if args.html:
-        from labeldp_core.reports import tables_report  # plotly: only for the report
+        from labeldp_core.services.reports import tables_report  # plotly: only for the report
 
         report = tables_report(
             "Papers vs this explorer",

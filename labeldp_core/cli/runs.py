@@ -103,7 +103,7 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
 def _write_sweep(args: argparse.Namespace, results: list[RunResult]) -> None:
     if args.html:
         from labeldp_core import plots  # plotly: only for the report, not every command's start
-        from labeldp_core.reports import html_report
+        from labeldp_core.services.reports import html_report
 
         metric = "test accuracy" if results[0].test_accuracy is not None else "test MSE"
         figure = plots.score_vs_epsilon(

@@ -29,7 +29,7 @@ def _cmd_forget(args: argparse.Namespace) -> int:
 
 
 def _cmd_cache(args: argparse.Namespace) -> int:
-    from labeldp_core.cache_transfer import export_cache, import_cache
+    from labeldp_core.services.cache_transfer import export_cache, import_cache
 
     cache = ResultCache()
     try:
@@ -46,8 +46,8 @@ def _cmd_cache(args: argparse.Namespace) -> int:
 
 def _cmd_cache_stats(args: argparse.Namespace) -> int:
     """``cache stats`` (counts per family) and ``cache prune --stale``."""
-    from labeldp_core.cache_stats import cache_stats, prune_stale
     from labeldp_core.registry import FAMILIES
+    from labeldp_core.services.cache_stats import cache_stats, prune_stale
 
     cache = ResultCache()
     try:

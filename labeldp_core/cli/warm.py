@@ -5,7 +5,6 @@ import sys
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
-from labeldp_core import reproduce
 from labeldp_core.audit import app_audit_points
 from labeldp_core.cache import ResultCache
 from labeldp_core.cli.cluster import cluster_options, cluster_session, reported, wants_cluster
@@ -17,8 +16,9 @@ from labeldp_core.errors import LabelDPError
 from labeldp_core.experiments import RunConfig
 from labeldp_core.model_audit import cached_audit, demo_model_audits
 from labeldp_core.registry import ON_COMPARE
+from labeldp_core.services import reproduce
+from labeldp_core.services.warm import WarmStatus, left_text, run_warm, stored_points
 from labeldp_core.stopping import counted
-from labeldp_core.warm import WarmStatus, left_text, run_warm, stored_points
 
 
 def _cmd_warm(args: argparse.Namespace) -> int:

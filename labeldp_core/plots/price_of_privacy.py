@@ -26,9 +26,9 @@ from labeldp_core.plots.compare import short_name
 from labeldp_core.plotting.colours import series_styles
 from labeldp_core.plotting.common import LABEL_DP_AXIS_RANGE, LABEL_DP_RANGE, score_vs_epsilon
 from labeldp_core.plotting.readable import DEMO_SIZES, SIZES, TextSizes
-from labeldp_core.price_of_privacy import MODEL, RELEASE, AuditedBound
 from labeldp_core.registry import MECHANISMS
 from labeldp_core.risk import Prior, guess_bound, inference_gain_bound, posterior_bound
+from labeldp_core.services.price_of_privacy import MODEL, RELEASE, AuditedBound
 
 __all__ = [
     "EMPTY_NOTE",

@@ -19,7 +19,7 @@ from labeldp_core.plots.price_of_privacy import (
     price_of_privacy_figure,
 )
 from labeldp_core.plotting.readable import projector_ready
-from labeldp_core.price_of_privacy import MODEL, RELEASE, AuditedBound
+from labeldp_core.services.price_of_privacy import MODEL, RELEASE, AuditedBound
 
 K = 10
 #: RR at five ε with three seeds each; Laplace at two of them with one seed, and off the axis.
