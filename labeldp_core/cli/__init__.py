@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from labeldp_core.cli import audit, choose, listing, reproduce, runs, stored, warm
 from labeldp_core.cli.shared import EXIT_BAD_INPUT, Parser
 from labeldp_core.errors import LabelDPError
-from labeldp_core.stopping import Stopped, signals_stop
+from labeldp_core.experiments.stopping import Stopped, signals_stop
 
 __all__ = ["main"]
 

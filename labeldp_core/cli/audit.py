@@ -10,8 +10,8 @@ from labeldp_core.cli.shared import parse_settings, stderr_bar
 from labeldp_core.cluster import audit_on_cluster, model_audits_on_cluster
 from labeldp_core.engine.audit import check_trials
 from labeldp_core.errors import InvalidInputError
+from labeldp_core.experiments.stopping import counted
 from labeldp_core.model_audit import cached_audit
-from labeldp_core.stopping import counted
 from labeldp_core.validation import check_seed
 
 #: A mechanism (not a negative control) was caught spending more than it claims.

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from labeldp_core.cache import ResultCache
 from labeldp_core.cli.shared import stderr_bar, stored_runs
+from labeldp_core.experiments.stopping import counted
 from labeldp_core.services import reproduce
-from labeldp_core.stopping import counted
 from labeldp_core.validation import check_output_path
 
 #: The columns of ``reproduce``'s papers table in its CSV and text forms.

@@ -12,7 +12,7 @@ from labeldp_core.cli.shared import parse_settings, stderr_bar, stored_runs
 from labeldp_core.cli.tables import table_dataset, table_options
 from labeldp_core.cluster import run_on_cluster
 from labeldp_core.experiments import RunResult, make_config, run, sweep, sweep_configs
-from labeldp_core.stopping import counted
+from labeldp_core.experiments.stopping import counted
 from labeldp_core.validation import check_output_path
 
 CSV_COLUMNS = (

@@ -14,11 +14,11 @@ from labeldp_core.cluster import audit_on_cluster, model_audits_on_cluster, run_
 from labeldp_core.demo import demo_configs
 from labeldp_core.errors import LabelDPError
 from labeldp_core.experiments import RunConfig
+from labeldp_core.experiments.stopping import counted
 from labeldp_core.model_audit import cached_audit, demo_model_audits
 from labeldp_core.registry import ON_COMPARE
 from labeldp_core.services import reproduce
 from labeldp_core.services.warm import WarmStatus, left_text, run_warm, stored_points
-from labeldp_core.stopping import counted
 
 
 def _cmd_warm(args: argparse.Namespace) -> int:

@@ -12,7 +12,8 @@ price-of-privacy screen's) come after it, a phase of their own with its own time
 got and the time left (read by the app; :func:`left_text` words it for the app and the command
 line alike); an interrupted warm keeps every point it finished and resumes there.
 Stopped (a signal, Ctrl+C), it ends its workers at once, the points they were computing cut off
-and not stored; a worker whose warm is gone (even killed) ends too (:mod:`labeldp_core.stopping`).
+and not stored; a worker whose warm is gone (even killed) ends too
+(:mod:`labeldp_core.experiments.stopping`).
 """
 
 import json
@@ -33,10 +34,10 @@ from labeldp_core.demo import demo_configs
 from labeldp_core.engine.timing import estimate_seconds
 from labeldp_core.experiments import RunConfig
 from labeldp_core.experiments.runner import lookup
+from labeldp_core.experiments.stopping import end_pool, end_with_parent
 from labeldp_core.model_audit import audit_model, cached_audit, demo_model_audits
 from labeldp_core.registry import ON_COMPARE
 from labeldp_core.services.warm_together import compute_points, grouped, members
-from labeldp_core.stopping import end_pool, end_with_parent
 
 __all__ = [
     "AUDIT_PAGE",

@@ -12,9 +12,9 @@ from process_watch import family, watch_until_gone
 
 from labeldp_core.__main__ import main
 from labeldp_core.audit import suite
-from labeldp_core.stopping import Stopped, signals_stop
+from labeldp_core.experiments.stopping import Stopped, signals_stop
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 #: A worker must be gone this long after its parent was killed (the contract of a stop).
 GONE_WITHIN_S = 5.0
 
