@@ -42,8 +42,8 @@ def read_record(dataset: str) -> dict | None:
 
 def planned_points(dataset: str) -> dict[str, int]:
     """How many points each phase of a warm of ``dataset`` has on this code (from any cache)."""
-    from labeldp_core import reproduce
-    from labeldp_core.warm import warm_tasks
+    from labeldp_core.services import reproduce
+    from labeldp_core.services.warm import warm_tasks
 
     counts = {"pages": 0, "model audits": 0}
     for task in warm_tasks(dataset, reproduce.dataset_configs(dataset)):

@@ -30,7 +30,7 @@ import measured
 
 ROOT = Path(__file__).resolve().parents[1]
 CHOSEN_BY_THE_CODE = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "LABELDP_TORCH_THREADS")
-#: The time left in ``labeldp_core.warm.left_text``'s words.
+#: The time left in ``labeldp_core.services.warm.left_text``'s words.
 LEFT = re.compile(r"about (\d+) (s|min) left(?: \([^)]*\))?; first views ready: (\d+)/(\d+)")
 
 

@@ -4,9 +4,9 @@ import streamlit as st
 
 from labeldp_core.choosing import Answer, make_target
 from labeldp_core.choosing.choice import DEFAULT_TRAININGS, Choice, choose_epsilon
+from labeldp_core.choosing.clean_reference import clean_line, image_prior
 from labeldp_core.choosing.headline import headlines, mechanism_title, nearest
 from labeldp_core.choosing.summary import summary_at
-from labeldp_core.clean_reference import clean_line, image_prior
 from labeldp_core.data import dataset_info
 from labeldp_core.data.tables import is_table
 from labeldp_core.demo import DEMO_SEEDS, demo_configs

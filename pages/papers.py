@@ -3,8 +3,9 @@ the seeds' claimed epsilons."""
 
 import streamlit as st
 
-from labeldp_core import plots, reproduce
+from labeldp_core import plots
 from labeldp_core.numbers import readable_table
+from labeldp_core.services import reproduce
 from ui.controls import current_controls
 from ui.export import chart
 from ui.results import read_only, reported_errors, result_cache
@@ -70,7 +71,7 @@ def _table_section(section: reproduce.Section) -> None:
     """Draw one paper's table: its title, model and recipe, then per dataset a chart and rows.
 
     Args:
-        section: a table's rows of :func:`labeldp_core.reproduce.paper_rows`.
+        section: a table's rows of :func:`labeldp_core.services.reproduce.paper_rows`.
     """
     st.subheader(section.table.title)
     st.caption(f"{section.table.note} {section.setting()}")
@@ -114,7 +115,7 @@ def _lessons_section(lessons: list[dict]) -> None:
     """Draw the seeds' lessons: each tutorial's claimed ε, the ε it spends, the ε audited.
 
     Args:
-        lessons: the rows of :func:`labeldp_core.reproduce.lesson_rows`.
+        lessons: the rows of :func:`labeldp_core.services.reproduce.lesson_rows`.
     """
     st.subheader("The seeds' lessons: ε claimed, ε spent, ε proved")
     chart(st, plots.lesson_figure, lessons, key="lessons")

@@ -38,7 +38,8 @@ def store_clean_models(
 ) -> None:
     """Cache the clean model of digits' default recipe with test accuracy ``scores[seed]``.
 
-    What :func:`labeldp_core.clean_reference.clean_reference` reads: the page's one clean line.
+    What :func:`labeldp_core.choosing.clean_reference.clean_reference` reads: the page's one clean
+    line.
     """
     for seed, score in scores.items():
         config = make_config("rr", "digits", 1.0, seed, epochs, {"model": model})

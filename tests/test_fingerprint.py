@@ -73,9 +73,9 @@ def test_an_edit_to_a_module_two_families_import_misses_both(
     [
         "families/vector_rr/plots.py",
         "plots/compare.py",
-        "plotting/colours.py",
+        "plots/colours.py",
         "registry.py",  # a family registered is no change to the others
-        "reports.py",
+        "services/reports.py",
     ],
 )
 def test_an_edit_to_a_plots_module_or_the_registry_misses_none(

@@ -17,7 +17,7 @@ from labeldp_core import plots, registry
 from labeldp_core.audit import audit_cases, audit_mechanism
 from labeldp_core.demo import demo_configs
 from labeldp_core.experiments import MECHANISMS, make_config, mechanism_spec, run
-from labeldp_core.plotting.colours import series_styles
+from labeldp_core.plots.colours import series_styles
 from labeldp_core.registry import (
     FAMILIES,
     ON_COMPARE,
@@ -196,7 +196,7 @@ def _derived_lists() -> dict[str, object]:
     from tests.experiments.test_epsilon_spent import named_diagnostics
     from tests.mutation_targets import mutation_targets, selected_tests
     from tests.release_spies import merged_contracts
-    from tests.test_warm import audited_classifiers
+    from tests.services.test_warm import audited_classifiers
 
     return {
         "mechanisms": list(MECHANISMS),
@@ -226,7 +226,7 @@ def test_a_toy_family_dropped_into_the_families_is_on_every_derived_list(toy_fam
     # tests, the contract tables (release contracts, the contract's runs, the draws' steps and
     # runs) and the bad-input matrix come from the family's folder and its tests folder: nothing
     # else is edited.
-    from labeldp_core.warm import warm_tasks
+    from labeldp_core.services.warm import warm_tasks
     from tests.contract.bad_values import check_bad_call, check_valid_call
     from tests.contract.test_mechanism_inputs import family_rows
 

@@ -10,8 +10,8 @@ import numpy as np
 import streamlit as st
 
 from labeldp_core import plots
+from labeldp_core.classroom.guessing import GuessTally, draw_round, output_distributions
 from labeldp_core.data import Dataset
-from labeldp_core.guessing import GuessTally, draw_round, output_distributions
 from ui.export import chart
 
 __all__ = ["guess_game"]

@@ -9,7 +9,7 @@ import streamlit as st
 
 from labeldp_core.data import DATASETS
 from labeldp_core.experiments import MECHANISMS
-from labeldp_core.warm import (
+from labeldp_core.services.warm import (
     AUDIT_PAGE,
     WarmStatus,
     coverage,

@@ -113,7 +113,7 @@ OURS_VARIABLE = "LABELDP_DOCS_OURS"
 @functools.cache
 def _paper_rows() -> tuple[dict[str, Any], ...]:
     """``reproduce``'s rows: each published figure, and ours when :data:`OURS_VARIABLE` is set."""
-    from labeldp_core.reproduce import paper_rows, published_figures
+    from labeldp_core.services.reproduce import paper_rows, published_figures
 
     # Rows whose runs use another dataset than the paper's compare gains only: the Papers page
     # and `reproduce` show them; this table sets accuracies side by side, so it leaves them out.
@@ -159,7 +159,8 @@ def figures_table(ids: set[str]) -> str:
     """The published figures of ``ids`` beside ours, or a sentence when there are none."""
     rows = [row for row in _paper_rows() if row["our_mechanism"] in ids]
     if not rows:
-        return "No published figure of this family is in `labeldp_core/published_figures.json`."
+        json_file = "labeldp_core/services/published_figures.json"
+        return f"No published figure of this family is in `{json_file}`."
     lines = [
         "| paper | where | dataset, model | ε, δ | theirs (clean) | ours, mean over the seeds |",
         "| --- " * 6 + "|",

@@ -20,10 +20,10 @@ import numpy as np
 from labeldp_core.cache import ResultCache
 from labeldp_core.choosing.answer import Answer, choose, protection_gap
 from labeldp_core.choosing.bisection import CLOSE, Fetch, bisect, next_epsilon, read_tree
+from labeldp_core.choosing.clean_reference import clean_reference
 from labeldp_core.choosing.coarse import Missing, next_coarse, trainings_left
 from labeldp_core.choosing.curves import Curve, CurvePoint, curve_point
 from labeldp_core.choosing.target import Target
-from labeldp_core.clean_reference import clean_reference
 from labeldp_core.demo import DEMO_SEEDS, demo_configs, demo_epsilons
 from labeldp_core.engine.progress import Progress, silent
 from labeldp_core.engine.timing import estimate_seconds, spoken_duration
@@ -381,8 +381,8 @@ def _common_clean(
 ) -> float:
     """The clean model's score: the pages' one clean baseline, else the curves' mean.
 
-    On the demo seeds, :func:`~labeldp_core.clean_reference.clean_reference` (the number every
-    page draws) once each seed's clean model is cached. Otherwise the mean over the curves of
+    On the demo seeds, :func:`~labeldp_core.choosing.clean_reference.clean_reference` (the number
+    every page draws) once each seed's clean model is cached. Otherwise the mean over the curves of
     mechanisms that train the model (the DP prototypes' own reference is a non-private
     prototype classifier, not that model).
     """

@@ -2,8 +2,9 @@
 
 :mod:`~labeldp_core.classroom.round` holds the rounds (thread-safe, in memory, nothing written);
 :mod:`~labeldp_core.classroom.draw` draws a round's items and releases their labels once with the
-exact sampler. The app's side is ``ui/class_round.py`` (the teacher) and ``pages/play.py`` (a
-phone).
+exact sampler; :mod:`~labeldp_core.classroom.guessing` draws one randomized-response round at a
+time and sets the class's hit rate beside the bound on a guess. The app's side is
+``ui/class_round.py`` (the teacher), ``ui/guess_game.py`` and ``pages/play.py`` (a phone).
 """
 
 from labeldp_core.classroom.draw import draw_items, epsilon_spent, public_prior

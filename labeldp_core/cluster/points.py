@@ -21,7 +21,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from labeldp_core.cache import CorruptEntryError, ResultCache
-from labeldp_core.cache_transfer import checked_kind, result_problem
 from labeldp_core.cluster.session import ClusterSession
 from labeldp_core.cluster.worker import (
     Entry,
@@ -35,6 +34,7 @@ from labeldp_core.engine.progress import Progress, silent
 from labeldp_core.engine.timing import record_seconds, timing_key
 from labeldp_core.errors import InvalidInputError, LabelDPError
 from labeldp_core.experiments import RunConfig, RunResult, lookup, make_config
+from labeldp_core.services.cache_transfer import checked_kind, result_problem
 
 __all__ = [
     "ClusterReport",
@@ -280,9 +280,10 @@ def _store_run(cache: ResultCache, config: RunConfig, entries: list[Entry]) -> R
 def _store_entries(cache: ResultCache, entries: list[Entry], replace: bool = False) -> None:
     """Check every entry, then store those the client does not hold yet (all if ``replace``).
 
-    As ``cache import`` does (:func:`~labeldp_core.cache_transfer.checked_kind`), every entry's
-    identity must hash to its key, every entry must decode as JSON or pickle-free arrays, and a
-    run result among them must sit under its own point's key; one bad entry stores none of them.
+    As ``cache import`` does (:func:`~labeldp_core.services.cache_transfer.checked_kind`), every
+    entry's identity must hash to its key, every entry must decode as JSON or pickle-free arrays,
+    and a run result among them must sit under its own point's key; one bad entry stores none of
+    them.
     """
     for key, kind, body, identity in entries:
         try:

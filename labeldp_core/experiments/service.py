@@ -12,7 +12,7 @@ replaced after
 ``tasks_per_worker`` points, giving the memory a training freed back to the system, and when one
 dies (killed, out of memory) its job fails with a clear message and a new worker takes its place.
 Workers are daemon processes that also end when the server's process is gone (however it
-ended: :func:`~labeldp_core.stopping.end_with_parent`); a point cut off is simply not
+ended: :func:`~labeldp_core.experiments.stopping.end_with_parent`); a point cut off is simply not
 cached (the cache writes each result in one transaction), so nothing already stored is lost.
 """
 
@@ -37,7 +37,7 @@ from labeldp_core.cache import ResultCache
 from labeldp_core.engine.spec import RunConfig, RunResult
 from labeldp_core.errors import LabelDPError
 from labeldp_core.experiments.runner import run
-from labeldp_core.stopping import end_with_parent
+from labeldp_core.experiments.stopping import end_with_parent
 from labeldp_core.threads import THREADS_ENV, fixed_threads
 
 __all__ = ["ComputeService", "Job", "JobFailedError", "default_workers", "resident_mb"]

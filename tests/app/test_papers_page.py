@@ -6,7 +6,7 @@ import pytest
 from app_helpers import assert_no_errors, chart_spec, open_page
 
 from labeldp_core.numbers import shown
-from labeldp_core.published import paper_tables, published_figures
+from labeldp_core.services.published import paper_tables, published_figures
 
 
 def test_the_page_leads_with_the_small_cnn_table_and_names_each_model_and_recipe(cache):
@@ -76,12 +76,12 @@ def test_a_computed_row_shows_our_figure_beside_theirs_in_its_table(
     cache, monkeypatch, instant_training
 ):
     # A stand-in figure of the small-CNN table on digits, so its three runs compute in seconds.
-    from labeldp_core.reproduce import paper_configs, paper_rows
+    from labeldp_core.services.reproduce import paper_configs, paper_rows
 
     figure = published_figures()[0]
     ours = {"mechanism": "rr", "settings": {"model": "logistic"}}
     stand_in = type(figure)(**(vars(figure) | {"dataset": "digits", "ours": ours}))
-    monkeypatch.setattr("labeldp_core.reproduce.published_figures", lambda: [stand_in])
+    monkeypatch.setattr("labeldp_core.services.reproduce.published_figures", lambda: [stand_in])
     (computed,) = paper_rows(cache, compute=True)
     app = open_page("pages/papers.py")
     assert_no_errors(app)
@@ -167,12 +167,12 @@ def test_a_stored_equal_noise_run_shows_our_accuracy_at_the_papers_sigma(
 ):
     # A stand-in LabelDP-Pro figure on digits, its equal-noise runs computed (one epoch each).
     from labeldp_core.experiments import make_config, run
-    from labeldp_core.reproduce import SEEDS, paper_rows
+    from labeldp_core.services.reproduce import SEEDS, paper_rows
 
     figure = next(f for f in published_figures() if f.equal_noise)
     entry = {"noise_multiplier": 8.0, "batch": 256, "epochs": 10, "delta": 1e-5}
     stand_in = type(figure)(**(vars(figure) | {"dataset": "digits", "equal_noise": entry}))
-    monkeypatch.setattr("labeldp_core.reproduce.published_figures", lambda: [stand_in])
+    monkeypatch.setattr("labeldp_core.services.reproduce.published_figures", lambda: [stand_in])
     (row,) = paper_rows(cache)
     epsilon = row["equal_noise_epsilon"]
     scores = [run(make_config("labeldp-pro", "digits", epsilon, s), cache).score for s in SEEDS]

@@ -7,14 +7,15 @@ import pytest
 from app_helpers import assert_no_errors, open_page, page_files
 
 from labeldp_core.audit import app_audit_points
-from labeldp_core.warm import warm_tasks
+from labeldp_core.services.warm import warm_tasks
 from ui import audit as audit_ui
 from ui import results
 
 #: Pages whose first view needs no stored run result at all (the papers page looks its rows up
-#: through `reproduce`, whose runs `warm` adds: tests/test_reproduce.py; "Your data" adds tables;
-#: "Choose ε" reads every mechanism's whole demo grid with `lookup`, never computing:
-#: tests/choosing/; so does the price of privacy, class stops too: tests/test_price_of_privacy.py).
+#: through `reproduce`, whose runs `warm` adds: tests/services/test_reproduce.py; "Your data" adds
+#: tables; "Choose ε" reads every mechanism's whole demo grid with `lookup`, never computing:
+#: tests/choosing/; so does the price of privacy, class stops too:
+#: tests/services/test_price_of_privacy.py).
 NO_RESULTS = {
     "pages/laplace_noise.py",
     "pages/audit.py",

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from app_helpers import app_with, assert_no_errors
 
-from labeldp_core import warm
 from labeldp_core.experiments import MECHANISMS
+from labeldp_core.services import warm
 
 
 def _home(monkeypatch: pytest.MonkeyPatch, started: list) -> object:

@@ -180,7 +180,7 @@ def test_a_mechanism_refusing_a_grid_epsilon_is_skipped_with_the_epsilon(cold, m
 
 def test_within_p_points_is_measured_from_the_clean_line_the_pages_draw(runs, cache):
     # Once each demo seed's clean model is cached, the clean model is the pages' one number
-    # (labeldp_core.clean_reference: their mean, 0.97), not the runs' own records (0.95).
+    # (labeldp_core.choosing.clean_reference: their mean, 0.97), not the runs' own records (0.95).
     store_clean_models(cache, {0: 0.96, 1: 0.97, 2: 0.98})
     found = choose_epsilon("digits", make_target("within", 40), mechanisms=["rr"], cache=cache)
     assert found.target.clean == pytest.approx(0.97)

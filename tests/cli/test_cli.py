@@ -113,11 +113,11 @@ def test_sweep_writes_csv_and_json(tmp_path, capsys):
 
 
 def test_line_progress_repeats_a_long_stage_every_few_seconds(monkeypatch, capsys):
-    from labeldp_core import __main__ as cli
+    from labeldp_core.cli import shared as cli
 
     clock = iter([0.0, 1.0, 2.0, 12.5, 13.0, 14.0])
     monkeypatch.setattr(cli.time, "monotonic", lambda: next(clock))
-    show = cli._stderr_lines()  # reads the clock once (0.0)
+    show = cli.stderr_lines()  # reads the clock once (0.0)
     show(0.1, "DP-SGD: epoch 1/40")  # 1.0: a new stage
     show(0.2, "DP-SGD: epoch 2/40")  # 2.0: same stage, too soon
     show(0.3, "DP-SGD: epoch 3/40")  # 12.5: same stage, 11.5 s later

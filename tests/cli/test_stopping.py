@@ -28,7 +28,7 @@ from process_watch import family, watch_until_gone
 
 from labeldp_core.cache import ResultCache
 from labeldp_core.experiments import lookup, make_config
-from labeldp_core.warm import WarmStatus, read_status
+from labeldp_core.services.warm import WarmStatus, read_status
 
 # One worker of `pytest -n` runs these one after the other (each starts worker processes), beside
 # the cluster tests on the other.

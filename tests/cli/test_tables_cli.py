@@ -169,8 +169,10 @@ def test_warm_fills_a_tables_demo_points_into_its_own_cache(tmp_path, monkeypatc
     def few(dataset: str) -> list:
         return demo_configs(dataset, ["rr"], seeds=[0], epochs=1, variants=False)[:2]
 
-    monkeypatch.setattr("labeldp_core.warm.demo_configs", lambda dataset, **options: few(dataset))
-    monkeypatch.setattr("labeldp_core.warm.app_audit_points", lambda: [])
+    monkeypatch.setattr(
+        "labeldp_core.services.warm.demo_configs", lambda dataset, **options: few(dataset)
+    )
+    monkeypatch.setattr("labeldp_core.services.warm.app_audit_points", lambda: [])
     assert main(["warm", "--dataset", f"file:{path}", "--label", "class"]) == 0
     (info,) = stored_tables()
     told = capsys.readouterr().err
@@ -215,8 +217,8 @@ def test_warm_on_a_table_smaller_than_the_published_batches_trains_every_poisson
         configs = demo_configs(dataset, ["dpsgd", "labeldp-pro"], seeds=[0], epochs=1)
         return list({(c.mechanism, c.settings): c for c in reversed(configs)}.values())
 
-    monkeypatch.setattr("labeldp_core.warm.demo_configs", first_of_each)
-    monkeypatch.setattr("labeldp_core.warm.app_audit_points", lambda: [])
+    monkeypatch.setattr("labeldp_core.services.warm.demo_configs", first_of_each)
+    monkeypatch.setattr("labeldp_core.services.warm.app_audit_points", lambda: [])
     assert main(["warm", "--dataset", f"file:{path}", "--label", "class"]) == 0, (
         capsys.readouterr().err
     )

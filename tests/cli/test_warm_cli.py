@@ -2,10 +2,10 @@
 
 import pytest
 
-from labeldp_core import warm
 from labeldp_core.__main__ import main
 from labeldp_core.experiments import make_config
-from labeldp_core.warm import MODEL_AUDITS, WarmTask
+from labeldp_core.services import warm
+from labeldp_core.services.warm import MODEL_AUDITS, WarmTask
 
 
 def _tiny_warm(monkeypatch: pytest.MonkeyPatch) -> list[WarmTask]:

@@ -56,7 +56,7 @@ def test_a_delta_the_source_does_not_state_says_so(monkeypatch):
 def test_a_gain_row_on_another_dataset_stays_off_the_family_pages(monkeypatch):
     # Its accuracy is on CIFAR, ours on Fashion-MNIST: the family pages' table sets accuracies
     # side by side, so such rows are only on the Papers page and in `reproduce`, as gains.
-    from labeldp_core.published import published_figures
+    from labeldp_core.services.published import published_figures
 
     monkeypatch.delenv("LABELDP_DOCS_OURS", raising=False)
     hook = docs_hook()

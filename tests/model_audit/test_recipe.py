@@ -68,7 +68,7 @@ def test_pate_says_why_no_canary_can_test_it_and_trains_nothing(capsys, monkeypa
 
 def test_the_price_screen_reads_the_audit_warm_computes_for_the_default_run(trained, tmp_path):
     from labeldp_core.experiments import make_config
-    from labeldp_core.price_of_privacy import _model_bound
+    from labeldp_core.services.price_of_privacy import _model_bound
     from tests.fake_results import fake_result
 
     cache = ResultCache(tmp_path)

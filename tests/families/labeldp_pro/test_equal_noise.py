@@ -13,7 +13,7 @@ from labeldp_core.data import training_size
 from labeldp_core.families.labeldp_pro.accounting import calibrate_label_noise
 from labeldp_core.families.labeldp_pro.equal_noise import equal_noise_epsilon
 from labeldp_core.families.labeldp_pro.experiment import labeldp_pro_recipe
-from labeldp_core.published import published_figures
+from labeldp_core.services.published import published_figures
 from tests.families.labeldp_pro.pld_reference import google_pld_epsilon
 
 PRO_ROWS = [f for f in published_figures() if f.ours["mechanism"] == "labeldp-pro"]

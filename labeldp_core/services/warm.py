@@ -12,7 +12,8 @@ price-of-privacy screen's) come after it, a phase of their own with its own time
 got and the time left (read by the app; :func:`left_text` words it for the app and the command
 line alike); an interrupted warm keeps every point it finished and resumes there.
 Stopped (a signal, Ctrl+C), it ends its workers at once, the points they were computing cut off
-and not stored; a worker whose warm is gone (even killed) ends too (:mod:`labeldp_core.stopping`).
+and not stored; a worker whose warm is gone (even killed) ends too
+(:mod:`labeldp_core.experiments.stopping`).
 """
 
 import json
@@ -33,10 +34,10 @@ from labeldp_core.demo import demo_configs
 from labeldp_core.engine.timing import estimate_seconds
 from labeldp_core.experiments import RunConfig
 from labeldp_core.experiments.runner import lookup
+from labeldp_core.experiments.stopping import end_pool, end_with_parent
 from labeldp_core.model_audit import audit_model, cached_audit, demo_model_audits
 from labeldp_core.registry import ON_COMPARE
-from labeldp_core.stopping import end_pool, end_with_parent
-from labeldp_core.warm_together import compute_points, grouped, members
+from labeldp_core.services.warm_together import compute_points, grouped, members
 
 __all__ = [
     "AUDIT_PAGE",
@@ -74,7 +75,7 @@ class WarmTask:
 
     A run (``config``), an audit case (``audit``) or a trained model's canary audit
     (``model_audit``: mechanism, dataset, ε). A run may bring points of its kind that train
-    together with it (``together``, :mod:`labeldp_core.warm_together`).
+    together with it (``together``, :mod:`labeldp_core.services.warm_together`).
     """
 
     page: str
@@ -276,8 +277,8 @@ class _Estimate:
     def left(self, waiting: list[WarmTask], running: dict, workers: int) -> float | None:
         """Seconds until every point is done, ``running`` maps a task to when it started.
 
-        A group that trains together (:mod:`labeldp_core.warm_together`) weighs as many points
-        as it holds: a point's seconds measured in a group are its share of the group's.
+        A group that trains together (:mod:`labeldp_core.services.warm_together`) weighs as many
+        points as it holds: a point's seconds measured in a group are its share of the group's.
         """
         now, total = time.monotonic(), 0.0
         for task, started in [*((t, None) for t in waiting), *running.values()]:

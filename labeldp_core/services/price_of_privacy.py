@@ -12,14 +12,14 @@ from dataclasses import dataclass, replace
 
 from labeldp_core.audit import APP_TRIALS, CASES, audit_cases, stored_audit_case
 from labeldp_core.cache import ResultCache
-from labeldp_core.clean_reference import clean_line, image_prior
+from labeldp_core.choosing.clean_reference import clean_line, image_prior
 from labeldp_core.data import dataset_info
 from labeldp_core.demo import DEMO_SEEDS, demo_configs, demo_epsilons, point_epsilons
 from labeldp_core.engine.spec import RunConfig, RunResult
 from labeldp_core.errors import LabelDPError
 from labeldp_core.experiments import lookup, make_config
 from labeldp_core.model_audit import cached_audit, can_audit
-from labeldp_core.plotting.common import LABEL_DP_RANGE
+from labeldp_core.plots.common import LABEL_DP_RANGE
 from labeldp_core.risk import Prior
 
 __all__ = [
@@ -191,7 +191,7 @@ def read_price_of_privacy(
     """What the cache holds for the screen: runs, audits, the image's prior; nothing computed.
 
     Runs over :data:`DEMO_SEEDS`, audits at ``seed``, and the image's prior from the one clean
-    line (:func:`~labeldp_core.clean_reference.clean_line`).
+    line (:func:`~labeldp_core.choosing.clean_reference.clean_line`).
 
     Runs are read at every ε `warm` computes (:func:`cached_runs`); the release audits at the
     audit page's draws (``APP_TRIALS``) at each ε a run is cached at, and the canary audits of

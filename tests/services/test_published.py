@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from labeldp_core.published import paper_tables, published_figures
+from labeldp_core.services.published import paper_tables, published_figures
 
 TABLE = {
     "id": "t",

@@ -7,14 +7,21 @@ from pathlib import Path
 
 import pytest
 
-from labeldp_core import warm
 from labeldp_core.audit import app_audit_points
 from labeldp_core.cache import ResultCache
 from labeldp_core.demo import demo_configs, demo_epsilons
 from labeldp_core.experiments import lookup, make_config
 from labeldp_core.model_audit import cached_audit
 from labeldp_core.registry import mechanism_entries
-from labeldp_core.warm import AUDIT_PAGE, MODEL_AUDITS, WarmTask, read_status, run_warm, warm_tasks
+from labeldp_core.services import warm
+from labeldp_core.services.warm import (
+    AUDIT_PAGE,
+    MODEL_AUDITS,
+    WarmTask,
+    read_status,
+    run_warm,
+    warm_tasks,
+)
 
 
 def _cheap(epsilon: float, seed: int = 0, **settings) -> WarmTask:
@@ -81,7 +88,7 @@ def test_a_warmed_model_audit_is_the_one_the_price_of_privacy_screen_reads(
     assert warm._is_stored(task, cache)
     read = cached_audit(
         "rr", "digits", 2.0, seed=0, epochs=run.epochs, settings=dict(run.settings), cache=cache
-    )  # how the screen asks for a run's audit (labeldp_core.price_of_privacy)
+    )  # how the screen asks for a run's audit (labeldp_core.services.price_of_privacy)
     assert read is not None and read.claimed_epsilon == 2.0
 
 

@@ -35,7 +35,7 @@ from labeldp_core.errors import LabelDPError
 from labeldp_core.experiments import RunConfig, RunResult, lookup, make_config, run
 from labeldp_core.families.labeldp_pro.equal_noise import equal_noise_epsilon
 from labeldp_core.numbers import in_words
-from labeldp_core.published import (
+from labeldp_core.services.published import (
     FIGURES_FILE,
     PaperTable,
     PublishedFigure,

@@ -10,7 +10,7 @@ import pytest
 from labeldp_core.__main__ import main
 from labeldp_core.accounting.truncated_votes import argmax_loss, vote_counts_loss
 from labeldp_core.experiments import MECHANISMS, lookup
-from labeldp_core.reproduce import (
+from labeldp_core.services.reproduce import (
     dataset_configs,
     fill_instructions,
     gap_sentence,
@@ -23,7 +23,7 @@ from labeldp_core.reproduce import (
     sections,
     without_configs,
 )
-from labeldp_core.warm import warm_tasks
+from labeldp_core.services.warm import warm_tasks
 
 
 def test_the_citation_file_parses_and_every_row_names_its_source():
@@ -129,7 +129,7 @@ def test_computed_runs_fill_our_side_with_mean_range_and_retention(
     figure = published_figures()[0]
     ours = {"mechanism": "rr", "settings": {"model": "logistic"}}
     stand_in = type(figure)(**(vars(figure) | {"dataset": "digits", "ours": ours}))
-    monkeypatch.setattr("labeldp_core.reproduce.published_figures", lambda: [stand_in])
+    monkeypatch.setattr("labeldp_core.services.reproduce.published_figures", lambda: [stand_in])
     (row,) = paper_rows(cache)
     assert row["computed_seeds"] == 0  # nothing cached: answered at once, marked missing
     (row,) = paper_rows(cache, compute=True)
@@ -182,7 +182,7 @@ def test_reports_are_written(tmp_path, capsys, option):
 def test_warm_computes_the_reproduce_runs_of_its_dataset(monkeypatch):
     figure = published_figures()[0]
     stand_in = type(figure)(**(vars(figure) | {"dataset": "digits", "epsilon": 0.123}))
-    monkeypatch.setattr("labeldp_core.reproduce.published_figures", lambda: [stand_in])
+    monkeypatch.setattr("labeldp_core.services.reproduce.published_figures", lambda: [stand_in])
     assert dataset_configs("digits") == paper_configs(stand_in)
     asked = []
 
@@ -190,7 +190,7 @@ def test_warm_computes_the_reproduce_runs_of_its_dataset(monkeypatch):
         asked.append(warm_tasks(dataset, extra))
         raise SystemExit(0)  # enough: what it would compute is known
 
-    monkeypatch.setattr("labeldp_core.__main__.run_warm", record)
+    monkeypatch.setattr("labeldp_core.cli.warm.run_warm", record)
     with pytest.raises(SystemExit):
         main(["warm", "--dataset", "digits"])
     (tasks,) = asked
@@ -235,7 +235,7 @@ def test_a_row_on_another_dataset_sets_our_gain_never_our_accuracy_beside_theirs
     # "ours" column beside their CIFAR figure, in the rows, the text, the CSV or the gap sentence.
     figure = _free_rows(published_figures())[0]
     stand_in = _stand_in_gain(figure)
-    monkeypatch.setattr("labeldp_core.reproduce.published_figures", lambda: [stand_in])
+    monkeypatch.setattr("labeldp_core.services.reproduce.published_figures", lambda: [stand_in])
     (row,) = paper_rows(cache)
     assert row["computed_seeds"] == 0 and "not computed yet" in paper_line(row)
     (row,) = paper_rows(cache, compute=True)
@@ -268,7 +268,7 @@ def test_a_gain_row_on_the_paper_dataset_keeps_our_accuracy_and_adds_the_gain(
 ):
     figure = _free_rows(published_figures())[0]
     stand_in = _stand_in_gain(figure, dataset="digits", our_dataset=None)
-    monkeypatch.setattr("labeldp_core.reproduce.published_figures", lambda: [stand_in])
+    monkeypatch.setattr("labeldp_core.services.reproduce.published_figures", lambda: [stand_in])
     (row,) = paper_rows(cache, compute=True)
     assert row["computed_seeds"] == row["gain_seeds"] == 3
     assert row["ours"] == pytest.approx(row["our_with"])  # the same runs, the same dataset
@@ -288,7 +288,7 @@ def test_warm_leaves_out_the_rows_on_another_dataset_and_the_note_says_what_fill
 
 
 def test_one_computed_seed_is_said_in_the_singular():
-    from labeldp_core.reproduce import _our_accuracy
+    from labeldp_core.services.reproduce import _our_accuracy
 
     row = {"computed_seeds": 1, "ours": 0.8128, "ours_min": 0.8128, "ours_max": 0.8128}
     assert _our_accuracy(row).endswith("(0.813-0.813, 1 seed)")

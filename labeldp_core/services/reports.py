@@ -10,10 +10,10 @@ import plotly.graph_objects as go
 from labeldp_core import __version__
 from labeldp_core.engine.diagnostics import diagnostics_sentence
 from labeldp_core.engine.spec import RunResult
-from labeldp_core.plotting.readable import projector_ready
+from labeldp_core.plots.readable import projector_ready
 
 if TYPE_CHECKING:  # the screen reads the audits, whose import is slow: only when it is made
-    from labeldp_core.price_of_privacy import PriceOfPrivacy
+    from labeldp_core.services.price_of_privacy import PriceOfPrivacy
 
 __all__ = [
     "PRICE_CAPTION",
@@ -155,8 +155,8 @@ PRICE_CAPTION = (
 def price_of_privacy_report(evidence: "PriceOfPrivacy", settings: Mapping[str, Any]) -> str:
     """The price-of-privacy screen as a standalone page: its frames play offline, no server.
 
-    ``evidence`` is what :func:`labeldp_core.price_of_privacy.read_price_of_privacy` read from
-    the cache; the report shows only that.
+    ``evidence`` is what :func:`labeldp_core.services.price_of_privacy.read_price_of_privacy` read
+    from the cache; the report shows only that.
     """
     from labeldp_core.plots.price_of_privacy import frame_epsilons, price_of_privacy_figure
 

@@ -12,9 +12,9 @@ from process_watch import family, watch_until_gone
 
 from labeldp_core.__main__ import main
 from labeldp_core.audit import suite
-from labeldp_core.stopping import Stopped, signals_stop
+from labeldp_core.experiments.stopping import Stopped, signals_stop
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 #: A worker must be gone this long after its parent was killed (the contract of a stop).
 GONE_WITHIN_S = 5.0
 
@@ -24,7 +24,7 @@ PARENTS = {
     "warm's pool": """
 import os, sys, time
 from pathlib import Path
-from labeldp_core.warm import _pool
+from labeldp_core.services.warm import _pool
 
 def busy(folder):
     Path(folder, str(os.getpid())).touch()
@@ -137,7 +137,7 @@ def test_a_stopped_audit_names_its_stored_cases_and_a_second_run_computes_only_t
 
 
 def test_a_stopped_reproduce_names_its_stored_runs(monkeypatch, capsys):
-    from labeldp_core import reproduce
+    from labeldp_core.services import reproduce
 
     def run(config, cache, progress):
         signal.raise_signal(signal.SIGINT)

@@ -15,7 +15,7 @@ from labeldp_core.experiments import lookup, run
 from labeldp_core.experiments.together import CHUNK, can_train_together, compute_chunk
 
 if TYPE_CHECKING:
-    from labeldp_core.warm import WarmTask
+    from labeldp_core.services.warm import WarmTask
 
 __all__ = ["GROUP_LIMIT", "compute_points", "grouped", "members"]
 

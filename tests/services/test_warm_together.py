@@ -5,11 +5,11 @@ from pathlib import Path
 
 import pytest
 
-from labeldp_core import warm
 from labeldp_core.cache import ResultCache
 from labeldp_core.experiments import lookup, make_config
-from labeldp_core.warm import WarmTask, run_warm
-from labeldp_core.warm_together import GROUP_LIMIT, grouped, members
+from labeldp_core.services import warm
+from labeldp_core.services.warm import WarmTask, run_warm
+from labeldp_core.services.warm_together import GROUP_LIMIT, grouped, members
 
 
 def _task(epsilon: float, model: str = "logistic", first: bool = True, seed: int = 0) -> WarmTask:

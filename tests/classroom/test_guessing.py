@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from labeldp_core import guessing
+from labeldp_core.classroom import guessing
+from labeldp_core.classroom.guessing import GuessTally, draw_round, output_distributions
 from labeldp_core.data import load_dataset
 from labeldp_core.errors import InvalidInputError
-from labeldp_core.guessing import GuessTally, draw_round, output_distributions
 
 
 def test_answering_the_released_label_reaches_the_bound_and_no_better():

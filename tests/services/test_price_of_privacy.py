@@ -15,7 +15,7 @@ from labeldp_core.demo import CLASS_EPSILONS, DEMO_EPSILONS, DEMO_SEEDS, demo_co
 from labeldp_core.engine import context
 from labeldp_core.experiments import run
 from labeldp_core.model_audit import audit_model, training_run
-from labeldp_core.price_of_privacy import MODEL, RELEASE, read_price_of_privacy
+from labeldp_core.services.price_of_privacy import MODEL, RELEASE, read_price_of_privacy
 from tests.model_audit.stand_in import stored as scored_canaries
 
 #: One class stop (seed 0 only) besides two grid epsilons with every seed.
