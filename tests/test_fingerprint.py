@@ -73,7 +73,7 @@ def test_an_edit_to_a_module_two_families_import_misses_both(
     [
         "families/vector_rr/plots.py",
         "plots/compare.py",
-        "plots/colours.py",
+        "plotting/colours.py",
         "registry.py",  # a family registered is no change to the others
         "services/reports.py",
     ],

@@ -1,8 +1,8 @@
 """Pure plotting functions: data in, a ``plotly.graph_objects.Figure`` out (no Streamlit).
 
 Every figure says on its axes what it shows, so a screenshot can be read without the page. The
-shared helpers (:mod:`~labeldp_core.plots.common`, :mod:`~labeldp_core.plots.colours`,
-:mod:`~labeldp_core.plots.readable`) and the figures that compose every mechanism (Compare, the
+shared helpers (:mod:`~labeldp_core.plotting.common`, :mod:`~labeldp_core.plotting.colours`,
+:mod:`~labeldp_core.plotting.readable`) and the figures that compose every mechanism (Compare, the
 audit, the attacks, the papers) live here; each family's figures live in its folder
 (``labeldp_core/families/<family>/plots.py``). This package serves them all by name, each loaded
 on first use (PEP 562): a family's plots import the shared helpers from here.
@@ -15,27 +15,27 @@ from typing import Any
 #: The module that defines each shared figure function and constant served here.
 _HOMES: dict[str, str] = {
     "ATTACKS": "labeldp_core.plots.attack",
-    "EPSILON_AXIS": "labeldp_core.plots.common",
-    "LAYOUT": "labeldp_core.plots.common",
+    "EPSILON_AXIS": "labeldp_core.plotting.common",
+    "LAYOUT": "labeldp_core.plotting.common",
     "UNIT_DASH": "labeldp_core.plots.compare",
     "attack_bars": "labeldp_core.plots.attack",
     "audit_figure": "labeldp_core.plots.audit",
     "clean_baseline": "labeldp_core.plots.compare",
     "comparison_figure": "labeldp_core.plots.compare",
     "discrete_laplace_figure": "labeldp_core.plots.laplace_noise",
-    "figure_table": "labeldp_core.plots.common",
+    "figure_table": "labeldp_core.plotting.common",
     "guess_bound": "labeldp_core.plots.attack",
     "guess_bound_figure": "labeldp_core.plots.attack",
     "inference_gain_figure": "labeldp_core.plots.inference",
     "label_histogram": "labeldp_core.plots.tables",
     "laplace_density_figure": "labeldp_core.plots.laplace_noise",
     "lesson_figure": "labeldp_core.plots.papers",
-    "mark_epsilon": "labeldp_core.plots.common",
+    "mark_epsilon": "labeldp_core.plotting.common",
     "neighbour_outputs_figure": "labeldp_core.plots.attack",
     "papers_figure": "labeldp_core.plots.papers",
     "price_of_privacy_figure": "labeldp_core.plots.price_of_privacy",
-    "projector_ready": "labeldp_core.plots.readable",
-    "score_vs_epsilon": "labeldp_core.plots.common",
+    "projector_ready": "labeldp_core.plotting.readable",
+    "score_vs_epsilon": "labeldp_core.plotting.common",
     "summary_at": "labeldp_core.plots.compare",
     "summary_rows": "labeldp_core.plots.compare",
     "tail_probability_figure": "labeldp_core.plots.laplace_noise",

@@ -6,9 +6,9 @@ from typing import Any
 import numpy as np
 import plotly.graph_objects as go
 
-from labeldp_core.plots.common import EPSILON_AXIS, LAYOUT, mark_bound, mark_epsilon
 from labeldp_core.plots.compare import short_name
-from labeldp_core.plots.readable import wrap
+from labeldp_core.plotting.common import EPSILON_AXIS, LAYOUT, mark_bound, mark_epsilon
+from labeldp_core.plotting.readable import wrap
 
 __all__ = [
     "ATTACKS",

@@ -5,7 +5,7 @@ from collections.abc import Sequence
 import plotly.graph_objects as go
 
 from labeldp_core.audit import AuditResult
-from labeldp_core.plots.common import LAYOUT
+from labeldp_core.plotting.common import LAYOUT
 
 __all__ = ["audit_figure"]
 

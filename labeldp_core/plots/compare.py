@@ -20,9 +20,9 @@ from labeldp_core.choosing.summary import (
     summary_rows,
 )
 from labeldp_core.engine.spec import RunResult
-from labeldp_core.plots.colours import UNIT_DASH, mechanism_of
-from labeldp_core.plots.common import LABEL_DP_AXIS_RANGE, LABEL_DP_RANGE, score_vs_epsilon
-from labeldp_core.plots.end_labels import add_end_label
+from labeldp_core.plotting.colours import UNIT_DASH, mechanism_of
+from labeldp_core.plotting.common import LABEL_DP_AXIS_RANGE, LABEL_DP_RANGE, score_vs_epsilon
+from labeldp_core.plotting.end_labels import add_end_label
 
 __all__ = [
     "NEIGHBOURS",

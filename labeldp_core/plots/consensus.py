@@ -16,8 +16,8 @@ from plotly.subplots import make_subplots
 
 from labeldp_core.engine.consensus import CONSENSUS_NOTE
 from labeldp_core.engine.spec import RunResult
-from labeldp_core.plots.colours import band_colour, series_styles
-from labeldp_core.plots.common import EPSILON_AXIS, LAYOUT, mark_epsilon, score_vs_epsilon
+from labeldp_core.plotting.colours import band_colour, series_styles
+from labeldp_core.plotting.common import EPSILON_AXIS, LAYOUT, mark_epsilon, score_vs_epsilon
 
 __all__ = [
     "CONSENSUS_SUFFIX",
@@ -60,7 +60,7 @@ def consensus_curves(
         chance: the accuracy of guessing, drawn dotted.
         marked_epsilon: the epsilon chosen on the page.
         mechanisms: each name's mechanism (or variant, "laplace/soft") where the name does not
-            say it, as :func:`~labeldp_core.plots.common.score_vs_epsilon` takes it.
+            say it, as :func:`~labeldp_core.plotting.common.score_vs_epsilon` takes it.
 
     Each retrained series is named :func:`consensus_name` and drawn in its series' colour,
     dotted, with diamond markers; its band (over seeds) in the same colour.

@@ -7,8 +7,8 @@ import numpy as np
 import plotly.graph_objects as go
 
 from labeldp_core.model_audit.inference import InferencePoint
-from labeldp_core.plots.colours import series_styles
-from labeldp_core.plots.common import (
+from labeldp_core.plotting.colours import series_styles
+from labeldp_core.plotting.common import (
     EPSILON_AXIS,
     LABEL_DP_RANGE,
     LAYOUT,

@@ -22,10 +22,10 @@ from plotly.subplots import make_subplots
 
 from labeldp_core.engine.spec import RunResult
 from labeldp_core.mechanisms import expected_flip_rate
-from labeldp_core.plots.colours import series_styles
-from labeldp_core.plots.common import LABEL_DP_AXIS_RANGE, LABEL_DP_RANGE, score_vs_epsilon
 from labeldp_core.plots.compare import short_name
-from labeldp_core.plots.readable import DEMO_SIZES, SIZES, TextSizes
+from labeldp_core.plotting.colours import series_styles
+from labeldp_core.plotting.common import LABEL_DP_AXIS_RANGE, LABEL_DP_RANGE, score_vs_epsilon
+from labeldp_core.plotting.readable import DEMO_SIZES, SIZES, TextSizes
 from labeldp_core.registry import MECHANISMS
 from labeldp_core.risk import Prior, guess_bound, inference_gain_bound, posterior_bound
 from labeldp_core.services.price_of_privacy import MODEL, RELEASE, AuditedBound
@@ -129,7 +129,7 @@ def _layout(sizes: TextSizes, readout_lines: tuple[int, int]) -> _Layout:
     From the bottom of the plot up: the slider with the ε axis's ticks and title, the audits,
     the middle panel's band and the audits' title, the accuracies, the top band and the
     accuracies' title, the top panel. The top and bottom margins are about what
-    :func:`~labeldp_core.plots.readable.projector_ready` gives them (title, top panel's
+    :func:`~labeldp_core.plotting.readable.projector_ready` gives them (title, top panel's
     title; tick labels, axis title).
     """
     title = sizes.axis_title * _LINE + _GAP
@@ -589,7 +589,7 @@ def price_of_privacy_figure(
         prior: the image's prior on one label, if known: its guess bound is drawn beside the
             uniform prior's.
         demo_text: write the values in demo mode's note size (the figure grows to hold them), as
-            :func:`~labeldp_core.plots.readable.projector_ready` sizes every other note.
+            :func:`~labeldp_core.plotting.readable.projector_ready` sizes every other note.
 
     Returns a figure whose frames are named by their ε; its first frame is drawn. With nothing
     cached, a figure with :data:`EMPTY_NOTE` and no frame.

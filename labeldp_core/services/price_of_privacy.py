@@ -19,7 +19,7 @@ from labeldp_core.engine.spec import RunConfig, RunResult
 from labeldp_core.errors import LabelDPError
 from labeldp_core.experiments import lookup, make_config
 from labeldp_core.model_audit import cached_audit, can_audit
-from labeldp_core.plots.common import LABEL_DP_RANGE
+from labeldp_core.plotting.common import LABEL_DP_RANGE
 from labeldp_core.risk import Prior
 
 __all__ = [

@@ -7,7 +7,7 @@ from fake_results import fake_result
 from labeldp_core import plots
 from labeldp_core.engine.spec import RunResult
 from labeldp_core.experiments import MECHANISMS
-from labeldp_core.plots.colours import MECHANISM_COLOURS, PALETTE, band_colour, shade
+from labeldp_core.plotting.colours import MECHANISM_COLOURS, PALETTE, band_colour, shade
 
 _BASE = fake_result(test_accuracy=0.5, baseline_test_accuracy=0.9)
 

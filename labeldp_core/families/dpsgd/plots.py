@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 import plotly.graph_objects as go
 
 from labeldp_core.engine.spec import RunResult
-from labeldp_core.plots.common import LAYOUT, mark_epsilon_level, score_vs_epsilon
+from labeldp_core.plotting.common import LAYOUT, mark_epsilon_level, score_vs_epsilon
 
 __all__ = ["UNITS_NOTE", "accountant_comparison", "accuracy_by_privacy_unit", "epsilon_vs_epochs"]
 

@@ -14,8 +14,8 @@ from labeldp_core.families.laplace_labels.rr_bins_release import (
     expected_squared_error,
     optimal_bins,
 )
-from labeldp_core.plots.colours import MECHANISM_COLOURS, series_styles
-from labeldp_core.plots.common import EPSILON_AXIS, LAYOUT
+from labeldp_core.plotting.colours import MECHANISM_COLOURS, series_styles
+from labeldp_core.plotting.common import EPSILON_AXIS, LAYOUT
 
 __all__ = [
     "expected_label_mse_figure",

@@ -7,7 +7,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from labeldp_core.engine.spec import RunResult
-from labeldp_core.plots.common import LAYOUT, score_vs_epsilon
+from labeldp_core.plotting.common import LAYOUT, score_vs_epsilon
 
 __all__ = [
     "agreement_histograms",

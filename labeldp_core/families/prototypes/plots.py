@@ -8,8 +8,8 @@ import numpy as np
 import plotly.graph_objects as go
 
 from labeldp_core.engine.spec import RunResult
-from labeldp_core.plots.colours import MECHANISM_COLOURS
-from labeldp_core.plots.common import EPSILON_AXIS, LAYOUT
+from labeldp_core.plotting.colours import MECHANISM_COLOURS
+from labeldp_core.plotting.common import EPSILON_AXIS, LAYOUT
 
 __all__ = [
     "MECHANISM_NAMES",

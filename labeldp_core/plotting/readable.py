@@ -10,7 +10,7 @@ Where each text goes, so that none covers another: the figure's title at the top
 under it, the notes above the plot (subplot titles, the chosen ε's label, boxed notes), stacked
 by their height above the plot; the legend at the bottom of the figure, below the axis titles
 (its own space reserved by Plotly), or, on a chart that names its lines at their ends instead
-(:mod:`~labeldp_core.plots.end_labels`), those names in the right margin, spread apart; the
+(:mod:`~labeldp_core.plotting.end_labels`), those names in the right margin, spread apart; the
 margins grow with long or rotated tick labels.
 """
 
@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import plotly.graph_objects as go
 
-from labeldp_core.plots.end_labels import END_LABEL, end_label_room, spread_end_labels
+from labeldp_core.plotting.end_labels import END_LABEL, end_label_room, spread_end_labels
 
 __all__ = [
     "DEMO_SIZES",

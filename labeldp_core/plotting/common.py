@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 
 from labeldp_core.accounting.units import EXAMPLE_TO_LABEL
 from labeldp_core.engine.spec import RunResult
-from labeldp_core.plots.colours import band_colour, series_styles
+from labeldp_core.plotting.colours import band_colour, series_styles
 
 __all__ = [
     "EPSILON_AXIS",
