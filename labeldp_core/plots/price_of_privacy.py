@@ -619,6 +619,16 @@ def _play_controls(epsilons: Sequence[float], seconds: float) -> dict:
     return {"sliders": [slider], "updatemenus": [buttons]}
 
 
+def _audits_top(audits: Sequence[AuditedBound], size: int) -> float:
+    """The audits' panel's y axis's top: room above the highest mark for a name of ``size`` px.
+
+    >>> round(_audits_top([], 12), 3), round(_audits_top([], 20), 3)
+    (1.35, 1.429)
+    """
+    room = _PANEL_PX[2] / (_PANEL_PX[2] - name_room(size))
+    return max(1.35, room) * max([a.claim for a in audits] + [a.lower_bound for a in audits] + [1])
+
+
 def _frame_name(epsilon: float) -> str:
     return f"{epsilon:.6g}"
 
@@ -662,9 +672,7 @@ def price_of_privacy_figure(
         note = {"x": 0.5, "y": 0.6, "xref": "paper", "yref": "paper", "showarrow": False}
         figure.add_annotation(text=EMPTY_NOTE, bordercolor="#999", borderpad=6, **note)
         return figure
-    # room above the highest diamond for its name, under the panel's title
-    room = _PANEL_PX[2] / (_PANEL_PX[2] - name_room(layout.size))
-    top = max(1.35, room) * max([a.claim for a in audits] + [a.lower_bound for a in audits] + [1])
+    top = _audits_top(audits, layout.size)
     evidence, tops = (shown, audits, prior), (1.02, 1.02, top)
     names = _static_traces(figure, num_classes, evidence, top, layout.size)
     panel = _AuditsPanel(_audit_curve(audits, names), frozenset(n.epsilon for n in names))
