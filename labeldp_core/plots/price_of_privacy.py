@@ -13,6 +13,7 @@ hold; the closed forms are exact at any ε and drawn as curves.
 """
 
 import html
+import textwrap
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -22,6 +23,7 @@ from plotly.subplots import make_subplots
 
 from labeldp_core.engine.spec import RunResult
 from labeldp_core.mechanisms import expected_flip_rate
+from labeldp_core.plots.audit_names import PlacedName, name_room, narrow_chars, place_names
 from labeldp_core.plots.compare import short_name
 from labeldp_core.plotting.colours import series_styles
 from labeldp_core.plotting.common import LABEL_DP_AXIS_RANGE, LABEL_DP_RANGE, score_vs_epsilon
@@ -84,8 +86,6 @@ _BLOCK_TOP = 0.9
 #: One character's width in decades of the ε axis per px of font size (about 6.5 px of 770 px
 #: for 2.6 decades at 12 px), so that a block beside the cursor stays inside a phone's chart.
 _DECADES_PER_CHAR_PX = 0.022 / 12
-#: The audits' names above their diamonds, in px: neighbouring ε (0.5, 1) keep theirs apart.
-_NAME_PX = 12
 #: From this ε on, the values at the cursor are written on its left (the curves end at 20).
 _WRITE_LEFT_FROM = 3.0
 #: Short enough for a phone's 390 px (the caption says the rest).
@@ -106,6 +106,18 @@ class AccuracyAt:
     low: float
     high: float
     seeds: int
+
+
+@dataclass(frozen=True)
+class _AuditsPanel:
+    """What the block at the cursor needs of the audits' panel.
+
+    The points it keeps clear of (:func:`_audit_curve`), and the ε whose names are written
+    (there the block writes nothing: the name says it).
+    """
+
+    avoid: np.ndarray
+    named: frozenset[float]
 
 
 @dataclass(frozen=True)
@@ -224,14 +236,16 @@ def _frame(
     evidence: tuple[Mapping[str, Sequence[RunResult]], Sequence[AuditedBound], Prior | None],
     tops: Sequence[float],
     size: int,
+    panel: _AuditsPanel,
 ) -> list[go.Scatter]:
     """The moving traces at ``epsilon``: the cursor in each panel (up to its ``tops``), values.
 
     In order: three cursors, then in each panel the markers and their values written in one
     block of ``size`` px text: the bounds and the accuracies under their panels
-    (:func:`_readout`), the audits beside the cursor (:func:`_written`). The values name what
-    they show, so the figure needs no legend; a chosen mechanism not computed at ``epsilon`` is
-    named as such, never left out silently.
+    (:func:`_readout`); the audits beside the cursor (:func:`_written`, clear of the audits'
+    panel's lines and names) where their name found no room (elsewhere the name says it). The
+    values name what they show, so the figure needs no legend; a chosen mechanism not computed
+    at ``epsilon`` is named as such, never left out silently.
     """
     results, audits, prior = evidence
     cursors = [
@@ -249,17 +263,11 @@ def _frame(
     )
     points = accuracy_at(results, epsilon)
     styles = series_styles(results)
-    absent = [_name(m) for m in results if m not in {p.mechanism for p in points}]
-    accuracies = _highest_first(
-        [f"{_name(p.mechanism)} {p.mean:.2f}" for p in points],
-        [styles[p.mechanism][0] for p in points],
-        [p.mean for p in points],
-    )
-    if absent:
-        accuracies.append((f"not computed at ε {epsilon:g}: {', '.join(absent)}", "#555"))
     here = [a for a in audits if a.epsilon == epsilon]
     proven = [
-        (f"{_name(a.mechanism)}{_SOURCE[a.source]} ≥ {a.lower_bound:.2g}", "#222") for a in here
+        (f"{_name(a.mechanism)}{_SOURCE[a.source]} ≥ {a.lower_bound:.2g}", "#222")
+        for a in here
+        if epsilon not in panel.named
     ]
     words = _highest_first(_bound_words(epsilon, num_classes, prior), colours, values)
     return [
@@ -267,10 +275,30 @@ def _frame(
         bounds,
         _readout(words, size),
         _accuracy_markers(points, styles),
-        _readout(accuracies, size),
+        _readout(_accuracy_lines(results, epsilon, size), size),
         _audit_markers(here),
-        _written(epsilon, proven, (0, tops[2]), _audit_curve(audits), size),
+        _written(epsilon, proven, (0, tops[2]), panel.avoid, size),
     ]
+
+
+def _accuracy_lines(
+    results: Mapping[str, Sequence[RunResult]], epsilon: float, size: int
+) -> list[tuple[str, str]]:
+    """The accuracies' block at ``epsilon``: (text, colour) a line, highest first.
+
+    The mechanisms not computed there are named last, wrapped to the narrowest plot's width.
+    """
+    points = accuracy_at(results, epsilon)
+    styles = series_styles(results)
+    absent = [_name(m) for m in results if m not in {p.mechanism for p in points}]
+    lines = _highest_first(
+        [f"{_name(p.mechanism)} {p.mean:.2f}" for p in points],
+        [styles[p.mechanism][0] for p in points],
+        [p.mean for p in points],
+    )
+    said = f"not computed at ε {epsilon:g}: {', '.join(absent)}"
+    wrapped = textwrap.wrap(said, narrow_chars(size), break_long_words=False) if absent else []
+    return lines + [(line, "#555") for line in wrapped]
 
 
 def _percent(value: float) -> str:
@@ -359,10 +387,16 @@ def _written(
     )
 
 
-def _audit_curve(audits: Sequence[AuditedBound]) -> np.ndarray:
-    """The audits' panel's lines as points, a (2, n) array of x and y: what its block avoids."""
+def _audit_curve(audits: Sequence[AuditedBound], names: Sequence[PlacedName]) -> np.ndarray:
+    """What the block at the cursor avoids: the audits' panel's lines, marks and names.
+
+    As points, a (2, n) array of x and y; each name as a grid of points over its box.
+    """
     grid = np.geomspace(*LABEL_DP_RANGE, 60)
     proven = [(a.epsilon, a.lower_bound) for a in audits] + [(e, e) for e in grid]
+    for name in names:
+        (left, bottom), (right, top) = name.box
+        proven += [(x, y) for x in np.geomspace(left, right, 6) for y in (bottom, top)]
     return np.array(proven, dtype=float).T
 
 
@@ -409,11 +443,16 @@ def _audit_markers(here: Sequence[AuditedBound]) -> go.Scatter:
 def _static_traces(
     figure: go.Figure,
     num_classes: int,
-    results: Mapping[str, Sequence[RunResult]],
-    audits: Sequence[AuditedBound],
-    prior: Prior | None,
-) -> None:
-    """What stays while the cursor moves: the closed forms, the accuracy curves, the claims."""
+    evidence: tuple[Mapping[str, Sequence[RunResult]], Sequence[AuditedBound], Prior | None],
+    top: float,
+    size: int,
+) -> list[PlacedName]:
+    """What stays while the cursor moves: the closed forms, the accuracy curves, the claims.
+
+    Returns the audits' names where they were written (the audits' panel's y axis ends at
+    ``top``; ``size``: the names' font size).
+    """
+    results, audits, prior = evidence
     _bound_curves(figure, num_classes, prior)
     named = {_name(m): rows for m, rows in results.items()}
     curves = score_vs_epsilon(
@@ -421,7 +460,7 @@ def _static_traces(
     )
     for trace in curves.data:
         figure.add_trace(trace, row=2, col=1)
-    _audit_points(figure, audits)
+    return _audit_points(figure, audits, top, size)
 
 
 def _bound_curves(figure: go.Figure, num_classes: int, prior: Prior | None) -> None:
@@ -450,10 +489,13 @@ def _bound_curves(figure: go.Figure, num_classes: int, prior: Prior | None) -> N
     )
 
 
-def _audit_points(figure: go.Figure, audits: Sequence[AuditedBound]) -> None:
+def _audit_points(
+    figure: go.Figure, audits: Sequence[AuditedBound], top: float, size: int
+) -> list[PlacedName]:
     """The claim (ε proven = ε claimed) and every cached bound, named beside it and in its hover.
 
-    The claim is drawn through many points: on the log ε axis, y = ε is a curve.
+    The claim is drawn through many points: on the log ε axis, y = ε is a curve. Returns the
+    names as :func:`_audit_names` wrote them.
     """
     grid = np.geomspace(*LABEL_DP_RANGE, 60)
     figure.add_scatter(
@@ -479,38 +521,48 @@ def _audit_points(figure: go.Figure, audits: Sequence[AuditedBound]) -> None:
             row=3,
             col=1,
         )
-    _audit_names(figure, audits)
+    return _audit_names(figure, audits, top, size)
 
 
-def _audit_names(figure: go.Figure, audits: Sequence[AuditedBound]) -> None:
-    """Above each ε's bounds what they prove, short (the cursor's block names them all).
+def _audit_names(
+    figure: go.Figure, audits: Sequence[AuditedBound], top: float, size: int
+) -> list[PlacedName]:
+    """By each ε's bounds what they prove, short (the cursor's block names them all).
 
-    Written in :data:`_NAME_PX` px in every mode: in demo mode's 20 px the names at ε 0.5 and
-    1 covered each other.
+    In the chart's note size ``size``, each where :func:`~.audit_names.place_names` finds it a
+    place clear of the other names and the marks (``top``: the panel's y axis's top).
     """
     by_epsilon: dict[float, list[AuditedBound]] = {}
     for audit in audits:
         by_epsilon.setdefault(audit.epsilon, []).append(audit)
+    names = [(e, max(a.lower_bound for a in here), _proven(here)) for e, here in by_epsilon.items()]
+    marks = [(a.epsilon, a.lower_bound) for a in audits]
+    placed = place_names(names, marks, top, _PANEL_PX[2], size)
     figure.add_scatter(
-        x=list(by_epsilon),
-        y=[max(a.lower_bound for a in here) for here in by_epsilon.values()],
+        x=[name.epsilon for name in placed],
+        y=[name.y for name in placed],
         mode="text",
-        text=[_proven(here) for here in by_epsilon.values()],
-        textposition="top center",
-        textfont={"size": _NAME_PX, "color": "#222"},
+        text=[name.text for name in placed],
+        textposition=[name.position for name in placed],
+        textfont={"size": size, "color": "#222"},
         cliponaxis=False,
         hoverinfo="skip",
         row=3,
         col=1,
     )
+    return placed
 
 
-def _proven(here: Sequence[AuditedBound]) -> str:
-    """What the audits at one ε proved, in a few characters: whose, if one; else the range."""
+def _proven(here: Sequence[AuditedBound]) -> tuple[str, ...]:
+    """What the audits at one ε proved, short: whose, if one, else the range; and shorter.
+
+    The second text, for where the first has no room, is the bound alone.
+    """
     bounds = [a.lower_bound for a in here]
     if len(here) == 1:
-        return f"{_name(here[0].mechanism)}{_SOURCE[here[0].source]} ≥ {bounds[0]:.2g}"
-    return f"≥ {min(bounds):.2g}–{max(bounds):.2g}"
+        whose = f"{_name(here[0].mechanism)}{_SOURCE[here[0].source]}"
+        return (f"{whose} ≥ {bounds[0]:.2g}", f"≥ {bounds[0]:.2g}")
+    return (f"≥ {min(bounds):.2g}–{max(bounds):.2g}",)
 
 
 def _panels(layout: _Layout) -> go.Figure:
@@ -567,6 +619,16 @@ def _play_controls(epsilons: Sequence[float], seconds: float) -> dict:
     return {"sliders": [slider], "updatemenus": [buttons]}
 
 
+def _audits_top(audits: Sequence[AuditedBound], size: int) -> float:
+    """The audits' panel's y axis's top: room above the highest mark for a name of ``size`` px.
+
+    >>> round(_audits_top([], 12), 3), round(_audits_top([], 20), 3)
+    (1.35, 1.429)
+    """
+    room = _PANEL_PX[2] / (_PANEL_PX[2] - name_room(size))
+    return max(1.35, room) * max([a.claim for a in audits] + [a.lower_bound for a in audits] + [1])
+
+
 def _frame_name(epsilon: float) -> str:
     return f"{epsilon:.6g}"
 
@@ -595,7 +657,10 @@ def price_of_privacy_figure(
     cached, a figure with :data:`EMPTY_NOTE` and no frame.
     """
     epsilons = frame_epsilons(results, audits)
-    layout = _layout(DEMO_SIZES if demo_text else SIZES, (len(_rows(prior)), max(len(results), 1)))
+    sizes = DEMO_SIZES if demo_text else SIZES
+    shown = {m: [r for r in rows if r.epsilon in epsilons] for m, rows in results.items()}
+    lines = [len(_accuracy_lines(shown, e, sizes.note)) for e in epsilons]
+    layout = _layout(sizes, (len(_rows(prior)), max([*lines, 1])))
     figure = _panels(layout)
     figure.update_layout(
         template="plotly_white",
@@ -607,23 +672,22 @@ def price_of_privacy_figure(
         note = {"x": 0.5, "y": 0.6, "xref": "paper", "yref": "paper", "showarrow": False}
         figure.add_annotation(text=EMPTY_NOTE, bordercolor="#999", borderpad=6, **note)
         return figure
-    shown = {m: [r for r in rows if r.epsilon in epsilons] for m, rows in results.items()}
-    _static_traces(figure, num_classes, shown, audits, prior)
-    # room above the highest diamond for its name, under the panel's title
-    top = 1.35 * max([a.claim for a in audits] + [a.lower_bound for a in audits] + [1.0])
+    top = _audits_top(audits, layout.size)
+    evidence, tops = (shown, audits, prior), (1.02, 1.02, top)
+    names = _static_traces(figure, num_classes, evidence, top, layout.size)
+    panel = _AuditsPanel(_audit_curve(audits, names), frozenset(n.epsilon for n in names))
     figure.update_yaxes(range=[0, 1.02], tickformat=".0%", row=1, col=1)
     figure.update_yaxes(range=[0, 1.02], title="test accuracy", row=2, col=1)
     figure.update_yaxes(range=[0, top], title="ε proven", row=3, col=1)
     moving = len(figure.data)
-    evidence, tops = (shown, audits, prior), (1.02, 1.02, top)
-    first = _frame(epsilons[0], num_classes, evidence, tops, layout.size)
+    first = _frame(epsilons[0], num_classes, evidence, tops, layout.size, panel)
     for trace, row in zip(first, (1, 2, 3, 1, 1, 2, 2, 3, 3), strict=True):
         figure.add_trace(trace.update(showlegend=False), row=row, col=1)
     indices = list(range(moving, len(figure.data)))
     figure.frames = [
         go.Frame(
             name=_frame_name(e),
-            data=_frame(e, num_classes, evidence, tops, layout.size),
+            data=_frame(e, num_classes, evidence, tops, layout.size, panel),
             traces=indices,
         )
         for e in epsilons

@@ -12,13 +12,14 @@ from fake_results import fake_result
 from written import block_lines
 
 from labeldp_core import plots
+from labeldp_core.plots.audit_names import narrow_chars
 from labeldp_core.plots.price_of_privacy import (
     EMPTY_NOTE,
     PLAY_SECONDS,
     frame_epsilons,
     price_of_privacy_figure,
 )
-from labeldp_core.plotting.readable import projector_ready
+from labeldp_core.plotting.readable import SIZES, projector_ready
 from labeldp_core.services.price_of_privacy import MODEL, RELEASE, AuditedBound
 
 K = 10
@@ -141,9 +142,9 @@ def test_the_accuracies_at_a_frame_are_the_cached_means_with_the_seeds_band(figu
         missing = [
             n for n in ("Randomized response", "Laplace on one-hot labels") if n not in names
         ]
-        assert written[len(names) :] == (
-            [f"not computed at ε {e:g}: {', '.join(missing)}"] if missing else []
-        )
+        said = " ".join(written[len(names) :])  # wrapped to a phone's width
+        assert said == (f"not computed at ε {e:g}: {', '.join(missing)}" if missing else "")
+        assert all(len(line) <= narrow_chars(SIZES.note) for line in written[len(names) :])
 
 
 def test_nothing_is_drawn_where_nothing_is_cached(figure, cached):
@@ -166,10 +167,21 @@ def test_the_audits_are_drawn_at_their_epsilon(figure, audits):
         assert list(markers.y) == [a.lower_bound for a in here]
         symbols = ["square" if a.source == MODEL else "diamond" for a in here]
         assert list(markers.marker.symbol or []) == symbols
-        assert _lines(_moving(figure, frame)["audit_texts"]) == [
-            f"Randomized response{' (model)' if a.source == MODEL else ''} ≥ {a.lower_bound:.2g}"
-            for a in here
-        ]
+        assert _lines(_moving(figure, frame)["audit_texts"]) == []  # each ε's name says it
+
+
+def test_the_cursor_writes_the_audits_of_an_epsilon_whose_name_found_no_room(cached):
+    crowded = [AuditedBound("rr", e, 0.5, e, 0.0, RELEASE, "rr") for e in (0.9, 1, 1.1, 1.2, 1.3)]
+    figure = price_of_privacy_figure(cached, K, crowded, demo_text=True)
+    names = next(t for t in figure.data if t.mode == "text" and t.xaxis == "x3")
+    written = {}
+    for frame in figure.frames:
+        if float(frame.name) in {a.epsilon for a in crowded}:
+            written[float(frame.name)] = _lines(_moving(figure, frame)["audit_texts"])
+    named = set(names.x)
+    assert named and named < set(written)  # some names found room, not all five
+    for epsilon, lines in written.items():
+        assert lines == ([] if epsilon in named else ["Randomized response ≥ 0.5"]), epsilon
 
 
 def test_play_takes_a_minute_through_every_frame_and_pause_stops(figure):
@@ -215,8 +227,9 @@ def test_every_audit_is_named_beside_its_diamond_and_the_claim_is_the_curve_y_eq
     names = next(t for t in figure.data if t.mode == "text" and t.xaxis == "x3")
     assert dict(zip(names.x, map(html.unescape, names.text), strict=True)) == {
         1.0: "Randomized response ≥ 0.93",
-        4.0: "Randomized response (model) ≥ 1.7",
+        4.0: "≥ 1.7",  # "Randomized response (model) ≥ 1.7" is wider than a phone's plot
     }
+    assert names.textfont.size == SIZES.note  # the chart's note size, 20 px in demo mode
     crowded = [AuditedBound(m, 1.0, b, 1.0, 0.0, RELEASE, m) for m, b in (("rr", 0.9), ("pate", 1))]
     named = price_of_privacy_figure(cached, K, crowded)
     (text,) = next(t for t in named.data if t.mode == "text" and t.xaxis == "x3").text
@@ -231,7 +244,7 @@ def test_the_values_at_the_cursor_are_written_under_their_panels_in_the_modes_no
 ):
     # They were written beside the cursor, inside the panels, in 12 px in every mode: the
     # accuracies' block crossed the curves at small ε (where they all start low).
-    from labeldp_core.plotting.readable import DEMO_SIZES, SIZES
+    from labeldp_core.plotting.readable import DEMO_SIZES
 
     size = (DEMO_SIZES if demo else SIZES).note
     figure = price_of_privacy_figure(cached, K, audits, demo_text=demo)
