@@ -10,6 +10,7 @@ import streamlit as st
 
 from labeldp_core.cache import ResultCache
 from labeldp_core.data import dataset_info, load_dataset
+from labeldp_core.data.results_store import results_store
 from labeldp_core.demo import log_interpolate, on_demo_grid, point_epsilons
 from labeldp_core.engine.diagnostics import diagnostics_sentence
 from labeldp_core.engine.timing import QUICK_S, estimate_seconds, spoken_duration
@@ -101,7 +102,7 @@ def _stored_result(config: RunConfig) -> RunResult:
     changes one), never a copy decoded again, so a demo never waits twice for a point. A miss
     raises, and is never memoised: a point computed later is found on the next look.
     """
-    found = stored_result(config, result_cache())
+    found = stored_result(config, results_store(result_cache(), config.dataset))
     if found is None:
         raise _NotStoredError
     return found
@@ -166,7 +167,8 @@ def run_with_progress(configs: list[RunConfig], label: str) -> list[RunResult]:
             bar.progress(min((i + fraction) / len(configs), 1.0), text=f"{p}: {message}")
 
         if service is None:
-            results.append(computed_result(config, result_cache(), progress=show))
+            store = results_store(result_cache(), config.dataset)
+            results.append(computed_result(config, store, progress=show))
         else:
             with service.waiting(config) as job:
                 results.append(_wait_for(job, show))

@@ -162,19 +162,26 @@ def _normalise(config: RunConfig) -> RunConfig:
 def lookup(config: RunConfig, cache: ResultCache | None = None) -> RunResult | None:
     """The cached result of ``config``, or None; never computes."""
     config = _normalise(config)
-    return stored_result(config, ResultCache() if cache is None else cache)
+    return stored_result(config, _store(cache, config))
 
 
-def stored_result(config: RunConfig, cache: ResultCache) -> RunResult | None:
+def stored_result(config: RunConfig, store: ResultCache) -> RunResult | None:
     """:func:`lookup` of a config that :func:`make_config` returned, which is not checked again.
 
     The app's road from a page to its result takes this and :func:`computed_result`: its
-    configs are made, and ε checked, once, where a page reads its controls.
+    configs are made, and ε checked, once, where a page reads its controls, and ``store`` is
+    the store that keeps the config's dataset
+    (:func:`~labeldp_core.data.results_store.results_store`), found once by the caller.
 
     Raises:
         InvalidInputError: if ``config`` was not made by :func:`make_config`.
     """
-    return _stored(results_store(cache, _made(config).dataset), config)
+    return _stored(store, _made(config))
+
+
+def _store(cache: ResultCache | None, config: RunConfig) -> ResultCache:
+    """The store that keeps ``config``'s dataset, in ``cache`` (default: the default cache)."""
+    return results_store(ResultCache() if cache is None else cache, config.dataset)
 
 
 def _made(config: RunConfig) -> RunConfig:
@@ -237,27 +244,28 @@ def run(
 ) -> RunResult:
     """Compute one point, or return it from the cache (``cached=True``) without training."""
     config = _normalise(config)
-    return computed_result(config, ResultCache() if cache is None else cache, progress)
+    return computed_result(config, _store(cache, config), progress)
 
 
 def computed_result(
-    config: RunConfig, cache: ResultCache, progress: Progress = silent
+    config: RunConfig, store: ResultCache, progress: Progress = silent
 ) -> RunResult:
     """:func:`run` of a config that :func:`make_config` returned, which is not checked again.
+
+    ``store`` keeps the config's dataset, as for :func:`stored_result`.
 
     Raises:
         InvalidInputError: if ``config`` was not made by :func:`make_config`.
     """
     started = time.perf_counter()
-    cache = results_store(cache, _made(config).dataset)
-    found = _stored(cache, config)
+    found = _stored(store, _made(config))
     if found is not None:
         return replace(found, elapsed_s=round(time.perf_counter() - started, 4))
 
     with training_threads():
-        result = _computed(config, cache, progress, started)
-    cache.put_json(cache.key("result", config.to_dict()), result.to_dict())
-    record_seconds(cache, config, result.elapsed_s)
+        result = _computed(config, store, progress, started)
+    store.put_json(store.key("result", config.to_dict()), result.to_dict())
+    record_seconds(store, config, result.elapsed_s)
     progress(1.0, "done")
     return result
 

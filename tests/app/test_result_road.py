@@ -111,3 +111,23 @@ def test_a_bad_epsilon_is_refused_once_with_its_fix():
     errors = [e.value for e in app.error]
     assert len(errors) == 1, errors
     assert "epsilon must be greater than 0" in errors[0] and "try epsilon=0.1" in errors[0]
+
+
+def test_the_road_finds_a_points_store_once(monkeypatch):
+    """``result_for`` asks which store keeps the point's dataset once; the runner's road takes
+    that store as given (a user's table keeps its results in a store of its own), instead of
+    asking again on every look-up and every computation."""
+    asked = []
+    original = runner.results_store
+
+    def counted(cache, dataset):
+        asked.append(dataset)
+        return original(cache, dataset)
+
+    monkeypatch.setattr(runner, "results_store", counted)
+    config = make_config("rr", "digits", 2.0, epochs=1)
+    cache = ui.results.result_cache()
+    assert runner.stored_result(config, cache) is None
+    assert runner.computed_result(config, cache).epsilon_spent == 2.0
+    assert runner.stored_result(config, cache).cached
+    assert asked == []
