@@ -61,11 +61,12 @@ class _TableResults(ResultCache):
     """A table's result cache that writes only while its table is stored.
 
     Every write checks, under the tables' lock, that the table is still the one it was opened
-    for: not forgotten, nor forgotten and added again (a new folder, another database).
+    for: not forgotten, nor forgotten and added again (a new folder, another database). It is
+    opened on the table's folder, as :func:`results_cache` found it once.
     """
 
-    def __init__(self, table_id: str, root: Path) -> None:
-        self._table = _folder(table_id, root)
+    def __init__(self, table: Path, root: Path) -> None:
+        self._table = table
         self._root = root
         self._opened = _folder_identity(self._table)
         super().__init__(self._table / "results")
@@ -125,7 +126,7 @@ def results_cache(cache: ResultCache, dataset: str) -> ResultCache:
                     f"no table {dataset!r} here (forgotten?): add it again with --dataset "
                     "file:PATH --label COLUMN, or on the app's 'Your data' page"
                 )
-            _RESULT_CACHES[folder] = held = _TableResults(dataset, root)
+            _RESULT_CACHES[folder] = held = _TableResults(folder.parent, root)
     return held
 
 
