@@ -176,7 +176,8 @@ def stored_result(config: RunConfig, store: ResultCache) -> RunResult | None:
     Raises:
         InvalidInputError: if ``config`` was not made by :func:`make_config`.
     """
-    return _stored(store, _made(config))
+    config = _made(config)
+    return _stored(store, config)
 
 
 def _store(cache: ResultCache | None, config: RunConfig) -> ResultCache:
@@ -258,7 +259,8 @@ def computed_result(
         InvalidInputError: if ``config`` was not made by :func:`make_config`.
     """
     started = time.perf_counter()
-    found = _stored(store, _made(config))
+    config = _made(config)
+    found = _stored(store, config)
     if found is not None:
         return replace(found, elapsed_s=round(time.perf_counter() - started, 4))
 
