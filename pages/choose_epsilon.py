@@ -10,11 +10,11 @@ from labeldp_core.choosing.headline import headlines, mechanism_title, nearest
 from labeldp_core.choosing.summary import summary_at
 from labeldp_core.data import dataset_info
 from labeldp_core.data.tables import is_table
-from labeldp_core.demo import DEMO_SEEDS, demo_configs
 from labeldp_core.engine.spec import RunResult
 from labeldp_core.engine.timing import spoken_duration
 from labeldp_core.errors import LabelDPError
 from labeldp_core.experiments import MECHANISMS
+from labeldp_core.experiments.demo import DEMO_SEEDS, demo_configs
 from ui.controls import Controls, current_controls
 from ui.links import linked
 from ui.results import (

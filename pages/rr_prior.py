@@ -6,9 +6,9 @@ from streamlit.delta_generator import DeltaGenerator
 from labeldp_core import plots
 from labeldp_core.base.numbers import in_words
 from labeldp_core.data import dataset_info
-from labeldp_core.demo import DEMO_SEEDS, demo_epsilons
 from labeldp_core.engine.release_noise import histogram_split
 from labeldp_core.experiments import RunConfig, RunResult, make_config, sweep_configs
+from labeldp_core.experiments.demo import DEMO_SEEDS, demo_epsilons
 from labeldp_core.families.rr_prior.experiment import budget_split, rr_prior_recipe
 from labeldp_core.families.rr_prior.lp_2st import lp_2st_recipe
 from labeldp_core.mechanisms import expected_flip_rate

@@ -5,8 +5,8 @@ import streamlit as st
 from labeldp_core import plots
 from labeldp_core.base.numbers import in_words
 from labeldp_core.data import dataset_info
-from labeldp_core.demo import DEMO_SEEDS, demo_epsilons
 from labeldp_core.experiments import RunResult, make_config, sweep_configs
+from labeldp_core.experiments.demo import DEMO_SEEDS, demo_epsilons
 from labeldp_core.families.vector_rr.release import (
     bit_flip_probability,
     crossover_classes,

@@ -18,10 +18,10 @@ from labeldp_core.base.numbers import in_words
 from labeldp_core.cache import ResultCache
 from labeldp_core.choosing.summary import clean_baseline
 from labeldp_core.data.results_store import results_store
-from labeldp_core.demo import DEMO_SEEDS
 from labeldp_core.engine.context import RunContext
 from labeldp_core.engine.progress import silent
 from labeldp_core.engine.spec import RunResult
+from labeldp_core.experiments.demo import DEMO_SEEDS
 from labeldp_core.experiments.runner import make_config
 
 __all__ = ["REFERENCE_MECHANISM", "CleanLine", "clean_line", "clean_reference", "image_prior"]

@@ -30,9 +30,9 @@ from pathlib import Path
 
 from labeldp_core.audit import app_audit_points, stored_audit_case
 from labeldp_core.cache import ResultCache
-from labeldp_core.demo import demo_configs
 from labeldp_core.engine.timing import estimate_seconds
 from labeldp_core.experiments import RunConfig
+from labeldp_core.experiments.demo import demo_configs
 from labeldp_core.experiments.runner import lookup
 from labeldp_core.experiments.stopping import end_pool, end_with_parent
 from labeldp_core.model_audit import audit_model, cached_audit, demo_model_audits

@@ -7,8 +7,8 @@ import pytest
 from app_helpers import assert_no_errors, chart_spec, open_page
 from fake_results import fake_result, store_clean_models
 
-from labeldp_core.demo import DEMO_SEEDS, demo_configs
 from labeldp_core.experiments import MECHANISMS, RunConfig, RunResult
+from labeldp_core.experiments.demo import DEMO_SEEDS, demo_configs
 
 
 def _noisy(config: RunConfig) -> RunResult:
