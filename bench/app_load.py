@@ -34,7 +34,7 @@ from app_sessions import (  # noqa: E402
     warm_load_page,
 )
 
-from labeldp_core.demo import CLASS_EPSILONS  # noqa: E402
+from labeldp_core.experiments.demo import CLASS_EPSILONS  # noqa: E402
 from labeldp_core.experiments.service import resident_mb  # noqa: E402
 
 #: Cold points: each session opens the page on its own uncached point of the demo grid (what

@@ -26,8 +26,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from labeldp_core.cache import ResultCache
-from labeldp_core.demo import DEMO_EPSILONS
 from labeldp_core.experiments import make_config, run
+from labeldp_core.experiments.demo import DEMO_EPSILONS
 from labeldp_core.experiments.together import run_together
 
 #: (mechanism, model): families that train a small model on released hard labels.

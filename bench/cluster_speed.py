@@ -32,8 +32,8 @@ sys.path.insert(0, str(ROOT))
 
 from labeldp_core.cache import ResultCache  # noqa: E402
 from labeldp_core.cluster import open_cluster, run_on_cluster  # noqa: E402
-from labeldp_core.demo import demo_configs  # noqa: E402
 from labeldp_core.experiments import RunConfig, run  # noqa: E402
+from labeldp_core.experiments.demo import demo_configs  # noqa: E402
 
 MECHANISMS, EPSILONS = ("rr", "laplace", "rr-prior"), (0.5, 1.0, 2.0, 4.0)
 #: Every cache this benchmark makes, removed at its end (made in main(): the cluster's worker

@@ -38,7 +38,7 @@ from labeldp_core.fingerprint import (
     unit_fingerprint,
     unit_of_code,
 )
-from labeldp_core.threads import thread_key_fields
+from labeldp_core.training.threads import thread_key_fields
 
 __all__ = [
     "ALL_CODE",
@@ -374,7 +374,8 @@ class ResultCache:
         """The sha256 key of ``payload`` of a given ``kind`` under this code version.
 
         It keeps the text it hashes (``.identity``), which the put methods store with the value.
-        A thread count other than 1 is added to the payload (see :mod:`labeldp_core.threads`).
+        A thread count other than 1 is added to the payload (see
+        :mod:`labeldp_core.training.threads`).
 
         Args:
             kind: what the entry is (``result``, ``baseline``, ...).

@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from labeldp_core.accounting.risk import FORMULAS, Prior, risk_of, scale_sentence
 from labeldp_core.choosing import Answer, make_target
 from labeldp_core.choosing.choice import DEFAULT_TRAININGS, Choice, choose_epsilon
 from labeldp_core.choosing.clean_reference import clean_line, image_prior
@@ -9,12 +10,11 @@ from labeldp_core.choosing.headline import headlines, mechanism_title, nearest
 from labeldp_core.choosing.summary import summary_at
 from labeldp_core.data import dataset_info
 from labeldp_core.data.tables import is_table
-from labeldp_core.demo import DEMO_SEEDS, demo_configs
 from labeldp_core.engine.spec import RunResult
 from labeldp_core.engine.timing import spoken_duration
 from labeldp_core.errors import LabelDPError
 from labeldp_core.experiments import MECHANISMS
-from labeldp_core.risk import FORMULAS, Prior, risk_of, scale_sentence
+from labeldp_core.experiments.demo import DEMO_SEEDS, demo_configs
 from ui.controls import Controls, current_controls
 from ui.links import linked
 from ui.results import (

@@ -4,10 +4,10 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from labeldp_core import plots
+from labeldp_core.base.numbers import shown_rows
 from labeldp_core.choosing.summary import small_epsilon_sentence
-from labeldp_core.demo import DEMO_EPSILONS, DEMO_SEEDS, demo_configs
 from labeldp_core.experiments import MECHANISMS, RunConfig, RunResult
-from labeldp_core.numbers import shown_rows
+from labeldp_core.experiments.demo import DEMO_EPSILONS, DEMO_SEEDS, demo_configs
 from labeldp_core.plots.compare import short_name
 from labeldp_core.plots.consensus import consensus_name
 from labeldp_core.plotting.common import UNIT_SCALE_NOTE

@@ -5,11 +5,11 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from labeldp_core import plots
+from labeldp_core.base.numbers import in_words
 from labeldp_core.data import Dataset, dataset_info, load_dataset
-from labeldp_core.demo import DEMO_SEEDS, demo_epsilons
 from labeldp_core.experiments import RunConfig, RunResult, make_config, sweep_configs
+from labeldp_core.experiments.demo import DEMO_SEEDS, demo_epsilons
 from labeldp_core.families.prototypes.plots import MECHANISM_NAMES
-from labeldp_core.numbers import in_words
 from labeldp_core.plotting.common import UNIT_SCALE_NOTE
 from ui.controls import Controls, current_controls
 from ui.dppl import (

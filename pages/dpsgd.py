@@ -9,12 +9,12 @@ from labeldp_core import plots
 from labeldp_core.accounting import calibrate_noise_multiplier
 from labeldp_core.accounting.dpsgd import sampling_schedule
 from labeldp_core.accounting.units import EXAMPLE_TO_LABEL
+from labeldp_core.base.numbers import in_words
 from labeldp_core.data import dataset_info, load_dataset
-from labeldp_core.demo import DEMO_SEEDS, demo_epsilons
 from labeldp_core.errors import LabelDPError
 from labeldp_core.experiments import MECHANISMS, RunResult, make_config, sweep_configs
+from labeldp_core.experiments.demo import DEMO_SEEDS, demo_epsilons
 from labeldp_core.families.dpsgd.experiment import RECIPE_SOURCE, budget_outlook, delta_warning
-from labeldp_core.numbers import in_words
 from labeldp_core.plotting.common import UNIT_SCALE_NOTE
 from ui.controls import Controls, current_controls
 from ui.epsilon import epsilon_control

@@ -3,13 +3,13 @@
 import streamlit as st
 
 from labeldp_core import plots
+from labeldp_core.accounting.risk import FORMULAS, risk_of
+from labeldp_core.base.numbers import in_words
 from labeldp_core.data import dataset_info, load_dataset
-from labeldp_core.demo import DEMO_EPSILONS, DEMO_SEEDS, demo_configs
 from labeldp_core.experiments import MECHANISMS, RunConfig, RunResult, sweep_configs
+from labeldp_core.experiments.demo import DEMO_EPSILONS, DEMO_SEEDS, demo_configs
 from labeldp_core.model_audit import inference_points
-from labeldp_core.numbers import in_words
 from labeldp_core.registry import TRAINS_ON_RELEASED_LABELS
-from labeldp_core.risk import FORMULAS, risk_of
 from ui.controls import Controls, current_controls
 from ui.epsilon import epsilon_control
 from ui.export import chart, csv_button

@@ -6,10 +6,11 @@ from streamlit.delta_generator import DeltaGenerator
 
 from labeldp_core import plots
 from labeldp_core.accounting import split_budget_by_share
+from labeldp_core.base.numbers import in_words, shown, shown_spent
 from labeldp_core.data import Dataset, load_dataset
-from labeldp_core.demo import DEMO_SEEDS, demo_epsilons
 from labeldp_core.engine.release_noise import histogram_split
 from labeldp_core.experiments import RunConfig, RunResult, make_config, sweep_configs
+from labeldp_core.experiments.demo import DEMO_SEEDS, demo_epsilons
 from labeldp_core.families.laplace_labels.experiment import expected_argmax_accuracy
 from labeldp_core.families.laplace_labels.label_prior import PRIOR_STEP, split_from_table
 from labeldp_core.families.laplace_labels.rr_bins_release import RRBins
@@ -23,7 +24,6 @@ from labeldp_core.mechanisms import (
 )
 from labeldp_core.noise.noise_plans import laplace_plan
 from labeldp_core.noise.secure_noise import SeededSource
-from labeldp_core.numbers import in_words, shown, shown_spent
 from ui.clean import page_clean_line
 from ui.consensus import consensus_section, stored_series
 from ui.controls import Controls, current_controls, noise_control

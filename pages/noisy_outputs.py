@@ -7,8 +7,8 @@ from streamlit.delta_generator import DeltaGenerator
 
 from labeldp_core import plots
 from labeldp_core.data import dataset_info, load_dataset
-from labeldp_core.demo import demo_epsilons
 from labeldp_core.experiments import RunConfig, RunResult, make_config, sweep_configs
+from labeldp_core.experiments.demo import demo_epsilons
 from labeldp_core.mechanisms import (
     PROBABILITY_SENSITIVITY,
     actual_epsilon,

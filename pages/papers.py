@@ -4,7 +4,7 @@ the seeds' claimed epsilons."""
 import streamlit as st
 
 from labeldp_core import plots
-from labeldp_core.numbers import readable_table
+from labeldp_core.base.numbers import readable_table
 from labeldp_core.services import reproduce
 from ui.controls import current_controls
 from ui.export import chart

@@ -5,12 +5,12 @@ from streamlit.delta_generator import DeltaGenerator
 
 from labeldp_core import plots
 from labeldp_core.accounting import AGGREGATORS
+from labeldp_core.base.numbers import in_words
 from labeldp_core.data import dataset_info, load_dataset
 from labeldp_core.data.splits import public_size
-from labeldp_core.demo import DEMO_SEEDS, demo_epsilons
 from labeldp_core.experiments import RunResult, make_config, sweep_configs
+from labeldp_core.experiments.demo import DEMO_SEEDS, demo_epsilons
 from labeldp_core.families.pate.experiment import PRIVACY_STATEMENT, student_sentence
-from labeldp_core.numbers import in_words
 from ui.clean import page_clean_line
 from ui.controls import Controls, current_controls, noise_control
 from ui.epsilon import epsilon_control

@@ -5,11 +5,11 @@ import math
 import streamlit as st
 
 from labeldp_core import plots
+from labeldp_core.base.numbers import in_words
 from labeldp_core.data import dataset_info, load_dataset
-from labeldp_core.demo import DEMO_SEEDS, demo_epsilons
 from labeldp_core.experiments import RunResult, make_config, sweep_configs
+from labeldp_core.experiments.demo import DEMO_SEEDS, demo_epsilons
 from labeldp_core.mechanisms import expected_flip_rate
-from labeldp_core.numbers import in_words
 from ui.clean import page_clean_line
 from ui.consensus import consensus_section
 from ui.controls import Controls, current_controls, noise_control

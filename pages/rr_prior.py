@@ -4,14 +4,14 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from labeldp_core import plots
+from labeldp_core.base.numbers import in_words
 from labeldp_core.data import dataset_info
-from labeldp_core.demo import DEMO_SEEDS, demo_epsilons
 from labeldp_core.engine.release_noise import histogram_split
 from labeldp_core.experiments import RunConfig, RunResult, make_config, sweep_configs
+from labeldp_core.experiments.demo import DEMO_SEEDS, demo_epsilons
 from labeldp_core.families.rr_prior.experiment import budget_split, rr_prior_recipe
 from labeldp_core.families.rr_prior.lp_2st import lp_2st_recipe
 from labeldp_core.mechanisms import expected_flip_rate
-from labeldp_core.numbers import in_words
 from ui.clean import page_clean_line
 from ui.consensus import consensus_section, stored_series
 from ui.controls import Controls, current_controls, noise_control

@@ -3,16 +3,16 @@
 import streamlit as st
 
 from labeldp_core import plots
+from labeldp_core.base.numbers import in_words
 from labeldp_core.data import dataset_info
-from labeldp_core.demo import DEMO_SEEDS, demo_epsilons
 from labeldp_core.experiments import RunResult, make_config, sweep_configs
+from labeldp_core.experiments.demo import DEMO_SEEDS, demo_epsilons
 from labeldp_core.families.vector_rr.release import (
     bit_flip_probability,
     crossover_classes,
     estimate_variances,
 )
 from labeldp_core.mechanisms import expected_flip_rate
-from labeldp_core.numbers import in_words
 from ui.clean import page_clean_line
 from ui.controls import Controls, current_controls, noise_control
 from ui.epsilon import epsilon_control

@@ -12,9 +12,9 @@ from collections.abc import Mapping, Sequence
 
 import streamlit as st
 
+from labeldp_core.base.numbers import shown_rows
 from labeldp_core.choosing.clean_reference import clean_line
 from labeldp_core.experiments import MECHANISMS, RunConfig, RunResult, make_config
-from labeldp_core.numbers import shown_rows
 from labeldp_core.plots.consensus import consensus_curves, consensus_rows, consensus_set_figure
 from ui.export import chart
 from ui.results import reported_errors, result_cache, stored_many

@@ -11,11 +11,11 @@ import streamlit as st
 from labeldp_core.cache import ResultCache
 from labeldp_core.data import dataset_info, load_dataset
 from labeldp_core.data.results_store import results_store
-from labeldp_core.demo import log_interpolate, on_demo_grid, point_epsilons
 from labeldp_core.engine.diagnostics import diagnostics_sentence
 from labeldp_core.engine.timing import QUICK_S, estimate_seconds, spoken_duration
 from labeldp_core.errors import DatasetUnavailableError, LabelDPError
 from labeldp_core.experiments import MECHANISMS, RunConfig, RunResult, make_config, sweep_configs
+from labeldp_core.experiments.demo import log_interpolate, on_demo_grid, point_epsilons
 from labeldp_core.experiments.runner import computed_result, stored_result
 from labeldp_core.experiments.service import ComputeService, Job, default_workers
 from ui.cluster import cluster, run_on_the_cluster

@@ -10,7 +10,7 @@ label (twice the ε); on the page of local DP on model outputs only the odds mul
 
 from dataclasses import dataclass
 
-from labeldp_core.risk import FORMULAS, odds_multiplier, risk_of
+from labeldp_core.accounting.risk import FORMULAS, odds_multiplier, risk_of
 
 __all__ = ["RiskOf", "risk_help", "risk_line"]
 

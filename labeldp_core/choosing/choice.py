@@ -24,11 +24,11 @@ from labeldp_core.choosing.clean_reference import clean_reference
 from labeldp_core.choosing.coarse import Missing, next_coarse, trainings_left
 from labeldp_core.choosing.curves import Curve, CurvePoint, curve_point
 from labeldp_core.choosing.target import Target
-from labeldp_core.demo import DEMO_SEEDS, demo_configs, demo_epsilons
 from labeldp_core.engine.progress import Progress, silent
 from labeldp_core.engine.timing import estimate_seconds, spoken_duration
 from labeldp_core.errors import InvalidInputError, LabelDPError
 from labeldp_core.experiments import MECHANISMS, RunConfig, lookup, mechanism_spec, run
+from labeldp_core.experiments.demo import DEMO_SEEDS, demo_configs, demo_epsilons
 
 __all__ = ["ANSWER_TRAININGS", "DEFAULT_TRAININGS", "USE_OF_DATA", "Choice", "choose_epsilon"]
 
@@ -352,7 +352,8 @@ def _read_all(
 ) -> tuple[list[Curve], dict[str, list[RunConfig]], int]:
     """Each mechanism's cached curve, with every point an earlier bisection left in the cache.
 
-    ``grid`` is (seeds, epochs, model) as :func:`~labeldp_core.demo.demo_configs` takes them.
+    ``grid`` is (seeds, epochs, model) as :func:`~labeldp_core.experiments.demo.demo_configs` takes
+    them.
     Returns the curves, each mechanism's runs at one ε (one per seed: the template of a new
     point) and how many runs of the grid are missing; a mechanism whose configs cannot be made
     on ``dataset`` is added to ``skipped`` with why.

@@ -13,16 +13,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from labeldp_core.accounting.risk import Prior
+from labeldp_core.base.numbers import in_words
 from labeldp_core.cache import ResultCache
 from labeldp_core.choosing.summary import clean_baseline
 from labeldp_core.data.results_store import results_store
-from labeldp_core.demo import DEMO_SEEDS
 from labeldp_core.engine.context import RunContext
 from labeldp_core.engine.progress import silent
 from labeldp_core.engine.spec import RunResult
+from labeldp_core.experiments.demo import DEMO_SEEDS
 from labeldp_core.experiments.runner import make_config
-from labeldp_core.numbers import in_words
-from labeldp_core.risk import Prior
 
 __all__ = ["REFERENCE_MECHANISM", "CleanLine", "clean_line", "clean_reference", "image_prior"]
 
@@ -96,7 +96,7 @@ def image_prior(line: CleanLine) -> Prior | None:
 
     Under label DP the images are public: a model of the image alone names the true label as
     often as the clean model does on test images, so its accuracy stands in for the prior π
-    (:mod:`labeldp_core.risk`) of the attacker label DP assumes.
+    (:mod:`labeldp_core.accounting.risk`) of the attacker label DP assumes.
     """
     if line.score is None:
         return None

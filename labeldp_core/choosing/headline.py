@@ -12,13 +12,13 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from labeldp_core.base.numbers import shown
 from labeldp_core.choosing.answer import Answer, best_score, choose, protection_gap
 from labeldp_core.choosing.choice import Choice
 from labeldp_core.choosing.curves import Curve
 from labeldp_core.choosing.summary import UNIT_ORDER
 from labeldp_core.choosing.target import Target
 from labeldp_core.experiments import MECHANISMS
-from labeldp_core.numbers import shown
 
 __all__ = [
     "UNIT_HEADS",

@@ -11,8 +11,8 @@ from typing import Any
 
 import numpy as np
 
+from labeldp_core.base.numbers import shown, shown_spent
 from labeldp_core.engine.spec import RunResult
-from labeldp_core.numbers import shown, shown_spent
 
 __all__ = [
     "NEIGHBOURS",
@@ -95,7 +95,7 @@ def summary_at(results: Sequence[RunResult], epsilon: float) -> list[dict[str, A
 
     Within a unit the best first (highest accuracy, or lowest MSE); each row says the epsilon
     the mechanism spent there and its guarantee in words, its numbers as a table shows them
-    (:mod:`labeldp_core.numbers`).
+    (:mod:`labeldp_core.base.numbers`).
     """
     if not results:
         return []

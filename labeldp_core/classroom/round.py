@@ -20,9 +20,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
 
+from labeldp_core.accounting.risk import guess_bound
 from labeldp_core.classroom.guessing import GuessTally
 from labeldp_core.errors import InvalidInputError
-from labeldp_core.risk import guess_bound
 from labeldp_core.validation import check_epsilon
 
 __all__ = [

@@ -11,9 +11,9 @@ from labeldp_core.cli.cluster import cluster_options, cluster_session, reported,
 from labeldp_core.cli.shared import EXIT_POINTS_FAILED, stderr_bar
 from labeldp_core.cli.tables import table_dataset, table_options
 from labeldp_core.cluster import audit_on_cluster, model_audits_on_cluster, run_on_cluster
-from labeldp_core.demo import demo_configs
 from labeldp_core.errors import LabelDPError
 from labeldp_core.experiments import RunConfig
+from labeldp_core.experiments.demo import demo_configs
 from labeldp_core.experiments.stopping import counted
 from labeldp_core.model_audit import cached_audit, demo_model_audits
 from labeldp_core.registry import ON_COMPARE

@@ -21,7 +21,7 @@ from typing import Any
 from labeldp_core import __version__
 from labeldp_core.cache import ResultCache, code_fingerprint
 from labeldp_core.errors import LabelDPError
-from labeldp_core.threads import THREADS_ENV, fixed_threads, torch_threads
+from labeldp_core.training.threads import THREADS_ENV, fixed_threads, torch_threads
 
 __all__ = [
     "THREADS_ENV",

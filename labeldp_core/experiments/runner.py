@@ -25,7 +25,7 @@ from labeldp_core.engine.spec import (
 from labeldp_core.engine.timing import record_seconds
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.registry import mechanism_spec, threat_card, tuning_of
-from labeldp_core.threads import torch_threads, training_threads
+from labeldp_core.training.threads import torch_threads, training_threads
 from labeldp_core.validation import check_epsilon, check_list, check_seed
 
 __all__ = [

@@ -1,19 +1,19 @@
 """Compute points in worker processes: a bounded pool, one computation per point, progress back.
 
 Why processes: torch's thread count, its global seed and its allocator are process-wide, so two
-trainings in one process (two students' sessions) change each other's numbers and oversubscribe
-the cores. Here each worker computes one point at a time, its training on the threads
-:mod:`labeldp_core.threads` gives (the cores shared among the trainings running on the machine, or
-``threads`` if given): the same configuration and seed give the same numbers under any load, and
-at most ``workers`` trainings run at once, server-wide. A point asked for while it is queued or
-running is not computed again: every asker waits on the same job (single flight, keyed by the
-cache key). A queued job nobody waits for any more (its tabs were closed) is dropped. Workers are
-replaced after
-``tasks_per_worker`` points, giving the memory a training freed back to the system, and when one
-dies (killed, out of memory) its job fails with a clear message and a new worker takes its place.
-Workers are daemon processes that also end when the server's process is gone (however it
-ended: :func:`~labeldp_core.experiments.stopping.end_with_parent`); a point cut off is simply not
-cached (the cache writes each result in one transaction), so nothing already stored is lost.
+trainings in one process (two students' sessions) change each other's numbers and oversubscribe the
+cores. Here each worker computes one point at a time, its training on the threads that
+:mod:`labeldp_core.training.threads` gives (the cores shared among the trainings running on the
+machine, or ``threads`` if given): the same configuration and seed give the same numbers under any
+load, and at most ``workers`` trainings run at once, server-wide. A point asked for while it is
+queued or running is not computed again: every asker waits on the same job (single flight, keyed by
+the cache key). A queued job nobody waits for any more (its tabs were closed) is dropped. Workers
+are replaced after ``tasks_per_worker`` points, giving the memory a training freed back to the
+system, and when one dies (killed, out of memory) its job fails with a clear message and a new
+worker takes its place. Workers are daemon processes that also end when the server's process is gone
+(however it ended: :func:`~labeldp_core.experiments.stopping.end_with_parent`); a point cut off is
+simply not cached (the cache writes each result in one transaction), so nothing already stored is
+lost.
 """
 
 import contextlib
@@ -38,7 +38,7 @@ from labeldp_core.engine.spec import RunConfig, RunResult
 from labeldp_core.errors import LabelDPError
 from labeldp_core.experiments.runner import run
 from labeldp_core.experiments.stopping import end_with_parent
-from labeldp_core.threads import THREADS_ENV, fixed_threads
+from labeldp_core.training.threads import THREADS_ENV, fixed_threads
 
 __all__ = ["ComputeService", "Job", "JobFailedError", "default_workers", "resident_mb"]
 
@@ -110,7 +110,8 @@ class ComputeService:
         cache_dir: the result cache every worker reads and writes.
         workers: how many points are computed at once.
         threads: torch threads per worker, fixed (default: the cores shared among the trainings
-            running on the machine, re-checked every epoch; see :mod:`labeldp_core.threads`).
+            running on the machine, re-checked every epoch; see
+            :mod:`labeldp_core.training.threads`).
         tasks_per_worker: points a worker computes before it is replaced (memory given back).
         memory_limit_mb: a worker whose resident memory passes this is stopped, failing its
             point with that reason (no link can take the server's memory).

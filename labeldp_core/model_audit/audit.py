@@ -18,10 +18,10 @@ import numpy as np
 from labeldp_core.accounting.units import label_guarantee_of_example
 from labeldp_core.cache import ResultCache
 from labeldp_core.data import load_dataset, training_size
-from labeldp_core.demo import demo_epsilons
 from labeldp_core.engine.progress import Progress, silent, within
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.experiments import RunConfig, make_config, mechanism_spec
+from labeldp_core.experiments.demo import demo_epsilons
 from labeldp_core.model_audit.canaries import (
     MIN_CANARIES,
     Canaries,

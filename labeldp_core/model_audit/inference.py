@@ -14,11 +14,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from labeldp_core.accounting.risk import inference_gain_bound
 from labeldp_core.accounting.units import label_guarantee_of_example
 from labeldp_core.cache import ResultCache
 from labeldp_core.engine.progress import Progress, silent
 from labeldp_core.experiments import RunResult, sweep
-from labeldp_core.risk import inference_gain_bound
 
 __all__ = [
     "InferencePoint",

@@ -21,6 +21,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from labeldp_core.accounting.risk import Prior, guess_bound, inference_gain_bound, posterior_bound
 from labeldp_core.engine.spec import RunResult
 from labeldp_core.mechanisms import expected_flip_rate
 from labeldp_core.plots.audit_names import PlacedName, name_room, narrow_chars, place_names
@@ -29,7 +30,6 @@ from labeldp_core.plotting.colours import series_styles
 from labeldp_core.plotting.common import LABEL_DP_AXIS_RANGE, LABEL_DP_RANGE, score_vs_epsilon
 from labeldp_core.plotting.readable import DEMO_SIZES, SIZES, TextSizes
 from labeldp_core.registry import MECHANISMS
-from labeldp_core.risk import Prior, guess_bound, inference_gain_bound, posterior_bound
 from labeldp_core.services.price_of_privacy import MODEL, RELEASE, AuditedBound
 
 __all__ = [

@@ -1,8 +1,8 @@
 """``warm``: the demo set computed ahead of a class, several points at once, first views first.
 
 The points run on a pool of worker processes (one per core; each training takes its share of the
-cores, :mod:`labeldp_core.threads`) that live for the whole warm, so no point pays for a process
-start, and every worker reads and writes the one result cache, so what points share (clean
+cores, :mod:`labeldp_core.training.threads`) that live for the whole warm, so no point pays for a
+process start, and every worker reads and writes the one result cache, so what points share (clean
 baselines, image clusters, teacher votes) is computed once and read by the others. Points go out
 in order of need: first every page's first view (each mechanism's default settings on its
 curve's grid and seeds, and the audit page's cases), then the variants, the class's extra ε
@@ -30,9 +30,9 @@ from pathlib import Path
 
 from labeldp_core.audit import app_audit_points, stored_audit_case
 from labeldp_core.cache import ResultCache
-from labeldp_core.demo import demo_configs
 from labeldp_core.engine.timing import estimate_seconds
 from labeldp_core.experiments import RunConfig
+from labeldp_core.experiments.demo import demo_configs
 from labeldp_core.experiments.runner import lookup
 from labeldp_core.experiments.stopping import end_pool, end_with_parent
 from labeldp_core.model_audit import audit_model, cached_audit, demo_model_audits

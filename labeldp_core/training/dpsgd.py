@@ -54,7 +54,6 @@ from labeldp_core.accounting.dpsgd import check_clip, check_noise_multiplier, sa
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.models import build_model
 from labeldp_core.noise.secure_noise import check_noise
-from labeldp_core.threads import training_threads
 from labeldp_core.training.allocator import keep_freed_memory
 from labeldp_core.training.bookkeeping import BookkeepingModule
 from labeldp_core.training.loop import (
@@ -67,6 +66,7 @@ from labeldp_core.training.loop import (
     adam,
 )
 from labeldp_core.training.per_example import conv_per_example_gradients
+from labeldp_core.training.threads import training_threads
 
 __all__ = [
     "GRAD_SAMPLE_MODES",

@@ -220,8 +220,8 @@ def warm_load_page(cache_dir: Path) -> None:
     The RR page draws the mean curve over the demo seeds, so every seed of the grid is computed.
     """
     from labeldp_core.cache import ResultCache
-    from labeldp_core.demo import DEMO_EPSILONS, DEMO_SEEDS
     from labeldp_core.experiments import make_config, run
+    from labeldp_core.experiments.demo import DEMO_EPSILONS, DEMO_SEEDS
 
     cache = ResultCache(cache_dir)
     try:

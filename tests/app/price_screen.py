@@ -13,8 +13,8 @@ from fake_results import fake_result, store_clean_models
 
 from labeldp_core.audit import APP_TRIALS, CASES, audit_cases, stored_audit_case
 from labeldp_core.cache import ResultCache
-from labeldp_core.demo import DEMO_SEEDS
 from labeldp_core.experiments import MECHANISMS
+from labeldp_core.experiments.demo import DEMO_SEEDS
 from labeldp_core.registry import ON_COMPARE
 from labeldp_core.services.price_of_privacy import screen_configs
 

@@ -20,8 +20,8 @@ import pytest
 from test_browser import IDLE, NAV_LINKS, _open, chromium_browser, warmed_app
 
 from labeldp_core.cache import ResultCache
-from labeldp_core.demo import DEMO_SEEDS, demo_configs, point_epsilons
 from labeldp_core.experiments import run
+from labeldp_core.experiments.demo import DEMO_SEEDS, demo_configs, point_epsilons
 
 # One worker of `pytest -n` runs every browser test: one Chromium and one server at a time.
 pytestmark = pytest.mark.xdist_group("browser")

@@ -27,8 +27,8 @@ from test_browser import (
 )
 
 from labeldp_core.cache import ResultCache
-from labeldp_core.demo import demo_configs
 from labeldp_core.experiments import MECHANISMS, run
+from labeldp_core.experiments.demo import demo_configs
 from labeldp_core.plots.compare import short_name
 from labeldp_core.registry import ON_COMPARE, pages
 from tests.choosing.fake_curves import store_grid

@@ -13,8 +13,8 @@ import pytest
 from test_browser import IDLE, _open, chromium_browser, warmed_app
 
 from labeldp_core.cache import ResultCache
-from labeldp_core.demo import DEMO_EPSILONS, demo_configs
 from labeldp_core.experiments import run
+from labeldp_core.experiments.demo import DEMO_EPSILONS, demo_configs
 
 # One worker of `pytest -n` runs every browser test: one Chromium and one server at a time.
 pytestmark = pytest.mark.xdist_group("browser")

@@ -190,7 +190,7 @@ def test_the_table_has_the_columns_its_caption_names_and_the_value_box_says_what
 
 
 def test_the_risk_is_one_sentence_from_the_images_prior_with_the_scale_it_words(warmed):
-    from labeldp_core.risk import posterior_bound
+    from labeldp_core.accounting.risk import posterior_bound
 
     app = _asking(0.65)
     texts = _texts(app)

@@ -8,8 +8,8 @@ import pytest
 from app_helpers import assert_no_errors, chart_spec, open_page
 
 from labeldp_core import plots
-from labeldp_core.demo import DEMO_SEEDS, demo_configs, demo_epsilons
 from labeldp_core.experiments import MECHANISMS, RunConfig, RunResult
+from labeldp_core.experiments.demo import DEMO_SEEDS, demo_configs, demo_epsilons
 from labeldp_core.mechanisms import keep_probability
 
 

@@ -7,9 +7,9 @@ from app_helpers import assert_no_errors, chart_spec, open_page
 
 import ui.results
 from labeldp_core.cache import ResultCache
-from labeldp_core.demo import DEMO_SEEDS, demo_epsilons
 from labeldp_core.engine.timing import estimate_seconds, record_seconds, spoken_duration
 from labeldp_core.experiments import make_config
+from labeldp_core.experiments.demo import DEMO_SEEDS, demo_epsilons
 
 RR_PAGE = "pages/randomized_response.py"
 
@@ -73,7 +73,7 @@ def test_a_point_never_timed_on_a_large_dataset_waits_for_its_button(monkeypatch
 
 
 def test_only_demo_grid_points_are_computed_without_a_click(monkeypatch):
-    from labeldp_core.demo import on_demo_grid
+    from labeldp_core.experiments.demo import on_demo_grid
 
     monkeypatch.setattr(ui.results, "on_demo_grid", on_demo_grid)
     app = open_page(RR_PAGE, epsilon="1.3")  # quick, on a small dataset, but off the grid
@@ -86,7 +86,7 @@ def test_only_demo_grid_points_are_computed_without_a_click(monkeypatch):
 
 
 def test_the_demo_grid_is_warm_s_points_and_nothing_else():
-    from labeldp_core.demo import CLASS_EPSILONS, on_demo_grid
+    from labeldp_core.experiments.demo import CLASS_EPSILONS, on_demo_grid
 
     assert on_demo_grid(make_config("rr", "digits", 2.0, seed=2))
     assert on_demo_grid(make_config("rr", "digits", CLASS_EPSILONS[3], seed=0))

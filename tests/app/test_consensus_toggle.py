@@ -12,9 +12,9 @@ import pytest
 from app_helpers import assert_no_errors, chart_spec, open_page
 from fake_results import fake_result
 
-from labeldp_core.demo import DEMO_SEEDS, demo_configs, demo_epsilons
 from labeldp_core.engine.consensus import CONSENSUS_NOTE
 from labeldp_core.experiments import MECHANISMS, RunConfig, RunResult
+from labeldp_core.experiments.demo import DEMO_SEEDS, demo_configs, demo_epsilons
 from labeldp_core.plots.compare import short_name
 from labeldp_core.plots.consensus import (
     consensus_curves,

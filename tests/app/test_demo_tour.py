@@ -4,7 +4,7 @@ from pathlib import Path
 
 from app_helpers import assert_no_errors, open_page
 
-from labeldp_core.demo import point_epsilons
+from labeldp_core.experiments.demo import point_epsilons
 from ui.demo import TOUR
 
 ROOT = Path(__file__).resolve().parents[2]

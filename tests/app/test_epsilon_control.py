@@ -82,7 +82,7 @@ def test_dragging_across_the_whole_slider_never_shows_a_compute_button(cache):
 
 @pytest.mark.usefixtures("instant_training", "buttons_only")
 def test_a_slider_with_one_computed_point_keeps_the_whole_grid_so_it_can_move(cache):
-    from labeldp_core.demo import point_epsilons
+    from labeldp_core.experiments.demo import point_epsilons
 
     _warm_rr(cache, (1.0,))
     app = open_page(RR_PAGE, model="logistic", **FAST)

@@ -7,8 +7,8 @@ import pytest
 from app_helpers import assert_no_errors, chart_spec, open_page
 from fake_results import fake_result, store_clean_models
 
-from labeldp_core.demo import DEMO_SEEDS, demo_configs
 from labeldp_core.experiments import MECHANISMS, RunConfig, RunResult
+from labeldp_core.experiments.demo import DEMO_SEEDS, demo_configs
 
 
 def _noisy(config: RunConfig) -> RunResult:
@@ -54,7 +54,7 @@ def test_compare_tables_show_four_significant_digits_and_never_spent_above_asked
 
 
 def test_a_spent_epsilon_is_shown_rounded_down_where_rounding_would_pass_the_asked_one():
-    from labeldp_core.numbers import shown, shown_spent
+    from labeldp_core.base.numbers import shown, shown_spent
 
     assert shown(7.999999999999997) == 8.0 and shown(0.73333333) == 0.7333
     assert shown_spent(7.999999999999997, 8.0) == 8.0

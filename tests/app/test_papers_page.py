@@ -5,7 +5,7 @@ import re
 import pytest
 from app_helpers import assert_no_errors, chart_spec, open_page
 
-from labeldp_core.numbers import shown
+from labeldp_core.base.numbers import shown
 from labeldp_core.services.published import paper_tables, published_figures
 
 

@@ -4,9 +4,9 @@ from app_helpers import assert_no_errors, chart_spec, open_page
 from fake_results import fake_result
 
 from labeldp_core import plots
-from labeldp_core.demo import demo_epsilons
 from labeldp_core.engine.spec import RunResult
 from labeldp_core.experiments import lookup, make_config, run
+from labeldp_core.experiments.demo import demo_epsilons
 from labeldp_core.mechanisms import expected_flip_rate
 
 PAGE = "pages/rr_prior.py"

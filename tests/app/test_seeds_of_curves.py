@@ -13,8 +13,8 @@ from app_helpers import assert_no_errors, open_page
 
 import labeldp_core.experiments
 import ui.results
-from labeldp_core.demo import DEMO_SEEDS
-from labeldp_core.numbers import in_words
+from labeldp_core.base.numbers import in_words
+from labeldp_core.experiments.demo import DEMO_SEEDS
 
 #: The pages with a curve over ε, and the mechanism whose sweep each asks for (PATE: below).
 CURVE_PAGES = {

@@ -4,8 +4,8 @@ import math
 from dataclasses import replace
 
 from labeldp_core.cache import ResultCache
-from labeldp_core.demo import demo_configs
 from labeldp_core.engine.spec import RunResult
+from labeldp_core.experiments.demo import demo_configs
 
 #: The demo grid's epsilons (what `warm` computes for rr and dpsgd).
 GRID = (0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0)

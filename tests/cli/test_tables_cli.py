@@ -160,8 +160,8 @@ def test_numbers_that_are_not_whole_run_on_a_public_grid(tmp_path, capsys):
 def test_warm_fills_a_tables_demo_points_into_its_own_cache(tmp_path, monkeypatch, capsys):
     from labeldp_core.cache import ResultCache
     from labeldp_core.data.table_results import results_cache
-    from labeldp_core.demo import demo_configs
     from labeldp_core.experiments import lookup
+    from labeldp_core.experiments.demo import demo_configs
 
     path = tmp_path / "wine.csv"
     path.write_bytes(example_table("wine"))
@@ -207,8 +207,8 @@ def test_warm_on_a_table_smaller_than_the_published_batches_trains_every_poisson
     uses the batch it trained with: its sample rate is batch / n and its steps epochs x n / batch.
     """
     from labeldp_core.cache import ResultCache
-    from labeldp_core.demo import demo_configs
     from labeldp_core.experiments import lookup
+    from labeldp_core.experiments.demo import demo_configs
 
     path = tmp_path / "wine.csv"
     path.write_bytes(example_table("wine"))

@@ -19,7 +19,7 @@ import pytest
 
 from labeldp_core.cache import ResultCache
 from labeldp_core.experiments import make_config, run
-from labeldp_core.threads import THREADS_ENV
+from labeldp_core.training.threads import THREADS_ENV
 
 ROOT = Path(__file__).resolve().parents[2]
 #: The fields of a run's JSON that say when or how it was obtained, not what it computed.

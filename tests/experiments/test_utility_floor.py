@@ -21,8 +21,8 @@ from collections.abc import Iterator
 import pytest
 
 from labeldp_core.cache import ResultCache
-from labeldp_core.demo import demo_epsilons
 from labeldp_core.experiments import make_config, run
+from labeldp_core.experiments.demo import demo_epsilons
 from labeldp_core.registry import mechanism_entries
 
 pytestmark = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")

@@ -11,9 +11,9 @@ import pytest
 
 from labeldp_core.audit import APP_TRIALS, stored_audit_case
 from labeldp_core.cache import ResultCache
-from labeldp_core.demo import CLASS_EPSILONS, DEMO_EPSILONS, DEMO_SEEDS, demo_configs
 from labeldp_core.engine import context
 from labeldp_core.experiments import run
+from labeldp_core.experiments.demo import CLASS_EPSILONS, DEMO_EPSILONS, DEMO_SEEDS, demo_configs
 from labeldp_core.model_audit import audit_model, training_run
 from labeldp_core.services.price_of_privacy import MODEL, RELEASE, read_price_of_privacy
 from tests.model_audit.stand_in import stored as scored_canaries

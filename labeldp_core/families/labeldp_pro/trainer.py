@@ -34,9 +34,9 @@ from labeldp_core.errors import InvalidInputError
 from labeldp_core.families.labeldp_pro.denoiser import denoise, unflatten
 from labeldp_core.models.zoo import build_model
 from labeldp_core.noise.secure_noise import check_noise
-from labeldp_core.threads import training_threads
 from labeldp_core.training.dpsgd import DPSGDOutcome, _draw_generators
 from labeldp_core.training.settings import ProgressFn, TrainSettings
+from labeldp_core.training.threads import training_threads
 from labeldp_core.validation import check_labels, check_num_classes, check_real_array, check_seed
 
 __all__ = [

@@ -54,10 +54,10 @@ from labeldp_core.noise.noise_plans import (
     gaussian_plan,
     laplace_plan_for_scale,
 )
-from labeldp_core.threads import single_thread
 from labeldp_core.training import ProgressFn, TrainOutcome, TrainSettings
 from labeldp_core.training.ensemble import ensemble_votes
 from labeldp_core.training.self_training import SelfTraining, TrainFn, self_train
+from labeldp_core.training.threads import single_thread
 
 if TYPE_CHECKING:
     from labeldp_core.families.pate.patch_student import FeatureSpace

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from labeldp_core.threads import (
+from labeldp_core.training.threads import (
     THREADS_ENV,
     one_thread_by_default,
     single_thread,
@@ -15,7 +15,7 @@ from labeldp_core.threads import (
     training_threads,
 )
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(autouse=True)

@@ -2,9 +2,9 @@
 
 from pathlib import Path
 
-from labeldp_core.demo import demo_configs, demo_epsilons, point_epsilons
+from labeldp_core.experiments.demo import demo_configs, demo_epsilons, point_epsilons
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 RR_PAGE = "pages/randomized_response.py"
 
 

@@ -21,9 +21,9 @@ see :mod:`labeldp_core.accounting.units`); with δ > 0 each bound holds up to δ
 import math
 from dataclasses import dataclass
 
+from labeldp_core.accounting.privacy_scale import SCALE, band_of
 from labeldp_core.accounting.units import label_guarantee_of_example
 from labeldp_core.errors import InvalidInputError
-from labeldp_core.privacy_scale import SCALE, band_of
 from labeldp_core.validation import check_epsilon
 
 __all__ = [
@@ -179,7 +179,7 @@ class Risk:
         )
 
     def strength_word(self) -> str:
-        """The scale's word for this ε for one label (:mod:`labeldp_core.privacy_scale`)."""
+        """The scale's word for this ε for one label (the scale: :mod:`.privacy_scale`)."""
         return band_of(self.epsilon).word
 
     def strength(self) -> str:
@@ -263,7 +263,7 @@ def risk_of(
 
 
 def scale_sentence(num_classes: int) -> str:
-    """The scale of :mod:`labeldp_core.privacy_scale` in one sentence, with what each word means.
+    """The scale of :mod:`.privacy_scale` in one sentence, with what each word means.
 
     Each band with its largest ε, the odds multiplier there and how far a 1-in-K guess rises.
 

@@ -2,8 +2,7 @@ import math
 
 import pytest
 
-from labeldp_core.errors import InvalidInputError
-from labeldp_core.risk import (
+from labeldp_core.accounting.risk import (
     FORMULAS,
     Prior,
     guess_bound,
@@ -12,6 +11,7 @@ from labeldp_core.risk import (
     posterior_bound,
     risk_of,
 )
+from labeldp_core.errors import InvalidInputError
 
 EPSILONS = [0.01, 0.1, 0.5, 1.0, 2.0, 4.0, 10.0]
 

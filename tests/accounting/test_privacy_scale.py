@@ -4,9 +4,9 @@ import math
 
 import pytest
 
+from labeldp_core.accounting.privacy_scale import SCALE, band_of
+from labeldp_core.accounting.risk import guess_bound, odds_multiplier, risk_of, scale_sentence
 from labeldp_core.errors import InvalidInputError
-from labeldp_core.privacy_scale import SCALE, band_of
-from labeldp_core.risk import guess_bound, odds_multiplier, risk_of, scale_sentence
 
 
 @pytest.mark.parametrize(

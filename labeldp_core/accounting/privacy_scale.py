@@ -15,7 +15,7 @@ very weak  above 5          more                more
 =========  ===============  ==================  ========================
 
 The bands are read on the ε for one label: an example-level ε is doubled first (see
-:func:`labeldp_core.risk.risk_of`). Each band includes its upper end.
+:func:`labeldp_core.accounting.risk.risk_of`). Each band includes its upper end.
 """
 
 import math
