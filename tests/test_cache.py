@@ -191,8 +191,9 @@ def test_editing_the_demo_grid_keeps_every_key_and_editing_a_runner_does_not(tmp
         return fingerprint._fingerprint.__wrapped__(fingerprint.EVERY_FAMILY, package)
 
     before = every_family()
-    assert (package / "demo.py").is_file()  # the grid lives here, outside experiments/
-    with (package / "demo.py").open("a", encoding="utf-8") as demo:
+    grid = package / "experiments" / "demo.py"  # beside the runner, outside its imports
+    assert grid.is_file()
+    with grid.open("a", encoding="utf-8") as demo:
         demo.write("\nDEMO_SEEDS = (0, 1, 2, 3)\n")
     assert every_family() == before
     for changed in COMPUTING_FILES:  # each edit must change the fingerprint again
