@@ -9,7 +9,9 @@ it started lived on as orphans, training for nobody. Here:
   so the command's own clean-up runs (pools ended, a Dask cluster closed, a status file saying
   "interrupted"); a second signal during that clean-up ends the process at once.
 - :func:`counted` attaches to the stop how many of the command's points are stored (each point is
-  stored as it finishes, so a second run resumes there); the command line prints it.
+  stored as it finishes, so a second run resumes there); the command line prints it. The count is
+  read from what the command kept as it went, not recounted from the cache: after the workers
+  are gone, nothing slow stands between the signal and the exit.
 - :func:`end_with_parent`, called first thing in a worker process, ends the worker when its
   parent is gone, however the parent ended (even ``kill -9``), and leaves SIGINT (Ctrl+C reaches
   the whole process group) to the parent, which stops its workers itself.
@@ -111,11 +113,12 @@ def signals_stop() -> Iterator[None]:
 
 
 @contextmanager
-def counted(count: Callable[[], tuple[int, int]]) -> Iterator[None]:
+def counted(count: Callable[[], tuple[int, int] | None]) -> Iterator[None]:
     """On a :class:`Stopped` inside the block, set its ``points`` to ``count()``, then re-raise.
 
-    ``count`` returns (points stored, points of the command): read from the cache after the
-    stop, it is what a second run will find.
+    ``count`` returns (points stored, points of the command), or None before the command knows
+    its points. It runs after the stop, between the workers' end and the exit: it reads what
+    the command kept as it went (a point is counted when it is stored), and plans nothing.
     """
     try:
         yield
