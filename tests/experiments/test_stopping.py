@@ -185,6 +185,35 @@ def test_a_stopped_warm_counts_its_points_from_its_own_plan_not_a_new_one(monkey
     assert f"stopped by SIGTERM: 1 of {total} points are done and stored" in capsys.readouterr().err
 
 
+#: A process that ends by :func:`exit_stopped`: an exit handler, and an object whose deletion
+#: says the interpreter's teardown ran (it clears the module's globals).
+EXIT_STOPPED = """
+import atexit, sys
+from labeldp_core.experiments.stopping import exit_stopped
+
+class Teardown:
+    def __del__(self):
+        print("teardown", flush=True)
+
+kept = Teardown()
+atexit.register(lambda: print("exit handler", flush=True))
+sys.stdout.write("buffered ")
+exit_stopped(143)
+"""
+
+
+def test_a_stopped_command_ends_after_its_exit_handlers_without_the_teardown():
+    ended = subprocess.run(
+        [sys.executable, "-c", EXIT_STOPPED],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        text=True,
+        check=False,
+    )
+    assert (ended.returncode, ended.stdout) == (143, "buffered exit handler\n")
+
+
 def test_a_command_a_test_starts_stops_on_sigint():
     # What the SIGINT stop tests of tests/cli/test_stopping.py need: their commands inherit it.
     script = "import time; print('ready', flush=True); time.sleep(60)"
