@@ -55,8 +55,8 @@ def _cmd_reproduce(args: argparse.Namespace) -> None:
     for option, path in (("--csv", args.csv), ("--html", args.html)):
         if path:
             check_output_path(path, option)
-    cache = ResultCache()
-    with counted(lambda: stored_runs(reproduce.computed_configs(), cache)):
+    cache, configs = ResultCache(), reproduce.computed_configs()  # planned before, not on a stop
+    with counted(lambda: stored_runs(configs, cache)):
         papers = reproduce.paper_rows(cache, args.compute, stderr_bar(lines=True))
     lessons = reproduce.lesson_rows()
     if args.csv:

@@ -25,18 +25,29 @@ def _cmd_warm(args: argparse.Namespace) -> int:
     table_dataset(args)
     extra = reproduce.dataset_configs(args.dataset)
     cache_dir = ResultCache().directory
-    with counted(lambda: stored_points(args.dataset, cache_dir, extra)):
-        if wants_cluster(args):
+    if wants_cluster(args):
+        with counted(lambda: stored_points(args.dataset, cache_dir, extra)):
             return _warm_on_cluster(args, extra)
-        return _warm_here(args, cache_dir, extra)
+    return _warm_here(args, cache_dir, extra)
 
 
 def _warm_here(args: argparse.Namespace, cache_dir: Path, extra: list[RunConfig]) -> int:
-    """``warm`` on this machine's worker processes (one per core)."""
+    """``warm`` on this machine's worker processes (one per core).
+
+    Stopped, it says how many points are done from the status the warm keeps as it goes
+    (nothing planned again between its workers' end and its exit).
+    """
+    kept: list[WarmStatus] = []
     try:
-        status = run_warm(
-            args.dataset, cache_dir, _warm_line, extra=extra, until_pages=args.until_pages
-        )
+        with counted(lambda: (kept[0].done, kept[0].total) if kept else None):
+            status = run_warm(
+                args.dataset,
+                cache_dir,
+                _warm_line,
+                extra=extra,
+                until_pages=args.until_pages,
+                planned=kept.append,
+            )
     except BrokenProcessPool:
         raise LabelDPError(
             "a worker process died (out of memory?); every point it finished is "

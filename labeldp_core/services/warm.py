@@ -396,16 +396,21 @@ def run_warm(
     workers: int | None = None,
     extra: list[RunConfig] | None = None,
     until_pages: bool = False,
+    planned: Callable[[WarmStatus], None] | None = None,
 ) -> WarmStatus:
     """Compute every point of ``dataset``'s demo set not in the cache at ``cache_dir``.
 
     ``progress`` is called with the status and a line after every point. With ``until_pages``
-    it stops when the pages' phase is done, the model audits counted in ``later``. Returns the
+    it stops when the pages' phase is done, the model audits counted in ``later``. ``planned``
+    is called with the status once the points are planned, before any runs: the warm keeps it
+    current, so a stop reads how many are done there instead of planning again. Returns the
     final status; a point that failed is named in its ``failures`` (the others still run).
     """
     workers = workers or os.cpu_count() or 1
     cache = ResultCache(cache_dir)
     status, waiting = _plan(dataset, cache, extra, until_pages)
+    if planned is not None:
+        planned(status)
     waiting = grouped(waiting)
     path, estimate = status_path(cache_dir, dataset), _Estimate(cache)
     _write_status(path, status)

@@ -12,6 +12,7 @@ from process_watch import family, watch_until_gone
 
 from labeldp_core.__main__ import main
 from labeldp_core.audit import suite
+from labeldp_core.cache import ResultCache
 from labeldp_core.experiments.stopping import Stopped, signals_stop
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -139,14 +140,78 @@ def test_a_stopped_audit_names_its_stored_cases_and_a_second_run_computes_only_t
 def test_a_stopped_reproduce_names_its_stored_runs(monkeypatch, capsys):
     from labeldp_core.services import reproduce
 
+    planned_after_stop: list[bool] = []  # one entry per planning: was the stop signalled then?
+    real_configs = reproduce.computed_configs
+
+    def computed_configs():
+        planned_after_stop.append(bool(stopped))
+        return real_configs()
+
     def run(config, cache, progress):
+        stopped.append(True)
         signal.raise_signal(signal.SIGINT)
 
+    stopped: list[bool] = []
+    monkeypatch.setattr(reproduce, "computed_configs", computed_configs)
     monkeypatch.setattr(reproduce, "run", run)
     assert main(["reproduce", "--compute"]) == 130
-    total = len(reproduce.computed_configs())
+    assert planned_after_stop == [False]  # its runs planned before, counted without a new plan
+    total = len(real_configs())
     assert total > 0
     assert f"stopped by SIGINT: 0 of {total} points are done and stored" in capsys.readouterr().err
+
+
+def test_a_stopped_warm_counts_its_points_from_its_own_plan_not_a_new_one(monkeypatch, capsys):
+    # The stop's count once re-planned the whole warm from the cache (~500 points, seconds of
+    # CPU on a loaded machine) after the workers were gone, holding the exit past its 5 s.
+    from labeldp_core.services import warm
+
+    plans = []
+    real_plan = warm._plan
+
+    def plan(*args, **kwargs):
+        plans.append(args[0])
+        return real_plan(*args, **kwargs)
+
+    def drain(pool, workers, waiting, status, *rest):
+        status.finished(waiting[0])  # one point done and stored, then SIGTERM arrives
+        signal.raise_signal(signal.SIGTERM)
+
+    monkeypatch.setattr(warm, "_plan", plan)
+    monkeypatch.setattr(warm, "_drain", drain)
+    assert main(["warm", "--dataset", "digits"]) == 143
+    assert plans == ["digits"]  # the warm's own plan; the stop planned nothing
+    total = warm.read_status(ResultCache().directory, "digits").total
+    assert f"stopped by SIGTERM: 1 of {total} points are done and stored" in capsys.readouterr().err
+
+
+#: A process that ends by :func:`exit_stopped`: an exit handler, and an object whose deletion
+#: says the interpreter's teardown ran (it clears the module's globals).
+EXIT_STOPPED = """
+import atexit, sys
+from labeldp_core.experiments.stopping import exit_stopped
+
+class Teardown:
+    def __del__(self):
+        print("teardown", flush=True)
+
+kept = Teardown()
+atexit.register(lambda: print("exit handler", flush=True))
+sys.stdout.write("buffered ")
+exit_stopped(143)
+"""
+
+
+def test_a_stopped_command_ends_after_its_exit_handlers_without_the_teardown():
+    ended = subprocess.run(
+        [sys.executable, "-c", EXIT_STOPPED],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        text=True,
+        check=False,
+    )
+    assert (ended.returncode, ended.stdout) == (143, "buffered exit handler\n")
 
 
 def test_a_command_a_test_starts_stops_on_sigint():
