@@ -186,7 +186,7 @@ def test_warm_computes_the_reproduce_runs_of_its_dataset(monkeypatch):
     assert dataset_configs("digits") == paper_configs(stand_in)
     asked = []
 
-    def record(dataset, cache_dir, progress, *, extra, until_pages=False):
+    def record(dataset, cache_dir, progress, *, extra, until_pages=False, planned=None):
         asked.append(warm_tasks(dataset, extra))
         raise SystemExit(0)  # enough: what it would compute is known
 
