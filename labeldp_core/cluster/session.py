@@ -10,8 +10,10 @@ code.
 """
 
 import asyncio
+import contextlib
 import os
 import re
+import signal
 import socket
 from dataclasses import dataclass
 
@@ -112,8 +114,14 @@ class ClusterSession:
         """Disconnect, and stop the local cluster if this session started one.
 
         ``now`` (a stop signal): its workers get :data:`STOP_GRACE_S` to end, not Dask's 4 s,
-        before they are killed (a point cut off is not stored).
+        before they are killed (a point cut off is not stored). A session whose event loop Dask
+        already closed (the last of its users stopped it) cannot talk to its cluster any more:
+        its local workers are killed instead.
         """
+        if self.client.loop.asyncio_loop.is_closed():
+            self._kill_local_workers()
+            self.client.status = "closed"  # nothing left to close: its deletion must not try
+            return
         self.client.close()
         if self.local_cluster is not None:
             if now:
@@ -121,11 +129,28 @@ class ClusterSession:
                 self.local_cluster.sync(_close_nannies, nannies, STOP_GRACE_S)
             self.local_cluster.close()
 
+    def _kill_local_workers(self) -> None:
+        """Kill the worker processes of the local cluster, if any, without Dask's help."""
+        if self.local_cluster is None:
+            return
+        for nanny in self.local_cluster.workers.values():
+            process = nanny.process and nanny.process.process
+            if process is not None and process.pid is not None:
+                _kill_and_reap(process.pid)
+
     def __enter__(self) -> "ClusterSession":
         return self
 
     def __exit__(self, kind: type[BaseException] | None, *exc: object) -> None:
         self.close(now=kind is not None and issubclass(kind, KeyboardInterrupt))
+
+
+def _kill_and_reap(pid: int) -> None:
+    """Kill process ``pid`` and reap it if it is this process's child; gone already is fine."""
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, signal.SIGKILL)
+    with contextlib.suppress(ChildProcessError):
+        os.waitpid(pid, 0)
 
 
 async def _close_nannies(nannies: list, grace_s: float) -> None:

@@ -5,7 +5,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+import psutil
 import pytest
+from process_watch import watch_until_gone
 
 from labeldp_core.cluster import ClusterUnavailableError, CodeMismatchError, open_cluster, session
 from labeldp_core.cluster.worker import code_identity, compute_point
@@ -91,3 +93,15 @@ def test_the_scheduler_comes_from_the_environment_when_no_option_names_it(schedu
         open_cluster()
     monkeypatch.delenv("LABELDP_SCHEDULER")
     assert open_cluster() is None
+
+
+def test_a_session_whose_event_loop_was_closed_under_it_still_closes_and_ends_its_workers():
+    """Closing never raises for Dask's own loop being gone (a teardown order CI once met)."""
+    local = open_cluster(workers=1)
+    nannies = local.local_cluster.workers.values()
+    workers = [psutil.Process(nanny.process.process.pid) for nanny in nannies]
+    local.local_cluster._loop_runner.stop()  # what Dask does when the last user of a loop stops
+    local.client._loop_runner.stop()
+    local.close()
+    _, left = watch_until_gone(workers, session.STOP_GRACE_S + 30)
+    assert left == []
