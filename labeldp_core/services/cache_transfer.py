@@ -44,8 +44,8 @@ from labeldp_core.cache import (
     identity_of,
     is_stored_by_this_code,
 )
+from labeldp_core.cache.fingerprint import unit_of_code
 from labeldp_core.errors import InvalidInputError, LabelDPError
-from labeldp_core.fingerprint import unit_of_code
 
 __all__ = [
     "ARCHIVE_FORMAT",
