@@ -35,7 +35,8 @@ __all__ = [
 ]
 
 #: A returned entry: its cache key, ``"json"`` or ``"arrays"``, its bytes, and its identity (the
-#: text the key hashes: :func:`labeldp_core.cache.identity_of`; None if it has none, refused).
+#: text the key hashes: :func:`~labeldp_core.cache.store.identity_of`; None if it has none,
+#: refused).
 Entry = tuple[str, str, bytes, str | None]
 
 

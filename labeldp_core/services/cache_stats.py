@@ -12,13 +12,13 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from labeldp_core.cache import (
+from labeldp_core.cache.fingerprint import unit_family, unit_of_code
+from labeldp_core.cache.store import (
     CorruptEntryError,
     ResultCache,
     identity_fields,
     is_stored_by_this_code,
 )
-from labeldp_core.cache.fingerprint import unit_family, unit_of_code
 
 __all__ = ["CacheStats", "cache_stats", "prune_stale"]
 
