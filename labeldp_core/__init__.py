@@ -3,7 +3,7 @@
 The library never imports Streamlit; the app in ``app.py`` and ``pages/`` sits on top of it.
 """
 
-from labeldp_core.training.threads import one_thread_by_default
+from labeldp_core.base.threads import one_thread_by_default
 
 __version__ = "0.1.0"
 

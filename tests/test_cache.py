@@ -181,7 +181,7 @@ def test_editing_the_demo_grid_keeps_every_key_and_editing_a_runner_does_not(tmp
     # seed to it must not invalidate a warmed cache. A runner is, and must.
     import shutil
 
-    from labeldp_core import fingerprint
+    from labeldp_core.cache import fingerprint
 
     package = tmp_path / "labeldp_core"
     skip = shutil.ignore_patterns("__pycache__")

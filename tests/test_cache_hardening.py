@@ -209,7 +209,7 @@ def test_a_row_naming_a_file_outside_the_cache_neither_reads_nor_deletes_it(cach
 
 
 def test_an_oversized_value_file_is_damage(cache, monkeypatch):
-    from labeldp_core import cache as cache_module
+    from labeldp_core.cache import store as cache_module
 
     key = _stored_in_a_file(cache)
     monkeypatch.setattr(cache_module, "MAX_VALUE_BYTES", 1000)
@@ -236,7 +236,7 @@ def test_an_array_claiming_terabytes_is_damage_not_a_memory_error(cache, body):
 
 
 def test_an_archive_unpacking_past_the_cap_is_damage(cache, monkeypatch):
-    from labeldp_core import cache as cache_module
+    from labeldp_core.cache import store as cache_module
 
     archive = io.BytesIO()  # 100 kB of zeros, compressed to a few hundred bytes
     with zipfile.ZipFile(archive, "w", compression=zipfile.ZIP_DEFLATED) as zipped:

@@ -13,9 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from labeldp_core import fingerprint
 from labeldp_core.audit.suite import stored_audit_case
-from labeldp_core.cache import ALL_CODE, ResultCache
+from labeldp_core.cache import ALL_CODE, ResultCache, fingerprint
 from labeldp_core.experiments import make_config
 from labeldp_core.registry import FAMILIES
 
@@ -197,7 +196,10 @@ def _move(root: Path, old: str, new: str) -> None:
 @pytest.mark.parametrize(
     ("old", "new"),
     [
-        ("labeldp_core.validation", "labeldp_core.engine.validation"),  # into a folder that exists
+        (
+            "labeldp_core.base.validation",
+            "labeldp_core.engine.validation",
+        ),  # into a folder that exists
         ("labeldp_core.noise.noise_plans", "labeldp_core.plans.noise_plans"),  # into a new one
     ],
 )
@@ -253,17 +255,18 @@ def test_taking_a_name_from_another_module_changes_the_fingerprint(differ: str, 
 
 def test_a_comment_a_docstring_or_a_rewrapped_line_is_no_edit_of_the_code(tmp_path: Path):
     # None computes anything, and a move makes the formatter rewrap a line that names the
-    # moved module (cache.py's ALL_CODE did in the release_audit move).
+    # moved module (the cache's ALL_CODE did in the release_audit move).
     before = _copy(tmp_path, "before")
     after = _copy(tmp_path, "after")
     context = after / "engine/context.py"
     text = context.read_text(encoding="utf-8")
     assert text.startswith('"""')
     context.write_text('# a comment\n"""Reworded. ' + text.removeprefix('"""'), encoding="utf-8")
-    cache = after / "cache.py"
-    text = cache.read_text(encoding="utf-8")
-    assert "ALL_CODE = joined(" in text
-    cache.write_text(text.replace("ALL_CODE = joined(", "ALL_CODE = joined(\n    "), "utf-8")
+    runner = after / "experiments/runner.py"
+    text = runner.read_text(encoding="utf-8")
+    assert "    spec = mechanism_spec(mechanism)" in text
+    rewrapped = "    spec = mechanism_spec(\n        mechanism\n    )"
+    runner.write_text(text.replace("    spec = mechanism_spec(mechanism)", rewrapped), "utf-8")
     units = _units(before)
     assert _fingerprints(after, units) == _fingerprints(before, units)
 
@@ -295,3 +298,15 @@ def test_an_import_cycle_and_a_relative_import_read_as_their_content(
         )
         prints.append(fingerprint._fingerprint(unit, root))
     assert (prints[0] == prints[1]) is same
+
+
+@pytest.mark.parametrize(
+    "edit", ["cache/__init__.py", "cache/store.py", "cache/fingerprint.py", "cache/module_text.py"]
+)
+def test_an_edit_to_the_key_machinery_keeps_every_units_fingerprint(edit: str, tmp_path: Path):
+    # The store and the fingerprint compute no entry: the package that holds them can be moved
+    # or edited without throwing the users' cache away (issue 55).
+    before = _copy(tmp_path, "before")
+    after = _copy(tmp_path, "after", edit)
+    units = _units(before)
+    assert _fingerprints(after, units) == _fingerprints(before, units)

@@ -76,7 +76,7 @@ SPEC = MechanismSpec(
 TOY_RELEASE = """
 import numpy as np
 
-from labeldp_core.validation import check_epsilon
+from labeldp_core.base.validation import check_epsilon
 
 
 def toy_release(labels, epsilon, num_classes, rng):

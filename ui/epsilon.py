@@ -15,8 +15,8 @@ import numpy as np
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
+from labeldp_core.base.validation import check_epsilon
 from labeldp_core.errors import LabelDPError
-from labeldp_core.validation import check_epsilon
 from ui.demo import SNAP_KEY, demo_mode
 from ui.risk import RiskOf, risk_help, risk_line
 

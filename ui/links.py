@@ -16,10 +16,10 @@ from typing import Any, TypeVar
 
 import streamlit as st
 
+from labeldp_core.base.validation import check_seed
 from labeldp_core.data import dataset_info
 from labeldp_core.engine.spec import COMMON_SETTINGS
 from labeldp_core.errors import LabelDPError
-from labeldp_core.validation import check_seed
 from ui.epsilon import link_epsilon
 
 __all__ = ["linked", "note_link", "offered", "report_refused"]

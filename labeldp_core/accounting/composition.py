@@ -18,8 +18,8 @@ from numbers import Real
 
 import numpy as np
 
+from labeldp_core.base.validation import check_epsilon, check_list, check_probability
 from labeldp_core.errors import InvalidInputError
-from labeldp_core.validation import check_epsilon, check_list, check_probability
 
 __all__ = [
     "BudgetSplit",

@@ -20,8 +20,8 @@ from labeldp_core.accounting.sampled_gaussian import (
     rdp_per_step,
     rdp_to_epsilon,
 )
+from labeldp_core.base.validation import check_epsilon
 from labeldp_core.errors import InvalidInputError
-from labeldp_core.validation import check_epsilon
 
 __all__ = [
     "ACCOUNTANTS",

@@ -13,7 +13,7 @@ import math
 
 from scipy.special import ndtr, ndtri
 
-from labeldp_core.validation import check_positive, check_probability
+from labeldp_core.base.validation import check_positive, check_probability
 
 __all__ = ["gaussian_delta", "gaussian_point"]
 

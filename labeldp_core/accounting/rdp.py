@@ -7,8 +7,8 @@ which is why per-query costs are summed here before converting once at the end.
 
 import numpy as np
 
+from labeldp_core.base.validation import check_probability, check_real_array
 from labeldp_core.errors import InvalidInputError
-from labeldp_core.validation import check_probability, check_real_array
 
 __all__ = ["ORDERS", "epsilon_from_rdp", "log1mexp"]
 

@@ -23,8 +23,8 @@ from dataclasses import dataclass
 
 from labeldp_core.accounting.privacy_scale import SCALE, band_of
 from labeldp_core.accounting.units import label_guarantee_of_example
+from labeldp_core.base.validation import check_epsilon
 from labeldp_core.errors import InvalidInputError
-from labeldp_core.validation import check_epsilon
 
 __all__ = [
     "FORMULAS",

@@ -28,7 +28,7 @@ from typing import Literal
 
 import numpy as np
 
-from labeldp_core.validation import check_positive
+from labeldp_core.base.validation import check_positive
 
 __all__ = [
     "TIE_RULES",

@@ -8,8 +8,8 @@ the new label, two add/remove steps, so an example-level guarantee says this for
 
 import math
 
+from labeldp_core.base.validation import check_epsilon
 from labeldp_core.errors import InvalidInputError
-from labeldp_core.validation import check_epsilon
 
 __all__ = ["EXAMPLE_TO_LABEL", "label_guarantee_of_example"]
 

@@ -13,7 +13,7 @@ neighbouring datasets is at most rho * alpha for every alpha > 1. Facts used her
 
 import math
 
-from labeldp_core.validation import check_positive, check_probability
+from labeldp_core.base.validation import check_positive, check_probability
 
 __all__ = [
     "gaussian_sigma",

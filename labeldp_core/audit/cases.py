@@ -7,10 +7,10 @@ its mechanisms' cases (in its folder's ``audit.py``); ``CASES`` holds one per me
 derived from the registered families (:mod:`labeldp_core.registry`).
 """
 
+from labeldp_core.base.validation import check_epsilon
 from labeldp_core.engine.audit import AuditCase
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.registry import CASES, CONTROLS, VARIANTS
-from labeldp_core.validation import check_epsilon
 
 __all__ = ["CASES", "CONTROLS", "VARIANTS", "audit_cases"]
 

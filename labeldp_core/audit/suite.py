@@ -12,9 +12,9 @@ import numpy as np
 
 from labeldp_core.audit.cases import CASES, audit_cases
 from labeldp_core.cache import ResultCache
+from labeldp_core.cache.fingerprint import joined, mechanism_unit
 from labeldp_core.engine.audit import AuditResult, run_audit
 from labeldp_core.errors import InvalidInputError
-from labeldp_core.fingerprint import joined, mechanism_unit
 
 __all__ = [
     "APP_EPSILON",

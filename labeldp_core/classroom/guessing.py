@@ -13,8 +13,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
+from labeldp_core.base.validation import check_epsilon
 from labeldp_core.noise.randomized_response import keep_probability, randomized_response
-from labeldp_core.validation import check_epsilon
 
 __all__ = ["GuessRound", "GuessTally", "draw_round", "output_distributions"]
 

@@ -21,9 +21,9 @@ from dataclasses import dataclass, field
 from enum import Enum
 
 from labeldp_core.accounting.risk import guess_bound
+from labeldp_core.base.validation import check_epsilon
 from labeldp_core.classroom.guessing import GuessTally
 from labeldp_core.errors import InvalidInputError
-from labeldp_core.validation import check_epsilon
 
 __all__ = [
     "CODE_ALPHABET",

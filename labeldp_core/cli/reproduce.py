@@ -5,11 +5,11 @@ import csv
 import json
 from pathlib import Path
 
+from labeldp_core.base.validation import check_output_path
 from labeldp_core.cache import ResultCache
 from labeldp_core.cli.shared import stderr_bar, stored_runs
 from labeldp_core.experiments.stopping import counted
 from labeldp_core.services import reproduce
-from labeldp_core.validation import check_output_path
 
 #: The columns of ``reproduce``'s papers table in its CSV and text forms.
 REPRODUCE_COLUMNS = (

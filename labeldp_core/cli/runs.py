@@ -6,6 +6,7 @@ import json
 import sys
 from pathlib import Path
 
+from labeldp_core.base.validation import check_output_path
 from labeldp_core.cache import ResultCache
 from labeldp_core.cli.cluster import cluster_options, cluster_session, reported
 from labeldp_core.cli.shared import parse_settings, stderr_bar, stored_runs
@@ -13,7 +14,6 @@ from labeldp_core.cli.tables import table_dataset, table_options
 from labeldp_core.cluster import run_on_cluster
 from labeldp_core.experiments import RunResult, make_config, run, sweep, sweep_configs
 from labeldp_core.experiments.stopping import counted
-from labeldp_core.validation import check_output_path
 
 CSV_COLUMNS = (
     "mechanism",

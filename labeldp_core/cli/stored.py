@@ -4,11 +4,11 @@ import argparse
 import hashlib
 from pathlib import Path
 
+from labeldp_core.base.validation import check_output_path
 from labeldp_core.cache import ResultCache
 from labeldp_core.cli.tables import FILE_PREFIX, file_bytes
 from labeldp_core.data.table_results import forget_table
 from labeldp_core.data.tables import stored_tables, table_exists
-from labeldp_core.validation import check_output_path
 
 
 def _cmd_forget(args: argparse.Namespace) -> int:

@@ -1,7 +1,7 @@
 """Connecting to a Dask cluster: a local one (``--workers N``) or an existing scheduler.
 
 ``--workers N`` starts a ``distributed.LocalCluster`` of N worker processes with one task at a
-time each, the machine's cores shared among their trainings (:mod:`labeldp_core.training.threads`);
+time each, the machine's cores shared among their trainings (:mod:`labeldp_core.base.threads`);
 ``--scheduler ADDRESS`` (or ``$LABELDP_SCHEDULER``) connects to a cluster started with the
 stock ``dask scheduler`` and ``dask worker`` commands. Every worker must run the client's code
 version: a worker that does not is refused before any point is sent (and each task checks again,

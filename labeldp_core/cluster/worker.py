@@ -19,9 +19,9 @@ from contextlib import contextmanager
 from typing import Any
 
 from labeldp_core import __version__
+from labeldp_core.base.threads import THREADS_ENV, fixed_threads, torch_threads
 from labeldp_core.cache import ResultCache, code_fingerprint
 from labeldp_core.errors import LabelDPError
-from labeldp_core.training.threads import THREADS_ENV, fixed_threads, torch_threads
 
 __all__ = [
     "THREADS_ENV",
@@ -35,7 +35,8 @@ __all__ = [
 ]
 
 #: A returned entry: its cache key, ``"json"`` or ``"arrays"``, its bytes, and its identity (the
-#: text the key hashes: :func:`labeldp_core.cache.identity_of`; None if it has none, refused).
+#: text the key hashes: :func:`~labeldp_core.cache.store.identity_of`; None if it has none,
+#: refused).
 Entry = tuple[str, str, bytes, str | None]
 
 

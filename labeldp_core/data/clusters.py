@@ -7,8 +7,8 @@ no label privacy.
 
 import numpy as np
 
+from labeldp_core.base.validation import check_positive
 from labeldp_core.errors import InvalidInputError
-from labeldp_core.validation import check_positive
 
 __all__ = ["PCA_COMPONENTS", "cluster_images"]
 

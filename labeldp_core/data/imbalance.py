@@ -11,8 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from labeldp_core.base.validation import check_num_classes
 from labeldp_core.errors import InvalidInputError
-from labeldp_core.validation import check_num_classes
 
 __all__ = ["ImbalancedSubset", "imbalanced_counts", "imbalanced_subset"]
 

@@ -6,6 +6,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from numbers import Integral
 
+from labeldp_core.base.threads import torch_threads, training_threads
+from labeldp_core.base.validation import check_epsilon, check_list, check_seed
 from labeldp_core.cache import ResultCache
 from labeldp_core.data import DatasetInfo, dataset_info, load_dataset
 from labeldp_core.data.results_store import results_store
@@ -25,8 +27,6 @@ from labeldp_core.engine.spec import (
 from labeldp_core.engine.timing import record_seconds
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.registry import mechanism_spec, threat_card, tuning_of
-from labeldp_core.training.threads import torch_threads, training_threads
-from labeldp_core.validation import check_epsilon, check_list, check_seed
 
 __all__ = [
     "computed_result",

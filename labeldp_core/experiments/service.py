@@ -3,7 +3,7 @@
 Why processes: torch's thread count, its global seed and its allocator are process-wide, so two
 trainings in one process (two students' sessions) change each other's numbers and oversubscribe the
 cores. Here each worker computes one point at a time, its training on the threads that
-:mod:`labeldp_core.training.threads` gives (the cores shared among the trainings running on the
+:mod:`labeldp_core.base.threads` gives (the cores shared among the trainings running on the
 machine, or ``threads`` if given): the same configuration and seed give the same numbers under any
 load, and at most ``workers`` trainings run at once, server-wide. A point asked for while it is
 queued or running is not computed again: every asker waits on the same job (single flight, keyed by
@@ -33,12 +33,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from labeldp_core.base.threads import THREADS_ENV, fixed_threads
 from labeldp_core.cache import ResultCache
 from labeldp_core.engine.spec import RunConfig, RunResult
 from labeldp_core.errors import LabelDPError
 from labeldp_core.experiments.runner import run
 from labeldp_core.experiments.stopping import end_with_parent
-from labeldp_core.training.threads import THREADS_ENV, fixed_threads
 
 __all__ = ["ComputeService", "Job", "JobFailedError", "default_workers", "resident_mb"]
 
@@ -111,7 +111,7 @@ class ComputeService:
         workers: how many points are computed at once.
         threads: torch threads per worker, fixed (default: the cores shared among the trainings
             running on the machine, re-checked every epoch; see
-            :mod:`labeldp_core.training.threads`).
+            :mod:`labeldp_core.base.threads`).
         tasks_per_worker: points a worker computes before it is replaced (memory given back).
         memory_limit_mb: a worker whose resident memory passes this is stopped, failing its
             point with that reason (no link can take the server's memory).

@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from labeldp_core.accounting.units import label_guarantee_of_example
+from labeldp_core.base.validation import MAX_EPSILON, check_epsilon
 from labeldp_core.cache import ResultCache
 from labeldp_core.data import load_dataset, training_size
 from labeldp_core.engine.progress import Progress, silent, within
@@ -40,7 +41,6 @@ from labeldp_core.model_audit.protected import check_rows_kept, protected_rows, 
 from labeldp_core.model_audit.recipe import audit_recipe
 from labeldp_core.model_audit.result import CanaryEstimate, ModelAudit
 from labeldp_core.model_audit.training_run import MECHANISM, NON_PRIVATE, canary_training
-from labeldp_core.validation import MAX_EPSILON, check_epsilon
 
 __all__ = [
     "DOUBLED",

@@ -17,10 +17,10 @@ import tempfile
 from typing import Any
 
 from labeldp_core.cache import ResultCache
+from labeldp_core.cache.fingerprint import joined, mechanism_unit
 from labeldp_core.engine.progress import Progress, silent
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.experiments import RunConfig, mechanism_spec
-from labeldp_core.fingerprint import joined, mechanism_unit
 from labeldp_core.model_audit.canaries import Canaries
 from labeldp_core.model_audit.context import CanaryContext
 

@@ -12,9 +12,9 @@ generator (exact integers from os.urandom need ``noise="secure"`` where a releas
 
 import numpy as np
 
+from labeldp_core.base.validation import check_epsilon, check_positive, check_real_array
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.noise.noise_plans import laplace_plan
-from labeldp_core.validation import check_epsilon, check_positive, check_real_array
 
 __all__ = [
     "discrete_laplace_noise",

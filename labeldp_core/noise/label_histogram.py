@@ -14,15 +14,15 @@ default from the run's NumPy generator (a difference of two geometric draws); wi
 
 import numpy as np
 
-from labeldp_core.errors import InvalidInputError
-from labeldp_core.noise.noise_plans import LaplacePlan, check_plan, laplace_plan
-from labeldp_core.noise.secure_noise import Source
-from labeldp_core.validation import (
+from labeldp_core.base.validation import (
     check_labels,
     check_num_classes,
     check_positive,
     check_real_array,
 )
+from labeldp_core.errors import InvalidInputError
+from labeldp_core.noise.noise_plans import LaplacePlan, check_plan, laplace_plan
+from labeldp_core.noise.secure_noise import Source
 
 __all__ = [
     "HISTOGRAM_SENSITIVITY",

@@ -9,13 +9,13 @@ import math
 
 import numpy as np
 
-from labeldp_core.errors import InvalidInputError
-from labeldp_core.validation import (
+from labeldp_core.base.validation import (
     check_epsilon,
     check_positive,
     check_probability,
     check_real_array,
 )
+from labeldp_core.errors import InvalidInputError
 
 __all__ = [
     "epsilon_for_noise",

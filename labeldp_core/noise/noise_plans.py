@@ -34,6 +34,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from labeldp_core.base.validation import check_epsilon, check_positive, check_rng
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.noise.secure_noise import (
     SecureSource,
@@ -48,7 +49,6 @@ from labeldp_core.noise.secure_noise import (
     rational_variance,
     uniform_below,
 )
-from labeldp_core.validation import check_epsilon, check_positive, check_rng
 
 __all__ = [
     "FLOAT_SOURCE",

@@ -10,9 +10,9 @@ the label-guessing game. ``labeldp_core.mechanisms`` serves its public names.
 
 import numpy as np
 
+from labeldp_core.base.validation import check_epsilon, check_labels, check_num_classes, check_rng
 from labeldp_core.noise.noise_plans import RandomizedResponsePlan, check_plan, rr_plan
 from labeldp_core.noise.secure_noise import Source
-from labeldp_core.validation import check_epsilon, check_labels, check_num_classes, check_rng
 
 __all__ = [
     "expected_flip_rate",

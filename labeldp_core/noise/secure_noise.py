@@ -24,8 +24,8 @@ from fractions import Fraction
 
 import numpy as np
 
+from labeldp_core.base.validation import check_epsilon, check_positive
 from labeldp_core.errors import InvalidInputError
-from labeldp_core.validation import check_epsilon, check_positive
 
 __all__ = [
     "MAX_DENOMINATOR",

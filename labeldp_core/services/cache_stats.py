@@ -1,7 +1,7 @@
 """What a cache holds for this code: per family, the entries it can read and the stale ones.
 
-An entry's key names the code that computed it (:mod:`labeldp_core.fingerprint`); after an edit,
-the entries of the code that changed are *stale*: never read again, they only take space. The
+An entry's key names the code that computed it (:mod:`labeldp_core.cache.fingerprint`); after an
+edit, the entries of the code that changed are *stale*: never read again, they only take space. The
 statistics count, per family, the entries this checkout reads and the stale ones
 (``cache stats``); :func:`prune_stale` removes the stale ones and nothing else (``cache prune
 --stale``). Entries without a readable identity (stored under a bare key) are counted apart and
@@ -12,13 +12,13 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from labeldp_core.cache import (
+from labeldp_core.cache.fingerprint import unit_family, unit_of_code
+from labeldp_core.cache.store import (
     CorruptEntryError,
     ResultCache,
     identity_fields,
     is_stored_by_this_code,
 )
-from labeldp_core.fingerprint import unit_family, unit_of_code
 
 __all__ = ["CacheStats", "cache_stats", "prune_stale"]
 

@@ -33,7 +33,8 @@ from pathlib import Path
 import numpy as np
 
 from labeldp_core import __version__
-from labeldp_core.cache import (
+from labeldp_core.cache.fingerprint import unit_of_code
+from labeldp_core.cache.store import (
     KEY_PATTERN,
     MAX_VALUE_BYTES,
     CorruptEntryError,
@@ -45,7 +46,6 @@ from labeldp_core.cache import (
     is_stored_by_this_code,
 )
 from labeldp_core.errors import InvalidInputError, LabelDPError
-from labeldp_core.fingerprint import unit_of_code
 
 __all__ = [
     "ARCHIVE_FORMAT",

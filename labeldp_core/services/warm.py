@@ -1,7 +1,7 @@
 """``warm``: the demo set computed ahead of a class, several points at once, first views first.
 
 The points run on a pool of worker processes (one per core; each training takes its share of the
-cores, :mod:`labeldp_core.training.threads`) that live for the whole warm, so no point pays for a
+cores, :mod:`labeldp_core.base.threads`) that live for the whole warm, so no point pays for a
 process start, and every worker reads and writes the one result cache, so what points share (clean
 baselines, image clusters, teacher votes) is computed once and read by the others. Points go out
 in order of need: first every page's first view (each mechanism's default settings on its

@@ -35,12 +35,12 @@ import torch
 from torch import nn
 from torch.nn import functional
 
+from labeldp_core.base.threads import training_threads
 from labeldp_core.models import build_model
 from labeldp_core.training.allocator import keep_freed_memory
 from labeldp_core.training.joining import BATCHED_MODELS, ClassifierJob
 from labeldp_core.training.loop import _as_input, accuracy_on, adam
 from labeldp_core.training.settings import TrainOutcome
-from labeldp_core.training.threads import training_threads
 
 __all__ = ["MODELS", "Trained", "batchable", "group_key", "kernels_agree", "train_together"]
 

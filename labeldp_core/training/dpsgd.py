@@ -51,6 +51,7 @@ from torch import nn
 from torch.nn import functional
 
 from labeldp_core.accounting.dpsgd import check_clip, check_noise_multiplier, sampling_schedule
+from labeldp_core.base.threads import training_threads
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.models import build_model
 from labeldp_core.noise.secure_noise import check_noise
@@ -66,7 +67,6 @@ from labeldp_core.training.loop import (
     adam,
 )
 from labeldp_core.training.per_example import conv_per_example_gradients
-from labeldp_core.training.threads import training_threads
 
 __all__ = [
     "GRAD_SAMPLE_MODES",

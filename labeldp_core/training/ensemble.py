@@ -13,8 +13,8 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from labeldp_core import training
+from labeldp_core.base.threads import single_thread
 from labeldp_core.training.settings import TrainSettings
-from labeldp_core.training.threads import single_thread
 
 __all__ = ["ensemble_votes", "member_seed"]
 

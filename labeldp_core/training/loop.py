@@ -12,11 +12,11 @@ import torch
 from torch import nn
 from torch.nn import functional
 
+from labeldp_core.base.threads import training_threads
 from labeldp_core.models import build_model
 from labeldp_core.training.allocator import keep_freed_memory
 from labeldp_core.training.joining import ClassifierJob, current_batch
 from labeldp_core.training.settings import ProgressFn, TrainOutcome, TrainSettings
-from labeldp_core.training.threads import training_threads
 
 __all__ = [
     "ProgressFn",

@@ -59,7 +59,7 @@ class Row:
 
 
 def epsilons(arg: str = "epsilon") -> list[Bad]:
-    """Bad privacy budgets, as :func:`labeldp_core.validation.check_epsilon` refuses them."""
+    """Bad privacy budgets, as :func:`labeldp_core.base.validation.check_epsilon` refuses them."""
     return [
         Bad(arg, 0.0, "greater than 0", "zero"),
         Bad(arg, -1.0, "greater than 0", "negative"),

@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
+from labeldp_core.base.threads import THREADS_ENV
 from labeldp_core.cache import ResultCache
 from labeldp_core.experiments import make_config, run
-from labeldp_core.training.threads import THREADS_ENV
 
 ROOT = Path(__file__).resolve().parents[2]
 #: The fields of a run's JSON that say when or how it was obtained, not what it computed.

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from labeldp_core.accounting import split_budget_by_share
+from labeldp_core.base.validation import MAX_EPSILON
 from labeldp_core.engine.release_noise import histogram_split
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.families.laplace_labels.label_prior import PriorEstimate, budget_table
@@ -40,7 +41,6 @@ from labeldp_core.noise.noise_plans import (
 )
 from labeldp_core.noise.randomized_response import randomized_response
 from labeldp_core.noise.secure_noise import SeededSource, float_at_least
-from labeldp_core.validation import MAX_EPSILON
 
 #: Every epsilon of a 0.05 grid, where 2 / (2 / epsilon) came out above epsilon for 16 of them.
 GRID = [round(0.05 * i, 2) for i in range(1, 200)]

@@ -4,9 +4,8 @@ import json
 
 import pytest
 
-from labeldp_core import fingerprint
 from labeldp_core.__main__ import main
-from labeldp_core.cache import CacheKey, ResultCache
+from labeldp_core.cache import CacheKey, ResultCache, fingerprint
 from labeldp_core.experiments import make_config
 
 

@@ -25,8 +25,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from labeldp_core.accounting.gaussian_curve import gaussian_point
+from labeldp_core.base.validation import check_epsilon
 from labeldp_core.engine.audit import GAUSSIAN_TAIL, AuditCase
-from labeldp_core.validation import check_epsilon
 
 if TYPE_CHECKING:
     import dp_accounting

@@ -25,7 +25,7 @@ from labeldp_core.accounting.dpsgd import (
     dpsgd_epsilon,
 )
 from labeldp_core.accounting.units import label_guarantee_of_example
-from labeldp_core.validation import check_epsilon
+from labeldp_core.base.validation import check_epsilon
 
 __all__ = [
     "LABEL_ACCOUNTANTS",

@@ -23,8 +23,8 @@ import math
 import numpy as np
 
 from labeldp_core.accounting.gaussian_curve import gaussian_delta, gaussian_point
+from labeldp_core.base.validation import check_epsilon
 from labeldp_core.engine.audit import GAUSSIAN_TAIL, AuditCase
-from labeldp_core.validation import check_epsilon
 
 __all__ = [
     "AUDIT_DELTA",

@@ -17,8 +17,8 @@ data file stores its answers and a test recomputes them.
 import math
 
 from labeldp_core.accounting.dpsgd import check_delta, check_sample_rate, check_steps
+from labeldp_core.base.validation import check_epsilon
 from labeldp_core.families.labeldp_pro.accounting import label_epsilon
-from labeldp_core.validation import check_epsilon
 
 __all__ = ["EQUAL_NOISE_ACCOUNTANT", "equal_noise_epsilon", "paper_noise_multiplier"]
 

@@ -30,14 +30,19 @@ from torch.func import functional_call, grad, vmap
 from torch.nn import functional
 
 from labeldp_core.accounting.dpsgd import check_clip, check_noise_multiplier, sampling_schedule
+from labeldp_core.base.threads import training_threads
+from labeldp_core.base.validation import (
+    check_labels,
+    check_num_classes,
+    check_real_array,
+    check_seed,
+)
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.families.labeldp_pro.denoiser import denoise, unflatten
 from labeldp_core.models.zoo import build_model
 from labeldp_core.noise.secure_noise import check_noise
 from labeldp_core.training.dpsgd import DPSGDOutcome, _draw_generators
 from labeldp_core.training.settings import ProgressFn, TrainSettings
-from labeldp_core.training.threads import training_threads
-from labeldp_core.validation import check_labels, check_num_classes, check_real_array, check_seed
 
 __all__ = [
     "RATE_RULES",

@@ -23,10 +23,10 @@ coordinates reached 1.
 
 import numpy as np
 
+from labeldp_core.base.validation import check_real_array
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.families.laplace_labels.release import ONE_HOT_SENSITIVITY
 from labeldp_core.noise.laplace import laplace_scale
-from labeldp_core.validation import check_real_array
 
 __all__ = ["alibi_posterior"]
 

@@ -23,16 +23,16 @@ from typing import Literal
 import numpy as np
 from scipy import integrate, special
 
-from labeldp_core.errors import InvalidInputError
-from labeldp_core.noise.laplace import laplace_cdf, laplace_density, laplace_scale
-from labeldp_core.noise.noise_plans import LaplacePlan, check_plan, laplace_plan
-from labeldp_core.noise.secure_noise import Source, argmax_random_ties, check_noise
-from labeldp_core.validation import (
+from labeldp_core.base.validation import (
     check_labels,
     check_num_classes,
     check_positive,
     check_real_array,
 )
+from labeldp_core.errors import InvalidInputError
+from labeldp_core.noise.laplace import laplace_cdf, laplace_density, laplace_scale
+from labeldp_core.noise.noise_plans import LaplacePlan, check_plan, laplace_plan
+from labeldp_core.noise.secure_noise import Source, argmax_random_ties, check_noise
 
 #: The release API the family declares, served by :mod:`labeldp_core.mechanisms`.
 PUBLIC = (

@@ -23,10 +23,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from labeldp_core.base.validation import check_epsilon, check_positive, check_real_array
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.noise.noise_plans import RandomizedResponsePlan, check_plan, rr_plan
 from labeldp_core.noise.secure_noise import Source
-from labeldp_core.validation import check_epsilon, check_positive, check_real_array
 
 __all__ = [
     "RRBins",

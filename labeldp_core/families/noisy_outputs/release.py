@@ -11,10 +11,10 @@ epsilon, see :func:`actual_epsilon`.
 
 import numpy as np
 
+from labeldp_core.base.validation import check_real_array
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.noise.laplace import epsilon_for_noise, laplace_scale
 from labeldp_core.noise.noise_plans import LaplacePlan, check_plan, laplace_plan
-from labeldp_core.validation import check_real_array
 
 __all__ = [
     "PROBABILITY_SENSITIVITY",

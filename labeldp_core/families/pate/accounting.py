@@ -23,6 +23,12 @@ from collections.abc import Sequence
 import numpy as np
 
 from labeldp_core.accounting.rdp import ORDERS, epsilon_from_rdp
+from labeldp_core.base.validation import (
+    check_epsilon,
+    check_positive,
+    check_probability,
+    check_vote_counts,
+)
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.families.pate.accounting_bounds import (
     log_pr_answered,
@@ -37,12 +43,6 @@ from labeldp_core.families.pate.accounting_bounds import (
     rdp_pure_dp_data_dependent,
     rdp_threshold,
     rdp_threshold_data_dependent,
-)
-from labeldp_core.validation import (
-    check_epsilon,
-    check_positive,
-    check_probability,
-    check_vote_counts,
 )
 
 __all__ = [

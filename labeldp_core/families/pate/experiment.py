@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from labeldp_core import training
+from labeldp_core.base.threads import single_thread
 from labeldp_core.data.label_free_features import patch_settings
 from labeldp_core.data.splits import PUBLIC_MAX, TeacherSplit, teacher_split
 from labeldp_core.data.tables import is_table
@@ -57,7 +58,6 @@ from labeldp_core.noise.noise_plans import (
 from labeldp_core.training import ProgressFn, TrainOutcome, TrainSettings
 from labeldp_core.training.ensemble import ensemble_votes
 from labeldp_core.training.self_training import SelfTraining, TrainFn, self_train
-from labeldp_core.training.threads import single_thread
 
 if TYPE_CHECKING:
     from labeldp_core.families.pate.patch_student import FeatureSpace

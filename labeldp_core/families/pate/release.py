@@ -20,6 +20,7 @@ import math
 
 import numpy as np
 
+from labeldp_core.base.validation import check_num_classes, check_rng, check_vote_counts
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.noise.noise_plans import (
     GaussianPlan,
@@ -29,7 +30,6 @@ from labeldp_core.noise.noise_plans import (
     laplace_plan_for_scale,
 )
 from labeldp_core.noise.secure_noise import Source, argmax_random_ties
-from labeldp_core.validation import check_num_classes, check_rng, check_vote_counts
 
 __all__ = [
     "UNANSWERED",

@@ -21,8 +21,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from labeldp_core.base.validation import (
+    check_list,
+    check_positive,
+    check_probability,
+    check_real_array,
+)
 from labeldp_core.errors import InvalidInputError
-from labeldp_core.validation import check_list, check_positive, check_probability, check_real_array
 
 __all__ = [
     "CoinPressGroups",

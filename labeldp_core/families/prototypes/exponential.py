@@ -22,8 +22,8 @@ items draws S from exactly the exponential mechanism over all C(n, k) sets.
 import numpy as np
 from scipy.special import gammaln
 
+from labeldp_core.base.validation import check_epsilon, check_positive, check_real_array
 from labeldp_core.errors import InvalidInputError
-from labeldp_core.validation import check_epsilon, check_positive, check_real_array
 
 __all__ = [
     "exponential_mechanism",

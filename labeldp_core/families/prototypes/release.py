@@ -21,6 +21,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from labeldp_core.base.validation import (
+    check_epsilon,
+    check_labels,
+    check_num_classes,
+    check_positive,
+    check_probability,
+    check_real_array,
+)
 from labeldp_core.engine.public_encoder import normalise_rows
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.families.prototypes.coinpress import (
@@ -29,14 +37,6 @@ from labeldp_core.families.prototypes.coinpress import (
     coinpress_group_means,
 )
 from labeldp_core.families.prototypes.exponential import exponential_mechanism, exponential_topk
-from labeldp_core.validation import (
-    check_epsilon,
-    check_labels,
-    check_num_classes,
-    check_positive,
-    check_probability,
-    check_real_array,
-)
 
 __all__ = [
     "SCORE_GRID",

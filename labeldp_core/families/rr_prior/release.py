@@ -19,10 +19,10 @@ from functools import cache
 
 import numpy as np
 
+from labeldp_core.base.validation import check_epsilon, check_labels, check_rng
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.noise.noise_plans import RandomizedResponsePlan, check_plan, rr_plan
 from labeldp_core.noise.secure_noise import Source
-from labeldp_core.validation import check_epsilon, check_labels, check_rng
 
 __all__ = [
     "PRIOR_SUM_TOLERANCE",

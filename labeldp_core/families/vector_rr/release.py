@@ -20,10 +20,10 @@ import math
 
 import numpy as np
 
+from labeldp_core.base.validation import check_epsilon, check_labels, check_num_classes, check_rng
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.noise.noise_plans import RandomizedResponsePlan, rr_plan
 from labeldp_core.noise.secure_noise import Source
-from labeldp_core.validation import check_epsilon, check_labels, check_num_classes, check_rng
 
 __all__ = [
     "BITS_CHANGED",

@@ -1,11 +1,11 @@
-"""The persistent result cache: diskcache underneath, JSON or ``.npz`` bytes on disk, never pickle.
+"""The persistent result store: diskcache underneath, JSON or ``.npz`` bytes on disk, never pickle.
 
 diskcache pickles values by default, and unpickling runs code, so a writable cache folder would be
 a code-execution hole (CVE-2025-69872). :class:`DataOnlyDisk` stores and returns bytes only and
 refuses any pickled row it finds. Keys are sha256 digests of canonical JSON of what was computed,
 the package version and the fingerprint of the code that computes that entry (its family's and the
-shared code it imports: :mod:`labeldp_core.fingerprint`), so a code change never serves a stale
-number and leaves the entries it cannot change readable. Every entry keeps that JSON text beside
+shared code it imports: :mod:`labeldp_core.cache.fingerprint`), so a code change never serves a
+stale number and leaves the entries it cannot change readable. Every entry keeps that JSON text beside
 it (its *identity*, in diskcache's ``tag`` column), so an entry moved elsewhere says what it is
 and its key can be recomputed from it (:func:`identity_of`). An entry that cannot be read is
 dropped and recomputed.
@@ -30,7 +30,8 @@ import diskcache
 import numpy as np
 
 from labeldp_core import __version__
-from labeldp_core.fingerprint import (
+from labeldp_core.base.threads import thread_key_fields
+from labeldp_core.cache.fingerprint import (
     EVERY_FAMILY,
     joined,
     mechanism_unit,
@@ -38,7 +39,6 @@ from labeldp_core.fingerprint import (
     unit_fingerprint,
     unit_of_code,
 )
-from labeldp_core.training.threads import thread_key_fields
 
 __all__ = [
     "ALL_CODE",
@@ -62,7 +62,8 @@ _NPZ_TAG = b"N"
 KEY_PATTERN = re.compile(r"[0-9a-f]{64}")
 #: The two kinds of entry, by the tag their bytes start with.
 _ENTRY_TYPES = {_JSON_TAG: "json", _NPZ_TAG: "arrays"}
-_PACKAGE_DIR = Path(__file__).resolve().parent
+#: The project's folder, which holds the package (``labeldp_core/cache/store.py``) and ``cache/``.
+_PROJECT_DIR = Path(__file__).resolve().parents[2]
 #: All the code whose entries a cache holds (every family's, the audits'): a Dask worker and its
 #: client, or an archive and the cache it is imported into, must run the same.
 ALL_CODE = joined(EVERY_FAMILY, "labeldp_core.audit.suite", "labeldp_core.model_audit.training_run")
@@ -136,7 +137,7 @@ MAX_VALUE_BYTES = 2**30
 def default_dir() -> Path:
     """``$LABELDP_CACHE_DIR`` if set, else the project's ``cache/`` folder."""
     configured = os.environ.get("LABELDP_CACHE_DIR")
-    return Path(configured) if configured else _PACKAGE_DIR.parent / "cache"
+    return Path(configured) if configured else _PROJECT_DIR / "cache"
 
 
 def code_fingerprint() -> str:
@@ -375,12 +376,12 @@ class ResultCache:
 
         It keeps the text it hashes (``.identity``), which the put methods store with the value.
         A thread count other than 1 is added to the payload (see
-        :mod:`labeldp_core.training.threads`).
+        :mod:`labeldp_core.base.threads`).
 
         Args:
             kind: what the entry is (``result``, ``baseline``, ...).
             payload: what it was computed from.
-            by: the unit of code that computes it (:mod:`labeldp_core.fingerprint`): the name
+            by: the unit of code that computes it (:mod:`labeldp_core.cache.fingerprint`): the name
                 of the module that computes it (its ``__name__``), a family's unit, or units
                 joined. By default the family of ``payload["mechanism"]`` (a run result), or
                 every family if the payload names no mechanism.

@@ -1,6 +1,6 @@
 """A module's source as the code fingerprint reads it: what it imports, and its code without paths.
 
-The fingerprint (:mod:`labeldp_core.fingerprint`) must follow what code computes, not where it
+The fingerprint (:mod:`labeldp_core.cache.fingerprint`) must follow what code computes, not where it
 lives: moving a module and rewriting the imports that name it changes no number. So a module is
 read as its syntax tree, written as text without positions (the layout), comments or docstrings
 (none of them computes anything), and with every name of a package module in it replaced by a

@@ -14,15 +14,27 @@ The unit's code is its roots and every module of this package they import, trans
 from the source with :mod:`ast` (not a hand list: a family that starts to use a shared module is
 covered by it at once). Imports inside functions and under ``TYPE_CHECKING`` count (lazy imports
 are still run), as do ``import_module("labeldp_core....")`` calls and the packages a module sits
-in (importing it runs their ``__init__``). Two kinds of module never count: figures (a module or
-package named ``plots`` or ``plotting``; pages, the app and the docs are outside the package), and
-the registry, the table of every family: a point reaches its own family through it, and that
-family is a root already.
+in (importing it runs their ``__init__``). Three kinds of module never count: figures (a module or
+package named ``plots`` or ``plotting``; pages, the app and the docs are outside the package), the
+registry, the table of every family (a point reaches its own family through it, and that family is
+a root already), and the key machinery, the package this module sits in (:mod:`labeldp_core.cache`:
+this module, :mod:`~labeldp_core.cache.module_text` and the store).
+
+The key machinery computes no entry, so an entry's key does not name its code, and an upgrade that
+moves or edits it keeps every stored result. What it can change is a key, or the bytes that stand
+for an entry's value, and neither can serve a stale number. A change to what a key hashes (the
+identity's fields, how a module is read, which modules count, how colours are joined) changes the
+keys by itself, and a change that leaves every key as it was is, by the key's own definition, one
+under which the stored entries are still what their keys name. The store keeps the bytes a
+computation gave it and hands them back: an entry written in a format the store no longer reads
+fails its tag or its decoding, and is dropped and recomputed. The one change that would need the
+old entries gone, a fix of a value the store wrote wrongly, bumps the package version, which every
+key holds.
 
 The fingerprint follows what the code computes, not where it lives, so that moving a module (and
 rewriting the imports that name it) keeps every stored point. Each module is read as its syntax
-tree without comments, docstrings, layout or module paths (:mod:`labeldp_core.module_text`): each
-name of a package module in it is a mark. A module's *colour* is that text's digest with each mark
+tree without comments, docstrings, layout or module paths
+(:mod:`labeldp_core.cache.module_text`): each name of a package module in it is a mark. A module's *colour* is that text's digest with each mark
 filled by the named module's colour, found by colour refinement over the unit's code (no
 recursion, so import cycles are no trouble; a module outside the unit, such as the registry, is one
 placeholder): a module that takes a name from another module with another body has another
@@ -39,7 +51,7 @@ from collections.abc import Iterable
 from functools import cache
 from pathlib import Path
 
-from labeldp_core.module_text import PACKAGE, ModuleText, read_module
+from labeldp_core.cache.module_text import PACKAGE, ModuleText, read_module
 
 __all__ = [
     "EVERY_FAMILY",
@@ -55,8 +67,8 @@ __all__ = [
     "unit_of_code",
 ]
 
-#: The source folder read (a test points it at a copy of the package, edited).
-PACKAGE_DIR = Path(__file__).resolve().parent
+#: The source folder read, the package's (a test points it at a copy of the package, edited).
+PACKAGE_DIR = Path(__file__).resolve().parents[1]
 #: The registered families that live in the package (not a test's toy family).
 _OWN_FAMILIES = PACKAGE_DIR / "families"
 #: The engine that turns a family's outcome into the stored result: a root of every family unit.
@@ -68,6 +80,8 @@ _FAMILY = "family:"
 _FIGURES = frozenset({"plots", "plotting"})
 #: The table of every family (see the module's docstring).
 _REGISTRY = "labeldp_core.registry"
+#: The key machinery: the package this module sits in, which computes no entry (module doc).
+_KEYS = __name__.rpartition(".")[0]
 _FAMILY_ID = re.compile(r"[a-z_][a-z0-9_]*")
 _CODE = re.compile(r"(?P<unit>[^@]{1,2000})@(?P<digest>[0-9a-f]{16})")
 #: The colour of a module outside a unit's code, wherever a module of the code names it.
@@ -104,8 +118,9 @@ def _source(name: str, root: Path) -> Path | None:
 
 
 def _counts(name: str) -> bool:
-    """Whether module ``name`` can compute an entry (not a figure, not the registry)."""
-    return name != _REGISTRY and not _FIGURES.intersection(name.split("."))
+    """Whether module ``name`` can compute an entry (not a figure, the registry or the keys)."""
+    keys = name == _KEYS or name.startswith(f"{_KEYS}.")
+    return name != _REGISTRY and not keys and not _FIGURES.intersection(name.split("."))
 
 
 def _read(name: str, root: Path) -> ModuleText:

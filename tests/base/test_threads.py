@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from labeldp_core.training.threads import (
+from labeldp_core.base.threads import (
     THREADS_ENV,
     one_thread_by_default,
     single_thread,
