@@ -1,0 +1,105 @@
+"""A phone in demo mode (issue 53 §4): every line on the screen is whole at 390x844.
+
+A Streamlit server on the small warmed digits cache of ``test_browser_layout`` (each family
+page's first view at ε = 1; stand-in training), driven by Playwright through Debian's chromium
+as a phone: a 390x844 window whose browser says it is a phone (its User-Agent, as every phone's
+browser does). Pages whose value boxes hold a sentence (What ε means, Privacy audit) are opened in
+demo mode, and, with bounding boxes, no heading, value box, link or paragraph may be wider than
+the room it is shown in (Streamlit cuts a value box's label and delta with "…" on one line), nor
+reach past the window's right edge, and no chart's title or note above its plot may reach past
+the chart; the menu, opened, cuts no title.
+"""
+
+from collections.abc import Iterator
+
+import pytest
+from test_browser import IDLE, NAV_LINKS, _open, chromium_browser, warmed_app
+from test_browser_layout import CHARTS_DRAWN, CUT_NAV, QUERY, _warm
+
+# One worker of `pytest -n` runs every browser test: one Chromium and one server at a time.
+pytestmark = pytest.mark.xdist_group("browser")
+
+PHONE = {
+    "viewport": {"width": 390, "height": 844},
+    "is_mobile": True,
+    "has_touch": True,
+    "user_agent": "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 "
+    "(KHTML, like Gecko) Chrome/126.0 Mobile Safari/537.36",
+}
+#: The texts a reader reads on a page: headings, value boxes (each part, and what is inside
+#: them), page links, paragraphs.
+TEXTS = (
+    "[data-testid='stMain'] :is(h1, h2, h3, [data-testid='stMarkdownContainer'] p, "
+    "[data-testid='stMetricLabel'], [data-testid='stMetricLabel'] *, "
+    "[data-testid='stMetricValue'], [data-testid='stMetricValue'] *, "
+    "[data-testid='stMetricDelta'], [data-testid='stMetricDelta'] *, "
+    "[data-testid='stPageLink-NavLink'], [data-testid='stPageLink-NavLink'] *)"
+)
+#: Each shown text that is cut (wider than its box) or runs past the window's right edge.
+CUT_TEXTS = f"""() => [...document.querySelectorAll("{TEXTS}")]
+  .filter(e => e.offsetParent && e.innerText.trim())
+  .filter(e => e.scrollWidth > e.clientWidth + 1
+    || e.getBoundingClientRect().right > window.innerWidth + 1)
+  .map(e => [e.innerText.trim().slice(0, 60), e.scrollWidth, e.clientWidth,
+             Math.round(e.getBoundingClientRect().right)])"""
+#: Each chart's title (and the notes above its plot) that reaches past its chart or the window.
+CUT_TITLES = """() => [...document.querySelectorAll("[data-testid='stPlotlyChart'] .main-svg")]
+  .filter(svg => svg.querySelector('.infolayer'))
+  .flatMap(svg => {
+    const box = svg.getBoundingClientRect(), right = Math.min(box.right, window.innerWidth);
+    return [...svg.querySelectorAll('.gtitle, .annotation-text-g')]
+      .filter(t => t.textContent.trim())
+      .map(t => [t.textContent.slice(0, 50), t.getBoundingClientRect()])
+      .filter(([, r]) => r.left < box.left - 1 || r.right > right + 1)
+      .map(([text, r]) => [text, Math.round(r.left), Math.round(r.right), Math.round(right)]);
+  })"""
+SIDEBAR_OPENER = "[data-testid='stExpandSidebarButton']"
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    with warmed_app(tmp_path_factory, _warm) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def phone(server: str):
+    with chromium_browser() as chromium:
+        context = chromium.new_context(**PHONE)
+        yield context
+        context.close()
+
+
+@pytest.mark.parametrize("path", ["epsilon_meaning", "audit"])
+def test_in_demo_mode_a_phone_shows_every_heading_value_box_link_and_chart_title_whole(
+    server, phone, path
+):
+    # Issue 53: at 390x844 in demo mode What ε means cut its value box "Guess of one label,
+    # uniform prior (π = 1…" and its link "Play it as a class: open a round at ε = 1 on the
+    # Class…"; Privacy audit cut "A release spending this much more th…" and "The audit proves
+    # at least this multiple …" (value boxes' deltas, drawn on one line); the charts' titles,
+    # wrapped for a page 820 px wide, ran past the phone's edge ("How sure an adversary can bec").
+    page = _open(phone, f"{server}/{path}?{QUERY}&demo=1")
+    page.wait_for_function(CHARTS_DRAWN)
+    page.wait_for_selector(IDLE)
+    cut = page.evaluate(CUT_TEXTS)
+    titles = page.evaluate(CUT_TITLES)
+    shown = (
+        page.locator(TEXTS).count(),
+        page.locator("[data-testid='stPlotlyChart'] .gtitle").count(),
+    )
+    page.close()
+    assert shown[0] >= 10 and shown[1] >= 1, shown  # the page drew its texts and charts
+    assert not cut and not titles, (cut, titles)
+
+
+def test_in_demo_mode_a_phones_menu_cuts_no_title(server, phone):
+    page = _open(phone, f"{server}/randomized_response?{QUERY}&demo=1")
+    page.locator(SIDEBAR_OPENER).first.click()
+    page.locator(NAV_LINKS).last.wait_for()
+    page.wait_for_timeout(500)  # the menu slides in
+    cut = page.evaluate(CUT_NAV)
+    links = page.locator(NAV_LINKS).count()
+    page.close()
+    assert links >= 10, links
+    assert not cut, cut
