@@ -7,7 +7,8 @@ browser does). Pages whose value boxes hold a sentence (What ε means, Privacy a
 demo mode, and, with bounding boxes, no heading, value box, link or paragraph may be wider than
 the room it is shown in (Streamlit cuts a value box's label and delta with "…" on one line), nor
 reach past the window's right edge, and no chart's title, note above its plot, axis title or
-tick label may reach past the chart; the menu, opened, cuts no title.
+tick label may reach past the chart; the menu, opened, cuts no title. At 1280x800 in demo mode,
+the Class round's controls in their columns keep their labels whole.
 """
 
 from collections.abc import Iterator
@@ -27,13 +28,15 @@ PHONE = {
     "(KHTML, like Gecko) Chrome/126.0 Mobile Safari/537.36",
 }
 #: The texts a reader reads on a page: headings, value boxes (each part, and what is inside
-#: them), page links, paragraphs.
+#: them), page links, paragraphs, the controls' labels.
 TEXTS = (
     "[data-testid='stMain'] :is(h1, h2, h3, [data-testid='stMarkdownContainer'] p, "
     "[data-testid='stMetricLabel'], [data-testid='stMetricLabel'] *, "
     "[data-testid='stMetricValue'], [data-testid='stMetricValue'] *, "
     "[data-testid='stMetricDelta'], [data-testid='stMetricDelta'] *, "
-    "[data-testid='stPageLink-NavLink'], [data-testid='stPageLink-NavLink'] *)"
+    "[data-testid='stPageLink-NavLink'], [data-testid='stPageLink-NavLink'] *, "
+    "[data-testid='stWidgetLabel'] [data-testid='stMarkdownContainer'], "
+    "[data-testid='stCheckbox'] [data-testid='stMarkdownContainer'])"
 )
 #: Each shown text that is cut (wider than its box) or runs past the window's right edge.
 CUT_TEXTS = f"""() => [...document.querySelectorAll("{TEXTS}")]
@@ -66,11 +69,16 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 @pytest.fixture(scope="module")
-def phone(server: str):
+def browser(server: str):
     with chromium_browser() as chromium:
-        context = chromium.new_context(**PHONE)
-        yield context
-        context.close()
+        yield chromium
+
+
+@pytest.fixture(scope="module")
+def phone(browser):
+    context = browser.new_context(**PHONE)
+    yield context
+    context.close()
 
 
 @pytest.mark.parametrize("path", ["epsilon_meaning", "audit"])
@@ -106,4 +114,17 @@ def test_in_demo_mode_a_phones_menu_cuts_no_title(server, phone):
     links = page.locator(NAV_LINKS).count()
     page.close()
     assert links >= 10, links
+    assert not cut, cut
+
+
+def test_in_demo_mode_the_class_rounds_controls_show_their_labels_whole(server, browser):
+    # Issue 53: at 1280x800 in demo mode the Class round's third control, in a column beside
+    # the round's ε and items, read "Show the image (RR wit…" (258 px of text in 217).
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = _open(context, f"{server}/play?{QUERY}&demo=1")
+    page.get_by_role("button", name="Open a round").wait_for()
+    cut = page.evaluate(CUT_TEXTS)
+    labels = page.locator("[data-testid='stMain'] [data-testid='stCheckbox']").count()
+    context.close()
+    assert labels >= 1, labels
     assert not cut, cut
