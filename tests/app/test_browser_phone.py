@@ -11,15 +11,16 @@ tick label may reach past the chart; the menu, opened, cuts no title. At 1280x80
 the Class round's controls in their columns keep their labels whole.
 """
 
-from collections.abc import Iterator
-
 import pytest
-from test_browser import IDLE, NAV_LINKS, _open, chromium_browser, warmed_app
-from test_browser_layout import CHARTS_DRAWN, CUT_NAV, QUERY, _warm
+import test_browser_layout as layout
+from test_browser import IDLE, NAV_LINKS, _open
+from test_browser_layout import CHARTS_DRAWN, CUT_NAV, QUERY
 
 # One worker of `pytest -n` runs every browser test: one Chromium and one server at a time.
 pytestmark = pytest.mark.xdist_group("browser")
 
+#: The layout tests' fixtures: their server (its warmed cache) and their browser.
+server, browser = layout.server, layout.browser
 PHONE = {
     "viewport": {"width": 390, "height": 844},
     "is_mobile": True,
@@ -60,18 +61,6 @@ CUT_CHART_TEXTS = """() => [...document.querySelectorAll("[data-testid='stPlotly
       .map(([text, r]) => [text, Math.round(r.left), Math.round(r.right), Math.round(right)]);
   })"""
 SIDEBAR_OPENER = "[data-testid='stExpandSidebarButton']"
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    with warmed_app(tmp_path_factory, _warm) as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def browser(server: str):
-    with chromium_browser() as chromium:
-        yield chromium
 
 
 @pytest.fixture(scope="module")
