@@ -16,6 +16,7 @@ from ui.demo import demo_mode, demo_toggle, tour_panel
 from ui.glossary import glossary
 from ui.links import linked, note_link, report_refused
 from ui.results import dataset_problem, read_only
+from ui.whole_lines import whole_lines
 
 __all__ = [
     "Controls",
@@ -78,6 +79,7 @@ def shared_controls(page: str = "") -> Controls:
     ``make warm`` computed) and the page opens with its stop of the guided tour.
     """
     note_link()
+    whole_lines()
     demo = demo_toggle()
     tour_panel(f"pages/{page}.py" if page else "app.py")
     sidebar = st.sidebar

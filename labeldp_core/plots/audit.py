@@ -6,11 +6,14 @@ import plotly.graph_objects as go
 
 from labeldp_core.audit import AuditResult
 from labeldp_core.plotting.common import LAYOUT
+from labeldp_core.plotting.readable import wrap
 
 __all__ = ["audit_figure"]
 
 _CONSISTENT = "#2a9d8f"
 _VIOLATES = "#d62828"
+#: Characters per line of a case's name beside its row: a phone's chart keeps room for the bars.
+_NAME_WIDTH = 18
 
 
 def audit_figure(results: Sequence[AuditResult], ceiling: float | None = None) -> go.Figure:
@@ -69,7 +72,12 @@ def audit_figure(results: Sequence[AuditResult], ceiling: float | None = None) -
         **LAYOUT,
         title="Claimed ε vs the audit's lower bound",
         xaxis_title="epsilon (red diamond beyond its bar: the claim is refuted)",
-        yaxis={"autorange": "reversed"},
+        yaxis={
+            "autorange": "reversed",
+            "tickmode": "array",
+            "tickvals": names,
+            "ticktext": [wrap(name, _NAME_WIDTH) for name in names],
+        },
         height=140 + 70 * len(results),
         legend={"orientation": "h", "y": -0.25},
         bargap=0.45,

@@ -67,8 +67,10 @@ TITLE_WIDTH = 60
 NARROW_TITLE_WIDTH = 36
 #: Characters per line of a boxed note above the plot.
 _NOTE_WIDTH = 72
-#: Characters per line of an x axis's title and of a y axis's (written upwards, so shorter).
+#: Characters per line of an x axis's title (on a chart in a half-page column or on a phone, 24)
+#: and of a y axis's (written upwards, so shorter).
 _X_TITLE_WIDTH = 40
+_NARROW_X_TITLE_WIDTH = 24
 _Y_TITLE_WIDTH = 28
 #: Line height as a multiple of the font size, and the gap between stacked texts, in px.
 _LINE = 1.3
@@ -184,7 +186,7 @@ def _wrap_annotations(figure: go.Figure, sizes: TextSizes) -> None:
             annotation.text = wrap(annotation.text or "", max(width, 12))
 
 
-def _style_axes(figure: go.Figure, sizes: TextSizes) -> None:
+def _style_axes(figure: go.Figure, sizes: TextSizes, narrow: bool) -> None:
     for name in _log_axes(figure):
         figure.layout[name].update(
             tickmode="array",
@@ -192,7 +194,8 @@ def _style_axes(figure: go.Figure, sizes: TextSizes) -> None:
             ticktext=[log_tick_text(v) for v in LOG_TICK_VALUES],
             minor={"showgrid": False},
         )
-    widths = ((figure.select_xaxes, _X_TITLE_WIDTH), (figure.select_yaxes, _Y_TITLE_WIDTH))
+    x_width = _NARROW_X_TITLE_WIDTH if narrow else _X_TITLE_WIDTH
+    widths = ((figure.select_xaxes, x_width), (figure.select_yaxes, _Y_TITLE_WIDTH))
     for select, width in widths:
         for axis in select():
             if axis.title.text:
@@ -216,10 +219,11 @@ def projector_ready(figure: go.Figure, *, demo: bool = False, narrow: bool = Fal
     Args:
         figure: any figure of :mod:`labeldp_core.plots`.
         demo: demo mode's larger text (:data:`DEMO_SIZES` instead of :data:`SIZES`).
-        narrow: the chart goes in a half-page column: its title wraps sooner.
+        narrow: the chart goes in a half-page column (or on a phone): its title and its x
+            axis's title wrap sooner.
     """
     sizes = DEMO_SIZES if demo else SIZES
-    _style_axes(figure, sizes)
+    _style_axes(figure, sizes, narrow)
     top = _place_title(figure, sizes, narrow)
     legend = {
         "orientation": "h",

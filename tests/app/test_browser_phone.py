@@ -1,0 +1,119 @@
+"""A phone in demo mode (issue 53 §4): every line on the screen is whole at 390x844.
+
+A Streamlit server on the small warmed digits cache of ``test_browser_layout`` (each family
+page's first view at ε = 1; stand-in training), driven by Playwright through Debian's chromium
+as a phone: a 390x844 window whose browser says it is a phone (its User-Agent, as every phone's
+browser does). Pages whose value boxes hold a sentence (What ε means, Privacy audit) are opened in
+demo mode, and, with bounding boxes, no heading, value box, link or paragraph may be wider than
+the room it is shown in (Streamlit cuts a value box's label and delta with "…" on one line), nor
+reach past the window's right edge, and no chart's title, note above its plot, axis title or
+tick label may reach past the chart; the menu, opened, cuts no title. At 1280x800 in demo mode,
+the Class round's controls in their columns keep their labels whole.
+"""
+
+import pytest
+import test_browser_layout as layout
+from test_browser import IDLE, NAV_LINKS, _open
+from test_browser_layout import CHARTS_DRAWN, CUT_NAV, QUERY
+
+# One worker of `pytest -n` runs every browser test: one Chromium and one server at a time.
+pytestmark = pytest.mark.xdist_group("browser")
+
+#: The layout tests' fixtures: their server (its warmed cache) and their browser.
+server, browser = layout.server, layout.browser
+PHONE = {
+    "viewport": {"width": 390, "height": 844},
+    "is_mobile": True,
+    "has_touch": True,
+    "user_agent": "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 "
+    "(KHTML, like Gecko) Chrome/126.0 Mobile Safari/537.36",
+}
+#: The texts a reader reads on a page: headings, value boxes (each part, and what is inside
+#: them), page links, paragraphs, the controls' labels.
+TEXTS = (
+    "[data-testid='stMain'] :is(h1, h2, h3, [data-testid='stMarkdownContainer'] p, "
+    "[data-testid='stMetricLabel'], [data-testid='stMetricLabel'] *, "
+    "[data-testid='stMetricValue'], [data-testid='stMetricValue'] *, "
+    "[data-testid='stMetricDelta'], [data-testid='stMetricDelta'] *, "
+    "[data-testid='stPageLink-NavLink'], [data-testid='stPageLink-NavLink'] *, "
+    "[data-testid='stWidgetLabel'] [data-testid='stMarkdownContainer'], "
+    "[data-testid='stCheckbox'] [data-testid='stMarkdownContainer'])"
+)
+#: Each shown text that is cut (wider than its box) or runs past the window's right edge.
+CUT_TEXTS = f"""() => [...document.querySelectorAll("{TEXTS}")]
+  .filter(e => e.offsetParent && e.innerText.trim())
+  .filter(e => e.scrollWidth > e.clientWidth + 1
+    || e.getBoundingClientRect().right > window.innerWidth + 1)
+  .map(e => [e.innerText.trim().slice(0, 60), e.scrollWidth, e.clientWidth,
+             Math.round(e.getBoundingClientRect().right)])"""
+#: Each chart's text (its title, the notes above its plot, the axes' titles and tick labels)
+#: that reaches past its chart or the window.
+CUT_CHART_TEXTS = """() => [...document.querySelectorAll("[data-testid='stPlotlyChart']")]
+  .filter(chart => chart.querySelector('.main-svg'))
+  .flatMap(chart => {
+    const box = chart.querySelector('.main-svg').getBoundingClientRect();
+    const right = Math.min(box.right, window.innerWidth);
+    return [...chart.querySelectorAll(
+        '.gtitle, .annotation-text-g, .g-xtitle, .g-ytitle, .xtick text, .ytick text')]
+      .filter(t => t.textContent.trim())
+      .map(t => [t.textContent.slice(0, 50), t.getBoundingClientRect()])
+      .filter(([, r]) => r.width && (r.left < box.left - 1 || r.right > right + 1))
+      .map(([text, r]) => [text, Math.round(r.left), Math.round(r.right), Math.round(right)]);
+  })"""
+SIDEBAR_OPENER = "[data-testid='stExpandSidebarButton']"
+
+
+@pytest.fixture(scope="module")
+def phone(browser):
+    context = browser.new_context(**PHONE)
+    yield context
+    context.close()
+
+
+@pytest.mark.parametrize("path", ["epsilon_meaning", "audit"])
+def test_in_demo_mode_a_phone_shows_every_heading_value_box_link_and_chart_text_whole(
+    server, phone, path
+):
+    # Issue 53: at 390x844 in demo mode What ε means cut its value box "Guess of one label,
+    # uniform prior (π = 1…" and its link "Play it as a class: open a round at ε = 1 on the
+    # Class…"; Privacy audit cut "A release spending this much more th…" and "The audit proves
+    # at least this multiple …" (value boxes' deltas, drawn on one line); the charts' titles,
+    # wrapped for a page 820 px wide, ran past the phone's edge ("How sure an adversary can bec"),
+    # and the audit's row "laplace (control: scale 1/ε, sensitivity 1)" was cut at its left.
+    page = _open(phone, f"{server}/{path}?{QUERY}&demo=1")
+    page.wait_for_function(CHARTS_DRAWN)
+    page.wait_for_selector(IDLE)
+    cut = page.evaluate(CUT_TEXTS)
+    chart_texts = page.evaluate(CUT_CHART_TEXTS)
+    shown = (
+        page.locator(TEXTS).count(),
+        page.locator("[data-testid='stPlotlyChart'] .gtitle").count(),
+    )
+    page.close()
+    assert shown[0] >= 10 and shown[1] >= 1, shown  # the page drew its texts and charts
+    assert not cut and not chart_texts, (cut, chart_texts)
+
+
+def test_in_demo_mode_a_phones_menu_cuts_no_title(server, phone):
+    page = _open(phone, f"{server}/randomized_response?{QUERY}&demo=1")
+    page.locator(SIDEBAR_OPENER).first.click()
+    page.locator(NAV_LINKS).last.wait_for()
+    page.wait_for_timeout(500)  # the menu slides in
+    cut = page.evaluate(CUT_NAV)
+    links = page.locator(NAV_LINKS).count()
+    page.close()
+    assert links >= 10, links
+    assert not cut, cut
+
+
+def test_in_demo_mode_the_class_rounds_controls_show_their_labels_whole(server, browser):
+    # Issue 53: at 1280x800 in demo mode the Class round's third control, in a column beside
+    # the round's ε and items, read "Show the image (RR wit…" (258 px of text in 217).
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = _open(context, f"{server}/play?{QUERY}&demo=1")
+    page.get_by_role("button", name="Open a round").wait_for()
+    cut = page.evaluate(CUT_TEXTS)
+    labels = page.locator("[data-testid='stMain'] [data-testid='stCheckbox']").count()
+    context.close()
+    assert labels >= 1, labels
+    assert not cut, cut
