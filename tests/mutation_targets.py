@@ -51,7 +51,7 @@ SHARED_TESTS = (
     "tests/contract/test_reported_figures.py",
     "tests/experiments/test_epsilon_spent.py",
     "tests/experiments/test_experiments.py",
-    "tests/audit/test_audit_cases.py",
+    "tests/release_audit/test_audit_cases.py",
     *(
         f"tests/training/test_dpsgd.py::{name}"
         for name in (

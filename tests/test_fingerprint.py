@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from labeldp_core.audit.suite import stored_audit_case
 from labeldp_core.cache import ALL_CODE, ResultCache, fingerprint
 from labeldp_core.experiments import make_config
 from labeldp_core.registry import FAMILIES
+from labeldp_core.release_audit.suite import stored_audit_case
 
 #: One mechanism of each family, by family id.
 FIRST = {family.id: family.mechanisms[0].id for family in FAMILIES}
@@ -105,7 +105,7 @@ def test_an_audit_case_keys_its_familys_code_and_the_audits(
     before = stored_under(_copy(tmp_path, "before"))
     assert stored_under(_copy(tmp_path, "pate", "families/pate/experiment.py")) == before
     assert stored_under(_copy(tmp_path, "rr", "families/randomized_response/audit.py")) != before
-    assert stored_under(_copy(tmp_path, "audit", "engine/audit.py")) != before
+    assert stored_under(_copy(tmp_path, "audit", "release_audit/engine.py")) != before
 
 
 def _names_imported(module: str) -> Iterator[tuple[str, str]]:

@@ -14,7 +14,6 @@ import numpy as np
 import pytest
 
 from labeldp_core import plots, registry
-from labeldp_core.audit import audit_cases, audit_mechanism
 from labeldp_core.experiments import MECHANISMS, make_config, mechanism_spec, run
 from labeldp_core.experiments.demo import demo_configs
 from labeldp_core.plotting.colours import series_styles
@@ -27,6 +26,8 @@ from labeldp_core.registry import (
     mechanism_entries,
     registered,
 )
+from labeldp_core.release_audit.cases import audit_cases
+from labeldp_core.release_audit.suite import audit_mechanism
 
 
 def test_a_toy_family_from_a_folder_shows_on_every_derived_table(toy_family):
@@ -182,19 +183,19 @@ def test_the_toy_family_shows_on_the_tables_once_kept_by_hand(toy_family):
 
 def _derived_lists() -> dict[str, object]:
     """Every list the tests and the tools once kept by hand (issue 55), derived now."""
-    from tests.audit.test_audit_cases import (
-        audit_points,
-        not_audited,
-        powerful_cases,
-        slow_audits,
-        tight_cases,
-    )
     from tests.contract.test_input_matrix import CENTRAL_ROWS, uncovered
     from tests.contract.test_mechanism_inputs import family_rows
     from tests.contract.test_release_contract import contract_cases
     from tests.contract.test_reported_figures import draw_variants, release_steps
     from tests.experiments.test_epsilon_spent import named_diagnostics
     from tests.mutation_targets import mutation_targets, selected_tests
+    from tests.release_audit.test_audit_cases import (
+        audit_points,
+        not_audited,
+        powerful_cases,
+        slow_audits,
+        tight_cases,
+    )
     from tests.release_spies import merged_contracts
     from tests.services.test_warm import audited_classifiers
 
@@ -272,7 +273,7 @@ def test_a_toy_family_dropped_into_the_families_is_on_every_derived_list(toy_fam
 def test_a_toy_mechanism_without_an_audit_is_on_the_not_audited_list_and_no_audit_list(toy_family):
     # The audit tests' lists both ways: a mechanism that says why it has no audit case of its own
     # (not_audited) joins that list, and none of the audited ones.
-    from tests.audit.test_audit_cases import not_audited
+    from tests.release_audit.test_audit_cases import not_audited
 
     why = "made of the other toys' releases, each audited where it is declared"
     unaudited = replace(toy_family.mechanisms[0], audit=None, not_audited=why)

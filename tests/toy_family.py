@@ -88,8 +88,8 @@ def toy_release(labels, epsilon, num_classes, rng):
 TOY_AUDIT = """
 import numpy as np
 
-from labeldp_core.engine.audit import AuditCase
-from labeldp_core.engine.audit_pairs import AUDIT_CLASSES, labels_case
+from labeldp_core.release_audit.engine import AuditCase
+from labeldp_core.release_audit.pairs import AUDIT_CLASSES, labels_case
 
 from .release import toy_release
 

@@ -5,7 +5,6 @@ import sys
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
-from labeldp_core.audit import app_audit_points
 from labeldp_core.cache import ResultCache
 from labeldp_core.cli.cluster import cluster_options, cluster_session, reported, wants_cluster
 from labeldp_core.cli.shared import EXIT_POINTS_FAILED, stderr_bar
@@ -17,6 +16,7 @@ from labeldp_core.experiments.demo import demo_configs
 from labeldp_core.experiments.stopping import counted
 from labeldp_core.model_audit import cached_audit, demo_model_audits
 from labeldp_core.registry import ON_COMPARE
+from labeldp_core.release_audit.suite import app_audit_points
 from labeldp_core.services import reproduce
 from labeldp_core.services.warm import WarmStatus, left_text, run_warm, stored_points
 

@@ -38,7 +38,7 @@ __all__ = [
 
 #: The :attr:`Family.order` of a family that declares none: after every family that does.
 LAST = 1_000
-#: Builds an :class:`~labeldp_core.engine.audit.AuditCase` for a claimed epsilon.
+#: Builds an :class:`~labeldp_core.release_audit.engine.AuditCase` for a claimed epsilon.
 CaseBuilder = Callable[[float], Any]
 #: The training rows whose labels a run's ε protects (and its model learns from), by a run's
 #: config and dataset: the rows outside a public part, or the subsample actually trained on.
@@ -69,7 +69,7 @@ class Audit:
         controls: deliberately broken versions that the audit must flag as violating the claim.
         tight: for a case whose best event has a likelihood ratio of exactly e^ε, the share of
             the claim its lower bound reaches at ε = 1 (200,000 draws per neighbour, α = 1e-3;
-            ``tests/audit`` holds it to that); None for a case that is not tight.
+            ``tests/release_audit`` holds it to that); None for a case that is not tight.
         slow_at: the claimed ε (of the suite's 0.5 and 2) at which its audit takes tens of
             seconds (a model's gradients per trial): the default tests audit it at the other
             ε only, ``make test-slow`` at this one too.

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from labeldp_core.audit import clopper_pearson
+from labeldp_core.release_audit.bounds import clopper_pearson
 
 __all__ = [
     "CONFIDENCE",

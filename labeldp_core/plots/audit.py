@@ -4,9 +4,9 @@ from collections.abc import Sequence
 
 import plotly.graph_objects as go
 
-from labeldp_core.audit import AuditResult
 from labeldp_core.plotting.common import LAYOUT
 from labeldp_core.plotting.readable import wrap
+from labeldp_core.release_audit.engine import AuditResult
 
 __all__ = ["audit_figure"]
 

@@ -26,8 +26,6 @@ import numpy as np
 
 from labeldp_core.accounting.dpsgd import sampling_schedule
 from labeldp_core.accounting.truncated_votes import argmax_loss, vote_counts_loss
-from labeldp_core.audit import audit_cases, stored_audit_case
-from labeldp_core.audit.suite import APP_TRIALS
 from labeldp_core.base.numbers import in_words
 from labeldp_core.cache import ResultCache
 from labeldp_core.data import training_size
@@ -35,6 +33,8 @@ from labeldp_core.engine.progress import Progress, silent, within
 from labeldp_core.errors import LabelDPError
 from labeldp_core.experiments import RunConfig, RunResult, lookup, make_config, run
 from labeldp_core.families.labeldp_pro.equal_noise import equal_noise_epsilon
+from labeldp_core.release_audit.cases import audit_cases
+from labeldp_core.release_audit.suite import APP_TRIALS, stored_audit_case
 from labeldp_core.services.published import (
     FIGURES_FILE,
     PaperTable,

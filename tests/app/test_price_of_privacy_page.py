@@ -5,11 +5,11 @@ from app_helpers import assert_no_errors, chart_spec, open_page
 from written import block_lines
 
 import ui.results
-from labeldp_core.audit import suite as audit_suite
 from labeldp_core.engine import context
 from labeldp_core.engine.spec import COMMON_SETTINGS
 from labeldp_core.experiments import run
 from labeldp_core.experiments.demo import DEMO_SEEDS, demo_configs
+from labeldp_core.release_audit import suite as audit_suite
 
 PAGE = "pages/price_of_privacy.py"
 #: RR computed at two grid epsilons with every seed, one epoch, the sidebar's default model.

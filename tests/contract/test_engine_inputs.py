@@ -2,12 +2,12 @@
 
 import pytest
 
-from labeldp_core.audit import audit_cases, run_audit
 from labeldp_core.cluster import check_scheduler, check_workers
 from labeldp_core.data import dataset_info, load_dataset
-from labeldp_core.engine.audit import check_trials
 from labeldp_core.experiments import RunConfig, lookup, make_config, run, sweep, sweep_configs
 from labeldp_core.model_audit import audit_model
+from labeldp_core.release_audit.cases import audit_cases
+from labeldp_core.release_audit.engine import check_trials, run_audit
 from tests.contract.bad_values import (
     NAN,
     RNG,

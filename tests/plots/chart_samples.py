@@ -7,9 +7,9 @@ import plotly.graph_objects as go
 from fake_results import fake_result
 
 from labeldp_core import plots
-from labeldp_core.audit import AuditResult
 from labeldp_core.engine.spec import RunResult
 from labeldp_core.experiments import MECHANISMS
+from labeldp_core.release_audit.engine import AuditResult
 
 _BASE = fake_result(test_accuracy=0.5, baseline_test_accuracy=0.9)
 

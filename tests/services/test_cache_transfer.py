@@ -18,13 +18,13 @@ import pytest
 
 from labeldp_core import __version__
 from labeldp_core.__main__ import main
-from labeldp_core.audit import stored_audit_case
 from labeldp_core.cache import ResultCache, code_fingerprint, fingerprint
 from labeldp_core.cache.fingerprint import mechanism_unit, unit_code
 from labeldp_core.data import load_dataset
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.experiments import make_config, run
 from labeldp_core.families.rr_prior.experiment import PCA_COMPONENTS, SET_SIZES_KIND, load_set_sizes
+from labeldp_core.release_audit.suite import stored_audit_case
 from labeldp_core.services import cache_transfer
 from labeldp_core.services.cache_transfer import STAYS, TRAVELS, export_cache, import_cache
 

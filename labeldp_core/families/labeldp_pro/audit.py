@@ -24,7 +24,7 @@ import numpy as np
 
 from labeldp_core.accounting.gaussian_curve import gaussian_delta, gaussian_point
 from labeldp_core.base.validation import check_epsilon
-from labeldp_core.engine.audit import GAUSSIAN_TAIL, AuditCase
+from labeldp_core.release_audit.engine import GAUSSIAN_TAIL, AuditCase
 
 __all__ = [
     "AUDIT_DELTA",

@@ -1,15 +1,15 @@
 """The Laplace family's audit cases and controls: one-hot, ALIBI, regression, RR-on-bins.
 
-The shared reasoning (scores, controls) is in :mod:`labeldp_core.engine.audit_pairs`.
+The shared reasoning (scores, controls) is in :mod:`labeldp_core.release_audit.pairs`.
 """
 
 import numpy as np
 
-from labeldp_core.engine.audit import AuditCase
-from labeldp_core.engine.audit_pairs import AUDIT_CLASSES, LABEL_PAIR, SCORE_DIGITS, overspent
 from labeldp_core.families.laplace_labels.alibi_release import alibi_posterior
 from labeldp_core.families.laplace_labels.release import laplace_one_hot, laplace_regression
 from labeldp_core.families.laplace_labels.rr_bins_release import optimal_bins, rr_on_bins
+from labeldp_core.release_audit.engine import AuditCase
+from labeldp_core.release_audit.pairs import AUDIT_CLASSES, LABEL_PAIR, SCORE_DIGITS, overspent
 
 __all__ = [
     "alibi_case",

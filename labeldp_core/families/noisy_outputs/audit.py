@@ -1,13 +1,13 @@
 """Laplace on softmax outputs: its audit case and control, two output vectors at L1 distance 2.
 
-The shared reasoning (scores, controls) is in :mod:`labeldp_core.engine.audit_pairs`.
+The shared reasoning (scores, controls) is in :mod:`labeldp_core.release_audit.pairs`.
 """
 
 import numpy as np
 
-from labeldp_core.engine.audit import AuditCase
-from labeldp_core.engine.audit_pairs import AUDIT_CLASSES, SCORE_DIGITS, overspent
 from labeldp_core.families.noisy_outputs.release import laplace_outputs
+from labeldp_core.release_audit.engine import AuditCase
+from labeldp_core.release_audit.pairs import AUDIT_CLASSES, SCORE_DIGITS, overspent
 
 __all__ = ["SOFTMAX_PAIR", "softmax_laplace_case", "softmax_sensitivity_one_control"]
 

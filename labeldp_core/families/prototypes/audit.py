@@ -19,8 +19,8 @@ import numpy as np
 from labeldp_core.accounting.gaussian_curve import gaussian_point
 from labeldp_core.accounting.zcdp import rho_for_approx_dp, zcdp_of_pure_dp
 from labeldp_core.base.validation import check_epsilon
-from labeldp_core.engine.audit import GAUSSIAN_TAIL, AuditCase
 from labeldp_core.families.prototypes.release import private_class_means, public_prototype_indices
+from labeldp_core.release_audit.engine import GAUSSIAN_TAIL, AuditCase
 
 __all__ = [
     "DPPL_CANDIDATES",

@@ -1,11 +1,11 @@
 """Randomized response's audit case and its negative control: one label, 0 vs 1.
 
-The shared reasoning (scores, controls) is in :mod:`labeldp_core.engine.audit_pairs`.
+The shared reasoning (scores, controls) is in :mod:`labeldp_core.release_audit.pairs`.
 """
 
-from labeldp_core.engine.audit import AuditCase
-from labeldp_core.engine.audit_pairs import AUDIT_CLASSES, labels_case, overspent
 from labeldp_core.noise.randomized_response import randomized_response
+from labeldp_core.release_audit.engine import AuditCase
+from labeldp_core.release_audit.pairs import AUDIT_CLASSES, labels_case, overspent
 
 __all__ = ["rr_case", "rr_overspending_control"]
 

@@ -1,13 +1,13 @@
 """RR-with-prior's audit case and its controls: one label 0 vs 1 under a fixed prior.
 
-The shared reasoning (scores, controls) is in :mod:`labeldp_core.engine.audit_pairs`.
+The shared reasoning (scores, controls) is in :mod:`labeldp_core.release_audit.pairs`.
 """
 
 import numpy as np
 
-from labeldp_core.engine.audit import AuditCase
-from labeldp_core.engine.audit_pairs import AUDIT_CLASSES, labels_case, overspent
 from labeldp_core.families.rr_prior.release import rr_with_prior
+from labeldp_core.release_audit.engine import AuditCase
+from labeldp_core.release_audit.pairs import AUDIT_CLASSES, labels_case, overspent
 
 __all__ = [
     "RR_PRIOR",

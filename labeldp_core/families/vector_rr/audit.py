@@ -10,9 +10,9 @@ flipped at ε instead of ε/2 (forgetting that replace-one changes two bits), wh
 
 import numpy as np
 
-from labeldp_core.engine.audit import AuditCase
-from labeldp_core.engine.audit_pairs import AUDIT_CLASSES, LABEL_PAIR, overspent
 from labeldp_core.families.vector_rr.release import vector_randomized_response
+from labeldp_core.release_audit.engine import AuditCase
+from labeldp_core.release_audit.pairs import AUDIT_CLASSES, LABEL_PAIR, overspent
 
 __all__ = ["vector_case", "vector_per_bit_epsilon_control"]
 

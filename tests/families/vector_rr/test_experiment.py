@@ -2,12 +2,12 @@ import numpy as np
 import pytest
 from release_spies import Call, spy
 
-from labeldp_core.audit import audit_mechanism
 from labeldp_core.data import load_dataset
 from labeldp_core.experiments import make_config, run
 from labeldp_core.families.vector_rr import experiment, fit
 from labeldp_core.families.vector_rr.release import bit_flip_probability
 from labeldp_core.registry import MECHANISM_COLOURS, family_of
+from labeldp_core.release_audit.suite import audit_mechanism
 from labeldp_core.training import loop
 
 DIGITS = load_dataset("digits")

@@ -6,20 +6,18 @@ import pytest
 from scipy import stats
 
 from labeldp_core.__main__ import main
-from labeldp_core.audit import (
-    APP_EPSILON,
-    APP_TRIALS,
-    CASES,
-    app_audit_points,
-    audit_case,
-    audit_cases,
-    clopper_pearson,
-    epsilon_lower_bound,
-    run_audit,
-    stored_audit_case,
-)
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.mechanisms import keep_probability
+from labeldp_core.release_audit.bounds import clopper_pearson, epsilon_lower_bound
+from labeldp_core.release_audit.cases import CASES, audit_cases
+from labeldp_core.release_audit.engine import run_audit
+from labeldp_core.release_audit.suite import (
+    APP_EPSILON,
+    APP_TRIALS,
+    app_audit_points,
+    audit_case,
+    stored_audit_case,
+)
 
 TRIALS = 300_000
 
@@ -69,7 +67,7 @@ def test_unknown_mechanism_and_bad_epsilon_are_clear_errors():
 
 
 def test_a_stored_audit_case_is_computed_once_then_read_from_the_cache(cache, monkeypatch):
-    from labeldp_core.audit import suite
+    from labeldp_core.release_audit import suite
 
     first = stored_audit_case("rr", 1.0, 0, 20_000, seed=3, cache=cache)
     assert first == audit_case("rr", 1.0, 0, 20_000, seed=3)

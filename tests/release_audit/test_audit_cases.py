@@ -23,15 +23,6 @@ import pytest
 from labeldp_core.__main__ import main
 from labeldp_core.accounting import calibrate_noise, data_independent_epsilon
 from labeldp_core.accounting.gaussian_curve import gaussian_delta, gaussian_point
-from labeldp_core.audit import (
-    CASES,
-    CONTROLS,
-    audit_case,
-    audit_cases,
-    audit_mechanism,
-    largest_provable_epsilon,
-)
-from labeldp_core.engine.audit import GAUSSIAN_TAIL, run_audit
 from labeldp_core.experiments import MECHANISMS
 from labeldp_core.families.dpsgd import audit as dpsgd_case_module
 from labeldp_core.families.dpsgd.audit import dpsgd_noise_multiplier, one_step_epsilon
@@ -41,6 +32,10 @@ from labeldp_core.families.rr_prior.audit import RR_PRIOR
 from labeldp_core.mechanisms import output_probabilities
 from labeldp_core.plots import audit_figure
 from labeldp_core.registry import mechanism_entries
+from labeldp_core.release_audit.bounds import largest_provable_epsilon
+from labeldp_core.release_audit.cases import CASES, CONTROLS, audit_cases
+from labeldp_core.release_audit.engine import GAUSSIAN_TAIL, run_audit
+from labeldp_core.release_audit.suite import audit_case, audit_mechanism
 
 ALPHA = 1e-3
 TRIALS = 200_000

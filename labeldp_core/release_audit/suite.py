@@ -10,11 +10,11 @@ from dataclasses import fields
 
 import numpy as np
 
-from labeldp_core.audit.cases import CASES, audit_cases
 from labeldp_core.cache import ResultCache
 from labeldp_core.cache.fingerprint import joined, mechanism_unit
-from labeldp_core.engine.audit import AuditResult, run_audit
 from labeldp_core.errors import InvalidInputError
+from labeldp_core.release_audit.cases import CASES, audit_cases
+from labeldp_core.release_audit.engine import AuditResult, run_audit
 
 __all__ = [
     "APP_EPSILON",

@@ -13,8 +13,8 @@ from dataclasses import asdict, dataclass, fields
 import numpy as np
 
 from labeldp_core.base.validation import check_positive, check_probability
-from labeldp_core.engine.audit_bounds import epsilon_lower_bound
 from labeldp_core.errors import InvalidInputError
+from labeldp_core.release_audit.bounds import epsilon_lower_bound
 
 __all__ = ["GAUSSIAN_TAIL", "MAX_TRIALS", "AuditCase", "AuditResult", "check_trials", "run_audit"]
 

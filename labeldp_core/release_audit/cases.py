@@ -8,9 +8,9 @@ derived from the registered families (:mod:`labeldp_core.registry`).
 """
 
 from labeldp_core.base.validation import check_epsilon
-from labeldp_core.engine.audit import AuditCase
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.registry import CASES, CONTROLS, VARIANTS
+from labeldp_core.release_audit.engine import AuditCase
 
 __all__ = ["CASES", "CONTROLS", "VARIANTS", "audit_cases"]
 

@@ -15,7 +15,7 @@ from collections.abc import Callable
 import numpy as np
 
 from labeldp_core.base.validation import MAX_EPSILON, check_epsilon
-from labeldp_core.engine.audit import AuditCase
+from labeldp_core.release_audit.engine import AuditCase
 
 __all__ = ["AUDIT_CLASSES", "LABEL_PAIR", "SCORE_DIGITS", "Release", "labels_case", "overspent"]
 
