@@ -5,9 +5,8 @@ import streamlit as st
 
 from labeldp_core import plots
 from labeldp_core.release_audit.bounds import largest_provable_epsilon
-from labeldp_core.release_audit.cases import CASES
 from labeldp_core.release_audit.engine import AuditResult
-from labeldp_core.release_audit.suite import APP_EPSILON, APP_TRIALS
+from labeldp_core.services.release_audits import APP_EPSILON, APP_TRIALS, CASES
 from ui.audit import audit_with_progress, power_metric, verdict
 from ui.controls import current_controls
 from ui.epsilon import epsilon_control

@@ -16,7 +16,7 @@ import pytest
 from labeldp_core.cache import ALL_CODE, ResultCache, fingerprint
 from labeldp_core.experiments import make_config
 from labeldp_core.registry import FAMILIES
-from labeldp_core.release_audit.suite import stored_audit_case
+from labeldp_core.services.release_audits import stored_audit_case
 
 #: One mechanism of each family, by family id.
 FIRST = {family.id: family.mechanisms[0].id for family in FAMILIES}

@@ -26,8 +26,7 @@ from labeldp_core.registry import (
     mechanism_entries,
     registered,
 )
-from labeldp_core.release_audit.cases import audit_cases
-from labeldp_core.release_audit.suite import audit_mechanism
+from labeldp_core.services.release_audits import audit_cases, audit_mechanism
 
 
 def test_a_toy_family_from_a_folder_shows_on_every_derived_table(toy_family):

@@ -2,9 +2,8 @@
 
 import streamlit as st
 
-from labeldp_core.release_audit.cases import audit_cases
 from labeldp_core.release_audit.engine import AuditResult
-from labeldp_core.release_audit.suite import stored_audit_case
+from labeldp_core.services.release_audits import audit_cases, stored_audit_case
 from ui.results import READ_ONLY_NOTE, read_only, result_cache
 
 __all__ = ["audit_with_progress", "power_metric", "verdict"]

@@ -66,7 +66,7 @@ _ENTRY_TYPES = {_JSON_TAG: "json", _NPZ_TAG: "arrays"}
 _PROJECT_DIR = Path(__file__).resolve().parents[2]
 #: All the code whose entries a cache holds (every family's, the audits'): a Dask worker and its
 #: client, or an archive and the cache it is imported into, must run the same.
-ALL_CODE = joined(EVERY_FAMILY, "labeldp_core.release_audit.suite", "labeldp_core.model_audit.training_run")
+ALL_CODE = joined(EVERY_FAMILY, "labeldp_core.services.release_audits", "labeldp_core.model_audit.training_run")
 
 
 class CorruptEntryError(Exception):

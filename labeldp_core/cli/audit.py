@@ -11,9 +11,8 @@ from labeldp_core.cluster import audit_on_cluster, model_audits_on_cluster
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.experiments.stopping import counted
 from labeldp_core.model_audit import cached_audit
-from labeldp_core.release_audit.cases import audit_cases
 from labeldp_core.release_audit.engine import check_trials
-from labeldp_core.release_audit.suite import stored_audit_case
+from labeldp_core.services.release_audits import audit_cases, stored_audit_case
 
 #: A mechanism (not a negative control) was caught spending more than it claims.
 EXIT_AUDIT_VIOLATION = 1

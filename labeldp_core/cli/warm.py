@@ -16,8 +16,8 @@ from labeldp_core.experiments.demo import demo_configs
 from labeldp_core.experiments.stopping import counted
 from labeldp_core.model_audit import cached_audit, demo_model_audits
 from labeldp_core.registry import ON_COMPARE
-from labeldp_core.release_audit.suite import app_audit_points
 from labeldp_core.services import reproduce
+from labeldp_core.services.release_audits import app_audit_points
 from labeldp_core.services.warm import WarmStatus, left_text, run_warm, stored_points
 
 

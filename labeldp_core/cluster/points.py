@@ -113,7 +113,7 @@ def audit_on_cluster(
     progress: Progress = silent,
 ) -> ClusterReport:
     """Compute audit cases ``(mechanism, epsilon, index, trials, seed)`` missing from ``cache``."""
-    from labeldp_core.release_audit.suite import stored_audit_case
+    from labeldp_core.services.release_audits import stored_audit_case
 
     points = [tuple(point) for point in points]
     found = {point: stored_audit_case(*point, cache=cache, compute=False) for point in points}

@@ -179,7 +179,7 @@ def compute_point(config: dict[str, Any], expected: dict[str, str]) -> list[Entr
 
 def compute_audit_case(point: tuple, expected: dict[str, str]) -> list[Entry]:
     """Compute one audit case ``(mechanism, epsilon, index, trials, seed)``; its entries."""
-    from labeldp_core.release_audit.suite import stored_audit_case
+    from labeldp_core.services.release_audits import stored_audit_case
 
     return _computed(expected, lambda cache: stored_audit_case(*point, cache=cache))
 

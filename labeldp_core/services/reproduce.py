@@ -33,8 +33,6 @@ from labeldp_core.engine.progress import Progress, silent, within
 from labeldp_core.errors import LabelDPError
 from labeldp_core.experiments import RunConfig, RunResult, lookup, make_config, run
 from labeldp_core.families.labeldp_pro.equal_noise import equal_noise_epsilon
-from labeldp_core.release_audit.cases import audit_cases
-from labeldp_core.release_audit.suite import APP_TRIALS, stored_audit_case
 from labeldp_core.services.published import (
     FIGURES_FILE,
     PaperTable,
@@ -42,6 +40,7 @@ from labeldp_core.services.published import (
     paper_tables,
     published_figures,
 )
+from labeldp_core.services.release_audits import APP_TRIALS, audit_cases, stored_audit_case
 
 __all__ = [
     "FIGURES_FILE",

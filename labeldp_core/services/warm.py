@@ -36,7 +36,7 @@ from labeldp_core.experiments.runner import lookup
 from labeldp_core.experiments.stopping import end_pool, end_with_parent
 from labeldp_core.model_audit import audit_model, cached_audit, demo_model_audits
 from labeldp_core.registry import ON_COMPARE
-from labeldp_core.release_audit.suite import app_audit_points, stored_audit_case
+from labeldp_core.services.release_audits import app_audit_points, stored_audit_case
 from labeldp_core.services.warm_together import compute_points, grouped, members
 
 __all__ = [

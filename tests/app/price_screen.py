@@ -15,9 +15,8 @@ from labeldp_core.cache import ResultCache
 from labeldp_core.experiments import MECHANISMS
 from labeldp_core.experiments.demo import DEMO_SEEDS
 from labeldp_core.registry import ON_COMPARE
-from labeldp_core.release_audit.cases import CASES, audit_cases
-from labeldp_core.release_audit.suite import APP_TRIALS, stored_audit_case
 from labeldp_core.services.price_of_privacy import screen_configs
+from labeldp_core.services.release_audits import APP_TRIALS, CASES, audit_cases, stored_audit_case
 
 #: The ε at which each mechanism's accuracy is halfway from chance to clean: a pace per line.
 HALFWAY = {

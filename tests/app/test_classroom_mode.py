@@ -8,7 +8,7 @@ from app_helpers import open_page
 import ui.results
 import ui.sweeps
 from labeldp_core.experiments import make_config, run
-from labeldp_core.release_audit import suite as audit_suite
+from labeldp_core.services import release_audits as audit_suite
 
 ROOT = Path(__file__).resolve().parents[2]
 RR_PAGE = "pages/randomized_response.py"

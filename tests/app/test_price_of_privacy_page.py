@@ -9,7 +9,7 @@ from labeldp_core.engine import context
 from labeldp_core.engine.spec import COMMON_SETTINGS
 from labeldp_core.experiments import run
 from labeldp_core.experiments.demo import DEMO_SEEDS, demo_configs
-from labeldp_core.release_audit import suite as audit_suite
+from labeldp_core.services import release_audits as audit_suite
 
 PAGE = "pages/price_of_privacy.py"
 #: RR computed at two grid epsilons with every seed, one epoch, the sidebar's default model.

@@ -6,7 +6,7 @@ with its default controls is among the first points a warm computes (its first v
 import pytest
 from app_helpers import assert_no_errors, open_page, page_files
 
-from labeldp_core.release_audit.suite import app_audit_points
+from labeldp_core.services.release_audits import app_audit_points
 from labeldp_core.services.warm import warm_tasks
 from ui import audit as audit_ui
 from ui import results

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from labeldp_core.__main__ import main
-from labeldp_core.release_audit.suite import audit_mechanism
+from labeldp_core.services.release_audits import audit_mechanism
 
 # One worker of `pytest -n` runs every test that starts Dask or worker processes.
 pytestmark = pytest.mark.xdist_group("cluster")

@@ -6,8 +6,8 @@ from labeldp_core.cluster import check_scheduler, check_workers
 from labeldp_core.data import dataset_info, load_dataset
 from labeldp_core.experiments import RunConfig, lookup, make_config, run, sweep, sweep_configs
 from labeldp_core.model_audit import audit_model
-from labeldp_core.release_audit.cases import audit_cases
 from labeldp_core.release_audit.engine import check_trials, run_audit
+from labeldp_core.services.release_audits import audit_cases
 from tests.contract.bad_values import (
     NAN,
     RNG,

@@ -13,7 +13,7 @@ from process_watch import family, watch_until_gone
 from labeldp_core.__main__ import main
 from labeldp_core.cache import ResultCache
 from labeldp_core.experiments.stopping import Stopped, signals_stop
-from labeldp_core.release_audit import suite
+from labeldp_core.services import release_audits as suite
 
 ROOT = Path(__file__).resolve().parents[2]
 #: A worker must be gone this long after its parent was killed (the contract of a stop).

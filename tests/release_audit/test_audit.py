@@ -9,13 +9,14 @@ from labeldp_core.__main__ import main
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.mechanisms import keep_probability
 from labeldp_core.release_audit.bounds import clopper_pearson, epsilon_lower_bound
-from labeldp_core.release_audit.cases import CASES, audit_cases
 from labeldp_core.release_audit.engine import run_audit
-from labeldp_core.release_audit.suite import (
+from labeldp_core.services.release_audits import (
     APP_EPSILON,
     APP_TRIALS,
+    CASES,
     app_audit_points,
     audit_case,
+    audit_cases,
     stored_audit_case,
 )
 
@@ -67,7 +68,7 @@ def test_unknown_mechanism_and_bad_epsilon_are_clear_errors():
 
 
 def test_a_stored_audit_case_is_computed_once_then_read_from_the_cache(cache, monkeypatch):
-    from labeldp_core.release_audit import suite
+    from labeldp_core.services import release_audits as suite
 
     first = stored_audit_case("rr", 1.0, 0, 20_000, seed=3, cache=cache)
     assert first == audit_case("rr", 1.0, 0, 20_000, seed=3)

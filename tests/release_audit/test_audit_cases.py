@@ -33,9 +33,14 @@ from labeldp_core.mechanisms import output_probabilities
 from labeldp_core.plots import audit_figure
 from labeldp_core.registry import mechanism_entries
 from labeldp_core.release_audit.bounds import largest_provable_epsilon
-from labeldp_core.release_audit.cases import CASES, CONTROLS, audit_cases
 from labeldp_core.release_audit.engine import GAUSSIAN_TAIL, run_audit
-from labeldp_core.release_audit.suite import audit_case, audit_mechanism
+from labeldp_core.services.release_audits import (
+    CASES,
+    CONTROLS,
+    audit_case,
+    audit_cases,
+    audit_mechanism,
+)
 
 ALPHA = 1e-3
 TRIALS = 200_000

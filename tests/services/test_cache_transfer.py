@@ -24,9 +24,9 @@ from labeldp_core.data import load_dataset
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.experiments import make_config, run
 from labeldp_core.families.rr_prior.experiment import PCA_COMPONENTS, SET_SIZES_KIND, load_set_sizes
-from labeldp_core.release_audit.suite import stored_audit_case
 from labeldp_core.services import cache_transfer
 from labeldp_core.services.cache_transfer import STAYS, TRAVELS, export_cache, import_cache
+from labeldp_core.services.release_audits import stored_audit_case
 
 FAST = {"model": "logistic"}
 PACKAGE = Path(__file__).resolve().parents[2] / "labeldp_core"

@@ -14,8 +14,8 @@ from labeldp_core.engine import context
 from labeldp_core.experiments import run
 from labeldp_core.experiments.demo import CLASS_EPSILONS, DEMO_EPSILONS, DEMO_SEEDS, demo_configs
 from labeldp_core.model_audit import audit_model, training_run
-from labeldp_core.release_audit.suite import APP_TRIALS, stored_audit_case
 from labeldp_core.services.price_of_privacy import MODEL, RELEASE, read_price_of_privacy
+from labeldp_core.services.release_audits import APP_TRIALS, stored_audit_case
 from tests.model_audit.stand_in import stored as scored_canaries
 
 #: One class stop (seed 0 only) besides two grid epsilons with every seed.
@@ -50,7 +50,7 @@ def nothing_computes(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(context.RunContext, "train", refuse)
     monkeypatch.setattr(training_run, "_train", refuse)
-    monkeypatch.setattr("labeldp_core.release_audit.suite.audit_case", refuse)
+    monkeypatch.setattr("labeldp_core.services.release_audits.audit_case", refuse)
 
 
 @pytest.mark.usefixtures("nothing_computes")

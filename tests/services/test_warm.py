@@ -12,8 +12,8 @@ from labeldp_core.experiments import lookup, make_config
 from labeldp_core.experiments.demo import demo_configs, demo_epsilons
 from labeldp_core.model_audit import cached_audit
 from labeldp_core.registry import mechanism_entries
-from labeldp_core.release_audit.suite import app_audit_points
 from labeldp_core.services import warm
+from labeldp_core.services.release_audits import app_audit_points
 from labeldp_core.services.warm import (
     AUDIT_PAGE,
     MODEL_AUDITS,

@@ -7,7 +7,7 @@ from labeldp_core.experiments import make_config, run
 from labeldp_core.families.vector_rr import experiment, fit
 from labeldp_core.families.vector_rr.release import bit_flip_probability
 from labeldp_core.registry import MECHANISM_COLOURS, family_of
-from labeldp_core.release_audit.suite import audit_mechanism
+from labeldp_core.services.release_audits import audit_mechanism
 from labeldp_core.training import loop
 
 DIGITS = load_dataset("digits")

@@ -1,4 +1,10 @@
-"""Auditing a mechanism: each of its cases with its own random stream, so any one can be re-run.
+"""The release audits of the registered mechanisms: their cases, each with its own random stream.
+
+A family declares its mechanisms' cases in its folder's ``audit.py``; ``CASES`` holds one per
+mechanism id, ``VARIANTS`` further real cases of the same mechanism (PATE's GNMax next to
+LNMax), and ``CONTROLS`` deliberately broken versions that must be flagged as violating their
+claim, all derived from the registered families (:mod:`labeldp_core.registry`); the engine they
+are measured with is :mod:`labeldp_core.release_audit`, below the families.
 
 Case ``i`` of a mechanism draws from ``numpy.random.default_rng([seed, i])``: the command line,
 which audits every case in turn, and the app, which caches each case on its own, find the same
@@ -10,17 +16,22 @@ from dataclasses import fields
 
 import numpy as np
 
+from labeldp_core.base.validation import check_epsilon
 from labeldp_core.cache import ResultCache
 from labeldp_core.cache.fingerprint import joined, mechanism_unit
 from labeldp_core.errors import InvalidInputError
-from labeldp_core.release_audit.cases import CASES, audit_cases
-from labeldp_core.release_audit.engine import AuditResult, run_audit
+from labeldp_core.registry import CASES, CONTROLS, VARIANTS
+from labeldp_core.release_audit.engine import AuditCase, AuditResult, run_audit
 
 __all__ = [
     "APP_EPSILON",
     "APP_TRIALS",
+    "CASES",
+    "CONTROLS",
+    "VARIANTS",
     "app_audit_points",
     "audit_case",
+    "audit_cases",
     "audit_mechanism",
     "stored_audit_case",
 ]
@@ -29,6 +40,16 @@ __all__ = [
 #: ``warm`` computes for every audited mechanism.
 APP_TRIALS = 200_000
 APP_EPSILON = 1.0
+
+
+def audit_cases(mechanism: str, epsilon: float) -> list[AuditCase]:
+    """The cases of ``mechanism`` (its case, then any variants) followed by its controls."""
+    epsilon = check_epsilon(epsilon)
+    if mechanism not in CASES:
+        known = ", ".join(CASES)
+        raise InvalidInputError(f"no audit for mechanism '{mechanism}'; audits exist for: {known}")
+    builders = [CASES[mechanism], *VARIANTS.get(mechanism, ()), *CONTROLS.get(mechanism, ())]
+    return [build(epsilon) for build in builders]
 
 
 def audit_case(
