@@ -344,6 +344,7 @@ def test_a_link_value_never_becomes_a_link_or_an_image_in_an_error_box(server, b
     # it as the dataset and as ε, each refused in a box of its own (ui/links.py writes one a
     # value): nine page loads where a link a key took eighteen.
     page = browser.new_page(**VIEWPORT)
+    page.set_default_timeout(STARTUP_WAIT_S * 1000)  # a first visit computes the page's point
     for value in LINK_VALUE_KINDS[kind]:
         link = {"dataset": value, "epsilon": value, "epochs": "1"}
         page.goto(f"{server}/laplace_noise?{urlencode(link)}")
