@@ -199,8 +199,9 @@ def test_every_text_on_the_screen_is_whole_and_covers_no_other_in_every_frame(
 #: [x, y] for a line's point, [left, top, right, bottom] for a marker. With ``skipUpright``, the
 #: upright lines (the cursor, which passes every ε) are left out. Given ``near`` (boxes in px of
 #: the page), a line or marker whose box meets none of them is left out unsampled: none of its
-#: points could fall in one (a path's box holds its geometry), and sampling every line of the
-#: three panels in each of the 28 frames was most of the every-frame tour's time.
+#: points could fall in one (a path's box holds its geometry). Sampling every line of the three
+#: panels took 167 s over the every-frame tour's 84 frames, sampling those near the names 5.6 s
+#: (both in one run at load 10, with the same crossings found in every frame).
 _PLOTTED = """
 (chart, [skipUpright, near]) => {
   const meets = b => !near || near.some(n =>
