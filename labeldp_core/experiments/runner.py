@@ -1,7 +1,6 @@
 """Run one config or a sweep, answering from the cache and storing each point as it finishes."""
 
 import time
-import weakref
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from numbers import Integral
@@ -42,9 +41,6 @@ __all__ = [
 #: Share of a cold run's progress bar given to the clean baseline when it is not cached yet.
 _BASELINE_SHARE = 0.4
 _MAX_EPOCHS = 1000
-#: The configs :func:`make_config` returned (weakly held): :func:`lookup` and :func:`run` take
-#: them as they are; a config built by hand is validated (and its defaults filled) on its use.
-_VALIDATED: "weakref.WeakSet[RunConfig]" = weakref.WeakSet()
 
 
 def make_config(
@@ -104,8 +100,7 @@ def make_config(
     )
     if spec.check is not None:
         spec.check(config)
-    _VALIDATED.add(config)
-    return config
+    return config.marked_made()
 
 
 def _table_model(resolved: dict[str, Scalar], given: dict[str, object]) -> dict[str, Scalar]:
@@ -134,11 +129,11 @@ def dataset_training_defaults(spec: MechanismSpec, info: DatasetInfo) -> dict[st
 
 
 def _is_made(config: object) -> bool:
-    """Whether :func:`make_config` returned ``config`` (or an equal config still held)."""
-    try:
-        return config in _VALIDATED
-    except TypeError:  # a config built by hand with an unhashable setting
-        return False
+    """Whether :func:`make_config` returned ``config``, or a copy of it (pickling keeps the mark).
+
+    :func:`lookup` and :func:`run` check any other config, and fill its defaults.
+    """
+    return isinstance(config, RunConfig) and config.made
 
 
 def _normalise(config: RunConfig) -> RunConfig:
@@ -186,17 +181,12 @@ def _store(cache: ResultCache | None, config: RunConfig) -> ResultCache:
 
 
 def _made(config: RunConfig) -> RunConfig:
-    """``config``, if :func:`make_config` returned it or would return it unchanged; else refused.
+    """``config``, if :func:`make_config` returned it (or a copy of it); any other is refused.
 
-    A config :func:`make_config` returned is taken as it is. A copy of one (a cached page
-    function hands back pickled copies, and the original may be gone) is made again once and
-    taken if nothing changes; a config built by hand (a default missing, a bad value) is refused.
+    The road takes a made config as it is, never checking it again: a cached page function
+    hands back pickled copies, which keep the mark (:attr:`RunConfig.made`).
     """
-    try:
-        remade = _normalise(config)  # a made config comes back as it is, unchecked
-    except (InvalidInputError, TypeError):
-        remade = None
-    if remade != config:
+    if not _is_made(config):
         raise InvalidInputError(
             f"not a config make_config returned: {config!r}; build it with make_config"
         )
