@@ -23,7 +23,7 @@ from labeldp_core.engine.spec import (
 )
 from labeldp_core.engine.timing import record_seconds
 from labeldp_core.errors import InvalidInputError
-from labeldp_core.registry import mechanism_spec, threat_card, tuning_of
+from labeldp_core.registry import disclosed, mechanism_spec, result_unit
 from labeldp_core.training.threads import torch_threads, training_threads
 from labeldp_core.validation import check_epsilon, check_list, check_seed
 
@@ -193,41 +193,33 @@ def _made(config: RunConfig) -> RunConfig:
     return config
 
 
-def _stored(cache: ResultCache, config: RunConfig) -> RunResult | None:
+def _result_key(store: ResultCache, config: RunConfig) -> str:
+    """The key of ``config``'s result in ``store``, under its family's code (the registry's)."""
+    unit = result_unit(config.mechanism)
+    return store.key_under("result", config.to_dict(), unit)
+
+
+def _stored(store: ResultCache, config: RunConfig) -> RunResult | None:
     """The result stored for ``config`` (``cached=True``), or None if absent or not its result.
 
     An entry that does not rebuild into a :class:`RunResult` (a field missing or of the wrong
     type, epsilon_spent above epsilon) or that is the result of another config (a cache file
     from elsewhere may hold anything under any key) is dropped, so it counts as a miss and the
-    next run recomputes and replaces it.
+    next run recomputes and replaces it. A result is shown with today's threat card and tuning
+    note (:func:`~labeldp_core.registry.disclosed`), if it was stored before they changed.
     """
-    key = cache.key("result", config.to_dict())
-    found = cache.get_json(key)
+    key = _result_key(store, config)
+    found = store.get_json(key)
     if found is None:
         return None
     try:
         result = RunResult.from_dict(found, cached=True)
     except ResultSchemaError:
         result = None
-    if result is None or _identity(result) != _identity(config):
-        cache.discard(key)
+    if result is None or not result.is_result_of(config):
+        store.discard(key)
         return None
-    return _disclosed(result, config)  # today's card and tuning note, if stored before
-
-
-def _disclosed(result: RunResult, config: RunConfig) -> RunResult:
-    """``result`` with its threat card (for its δ) and its tuning note, if it has one."""
-    details = {key: value for key, value in result.details.items() if key != "tuning"}
-    tuning = tuning_of(config)
-    if tuning is not None:
-        details["tuning"] = tuning
-    return replace(result, details=details, threat_model=threat_card(config, result.delta))
-
-
-def _identity(run: RunConfig | RunResult) -> tuple:
-    """What names a point: mechanism, dataset, seed, epsilon, epochs and settings."""
-    epochs = int(run.epochs or 0)
-    return (run.mechanism, run.dataset, run.seed, run.epsilon, epochs, dict(run.settings))
+    return disclosed(result, config)
 
 
 def run(
@@ -256,7 +248,7 @@ def computed_result(
 
     with training_threads():
         result = _computed(config, store, progress, started)
-    store.put_json(store.key("result", config.to_dict()), result.to_dict())
+    store.put_json(_result_key(store, config), result.to_dict())
     record_seconds(store, config, result.elapsed_s)
     progress(1.0, "done")
     return result
@@ -307,7 +299,7 @@ def _computed(
         baseline_test_accuracy=None if regression else baseline,
         baseline_test_mse=baseline if regression else None,
     )
-    return _disclosed(
+    return disclosed(
         replace(result, diagnostics=diagnostics_entry(result.to_dict(), declared)), config
     )
 

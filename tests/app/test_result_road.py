@@ -131,3 +131,25 @@ def test_the_road_finds_a_points_store_once(monkeypatch):
     assert runner.computed_result(config, cache).epsilon_spent == 2.0
     assert runner.stored_result(config, cache).cached
     assert asked == []
+
+
+def test_the_road_names_its_code_unit_from_above(monkeypatch):
+    """The runner hands the result's code unit down to the cache key (the registry keeps it),
+    so the cache never climbs back up to the registry to find a mechanism's family; the key
+    is the one the cache names by default."""
+    from labeldp_core import cache as cache_module
+
+    asked = []
+    original = cache_module.mechanism_unit
+    monkeypatch.setattr(
+        cache_module,
+        "mechanism_unit",
+        lambda mechanism: asked.append(mechanism) or original(mechanism),
+    )
+    config = make_config("rr", "digits", 2.0, epochs=1)
+    store = ui.results.result_cache()
+    assert runner.stored_result(config, store) is None
+    computed = runner.computed_result(config, store)
+    assert runner.stored_result(config, store).flip_rate == computed.flip_rate
+    assert asked == []
+    assert store.get_json(store.key("result", config.to_dict()))["epsilon"] == 2.0
