@@ -30,6 +30,7 @@ from labeldp_core.validation import check_epsilon, check_list, check_seed
 __all__ = [
     "computed_result",
     "dataset_training_defaults",
+    "fresh_result",
     "lookup",
     "make_config",
     "run",
@@ -245,7 +246,25 @@ def computed_result(
     found = _stored(store, config)
     if found is not None:
         return replace(found, elapsed_s=round(time.perf_counter() - started, 4))
+    return _fresh(config, store, progress, started)
 
+
+def fresh_result(config: RunConfig, store: ResultCache, progress: Progress = silent) -> RunResult:
+    """:func:`computed_result` of a point its caller has just found missing: no second look.
+
+    The app's road looks a point up once (:func:`stored_result`, in the same run of the page)
+    and computes the one it did not find with this; ``store`` keeps the config's dataset.
+
+    Raises:
+        InvalidInputError: if ``config`` was not made by :func:`make_config`.
+    """
+    started = time.perf_counter()
+    config = _made(config)
+    return _fresh(config, store, progress, started)
+
+
+def _fresh(config: RunConfig, store: ResultCache, progress: Progress, started: float) -> RunResult:
+    """Compute ``config``'s result, store it with the seconds it took, and return it."""
     with training_threads():
         result = _computed(config, store, progress, started)
     store.put_json(_result_key(store, config), result.to_dict())

@@ -153,3 +153,21 @@ def test_the_road_names_its_code_unit_from_above(monkeypatch):
     assert runner.stored_result(config, store).flip_rate == computed.flip_rate
     assert asked == []
     assert store.get_json(store.key("result", config.to_dict()))["epsilon"] == 2.0
+
+
+def test_a_point_the_page_found_missing_is_computed_without_a_second_look(monkeypatch):
+    """``result_for`` looks the point up once; computing it (the page's own thread here) does
+    not read the store again for it before training, and stores it for the next look."""
+    looks = []
+    original = runner._stored
+
+    def counted(store, config):
+        looks.append(config)
+        return original(store, config)
+
+    monkeypatch.setattr(runner, "_stored", counted)
+    config = make_config("rr", "digits", 2.0, epochs=1)
+    computed = ui.results.result_for(config, "Compute", "Training")
+    assert computed is not None and not computed.cached and computed.epsilon_spent == 2.0
+    assert looks == [config]
+    assert ui.results.stored(config).flip_rate == computed.flip_rate
