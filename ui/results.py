@@ -142,10 +142,11 @@ def run_with_progress(configs: list[RunConfig], label: str) -> list[RunResult]:
 
     They are points this run of the page has just found missing (:func:`result_for`,
     :func:`stored_many`), so the page computes them without reading the store again
-    (:func:`~labeldp_core.experiments.runner.fresh_result`). With a compute service the points are computed by its workers (shared with every session
-    that asks for the same point); the bar then also says how many points are queued before it.
-    With a Dask scheduler set (``$LABELDP_SCHEDULER``) they are sent to its cluster at once and
-    the bar counts them as they return.
+    (:func:`~labeldp_core.experiments.runner.fresh_result`). With a compute service the points
+    are computed by its workers (shared with every session that asks for the same point); the
+    bar then also says how many points are queued before it. With a Dask scheduler set
+    (``$LABELDP_SCHEDULER``) they are sent to its cluster at once and the bar counts them as
+    they return.
     """
     bar = st.progress(0.0, text=label)
     session = cluster()

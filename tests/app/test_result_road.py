@@ -113,18 +113,24 @@ def test_a_bad_epsilon_is_refused_once_with_its_fix():
     assert "epsilon must be greater than 0" in errors[0] and "try epsilon=0.1" in errors[0]
 
 
+def _spied(monkeypatch: pytest.MonkeyPatch, module, name: str, argument: int) -> list:
+    """The ``argument``-th argument of every call of ``module.name`` from now on."""
+    calls = []
+    original = getattr(module, name)
+
+    def spy(*args, **kwargs):
+        calls.append(args[argument])
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(module, name, spy)
+    return calls
+
+
 def test_the_road_finds_a_points_store_once(monkeypatch):
     """``result_for`` asks which store keeps the point's dataset once; the runner's road takes
     that store as given (a user's table keeps its results in a store of its own), instead of
     asking again on every look-up and every computation."""
-    asked = []
-    original = runner.results_store
-
-    def counted(cache, dataset):
-        asked.append(dataset)
-        return original(cache, dataset)
-
-    monkeypatch.setattr(runner, "results_store", counted)
+    asked = _spied(monkeypatch, runner, "results_store", 1)
     config = make_config("rr", "digits", 2.0, epochs=1)
     cache = ui.results.result_cache()
     assert runner.stored_result(config, cache) is None
@@ -139,13 +145,7 @@ def test_the_road_names_its_code_unit_from_above(monkeypatch):
     is the one the cache names by default."""
     from labeldp_core import cache as cache_module
 
-    asked = []
-    original = cache_module.mechanism_unit
-    monkeypatch.setattr(
-        cache_module,
-        "mechanism_unit",
-        lambda mechanism: asked.append(mechanism) or original(mechanism),
-    )
+    asked = _spied(monkeypatch, cache_module, "mechanism_unit", 0)
     config = make_config("rr", "digits", 2.0, epochs=1)
     store = ui.results.result_cache()
     assert runner.stored_result(config, store) is None
@@ -158,14 +158,7 @@ def test_the_road_names_its_code_unit_from_above(monkeypatch):
 def test_a_point_the_page_found_missing_is_computed_without_a_second_look(monkeypatch):
     """``result_for`` looks the point up once; computing it (the page's own thread here) does
     not read the store again for it before training, and stores it for the next look."""
-    looks = []
-    original = runner._stored
-
-    def counted(store, config):
-        looks.append(config)
-        return original(store, config)
-
-    monkeypatch.setattr(runner, "_stored", counted)
+    looks = _spied(monkeypatch, runner, "_stored", 1)
     config = make_config("rr", "digits", 2.0, epochs=1)
     computed = ui.results.result_for(config, "Compute", "Training")
     assert computed is not None and not computed.cached and computed.epsilon_spent == 2.0
