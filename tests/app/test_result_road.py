@@ -143,9 +143,10 @@ def test_the_road_names_its_code_unit_from_above(monkeypatch):
     """The runner hands the result's code unit down to the cache key (the registry keeps it),
     so the cache never climbs back up to the registry to find a mechanism's family; the key
     is the one the cache names by default."""
-    from labeldp_core import cache as cache_module
+    from labeldp_core.cache import ResultCache
 
-    asked = _spied(monkeypatch, cache_module, "mechanism_unit", 0)
+    keys = sys.modules[ResultCache.__module__]  # where ResultCache.key finds a default unit
+    asked = _spied(monkeypatch, keys, "mechanism_unit", 0)
     config = make_config("rr", "digits", 2.0, epochs=1)
     store = ui.results.result_cache()
     assert runner.stored_result(config, store) is None
