@@ -11,11 +11,13 @@ every one of them.
 import pkgutil
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import replace
 from importlib import import_module
 from typing import TypeVar
 
 from labeldp_core import families
-from labeldp_core.engine.spec import MechanismSpec, RunConfig
+from labeldp_core.cache.fingerprint import EVERY_FAMILY, declared_unit
+from labeldp_core.engine.spec import MechanismSpec, RunConfig, RunResult
 from labeldp_core.engine.tuning import tuning_statement
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.families.family import CaseBuilder, DemoGrid, Family, Mechanism, Page
@@ -28,8 +30,10 @@ __all__ = [
     "MECHANISMS",
     "MECHANISM_COLOURS",
     "ON_COMPARE",
+    "RESULT_UNITS",
     "TRAINS_ON_RELEASED_LABELS",
     "VARIANTS",
+    "disclosed",
     "discover",
     "discovered_again",
     "family_of",
@@ -38,6 +42,7 @@ __all__ = [
     "pages",
     "registered",
     "release_api",
+    "result_unit",
     "threat_card",
     "tuning_of",
 ]
@@ -155,6 +160,9 @@ def discovered_again() -> Iterator[list[Family]]:
 MECHANISMS: Mapping[str, MechanismSpec] = DerivedTable(lambda m: m.spec)
 #: Each mechanism's colour on every chart, fixed by its family.
 MECHANISM_COLOURS: Mapping[str, str] = DerivedTable(lambda m: m.colour)
+#: Each mechanism's code unit, which its run results' cache keys name
+#: (:func:`~labeldp_core.cache.fingerprint.declared_unit`): kept here, so a key asks no folder.
+RESULT_UNITS: Mapping[str, str] = DerivedTable(lambda m: _declared_unit(m))
 #: Each mechanism's demo grid.
 DEMO_GRIDS: Mapping[str, DemoGrid] = DerivedTable(lambda m: m.demo)
 #: The mechanisms Compare shows before the user picks.
@@ -172,6 +180,20 @@ VARIANTS: Mapping[str, tuple[CaseBuilder, ...]] = DerivedTable(
 CONTROLS: Mapping[str, tuple[CaseBuilder, ...]] = DerivedTable(
     lambda m: (m.audit.controls or None) if m.audit else None
 )
+
+
+def _declared_unit(mechanism: Mechanism) -> str:
+    """:data:`RESULT_UNITS`' entry of ``mechanism``: its family's unit, by the family's folder."""
+    family = family_of(mechanism.id)
+    return declared_unit(family.id, family.folder)
+
+
+def result_unit(mechanism: object) -> str:
+    """The code unit that the cache keys of ``mechanism``'s run results name.
+
+    Its family's (:data:`RESULT_UNITS`); every family's for a mechanism no family declares.
+    """
+    return RESULT_UNITS.get(str(mechanism), EVERY_FAMILY)
 
 
 def release_api() -> dict[str, str]:
@@ -209,11 +231,32 @@ def threat_card(config: RunConfig, delta: float = 0.0) -> dict[str, object]:
     whose settings were picked on private labels adds ``tuning``: what its ε does not cover
     (:func:`tuning_of`).
     """
+    return _disclosure(config, delta)[0]
+
+
+def disclosed(result: RunResult, config: RunConfig) -> RunResult:
+    """``result`` of ``config`` with what its ε covers, as its family says it today.
+
+    Its threat card (for its δ, :func:`threat_card`) and, if a setting was picked on private
+    labels, its tuning statement (:func:`tuning_of`) in its details: a result stored before a
+    card changed is shown with today's.
+    """
+    card, tuning = _disclosure(config, result.delta)
+    details = {key: value for key, value in result.details.items() if key != "tuning"}
+    if tuning is not None:
+        details["tuning"] = tuning
+    return replace(result, details=details, threat_model=card)
+
+
+def _disclosure(
+    config: RunConfig, delta: float
+) -> tuple[dict[str, object], dict[str, object] | None]:
+    """:func:`threat_card` of ``config``, and its :func:`tuning_of` (found once for both)."""
     (entry,) = [m for m in mechanism_entries() if m.id == config.mechanism]
     noise = dict(config.settings).get("noise")
     card = entry.card(noise if isinstance(noise, str) else None, delta)
     tuning = tuning_of(config)
-    return card if tuning is None else card | {"tuning": tuning["note"]}
+    return (card, None) if tuning is None else (card | {"tuning": tuning["note"]}, tuning)
 
 
 def tuning_of(config: RunConfig) -> dict[str, object] | None:

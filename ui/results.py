@@ -16,7 +16,7 @@ from labeldp_core.engine.timing import QUICK_S, estimate_seconds, spoken_duratio
 from labeldp_core.errors import DatasetUnavailableError, LabelDPError
 from labeldp_core.experiments import MECHANISMS, RunConfig, RunResult, make_config, sweep_configs
 from labeldp_core.experiments.demo import log_interpolate, on_demo_grid, point_epsilons
-from labeldp_core.experiments.runner import computed_result, stored_result
+from labeldp_core.experiments.runner import fresh_result, stored_result
 from labeldp_core.experiments.service import ComputeService, Job, default_workers
 from ui.cluster import cluster, run_on_the_cluster
 from ui.epsilon import answer_area
@@ -140,10 +140,13 @@ def stored_many(configs: list[RunConfig]) -> tuple[list[RunResult], list[RunConf
 def run_with_progress(configs: list[RunConfig], label: str) -> list[RunResult]:
     """Compute ``configs`` one by one under a progress bar; each is stored as soon as it is done.
 
-    With a compute service the points are computed by its workers (shared with every session
-    that asks for the same point); the bar then also says how many points are queued before it.
-    With a Dask scheduler set (``$LABELDP_SCHEDULER``) they are sent to its cluster at once and
-    the bar counts them as they return.
+    They are points this run of the page has just found missing (:func:`result_for`,
+    :func:`stored_many`), so the page computes them without reading the store again
+    (:func:`~labeldp_core.experiments.runner.fresh_result`). With a compute service the points
+    are computed by its workers (shared with every session that asks for the same point); the
+    bar then also says how many points are queued before it. With a Dask scheduler set
+    (``$LABELDP_SCHEDULER``) they are sent to its cluster at once and the bar counts them as
+    they return.
     """
     bar = st.progress(0.0, text=label)
     session = cluster()
@@ -168,7 +171,7 @@ def run_with_progress(configs: list[RunConfig], label: str) -> list[RunResult]:
 
         if service is None:
             store = results_store(result_cache(), config.dataset)
-            results.append(computed_result(config, store, progress=show))
+            results.append(fresh_result(config, store, progress=show))
         else:
             with service.waiting(config) as job:
                 results.append(_wait_for(job, show))

@@ -57,6 +57,7 @@ __all__ = [
     "EVERY_FAMILY",
     "PACKAGE_DIR",
     "RESULT_ENGINE",
+    "declared_unit",
     "family_unit",
     "import_closure",
     "joined",
@@ -250,17 +251,21 @@ def family_unit(family: str) -> str:
 def mechanism_unit(mechanism: object) -> str:
     """The unit of ``mechanism``'s run results: its family's; every family for an unknown one.
 
+    The registry keeps it for every mechanism (:func:`labeldp_core.registry.result_unit`).
+    """
+    from labeldp_core.registry import result_unit  # the registry sits above the cache
+
+    return result_unit(mechanism)
+
+
+def declared_unit(family: str, folder: Path) -> str:
+    """The unit of the run results of the family ``family`` declared in ``folder``.
+
     A family registered from outside the package (a test's toy family) has no folder here, so its
     entries take every family's code.
     """
-    from labeldp_core.registry import family_of  # the registry sits above the cache
-
-    try:
-        family = family_of(str(mechanism))
-    except KeyError:
-        return EVERY_FAMILY
-    inside = family.folder.resolve().parent == _OWN_FAMILIES
-    return family_unit(family.id) if inside else EVERY_FAMILY
+    inside = folder.resolve().parent == _OWN_FAMILIES
+    return family_unit(family) if inside else EVERY_FAMILY
 
 
 def unit_family(unit: str) -> str:

@@ -388,8 +388,16 @@ class ResultCache:
         """
         if by is None:
             by = mechanism_unit(payload["mechanism"]) if "mechanism" in payload else EVERY_FAMILY
+        return self.key_under(kind, payload, by)
+
+    def key_under(self, kind: str, payload: Mapping[str, Any], unit: str) -> CacheKey:
+        """:meth:`key` with the unit of code handed down by the caller, who knows it.
+
+        The runner names a result's family's unit, which the registry keeps, so a key on the
+        road to a stored result looks nothing up.
+        """
         fields = {"kind": kind, "payload": {**payload, **thread_key_fields()}}
-        return CacheKey(_canonical(fields | {"version": __version__, "code": unit_code(by)}))
+        return CacheKey(_canonical(fields | {"version": __version__, "code": unit_code(unit)}))
 
     def _get(self, key: str, tag: bytes) -> Any:
         try:

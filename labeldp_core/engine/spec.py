@@ -140,6 +140,13 @@ class RunResult:
         check_result_dict(known)
         return cls(**known)
 
+    def is_result_of(self, config: RunConfig) -> bool:
+        """Whether this is ``config``'s result: its mechanism, dataset, seed, ε, epochs, settings.
+
+        A cache file from elsewhere may hold anything under any key.
+        """
+        return _names(self) == _names(config)
+
     @property
     def score(self) -> float:
         """Test accuracy, or test MSE for regression mechanisms."""
@@ -151,3 +158,9 @@ class RunResult:
         if self.baseline_test_accuracy is not None:
             return self.baseline_test_accuracy
         return self.baseline_test_mse  # type: ignore[return-value]
+
+
+def _names(run: RunConfig | RunResult) -> tuple:
+    """What names a point: mechanism, dataset, seed, epsilon, epochs and settings."""
+    epochs = int(run.epochs or 0)
+    return (run.mechanism, run.dataset, run.seed, run.epsilon, epochs, dict(run.settings))

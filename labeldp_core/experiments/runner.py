@@ -1,7 +1,6 @@
 """Run one config or a sweep, answering from the cache and storing each point as it finishes."""
 
 import time
-import weakref
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from numbers import Integral
@@ -26,11 +25,12 @@ from labeldp_core.engine.spec import (
 )
 from labeldp_core.engine.timing import record_seconds
 from labeldp_core.errors import InvalidInputError
-from labeldp_core.registry import mechanism_spec, threat_card, tuning_of
+from labeldp_core.registry import disclosed, mechanism_spec, result_unit
 
 __all__ = [
     "computed_result",
     "dataset_training_defaults",
+    "fresh_result",
     "lookup",
     "make_config",
     "run",
@@ -42,9 +42,6 @@ __all__ = [
 #: Share of a cold run's progress bar given to the clean baseline when it is not cached yet.
 _BASELINE_SHARE = 0.4
 _MAX_EPOCHS = 1000
-#: The configs :func:`make_config` returned (weakly held): :func:`lookup` and :func:`run` take
-#: them as they are; a config built by hand is validated (and its defaults filled) on its use.
-_VALIDATED: "weakref.WeakSet[RunConfig]" = weakref.WeakSet()
 
 
 def make_config(
@@ -104,8 +101,7 @@ def make_config(
     )
     if spec.check is not None:
         spec.check(config)
-    _VALIDATED.add(config)
-    return config
+    return config.marked_made()
 
 
 def _table_model(resolved: dict[str, Scalar], given: dict[str, object]) -> dict[str, Scalar]:
@@ -134,11 +130,11 @@ def dataset_training_defaults(spec: MechanismSpec, info: DatasetInfo) -> dict[st
 
 
 def _is_made(config: object) -> bool:
-    """Whether :func:`make_config` returned ``config`` (or an equal config still held)."""
-    try:
-        return config in _VALIDATED
-    except TypeError:  # a config built by hand with an unhashable setting
-        return False
+    """Whether :func:`make_config` returned ``config``, or a copy of it (pickling keeps the mark).
+
+    :func:`lookup` and :func:`run` check any other config, and fill its defaults.
+    """
+    return isinstance(config, RunConfig) and config.made
 
 
 def _normalise(config: RunConfig) -> RunConfig:
@@ -186,58 +182,45 @@ def _store(cache: ResultCache | None, config: RunConfig) -> ResultCache:
 
 
 def _made(config: RunConfig) -> RunConfig:
-    """``config``, if :func:`make_config` returned it or would return it unchanged; else refused.
+    """``config``, if :func:`make_config` returned it (or a copy of it); any other is refused.
 
-    A config :func:`make_config` returned is taken as it is. A copy of one (a cached page
-    function hands back pickled copies, and the original may be gone) is made again once and
-    taken if nothing changes; a config built by hand (a default missing, a bad value) is refused.
+    The road takes a made config as it is, never checking it again: a cached page function
+    hands back pickled copies, which keep the mark (:attr:`RunConfig.made`).
     """
-    try:
-        remade = _normalise(config)  # a made config comes back as it is, unchecked
-    except (InvalidInputError, TypeError):
-        remade = None
-    if remade != config:
+    if not _is_made(config):
         raise InvalidInputError(
             f"not a config make_config returned: {config!r}; build it with make_config"
         )
     return config
 
 
-def _stored(cache: ResultCache, config: RunConfig) -> RunResult | None:
+def _result_key(store: ResultCache, config: RunConfig) -> str:
+    """The key of ``config``'s result in ``store``, under its family's code (the registry's)."""
+    unit = result_unit(config.mechanism)
+    return store.key_under("result", config.to_dict(), unit)
+
+
+def _stored(store: ResultCache, config: RunConfig) -> RunResult | None:
     """The result stored for ``config`` (``cached=True``), or None if absent or not its result.
 
     An entry that does not rebuild into a :class:`RunResult` (a field missing or of the wrong
     type, epsilon_spent above epsilon) or that is the result of another config (a cache file
     from elsewhere may hold anything under any key) is dropped, so it counts as a miss and the
-    next run recomputes and replaces it.
+    next run recomputes and replaces it. A result is shown with today's threat card and tuning
+    note (:func:`~labeldp_core.registry.disclosed`), if it was stored before they changed.
     """
-    key = cache.key("result", config.to_dict())
-    found = cache.get_json(key)
+    key = _result_key(store, config)
+    found = store.get_json(key)
     if found is None:
         return None
     try:
         result = RunResult.from_dict(found, cached=True)
     except ResultSchemaError:
         result = None
-    if result is None or _identity(result) != _identity(config):
-        cache.discard(key)
+    if result is None or not result.is_result_of(config):
+        store.discard(key)
         return None
-    return _disclosed(result, config)  # today's card and tuning note, if stored before
-
-
-def _disclosed(result: RunResult, config: RunConfig) -> RunResult:
-    """``result`` with its threat card (for its δ) and its tuning note, if it has one."""
-    details = {key: value for key, value in result.details.items() if key != "tuning"}
-    tuning = tuning_of(config)
-    if tuning is not None:
-        details["tuning"] = tuning
-    return replace(result, details=details, threat_model=threat_card(config, result.delta))
-
-
-def _identity(run: RunConfig | RunResult) -> tuple:
-    """What names a point: mechanism, dataset, seed, epsilon, epochs and settings."""
-    epochs = int(run.epochs or 0)
-    return (run.mechanism, run.dataset, run.seed, run.epsilon, epochs, dict(run.settings))
+    return disclosed(result, config)
 
 
 def run(
@@ -263,10 +246,28 @@ def computed_result(
     found = _stored(store, config)
     if found is not None:
         return replace(found, elapsed_s=round(time.perf_counter() - started, 4))
+    return _fresh(config, store, progress, started)
 
+
+def fresh_result(config: RunConfig, store: ResultCache, progress: Progress = silent) -> RunResult:
+    """:func:`computed_result` of a point its caller has just found missing: no second look.
+
+    The app's road looks a point up once (:func:`stored_result`, in the same run of the page)
+    and computes the one it did not find with this; ``store`` keeps the config's dataset.
+
+    Raises:
+        InvalidInputError: if ``config`` was not made by :func:`make_config`.
+    """
+    started = time.perf_counter()
+    config = _made(config)
+    return _fresh(config, store, progress, started)
+
+
+def _fresh(config: RunConfig, store: ResultCache, progress: Progress, started: float) -> RunResult:
+    """Compute ``config``'s result, store it with the seconds it took, and return it."""
     with training_threads():
         result = _computed(config, store, progress, started)
-    store.put_json(store.key("result", config.to_dict()), result.to_dict())
+    store.put_json(_result_key(store, config), result.to_dict())
     record_seconds(store, config, result.elapsed_s)
     progress(1.0, "done")
     return result
@@ -317,7 +318,7 @@ def _computed(
         baseline_test_accuracy=None if regression else baseline,
         baseline_test_mse=baseline if regression else None,
     )
-    return _disclosed(
+    return disclosed(
         replace(result, diagnostics=diagnostics_entry(result.to_dict(), declared)), config
     )
 

@@ -113,21 +113,55 @@ def test_a_bad_epsilon_is_refused_once_with_its_fix():
     assert "epsilon must be greater than 0" in errors[0] and "try epsilon=0.1" in errors[0]
 
 
+def _spied(monkeypatch: pytest.MonkeyPatch, module, name: str, argument: int) -> list:
+    """The ``argument``-th argument of every call of ``module.name`` from now on."""
+    calls = []
+    original = getattr(module, name)
+
+    def spy(*args, **kwargs):
+        calls.append(args[argument])
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(module, name, spy)
+    return calls
+
+
 def test_the_road_finds_a_points_store_once(monkeypatch):
     """``result_for`` asks which store keeps the point's dataset once; the runner's road takes
     that store as given (a user's table keeps its results in a store of its own), instead of
     asking again on every look-up and every computation."""
-    asked = []
-    original = runner.results_store
-
-    def counted(cache, dataset):
-        asked.append(dataset)
-        return original(cache, dataset)
-
-    monkeypatch.setattr(runner, "results_store", counted)
+    asked = _spied(monkeypatch, runner, "results_store", 1)
     config = make_config("rr", "digits", 2.0, epochs=1)
     cache = ui.results.result_cache()
     assert runner.stored_result(config, cache) is None
     assert runner.computed_result(config, cache).epsilon_spent == 2.0
     assert runner.stored_result(config, cache).cached
     assert asked == []
+
+
+def test_the_road_names_its_code_unit_from_above(monkeypatch):
+    """The runner hands the result's code unit down to the cache key (the registry keeps it),
+    so the cache never climbs back up to the registry to find a mechanism's family; the key
+    is the one the cache names by default."""
+    from labeldp_core.cache import ResultCache
+
+    keys = sys.modules[ResultCache.__module__]  # where ResultCache.key finds a default unit
+    asked = _spied(monkeypatch, keys, "mechanism_unit", 0)
+    config = make_config("rr", "digits", 2.0, epochs=1)
+    store = ui.results.result_cache()
+    assert runner.stored_result(config, store) is None
+    computed = runner.computed_result(config, store)
+    assert runner.stored_result(config, store).flip_rate == computed.flip_rate
+    assert asked == []
+    assert store.get_json(store.key("result", config.to_dict()))["epsilon"] == 2.0
+
+
+def test_a_point_the_page_found_missing_is_computed_without_a_second_look(monkeypatch):
+    """``result_for`` looks the point up once; computing it (the page's own thread here) does
+    not read the store again for it before training, and stores it for the next look."""
+    looks = _spied(monkeypatch, runner, "_stored", 1)
+    config = make_config("rr", "digits", 2.0, epochs=1)
+    computed = ui.results.result_for(config, "Compute", "Training")
+    assert computed is not None and not computed.cached and computed.epsilon_spent == 2.0
+    assert looks == [config]
+    assert ui.results.stored(config).flip_rate == computed.flip_rate

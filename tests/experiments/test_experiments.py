@@ -180,3 +180,20 @@ def test_the_app_road_takes_a_copy_of_a_made_config_after_the_original_is_gone(c
     gc.collect()
     assert runner.stored_result(copy, cache) is None
     assert runner.computed_result(copy, cache).epsilon_spent == 1.0
+
+
+def test_a_pickled_copy_of_a_made_config_is_still_made_and_not_checked_again(cache, monkeypatch):
+    """The mark make_config puts on a config survives pickling: the road takes the copy as it
+    is, without making it again (a page's cache hands back copies on every run of a page)."""
+    import pickle
+
+    from labeldp_core.experiments import runner
+
+    copy = pickle.loads(pickle.dumps(make_config("rr", "digits", 1.0, 0, 1)))
+    checks = []
+    real = runner.make_config
+    monkeypatch.setattr(runner, "make_config", lambda *a, **k: checks.append(a) or real(*a, **k))
+    assert runner.stored_result(copy, cache) is None
+    assert runner.computed_result(copy, cache).epsilon_spent == 1.0
+    assert lookup(copy, cache).cached
+    assert checks == []
