@@ -3,6 +3,7 @@
 import streamlit as st
 
 from labeldp_core.accounting.risk import FORMULAS, Prior, risk_of, scale_sentence
+from labeldp_core.base.numbers import score_text
 from labeldp_core.choosing import Answer, make_target
 from labeldp_core.choosing.choice import DEFAULT_TRAININGS, Choice, choose_epsilon
 from labeldp_core.choosing.clean_reference import clean_line, image_prior
@@ -295,11 +296,7 @@ def _afford(found: list[RunResult], unit: str, classes: int, prior: Prior | None
     afford = st.number_input("x", 0.01, 100.0, 1.0, key="afford", bind="query-params")
     at_x = summary_at(found, afford)
     if at_x:
-        st.dataframe(
-            [r | {"mechanism": mechanism_title(r["mechanism"])} for r in at_x],
-            hide_index=True,
-            key="afford_table",
-        )
+        st.dataframe([_afford_row(r) for r in at_x], hide_index=True, key="afford_table")
         st.caption(
             "Each mechanism at the computed grid ε nearest x (as Compare's summary), best "
             "first within each privacy unit."
@@ -308,6 +305,16 @@ def _afford(found: list[RunResult], unit: str, classes: int, prior: Prior | None
         st.markdown(risk_of(afford, classes, unit, 0.0, prior).line())
     except LabelDPError as exc:
         st.error(str(exc))
+
+
+def _afford_row(row: dict) -> dict:
+    """A row of Compare's summary as this page writes it: the mechanism's title, each score
+    (the mean and its ± std) in the format of the answers' table above."""
+    kept = ("privacy unit", "mechanism", "ε spent", "guarantee")
+    return {
+        key: value if key in kept or value is None else score_text(value)
+        for key, value in row.items()
+    } | {"mechanism": mechanism_title(row["mechanism"])}
 
 
 def _risk_of_answer(answer: Answer | None, classes: int, prior: Prior | None) -> None:

@@ -3,7 +3,7 @@
 import streamlit as st
 
 from labeldp_core import plots
-from labeldp_core.accounting.risk import FORMULAS, risk_of
+from labeldp_core.accounting.risk import FORMULAS, risk_of, scale_sentence
 from labeldp_core.base.numbers import in_words
 from labeldp_core.data import dataset_info, load_dataset
 from labeldp_core.experiments import MECHANISMS, RunConfig, RunResult, sweep_configs
@@ -40,9 +40,13 @@ def render() -> None:
 
 
 def _risk_metrics(epsilon: float, num_classes: int) -> None:
-    """Draw the four risk numbers of ``epsilon`` for one label, each with its formula as help."""
+    """Draw the risk numbers of ``epsilon`` for one label, each with its formula as help.
+
+    Then Choose ε's risk sentence and the scale: no attack gain beside the guess, which a reader
+    took for a chance of guessing the label (issue 53).
+    """
     risk = risk_of(epsilon, num_classes)
-    odds, guess, gain, example = st.columns(4)
+    odds, guess, example = st.columns(3)
     odds.metric("Odds moved by at most", risk.odds_text, help=FORMULAS["odds"])
     guess.metric(
         f"Guess of one label, uniform prior (π = 1/{num_classes}, image unseen)",
@@ -51,7 +55,6 @@ def _risk_metrics(epsilon: float, num_classes: int) -> None:
         delta_color="off",
         help=FORMULAS["guess"],
     )
-    gain.metric("Attack gain over features", f"≤ {risk.gain:.1%}", help=FORMULAS["gain"])
     as_example = risk_of(epsilon, num_classes, "example")
     example.metric(
         "Example-level ε, for one label",
@@ -61,10 +64,9 @@ def _risk_metrics(epsilon: float, num_classes: int) -> None:
         help=FORMULAS["example"],
     )
     st.caption(
-        f"For one training label at ε = {epsilon:g}, K = {num_classes}. "
-        + risk.strength()
-        + f" An example-level ε = {epsilon:g} (DP-SGD, DP prototypes) protects one label as "
-        f"ε = {as_example.epsilon:.3g} does."
+        f"K = {num_classes}. {risk.line()} {scale_sentence(num_classes)} An example-level "
+        f"ε = {epsilon:g} (DP-SGD, DP prototypes) protects one label as ε = "
+        f"{as_example.epsilon:.3g} does."
     )
 
 

@@ -169,7 +169,7 @@ def epsilon_control(
     st.query_params[_BOX] = f"{epsilon:g}"
     options = sorted({*stops, epsilon}) if snap else sorted({*EPSILON_GRID, epsilon})
     if risk is not None and not demo_mode():  # demo mode's larger type has no line to spare
-        slider.caption(risk_line(epsilon, risk), help=risk_help(risk))
+        slider.caption(risk_line(epsilon, risk), help=risk_help(epsilon, risk))
     slider.select_slider(
         f"{label} (log scale)",
         options=options,

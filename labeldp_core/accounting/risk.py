@@ -161,6 +161,21 @@ class Risk:
             f"{self.odds_text}.{upto}"
         )
 
+    def brief(self) -> str:
+        """:meth:`line` in a few words, for beside an ε control: the odds, then the blind guess.
+
+        The odds bound holds for any attacker, one who sees the image included; the guess names
+        its start, a blind 1/K. Nothing else (no attack gain, which was read as a chance of
+        guessing the label: issue 53).
+
+        >>> risk_of(1.0, 10).brief()
+        'odds moved ≤ 2.7x · image unseen, a guess rises from 10% to ≤ 23%'
+        """
+        return (
+            f"odds moved ≤ {self.odds_text} · image unseen, a guess rises from "
+            f"{self.blind:.0%} to ≤ {self.guess:.0%}"
+        )
+
     def _priors(self) -> str:
         """The guess from the image's prior (if known), then from the uniform prior, named."""
         uniform = (
@@ -181,28 +196,6 @@ class Risk:
     def strength_word(self) -> str:
         """The scale's word for this ε for one label (the scale: :mod:`.privacy_scale`)."""
         return band_of(self.epsilon).word
-
-    def strength(self) -> str:
-        """A sentence on what this ε means for one label: the scale's word, and the scale."""
-        band = band_of(self.epsilon)
-        said = (
-            f"ε = {self.epsilon:.3g} is {band.word} privacy for one label on the explorer's "
-            f"scale ({_bands()})"
-        )
-        if band.word == SCALE[-1].word:
-            return (
-                f"{said}: one label can move the odds by up to {self.odds_text}, so the "
-                "guarantee alone says little about a single label; what protects it is the "
-                "noise the mechanism actually adds and what an attacker does not know."
-            )
-        return f"{said}: one label moves the odds of any output by at most {self.odds_text}."
-
-
-def _bands() -> str:
-    """The scale's bands in a few words: 'strong up to ε = 1, moderate up to 2, ...'."""
-    bounded = [f"{band.word} up to {band.upto:g}" for band in SCALE[:-1]]
-    bounded[0] = bounded[0].replace("up to", "up to ε =")
-    return ", ".join(bounded) + f", {SCALE[-1].word} above"
 
 
 def percent(probability: float) -> str:

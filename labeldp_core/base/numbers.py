@@ -9,7 +9,15 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-__all__ = ["SIGNIFICANT", "in_words", "readable_table", "shown", "shown_rows", "shown_spent"]
+__all__ = [
+    "SIGNIFICANT",
+    "in_words",
+    "readable_table",
+    "score_text",
+    "shown",
+    "shown_rows",
+    "shown_spent",
+]
 
 #: Significant digits a table shows: enough for an accuracy to 1e-4, not for float noise.
 SIGNIFICANT = 4
@@ -24,6 +32,17 @@ def shown(value: float | None, digits: int = SIGNIFICANT) -> float | None:
     if value is None or value == 0 or not math.isfinite(value):
         return value
     return round(value, digits - 1 - math.floor(math.log10(abs(value))))
+
+
+def score_text(value: float) -> str:
+    """A score (an accuracy, an MSE, their spread over seeds) as a sentence or a table writes it.
+
+    Three decimals, so that one page's scores read alike (issue 53: 0.5033 beside 0.800).
+
+    >>> score_text(0.8), score_text(0.50333), score_text(0.0058)
+    ('0.800', '0.503', '0.006')
+    """
+    return f"{value:.3f}"
 
 
 def shown_spent(spent: float, asked: float, digits: int = SIGNIFICANT) -> float:

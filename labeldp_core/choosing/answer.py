@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from labeldp_core.accounting.units import label_guarantee_of_example
+from labeldp_core.base.numbers import score_text
 from labeldp_core.choosing.crossing import Crossing, first_crossing, value_at
 from labeldp_core.choosing.curves import Curve
 from labeldp_core.choosing.summary import NEIGHBOURS
@@ -79,7 +80,7 @@ class Answer:
             "smallest ε": smallest,
             "seeds' spread": self.spread(" to "),
             "ε for your unit": f"{self.near}{self.unit_epsilon:.3g}{_delta(self.unit_delta)}",
-            self.metric: f"{self.score:.3f}",
+            self.metric: score_text(self.score),
         }
 
     @property
@@ -117,7 +118,7 @@ class Answer:
         if self.epsilon is None:
             return (
                 f"{name}: not reached up to ε = {self.largest_epsilon:g}, the largest "
-                f"computed ({self.metric} {self.score:.3f} there; {rests})"
+                f"computed ({self.metric} {score_text(self.score)} there; {rests})"
             )
         spread = self._spread()
         if self.below is None:
@@ -132,7 +133,7 @@ class Answer:
             where = f"ε = {self.epsilon:g} (computed); {spread}"
         kind = "interpolated" if self.interpolated else "computed"
         return (
-            f"{name}: {where}; {self.metric} {self.score:.3f} there ({kind}); "
+            f"{name}: {where}; {self.metric} {score_text(self.score)} there ({kind}); "
             f"ε spent {'≈ ' if self.interpolated else ''}{self.epsilon_spent:.3g}"
             f"{_delta(self.delta)}, {self.neighbours}{self._unit()}"
             f"; rests on {rests}"

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from labeldp_core.base.numbers import score_text
 from labeldp_core.cache import ResultCache
 from labeldp_core.choosing.answer import Answer, choose, protection_gap
 from labeldp_core.choosing.bisection import CLOSE, Fetch, bisect, next_epsilon, read_tree
@@ -409,7 +410,8 @@ def _beyond_clean(dataset: str, target: Target, curves: Sequence[Curve], complet
         best = max(c.baseline for c in curves)
         return (
             f"a test accuracy of {target.value:g} is above what the model trained on the true "
-            f"labels reaches on {dataset} ({best:.3f}): no ε can reach it; ask for at most that"
+            f"labels reaches on {dataset} ({score_text(best)}): no ε can reach it; ask for at "
+            "most that"
         )
     if target.kind == "mse" and target.value < min(c.baseline for c in curves):
         best = min(c.baseline for c in curves)

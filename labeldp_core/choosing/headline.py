@@ -12,7 +12,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from labeldp_core.base.numbers import shown
+from labeldp_core.base.numbers import score_text, shown
 from labeldp_core.choosing.answer import Answer, best_score, choose, protection_gap
 from labeldp_core.choosing.choice import Choice
 from labeldp_core.choosing.curves import Curve
@@ -98,7 +98,7 @@ def headlines(choice: Choice) -> list[Headline]:
             continue
         text = (
             f"no mechanism reaches {_goal(choice.target, best)} at any computed ε; the best, "
-            f"{mechanism_title(best.mechanism)}, has {best.metric} {best.score:.3f} at ε "
+            f"{mechanism_title(best.mechanism)}, has {best.metric} {score_text(best.score)} at ε "
             f"{best.largest_epsilon:g}, its largest."
         )
         said.append(Headline(head + text))
@@ -154,6 +154,7 @@ def _still_rising(target: Target, curves: Sequence[Curve]) -> str:
         return ""
     return (
         f"A larger ε: {mechanism_title(best.mechanism)}'s {best.metric} still rises at its "
-        f"largest computed ε ({before.mean:.3f} at ε {before.epsilon:g}, {last.mean:.3f} at "
-        f"ε {last.epsilon:g}), so a larger ε may reach the target; none is computed here."
+        f"largest computed ε ({score_text(before.mean)} at ε {before.epsilon:g}, "
+        f"{score_text(last.mean)} at ε {last.epsilon:g}), so a larger ε may reach the target; "
+        "none is computed here."
     )

@@ -166,11 +166,37 @@ def _stack_above(figure: go.Figure, sizes: TextSizes) -> float:
     return lifted
 
 
-def _wrap_annotations(figure: go.Figure, sizes: TextSizes) -> None:
+def _columns(figure: go.Figure) -> int:
+    """How many panels the figure draws side by side: its x axes' distinct domains (at least 1)."""
+    domains = {tuple(axis.domain or (0, 1)) for axis in figure.select_xaxes()}
+    return max(len(domains), 1)
+
+
+def _panel_wrap(text: str, chars: int) -> str:
+    """``text`` wrapped to ``chars`` characters a line, no word broken (a panel's share)."""
+    return wrap(text, max(chars, *(len(word) for word in text.split())))
+
+
+def _panel_overhang(figure: go.Figure, sizes: TextSizes) -> int:
+    """About how far the rightmost panel's title may reach right of its panel, in px.
+
+    Half its longest line (a character about 0.55 of the type's size): a title is centred on
+    its panel, and on a phone a panel is narrower than its title's words. 0 for one panel.
+    """
+    titles = [a for a in figure.layout.annotations if _is_above(a) and not _is_boxed(a)]
+    if _columns(figure) < 2 or not titles:
+        return 0
+    last = max(titles, key=lambda a: a.x or 0)
+    longest = max(len(line) for line in (last.text or "").split("<br>"))
+    return math.ceil(longest * 0.28 * sizes.axis_title)
+
+
+def _wrap_annotations(figure: go.Figure, sizes: TextSizes, narrow: bool) -> None:
     """Wrap the notes above the plot to their share of its width; size the notes inside it.
 
-    A subplot title gets its share of the width; a title alone in its row, or a boxed note,
-    about half (a boxed note in its smaller type, so more characters).
+    A subplot title gets its share of the width (of a narrow chart's, when ``narrow``); a title
+    alone in its row, or a boxed note, about half (a boxed note in its smaller type, so more
+    characters).
     """
     above = [a for a in figure.layout.annotations if _is_above(a)]
     per_row = max([sum(1 for b in above if b.y == a.y) for a in above], default=1)
@@ -182,8 +208,12 @@ def _wrap_annotations(figure: go.Figure, sizes: TextSizes) -> None:
         elif _is_boxed(annotation):
             annotation.text = wrap(annotation.text or "", _NOTE_WIDTH * SIZES.note // sizes.note)
         else:
-            width = NARROW_TITLE_WIDTH * 16 // sizes.axis_title if per_row == 1 else 80 // per_row
-            annotation.text = wrap(annotation.text or "", max(width, 12))
+            narrow_width = NARROW_TITLE_WIDTH * 16 // sizes.axis_title
+            if per_row == 1:
+                annotation.text = wrap(annotation.text or "", narrow_width)
+            else:
+                width = narrow_width // per_row if narrow else max(80 // per_row, 12)
+                annotation.text = _panel_wrap(annotation.text or "", width)
 
 
 def _style_axes(figure: go.Figure, sizes: TextSizes, narrow: bool) -> None:
@@ -194,13 +224,14 @@ def _style_axes(figure: go.Figure, sizes: TextSizes, narrow: bool) -> None:
             ticktext=[log_tick_text(v) for v in LOG_TICK_VALUES],
             minor={"showgrid": False},
         )
-    x_width = _NARROW_X_TITLE_WIDTH if narrow else _X_TITLE_WIDTH
+    # On a narrow chart each panel side by side gets its share of the width for its x title.
+    x_width = _NARROW_X_TITLE_WIDTH // _columns(figure) if narrow else _X_TITLE_WIDTH
     widths = ((figure.select_xaxes, x_width), (figure.select_yaxes, _Y_TITLE_WIDTH))
     for select, width in widths:
         for axis in select():
             if axis.title.text:
                 chars = width * SIZES.axis_title // sizes.axis_title
-                axis.title.text = wrap(axis.title.text, chars)
+                axis.title.text = _panel_wrap(axis.title.text, chars)
     tick_font = {"size": sizes.tick, "color": TEXT_COLOUR}
     title_font = {"size": sizes.axis_title, "color": TEXT_COLOUR}
     for update in (figure.update_xaxes, figure.update_yaxes):
@@ -240,6 +271,9 @@ def projector_ready(figure: go.Figure, *, demo: bool = False, narrow: bool = Fal
     right, labels_height = end_label_room(figure, sizes.legend)
     if right:  # the lines' names in the right margin, not in a legend
         margin["r"] = right
+    overhang = _panel_overhang(figure, sizes) if narrow else 0
+    if overhang > margin.get("r", figure.layout.margin.r or 0):
+        margin["r"] = overhang
     figure.update_layout(
         legend=legend, font={"size": sizes.tick, "color": TEXT_COLOUR}, margin=margin
     )
@@ -264,7 +298,7 @@ def _place_title(figure: go.Figure, sizes: TextSizes, narrow: bool) -> int:
         width = NARROW_TITLE_WIDTH * SIZES.title // sizes.title if narrow else TITLE_WIDTH
         figure.layout.title.text = wrap(title, width)
         title_height = _lines(figure.layout.title.text) * sizes.title * _LINE + 2 * _GAP
-    _wrap_annotations(figure, sizes)
+    _wrap_annotations(figure, sizes, narrow)
     above = _stack_above(figure, sizes)
     # The title's first line sits above the notes above the plot, and Plotly writes its other
     # lines below the first (anchored to the top of the figure, it would cut the first line).

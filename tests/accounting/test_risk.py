@@ -44,10 +44,13 @@ def test_the_line_and_the_sentence_say_the_numbers():
     line = risk_of(1.0, 10).line()
     assert "at most 2.7x" in line and "at most 23.2%" in line and "π = 1/K = 10.0%" in line
     assert "63.2%" not in line  # issue 53: an attack's gain is not a guess; not beside one
-    assert risk_of(0.5, 10).strength().startswith("ε = 0.5 is strong privacy for one label")
-    assert risk_of(2.0, 10).strength().startswith("ε = 2 is moderate privacy for one label")
-    assert "moderate up to 2, weak up to 5" in risk_of(2.0, 10).strength()  # the scale, stated
-    assert "22,026x" in risk_of(10.0, 10).strength() and risk_of(10.0, 10).odds_text == "22,026x"
+    assert risk_of(0.5, 10).line().startswith("At ε = 0.5 (strong privacy for one label")
+    assert risk_of(2.0, 10).line().startswith("At ε = 2 (moderate privacy for one label")
+    assert "at most 22,026x" in risk_of(10.0, 10).line()
+    assert risk_of(10.0, 10).odds_text == "22,026x"
+    assert risk_of(1.0, 10).brief() == (  # beside an ε control: the odds, then the blind guess
+        "odds moved ≤ 2.7x · image unseen, a guess rises from 10% to ≤ 23%"
+    )
     assert risk_of(1.97, 10).line(approximate=True).startswith("At ε ≈ 1.97 (moderate privacy")
     assert risk_of(1.0, 10).odds_text == "2.7x"
     assert set(FORMULAS) == {"odds", "guess", "gain", "example"}

@@ -76,8 +76,23 @@ def test_i_can_afford_x_lists_each_mechanism_at_the_nearest_computed_epsilon(war
     app = _asking(0.65)
     app.number_input(key="afford").set_value(2.0).run()
     table = app.dataframe[1].value
-    assert list(table["test accuracy"]) == [0.6, 0.55]  # rr, then dpsgd (another unit)
+    assert list(table["test accuracy"]) == ["0.600", "0.550"]  # rr, then dpsgd (another unit)
     assert list(table["privacy unit"]) == ["label", "example"]
+
+
+def test_every_score_on_the_page_reads_in_one_format(warmed):
+    # Issue 53, section 3: the 'I can afford' table printed 0.5033 and ± 0.0058 where the
+    # answers' table and the sentences print 0.800: each score in three decimals now.
+    import re
+
+    app = _asking(0.65)
+    app.number_input(key="afford").set_value(1.5).run()
+    answers, afford = (app.dataframe[i].value for i in (0, 1))
+    scores = [*answers["test accuracy"], *afford["test accuracy"], *afford["± std"]]
+    assert scores and all(re.fullmatch(r"\d+\.\d{3}", str(s)) for s in scores), scores
+    texts = " ".join(_texts(app))
+    assert re.search(r"test accuracy \d\.\d{3} there", texts)  # the answers, in words
+    assert not re.search(r"(accuracy|MSE) \d+\.\d{4}", texts), texts
 
 
 def test_on_a_table_of_ones_own_the_page_recommends_a_public_proxy():
