@@ -40,7 +40,7 @@ def test_laplace_argmax_says_its_2x_control_cannot_be_caught_and_trains_nothing(
 
 
 def test_more_canaries_can_catch_it_so_the_audit_then_trains(monkeypatch, tmp_path):
-    # 30,000 canaries: 15,000 guesses at 75.7% would prove about 1.12, above the claim of 1.
+    # 30,000 canaries: 15,000 guesses at 75.7% would prove about 1.11, above the claim of 1.
     monkeypatch.setattr(training_run, "_train", lambda _, drawn, *rest: stored(drawn, 7_500))
     audit = audit_model(
         "laplace", "fashion-mnist", 1.0, canaries=30_000, cache=ResultCache(tmp_path)
