@@ -89,3 +89,18 @@ def test_pate_gets_the_reason_no_canary_can_test_it_instead_of_a_row_of_zeros(
     assert "one teacher's vote on each query" in verdicts[0]
     assert not [t for t in app.toggle if t.key == "model_audit"]
     assert len(app.dataframe) <= 1  # the release audit's table only: no row of zeros
+
+
+def test_laplace_argmax_gets_the_reason_its_doubled_budget_cannot_be_caught(
+    isolated_cache, monkeypatch
+):
+    from labeldp_core.model_audit import training_run
+
+    monkeypatch.setattr(training_run, "_train", lambda *args: pytest.fail("trained"))
+    app = open_page("pages/audit.py", mechanism="laplace", epochs="1", model="logistic")
+    assert_no_errors(app)
+    verdicts = [m.value for m in app.markdown if m.value.startswith("**Verdict**")]
+    assert len(verdicts) == 1
+    assert verdicts[0].startswith("**Verdict**: this audit cannot test this claim: the model")
+    assert "each noisy vector's argmax" in verdicts[0] and "guesses right as often" in verdicts[0]
+    assert not [t for t in app.toggle if t.key == "model_audit"]
