@@ -2,16 +2,7 @@
 
 from pathlib import Path
 
-from labeldp_core.families.family import (
-    Api,
-    Audit,
-    AuditCeiling,
-    DemoGrid,
-    Family,
-    Mechanism,
-    Page,
-    ReleaseStep,
-)
+from labeldp_core.families.family import Api, Audit, DemoGrid, Family, Mechanism, Page, ReleaseStep
 from labeldp_core.families.laplace_labels import (
     alibi_experiment,
     audit,
@@ -42,11 +33,7 @@ FAMILY = Family(
             diagnostics=("flip_rate", "details.argmax_accuracy"),
             demo=DemoGrid(variants=({"post": "soft"}, {"post": "round"})),
             on_compare=True,
-            model_audit_ceiling=AuditCeiling(
-                audit_ceiling.most_provable,
-                "the model learns only each noisy vector's argmax, which is K-ary randomized "
-                "response at a smaller epsilon than the vector's",
-            ),
+            model_audit_ceiling=audit_ceiling.ARGMAX_CEILING,
             releases=(
                 ReleaseStep(experiment.__name__, "laplace_one_hot_by_plan", "one-hot noise"),
             ),

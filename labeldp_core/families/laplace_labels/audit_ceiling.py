@@ -17,11 +17,12 @@ import math
 
 from labeldp_core.data import dataset_info
 from labeldp_core.engine.spec import RunConfig
+from labeldp_core.families.family import AuditCeiling
 from labeldp_core.families.laplace_labels.experiment import expected_argmax_accuracy
 from labeldp_core.families.laplace_labels.release import ONE_HOT_SENSITIVITY
 from labeldp_core.noise.noise_plans import laplace_plan
 
-__all__ = ["argmax_epsilon", "most_provable"]
+__all__ = ["ARGMAX_CEILING", "argmax_epsilon", "most_provable"]
 
 
 def argmax_epsilon(accuracy: float, num_classes: int) -> float:
@@ -51,3 +52,11 @@ def most_provable(config: RunConfig, n_train: int) -> float | None:
     if accuracy is None or accuracy >= 1.0:  # out of the series' range, or no noise left to cap
         return None
     return argmax_epsilon(accuracy, num_classes)
+
+
+#: The ceiling the family declares for ``laplace``, with the reason the audit's verdict gives.
+ARGMAX_CEILING = AuditCeiling(
+    most_provable,
+    "the model learns only each noisy vector's argmax, which is K-ary randomized response at a "
+    "smaller epsilon than the vector's",
+)
