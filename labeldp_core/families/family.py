@@ -51,7 +51,10 @@ class AuditCeiling:
 
     Attributes:
         most_provable: the largest ε̂ a canary audit of a run of this config can expect, from
-            its training rows' count alone (None where the family's bound does not apply).
+            its training rows' count alone (None where the family's bound does not apply): the
+            log-odds of the best accuracy of any guess between a canary's two labels, which the
+            audit turns into what its own number of guesses can prove
+            (:mod:`labeldp_core.model_audit.ceiling`).
         reason: why, as a clause of the audit's verdict (what carries one label into the model).
     """
 

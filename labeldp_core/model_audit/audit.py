@@ -36,7 +36,12 @@ from labeldp_core.model_audit.crafted import (
     crafted_inputs,
 )
 from labeldp_core.model_audit.estimate import accuracy_cap, score_guesses
-from labeldp_core.model_audit.guesses import DEFAULT_GUESS_SHARE, check_guess_share, guess
+from labeldp_core.model_audit.guesses import (
+    DEFAULT_GUESS_SHARE,
+    check_guess_share,
+    guess,
+    guess_count,
+)
 from labeldp_core.model_audit.protected import check_rows_kept, protected_rows, rows_digest
 from labeldp_core.model_audit.recipe import audit_recipe
 from labeldp_core.model_audit.result import CanaryEstimate, ModelAudit
@@ -150,10 +155,21 @@ class _Plan:
     share: float
 
 
+@dataclass(frozen=True)
+class _Design:
+    """An audit's trainings and canaries before any is drawn: the unit, configs, rows, count."""
+
+    unit: str
+    configs: tuple[RunConfig, ...]
+    rows: np.ndarray
+    count: int
+    share: float
+
+
 def _configs(
     mechanism: str, dataset: str, epsilon: float, options: Mapping[str, object]
-) -> tuple[str, tuple[RunConfig, ...]]:
-    """The unit claimed and one config per training, once a canary design can test the claim."""
+) -> _Design:
+    """The configs of the trainings and where the canaries go, once a design can test the claim."""
     unit = _check_mechanism(mechanism)
     epsilon = _check_budget(epsilon)
     seed = options.get("seed", 0)
@@ -164,25 +180,28 @@ def _configs(
         make_config(mechanism, dataset, factor * epsilon, seed, epochs, settings)
         for _, factor, _ in TRAININGS
     )
+    rows = protected_rows(configs[0], load_dataset(dataset))
+    count = canary_count(len(rows), options.get("canaries"))
+    share = options.get("guess_share")
+    share = check_guess_share(DEFAULT_GUESS_SHARE if share is None else share)
     under_mechanism = {
         name: config
         for (name, _, role), config in zip(TRAININGS, configs, strict=True)
         if role == MECHANISM
     }
     claim = _label_claim(configs[0].epsilon, 0.0, unit)[0]  # its ε does not depend on δ
-    check_testable(under_mechanism, training_size(dataset), unit, claim)
-    return unit, configs
+    guesses = guess_count(share, count)
+    check_testable(under_mechanism, training_size(dataset), unit, claim, guesses)
+    return _Design(unit, configs, rows, count, share)
 
 
 def _plan(mechanism: str, dataset: str, epsilon: float, options: Mapping[str, object]) -> _Plan:
     """Check the audit asked for and draw its canaries (``options`` as :func:`audit_model`'s)."""
-    unit, configs = _configs(mechanism, dataset, epsilon, options)
+    design = _configs(mechanism, dataset, epsilon, options)
+    configs, rows, count = design.configs, design.rows, design.count
     data = load_dataset(dataset)
-    rows = protected_rows(configs[0], data)
-    count = canary_count(len(rows), options.get("canaries"))
-    kind, share = options.get("kind"), options.get("guess_share")
+    kind = options.get("kind")
     kind = check_canary_kind(DEFAULT_CANARY_KIND if kind is None else kind)
-    share = check_guess_share(DEFAULT_GUESS_SHARE if share is None else share)
     seed = configs[0].seed
     drawn = draw_canaries(data.y_train, data.num_classes, count, seed, rows)
     if kind == "crafted":
@@ -195,7 +214,7 @@ def _plan(mechanism: str, dataset: str, epsilon: float, options: Mapping[str, ob
         "rows": rows_digest(rows),
         "kind": kind,
     }
-    return _Plan(unit, configs, drawn, draw, share)
+    return _Plan(design.unit, configs, drawn, draw, design.share)
 
 
 def audit_training(

@@ -23,7 +23,14 @@ import numpy as np
 
 from labeldp_core.errors import InvalidInputError
 
-__all__ = ["DEFAULT_GUESS_SHARE", "Guesses", "canary_scores", "check_guess_share", "guess"]
+__all__ = [
+    "DEFAULT_GUESS_SHARE",
+    "Guesses",
+    "canary_scores",
+    "check_guess_share",
+    "guess",
+    "guess_count",
+]
 
 #: The share of canaries guessed on by default: half abstains.
 DEFAULT_GUESS_SHARE = 0.5
@@ -55,6 +62,17 @@ def check_guess_share(share: object) -> float:
     return float(share)
 
 
+def guess_count(share: float, canaries: int) -> int:
+    """How many of ``canaries`` canaries the attack guesses on: ``ceil(share * m)``.
+
+    The tolerance keeps a share like 2/3 of 3 canaries (2.0000000000000004) at 2 guesses.
+
+    >>> guess_count(2 / 3, 3), guess_count(0.5, 1001)
+    (2, 501)
+    """
+    return math.ceil(check_guess_share(share) * canaries - 1e-9)
+
+
 def canary_scores(probabilities: np.ndarray, planted: np.ndarray, decoy: np.ndarray) -> np.ndarray:
     """``log(p(y'|x) + c) - log(p(k|x) + c)`` per canary, ``c`` = :data:`SMOOTHING`.
 
@@ -84,7 +102,6 @@ def guess(
     Guesses(correct=2, made=2, canaries=3)
     """
     scores = canary_scores(probabilities, planted, decoy)
-    # The tolerance keeps a share like 2/3 of 3 canaries (2.0000000000000004) at 2 guesses.
-    made = math.ceil(check_guess_share(share) * len(scores) - 1e-9)
+    made = guess_count(share, len(scores))
     confident = np.argsort(-np.abs(scores), kind="stable")[:made]
     return Guesses(int(np.sum(scores[confident] > 0)), made, len(scores))

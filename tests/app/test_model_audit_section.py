@@ -73,19 +73,24 @@ def test_auto_epochs_audit_the_audits_own_recipe_and_the_caption_names_it(
     assert "--epochs 60 --set model=mlp" in captions
 
 
-def test_pate_gets_the_reason_no_canary_can_test_it_instead_of_a_row_of_zeros(
-    isolated_cache, monkeypatch
+@pytest.mark.parametrize(
+    ("mechanism", "reason", "said"),
+    [
+        ("pate", "a training label", "one teacher's vote on each query"),
+        ("laplace", "the model learns", "each noisy vector's argmax"),
+    ],
+)
+def test_a_claim_no_canary_can_test_gets_the_reason_instead_of_a_row_of_zeros(
+    mechanism, reason, said, isolated_cache, monkeypatch
 ):
     from labeldp_core.model_audit import training_run
 
     monkeypatch.setattr(training_run, "_train", lambda *args: pytest.fail("trained"))
-    app = open_page("pages/audit.py", mechanism="pate", epochs="1", model="logistic")
+    app = open_page("pages/audit.py", mechanism=mechanism, epochs="1", model="logistic")
     assert_no_errors(app)
     verdicts = [m.value for m in app.markdown if m.value.startswith("**Verdict**")]
     assert len(verdicts) == 1
-    assert verdicts[0].startswith(
-        "**Verdict**: this audit cannot test this claim: a training label"
-    )
-    assert "one teacher's vote on each query" in verdicts[0]
+    assert verdicts[0].startswith(f"**Verdict**: this audit cannot test this claim: {reason}")
+    assert said in verdicts[0] and "guesses right as often as that allows" in verdicts[0]
     assert not [t for t in app.toggle if t.key == "model_audit"]
     assert len(app.dataframe) <= 1  # the release audit's table only: no row of zeros

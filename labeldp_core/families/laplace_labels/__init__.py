@@ -6,6 +6,7 @@ from labeldp_core.families.family import Api, Audit, DemoGrid, Family, Mechanism
 from labeldp_core.families.laplace_labels import (
     alibi_experiment,
     audit,
+    audit_ceiling,
     experiment,
     label_prior,
     regression_experiment,
@@ -32,6 +33,7 @@ FAMILY = Family(
             diagnostics=("flip_rate", "details.argmax_accuracy"),
             demo=DemoGrid(variants=({"post": "soft"}, {"post": "round"})),
             on_compare=True,
+            model_audit_ceiling=audit_ceiling.ARGMAX_CEILING,
             releases=(
                 ReleaseStep(experiment.__name__, "laplace_one_hot_by_plan", "one-hot noise"),
             ),
