@@ -138,12 +138,14 @@ def test_a_class_plays_a_round_on_phones_and_the_teachers_tally_follows(server):
 
 
 def test_the_single_player_guess_buttons_come_in_class_order_on_a_phone(server):
+    from playwright.sync_api import expect
+
     with chromium_browser() as browser:
         phone = _page(browser, PHONE, f"{server}/epsilon_meaning?epochs=1")
         buttons = phone.get_by_role("button", name=re.compile(r"^\d$"))
-        buttons.first.wait_for()
-        boxes = [buttons.nth(n).bounding_box() for n in range(buttons.count())]
-        labels = [buttons.nth(n).inner_text().strip() for n in range(buttons.count())]
+        expect(buttons).to_have_count(10)  # all drawn: a count read mid-render ran short once
+        boxes = [buttons.nth(n).bounding_box() for n in range(10)]
+        labels = [buttons.nth(n).inner_text().strip() for n in range(10)]
         ordered = [label for _, label in sorted(zip(boxes, labels, strict=True), key=_reading)]
         assert ordered == [str(k) for k in range(10)]
 

@@ -75,9 +75,14 @@ def test_play_moves_the_cursor_in_the_browser_without_asking_the_server(server, 
 
 
 def test_the_downloaded_report_plays_from_disk_with_the_network_refused(server, browser, tmp_path):
+    from playwright.sync_api import expect
+
     page = _open(browser, f"{server}/price_of_privacy?{QUERY}")
+    button = page.get_by_role("button", name="Download a standalone HTML report")
+    expect(button).to_be_enabled()
+    page.wait_for_selector(IDLE)  # a click during a rerun finds no report to build
     with page.expect_download() as download:
-        page.get_by_role("button", name="Download a standalone HTML report").click()
+        button.click()
     report = tmp_path / "report.html"
     download.value.save_as(report)
     page.close()
