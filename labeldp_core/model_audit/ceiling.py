@@ -40,7 +40,7 @@ def expected_bound(ceiling: float, guesses: int) -> float:
     ``round(r e^c / (1 + e^c))`` right out of r: what a perfect attack can expect to prove.
 
     >>> round(expected_bound(1.137, 500), 2)
-    0.94
+    0.97
     """
     accuracy = 1.0 / (1.0 + math.exp(-ceiling))
     return score_guesses(round(accuracy * guesses), guesses).epsilon_lower_bound

@@ -132,7 +132,9 @@ def test_a_class_plays_a_round_on_phones_and_the_teachers_tally_follows(server):
         late = _page(browser, PHONE, f"{server}/play?round={code}")
         late.get_by_text("The round is over").wait_for()
         teacher.locator("[data-testid='stDataFrame']").first.wait_for()
-        assert teacher.locator("[data-testid='stPlotlyChart']").count() >= 2  # overall, items
+        charts = teacher.locator("[data-testid='stPlotlyChart']")
+        charts.nth(1).wait_for()  # drawn after the table: counted at once, it read 0 under load
+        assert charts.count() >= 2  # overall, items
         for page in (teacher, *phones, forged, late):
             assert page.locator("[data-testid='stException']").count() == 0
 
