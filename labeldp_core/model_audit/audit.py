@@ -155,21 +155,14 @@ class _Plan:
     share: float
 
 
-@dataclass(frozen=True)
-class _Design:
-    """An audit's trainings and canaries before any is drawn: the unit, configs, rows, count."""
-
-    unit: str
-    configs: tuple[RunConfig, ...]
-    rows: np.ndarray
-    count: int
-    share: float
-
-
 def _configs(
     mechanism: str, dataset: str, epsilon: float, options: Mapping[str, object]
-) -> _Design:
-    """The configs of the trainings and where the canaries go, once a design can test the claim."""
+) -> tuple[str, tuple[RunConfig, ...]]:
+    """The unit claimed and one config per training, once a canary design can test the claim.
+
+    The canaries are counted only for a mechanism that declares a ceiling (counting them reads
+    the dataset: the warm's plan asks this of every demo point).
+    """
     unit = _check_mechanism(mechanism)
     epsilon = _check_budget(epsilon)
     seed = options.get("seed", 0)
@@ -180,25 +173,35 @@ def _configs(
         make_config(mechanism, dataset, factor * epsilon, seed, epochs, settings)
         for _, factor, _ in TRAININGS
     )
-    rows = protected_rows(configs[0], load_dataset(dataset))
-    count = canary_count(len(rows), options.get("canaries"))
-    share = options.get("guess_share")
-    share = check_guess_share(DEFAULT_GUESS_SHARE if share is None else share)
     under_mechanism = {
         name: config
         for (name, _, role), config in zip(TRAININGS, configs, strict=True)
         if role == MECHANISM
     }
     claim = _label_claim(configs[0].epsilon, 0.0, unit)[0]  # its ε does not depend on δ
-    guesses = guess_count(share, count)
+
+    def guesses() -> int:
+        _, count, share = _canaries(configs, dataset, options)
+        return guess_count(share, count)
+
     check_testable(under_mechanism, training_size(dataset), unit, claim, guesses)
-    return _Design(unit, configs, rows, count, share)
+    return unit, configs
+
+
+def _canaries(
+    configs: tuple[RunConfig, ...], dataset: str, options: Mapping[str, object]
+) -> tuple[np.ndarray, int, float]:
+    """The rows the canaries go in, how many canaries, and the share guessed on (checked)."""
+    rows = protected_rows(configs[0], load_dataset(dataset))
+    count = canary_count(len(rows), options.get("canaries"))
+    share = options.get("guess_share")
+    return rows, count, check_guess_share(DEFAULT_GUESS_SHARE if share is None else share)
 
 
 def _plan(mechanism: str, dataset: str, epsilon: float, options: Mapping[str, object]) -> _Plan:
     """Check the audit asked for and draw its canaries (``options`` as :func:`audit_model`'s)."""
-    design = _configs(mechanism, dataset, epsilon, options)
-    configs, rows, count = design.configs, design.rows, design.count
+    unit, configs = _configs(mechanism, dataset, epsilon, options)
+    rows, count, share = _canaries(configs, dataset, options)
     data = load_dataset(dataset)
     kind = options.get("kind")
     kind = check_canary_kind(DEFAULT_CANARY_KIND if kind is None else kind)
@@ -214,7 +217,7 @@ def _plan(mechanism: str, dataset: str, epsilon: float, options: Mapping[str, ob
         "rows": rows_digest(rows),
         "kind": kind,
     }
-    return _Plan(design.unit, configs, drawn, draw, design.share)
+    return _Plan(unit, configs, drawn, draw, share)
 
 
 def audit_training(

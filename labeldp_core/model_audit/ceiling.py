@@ -15,7 +15,7 @@ row of zeros or "no verdict".
 """
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from labeldp_core.engine.config import RunConfig
 from labeldp_core.errors import InvalidInputError
@@ -51,13 +51,14 @@ def check_testable(
     n_train: int,
     unit: str,
     label_epsilon: float,
-    guesses: int,
+    guesses: Callable[[], int],
 ) -> None:
     """Refuse, with the reason, an audit whose 2x control no canary design could catch.
 
     ``configs`` are the audit's trainings under the mechanism by role, the mechanism at the claim
     first and the control at twice it last; ``n_train`` the training rows, ``label_epsilon`` the
-    claim for a label, ``guesses`` how many canaries the attack will guess on.
+    claim for a label, ``guesses`` how many canaries the attack will guess on (asked only where a
+    ceiling is declared: counting the canaries reads the dataset).
     """
     roles = list(configs.items())
     (audited, first), (control, last) = roles[0], roles[-1]
@@ -68,13 +69,14 @@ def check_testable(
     doubled = ceilings[control]
     if doubled is None:
         return
-    expected = expected_bound(doubled, guesses)
+    made = guesses()
+    expected = expected_bound(doubled, made)
     if expected > label_epsilon:
         return
     verdict = (
         f"this audit cannot test this claim: {declared.reason}, so no canary design can expect "
         f"to prove more than {ceilings[audited]:.3g} of the model at {first.epsilon:g}, nor "
-        f"{doubled:.3g} of its control at {last.epsilon:g}, and {guesses} guesses right as "
+        f"{doubled:.3g} of its control at {last.epsilon:g}, and {made} guesses right as "
         f"often as that allows prove about {expected:.3g}, not above the {label_epsilon:.3g} "
         "claimed (computed from the noise; nothing was trained)"
     )
@@ -87,7 +89,7 @@ def check_testable(
             "privacy_unit": unit,
             "label_epsilon": label_epsilon,
             "most_provable": ceilings,
-            "guesses": guesses,
+            "guesses": made,
             "expected_provable": expected,
             "trained": False,
             "violates": False,
