@@ -79,7 +79,7 @@ def test_the_downloaded_report_plays_from_disk_with_the_network_refused(server, 
 
     page = _open(browser, f"{server}/price_of_privacy?{QUERY}")
     button = page.get_by_role("button", name="Download a standalone HTML report")
-    expect(button).to_be_enabled()
+    expect(button).to_be_enabled(timeout=120_000)  # the report is built first: slow under load
     page.wait_for_selector(IDLE)  # a click during a rerun finds no report to build
     with page.expect_download() as download:
         button.click()
