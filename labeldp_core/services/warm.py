@@ -24,6 +24,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import asdict, dataclass, field
+from functools import cached_property
 from multiprocessing import get_context
 from pathlib import Path
 
@@ -35,7 +36,7 @@ from labeldp_core.experiments.stopping import end_pool, end_with_parent
 from labeldp_core.model_audit import audit_model, cached_audit, demo_model_audits
 from labeldp_core.registry import ON_COMPARE
 from labeldp_core.services.release_audits import app_audit_points, stored_audit_case
-from labeldp_core.services.warm_estimate import Estimate, reference_rates
+from labeldp_core.services.warm_estimate import Estimate, latest, reference_rates
 from labeldp_core.services.warm_together import compute_points, grouped, members
 
 __all__ = [
@@ -96,13 +97,21 @@ class WarmTask:
         return f"audit {self.audit[0]} case {self.audit[2] + 1}"
 
     @property
+    def size(self) -> int:
+        """How many points the task computes: itself and those that train together with it."""
+        return 1 + len(self.together)
+
+    @property
     def phase(self) -> str:
         """:data:`PAGES` or :data:`MODEL_AUDITS`: the model audits come after every page's point."""
         return MODEL_AUDITS if self.model_audit is not None else PAGES
 
-    @property
+    @cached_property
     def kind(self) -> tuple:
-        """Points of one kind take about as long: same mechanism and settings, any ε and seed."""
+        """Points of one kind take about as long: same mechanism and settings, any ε and seed.
+
+        Kept once computed: the time left asks it of every point left every two seconds.
+        """
         if self.model_audit is not None:
             return (MODEL_AUDITS, self.model_audit[0])
         if self.config is None:
@@ -255,8 +264,8 @@ def _estimate_left(
     estimate: Estimate, status: WarmStatus, waiting: list[WarmTask], running: dict, workers: int
 ) -> None:
     """Set ``status``'s seconds left: of every point, and of the pages' phase."""
-    status.seconds_left = estimate.left(waiting, running, workers)
-    status.pages_seconds_left = estimate.left(waiting, running, workers, PAGES)
+    done = estimate.finishes(waiting, running, workers)
+    status.seconds_left, status.pages_seconds_left = latest(done), latest(done, PAGES)
 
 
 class _TimedCache(ResultCache):

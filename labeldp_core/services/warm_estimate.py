@@ -23,12 +23,11 @@ from typing import TYPE_CHECKING
 
 from labeldp_core.cache import ResultCache
 from labeldp_core.engine.timing import estimate_seconds
-from labeldp_core.services.warm_together import members
 
 if TYPE_CHECKING:
     from labeldp_core.services.warm import WarmTask
 
-__all__ = ["RATES_FILE", "Estimate", "family", "reference_rates"]
+__all__ = ["RATES_FILE", "Estimate", "family", "latest", "reference_rates"]
 
 #: Each family's median seconds a point in a warm from an empty cache, per dataset (the bench's).
 RATES_FILE = Path(__file__).with_name("warm_rates.json")
@@ -130,33 +129,35 @@ class Estimate:
         every = [s for found in self.seen.values() for s in found]
         return statistics.median(every) if every else None
 
-    def _seconds(self, task: "WarmTask") -> float | None:
-        """Seconds of ``task``: a group that trains together weighs as many points as it holds."""
-        seconds = self.of(task)
-        return None if seconds is None else seconds * len(members(task))
-
     def finishes(
         self, waiting: list["WarmTask"], running: dict, workers: int
     ) -> list[tuple["WarmTask", float]] | None:
         """Each point (running, then waiting) and the seconds from now until it is done.
 
         ``running`` maps a future to (task, when it started); the waiting points go in order
-        to the worker that is free first, as the pool gives them out. None while a point's
-        seconds are unknown.
+        to the worker that is free first, as the pool gives them out. A group that trains
+        together (:mod:`labeldp_core.services.warm_together`) weighs as many points as it holds.
+        None while a point's seconds are unknown.
         """
+        per_kind: dict[tuple, float | None] = {}  # a point's seconds depend on its kind alone
+
+        def seconds(task: "WarmTask") -> float | None:
+            kind = task.kind
+            if kind not in per_kind:
+                per_kind[kind] = self.of(task)
+            return None if per_kind[kind] is None else per_kind[kind] * task.size
+
         now, done = time.monotonic(), []
         for task, started in running.values():
-            seconds = self._seconds(task)
-            if seconds is None:
+            if (spent := seconds(task)) is None:
                 return None
-            done.append((task, max(0.0, seconds - (now - started))))
+            done.append((task, max(0.0, spent - (now - started))))
         free = [at for _, at in done] + [0.0] * max(0, workers - len(done))
         heapq.heapify(free)
         for task in waiting:
-            seconds = self._seconds(task)
-            if seconds is None:
+            if (spent := seconds(task)) is None:
                 return None
-            done.append((task, heapq.heappop(free) + seconds))
+            done.append((task, heapq.heappop(free) + spent))
             heapq.heappush(free, done[-1][1])
         return done
 
@@ -164,7 +165,11 @@ class Estimate:
         self, waiting: list["WarmTask"], running: dict, workers: int, phase: str | None = None
     ) -> float | None:
         """Seconds until every point (of ``phase``, if given) is done; None while unknown."""
-        done = self.finishes(waiting, running, workers)
-        if done is None:
-            return None
-        return max((at for task, at in done if phase in (None, task.phase)), default=0.0)
+        return latest(self.finishes(waiting, running, workers), phase)
+
+
+def latest(done: list[tuple["WarmTask", float]] | None, phase: str | None = None) -> float | None:
+    """When the last of :meth:`Estimate.finishes`' points (of ``phase``, if given) is done."""
+    if done is None:
+        return None
+    return max((at for task, at in done if phase in (None, task.phase)), default=0.0)
