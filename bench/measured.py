@@ -2,15 +2,17 @@
 
 ``bench/warm_speed.py --write`` stores what it measured in ``bench/measured/warm-DATASET.json``
 (the wall time, when the pages' phase was done, the points of each phase, each kind of point's
-median seconds, the commit and the machine's load); this module renders those records into the
-blocks of the docs between ``<!-- measured:NAME:begin -->`` and ``<!-- measured:NAME:end -->``,
-or, where no record of the code's points exists, a sentence that names the command that measures
-it. ``tests/docs/test_measured_figures.py`` fails when a block differs from its rendering, when a
-record counts other points than the warm plans now (a family added some: measure again), and
-when a page states a warm's or the suite's time outside a block.
+median seconds, the commit and the machine's load) and each point's seconds in order
+(``timeline-DATASET.json``); this module renders those records into the blocks of the docs
+between ``<!-- measured:NAME:begin -->`` and ``<!-- measured:NAME:end -->``, or, where no record
+of the code's points exists, a sentence that names the command that measures it, and writes the
+per-family seconds a warm's time left starts from (``labeldp_core/services/warm_rates.json``).
+``tests/docs/test_measured_figures.py`` fails when a block or the rates differ from their
+rendering, when a record counts other points than the warm plans now (a family added some:
+measure again), and when a page states a warm's or the suite's time outside a block.
 
-Run: ``.venv/bin/python bench/measured.py`` rewrites every block from the records (``make bench``
-runs it with the others).
+Run: ``.venv/bin/python bench/measured.py`` rewrites every block and the rates from the records
+(``make bench`` runs it with the others).
 """
 
 import json
@@ -171,8 +173,64 @@ def outside_blocks(page: str) -> str:
     return _BLOCK.sub("", page)
 
 
+def timeline_path(dataset: str) -> Path:
+    """Where each point of a measured warm of ``dataset`` is kept, with its seconds, in order."""
+    return RECORDS / f"timeline-{dataset}.json"
+
+
+def timeline(lines: list[str]) -> list[list]:
+    """Each point of a warm's progress ``lines`` and its seconds, in the order they were done."""
+    matches = (_POINT.match(line) for line in lines)
+    return [[match.group(1), float(match.group(2))] for match in matches if match]
+
+
+def rate_kind(label: str) -> str:
+    """A point's family for the warm's time left: :func:`point_kind`, a model audit's mechanism too.
+
+    >>> rate_kind("model audit dpsgd ε=2"), rate_kind("rr ε=1 seed=0")
+    ('model audit dpsgd', 'rr')
+    """
+    kind = point_kind(label)
+    return f"{kind} {label.split(' ')[2]}" if kind == "model audit" else kind
+
+
+def family_rates(points: list[list]) -> dict[str, float]:
+    """Each family's median seconds a point over a timeline's ``points`` (label, seconds)."""
+    seconds: dict[str, list[float]] = {}
+    for label, spent in points:
+        seconds.setdefault(rate_kind(label), []).append(spent)
+    return {kind: round(statistics.median(found), 2) for kind, found in sorted(seconds.items())}
+
+
+def rates_text() -> str:
+    """The per-family seconds a warm's time left starts from (``warm_rates.json``), as JSON.
+
+    By dataset: the family medians of its measured timeline, or where none was kept the
+    record's costs (its model audits as one family); with the record's commit, cores and load.
+    A warm scales them by how fast it runs the families it has seen
+    (``labeldp_core.services.warm_estimate``).
+    """
+    rates = {}
+    for path in sorted(RECORDS.glob("warm-*.json")):
+        record = json.loads(path.read_text(encoding="utf-8"))
+        dataset = record["dataset"]
+        kept = timeline_path(dataset)
+        costs = record["costs"]
+        if kept.exists():
+            costs = family_rates(json.loads(kept.read_text(encoding="utf-8"))["points"])
+        rates[dataset] = {key: record[key] for key in ("commit", "cores", "load")}
+        rates[dataset]["costs"] = costs
+    return json.dumps(rates, indent=1, ensure_ascii=False) + "\n"
+
+
 def main() -> int:
-    """Rewrite every page's blocks from the records; name the pages changed."""
+    """Rewrite every page's blocks and the warm's rates from the records; name what changed."""
+    from labeldp_core.services.warm_estimate import RATES_FILE
+
+    text = rates_text()
+    if not RATES_FILE.exists() or RATES_FILE.read_text(encoding="utf-8") != text:
+        RATES_FILE.write_text(text, encoding="utf-8")
+        print(f"wrote the measured rates into {RATES_FILE.relative_to(ROOT)}")
     for path in PAGES:
         text = path.read_text(encoding="utf-8")
         new = rewrite(text)

@@ -11,8 +11,10 @@ project's thread variables removed so the code's own defaults run) and prints:
 
 With ``--old CHECKOUT`` (e.g. a worktree of an earlier commit) the old code's warm is timed too,
 after this one (not interleaved: each takes many minutes), for the wall time only. With
-``--write`` the measurement is stored in ``bench/measured/`` and written into the docs' blocks
-(``bench/measured.py``): the docs state no warm time the bench did not measure.
+``--write`` the measurement is stored in ``bench/measured/`` (with each point's seconds, in
+order: ``timeline-DATASET.json``) and written into the docs' blocks and the warm's per-family
+rates (``bench/measured.py``): the docs state no warm time the bench did not measure, and the
+warm's time left starts from what it measured.
 """
 
 import argparse
@@ -97,6 +99,11 @@ def write(dataset: str, total: float, lines: list[tuple[float, str]]) -> None:
     path = measured.record_path(dataset)
     path.parent.mkdir(exist_ok=True)
     path.write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    points = measured.timeline([line for _, line in lines])
+    kept = where | {"dataset": dataset, "workers": os.cpu_count(), "points": points}
+    measured.timeline_path(dataset).write_text(
+        json.dumps(kept, ensure_ascii=False) + "\n", encoding="utf-8"
+    )
     measured.main()
 
 

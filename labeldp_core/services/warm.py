@@ -18,18 +18,17 @@ and not stored; a worker whose warm is gone (even killed) ends too
 
 import json
 import os
-import statistics
 import subprocess
 import sys
 import time
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import asdict, dataclass, field
+from functools import cached_property
 from multiprocessing import get_context
 from pathlib import Path
 
 from labeldp_core.cache import ResultCache
-from labeldp_core.engine.timing import estimate_seconds
 from labeldp_core.experiments import RunConfig
 from labeldp_core.experiments.demo import demo_configs
 from labeldp_core.experiments.runner import lookup
@@ -37,6 +36,7 @@ from labeldp_core.experiments.stopping import end_pool, end_with_parent
 from labeldp_core.model_audit import audit_model, cached_audit, demo_model_audits
 from labeldp_core.registry import ON_COMPARE
 from labeldp_core.services.release_audits import app_audit_points, stored_audit_case
+from labeldp_core.services.warm_estimate import Estimate, latest, reference_rates
 from labeldp_core.services.warm_together import compute_points, grouped, members
 
 __all__ = [
@@ -97,13 +97,21 @@ class WarmTask:
         return f"audit {self.audit[0]} case {self.audit[2] + 1}"
 
     @property
+    def size(self) -> int:
+        """How many points the task computes: itself and those that train together with it."""
+        return 1 + len(self.together)
+
+    @property
     def phase(self) -> str:
         """:data:`PAGES` or :data:`MODEL_AUDITS`: the model audits come after every page's point."""
         return MODEL_AUDITS if self.model_audit is not None else PAGES
 
-    @property
+    @cached_property
     def kind(self) -> tuple:
-        """Points of one kind take about as long: same mechanism and settings, any ε and seed."""
+        """Points of one kind take about as long: same mechanism and settings, any ε and seed.
+
+        Kept once computed: the time left asks it of every point left every two seconds.
+        """
         if self.model_audit is not None:
             return (MODEL_AUDITS, self.model_audit[0])
         if self.config is None:
@@ -252,52 +260,12 @@ def read_status(cache_dir: Path, dataset: str) -> WarmStatus | None:
         return None
 
 
-class _Estimate:
-    """Seconds a point takes: points of its kind seen in this warm, then earlier, then any point."""
-
-    def __init__(self, cache: ResultCache) -> None:
-        self.cache = cache
-        self.seen: dict[tuple, list[float]] = {}
-        self.earlier: dict[tuple, float | None] = {}
-
-    def add(self, task: WarmTask, seconds: float) -> None:
-        self.seen.setdefault(task.kind, []).append(seconds)
-
-    def of(self, task: WarmTask) -> float | None:
-        if task.kind in self.seen:
-            return statistics.median(self.seen[task.kind])
-        if task.config is not None and task.kind not in self.earlier:
-            self.earlier[task.kind] = estimate_seconds(self.cache, [task.config])
-        earlier = self.earlier.get(task.kind)
-        if earlier is not None:
-            return earlier
-        every = [s for found in self.seen.values() for s in found]
-        return statistics.median(every) if every else None
-
-    def left(self, waiting: list[WarmTask], running: dict, workers: int) -> float | None:
-        """Seconds until every point is done, ``running`` maps a task to when it started.
-
-        A group that trains together (:mod:`labeldp_core.services.warm_together`) weighs as many
-        points as it holds: a point's seconds measured in a group are its share of the group's.
-        """
-        now, total = time.monotonic(), 0.0
-        for task, started in [*((t, None) for t in waiting), *running.values()]:
-            seconds = self.of(task)
-            if seconds is None:
-                return None
-            seconds *= len(members(task))
-            total += seconds if started is None else max(0.0, seconds - (now - started))
-        return total / workers
-
-    def update(
-        self, status: WarmStatus, waiting: list[WarmTask], running: dict, workers: int
-    ) -> None:
-        """Set ``status``'s seconds left: of every point, and of the pages' phase."""
-        status.seconds_left = self.left(waiting, running, workers)
-        pages = {f: (t, s) for f, (t, s) in running.items() if t.phase == PAGES}
-        status.pages_seconds_left = self.left(
-            [task for task in waiting if task.phase == PAGES], pages, workers
-        )
+def _estimate_left(
+    estimate: Estimate, status: WarmStatus, waiting: list[WarmTask], running: dict, workers: int
+) -> None:
+    """Set ``status``'s seconds left: of every point, and of the pages' phase."""
+    done = estimate.finishes(waiting, running, workers)
+    status.seconds_left, status.pages_seconds_left = latest(done), latest(done, PAGES)
 
 
 class _TimedCache(ResultCache):
@@ -412,7 +380,8 @@ def run_warm(
     if planned is not None:
         planned(status)
     waiting = grouped(waiting)
-    path, estimate = status_path(cache_dir, dataset), _Estimate(cache)
+    path = status_path(cache_dir, dataset)
+    estimate = Estimate(cache, reference_rates(dataset))
     _write_status(path, status)
     pool = _pool(cache_dir, workers)
     try:
@@ -444,14 +413,14 @@ def _drain(pool, workers, waiting, status, estimate, progress, path) -> None:
             for line in _account(future, running.pop(future)[0], status, estimate)
         ]
         if finished or time.monotonic() - written > _STATUS_EVERY_S:
-            estimate.update(status, waiting, running, workers)
+            _estimate_left(estimate, status, waiting, running, workers)
             _write_status(path, status)
             written = time.monotonic()
         for line in lines:
             progress(status, line)
 
 
-def _account(future: Future, task: WarmTask, status: WarmStatus, estimate: _Estimate) -> list[str]:
+def _account(future: Future, task: WarmTask, status: WarmStatus, estimate: Estimate) -> list[str]:
     """Count a returned point (or group) as done (or failed); a line per point that says so."""
     try:
         seconds, shared = future.result()
@@ -484,7 +453,8 @@ def coverage(dataset: str, cache_dir: Path, workers: int | None = None) -> WarmS
     cache = ResultCache(cache_dir)
     status, waiting = _plan(dataset, cache, None)
     status.pid, status.state = 0, "incomplete" if waiting else "finished"
-    _Estimate(cache).update(status, waiting, {}, workers or os.cpu_count() or 1)
+    estimate = Estimate(cache, reference_rates(dataset))
+    _estimate_left(estimate, status, waiting, {}, workers or os.cpu_count() or 1)
     return status
 
 

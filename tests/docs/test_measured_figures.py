@@ -41,6 +41,16 @@ def test_every_block_of_the_docs_is_what_the_benchs_records_say():
     assert {"warm-digits", "costs-digits"} <= names
 
 
+def test_the_warms_rates_are_what_the_benchs_records_say():
+    from labeldp_core.services.warm_estimate import RATES_FILE, reference_rates
+
+    assert RATES_FILE.read_text(encoding="utf-8") == measured.rates_text(), (
+        "labeldp_core/services/warm_rates.json was edited by hand or a record changed; "
+        "run bench/measured.py"
+    )
+    assert reference_rates("digits")["model audit"] > reference_rates("digits")["rr"] > 0
+
+
 def test_every_record_counts_the_points_a_warm_plans_now():
     assert measured.stale_records() == []
 

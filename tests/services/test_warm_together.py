@@ -9,6 +9,7 @@ from labeldp_core.cache import ResultCache
 from labeldp_core.experiments import lookup, make_config
 from labeldp_core.services import warm
 from labeldp_core.services.warm import WarmTask, run_warm
+from labeldp_core.services.warm_estimate import Estimate
 from labeldp_core.services.warm_together import GROUP_LIMIT, grouped, members
 
 
@@ -49,7 +50,7 @@ def test_a_warm_trains_a_group_together_and_counts_and_stores_each_point(
 
 
 def test_the_time_left_weighs_a_group_by_its_points(isolated_cache: Path):
-    estimate = warm._Estimate(ResultCache(isolated_cache))
+    estimate = Estimate(ResultCache(isolated_cache))
     estimate.add(_task(4.0), 2.0)  # a point of the kind: 2 s (its share of its group's time)
     (group,) = grouped([_task(e) for e in (0.5, 1.0, 2.0)])
     assert estimate.left([group], {}, workers=1) == pytest.approx(3 * 2.0)

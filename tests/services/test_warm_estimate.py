@@ -1,0 +1,115 @@
+"""A warm's time left, replayed on a recorded warm's timings: within 10% from a fifth of the way."""
+
+import heapq
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from labeldp_core.cache import ResultCache
+from labeldp_core.experiments import make_config
+from labeldp_core.services import warm_estimate
+from labeldp_core.services.warm import AUDIT_PAGE, MODEL_AUDITS, WarmTask
+from labeldp_core.services.warm_estimate import Estimate
+from tests.docs.pages import ROOT, script_module
+
+measured = script_module("measured", ROOT / "bench" / "measured.py")
+#: A real warm's points, each with its seconds, in the order they were done (its "source").
+TIMELINE = json.loads(Path(__file__).with_name("warm_timeline_digits.json").read_text("utf-8"))
+_RUN = re.compile(r"(\S+) ε=([\d.]+) seed=(\d+)$")
+_MODEL_AUDIT = re.compile(r"model audit (\S+) ε=([\d.]+)$")
+_CASE = re.compile(r"audit (\S+) case (\d+)$")
+
+
+def _task(label: str) -> WarmTask:
+    """The warm's task of a progress line's point (its mechanism's default settings)."""
+    if found := _MODEL_AUDIT.match(label):
+        return WarmTask(MODEL_AUDITS, False, model_audit=(found[1], "digits", float(found[2])))
+    if found := _CASE.match(label):
+        return WarmTask(AUDIT_PAGE, True, audit=(found[1], "digits", int(found[2]) - 1))
+    mechanism, epsilon, seed = _RUN.match(label).groups()
+    config = make_config(mechanism, "digits", float(epsilon), int(seed))
+    return WarmTask(mechanism, False, config=config)
+
+
+def _replay(estimate, points: list[tuple[WarmTask, float]], workers: int, clock: list[float]):
+    """The pool's run of ``points`` on ``workers``; (estimated, true) seconds left at each end.
+
+    Each point takes its recorded seconds; a worker takes the next point as soon as it is free,
+    and the estimate is asked then, as the warm asks it, with the clock at that moment.
+    """
+    free = [(0.0, worker) for worker in range(workers)]
+    spans = []
+    for task, seconds in points:
+        start, worker = heapq.heappop(free)
+        spans.append((start, start + seconds, task, seconds))
+        heapq.heappush(free, (start + seconds, worker))
+    end = max(finish for _, finish, _, _ in spans)
+    said = []
+    for now in sorted({finish for _, finish, _, _ in spans}):
+        clock[0] = now
+        for _, finish, task, seconds in spans:
+            if finish == now:
+                estimate.add(task, seconds)
+        waiting = [task for start, _, task, _ in spans if start > now]
+        running = {id(s): (s[2], s[0]) for s in spans if s[0] <= now < s[1]}
+        said.append((now / end, estimate.left(waiting, running, workers), end - now))
+    return said
+
+
+@pytest.fixture
+def points() -> list[tuple[WarmTask, float]]:
+    return [(_task(label), seconds) for label, seconds in TIMELINE["points"]]
+
+
+def _errors(estimate: Estimate, points, monkeypatch) -> list[tuple[float, float]]:
+    """(share of the run done, estimate / truth - 1) at each end of a point from 20% to 90%."""
+    clock = [0.0]
+    monkeypatch.setattr(warm_estimate.time, "monotonic", lambda: clock[0])
+    said = _replay(estimate, points, TIMELINE["workers"], clock)
+    return [
+        (round(at, 3), round(left / real - 1, 3)) for at, left, real in said if 0.2 <= at <= 0.9
+    ]
+
+
+@pytest.mark.parametrize("slower", [1.0, 2.5], ids=["as recorded", "on a machine 2.5x slower"])
+def test_the_time_left_of_a_recorded_warm_is_within_ten_percent(
+    isolated_cache: Path, points, monkeypatch: pytest.MonkeyPatch, slower: float
+):
+    """The bench's rates are the recording's own; the warm learns the machine's speed."""
+    reference = measured.family_rates(TIMELINE["points"])
+    slowed = [(task, seconds * slower) for task, seconds in points]
+    off = _errors(Estimate(ResultCache(isolated_cache), reference), slowed, monkeypatch)
+    assert len(off) > 200
+    assert all(abs(error) <= 0.10 for _, error in off), [o for o in off if abs(o[1]) > 0.10]
+
+
+def test_a_kind_not_seen_yet_takes_its_familys_bench_seconds_at_this_machines_speed(
+    isolated_cache: Path,
+):
+    estimate = Estimate(ResultCache(isolated_cache), {"rr": 2.0, "model audit": 5.0})
+    rr, audit = _task("rr ε=1 seed=0"), _task("model audit rr ε=1")
+    assert estimate.of(audit) is None, "nothing measured yet: no guess"
+    estimate.add(rr, 6.0)  # three times the bench's seconds
+    assert estimate.of(audit) == pytest.approx(15.0)
+    estimate.add(_task("model audit rr ε=2"), 12.0)
+    weight = warm_estimate.PRIOR_WEIGHT
+    assert estimate.of(audit) == pytest.approx((12.0 + weight * 15.0) / (1 + weight))
+    for _ in range(100):
+        estimate.add(audit, 12.0)
+    assert estimate.of(audit) == pytest.approx(12.0, rel=0.05), "seen often: its own seconds"
+
+
+def test_the_points_left_are_dealt_to_the_worker_free_first(isolated_cache: Path, monkeypatch):
+    monkeypatch.setattr(warm_estimate.time, "monotonic", lambda: 100.0)
+    estimate = Estimate(ResultCache(isolated_cache))
+    fast, slow = _task("rr ε=1 seed=0"), _task("model audit rr ε=1")
+    estimate.add(fast, 1.0)
+    estimate.add(slow, 10.0)
+    # one worker is 4 s into a 10 s audit; the other takes the three 1 s points, then the audit
+    running = {"future": (slow, 96.0)}
+    assert estimate.left([fast, fast, fast, slow], running, workers=2) == 3.0 + 10.0
+    assert estimate.left([fast, fast, fast, slow], running, 2, phase="pages") == 3.0
+    # split evenly, the same seconds would say (6 + 3 + 10) / 2: the last audit's wait is lost
+    assert estimate.left([], {}, workers=2) == 0.0
