@@ -13,6 +13,7 @@ __all__ = [
     "SIGNIFICANT",
     "epsilon_text",
     "in_words",
+    "proven_text",
     "readable_table",
     "score_change",
     "score_text",
@@ -86,6 +87,17 @@ def shown_spent(spent: float, asked: float, digits: int = SIGNIFICANT) -> float:
         scale = 10 ** (digits - 1 - math.floor(math.log10(abs(spent))))
         return math.floor(spent * scale) / scale
     return rounded
+
+
+def proven_text(bound: float) -> str:
+    """A lower bound an audit proved, as :func:`epsilon_text` writes an ε, never rounded up.
+
+    A bound rounded up would claim more than was proven (3.8625 is written 3.862, not 3.863).
+
+    >>> proven_text(3.86259), proven_text(0.52249), proven_text(0.0)
+    ('3.862', '0.5224', '0')
+    """
+    return epsilon_text(bound, asked=bound)
 
 
 def shown_rows(
