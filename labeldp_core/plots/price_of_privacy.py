@@ -198,7 +198,7 @@ def _values(epsilon: float, num_classes: int, prior: Prior | None) -> list[float
 def _bound_words(epsilon: float, num_classes: int, prior: Prior | None) -> list[str]:
     """What the top panel writes beside the cursor: each value with its prior where it has one.
 
-    >>> _bound_words(1.0, 10, Prior(0.95, "clean"))[::3]
+    >>> _bound_words(1.0, 10, Prior(0.95, "clean"))[::2]
     ['guess ≤ 23% from prior 1/10', "guess ≤ 98% from the image's π 95%"]
     """
     pi = "" if prior is None else f"{prior.probability:.0%}"
