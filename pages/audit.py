@@ -132,8 +132,8 @@ def _limits(results: list[AuditResult], epsilon: float, trials: int, ceiling: fl
     if max(r.claimed_epsilon for r in results) > ceiling:
         st.info(
             f"With {trials:,} draws per neighbour no audit can prove more than ε ≈ "
-            f"{ceiling:.3g} (every draw of one neighbour and none of the other in the event), so "
-            "claims above it cannot be refuted: mechanism and control look alike."
+            f"{epsilon_text(ceiling)} (every draw of one neighbour and none of the other in the "
+            "event), so claims above it cannot be refuted: mechanism and control look alike."
         )
 
 
