@@ -193,8 +193,12 @@ def test_every_text_on_the_screen_is_whole_and_covers_no_other_in_every_frame(
         ]
         assert not covered, (frame, covered)
         accuracy = next(t for t, _ in found["values"] if "DP-SGD" in t)
+        # The block's lines run together in its text ("Randomized" ending one, "response" the
+        # next): compared without spaces. (The drag reached ε 8 of 16 before the plots kept a
+        # right margin, so the last frame's wrapped list was not read until then.)
+        joined = accuracy.replace(" ", "")
         for name in ("Randomized response", "RR with prior", "PATE", "DPPL-Mean", "ALIBI"):
-            assert name in accuracy, (frame, accuracy)  # computed there, or said not to be
+            assert name.replace(" ", "") in joined, (frame, accuracy)  # computed, or said not
         assert any("≥" in t for t, _ in found["values"] if "DP-SGD" not in t)  # the audits
     context.close()
 
