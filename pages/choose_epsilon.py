@@ -321,7 +321,8 @@ def _risk_of_answer(answer: Answer | None, classes: int, prior: Prior | None) ->
     """The risk of the answer's ε for one label in one sentence, the scale and the formulas."""
     if answer is None:
         return
-    near = (answer.near or "= ") + epsilon_text(answer.epsilon_spent)
+    # Three digits, as the headline answer above it writes the same ε (≈ 1.97).
+    near = (answer.near or "= ") + epsilon_text(answer.epsilon_spent, digits=3)
     st.subheader(f"What ε {near} ({mechanism_title(answer.mechanism)}) adds to an attacker's guess")
     risk = risk_of(answer.epsilon_spent, classes, answer.privacy_unit, answer.delta, prior)
     st.markdown(_unbroken(risk.line(approximate=answer.interpolated)))
