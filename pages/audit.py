@@ -4,10 +4,12 @@ import pandas as pd
 import streamlit as st
 
 from labeldp_core import plots
+from labeldp_core.base.numbers import epsilon_text, proven_text
+from labeldp_core.choosing.headline import mechanism_title
 from labeldp_core.release_audit.bounds import largest_provable_epsilon
 from labeldp_core.release_audit.engine import AuditResult
 from labeldp_core.services.release_audits import APP_EPSILON, APP_TRIALS, CASES
-from ui.audit import audit_with_progress, power_metric, verdict
+from ui.audit import audit_with_progress, case_title, power_metric, verdict
 from ui.controls import current_controls
 from ui.epsilon import epsilon_control
 from ui.export import chart
@@ -74,6 +76,7 @@ def _audit_case() -> tuple[str, int]:
         "mechanism",
         list(CASES),
         index=list(CASES).index("laplace"),
+        labels=mechanism_title,
         help="Its release step is audited next to a deliberately broken control.",
     )
     trials = linked(
@@ -92,13 +95,13 @@ def _verdicts(results: list[AuditResult]) -> None:
     """Draw each case's verdict with its claim, its proven lower bound and the audit's power."""
     st.subheader("Verdicts")
     for result in results:
-        st.markdown(f"**{result.name}**: {verdict(result)}")
+        st.markdown(f"**{case_title(result.name)}**: {verdict(result)}")
         cols = st.columns(3)
         delta = f", δ = {result.claimed_delta:g}" if result.claimed_delta else ""
-        cols[0].metric(f"Claimed ε{delta}", f"{result.claimed_epsilon:.4g}")
+        cols[0].metric(f"Claimed ε{delta}", epsilon_text(result.claimed_epsilon))
         cols[1].metric(
             f"Lower bound ({100 * result.confidence:g}% confidence)",
-            f"{result.epsilon_lower_bound:.4f}",
+            proven_text(result.epsilon_lower_bound),
             delta=f"{result.epsilon_lower_bound - result.claimed_epsilon:+.3f} vs claim",
             delta_color="inverse",
         )
@@ -129,8 +132,8 @@ def _limits(results: list[AuditResult], epsilon: float, trials: int, ceiling: fl
     if max(r.claimed_epsilon for r in results) > ceiling:
         st.info(
             f"With {trials:,} draws per neighbour no audit can prove more than ε ≈ "
-            f"{ceiling:.3g} (every draw of one neighbour and none of the other in the event), so "
-            "claims above it cannot be refuted: mechanism and control look alike."
+            f"{epsilon_text(ceiling)} (every draw of one neighbour and none of the other in the "
+            "event), so claims above it cannot be refuted: mechanism and control look alike."
         )
 
 
@@ -142,7 +145,7 @@ def _events(
         st.dataframe(
             pd.DataFrame(
                 {
-                    "case": [r.name for r in results],
+                    "case": [case_title(r.name) for r in results],
                     "neighbours": [r.neighbours for r in results],
                     "event": [r.event for r in results],
                     "P(event | D0)": [r.p0 for r in results],

@@ -3,7 +3,7 @@
 import streamlit as st
 
 from labeldp_core.accounting.risk import FORMULAS, Prior, risk_of, scale_sentence
-from labeldp_core.base.numbers import score_text
+from labeldp_core.base.numbers import epsilon_text, score_text
 from labeldp_core.choosing import Answer, make_target
 from labeldp_core.choosing.choice import DEFAULT_TRAININGS, Choice, choose_epsilon
 from labeldp_core.choosing.clean_reference import clean_line, image_prior
@@ -321,11 +321,9 @@ def _risk_of_answer(answer: Answer | None, classes: int, prior: Prior | None) ->
     """The risk of the answer's ε for one label in one sentence, the scale and the formulas."""
     if answer is None:
         return
-    near = answer.near or "= "
-    st.subheader(
-        f"What ε {near}{answer.epsilon_spent:.3g} ({mechanism_title(answer.mechanism)}) adds "
-        "to an attacker's guess"
-    )
+    # Three digits, as the headline answer above it writes the same ε (≈ 1.97).
+    near = (answer.near or "= ") + epsilon_text(answer.epsilon_spent, digits=3)
+    st.subheader(f"What ε {near} ({mechanism_title(answer.mechanism)}) adds to an attacker's guess")
     risk = risk_of(answer.epsilon_spent, classes, answer.privacy_unit, answer.delta, prior)
     st.markdown(_unbroken(risk.line(approximate=answer.interpolated)))
     how = [scale_sentence(classes), f"Odds: {FORMULAS['odds']}.", f"Guess: {FORMULAS['guess']}."]

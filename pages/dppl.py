@@ -5,7 +5,7 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from labeldp_core import plots
-from labeldp_core.base.numbers import in_words
+from labeldp_core.base.numbers import epsilon_text, in_words, score_change, score_text
 from labeldp_core.data import Dataset, dataset_info, load_dataset
 from labeldp_core.experiments import RunConfig, RunResult, make_config, sweep_configs
 from labeldp_core.experiments.demo import DEMO_SEEDS, demo_epsilons
@@ -117,15 +117,19 @@ def _run(result: RunResult) -> None:
     cols = st.columns(4)
     cols[0].metric(
         "Test accuracy",
-        f"{result.test_accuracy:.3f}",
-        f"{result.test_accuracy - result.baseline_test_accuracy:+.3f} vs non-DP",
+        score_text(result.test_accuracy),
+        score_change(result.test_accuracy, result.baseline_test_accuracy, "vs non-DP"),
     )
     cols[1].metric(
         "Minority accuracy",
-        f"{details['minority_accuracy']:.3f}",
-        f"{details['minority_accuracy'] - details['baseline_minority_accuracy']:+.3f} vs non-DP",
+        score_text(details["minority_accuracy"]),
+        score_change(
+            details["minority_accuracy"], details["baseline_minority_accuracy"], "vs non-DP"
+        ),
     )
-    spent = f"{result.epsilon_spent:.3g}" + (f", δ={result.delta:g}" if result.delta else "")
+    spent = epsilon_text(result.epsilon_spent, result.epsilon) + (
+        f", δ={result.delta:g}" if result.delta else ""
+    )
     cols[2].metric("ε spent", spent, help="example-level, add/remove")
     cols[3].metric("Private examples", f"{result.n_train:,}", help="training examples")
     st.caption(f"**What ε covers:** {details['guarantee_scope']}.")

@@ -9,7 +9,7 @@ from labeldp_core import plots
 from labeldp_core.accounting import calibrate_noise_multiplier
 from labeldp_core.accounting.dpsgd import sampling_schedule
 from labeldp_core.accounting.units import EXAMPLE_TO_LABEL
-from labeldp_core.base.numbers import in_words
+from labeldp_core.base.numbers import epsilon_text, in_words, score_change, score_text
 from labeldp_core.data import dataset_info, load_dataset
 from labeldp_core.errors import LabelDPError
 from labeldp_core.experiments import MECHANISMS, RunResult, make_config, sweep_configs
@@ -274,13 +274,19 @@ def _one_run(result: RunResult | None, epsilon: float) -> None:
     cols = st.columns(4)
     cols[0].metric(
         "Test accuracy",
-        f"{result.test_accuracy:.3f}",
-        f"{result.test_accuracy - result.baseline_test_accuracy:+.3f} vs non-DP",
+        score_text(result.test_accuracy),
+        score_change(result.test_accuracy, result.baseline_test_accuracy, "vs non-DP"),
     )
-    cols[1].metric("ε spent", f"{result.epsilon_spent:.3g}", help="example-level, add/remove")
+    cols[1].metric(
+        "ε spent",
+        epsilon_text(result.epsilon_spent, result.epsilon),
+        help="example-level, add/remove",
+    )
     for col, name in zip(cols[2:], ("rdp", "prv"), strict=True):
         value = details[f"epsilon_{name}"]
-        col.metric(f"ε by {name.upper()}", "n/a" if value is None else f"{value:.3g}")
+        col.metric(
+            f"ε by {name.upper()}", "n/a" if value is None else epsilon_text(value, result.epsilon)
+        )
     st.caption(f"**What ε covers:** {details['guarantee_scope']}.")
     replay_caption(st, result)
     chart(

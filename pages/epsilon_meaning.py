@@ -4,7 +4,7 @@ import streamlit as st
 
 from labeldp_core import plots
 from labeldp_core.accounting.risk import FORMULAS, risk_of, scale_sentence
-from labeldp_core.base.numbers import in_words
+from labeldp_core.base.numbers import epsilon_text, in_words
 from labeldp_core.data import dataset_info, load_dataset
 from labeldp_core.experiments import MECHANISMS, RunConfig, RunResult, sweep_configs
 from labeldp_core.experiments.demo import DEMO_EPSILONS, DEMO_SEEDS, demo_configs
@@ -58,7 +58,7 @@ def _risk_metrics(epsilon: float, num_classes: int) -> None:
     as_example = risk_of(epsilon, num_classes, "example")
     example.metric(
         "Example-level ε, for one label",
-        f"{as_example.epsilon:.3g}",
+        epsilon_text(as_example.epsilon),
         f"odds ≤ {as_example.odds_text}",
         delta_color="off",
         help=FORMULAS["example"],
@@ -66,7 +66,7 @@ def _risk_metrics(epsilon: float, num_classes: int) -> None:
     st.caption(
         f"K = {num_classes}. {risk.line()} {scale_sentence(num_classes)} An example-level "
         f"ε = {epsilon:g} (DP-SGD, DP prototypes) protects one label as ε = "
-        f"{as_example.epsilon:.3g} does."
+        f"{epsilon_text(as_example.epsilon)} does."
     )
 
 

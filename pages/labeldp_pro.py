@@ -3,6 +3,7 @@
 import streamlit as st
 
 from labeldp_core import plots
+from labeldp_core.base.numbers import epsilon_text
 from labeldp_core.experiments import RunConfig, RunResult, make_config
 from labeldp_core.families.labeldp_pro.accounting import REPLACE_ONE
 from labeldp_core.families.labeldp_pro.experiment import trained_model_words
@@ -118,7 +119,8 @@ def _run(result: RunResult | None, epsilon: float, controls: Controls) -> None:
     st.caption(
         f"The run on seed {result.seed}{model} ({clean.words}). Noise multiplier σ = "
         f"{result.details['noise_multiplier']:.3g} over "
-        f"{result.details['steps']:,} steps; ε spent {result.epsilon_spent:.3g} for one label "
+        f"{result.details['steps']:,} steps; ε spent "
+        f"{epsilon_text(result.epsilon_spent, result.epsilon)} for one label "
         f"(δ = {result.delta:.2g}). {_ACCOUNTING[result.details['accountant'] == REPLACE_ONE]}"
     )
     replay_caption(st, result)

@@ -6,7 +6,7 @@ from streamlit.delta_generator import DeltaGenerator
 
 from labeldp_core import plots
 from labeldp_core.accounting import split_budget_by_share
-from labeldp_core.base.numbers import in_words, shown, shown_spent
+from labeldp_core.base.numbers import epsilon_text, in_words, shown, shown_spent
 from labeldp_core.data import Dataset, load_dataset
 from labeldp_core.engine.release_noise import histogram_split
 from labeldp_core.experiments import RunConfig, RunResult, make_config, sweep_configs
@@ -64,7 +64,7 @@ def shown_budget(rows: list[dict]) -> list[dict]:
 
     For display only: the stored numbers stay exact.
     """
-    return [row | {"epsilon": f"{row['epsilon']:.6g}"} for row in rows]
+    return [row | {"epsilon": epsilon_text(row["epsilon"], digits=6)} for row in rows]
 
 
 def render() -> None:
@@ -355,9 +355,14 @@ def _rr_bins(
     split, bins, source = _bins(rr_run, data, epsilon, prior_settings, noise)
     chart(right, plots.rr_bins_figure, bins, key="bins")
     keep = float(set_keep_probability(bins.num_bins, split.release_epsilon))
-    paid = f", after the histogram's {split.prior_epsilon:.6g}" if split.prior_epsilon else ""
+    paid = (
+        f", after the histogram's {epsilon_text(split.prior_epsilon, digits=6)}"
+        if split.prior_epsilon
+        else ""
+    )
     right.caption(
-        f"RR-on-bins at ε_release = {split.release_epsilon:.6g} (of ε = {epsilon:g}{paid}), "
+        f"RR-on-bins at ε_release = {epsilon_text(split.release_epsilon, digits=6)} "
+        f"(of ε = {epsilon:g}{paid}), "
         f"{source}: a label is sent to its bin's output value with probability "
         f"e^ε_release/(e^ε_release+m−1) = {keep:.3f} for m = {bins.num_bins} bins, and to another "
         "bin's otherwise. With few bins the output is coarse but rarely far off; as ε grows the "

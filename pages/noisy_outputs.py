@@ -6,6 +6,7 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from labeldp_core import plots
+from labeldp_core.base.numbers import score_change, score_text
 from labeldp_core.data import dataset_info, load_dataset
 from labeldp_core.experiments import RunConfig, RunResult, make_config, sweep_configs
 from labeldp_core.experiments.demo import demo_epsilons
@@ -94,14 +95,14 @@ def _metrics(current: RunResult) -> None:
     cols = st.columns(4)
     cols[0].metric(
         "Argmax agreement",
-        f"{d['argmax_agreement']:.3f}",
+        score_text(d["argmax_agreement"]),
         help="Share of noisy outputs whose largest coordinate is the clean one's",
     )
     silhouette, ch = d["silhouette_noisy"], d["calinski_harabasz_noisy"]
     cols[1].metric(
         "Silhouette, noisy",
-        f"{silhouette:.3f}",
-        f"{silhouette - d['silhouette_clean']:+.3f} vs clean",
+        score_text(silhouette),
+        score_change(silhouette, d["silhouette_clean"], "vs clean"),
     )
     cols[2].metric(
         "Calinski-Harabasz",

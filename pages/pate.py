@@ -5,7 +5,7 @@ from streamlit.delta_generator import DeltaGenerator
 
 from labeldp_core import plots
 from labeldp_core.accounting import AGGREGATORS
-from labeldp_core.base.numbers import in_words
+from labeldp_core.base.numbers import epsilon_text, in_words, score_change, score_text
 from labeldp_core.data import dataset_info, load_dataset
 from labeldp_core.data.splits import public_size
 from labeldp_core.experiments import RunResult, make_config, sweep_configs
@@ -245,12 +245,12 @@ def _metrics(result: RunResult) -> None:
     cols = st.columns(5)
     cols[0].metric(
         "ε spent",
-        f"{result.epsilon_spent:.3g}",
+        epsilon_text(result.epsilon_spent, result.epsilon),
         help=f"Data-independent: safe to publish. δ = {result.delta:g}. " + details["composition"],
     )
     cols[1].metric(
         "ε, data-dep.",
-        f"{details['epsilon_data_dependent']:.3g}",
+        epsilon_text(details["epsilon_data_dependent"]),
         help="Data-dependent ε: computed from the private votes, not safe to publish. "
         + details["data_dependent_note"],
     )
@@ -275,8 +275,8 @@ def _metrics(result: RunResult) -> None:
     supervised = details["student_supervised_accuracy"]
     cols[4].metric(
         "Student acc.",
-        f"{result.test_accuracy:.3f}",
-        f"{result.test_accuracy - supervised:+.3f} pool",
+        score_text(result.test_accuracy),
+        score_change(result.test_accuracy, supervised, "pool"),
         help="The student's test accuracy; the change is what self-training on the public "
         "part's unlabelled pool added. " + details["self_training"]["method"],
     )

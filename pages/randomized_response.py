@@ -5,7 +5,7 @@ import math
 import streamlit as st
 
 from labeldp_core import plots
-from labeldp_core.base.numbers import in_words
+from labeldp_core.base.numbers import epsilon_text, in_words, score_change, score_text
 from labeldp_core.data import dataset_info, load_dataset
 from labeldp_core.experiments import RunResult, make_config, sweep_configs
 from labeldp_core.experiments.demo import DEMO_SEEDS, demo_epsilons
@@ -105,19 +105,20 @@ def _released_labels(
         "spread evenly: randomized response has no idea which wrong label is plausible."
     )
     cols = st.columns(4)
-    gap = result.flip_rate - expected_flip_rate(epsilon, num_classes)
     cols[0].metric(
         "Measured flip rate",
-        f"{result.flip_rate:.3f}",
-        f"{gap:+.3f} vs expected",
+        score_text(result.flip_rate),
+        score_change(result.flip_rate, expected_flip_rate(epsilon, num_classes), "vs expected"),
         delta_color="off",
     )
     cols[1].metric(
         "Test accuracy",
-        f"{result.test_accuracy:.3f}",
-        f"{result.test_accuracy - result.baseline_test_accuracy:+.3f} vs clean",
+        score_text(result.test_accuracy),
+        score_change(result.test_accuracy, result.baseline_test_accuracy, "vs clean"),
     )
-    cols[2].metric("ε spent", f"{result.epsilon_spent:g}", help="label-DP, replace-one")
+    cols[2].metric(
+        "ε spent", epsilon_text(result.epsilon_spent, result.epsilon), help="label-DP, replace-one"
+    )
     cols[3].metric("Training labels", f"{result.n_train:,}")
     st.caption(
         f"These numbers are the run on seed {result.seed}; the accuracy curve below is the mean "

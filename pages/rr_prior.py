@@ -4,7 +4,7 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from labeldp_core import plots
-from labeldp_core.base.numbers import in_words
+from labeldp_core.base.numbers import epsilon_text, in_words, score_change, score_text
 from labeldp_core.data import dataset_info
 from labeldp_core.engine.release_noise import histogram_split
 from labeldp_core.experiments import RunConfig, RunResult, make_config, sweep_configs
@@ -206,9 +206,11 @@ def draw_budget(
     with area.container():
         st.table([dict(zip(BUDGET_COLUMNS, row, strict=True)) for row in rows])
         st.caption(
-            f"Of ε = {epsilon:g}, RR with prior spends {rr_budget['spent']:.6g} and LP-2ST "
-            f"{lp_budget['spent']:.6g} (label-DP, replace-one); the last column says whether a "
-            "number is what a computed run spent or what this setting plans. Moving the split "
+            f"Of ε = {epsilon:g}, RR with prior spends "
+            f"{epsilon_text(rr_budget['spent'], epsilon, 6)} and LP-2ST "
+            f"{epsilon_text(lp_budget['spent'], epsilon, 6)} (label-DP, replace-one); the last "
+            "column says whether a number is what a computed run spent or what this setting "
+            "plans. Moving the split "
             "towards the prior makes the histograms sharper but leaves RR less to spend: at the "
             "extremes either the prior is noise or RR is."
         )
@@ -221,21 +223,21 @@ def _budget_rows(rr_budget: dict, rr_from: str, lp_budget: dict, lp_from: str) -
             "RR with prior",
             "noisy label histogram per cluster (discrete Laplace, L1 sensitivity 2)",
             "all",
-            f"{rr_budget['prior_epsilon']:.6g}",
+            epsilon_text(rr_budget["prior_epsilon"], digits=6),
             rr_from,
         ),
         (
             "RR with prior",
             "RR over each example's top-k* labels",
             "all",
-            f"{rr_budget['rr_epsilon']:.6g}",
+            epsilon_text(rr_budget["rr_epsilon"], digits=6),
             rr_from,
         ),
         (
             "RR with prior",
             "total: sequential composition (both steps read the same labels, so ε adds)",
             "all",
-            f"{rr_budget['spent']:.6g}",
+            epsilon_text(rr_budget["spent"], digits=6),
             rr_from,
         ),
         *_lp_rows(lp_budget, lp_from),
@@ -250,7 +252,13 @@ def _lp_rows(budget: dict, source: str) -> list[tuple]:
             ("stage 1: RR over each example's top-k* labels", "part A", "rr"),
         ]
         rows = [
-            ("LP-2ST", what, half, f"{budget[f'stage1_{key}_epsilon']:.6g}", source)
+            (
+                "LP-2ST",
+                what,
+                half,
+                epsilon_text(budget[f"stage1_{key}_epsilon"], digits=6),
+                source,
+            )
             for what, half, key in steps
         ]
         rows.append(
@@ -258,7 +266,7 @@ def _lp_rows(budget: dict, source: str) -> list[tuple]:
                 "LP-2ST",
                 "stage 2: RR with the stage-1 model's prior",
                 "part B",
-                f"{budget['stage2_epsilon']:.6g}",
+                epsilon_text(budget["stage2_epsilon"], digits=6),
                 source,
             )
         )
@@ -268,12 +276,15 @@ def _lp_rows(budget: dict, source: str) -> list[tuple]:
                 "LP-2ST",
                 "stage 1: RR on part A; stage 2: RR with the stage-1 model's prior on part B",
                 "each part once",
-                f"{budget['stage1_epsilon']:.6g} per stage",
+                f"{epsilon_text(budget['stage1_epsilon'], digits=6)} per stage",
                 source,
             )
         ]
     total = "total: parallel composition (disjoint parts, so ε does not add)"
-    return [*rows, ("LP-2ST", total, "each part once", f"{budget['spent']:.6g}", source)]
+    return [
+        *rows,
+        ("LP-2ST", total, "each part once", epsilon_text(budget["spent"], digits=6), source),
+    ]
 
 
 def _run(result: RunResult, epsilon: float, num_classes: int) -> None:
@@ -282,16 +293,18 @@ def _run(result: RunResult, epsilon: float, num_classes: int) -> None:
     cols = st.columns(4)
     cols[0].metric(
         "Measured flip rate",
-        f"{result.flip_rate:.3f}",
-        f"{result.flip_rate - expected_flip_rate(epsilon, num_classes):+.3f} vs plain RR",
+        score_text(result.flip_rate),
+        score_change(result.flip_rate, expected_flip_rate(epsilon, num_classes), "vs plain RR"),
         delta_color="inverse",
     )
     cols[1].metric(
         "Test accuracy",
-        f"{result.test_accuracy:.3f}",
-        f"{result.test_accuracy - result.baseline_test_accuracy:+.3f} vs clean",
+        score_text(result.test_accuracy),
+        score_change(result.test_accuracy, result.baseline_test_accuracy, "vs clean"),
     )
-    cols[2].metric("ε spent", f"{result.epsilon_spent:.4g}", help="label-DP, replace-one")
+    cols[2].metric(
+        "ε spent", epsilon_text(result.epsilon_spent, result.epsilon), help="label-DP, replace-one"
+    )
     cols[3].metric("Mean k*", f"{details['mean_set_size']:.2f} of {num_classes}")
     left, right = st.columns(2)
     chart(
@@ -407,14 +420,14 @@ def _lp_2st_stages(stages: RunResult, epsilon: float) -> None:
     cols = st.columns(3)
     cols[0].metric(
         "Stage 1 flip rate (RR)",
-        f"{stage['stage1_flip_rate']:.3f}",
+        score_text(stage["stage1_flip_rate"]),
         f"{stage['stage1_examples']:,} labels",
         delta_color="off",
     )
-    cols[1].metric("Stage-1 model accuracy", f"{stage['stage1_test_accuracy']:.3f}")
+    cols[1].metric("Stage-1 model accuracy", score_text(stage["stage1_test_accuracy"]))
     cols[2].metric(
         "Stage 2 flip rate",
-        f"{stage['stage2_flip_rate']:.3f}",
+        score_text(stage["stage2_flip_rate"]),
         f"{stage['stage2_examples']:,} labels",
         delta_color="off",
         help="RR with the stage-1 model's prior",

@@ -3,7 +3,7 @@
 import streamlit as st
 
 from labeldp_core import plots
-from labeldp_core.base.numbers import in_words
+from labeldp_core.base.numbers import in_words, score_change, score_text
 from labeldp_core.data import dataset_info
 from labeldp_core.experiments import RunResult, make_config, sweep_configs
 from labeldp_core.experiments.demo import DEMO_SEEDS, demo_epsilons
@@ -131,14 +131,14 @@ def _metrics(result: RunResult, flip: float) -> None:
     measured = result.details["bit_flip_rate"]
     cols[0].metric(
         "Measured bit flip rate",
-        f"{measured:.3f}",
-        f"{measured - flip:+.3f} vs 1/(1+e^(ε/2))",
+        score_text(measured),
+        score_change(measured, flip, "vs 1/(1+e^(ε/2))"),
         delta_color="off",
     )
     cols[1].metric(
         "Test accuracy",
-        f"{result.test_accuracy:.3f}",
-        f"{result.test_accuracy - result.baseline_test_accuracy:+.3f} vs clean",
+        score_text(result.test_accuracy),
+        score_change(result.test_accuracy, result.baseline_test_accuracy, "vs clean"),
     )
     cols[2].metric(
         "ε spent",

@@ -2,11 +2,12 @@
 
 import streamlit as st
 
+from labeldp_core.choosing.headline import mechanism_title
 from labeldp_core.release_audit.engine import AuditResult
 from labeldp_core.services.release_audits import audit_cases, stored_audit_case
 from ui.results import READ_ONLY_NOTE, read_only, result_cache
 
-__all__ = ["audit_with_progress", "power_metric", "verdict"]
+__all__ = ["audit_with_progress", "case_title", "power_metric", "verdict"]
 
 
 @st.cache_data(show_spinner=False, max_entries=1024)
@@ -44,6 +45,16 @@ def audit_with_progress(
         results.append(_cached_case(mechanism, epsilon, index, trials, seed))
     bar.empty()
     return results
+
+
+def case_title(name: str) -> str:
+    """A case's name as the page writes it: its mechanism's title for the id it starts with.
+
+    >>> case_title("laplace (control: scale 1/ε, sensitivity 1)")
+    'Laplace on one-hot labels (control: scale 1/ε, sensitivity 1)'
+    """
+    mechanism, _, rest = name.partition(" ")
+    return f"{mechanism_title(mechanism)} {rest}".rstrip()
 
 
 def verdict(result: AuditResult) -> str:

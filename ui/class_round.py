@@ -17,6 +17,7 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from labeldp_core import plots
+from labeldp_core.base.numbers import epsilon_text
 from labeldp_core.classroom import (
     RoundConfig,
     RoundStore,
@@ -204,8 +205,8 @@ def _round_header(code: str, tally: Tally) -> DeltaGenerator:
     text.markdown(
         f"Round **{code}**: {config.items} labels of {config.dataset} released by "
         f"{_RELEASED_BY[config.mechanism]} at ε = {config.epsilon:g} (secure coins, "
-        f"ε spent {epsilon_spent(config):.6g} per label, replace-one label DP). No account; each "
-        "phone gets a random seat and answers each item once."
+        f"ε spent {epsilon_text(epsilon_spent(config), config.epsilon)} per label, replace-one "
+        "label DP). No account; each phone gets a random seat and answers each item once."
     )
     return qr
 

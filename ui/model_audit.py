@@ -3,6 +3,7 @@
 import pandas as pd
 import streamlit as st
 
+from labeldp_core.base.numbers import epsilon_text, proven_text, score_text
 from labeldp_core.errors import LabelDPError
 from labeldp_core.model_audit import ModelAudit, UntestableClaimError, audit_model, cached_audit
 from labeldp_core.model_audit.recipe import describe_recipe
@@ -13,19 +14,27 @@ __all__ = ["trained_model_section"]
 
 
 def _table(audit: ModelAudit) -> pd.DataFrame:
+    """One row per training, each quantity in one format (issue 53: 49.8% beside 0.208).
+
+    Every column is text: the accuracies as scores (:func:`score_text`), the ε by
+    :func:`epsilon_text` (a proven bound never rounded up: :func:`proven_text`), and whether
+    the bound is above the claim in words under a header that names the claim (a bare
+    checkbox, unticked, read as a control left unfinished).
+    """
+    claim = f"above the claim (ε {epsilon_text(audit.label_epsilon)})"
     rows = []
     for estimate in (audit.audited, *audit.controls):
+        ran = estimate.run_epsilon
         rows.append(
             {
                 "training": estimate.role,
-                "ran at ε": "no privacy"
-                if estimate.run_epsilon is None
-                else f"{estimate.run_epsilon:g}",
+                "ran at ε": "no privacy" if ran is None else epsilon_text(ran),
                 "guesses right": f"{estimate.correct}/{estimate.trials}",
-                "accuracy (lower end)": f"{estimate.accuracy:.1%} ({estimate.accuracy_low:.1%})",
-                "proven ε ≥": round(estimate.epsilon_lower_bound, 3),
-                "above the claim": estimate.caught,
-                "test accuracy": round(estimate.test_score, 3),
+                "share right (lower end)": f"{score_text(estimate.accuracy)} "
+                f"({score_text(estimate.accuracy_low)})",
+                "proven ε ≥": proven_text(estimate.epsilon_lower_bound),
+                claim: "yes" if estimate.caught else "no",
+                "test accuracy": score_text(estimate.test_score),
             }
         )
     return pd.DataFrame(rows)

@@ -8,6 +8,7 @@ from typing import Any
 
 import streamlit as st
 
+from labeldp_core.base.numbers import score_text
 from labeldp_core.cache import ResultCache
 from labeldp_core.data import dataset_info, load_dataset
 from labeldp_core.data.results_store import results_store
@@ -311,8 +312,9 @@ def neighbour_estimate(config: RunConfig) -> str:
         )
     value, low, high = found
     return (
-        f"Estimate, not computed: test accuracy ≈ {value:.2f}, on the line (log ε) between ε = "
-        f"{low:g} ({known[low]:.2f}) and ε = {high:g} ({known[high]:.2f})."
+        f"Estimate, not computed: test accuracy ≈ {score_text(value)}, on the line (log ε) "
+        f"between ε = {low:g} ({score_text(known[low])}) and ε = {high:g} "
+        f"({score_text(known[high])})."
     )
 
 

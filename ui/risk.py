@@ -12,6 +12,7 @@ DP on model outputs only the odds multiplier applies (it protects an output, not
 from dataclasses import dataclass
 
 from labeldp_core.accounting.risk import FORMULAS, odds_multiplier, risk_of
+from labeldp_core.base.numbers import epsilon_text
 
 __all__ = ["RiskOf", "risk_help", "risk_line"]
 
@@ -35,7 +36,7 @@ def risk_line(epsilon: float, what: RiskOf) -> str:
         return f"One model output at ε = {epsilon:g}: the odds of its release move ≤ {odds:.2g}x"
     risk = risk_of(epsilon, what.num_classes, what.unit)
     where = "" if what.unit == "label" else f" (2 × example ε {epsilon:g})"
-    return f"One label at ε = {risk.epsilon:.3g}{where}: {risk.brief()}"
+    return f"One label at ε = {epsilon_text(risk.epsilon)}{where}: {risk.brief()}"
 
 
 def risk_help(epsilon: float, what: RiskOf) -> str:

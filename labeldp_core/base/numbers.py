@@ -11,8 +11,11 @@ from typing import Any
 
 __all__ = [
     "SIGNIFICANT",
+    "epsilon_text",
     "in_words",
+    "proven_text",
     "readable_table",
+    "score_change",
     "score_text",
     "shown",
     "shown_rows",
@@ -45,6 +48,29 @@ def score_text(value: float) -> str:
     return f"{value:.3f}"
 
 
+def score_change(value: float, reference: float, against: str) -> str:
+    """``value`` minus ``reference``, signed, in :func:`score_text`'s format, then ``against``.
+
+    >>> score_change(0.91, 0.97, "vs clean")
+    '-0.060 vs clean'
+    """
+    return f"{'+' if value >= reference else '-'}{score_text(abs(value - reference))} {against}"
+
+
+def epsilon_text(value: float, asked: float | None = None, digits: int = SIGNIFICANT) -> str:
+    """An ε as a page writes it: :func:`shown` digits, or :func:`shown_spent` against ``asked``.
+
+    One format for every ε a page prints (issue 53: one page wrote 0.999, another 0.9999 and a
+    third 0.999873 for the same kind of ε spent). A budget table that must show where secure
+    noise moved an ε from its plan (1.70001, not 1.7) asks for more ``digits``.
+
+    >>> epsilon_text(7.999999999999997, 8.0), epsilon_text(0.999873, 1.0), epsilon_text(0.5)
+    ('8', '0.9999', '0.5')
+    """
+    rounded = shown(value, digits) if asked is None else shown_spent(value, asked, digits)
+    return f"{rounded:.{digits}g}"
+
+
 def shown_spent(spent: float, asked: float, digits: int = SIGNIFICANT) -> float:
     """An ε spent for display: :func:`shown`, unless that rounds it up above the ε asked.
 
@@ -61,6 +87,17 @@ def shown_spent(spent: float, asked: float, digits: int = SIGNIFICANT) -> float:
         scale = 10 ** (digits - 1 - math.floor(math.log10(abs(spent))))
         return math.floor(spent * scale) / scale
     return rounded
+
+
+def proven_text(bound: float) -> str:
+    """A lower bound an audit proved, as :func:`epsilon_text` writes an ε, never rounded up.
+
+    A bound rounded up would claim more than was proven (3.8625 is written 3.862, not 3.863).
+
+    >>> proven_text(3.86259), proven_text(0.52249), proven_text(0.0)
+    ('3.862', '0.5224', '0')
+    """
+    return epsilon_text(bound, asked=bound)
 
 
 def shown_rows(

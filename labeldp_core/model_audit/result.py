@@ -3,6 +3,8 @@
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from labeldp_core.base.numbers import epsilon_text, proven_text
+
 __all__ = ["CanaryEstimate", "ModelAudit"]
 
 
@@ -64,29 +66,30 @@ class ModelAudit:
     @property
     def verdict(self) -> str:
         """One plain sentence: a violation, no verdict (a control missed), or consistent."""
-        proved, claim = self.audited.epsilon_lower_bound, self.label_epsilon
+        proved = proven_text(self.audited.epsilon_lower_bound)
+        claim = epsilon_text(self.label_epsilon)
         if self.violates:
             return (
-                f"VIOLATES its claim: the model's canaries prove epsilon >= {proved:.3g} for a "
-                f"label, above the {claim:.3g} claimed"
+                f"VIOLATES its claim: the model's canaries prove epsilon >= {proved} for a "
+                f"label, above the {claim} claimed"
             )
         missed = [c.role for c in self.controls if not c.caught]
         if self.controls[0].role == "non-private" and not self.controls[0].caught:
             return (
-                f"this audit cannot test this claim: its canaries prove only "
-                f"{self.controls[0].epsilon_lower_bound:.3g} without any privacy, not above the "
-                f"{claim:.3g} claimed; the audit proves at least {proved:.3g}"
+                "this audit cannot test this claim: its canaries prove only "
+                f"{proven_text(self.controls[0].epsilon_lower_bound)} without any privacy, not "
+                f"above the {claim} claimed; the audit proves at least {proved}"
             )
         if missed:
             were = "was" if len(missed) == 1 else "were"
             return (
                 f"no verdict: the {' and '.join(missed)} control {were} not caught, so these "
-                f"canaries cannot test a claim of {claim:.3g}; the audit proves at least "
-                f"{proved:.3g}"
+                f"canaries cannot test a claim of {claim}; the audit proves at least "
+                f"{proved}"
             )
         return (
-            f"consistent with its claim: the model's canaries prove at least {proved:.3g} "
-            f"(claim {claim:.3g} for a label), and every control was caught"
+            f"consistent with its claim: the model's canaries prove at least {proved} "
+            f"(claim {claim} for a label), and every control was caught"
         )
 
     def to_dict(self) -> dict[str, Any]:

@@ -3,8 +3,8 @@
 Three panels share the ε axis: what one release lets anyone learn about one training label (the
 best guess from a prior π, πe^ε/(πe^ε + 1 − π): from the image's π, the attacker label DP
 assumes, when the clean model's accuracy is known, and from the uniform prior 1/K, e^ε/(e^ε +
-K − 1), each named by its prior; the label-inference gain 1 − e^−ε, and the share of labels
-randomized response flips, (K − 1)/(e^ε + K − 1)); every chosen mechanism's test
+K − 1), each named by its prior, and the share of labels randomized response flips, (K − 1)/(e^ε
++ K − 1)); every chosen mechanism's test
 accuracy (mean over seeds, band from the lowest to the highest seed); and the ε the audits proved
 (the release, and the trained model's canaries) under the ε claimed. A slider and a play button
 move the cursor through the cached ε only, as Plotly frames: the browser animates them with no
@@ -21,7 +21,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from labeldp_core.accounting.risk import Prior, guess_bound, inference_gain_bound, posterior_bound
+from labeldp_core.accounting.risk import Prior, guess_bound, posterior_bound
 from labeldp_core.engine.spec import RunResult
 from labeldp_core.mechanisms import expected_flip_rate
 from labeldp_core.plots.audit_names import PlacedName, name_room, narrow_chars, place_names
@@ -53,7 +53,8 @@ EMPTY_NOTE = (
 _BUTTONS_ABOVE_PX = 40
 _CURSOR = {"color": "#555", "dash": "dash", "width": 2}
 #: The closed forms of the top panel: legend name, the words before its value at the cursor,
-#: the words after it ({k}: the number of classes), colour. The guess names its prior.
+#: the words after it ({k}: the number of classes), colour. The guess names its prior, and it is
+#: the one risk number: an attack's gain beside it was read as the chance of guessing (issue 53).
 _BOUNDS = (
     (
         "best guess of one label from the uniform prior 1/K (image unseen), e^ε/(e^ε+K−1)",
@@ -62,7 +63,6 @@ _BOUNDS = (
         "#0072B2",
     ),
     ("RR flip rate, (K−1)/(e^ε+K−1)", "RR flips", "", "#D55E00"),
-    ("attack gain over features, 1−e^−ε", "gain ≤", "", "#009E73"),
 )
 #: The guess from the image's prior π, drawn when π is known: the attacker label DP assumes.
 _IMAGE_GUESS = (
@@ -81,6 +81,10 @@ _LINE = 1.3
 _GAP = 6
 #: Under the bottom panel, besides its tick labels and axis title: the slider, in px.
 _SLIDER_PX = 90
+#: Right of the plots, in tick font sizes: the ε axis's last tick (20) is centred on the plot's
+#: edge and Plotly drops a tick that would cross the chart's (issue 53: the axis stopped at 10 and
+#: the curves ran into the edge, on a phone most visibly).
+_RIGHT_TICKS = 1.5
 #: The highest a block of text reaches, as a share of its panel: clear of the panel's title.
 _BLOCK_TOP = 0.9
 #: One character's width in decades of the ε axis per px of font size (about 6.5 px of 770 px
@@ -171,21 +175,17 @@ def frame_epsilons(
     return tuple(sorted(e for e in cached if low <= e <= high))
 
 
-def bounds_at(epsilon: float, num_classes: int) -> tuple[float, float, float]:
-    """(best guess, RR flip rate, attack gain) for one label at ``epsilon``, in closed form.
+def bounds_at(epsilon: float, num_classes: int) -> tuple[float, float]:
+    """(best guess, RR flip rate) for one label at ``epsilon``, in closed form.
 
     >>> [round(v, 4) for v in bounds_at(float(np.log(9)), 2)]
-    [0.9, 0.1, 0.8889]
+    [0.9, 0.1]
     """
-    return (
-        guess_bound(epsilon, num_classes),
-        expected_flip_rate(epsilon, num_classes),
-        inference_gain_bound(epsilon),
-    )
+    return guess_bound(epsilon, num_classes), expected_flip_rate(epsilon, num_classes)
 
 
 def _rows(prior: Prior | None) -> tuple[tuple[str, str, str, str], ...]:
-    """The top panel's closed forms: the three of :data:`_BOUNDS`, and the image's guess."""
+    """The top panel's closed forms: the two of :data:`_BOUNDS`, and the image's guess."""
     return _BOUNDS if prior is None else (*_BOUNDS, _IMAGE_GUESS)
 
 
@@ -198,7 +198,7 @@ def _values(epsilon: float, num_classes: int, prior: Prior | None) -> list[float
 def _bound_words(epsilon: float, num_classes: int, prior: Prior | None) -> list[str]:
     """What the top panel writes beside the cursor: each value with its prior where it has one.
 
-    >>> _bound_words(1.0, 10, Prior(0.95, "clean"))[::3]
+    >>> _bound_words(1.0, 10, Prior(0.95, "clean"))[::2]
     ['guess ≤ 23% from prior 1/10', "guess ≤ 98% from the image's π 95%"]
     """
     pi = "" if prior is None else f"{prior.probability:.0%}"
@@ -667,6 +667,7 @@ def price_of_privacy_figure(
         height=layout.height,
         showlegend=False,
         title=f"K = {num_classes} classes",  # short: the buttons share its row on a phone
+        margin={"r": round(_RIGHT_TICKS * sizes.tick)},
     )
     if not epsilons:
         note = {"x": 0.5, "y": 0.6, "xref": "paper", "yref": "paper", "showarrow": False}

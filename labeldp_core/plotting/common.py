@@ -10,6 +10,7 @@ import plotly.graph_objects as go
 from labeldp_core.accounting.units import EXAMPLE_TO_LABEL
 from labeldp_core.engine.spec import RunResult
 from labeldp_core.plotting.colours import band_colour, series_styles
+from labeldp_core.plotting.legend_names import series_name
 
 __all__ = [
     "EPSILON_AXIS",
@@ -215,7 +216,7 @@ def figure_table(figure: go.Figure) -> list[dict[str, Any]]:
     """
     rows: list[dict[str, Any]] = []
     for index, trace in enumerate(figure.data):
-        series = trace.name or f"{trace.type} {index + 1}"
+        series = series_name(trace) or f"{trace.type} {index + 1}"
         if trace.type == "heatmap":
             values = np.asarray(trace.z)
             xs = list(trace.x) if trace.x is not None else list(range(values.shape[1]))

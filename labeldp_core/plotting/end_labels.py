@@ -14,12 +14,22 @@ import textwrap
 
 import plotly.graph_objects as go
 
-__all__ = ["END_LABEL", "add_end_label", "end_label_room", "end_labels", "spread_end_labels"]
+__all__ = [
+    "END_LABEL",
+    "add_end_label",
+    "end_label_room",
+    "end_labels",
+    "narrow_end_labels",
+    "spread_end_labels",
+]
 
 #: The name that marks an annotation as a line's end label.
 END_LABEL = "end label"
-#: Characters per line of a label before it wraps: short names stay on one line.
+#: Characters per line of a label before it wraps: short names stay on one line; on a narrow
+#: chart (a phone) fewer, or the labels' margin takes half of its 358 px and leaves the plot a
+#: strip 50 px wide (issue 53, Compare on a phone).
 _LABEL_WIDTH = 20
+_NARROW_LABEL_WIDTH = 10
 #: Line height as a multiple of the font size, and the space kept between two labels in px.
 _LINE = 1.3
 _GAP = 4
@@ -64,6 +74,20 @@ def add_end_label(figure: go.Figure, x: float, y: float, text: str, colour: str)
 def end_labels(figure: go.Figure) -> list[go.layout.Annotation]:
     """The end labels of ``figure``."""
     return [a for a in figure.layout.annotations if a.name == END_LABEL]
+
+
+def narrow_end_labels(figure: go.Figure) -> None:
+    """Wrap the end labels of ``figure`` for a narrow chart: half as many characters a line.
+
+    >>> figure = go.Figure(layout={"xaxis": {"range": [0, 1]}})
+    >>> add_end_label(figure, 1, 0.5, "Laplace on one-hot labels", "red")
+    >>> narrow_end_labels(figure)
+    >>> end_labels(figure)[0].text
+    'Laplace on<br>one-hot<br>labels'
+    """
+    for label in end_labels(figure):
+        words = (label.text or "").replace("<br>", " ")
+        label.text = "<br>".join(textwrap.wrap(words, _NARROW_LABEL_WIDTH, break_long_words=False))
 
 
 def _height(label: go.layout.Annotation, size: int) -> float:

@@ -20,7 +20,15 @@ from dataclasses import dataclass
 
 import plotly.graph_objects as go
 
-from labeldp_core.plotting.end_labels import END_LABEL, end_label_room, spread_end_labels
+from labeldp_core.plotting.end_labels import (
+    END_LABEL,
+    end_label_room,
+    end_labels,
+    narrow_end_labels,
+    spread_end_labels,
+)
+from labeldp_core.plotting.legend_names import wrap_legend
+from labeldp_core.plotting.stacked import place_panels, stack_panels
 
 __all__ = [
     "DEMO_SIZES",
@@ -40,6 +48,7 @@ __all__ = [
 LOG_TICK_VALUES: tuple[float, ...] = tuple(
     float(f"{m}e{e}") for e in range(-6, 8) for m in (1, 2, 5)
 )
+_DECADES = tuple(value for value in LOG_TICK_VALUES if f"{value:e}".startswith("1."))
 #: Every text of a chart: near black, not the template's light grey.
 TEXT_COLOUR = "#222"
 
@@ -84,6 +93,10 @@ _DEMO_MIN_PLOT = 220
 _DEFAULT_HEIGHT = 450
 _WIDTH = 800
 _NARROW_WIDTH = 400
+#: A chart's width on a phone (390 px less the page's padding) and a legend entry's symbol and
+#: gaps, in px: a narrow chart's legend entries wrap to fit the phone.
+_PHONE_WIDTH = 358
+_LEGEND_SYMBOL = 50
 
 
 def log_tick_text(value: float) -> str:
@@ -217,11 +230,15 @@ def _wrap_annotations(figure: go.Figure, sizes: TextSizes, narrow: bool) -> None
 
 
 def _style_axes(figure: go.Figure, sizes: TextSizes, narrow: bool) -> None:
+    # A narrow chart whose lines are named in its right margin keeps a plot about 150 px wide:
+    # there a log axis ticks at the decades only, or its ticks turn on end and eat the plot's
+    # height (and the names, spread over the height left, cover each other).
+    ticks = _DECADES if narrow and end_labels(figure) else LOG_TICK_VALUES
     for name in _log_axes(figure):
         figure.layout[name].update(
             tickmode="array",
-            tickvals=LOG_TICK_VALUES,
-            ticktext=[log_tick_text(v) for v in LOG_TICK_VALUES],
+            tickvals=ticks,
+            ticktext=[log_tick_text(v) for v in ticks],
             minor={"showgrid": False},
         )
     # On a narrow chart each panel side by side gets its share of the width for its x title.
@@ -251,9 +268,14 @@ def projector_ready(figure: go.Figure, *, demo: bool = False, narrow: bool = Fal
         figure: any figure of :mod:`labeldp_core.plots`.
         demo: demo mode's larger text (:data:`DEMO_SIZES` instead of :data:`SIZES`).
         narrow: the chart goes in a half-page column (or on a phone): its title and its x
-            axis's title wrap sooner.
+            axis's title wrap sooner, the lines' end labels too, and a row of panels is
+            stacked into one column (:mod:`~labeldp_core.plotting.stacked`).
     """
     sizes = DEMO_SIZES if demo else SIZES
+    panels = stack_panels(figure) if narrow else []
+    if narrow:
+        narrow_end_labels(figure)
+        wrap_legend(figure, math.floor((_PHONE_WIDTH - _LEGEND_SYMBOL) / (0.55 * sizes.legend)))
     _style_axes(figure, sizes, narrow)
     top = _place_title(figure, sizes, narrow)
     legend = {
@@ -267,7 +289,13 @@ def projector_ready(figure: go.Figure, *, demo: bool = False, narrow: bool = Fal
         "font": {"size": sizes.legend, "color": TEXT_COLOUR},
         "title": {"font": {"size": sizes.legend, "color": TEXT_COLOUR}, "side": "top"},
     }
-    margin = {"t": top, "b": math.ceil((sizes.tick + sizes.axis_title) * _LINE + 3 * _GAP)}
+    # On a narrow chart an x title wraps: its lines below the plot (or they take the plot's
+    # height, and the end labels spread over more than is left, covering each other).
+    x_title = max((_lines(a.title.text) for a in figure.select_xaxes()), default=1) if narrow else 1
+    margin = {
+        "t": top,
+        "b": math.ceil((sizes.tick + x_title * sizes.axis_title) * _LINE + 3 * _GAP),
+    }
     right, labels_height = end_label_room(figure, sizes.legend)
     if right:  # the lines' names in the right margin, not in a legend
         margin["r"] = right
@@ -279,7 +307,8 @@ def projector_ready(figure: go.Figure, *, demo: bool = False, narrow: bool = Fal
     )
     below = _legend_height(figure, sizes, _NARROW_WIDTH if narrow else _WIDTH)
     below += _category_overhang(figure, sizes)
-    plot = max(_DEMO_MIN_PLOT if demo else _MIN_PLOT, labels_height)
+    stacked = place_panels(figure, panels, sizes.tick, sizes.axis_title)
+    plot = max(_DEMO_MIN_PLOT if demo else _MIN_PLOT, labels_height, stacked)
     needed = margin["t"] + margin["b"] + below + plot
     if needed > (figure.layout.height or _DEFAULT_HEIGHT):  # room for the plot and the legend
         figure.layout.height = needed
@@ -349,11 +378,13 @@ def _legend_height(figure: go.Figure, sizes: TextSizes, width: int) -> int:
         return 0
     if not names:
         return 0
-    rows, filled = 1, 0.0
+    rows, filled, tallest = 0, 0.0, 1  # lines of the rows before, the current row's width
     for name in names:
-        entry = len(name) * 0.55 * sizes.legend + 50
+        lines = name.split("<br>")
+        entry = max(len(line) for line in lines) * 0.55 * sizes.legend + _LEGEND_SYMBOL
         if filled and filled + entry > width:
-            rows, filled = rows + 1, 0.0
+            rows, filled, tallest = rows + tallest, 0.0, 1
         filled += entry
-    rows += bool(figure.layout.legend.title.text)
+        tallest = max(tallest, len(lines))
+    rows += tallest + bool(figure.layout.legend.title.text)
     return math.ceil(rows * sizes.legend * 1.45 + 2 * _GAP)

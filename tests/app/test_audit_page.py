@@ -12,7 +12,9 @@ def test_audit_page_shows_mechanism_and_control_and_follows_epsilon():
     assert_no_errors(app)
     assert app.selectbox(key="mechanism").value == "rr-bins"  # restored from the link
     verdicts = " ".join(m.value for m in app.markdown)
-    assert "rr-bins" in verdicts and "consistent with its claim" in verdicts
+    assert (
+        "**RR-on-bins (regression)**" in verdicts and "consistent with its claim" in verdicts
+    )  # its title
     assert len(app.get("plotly_chart")) == 1
     claims = [value for label, value in _metrics(app) if label.startswith("Claimed")]
     assert claims == ["1"]  # rr-bins has no control

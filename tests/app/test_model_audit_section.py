@@ -94,3 +94,33 @@ def test_a_claim_no_canary_can_test_gets_the_reason_instead_of_a_row_of_zeros(
     assert said in verdicts[0] and "guesses right as often as that allows" in verdicts[0]
     assert not [t for t in app.toggle if t.key == "model_audit"]
     assert len(app.dataframe) <= 1  # the release audit's table only: no row of zeros
+
+
+def test_the_audit_screen_writes_each_quantity_in_one_format_and_names_mechanisms(
+    isolated_cache, monkeypatch
+):
+    # Issue 53 §4: the trained model's table put a guess accuracy of 49.8% beside a test
+    # accuracy of 0.208, ticked nothing in "above the claim" (a bare checkbox, unticked on the
+    # non-private row too, with no claim named), and the page named the mechanism "laplace".
+    import re
+
+    from labeldp_core.model_audit import training_run
+
+    monkeypatch.setattr(
+        training_run, "_train", lambda config, drawn, *a: stored(drawn, 70) | {"test_score": 0.208}
+    )
+    app = open_page("pages/audit.py", epochs="1", model="logistic")
+    assert_no_errors(app)
+    assert app.selectbox(key="mechanism").format_func("laplace") == "Laplace on one-hot labels"
+    verdicts = " ".join(m.value for m in app.markdown)
+    assert "**Laplace on one-hot labels**:" in verdicts and "**laplace**" not in verdicts
+    app = open_page("pages/audit.py", mechanism="rr", epochs="1", model="logistic")
+    app.toggle(key="model_audit").set_value(True).run(timeout=300)
+    assert_no_errors(app)
+    table = app.dataframe[-1].value
+    accuracies = [*table["share right (lower end)"], *table["test accuracy"]]
+    assert all(re.fullmatch(r"\d\.\d{3}( \(\d\.\d{3}\))?", a) for a in accuracies), accuracies
+    assert list(table["test accuracy"]) == ["0.208"] * 3
+    (claimed,) = [c for c in table.columns if c.startswith("above the claim")]
+    assert claimed == "above the claim (ε 1)" and set(table[claimed]) <= {"yes", "no"}
+    assert all(re.fullmatch(r"\d+(\.\d+)?", e) for e in table["proven ε ≥"]), table["proven ε ≥"]

@@ -74,3 +74,17 @@ def test_each_guess_on_the_screen_names_its_prior(rr_runs, read_only_server):
     assert f"from the image's π {pi:.0%}" in " ".join(written), written
     caption = " ".join(c.value for c in app.caption)
     assert "from the uniform prior π = 1/K of an attacker who never sees the image" in caption
+
+
+def test_the_screen_gives_one_risk_number_per_prior_and_no_attack_gain(rr_runs, read_only_server):
+    # Issue 53: "guess ≤ 23%" beside "gain ≤ 63%": a reader takes the larger number for the
+    # chance of guessing a label. The top panel, its values at the cursor and the caption
+    # give the guess from each prior only (and the flips, a cost), no attack gain.
+    app = open_page(PAGE, epochs="1", mechanisms=["rr"])
+    assert_no_errors(app)
+    spec = chart_spec(app, "price_of_privacy")
+    names = [trace.get("name") or "" for trace in spec["data"]]
+    written = [line for frame in spec["frames"] for line in block_lines(frame["data"][4]["text"])]
+    said = " ".join([*names, *written, *(c.value for c in app.caption)])
+    assert "gain" not in said, [t for t in [*names, *written] if "gain" in t]
+    assert any(line.startswith("guess ≤") for line in written), written

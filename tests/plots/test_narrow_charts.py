@@ -1,0 +1,56 @@
+"""A narrow chart (a phone, a half-page column): panels stacked, legend entries wrapped (issue 53).
+
+The browser tests (tests/app/test_browser_phone.py) measure the boxes; these check the layout
+the figure asks for and that the chart's numbers keep their series' names.
+"""
+
+import plotly.graph_objects as go
+import pytest
+from plotly.subplots import make_subplots
+
+from labeldp_core.plotting.common import figure_table
+from labeldp_core.plotting.readable import projector_ready
+
+TITLES = ("first panel", "second panel", "third panel")
+LONG = "Vector randomized response: ε per label (replace-one)"
+
+
+def _row_of_panels() -> go.Figure:
+    figure = make_subplots(1, 3, subplot_titles=TITLES)
+    for column in (1, 2, 3):
+        figure.add_scatter(x=[1, 2], y=[column, 0], name=f"series {column}", row=1, col=column)
+        figure.update_xaxes(title_text="epsilon (log scale)", row=1, col=column)
+    return figure
+
+
+def _domains(figure: go.Figure, axis: str) -> list[tuple[float, float]]:
+    return [tuple(figure.layout[f"{axis}{n}"].domain) for n in ("", "2", "3")]
+
+
+def test_a_row_of_panels_is_stacked_top_to_bottom_in_its_order_on_a_narrow_chart():
+    figure = projector_ready(_row_of_panels(), narrow=True)
+    assert _domains(figure, "xaxis") == [(0, 1)] * 3
+    y = _domains(figure, "yaxis")
+    assert all(0 <= low < high <= 1 for low, high in y), y
+    assert y[0][0] > y[1][1] and y[1][0] > y[2][1], y  # top first, apart
+    titles = {a.text: a for a in figure.layout.annotations if a.text in TITLES}
+    assert [titles[t].y for t in TITLES] == pytest.approx([1, y[1][1], y[2][1]])
+    assert figure.layout.height >= 3 * 200
+
+
+def test_a_wide_chart_keeps_its_panels_side_by_side_and_a_stacked_one_stays_stacked():
+    wide = projector_ready(_row_of_panels())
+    assert len(set(_domains(wide, "xaxis"))) == 3
+    stacked = projector_ready(_row_of_panels(), narrow=True)
+    before = (_domains(stacked, "yaxis"), stacked.layout.height)
+    projector_ready(stacked, narrow=True)  # twice changes nothing
+    assert (_domains(stacked, "yaxis"), stacked.layout.height) == before
+
+
+def test_a_long_legend_entry_wraps_on_a_narrow_chart_and_the_csv_keeps_its_name():
+    figure = go.Figure([go.Scatter(x=[1], y=[1], name=LONG), go.Scatter(x=[1], y=[2], name="RR")])
+    projector_ready(figure, narrow=True, demo=True)
+    assert "<br>" in figure.data[0].name and figure.data[1].name == "RR"
+    assert [row["series"] for row in figure_table(figure)] == [LONG, "RR"]
+    wide = go.Figure([go.Scatter(x=[1], y=[1], name=LONG), go.Scatter(x=[1], y=[2], name="RR")])
+    assert projector_ready(wide).data[0].name == LONG
