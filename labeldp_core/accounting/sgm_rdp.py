@@ -35,6 +35,7 @@ def compute_rdp(q: float, sigma: float, orders: Sequence[float]) -> np.ndarray:
 
 
 def _rdp(q: float, sigma: float, alpha: float) -> float:
+    """RDP at one order, with Opacus's special cases (no sampling, no noise, every example)."""
     if q == 0:
         return 0
     if sigma == 0:
