@@ -84,15 +84,16 @@ def _log_a_int(q: float, sigma: float, alpha: int) -> float:
 def _log_a_frac(q: float, sigma: float, alpha: float) -> float:
     """The log of A_alpha at a fractional order: two series, summed until a term is below e^-30."""
     log_a0 = log_a1 = -math.inf
-    for coef, log_s0, log_s1 in _frac_terms(q, sigma, alpha):
-        if coef > 0:
-            log_a0, log_a1 = _log_add(log_a0, log_s0), _log_add(log_a1, log_s1)
-        else:
-            log_a0, log_a1 = _log_sub(log_a0, log_s0), _log_sub(log_a1, log_s1)
+    for block in _frac_blocks(q, sigma, alpha):
+        for coef, log_s0, log_s1 in zip(*block, strict=True):
+            if coef > 0:
+                log_a0, log_a1 = _log_add(log_a0, log_s0), _log_add(log_a1, log_s1)
+            else:
+                log_a0, log_a1 = _log_sub(log_a0, log_s0), _log_sub(log_a1, log_s1)
     return _log_add(log_a0, log_a1)
 
 
-def _frac_terms(q: float, sigma: float, alpha: float) -> Iterator[tuple[float, float, float]]:
+def _frac_blocks(q: float, sigma: float, alpha: float) -> Iterator[tuple[list[float], ...]]:
     """Each term's binomial coefficient and its two log terms, up to the first below e^-30.
 
     A block of terms at a time, each value by the operations Opacus performs on it (its
@@ -114,7 +115,6 @@ def _frac_terms(q: float, sigma: float, alpha: float) -> Iterator[tuple[float, f
         log_s1 = log_t1 + (j * j - j) / two_var + log_e1
         small = np.flatnonzero(np.maximum(log_s0, log_s1) < -30)
         end = small[0] + 1 if small.size else _BLOCK
-        kept = (coef[:end], log_s0[:end], log_s1[:end])
-        yield from zip(*(values.tolist() for values in kept), strict=True)
+        yield tuple(values[:end].tolist() for values in (coef, log_s0, log_s1))
         if small.size:
             return
