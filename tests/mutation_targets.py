@@ -32,6 +32,7 @@ SHARED_TARGETS = (
     "labeldp_core/accounting/zcdp.py",
     "labeldp_core/accounting/gaussian_curve.py",
     "labeldp_core/accounting/dpsgd.py",
+    "labeldp_core/accounting/sgm_rdp.py",
     "labeldp_core/engine/release_noise.py",
     "labeldp_core/training/dpsgd.py",
 )
@@ -43,6 +44,7 @@ SHARED_TESTS = (
     "tests/noise/test_secure_noise.py",
     "tests/accounting/test_composition.py",
     "tests/accounting/test_dpsgd_accounting.py",
+    "tests/accounting/test_sgm_rdp.py",
     "tests/accounting/test_wording.py",
     "tests/contract/test_release_contract.py",
     "tests/contract/test_mechanism_inputs.py",

@@ -40,6 +40,13 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield f"http://127.0.0.1:{app.port}"
 
 
+@pytest.fixture(scope="module")
+def browser(server: str):
+    """One Chromium (and one Playwright driver) for the module's tests, not one each."""
+    with chromium_browser() as chromium:
+        yield chromium
+
+
 def _page(browser, options: dict, url: str):
     context = browser.new_context(**options)
     page = context.new_page()
@@ -102,54 +109,52 @@ def _answer(phone, items: range, first_class: int) -> None:
         phone.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
 
 
-def test_a_class_plays_a_round_on_phones_and_the_teachers_tally_follows(server):
-    with chromium_browser() as browser:
-        teacher, code = _open_round(browser, server)
-        phones = [_page(browser, PHONE, f"{server}/play?round={code}") for _ in range(PHONES)]
-        seats = [parse_qs(urlparse(phone.url).query)["seat"][0] for phone in phones]
-        assert len(set(seats)) == PHONES  # a seat each, no account
-        _answer(phones[0], range(1, 2), 0)  # stops after item 1
-        phones[0].get_by_text(f"Item 2 of {ITEMS}").wait_for()
-        for number, phone in enumerate(phones[1:], start=1):
-            _answer(phone, range(1, ITEMS + 1), number)
-            phone.get_by_text("All answered").wait_for()
-        answers = 1 + (PHONES - 1) * ITEMS
-        teacher.get_by_text(f"{PHONES} phones, {answers} answers").wait_for()
-        for phone in phones:
-            assert phone.get_by_text("You answered").count() == 0
-            assert phone.locator("[data-testid='stDataFrame']").count() == 0
-        forged = _page(browser, PHONE, f"{server}/play?round={code}&seat=forged-seat")
-        forged.get_by_text(f"Item 1 of {ITEMS}").wait_for()
-        assert parse_qs(urlparse(forged.url).query)["seat"][0] not in ("forged-seat", *seats)
-        phones[1].reload()
-        phones[1].get_by_text("All answered").wait_for()  # the same seat, its answers kept
-        teacher.get_by_role("button", name="Reveal the true labels").click()
-        phones[0].get_by_text(
-            re.compile(rf"You answered 1 of {ITEMS} items: \d of them")
-        ).wait_for()
-        for phone in phones[1:]:
-            phone.get_by_text(re.compile(rf"You answered {ITEMS} of {ITEMS} items")).wait_for()
-        late = _page(browser, PHONE, f"{server}/play?round={code}")
-        late.get_by_text("The round is over").wait_for()
-        teacher.locator("[data-testid='stDataFrame']").first.wait_for()
-        charts = teacher.locator("[data-testid='stPlotlyChart']")
-        charts.nth(1).wait_for()  # drawn after the table: counted at once, it read 0 under load
-        assert charts.count() >= 2  # overall, items
-        for page in (teacher, *phones, forged, late):
-            assert page.locator("[data-testid='stException']").count() == 0
+def test_a_class_plays_a_round_on_phones_and_the_teachers_tally_follows(server, browser):
+    teacher, code = _open_round(browser, server)
+    phones = [_page(browser, PHONE, f"{server}/play?round={code}") for _ in range(PHONES)]
+    seats = [parse_qs(urlparse(phone.url).query)["seat"][0] for phone in phones]
+    assert len(set(seats)) == PHONES  # a seat each, no account
+    _answer(phones[0], range(1, 2), 0)  # stops after item 1
+    phones[0].get_by_text(f"Item 2 of {ITEMS}").wait_for()
+    for number, phone in enumerate(phones[1:], start=1):
+        _answer(phone, range(1, ITEMS + 1), number)
+        phone.get_by_text("All answered").wait_for()
+    answers = 1 + (PHONES - 1) * ITEMS
+    teacher.get_by_text(f"{PHONES} phones, {answers} answers").wait_for()
+    for phone in phones:
+        assert phone.get_by_text("You answered").count() == 0
+        assert phone.locator("[data-testid='stDataFrame']").count() == 0
+    forged = _page(browser, PHONE, f"{server}/play?round={code}&seat=forged-seat")
+    forged.get_by_text(f"Item 1 of {ITEMS}").wait_for()
+    assert parse_qs(urlparse(forged.url).query)["seat"][0] not in ("forged-seat", *seats)
+    phones[1].reload()
+    phones[1].get_by_text("All answered").wait_for()  # the same seat, its answers kept
+    teacher.get_by_role("button", name="Reveal the true labels").click()
+    phones[0].get_by_text(re.compile(rf"You answered 1 of {ITEMS} items: \d of them")).wait_for()
+    for phone in phones[1:]:
+        phone.get_by_text(re.compile(rf"You answered {ITEMS} of {ITEMS} items")).wait_for()
+    late = _page(browser, PHONE, f"{server}/play?round={code}")
+    late.get_by_text("The round is over").wait_for()
+    teacher.locator("[data-testid='stDataFrame']").first.wait_for()
+    charts = teacher.locator("[data-testid='stPlotlyChart']")
+    charts.nth(1).wait_for()  # drawn after the table: counted at once, it read 0 under load
+    assert charts.count() >= 2  # overall, items
+    for page in (teacher, *phones, forged, late):
+        assert page.locator("[data-testid='stException']").count() == 0
+        page.context.close()  # the module's browser stays: no session left polling the server
 
 
-def test_the_single_player_guess_buttons_come_in_class_order_on_a_phone(server):
+def test_the_single_player_guess_buttons_come_in_class_order_on_a_phone(server, browser):
     from playwright.sync_api import expect
 
-    with chromium_browser() as browser:
-        phone = _page(browser, PHONE, f"{server}/epsilon_meaning?epochs=1")
-        buttons = phone.get_by_role("button", name=re.compile(r"^\d$"))
-        expect(buttons).to_have_count(10)  # all drawn: a count read mid-render ran short once
-        boxes = [buttons.nth(n).bounding_box() for n in range(10)]
-        labels = [buttons.nth(n).inner_text().strip() for n in range(10)]
-        ordered = [label for _, label in sorted(zip(boxes, labels, strict=True), key=_reading)]
-        assert ordered == [str(k) for k in range(10)]
+    phone = _page(browser, PHONE, f"{server}/epsilon_meaning?epochs=1")
+    buttons = phone.get_by_role("button", name=re.compile(r"^\d$"))
+    expect(buttons).to_have_count(10)  # all drawn: a count read mid-render ran short once
+    boxes = [buttons.nth(n).bounding_box() for n in range(10)]
+    labels = [buttons.nth(n).inner_text().strip() for n in range(10)]
+    ordered = [label for _, label in sorted(zip(boxes, labels, strict=True), key=_reading)]
+    phone.context.close()
+    assert ordered == [str(k) for k in range(10)]
 
 
 def _reading(pair: tuple[dict, str]) -> tuple[int, float]:

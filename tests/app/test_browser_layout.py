@@ -13,8 +13,9 @@ demo grid of every mechanism it draws (stand-in results): the control and the wh
 line named at its end, fit in the window in both modes.
 """
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from test_browser import (
@@ -104,16 +105,35 @@ def _span(page, selector: str, **kwargs) -> tuple[float, float]:
     return box["y"], box["y"] + box["height"]
 
 
-def _tour(browser, server: str, demo: bool, titles: tuple[str, ...]) -> dict[str, tuple]:
-    """Each of ``titles``' (slider span, first chart span, scroll offset), one tab."""
-    context = browser.new_context(viewport={"width": WIDTH, "height": HEIGHT})
-    page = _open(context, f"{server}/randomized_response?{QUERY}" + "&demo=1" * demo)
+@pytest.fixture(scope="module")
+def tabs(server: str, browser) -> Iterator[Callable[[bool], Any]]:
+    """``tabs(demo)``: the mode's one tab at 1280x800, opened once on RR's page at ε = 1.
+
+    Opening a page starts a session and loads the app's scripts in a fresh context (tens of
+    seconds under load); a click in the app's navigation only reruns the script. The tours and
+    the checks of one page below move through the app in their mode's tab, as a person does.
+    """
+    opened: dict[bool, tuple] = {}
+
+    def tab(demo: bool):
+        if demo not in opened:
+            context = browser.new_context(viewport={"width": WIDTH, "height": HEIGHT})
+            url = f"{server}/randomized_response?{QUERY}" + "&demo=1" * demo
+            opened[demo] = (context, _open(context, url))
+        return opened[demo][1]
+
+    yield tab
+    for context, _ in opened.values():
+        context.close()
+
+
+def _tour(page, titles: tuple[str, ...]) -> dict[str, tuple]:
+    """Each of ``titles``' (slider span, first chart span, scroll offset), in one tab."""
     seen = {}
     for title in titles:
         _go(page, title)
         slider = _span(page, EPSILON_SLIDER, has_text="(log scale)")
         seen[title] = (slider, _span(page, CHART), page.evaluate("window.scrollY"))
-    context.close()
     return seen
 
 
@@ -129,10 +149,8 @@ def _outside(seen: dict[str, tuple]) -> dict[str, tuple]:
     return {t: span for t, span in outside.items() if t not in KNOWN_OFF_SCREEN} | fixed
 
 
-def test_every_mechanism_page_shows_the_epsilon_control_and_its_chart_without_scrolling(
-    server, browser
-):
-    seen = _tour(browser, server, False, MECHANISM_PAGES + EPSILON_PAGES)
+def test_every_mechanism_page_shows_the_epsilon_control_and_its_chart_without_scrolling(tabs):
+    seen = _tour(tabs(False), MECHANISM_PAGES + EPSILON_PAGES)
     assert not _outside(seen), seen
     for title, (slider, chart, _) in seen.items():
         assert slider[1] <= chart[0], title  # the chart sits under the control
@@ -175,10 +193,8 @@ def test_compare_opens_on_its_chart_of_every_mechanism_and_both_fit(compare_serv
     [DEMO_PAGES, pytest.param(MECHANISM_PAGES + EPSILON_PAGES, marks=pytest.mark.slow)],
     ids=["first-and-epsilon-pages", "every-page"],
 )
-def test_in_demo_mode_the_epsilon_control_and_its_chart_fit_on_every_page_too(
-    server, browser, titles
-):
-    seen = _tour(browser, server, True, titles)
+def test_in_demo_mode_the_epsilon_control_and_its_chart_fit_on_every_page_too(tabs, titles):
+    seen = _tour(tabs(True), titles)
     assert set(seen) == set(titles)
     assert not _outside(seen), seen
     for title, (slider, chart, _) in seen.items():
@@ -193,12 +209,11 @@ def _area(a: dict, b: dict) -> float:
 
 
 @pytest.mark.parametrize("demo", [False, True], ids=["default", "demo"])
-def test_what_epsilon_means_measured_guesses_keep_their_texts_apart(server, browser, demo):
+def test_what_epsilon_means_measured_guesses_keep_their_texts_apart(tabs, demo):
     # Issue 53: the y axis's title ran over the chart's title, the bound ticks crossed the
     # values written at the bars' tops (0.16, 0.12), and the last group's name was not drawn.
-    context = browser.new_context(viewport={"width": WIDTH, "height": HEIGHT})
-    page = _open(context, f"{server}/epsilon_meaning?{QUERY}" + "&demo=1" * demo)
-    page.wait_for_function(CHARTS_DRAWN)
+    page = tabs(demo)
+    _go(page, "What ε means")
     chart = page.locator(CHART).filter(has_text="Measured guesses").first
     chart.scroll_into_view_if_needed()
 
@@ -209,7 +224,6 @@ def test_what_epsilon_means_measured_guesses_keep_their_texts_apart(server, brow
     values, ticks = boxes(".barlayer text"), boxes(".scatterlayer .point")
     names = chart.locator(".xtick text").all_text_contents()
     groups = len(chart.locator(".barlayer .trace").first.locator(".point").all())
-    context.close()
     assert _area(title, y_title) == 0, (title, y_title)
     crossed = [(v, t) for v in values for t in ticks if _area(v, t) > 2]
     assert not crossed, crossed
@@ -233,21 +247,17 @@ CUT_NAV = f"""() => [...document.querySelectorAll("{NAV_LINKS}")].flatMap(link =
 
 
 @pytest.mark.parametrize("demo", [False, True], ids=["default", "demo"])
-def test_the_rr_note_on_a_random_guess_crosses_no_curve_and_no_menu_title_is_cut(
-    server, browser, demo
-):
+def test_the_rr_note_on_a_random_guess_crosses_no_curve_and_no_menu_title_is_cut(tabs, demo):
     # Issue 53: "1/K = 0.10 (a random guess)" was written across the flip curve, and in demo
     # mode's larger type the menu cut "Noisy model outputs (lo" and "Vector randomized respo".
-    context = browser.new_context(viewport={"width": WIDTH, "height": HEIGHT})
-    page = _open(context, f"{server}/randomized_response?{QUERY}" + "&demo=1" * demo)
-    page.wait_for_function(CHARTS_DRAWN)
+    page = tabs(demo)
+    _go(page, "Randomized response")
     chart = page.locator(CHART).first
     chart.locator(".annotation", has_text="1/K").first.wait_for()
     note = chart.locator(".annotation", has_text="1/K").first.bounding_box()
     lines = chart.evaluate(LINE_POINTS)
     page.locator(NAV_LINKS).last.wait_for()
     cut = set(page.evaluate(CUT_NAV))
-    context.close()
     inside = [
         (x, y)
         for line in lines

@@ -6,11 +6,12 @@ report, downloaded and opened from disk with every network request refused, play
 """
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
-from test_browser import IDLE, _open, chromium_browser, warmed_app
+from test_browser import IDLE, STARTUP_WAIT_S, _open, chromium_browser, warmed_app
 
 from labeldp_core.cache import ResultCache
 from labeldp_core.experiments import run
@@ -59,33 +60,59 @@ def _plays(page, where) -> list[str]:
     return seen
 
 
-def test_play_moves_the_cursor_in_the_browser_without_asking_the_server(server, browser):
-    page = _open(browser, f"{server}/price_of_privacy?{QUERY}")
+@pytest.fixture(scope="module")
+def rr_page(server: str, browser) -> Iterator[tuple[Any, Any, list[str]]]:
+    """RR's page at 1280x800, opened once: (page, chart, every message it sent to the server).
+
+    One opening renders the whole page on the server and draws it in Chromium (tens of seconds
+    under load), so the three tests below share it, in this file's order: the first reads where
+    Play is, the second plays (the frames run in the browser), the last downloads the report.
+    The messages are counted from before the page loads, so none escapes the count.
+    """
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
     sent: list[str] = []
-    page.on("websocket", lambda ws: ws.on("framesent", sent.append))
+
+    def watch(page) -> None:
+        page.on("websocket", lambda socket: socket.on("framesent", lambda m: sent.append(m)))
+
+    context.on("page", watch)
+    page = _open(context, f"{server}/price_of_privacy?{QUERY}")
     chart = page.locator("[data-testid='stPlotlyChart']").first
     chart.locator(".main-svg").first.wait_for()
     page.wait_for_selector(IDLE)
+    yield page, chart, sent
+    context.close()
+
+
+def test_play_is_on_the_first_screen_at_1280x800(rr_page):
+    # ▶ Play sat under the three panels, at y 828: below the first screen of a projector.
+    _, chart, _ = rr_page
+    play = chart.locator(".updatemenu-container .updatemenu-button", has_text="Play").first
+    box = play.bounding_box()
+    assert box is not None and box["y"] + box["height"] <= 800, box
+
+
+def test_play_moves_the_cursor_in_the_browser_without_asking_the_server(rr_page):
+    page, chart, sent = rr_page
+    assert sent  # the page's own messages are seen
     before = len(sent)
     seen = _plays(page, chart)
     assert seen[0] == "ε = 0.1" and seen[-1] == "ε = 0.25", seen
     assert len(sent) == before  # no rerun, no message: the frames are in the browser
     assert page.locator("[data-testid='stException']").count() == 0
-    page.close()
 
 
-def test_the_downloaded_report_plays_from_disk_with_the_network_refused(server, browser, tmp_path):
+def test_the_downloaded_report_plays_from_disk_with_the_network_refused(rr_page, browser, tmp_path):
     from playwright.sync_api import expect
 
-    page = _open(browser, f"{server}/price_of_privacy?{QUERY}")
+    page = rr_page[0]
     button = page.get_by_role("button", name="Download a standalone HTML report")
-    expect(button).to_be_enabled(timeout=120_000)  # the report is built first: slow under load
+    expect(button).to_be_enabled(timeout=STARTUP_WAIT_S * 1000)  # not expect's 5 s: under load
     page.wait_for_selector(IDLE)  # a click during a rerun finds no report to build
     with page.expect_download() as download:
         button.click()
     report = tmp_path / "report.html"
     download.value.save_as(report)
-    page.close()
     context = browser.new_context()
     requests: list[str] = []
     context.route("http*://**", lambda route: (requests.append(route.request.url), route.abort()))
@@ -96,19 +123,6 @@ def test_the_downloaded_report_plays_from_disk_with_the_network_refused(server, 
     seen = _plays(offline, figure)
     assert seen[0] == "ε = 0.1" and seen[-1] == "ε = 0.25", seen
     assert not requests, requests
-    context.close()
-
-
-def test_play_is_on_the_first_screen_at_1280x800(server, browser):
-    # ▶ Play sat under the three panels, at y 828: below the first screen of a projector.
-    context = browser.new_context(viewport={"width": 1280, "height": 800})
-    page = _open(context, f"{server}/price_of_privacy?{QUERY}")
-    chart = page.locator("[data-testid='stPlotlyChart']").first
-    chart.locator(".main-svg").first.wait_for()
-    page.wait_for_selector(IDLE)
-    play = chart.locator(".updatemenu-container .updatemenu-button", has_text="Play").first
-    box = play.bounding_box()
-    assert box is not None and box["y"] + box["height"] <= 800, box
     context.close()
 
 
@@ -154,6 +168,27 @@ def _screen(browser, server: str, width: int, height: int, demo: bool):
     return context, page, chart
 
 
+@pytest.fixture(scope="module")
+def screens(screen_server: str, browser) -> Iterator[Callable[[int, int, bool], tuple]]:
+    """``screens(width, height, demo)``: that view of the screen, opened once: (page, chart).
+
+    Each opening renders the screen on the server and draws its three panels in Chromium (tens
+    of seconds under load), so the tests below share each view, in this file's order: those
+    that read the first frame as it opens first (without scrolling), then the one that drags the
+    slider to the last frame, then the one that clicks every frame.
+    """
+    opened: dict[tuple[int, int, bool], tuple] = {}
+
+    def screen(width: int, height: int, demo: bool) -> tuple:
+        if (width, height, demo) not in opened:
+            opened[width, height, demo] = _screen(browser, screen_server, width, height, demo)
+        return opened[width, height, demo][1:]
+
+    yield screen
+    for context, _, _ in opened.values():
+        context.close()
+
+
 def _to_last_frame(page, chart) -> None:
     """Drag the slider's grip past the end of its rail: the last frame, as a person does."""
     rail = chart.locator(".slider-rail-rect").first
@@ -169,38 +204,30 @@ def _to_last_frame(page, chart) -> None:
 @pytest.mark.parametrize(
     ("width", "height", "demo"), [(1280, 800, False), (1280, 800, True), (390, 844, False)]
 )
-def test_every_text_on_the_screen_is_whole_and_covers_no_other_in_every_frame(
-    screen_server, browser, width, height, demo
+def test_play_and_pause_are_on_the_first_screen_and_the_chart_is_whole(
+    screens, width, height, demo
 ):
-    # Issue 53: the values at the cursor covered each other and the lines, the last frame
-    # named only PATE, the audits' diamonds had no names, and on a phone the chart's titles were
-    # cut and Pause covered the top panel's title.
-    context, page, chart = _screen(browser, screen_server, width, height, demo)
-    for frame in ("first", "last"):
-        if frame == "last":
-            _to_last_frame(page, chart)
-        svg = chart.locator(".main-svg").first.bounding_box()
-        found = _boxes(chart)
-        shown = [pair for pairs in found.values() for pair in pairs]
-        for text, box in shown:  # nothing cut at the chart's edges
-            left, right = box["x"], box["x"] + box["width"]
-            assert svg["x"] - 2 <= left and right <= svg["x"] + svg["width"] + 2, (frame, text)
-        covered = [
-            (a, b, _overlap(p, q))
-            for i, (a, p) in enumerate(shown)
-            for b, q in shown[i + 1 :]
-            if _overlap(p, q) > 2
-        ]
-        assert not covered, (frame, covered)
-        accuracy = next(t for t, _ in found["values"] if "DP-SGD" in t)
-        # The block's lines run together in its text ("Randomized" ending one, "response" the
-        # next): compared without spaces. (The drag reached ε 8 of 16 before the plots kept a
-        # right margin, so the last frame's wrapped list was not read until then.)
-        joined = accuracy.replace(" ", "")
-        for name in ("Randomized response", "RR with prior", "PATE", "DPPL-Mean", "ALIBI"):
-            assert name.replace(" ", "") in joined, (frame, accuracy)  # computed, or said not
-        assert any("≥" in t for t, _ in found["values"] if "DP-SGD" not in t)  # the audits
-    context.close()
+    # Issue 53: ▶ Play was at y 828 at 1280x800, below the first screen, in both modes; on a
+    # phone the chart was clipped and Pause covered the slider.
+    page, chart = screens(width, height, demo)
+    buttons = {
+        t: b
+        for t, b in (
+            (loc.text_content(), loc.bounding_box())
+            for loc in chart.locator(".updatemenu-button").all()
+        )
+    }
+    assert set(buttons) == {"▶ Play", "❚❚ Pause"}, buttons
+    for text, box in buttons.items():
+        assert box["y"] >= 0 and box["y"] + box["height"] <= height, (text, box)
+        assert box["x"] >= 0 and box["x"] + box["width"] <= width, (text, box)
+    svg = chart.locator(".main-svg").first.bounding_box()
+    assert svg["x"] >= 0 and svg["x"] + svg["width"] <= width, svg  # the chart fits the width
+    scroll = page.evaluate("() => document.documentElement.scrollWidth")
+    assert scroll <= width, scroll  # and the page does not scroll sideways
+    slider = chart.locator(".slider-container").first.bounding_box()
+    for text, box in buttons.items():
+        assert _overlap(box, slider) == 0, (text, box, slider)
 
 
 #: Every plotted line's visible points (sampled every 2 px along its path, inside its panel's
@@ -257,15 +284,33 @@ def _crossed(box: dict, plotted: list[list[float]]) -> int:
     )
 
 
+@pytest.mark.parametrize(("width", "height", "demo"), [(390, 844, False), (1280, 800, True)])
+def test_the_epsilon_axis_is_whole_to_its_last_tick_on_a_phone_and_a_projector(
+    screens, width, height, demo
+):
+    # Issue 53: the plots ran to the chart's right edge (no margin), so the ε axis lost its last
+    # tick, 20, and the curves' ends touched the edge: the chart looked clipped on a phone.
+    _, chart = screens(width, height, demo)
+    svg = chart.locator(".main-svg").first.bounding_box()
+    ticks = [
+        (loc.text_content(), loc.bounding_box())
+        for loc in chart.locator(".xaxislayer-above text").all()
+        if loc.is_visible()
+    ]
+    right = svg["x"] + svg["width"]
+    assert "20" in [t for t, _ in ticks], [t for t, _ in ticks]
+    assert all(box["x"] + box["width"] <= right for _, box in ticks), (ticks, right)
+
+
 @pytest.mark.parametrize(
     ("width", "height", "demo"), [(1280, 800, False), (1280, 800, True), (390, 844, False)]
 )
 def test_the_first_frame_writes_its_values_clear_of_every_line_and_point(
-    screen_server, browser, width, height, demo
+    screens, width, height, demo
 ):
     # Issue 53: at the first ε the eight lines of accuracies crossed the curves (they all start
     # low at small ε), and the bounds' block in demo mode was as tall as its panel.
-    context, _, chart = _screen(browser, screen_server, width, height, demo)
+    _, chart = screens(width, height, demo)
     plotted = chart.evaluate(_PLOTTED, [False, None])
     assert len(plotted) > 100  # the curves were read
     values = [
@@ -275,16 +320,15 @@ def test_the_first_frame_writes_its_values_clear_of_every_line_and_point(
     assert len(blocks) == 2, [t for t, _ in values]
     crossing = [(text[:40], _crossed(box, plotted)) for text, box in blocks]
     assert [c for c in crossing if c[1]] == [], crossing
-    context.close()
 
 
 @pytest.mark.parametrize("demo", [False, True], ids=["default", "demo"])
-def test_the_charts_written_values_take_the_modes_note_size(screen_server, browser, demo):
+def test_the_charts_written_values_take_the_modes_note_size(screens, demo):
     # Issue 53: the values at the cursor and the audits' names stayed 12 px in demo mode, where
     # every other chart's notes grow to DEMO_SIZES.note; then the names alone did.
     from labeldp_core.plotting.readable import DEMO_SIZES, SIZES
 
-    context, _, chart = _screen(browser, screen_server, 1280, 800, demo)
+    _, chart = screens(1280, 800, demo)
     sizes = chart.element_handle().evaluate(
         "c => [...c.querySelectorAll('.textpoint text')].map(t => [t.textContent, "
         "getComputedStyle(t).fontSize])"
@@ -293,7 +337,6 @@ def test_the_charts_written_values_take_the_modes_note_size(screen_server, brows
     assert {float(s.removesuffix("px")) for _, s in sizes} == {
         (DEMO_SIZES if demo else SIZES).note
     }, sizes
-    context.close()
 
 
 #: Every text of a chart with its box in px of the page: [kind, text, x, y, width, height]; the
@@ -334,13 +377,49 @@ def _go_to_each_frame(page, chart) -> Iterator[str]:
 @pytest.mark.parametrize(
     ("width", "height", "demo"), [(1280, 800, False), (1280, 800, True), (390, 844, False)]
 )
+def test_every_text_on_the_screen_is_whole_and_covers_no_other_in_every_frame(
+    screens, width, height, demo
+):
+    # Issue 53: the values at the cursor covered each other and the lines, the last frame
+    # named only PATE, the audits' diamonds had no names, and on a phone the chart's titles were
+    # cut and Pause covered the top panel's title.
+    page, chart = screens(width, height, demo)
+    for frame in ("first", "last"):
+        if frame == "last":
+            _to_last_frame(page, chart)
+        svg = chart.locator(".main-svg").first.bounding_box()
+        found = _boxes(chart)
+        shown = [pair for pairs in found.values() for pair in pairs]
+        for text, box in shown:  # nothing cut at the chart's edges
+            left, right = box["x"], box["x"] + box["width"]
+            assert svg["x"] - 2 <= left and right <= svg["x"] + svg["width"] + 2, (frame, text)
+        covered = [
+            (a, b, _overlap(p, q))
+            for i, (a, p) in enumerate(shown)
+            for b, q in shown[i + 1 :]
+            if _overlap(p, q) > 2
+        ]
+        assert not covered, (frame, covered)
+        accuracy = next(t for t, _ in found["values"] if "DP-SGD" in t)
+        # The block's lines run together in its text ("Randomized" ending one, "response" the
+        # next): compared without spaces. (The drag reached ε 8 of 16 before the plots kept a
+        # right margin, so the last frame's wrapped list was not read until then.)
+        joined = accuracy.replace(" ", "")
+        for name in ("Randomized response", "RR with prior", "PATE", "DPPL-Mean", "ALIBI"):
+            assert name.replace(" ", "") in joined, (frame, accuracy)  # computed, or said not
+        assert any("≥" in t for t, _ in found["values"] if "DP-SGD" not in t)  # the audits
+
+
+@pytest.mark.parametrize(
+    ("width", "height", "demo"), [(1280, 800, False), (1280, 800, True), (390, 844, False)]
+)
 def test_in_every_frame_the_audits_names_cover_nothing_and_every_value_is_whole(
-    screen_server, browser, width, height, demo
+    screens, width, height, demo
 ):
     # Issue 53: the audits' names above their diamonds stayed 12 px in demo mode; at their
     # neighbouring ε (0.5 and 1) they covered each other on a phone, and the claim y = ε ran
     # through them. Every frame is looked at: the block at an audited ε too.
-    context, page, chart = _screen(browser, screen_server, width, height, demo)
+    page, chart = screens(width, height, demo)
     seen, faults = [], []
     for shown in _go_to_each_frame(page, chart):
         svg = chart.locator(".main-svg").first.bounding_box()
@@ -372,53 +451,3 @@ def test_in_every_frame_the_audits_names_cover_nothing_and_every_value_is_whole(
         seen.append(shown)
     assert not faults, faults
     assert len(seen) == 28 and seen[-1] == "ε = 16", seen  # every frame was looked at
-    context.close()
-
-
-@pytest.mark.parametrize(
-    ("width", "height", "demo"), [(1280, 800, False), (1280, 800, True), (390, 844, False)]
-)
-def test_play_and_pause_are_on_the_first_screen_and_the_chart_is_whole(
-    screen_server, browser, width, height, demo
-):
-    # Issue 53: ▶ Play was at y 828 at 1280x800, below the first screen, in both modes; on a
-    # phone the chart was clipped and Pause covered the slider.
-    context, page, chart = _screen(browser, screen_server, width, height, demo)
-    buttons = {
-        t: b
-        for t, b in (
-            (loc.text_content(), loc.bounding_box())
-            for loc in chart.locator(".updatemenu-button").all()
-        )
-    }
-    assert set(buttons) == {"▶ Play", "❚❚ Pause"}, buttons
-    for text, box in buttons.items():
-        assert box["y"] >= 0 and box["y"] + box["height"] <= height, (text, box)
-        assert box["x"] >= 0 and box["x"] + box["width"] <= width, (text, box)
-    svg = chart.locator(".main-svg").first.bounding_box()
-    assert svg["x"] >= 0 and svg["x"] + svg["width"] <= width, svg  # the chart fits the width
-    scroll = page.evaluate("() => document.documentElement.scrollWidth")
-    assert scroll <= width, scroll  # and the page does not scroll sideways
-    slider = chart.locator(".slider-container").first.bounding_box()
-    for text, box in buttons.items():
-        assert _overlap(box, slider) == 0, (text, box, slider)
-    context.close()
-
-
-@pytest.mark.parametrize(("width", "demo"), [(390, False), (1280, True)])
-def test_the_epsilon_axis_is_whole_to_its_last_tick_on_a_phone_and_a_projector(
-    screen_server, browser, width, demo
-):
-    # Issue 53: the plots ran to the chart's right edge (no margin), so the ε axis lost its last
-    # tick, 20, and the curves' ends touched the edge: the chart looked clipped on a phone.
-    context, _, chart = _screen(browser, screen_server, width, 844, demo)
-    svg = chart.locator(".main-svg").first.bounding_box()
-    ticks = [
-        (loc.text_content(), loc.bounding_box())
-        for loc in chart.locator(".xaxislayer-above text").all()
-        if loc.is_visible()
-    ]
-    context.close()
-    right = svg["x"] + svg["width"]
-    assert "20" in [t for t, _ in ticks], [t for t, _ in ticks]
-    assert all(box["x"] + box["width"] <= right for _, box in ticks), (ticks, right)

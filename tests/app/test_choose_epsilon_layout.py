@@ -43,6 +43,13 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield url
 
 
+@pytest.fixture(scope="module")
+def browser(server: str):
+    """One Chromium (and one Playwright driver) for the module's four views, not one each."""
+    with chromium_browser() as chromium:
+        yield chromium
+
+
 def _bottom(page, selector: str, text: str) -> float:
     box = page.locator(selector, has_text=text).first.bounding_box()
     assert box is not None and box["y"] >= 0, (text, box)
@@ -50,23 +57,23 @@ def _bottom(page, selector: str, text: str) -> float:
 
 
 @pytest.mark.parametrize("query", [f"?{REACHED}", f"?{REACHED}&demo=1"])
-def test_the_answer_and_the_whole_table_of_answers_are_in_the_window(server, query):
-    with chromium_browser() as chromium:
-        context = chromium.new_context(viewport={"width": 1280, "height": 800})
-        page = _open(context, f"{server}/choose_epsilon{query}")
-        assert page.get_by_text("No curve of").count() == 0
-        page.wait_for_selector(TABLE)
-        assert _bottom(page, "li", "Label DP (protects one training label)") <= 800
-        assert _bottom(page, TABLE, "") <= 800
-        assert page.evaluate(HIDDEN_WIDTH) <= 0, "columns hidden behind a horizontal scroll bar"
+def test_the_answer_and_the_whole_table_of_answers_are_in_the_window(server, browser, query):
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = _open(context, f"{server}/choose_epsilon{query}")
+    assert page.get_by_text("No curve of").count() == 0
+    page.wait_for_selector(TABLE)
+    assert _bottom(page, "li", "Label DP (protects one training label)") <= 800
+    assert _bottom(page, TABLE, "") <= 800
+    assert page.evaluate(HIDDEN_WIDTH) <= 0, "columns hidden behind a horizontal scroll bar"
+    context.close()
 
 
 @pytest.mark.parametrize("query", ["", "?demo=1"])
-def test_when_nothing_reaches_the_nearest_answers_are_on_the_first_screen(server, query):
-    with chromium_browser() as chromium:
-        context = chromium.new_context(viewport={"width": 1280, "height": 800})
-        page = _open(context, f"{server}/choose_epsilon{query}")
-        page.wait_for_selector(TABLE)
-        assert _bottom(page, "li", "A lower target:") <= 800
-        assert page.locator(TABLE).first.bounding_box()["y"] < 800  # the table starts there
-        assert page.evaluate(HIDDEN_WIDTH) <= 0
+def test_when_nothing_reaches_the_nearest_answers_are_on_the_first_screen(server, browser, query):
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = _open(context, f"{server}/choose_epsilon{query}")
+    page.wait_for_selector(TABLE)
+    assert _bottom(page, "li", "A lower target:") <= 800
+    assert page.locator(TABLE).first.bounding_box()["y"] < 800  # the table starts there
+    assert page.evaluate(HIDDEN_WIDTH) <= 0
+    context.close()

@@ -287,12 +287,15 @@ def test_cli_runs_pate_with_settings(capsys):
         "queries=20",
         "--set",
         "teacher_epochs=1",
+        "--set",
+        "self_training_rounds=0",  # the student's rounds cost most of the run; not read here
         "--json",
     ]
     assert main(args) == 0
     result = json.loads(capsys.readouterr().out)
     assert result["mechanism"] == "pate" and result["details"]["aggregator"] == "lnmax"
     assert result["details"]["noise_kind"] == "Laplace scale b"
+    assert result["settings"]["self_training_rounds"] == 0
 
 
 @pytest.mark.parametrize(
