@@ -191,11 +191,12 @@ def result_for(config: RunConfig, button: str, progress_label: str) -> RunResult
     point is explained right under the ε control, in view (:func:`_offer`). Returns None while
     the point waits for its button.
     """
-    plan = result_road().plan(config)
+    computes = not read_only()
+    plan = result_road().plan(config, computes)
     if plan.result is not None:
         return plan.result
     area = answer_area()
-    if read_only():
+    if not computes:
         area.info(READ_ONLY_NOTE)
         return None
     if plan.at_once or _offer(area, plan, button):

@@ -97,21 +97,25 @@ class Road:
             found = self._read(config, results_store(self.cache, config.dataset))
         return found
 
-    def plan(self, config: RunConfig) -> Plan:
-        """``config``'s stored result, or what computing it takes: the page's one look."""
+    def plan(self, config: RunConfig, computes: bool = True) -> Plan:
+        """``config``'s stored result, or what computing it takes: the page's one look.
+
+        A caller that computes nothing (``computes=False``: a read-only server) is told only
+        whether the point is stored.
+        """
         found = self._remembered(config)
         if found is not None:
             return Plan(config, found)
-        return self._looked_up(config, results_store(self.cache, config.dataset))
+        return self._looked_up(config, results_store(self.cache, config.dataset), computes)
 
-    def _looked_up(self, config: RunConfig, store: ResultCache) -> Plan:
+    def _looked_up(self, config: RunConfig, store: ResultCache, computes: bool) -> Plan:
         """The plan of a point not in memory, read from ``store``, which keeps its dataset.
 
         The store is found once: read for the result and, if it is missing, for the seconds its
         settings took here before and for its neighbours.
         """
         found = self._read(config, store)
-        if found is not None:
+        if found is not None or not computes:
             return Plan(config, found)
         seconds = median_seconds(store, config)
         if computes_at_once([config], seconds):

@@ -51,3 +51,14 @@ def test_a_config_is_marked_made_by_make_config_alone():
     assert config.made
     assert not RunConfig("rr", "digits", 2.0).made
     assert [name for name in dir(RunConfig) if "made" in name] == ["made"]
+
+
+def test_a_caller_that_computes_nothing_is_told_only_whether_a_point_is_stored(
+    cache: ResultCache,
+):
+    run(make_config("rr", "digits", 1.0, epochs=1, settings=FAST), cache)
+    config = make_config("rr", "digits", 2.0, epochs=1, settings=FAST)
+    record_seconds(cache, config, 1.0)
+    read_only = Road(cache).plan(config, computes=False)
+    assert read_only == road.Plan(config, None)  # no estimate, no neighbours looked up
+    assert Road(cache).plan(config).seconds is not None
