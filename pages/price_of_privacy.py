@@ -5,9 +5,9 @@ import streamlit as st
 from labeldp_core import plots
 from labeldp_core.experiments import MECHANISMS
 from labeldp_core.experiments.demo import DEMO_SEEDS
+from labeldp_core.plots.price_report import PRICE_CAPTION, price_of_privacy_report
 from labeldp_core.registry import ON_COMPARE
 from labeldp_core.services.price_of_privacy import PriceOfPrivacy, read_price_of_privacy
-from labeldp_core.services.reports import PRICE_CAPTION, price_of_privacy_report
 from ui.controls import Controls, current_controls
 from ui.demo import demo_mode
 from ui.export import chart, html_button

@@ -16,7 +16,7 @@ from labeldp_core.cache import CorruptEntryError, ResultCache
 
 
 def test_json_round_trip(cache):
-    key = cache.key("result", {"epsilon": 1.0, "mechanism": "rr"})
+    key = cache.key("result", {"epsilon": 1.0, "mechanism": "rr"}, "family:randomized_response")
     assert cache.get_json(key) is None
     cache.put_json(key, {"a": [1, 2.5], "b": "x"})
     assert cache.get_json(key) == {"a": [1, 2.5], "b": "x"}

@@ -15,6 +15,7 @@ import pytest
 
 from labeldp_core.cache import ResultCache
 from labeldp_core.experiments import lookup, make_config, run, sweep
+from labeldp_core.experiments.runner import result_key
 
 ROOT = Path(__file__).resolve().parents[1]
 EPOCHS = "1"
@@ -143,7 +144,7 @@ DAMAGED_RESULTS = [b"N", b"N" + _npy_bytes(), b"J[1,2]", b'J{"mechanism": "rr"}'
 @pytest.mark.parametrize("blob", DAMAGED_RESULTS, ids=lambda blob: repr(blob[:16]))
 def test_a_damaged_result_is_absent_and_recomputed(cache, blob):
     config = make_config("rr", "digits", 1.0, epochs=1, settings={"model": "logistic"})
-    key = cache.key("result", config.to_dict())
+    key = result_key(cache, config)
     cache._store.set(key, blob)
     assert lookup(config, cache) is None
     assert key not in cache
@@ -172,7 +173,7 @@ WRONG_FIELDS = {
 def test_a_stored_result_with_a_wrong_field_is_absent_and_recomputed(cache, wrong):
     config = make_config("rr", "digits", 1.0, epochs=1, settings={"model": "logistic"})
     true = run(config, cache)
-    key = cache.key("result", config.to_dict())
+    key = result_key(cache, config)
     cache.put_json(key, true.to_dict() | wrong)
     assert lookup(config, cache) is None and key not in cache
     cache.put_json(key, true.to_dict() | wrong)

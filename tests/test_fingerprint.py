@@ -15,6 +15,7 @@ import pytest
 
 from labeldp_core.cache import ALL_CODE, ResultCache, fingerprint
 from labeldp_core.experiments import make_config
+from labeldp_core.experiments.runner import result_key
 from labeldp_core.registry import FAMILIES
 from labeldp_core.services.release_audits import stored_audit_case
 
@@ -39,7 +40,7 @@ def _keys(root: Path, cache: ResultCache, monkeypatch: pytest.MonkeyPatch) -> di
     """Each family's run result key (digits, epsilon 1), as code read from ``root`` makes it."""
     monkeypatch.setattr(fingerprint, "PACKAGE_DIR", root)
     return {
-        family: cache.key("result", make_config(mechanism, "digits", 1.0).to_dict())
+        family: result_key(cache, make_config(mechanism, "digits", 1.0))
         for family, mechanism in FIRST.items()
     }
 

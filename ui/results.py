@@ -10,15 +10,14 @@ import streamlit as st
 
 from labeldp_core.base.numbers import score_text
 from labeldp_core.cache import ResultCache
-from labeldp_core.data import dataset_info, load_dataset
-from labeldp_core.data.results_store import results_store
+from labeldp_core.data import load_dataset
 from labeldp_core.engine.diagnostics import diagnostics_sentence
-from labeldp_core.engine.timing import QUICK_S, estimate_seconds, spoken_duration
+from labeldp_core.engine.timing import spoken_duration
 from labeldp_core.errors import DatasetUnavailableError, LabelDPError
-from labeldp_core.experiments import MECHANISMS, RunConfig, RunResult, make_config, sweep_configs
-from labeldp_core.experiments.demo import log_interpolate, on_demo_grid, point_epsilons
-from labeldp_core.experiments.runner import fresh_result, stored_result
-from labeldp_core.experiments.service import ComputeService, Job, default_workers
+from labeldp_core.experiments import MECHANISMS, RunConfig, RunResult, make_config, road
+from labeldp_core.experiments.demo import log_interpolate, point_epsilons
+from labeldp_core.experiments.road import Plan, Road
+from labeldp_core.experiments.service import ComputeService, default_workers
 from ui.cluster import cluster, run_on_the_cluster
 from ui.epsilon import answer_area
 from ui.links import report_refused
@@ -28,26 +27,22 @@ __all__ = [
     "button_label",
     "compute_service",
     "computed_stops",
-    "computes_at_once",
     "dataset_problem",
     "diagnostics_caption",
     "estimate",
     "few_rows_note",
     "is_stored",
-    "neighbour_estimate",
+    "neighbour_sentence",
     "read_only",
     "replay_caption",
     "reported_errors",
     "result_cache",
     "result_for",
+    "result_road",
     "run_with_progress",
     "stored",
     "stored_many",
 ]
-
-
-class _NotStoredError(Exception):
-    """Raised inside a cached function so that a miss is never memoised."""
 
 
 @st.cache_resource(show_spinner=False)
@@ -67,6 +62,16 @@ def compute_service() -> ComputeService | None:
     if read_only() or not workers:
         return None
     return ComputeService(result_cache().directory, workers)
+
+
+@st.cache_resource(show_spinner=False)
+def result_road() -> Road:
+    """The one road to the disk cache's results, one per server process.
+
+    Each result is read from disk once and then handed to every session as the same
+    :class:`RunResult` (:class:`~labeldp_core.experiments.road.Road`).
+    """
+    return Road(result_cache())
 
 
 def read_only() -> bool:
@@ -95,35 +100,14 @@ def dataset_problem(name: str) -> str | None:
     return None
 
 
-@st.cache_resource(show_spinner=False, max_entries=4096)
-def _stored_result(config: RunConfig) -> RunResult:
-    """``config``'s stored result, read from disk once per server process and kept as it is.
-
-    A resource, not data: every session is handed the same frozen :class:`RunResult` (no page
-    changes one), never a copy decoded again, so a demo never waits twice for a point. A miss
-    raises, and is never memoised: a point computed later is found on the next look.
-    """
-    found = stored_result(config, results_store(result_cache(), config.dataset))
-    if found is None:
-        raise _NotStoredError
-    return found
-
-
 def stored(config: RunConfig) -> RunResult | None:
     """The cached result of ``config`` or None, answered from memory after the first look."""
-    try:
-        return _stored_result(config)
-    except _NotStoredError:
-        return None
+    return result_road().stored(config)
 
 
 def is_stored(config: RunConfig) -> bool:
     """Whether ``config``'s result is cached: a presence check (the slider's stops), not a read."""
-    try:
-        _stored_result(config)
-    except _NotStoredError:
-        return False
-    return True
+    return result_road().stored(config) is not None
 
 
 def stored_many(configs: list[RunConfig]) -> tuple[list[RunResult], list[RunConfig]]:
@@ -142,8 +126,8 @@ def run_with_progress(configs: list[RunConfig], label: str) -> list[RunResult]:
     """Compute ``configs`` one by one under a progress bar; each is stored as soon as it is done.
 
     They are points this run of the page has just found missing (:func:`result_for`,
-    :func:`stored_many`), so the page computes them without reading the store again
-    (:func:`~labeldp_core.experiments.runner.fresh_result`). With a compute service the points
+    :func:`stored_many`), so the road computes them without reading the store again
+    (:meth:`~labeldp_core.experiments.road.Road.computed`). With a compute service the points
     are computed by its workers (shared with every session that asks for the same point); the
     bar then also says how many points are queued before it. With a Dask scheduler set
     (``$LABELDP_SCHEDULER``) they are sent to its cluster at once and the bar counts them as
@@ -170,29 +154,12 @@ def run_with_progress(configs: list[RunConfig], label: str) -> list[RunResult]:
         def show(fraction: float, message: str, i: int = index, p: str = prefix) -> None:
             bar.progress(min((i + fraction) / len(configs), 1.0), text=f"{p}: {message}")
 
-        if service is None:
-            store = results_store(result_cache(), config.dataset)
-            results.append(fresh_result(config, store, progress=show))
-        else:
-            with service.waiting(config) as job:
-                results.append(_wait_for(job, show))
+        results.append(result_road().computed(config, show, service))
     bar.empty()
     note.empty()
     return results
 
 
-def _wait_for(job: Job, show) -> RunResult:
-    """Show ``job``'s progress until it ends; leaving the page early releases it (see caller)."""
-    while not job.wait(_PROGRESS_POLL_S):
-        show(job.fraction, job.status())
-    return job.result()
-
-
-_PROGRESS_POLL_S = 0.25
-
-#: Datasets up to this size compute a point never timed here at once (that run is the first
-#: measurement); a point with an estimate is computed without a click only under QUICK_S.
-AUTO_COMPUTE_MAX_IMAGES = 5000
 STOP_NOTE = "Stop (top right) halts the computation; every point already finished stays cached."
 CLUSTER_STOP_NOTE = (
     "Computing on the Dask cluster: Stop (top right) cancels the points still out there; every "
@@ -206,22 +173,7 @@ SERVICE_STOP_NOTE = (
 
 def estimate(configs: list[RunConfig]) -> float | None:
     """Seconds to compute ``configs`` on this machine, from its past runs of their settings."""
-    return estimate_seconds(result_cache(), configs)
-
-
-def computes_at_once(configs: list[RunConfig], seconds: float | None) -> bool:
-    """Whether ``configs``, estimated to take ``seconds``, are computed without a click.
-
-    Only demo-grid points (grid epsilons, seeds, default epochs and settings: what `warm`
-    computes) ever are, so a link or a dragged slider cannot start unbounded work. Then yes
-    when the estimate is under QUICK_S, or, with no estimate yet, for a single point on a small
-    dataset (its run is the first measurement).
-    """
-    if not all(on_demo_grid(config) for config in configs):
-        return False
-    if seconds is not None:
-        return seconds < QUICK_S
-    return len(configs) == 1 and dataset_info(configs[0].dataset).size <= AUTO_COMPUTE_MAX_IMAGES
+    return result_road().estimate(configs)
 
 
 def button_label(action: str, configs: list[RunConfig], seconds: float | None) -> str:
@@ -234,37 +186,40 @@ def result_for(config: RunConfig, button: str, progress_label: str) -> RunResult
     """The result of ``config``: stored; computed at once when quick; else behind a button.
 
     The one road from a page to a stored result: ``config`` comes from ``make_config``, which
-    checked it (ε included) once; here it is looked up (from memory after the first look), the
-    time a missing one takes is estimated, and it is computed (by the server's workers, the
-    cluster or the page) and stored. A missing point is explained right under the ε control, in
-    view (:func:`_offer`). Returns None while the point waits for its button.
+    checked it (ε included) once; one descent (:meth:`~labeldp_core.experiments.road.Road.plan`)
+    looks it up (from memory after the first look) and says what a missing one takes, which is
+    then computed (by the server's workers, the cluster or the page) and stored. A missing
+    point is explained right under the ε control, in view (:func:`_offer`). Returns None while
+    the point waits for its button.
     """
-    result = stored(config)
-    if result is not None:
-        return result
+    computes = not read_only()
+    plan = result_road().plan(config, computes)
+    if plan.result is not None:
+        return plan.result
     area = answer_area()
-    if read_only():
+    if not computes:
         area.info(READ_ONLY_NOTE)
         return None
-    seconds = estimate([config])
-    if computes_at_once([config], seconds) or _offer(area, config, button, seconds):
+    if plan.at_once or _offer(area, plan, button):
         return run_with_progress([config], progress_label)[0]
     return None
 
 
-def _offer(area, config: RunConfig, button: str, seconds: float | None) -> bool:
-    """Offer to compute ``config`` under the ε control; whether its button was clicked.
+def _offer(area, plan: Plan, button: str) -> bool:
+    """Offer to compute ``plan``'s point under the ε control; whether its button was clicked.
 
     One line says what the button computes, one the estimate read off the computed neighbours
     (greyed, called an estimate), and the button says roughly how long it takes.
     """
+    config = plan.config
     area.caption(
         f"ε = {config.epsilon:g} is not computed yet: the button computes this page's result at "
         f"exactly that ε (seed {config.seed}, {config.epochs} epoch"
         f"{'s' if config.epochs != 1 else ''}) and caches it."
     )
-    area.caption(neighbour_estimate(config))
-    return area.button(button_label(button, [config], seconds), type="primary", key="compute_point")
+    area.caption(neighbour_sentence(config.epsilon, plan.neighbours))
+    label = button_label(button, [config], plan.seconds)
+    return area.button(label, type="primary", key="compute_point")
 
 
 def point_under_headline(
@@ -291,24 +246,16 @@ def point_under_headline(
     return result
 
 
-def neighbour_estimate(config: RunConfig) -> str:
-    """What ``config``'s test accuracy is likely to be, from the points computed around it.
+def neighbour_sentence(epsilon: float, known: dict[float, float]) -> str:
+    """The test accuracy at ``epsilon`` read off its computed neighbours ``known``, in words.
 
     Read off the straight line (on log ε) between the nearest computed epsilons below and above,
     among those `warm` computes for this page; said to be an estimate, never shown as a result.
     """
-    known = {}
-    grid = point_epsilons(config.mechanism, config.dataset)
-    where = (config.mechanism, config.dataset, grid, (config.seed,), config.epochs)
-    for neighbour in sweep_configs(*where, dict(config.settings)):
-        result = stored(neighbour)
-        if result is not None:
-            known[neighbour.epsilon] = result.test_accuracy
-    found = log_interpolate(config.epsilon, known)
+    found = log_interpolate(epsilon, known)
     if found is None:
         return (
-            f"No estimate: no computed point on both sides of ε = {config.epsilon:g} with these "
-            "settings."
+            f"No estimate: no computed point on both sides of ε = {epsilon:g} with these settings."
         )
     value, low, high = found
     return (
@@ -335,7 +282,7 @@ def computed_stops(
     configs = _page_points(mechanism, controls, grid, settings)
     missing = [c for c in configs if not is_stored(c)]
     seconds = estimate(missing[:1]) if missing and not read_only() else None
-    slow = [c for c in missing if read_only() or not computes_at_once([c], seconds)]
+    slow = [c for c in missing if read_only() or not road.computes_at_once([c], seconds)]
     stops = [c.epsilon for c in configs if c not in slow]
     return tuple(stops) if len(stops) >= 2 else grid
 

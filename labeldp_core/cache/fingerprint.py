@@ -61,7 +61,6 @@ __all__ = [
     "family_unit",
     "import_closure",
     "joined",
-    "mechanism_unit",
     "unit_code",
     "unit_family",
     "unit_fingerprint",
@@ -246,16 +245,6 @@ def joined(*units: str) -> str:
 def family_unit(family: str) -> str:
     """The unit of a family's run results, by the family's id (its folder's name)."""
     return f"{_FAMILY}{family}"
-
-
-def mechanism_unit(mechanism: object) -> str:
-    """The unit of ``mechanism``'s run results: its family's; every family for an unknown one.
-
-    The registry keeps it for every mechanism (:func:`labeldp_core.registry.result_unit`).
-    """
-    from labeldp_core.registry import result_unit  # the registry sits above the cache
-
-    return result_unit(mechanism)
 
 
 def declared_unit(family: str, folder: Path) -> str:

@@ -34,7 +34,6 @@ from labeldp_core.base.threads import thread_key_fields
 from labeldp_core.cache.fingerprint import (
     EVERY_FAMILY,
     joined,
-    mechanism_unit,
     unit_code,
     unit_fingerprint,
     unit_of_code,
@@ -383,11 +382,20 @@ class ResultCache:
             payload: what it was computed from.
             by: the unit of code that computes it (:mod:`labeldp_core.cache.fingerprint`): the name
                 of the module that computes it (its ``__name__``), a family's unit, or units
-                joined. By default the family of ``payload["mechanism"]`` (a run result), or
-                every family if the payload names no mechanism.
+                joined. By default every family, for a payload that names no mechanism.
+
+        Raises:
+            ValueError: if ``payload`` names a mechanism and ``by`` is left out: its unit is its
+                family's, which the registry above keeps (a run result's key is
+                :func:`labeldp_core.experiments.runner.result_key`), so the caller names it.
         """
         if by is None:
-            by = mechanism_unit(payload["mechanism"]) if "mechanism" in payload else EVERY_FAMILY
+            if "mechanism" in payload:
+                raise ValueError(
+                    "name the code unit of an entry of a mechanism (by=...): its family's is "
+                    "labeldp_core.registry.result_unit(mechanism)"
+                )
+            by = EVERY_FAMILY
         return self.key_under(kind, payload, by)
 
     def key_under(self, kind: str, payload: Mapping[str, Any], unit: str) -> CacheKey:

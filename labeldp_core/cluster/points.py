@@ -34,6 +34,7 @@ from labeldp_core.engine.progress import Progress, silent
 from labeldp_core.engine.timing import record_seconds, timing_key
 from labeldp_core.errors import InvalidInputError, LabelDPError
 from labeldp_core.experiments import RunConfig, RunResult, lookup, make_config
+from labeldp_core.experiments.runner import result_key
 from labeldp_core.services.cache_transfer import checked_kind, result_problem
 
 __all__ = [
@@ -255,7 +256,7 @@ def _store_run(cache: ResultCache, config: RunConfig, entries: list[Entry]) -> R
     The result must decode, pass the result schema, sit under the key of the point asked for,
     and every artefact it names must come with it (or be stored here already).
     """
-    key = cache.key("result", config.to_dict())
+    key = result_key(cache, config)
     answers = {entry[0]: entry for entry in entries}
     if key not in answers or answers[key][1] != "json":
         raise _MalformedAnswerError("the worker's answer holds no result for this point")

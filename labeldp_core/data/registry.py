@@ -61,6 +61,8 @@ class DatasetInfo:
     #: The training split's size when it is known without loading (the bundled sets; tested
     #: against the loaded split), so that checking a config never pays for a load; else None.
     train_size: int | None = None
+    #: A table of the user's own (:mod:`labeldp_core.data.tables`): features, not images.
+    table: bool = False
 
     @property
     def threat_note(self) -> str:
@@ -144,13 +146,14 @@ def dataset_info(name: str) -> DatasetInfo:
     A table of the user's own (``table-...``, see :mod:`labeldp_core.data.tables`) is described
     from its stored description.
     """
+    try:
+        return DATASETS[name]  # a built-in dataset never enters the table code
+    except (KeyError, TypeError):  # TypeError: not even hashable, e.g. a list
+        pass
     if tables.is_table(name):
         return _table_info(name)
-    try:
-        return DATASETS[name]
-    except (KeyError, TypeError):  # TypeError: not even hashable, e.g. a list
-        known = ", ".join(DATASETS)
-        raise InvalidInputError(f"unknown dataset '{name}'; choose one of: {known}") from None
+    known = ", ".join(DATASETS)
+    raise InvalidInputError(f"unknown dataset '{name}'; choose one of: {known}")
 
 
 #: Models a table trains by default: it has features, not images, so no CNN.
@@ -174,6 +177,7 @@ def _table_info(name: str) -> DatasetInfo:
         lambda: tables.load_table(name),
         TABLE_TRAINING,
         TABLE_SPLIT,
+        table=True,
     )
 
 

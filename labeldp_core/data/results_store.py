@@ -7,8 +7,8 @@ that tells the two apart, so a built-in dataset's point never enters the table c
 """
 
 from labeldp_core.cache import ResultCache
+from labeldp_core.data.registry import DATASETS
 from labeldp_core.data.table_results import results_cache
-from labeldp_core.data.tables import is_table
 
 __all__ = ["results_store"]
 
@@ -16,8 +16,11 @@ __all__ = ["results_store"]
 def results_store(cache: ResultCache, dataset: str) -> ResultCache:
     """The result cache that keeps ``dataset``'s results: ``cache``, or its table's own.
 
+    A built-in dataset (one of :data:`~labeldp_core.data.registry.DATASETS`) is told by its
+    name alone, so its point runs nothing of the table code; any other is a table's.
+
     Raises:
         TableForgottenError: if ``dataset`` is a table that is not stored (it is not created
             again here).
     """
-    return results_cache(cache, dataset) if is_table(dataset) else cache
+    return cache if dataset in DATASETS else results_cache(cache, dataset)

@@ -112,15 +112,11 @@ class RunConfig:
     epochs: int | None = None
     settings: tuple[tuple[str, Scalar], ...] = ()
     #: Whether :func:`~labeldp_core.experiments.make_config` returned this config (checked,
-    #: every default filled). Not a field: not compared, hashed or written out. A pickled copy
-    #: keeps it (a page's cache hands back copies), so the road to a stored result takes the
-    #: copy unchecked; a config built by hand or by ``dataclasses.replace`` is unmarked.
+    #: every default filled): an instance's mark that ``make_config`` alone sets, as its last
+    #: step. Not a field: not compared, hashed or written out. A pickled copy keeps it (a
+    #: worker's copy), so the road to a stored result takes the copy unchecked; a config built
+    #: by hand or by ``dataclasses.replace`` is unmarked.
     made: ClassVar[bool] = False
-
-    def marked_made(self) -> "RunConfig":
-        """This config, marked :attr:`made`: the last step of ``make_config``, and no other's."""
-        object.__setattr__(self, "made", True)  # an instance's mark; no field changes
-        return self
 
     def setting(self, name: str) -> Any:
         """The value of setting ``name``."""

@@ -13,7 +13,14 @@ from labeldp_core.cache import ResultCache
 from labeldp_core.data.results_store import results_store
 from labeldp_core.engine.spec import RunConfig
 
-__all__ = ["QUICK_S", "estimate_seconds", "record_seconds", "spoken_duration", "timing_key"]
+__all__ = [
+    "QUICK_S",
+    "estimate_seconds",
+    "median_seconds",
+    "record_seconds",
+    "spoken_duration",
+    "timing_key",
+]
 
 #: Up to this estimate a page computes a missing point without asking.
 QUICK_S = 2.0
@@ -43,12 +50,22 @@ def estimate_seconds(cache: ResultCache, configs: Sequence[RunConfig]) -> float 
     """
     total = 0.0
     for config in configs:
-        key = timing_key(cache, config)  # the same key in every store
-        found = results_store(cache, config.dataset).get_json(key)
-        if not found or not found.get("seconds"):
+        seconds = median_seconds(results_store(cache, config.dataset), config)
+        if seconds is None:
             return None
-        total += statistics.median(found["seconds"])
+        total += seconds
     return total
+
+
+def median_seconds(store: ResultCache, config: RunConfig) -> float | None:
+    """The median of the seconds recorded for points like ``config`` in ``store``, or None.
+
+    ``store`` keeps ``config``'s dataset, as :func:`record_seconds` was handed it.
+    """
+    found = store.get_json(timing_key(store, config))  # the same key in every store
+    if not found or not found.get("seconds"):
+        return None
+    return statistics.median(found["seconds"])
 
 
 def spoken_duration(seconds: float | None) -> str:

@@ -7,10 +7,9 @@ from numbers import Integral
 
 from labeldp_core.base.threads import torch_threads, training_threads
 from labeldp_core.base.validation import check_epsilon, check_list, check_seed
-from labeldp_core.cache import ResultCache
+from labeldp_core.cache import CacheKey, ResultCache
 from labeldp_core.data import DatasetInfo, dataset_info, load_dataset
 from labeldp_core.data.results_store import results_store
-from labeldp_core.data.tables import is_table
 from labeldp_core.engine.consensus import consensus_details
 from labeldp_core.engine.context import RunContext
 from labeldp_core.engine.diagnostics import diagnostics_entry
@@ -33,6 +32,7 @@ __all__ = [
     "fresh_result",
     "lookup",
     "make_config",
+    "result_key",
     "run",
     "stored_result",
     "sweep",
@@ -89,7 +89,7 @@ def make_config(
         name: setting.parse(name, given[name]) if name in given else defaults[name]
         for name, setting in sorted(known.items())
     }
-    if is_table(dataset):
+    if info.table:
         resolved = _table_model(resolved, given)
     config = RunConfig(
         mechanism=mechanism,
@@ -101,7 +101,8 @@ def make_config(
     )
     if spec.check is not None:
         spec.check(config)
-    return config.marked_made()
+    object.__setattr__(config, "made", True)  # the mark of RunConfig.made: set here alone
+    return config
 
 
 def _table_model(resolved: dict[str, Scalar], given: dict[str, object]) -> dict[str, Scalar]:
@@ -194,8 +195,12 @@ def _made(config: RunConfig) -> RunConfig:
     return config
 
 
-def _result_key(store: ResultCache, config: RunConfig) -> str:
-    """The key of ``config``'s result in ``store``, under its family's code (the registry's)."""
+def result_key(store: ResultCache, config: RunConfig) -> CacheKey:
+    """The key of ``config``'s result in ``store``, under its family's code (the registry's).
+
+    The one name of a run result's key: the cache cannot name a mechanism's family itself (the
+    registry sits above it), so whoever reads or writes a result by key asks here.
+    """
     unit = result_unit(config.mechanism)
     return store.key_under("result", config.to_dict(), unit)
 
@@ -209,7 +214,7 @@ def _stored(store: ResultCache, config: RunConfig) -> RunResult | None:
     next run recomputes and replaces it. A result is shown with today's threat card and tuning
     note (:func:`~labeldp_core.registry.disclosed`), if it was stored before they changed.
     """
-    key = _result_key(store, config)
+    key = result_key(store, config)
     found = store.get_json(key)
     if found is None:
         return None
@@ -264,20 +269,23 @@ def fresh_result(config: RunConfig, store: ResultCache, progress: Progress = sil
 
 
 def _fresh(config: RunConfig, store: ResultCache, progress: Progress, started: float) -> RunResult:
-    """Compute ``config``'s result, store it with the seconds it took, and return it."""
+    """Compute ``config``'s result, store it with the seconds it took, and return it.
+
+    What the registry says of the point (its key's code unit, its spec) is asked once, first.
+    """
+    key, spec = result_key(store, config), mechanism_spec(config.mechanism)
     with training_threads():
-        result = _computed(config, store, progress, started)
-    store.put_json(_result_key(store, config), result.to_dict())
+        result = _computed(config, spec, store, progress, started)
+    store.put_json(key, result.to_dict())
     record_seconds(store, config, result.elapsed_s)
     progress(1.0, "done")
     return result
 
 
 def _computed(
-    config: RunConfig, cache: ResultCache, progress: Progress, started: float
+    config: RunConfig, spec: MechanismSpec, cache: ResultCache, progress: Progress, started: float
 ) -> RunResult:
     """Compute ``config``'s result (its clean baseline first, if it trains a model)."""
-    spec = mechanism_spec(config.mechanism)
     data = load_dataset(config.dataset)
     clean, share = _clean_baseline(config, spec, cache, progress)
     ctx = RunContext(config, spec.task, cache, within(progress, share, 1))

@@ -17,12 +17,13 @@ import tempfile
 from typing import Any
 
 from labeldp_core.cache import ResultCache
-from labeldp_core.cache.fingerprint import joined, mechanism_unit
+from labeldp_core.cache.fingerprint import joined
 from labeldp_core.engine.progress import Progress, silent
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.experiments import RunConfig, mechanism_spec
 from labeldp_core.model_audit.canaries import Canaries
 from labeldp_core.model_audit.context import CanaryContext
+from labeldp_core.registry import result_unit
 
 __all__ = ["MECHANISM", "NON_PRIVATE", "SCORE_DIGITS", "canary_training", "training_code"]
 
@@ -35,7 +36,7 @@ SCORE_DIGITS = 6
 
 def training_code(config: RunConfig) -> str:
     """The code a canary training of ``config`` runs: its family's and this audit's."""
-    return joined(mechanism_unit(config.mechanism), __name__)
+    return joined(result_unit(config.mechanism), __name__)
 
 
 def canary_training(

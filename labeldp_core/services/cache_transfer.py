@@ -352,6 +352,7 @@ def result_problem(cache: ResultCache, key: str, value: object) -> str:
     if not isinstance(value, dict) or not all(name in value for name in _RESULT_MARKERS):
         return ""
     from labeldp_core.experiments import RunResult, make_config
+    from labeldp_core.experiments.runner import result_key
 
     try:
         result = RunResult.from_dict(value)
@@ -365,6 +366,6 @@ def result_problem(cache: ResultCache, key: str, value: object) -> str:
         )
     except LabelDPError as exc:
         return f"not a valid result: {exc}"
-    if cache.key("result", config.to_dict()) != key:
+    if result_key(cache, config) != key:
         return "a result stored under another point's key"
     return ""

@@ -18,9 +18,9 @@ import numpy as np
 
 from labeldp_core.base.validation import check_epsilon
 from labeldp_core.cache import ResultCache
-from labeldp_core.cache.fingerprint import joined, mechanism_unit
+from labeldp_core.cache.fingerprint import joined
 from labeldp_core.errors import InvalidInputError
-from labeldp_core.registry import CASES, CONTROLS, VARIANTS
+from labeldp_core.registry import CASES, CONTROLS, VARIANTS, result_unit
 from labeldp_core.release_audit.engine import AuditCase, AuditResult, run_audit
 
 __all__ = [
@@ -96,7 +96,7 @@ def stored_audit_case(
         "trials": int(trials),
         "seed": int(seed),
     }
-    code = joined(mechanism_unit(mechanism), __name__)  # the family's cases, the audit's engine
+    code = joined(result_unit(mechanism), __name__)  # the family's cases, the audit's engine
     if not compute:
         found = cache.get_json(cache.key("audit", payload, code))
         try:

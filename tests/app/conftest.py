@@ -5,7 +5,7 @@ import sys
 import pytest
 import streamlit as st
 
-import ui.results
+from labeldp_core.experiments import road
 from ui import table_reading
 
 
@@ -15,8 +15,8 @@ def pages_compute_points_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
     which depends on this machine's speed; tests decide instead: always (except in
     tests/app/test_compute_policy.py, which checks the policy itself).
     """
-    monkeypatch.setattr(ui.results, "QUICK_S", float("inf"))
-    monkeypatch.setattr(ui.results, "on_demo_grid", lambda config: True)
+    monkeypatch.setattr(road, "QUICK_S", float("inf"))
+    monkeypatch.setattr(road, "on_demo_grid", lambda config: True)
 
 
 @pytest.fixture(autouse=True)

@@ -14,6 +14,7 @@ from fake_results import fake_result, store_clean_models
 from labeldp_core.cache import ResultCache
 from labeldp_core.experiments import MECHANISMS
 from labeldp_core.experiments.demo import DEMO_SEEDS
+from labeldp_core.experiments.runner import result_key
 from labeldp_core.registry import ON_COMPARE
 from labeldp_core.services.price_of_privacy import screen_configs
 from labeldp_core.services.release_audits import APP_TRIALS, CASES, audit_cases, stored_audit_case
@@ -59,7 +60,7 @@ def store_price_screen(directory: Path, audited: tuple[str, ...] = ("rr", "lapla
                 test_accuracy=_accuracy(mechanism, config.epsilon, config.seed),
                 baseline_test_accuracy=CLEAN[config.seed],
             )
-            cache.put_json(cache.key("result", config.to_dict()), run.to_dict())
+            cache.put_json(result_key(cache, config), run.to_dict())
     for mechanism in (m for m in audited if m in CASES):
         for epsilon in AUDITED_EPSILONS:
             for index in range(len(audit_cases(mechanism, epsilon))):

@@ -28,6 +28,7 @@ from app_sessions import (
 
 from labeldp_core.cache import ResultCache
 from labeldp_core.experiments import lookup, make_config
+from labeldp_core.experiments.runner import result_key
 
 # One worker of `pytest -n` runs every browser test: one Chromium and one server at a time.
 pytestmark = pytest.mark.xdist_group("browser")
@@ -94,7 +95,7 @@ def test_an_empty_cache_passed_in_is_the_cache_used(tmp_path, cache):
     # An empty ResultCache is falsy (it has a length), and `cache or ResultCache()` once sent
     # every result of a fresh cache to the default folder instead: the load test found it.
     config = make_config("rr", "digits", 1.0, epochs=1)
-    cache.put_json(cache.key("result", config.to_dict()), {"stored": "in the default cache"})
+    cache.put_json(result_key(cache, config), {"stored": "in the default cache"})
     mine = ResultCache(tmp_path / "mine")
     try:
         assert len(mine) == 0

@@ -5,6 +5,7 @@ from app_helpers import assert_no_errors, open_page
 
 from labeldp_core.cache import ResultCache
 from labeldp_core.experiments import lookup, make_config
+from labeldp_core.experiments.runner import result_key
 from ui.cluster import cluster
 
 # One worker of `pytest -n` runs every test that starts Dask or worker processes.
@@ -37,7 +38,7 @@ def test_a_page_computes_its_missing_point_on_the_cluster_and_says_so(page_clust
     address = page_cluster.client.scheduler.address
     monkeypatch.setenv("LABELDP_SCHEDULER", address)
     config = make_config("rr", "digits", 1.0, 0, 1, {"model": "logistic"})
-    key = ResultCache().key("result", config.to_dict())
+    key = result_key(ResultCache(), config)
     try:
         app = open_page("pages/randomized_response.py", epochs="1", model="logistic")
     finally:

@@ -10,6 +10,7 @@ from app_helpers import assert_no_errors, chart_spec, open_page
 from labeldp_core import plots
 from labeldp_core.experiments import MECHANISMS, RunConfig, RunResult
 from labeldp_core.experiments.demo import DEMO_SEEDS, demo_configs, demo_epsilons
+from labeldp_core.experiments.runner import result_key
 from labeldp_core.mechanisms import keep_probability
 
 
@@ -39,7 +40,7 @@ def test_epsilon_page_draws_each_attacked_mechanisms_inference_gain_across_epsil
         result = _stand_in(config)
         attack = {"train_accuracy": 0.8 + config.seed / 100, "test_accuracy": 0.7}
         stored = replace(result, details={"attack": attack})
-        cache.put_json(cache.key("result", config.to_dict()), stored.to_dict())
+        cache.put_json(result_key(cache, config), stored.to_dict())
     app = open_page("pages/epsilon_meaning.py", epochs="1", epsilon="2.0")
     assert_no_errors(app)
     assert not [b for b in app.button if b.key == "compute_inference"]
@@ -113,7 +114,7 @@ def _baselines(spec: dict) -> list[float]:
 def test_compare_page_draws_the_clean_baseline_without_rr_and_dppl_mean_at_epsilon_spent(cache):
     chosen = ["laplace", "dppl-mean", "rr-bins"]
     for config in demo_configs("digits", chosen, DEMO_SEEDS, 1, "cnn", variants=False):
-        cache.put_json(cache.key("result", config.to_dict()), _stand_in(config).to_dict())
+        cache.put_json(result_key(cache, config), _stand_in(config).to_dict())
     app = open_page("pages/compare.py", epochs="1", mechanisms=chosen)
     assert_no_errors(app)
     assert not [b for b in app.button if b.key == "compute_missing"]

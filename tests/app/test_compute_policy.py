@@ -5,10 +5,9 @@ import re
 import pytest
 from app_helpers import assert_no_errors, chart_spec, open_page
 
-import ui.results
 from labeldp_core.cache import ResultCache
 from labeldp_core.engine.timing import estimate_seconds, record_seconds, spoken_duration
-from labeldp_core.experiments import make_config
+from labeldp_core.experiments import make_config, road
 from labeldp_core.experiments.demo import DEMO_SEEDS, demo_epsilons
 
 RR_PAGE = "pages/randomized_response.py"
@@ -44,20 +43,20 @@ def test_a_slow_sweep_waits_for_a_button_that_says_how_long():
 
 def test_a_slow_point_waits_for_a_button_and_a_quick_one_does_not(monkeypatch):
     app = open_page(RR_PAGE, epochs="1")  # never timed, on a small dataset: computed and timed
-    monkeypatch.setattr(ui.results, "QUICK_S", 0.0)
+    monkeypatch.setattr(road, "QUICK_S", 0.0)
     app.number_input(key="epsilon").set_value(4.0).run()
     button = app.button(key="compute_point")
     assert re.fullmatch(
         r"Compute ε = 4 on digits \(1 missing point, (about .+|under a second)\)", button.label
     ), button.label
-    monkeypatch.setattr(ui.results, "QUICK_S", float("inf"))
+    monkeypatch.setattr(road, "QUICK_S", float("inf"))
     app.number_input(key="epsilon").set_value(2.0).run()
     assert not [b for b in app.button if b.key == "compute_point"]
     assert {m.label: m.value for m in app.metric}["ε spent"] == "2"
 
 
 def test_a_point_never_timed_on_a_large_dataset_waits_for_its_button(monkeypatch):
-    monkeypatch.setattr(ui.results, "AUTO_COMPUTE_MAX_IMAGES", 100)
+    monkeypatch.setattr(road, "AUTO_COMPUTE_MAX_IMAGES", 100)
     app = open_page(RR_PAGE, epochs="1")
     assert_no_errors(app)
     button = app.button(key="compute_point")
@@ -75,7 +74,7 @@ def test_a_point_never_timed_on_a_large_dataset_waits_for_its_button(monkeypatch
 def test_only_demo_grid_points_are_computed_without_a_click(monkeypatch):
     from labeldp_core.experiments.demo import on_demo_grid
 
-    monkeypatch.setattr(ui.results, "on_demo_grid", on_demo_grid)
+    monkeypatch.setattr(road, "on_demo_grid", on_demo_grid)
     app = open_page(RR_PAGE, epsilon="1.3")  # quick, on a small dataset, but off the grid
     assert_no_errors(app)
     button = app.button(key="compute_point")

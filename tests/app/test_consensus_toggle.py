@@ -15,6 +15,7 @@ from fake_results import fake_result
 from labeldp_core.engine.consensus import CONSENSUS_NOTE
 from labeldp_core.experiments import MECHANISMS, RunConfig, RunResult
 from labeldp_core.experiments.demo import DEMO_SEEDS, demo_configs, demo_epsilons
+from labeldp_core.experiments.runner import result_key
 from labeldp_core.plots.compare import short_name
 from labeldp_core.plots.consensus import (
     consensus_curves,
@@ -164,7 +165,7 @@ def _store(cache, configs: list[RunConfig], score: float) -> None:
             baseline_test_accuracy=0.95,
             details=details if retrained else {},
         )
-        cache.put_json(cache.key("result", config.to_dict()), result.to_dict())
+        cache.put_json(result_key(cache, config), result.to_dict())
 
 
 def _missing(app) -> int:

@@ -14,7 +14,7 @@ def test_page_never_runs_prv_for_a_point_it_has_not_computed(monkeypatch):
     # PRV over thousands of steps took minutes and gigabytes on page load (one link); without a
     # run the page shows RDP's sigma and says a training calibrates with PRV.
     import labeldp_core.accounting
-    import ui.results
+    from labeldp_core.experiments import road
 
     asked = []
     real = labeldp_core.accounting.calibrate_noise_multiplier
@@ -24,8 +24,8 @@ def test_page_never_runs_prv_for_a_point_it_has_not_computed(monkeypatch):
         return real(epsilon, delta, q, steps, accountant, *args, **kwargs)
 
     monkeypatch.setattr(labeldp_core.accounting, "calibrate_noise_multiplier", recording)
-    monkeypatch.setattr(ui.results, "QUICK_S", 0.0)
-    monkeypatch.setattr(ui.results, "AUTO_COMPUTE_MAX_IMAGES", 0)  # not computed: a button
+    monkeypatch.setattr(road, "QUICK_S", 0.0)
+    monkeypatch.setattr(road, "AUTO_COMPUTE_MAX_IMAGES", 0)  # not computed: a button
     app = open_page(PAGE, epochs="1", model="logistic", accountant="prv")
     assert_no_errors(app)
     assert app.button(key="compute_point")

@@ -6,7 +6,7 @@ import re
 import pytest
 from app_helpers import assert_no_errors, open_page
 
-import ui.results
+from labeldp_core.experiments import road
 from ui.epsilon import EPSILON_GRID
 
 
@@ -64,7 +64,7 @@ def _warm_rr(cache, epsilons=WARMED) -> None:
 @pytest.fixture
 def buttons_only(monkeypatch: pytest.MonkeyPatch) -> None:
     """A missing point waits for its button (the policy a slow point follows on a real server)."""
-    monkeypatch.setattr(ui.results, "computes_at_once", lambda configs, seconds: False)
+    monkeypatch.setattr(road, "computes_at_once", lambda configs, seconds: False)
 
 
 @pytest.mark.usefixtures("instant_training", "buttons_only")

@@ -9,7 +9,7 @@ PAGE = "pages/labeldp_pro.py"
 def _recording(monkeypatch) -> list:
     """Every config the page asks for, with its training not run (no point is computed)."""
     import labeldp_core.experiments
-    import ui.results
+    from labeldp_core.experiments import road
 
     made = []
     real = labeldp_core.experiments.make_config
@@ -19,8 +19,8 @@ def _recording(monkeypatch) -> list:
         return made[-1]
 
     monkeypatch.setattr(labeldp_core.experiments, "make_config", recording)
-    monkeypatch.setattr(ui.results, "QUICK_S", 0.0)
-    monkeypatch.setattr(ui.results, "AUTO_COMPUTE_MAX_IMAGES", 0)  # not computed: a button
+    monkeypatch.setattr(road, "QUICK_S", 0.0)
+    monkeypatch.setattr(road, "AUTO_COMPUTE_MAX_IMAGES", 0)  # not computed: a button
     return made
 
 

@@ -9,6 +9,7 @@ from fake_results import fake_result, store_clean_models
 
 from labeldp_core.experiments import MECHANISMS, RunConfig, RunResult
 from labeldp_core.experiments.demo import DEMO_SEEDS, demo_configs
+from labeldp_core.experiments.runner import result_key
 
 
 def _noisy(config: RunConfig) -> RunResult:
@@ -37,7 +38,7 @@ def _shown_with_noise(value: float) -> bool:
 def test_compare_tables_show_four_significant_digits_and_never_spent_above_asked(cache):
     chosen = ["laplace", "rr"]
     for config in demo_configs("digits", chosen, DEMO_SEEDS, 1, "cnn", variants=False):
-        cache.put_json(cache.key("result", config.to_dict()), _noisy(config).to_dict())
+        cache.put_json(result_key(cache, config), _noisy(config).to_dict())
     app = open_page("pages/compare.py", epochs="1", mechanisms=chosen, epsilon="8.0")
     assert_no_errors(app)
     at_epsilon, numbers = app.dataframe[0].value, app.dataframe[-1].value
@@ -78,7 +79,7 @@ def _store_runs(cache, mechanism: str) -> None:
         if mechanism == "rr":
             confusion = [[9 if i == j else 1 for j in range(10)] for i in range(10)]
             run = replace(run, details={"confusion": confusion}, flip_rate=0.5, label_accuracy=0.5)
-        cache.put_json(cache.key("result", config.to_dict()), run.to_dict())
+        cache.put_json(result_key(cache, config), run.to_dict())
 
 
 def _clean_lines(figure: dict) -> list[float]:

@@ -8,13 +8,15 @@ again on the way to the store.
 """
 
 import sys
+from pathlib import Path
 
 import pytest
 from app_helpers import assert_no_errors, open_page
 
 import ui.results
-from labeldp_core.data import table_results
+from labeldp_core.data import table_results, tables
 from labeldp_core.experiments import RunResult, make_config, run, runner
+from labeldp_core.experiments.runner import result_key
 
 RR_PAGE = "pages/randomized_response.py"
 
@@ -68,6 +70,29 @@ def test_a_built_in_dataset_never_enters_the_table_code(table_code_calls):
     assert_no_errors(app)
     assert {m.label: m.value for m in app.metric}["ε spent"] == "2"
     assert table_code_calls == []
+
+
+def test_a_built_in_datasets_point_runs_no_line_of_the_table_code():
+    """Looking a digits point up, estimating it, computing, storing and reading it again runs
+    no function of the modules that keep a user's tables, not even the test of a table's id:
+    a built-in dataset is told by its name (issue 55). Every call is watched, wherever the
+    function was imported."""
+    config = make_config("rr", "digits", 2.0, epochs=1)
+    table_code = {Path(tables.__file__), Path(table_results.__file__)}
+    ran: list[str] = []
+
+    def watch(frame, event, arg):
+        if event == "call" and Path(frame.f_code.co_filename) in table_code:
+            ran.append(frame.f_code.co_name)
+
+    sys.setprofile(watch)
+    try:
+        computed = ui.results.result_for(config, "Compute", "Training")
+        again = ui.results.result_for(config, "Compute", "Training")
+    finally:
+        sys.setprofile(None)
+    assert computed is not None and not computed.cached and again.cached
+    assert ran == []
 
 
 def test_a_table_is_kept_by_the_table_code(table_code_calls, cache):
@@ -139,21 +164,18 @@ def test_the_road_finds_a_points_store_once(monkeypatch):
     assert asked == []
 
 
-def test_the_road_names_its_code_unit_from_above(monkeypatch):
+def test_the_road_names_its_code_unit_from_above():
     """The runner hands the result's code unit down to the cache key (the registry keeps it),
-    so the cache never climbs back up to the registry to find a mechanism's family; the key
-    is the one the cache names by default."""
-    from labeldp_core.cache import ResultCache
-
-    keys = sys.modules[ResultCache.__module__]  # where ResultCache.key finds a default unit
-    asked = _spied(monkeypatch, keys, "mechanism_unit", 0)
+    so the cache never climbs back up to the registry to find a mechanism's family: a key of a
+    mechanism's entry that names no unit is refused, never keyed under a guessed family."""
     config = make_config("rr", "digits", 2.0, epochs=1)
     store = ui.results.result_cache()
     assert runner.stored_result(config, store) is None
     computed = runner.computed_result(config, store)
     assert runner.stored_result(config, store).flip_rate == computed.flip_rate
-    assert asked == []
-    assert store.get_json(store.key("result", config.to_dict()))["epsilon"] == 2.0
+    assert store.get_json(result_key(store, config))["epsilon"] == 2.0
+    with pytest.raises(ValueError, match="name the code unit"):
+        store.key("result", config.to_dict())
 
 
 def test_a_point_the_page_found_missing_is_computed_without_a_second_look(monkeypatch):

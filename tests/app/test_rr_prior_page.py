@@ -7,6 +7,7 @@ from labeldp_core import plots
 from labeldp_core.engine.spec import RunResult
 from labeldp_core.experiments import lookup, make_config, run
 from labeldp_core.experiments.demo import demo_epsilons
+from labeldp_core.experiments.runner import result_key
 from labeldp_core.mechanisms import expected_flip_rate
 
 PAGE = "pages/rr_prior.py"
@@ -96,7 +97,7 @@ def test_budget_table_shows_what_the_run_spent_not_the_slider(cache):
     settings = {"model": "logistic", "prior_share": 0.2, "clusters": 20}
     config = make_config("rr-prior", "digits", 1.0, 0, 1, settings)
     run(config, cache)
-    key = cache.key("result", config.to_dict())
+    key = result_key(cache, config)
     stored = cache.get_json(key)
     # A budget other than the slider's plan (secure noise, say, spends a little less on the
     # prior): the page must show the run's own numbers.
@@ -136,7 +137,7 @@ def test_page_sweep_fills_all_three_curves():
 def test_the_budget_table_shows_lp_2st_stage_1_steps_when_it_used_a_cluster_prior(cache):
     lp_config = make_config("lp-2st", "digits", 1.0, 0, 1, {"model": "logistic"})
     run(lp_config, cache)
-    key = cache.key("result", lp_config.to_dict())
+    key = result_key(cache, lp_config)
     stored = cache.get_json(key)
     # The budget of a run whose stage 1 was RR with prior (fashion-mnist's default).
     steps = {"stage1_prior_epsilon": 0.05, "stage1_rr_epsilon": 0.95, "stage2_epsilon": 1.0}

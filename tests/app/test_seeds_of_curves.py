@@ -12,8 +12,8 @@ import pytest
 from app_helpers import assert_no_errors, open_page
 
 import labeldp_core.experiments
-import ui.results
 from labeldp_core.base.numbers import in_words
+from labeldp_core.experiments import road
 from labeldp_core.experiments.demo import DEMO_SEEDS
 
 #: The pages with a curve over ε, and the mechanism whose sweep each asks for (PATE: below).
@@ -44,8 +44,8 @@ def asked(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, tuple[float, ...],
 @pytest.fixture
 def no_computing(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every point not stored is a button, never a computation."""
-    monkeypatch.setattr(ui.results, "QUICK_S", 0.0)
-    monkeypatch.setattr(ui.results, "on_demo_grid", lambda config: False)
+    monkeypatch.setattr(road, "QUICK_S", 0.0)
+    monkeypatch.setattr(road, "on_demo_grid", lambda config: False)
 
 
 def _assert_curves_are_means(app, asked: list, mechanism: str) -> None:

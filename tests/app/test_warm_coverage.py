@@ -6,6 +6,7 @@ with its default controls is among the first points a warm computes (its first v
 import pytest
 from app_helpers import assert_no_errors, open_page, page_files
 
+from labeldp_core.experiments.road import Road
 from labeldp_core.services.release_audits import app_audit_points
 from labeldp_core.services.warm import warm_tasks
 from ui import audit as audit_ui
@@ -31,13 +32,18 @@ NO_RESULTS = {
 @pytest.mark.parametrize("page", page_files())
 def test_a_page_opened_with_defaults_only_asks_for_demo_points(page, monkeypatch):
     asked = []
-    original = results.stored
+    original, planned = results.stored, Road.plan
 
     def spy(config):
         asked.append(config)
         return original(config)
 
+    def plan(road, config, *args):  # the page's own point (result_for)
+        asked.append(config)
+        return planned(road, config, *args)
+
     monkeypatch.setattr(results, "stored", spy)
+    monkeypatch.setattr(Road, "plan", plan)
     app = open_page(page)
     assert_no_errors(app)
     first = {task.config for task in warm_tasks("digits") if task.first_view}

@@ -6,6 +6,7 @@ from dataclasses import replace
 from labeldp_core.cache import ResultCache
 from labeldp_core.engine.spec import RunResult
 from labeldp_core.experiments.demo import demo_configs
+from labeldp_core.experiments.runner import result_key
 
 #: The demo grid's epsilons (what `warm` computes for rr and dpsgd).
 GRID = (0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0)
@@ -60,7 +61,7 @@ class FakeRuns:
     def store(self, config, cache: ResultCache) -> RunResult:
         """Put ``config``'s run in a real cache, where ``lookup`` finds it; count it computed."""
         result = replace(self.result(config), settings=dict(config.settings), epochs=config.epochs)
-        cache.put_json(cache.key("result", config.to_dict()), result.to_dict())
+        cache.put_json(result_key(cache, config), result.to_dict())
         return result
 
     def run(self, config, cache=None):

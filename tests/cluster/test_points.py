@@ -12,6 +12,7 @@ from labeldp_core.cache import ResultCache
 from labeldp_core.cluster import model_audits_on_cluster, run_on_cluster
 from labeldp_core.cluster.points import _MalformedAnswerError, _store_run
 from labeldp_core.experiments import lookup, make_config, run
+from labeldp_core.experiments.runner import result_key
 from labeldp_core.model_audit import audit_model
 
 # One worker of `pytest -n` runs every test that starts Dask or worker processes.
@@ -117,7 +118,7 @@ def test_a_worker_killed_mid_sweep_is_replaced_and_every_point_is_stored_once(
 
     report = run_on_cluster(dask_cluster, configs, cache, kill_once)
     assert killed and report.failures == [] and report.computed == len(configs)
-    result_keys = {cache.key("result", config.to_dict()) for config in configs}
+    result_keys = {result_key(cache, config) for config in configs}
     assert {key: cache.writes.get(key) for key in result_keys} == dict.fromkeys(result_keys, 1)
     assert all(lookup(config, cache) is not None for config in configs)
     dask_cluster.client.wait_for_workers(2, timeout=120)  # the nanny started a new worker
@@ -163,7 +164,7 @@ def _entries_of(config, tmp_path):
 def test_a_malformed_result_is_refused_and_nothing_is_stored(tmp_path, tamper, reason):
     config = make_config("rr", "digits", 1.0, 0, 1, LOGISTIC)
     worker, entries = _entries_of(config, tmp_path)
-    key = worker.key("result", config.to_dict())
+    key = result_key(worker, config)
     tampered = [
         (k, kind, json.dumps(tamper(json.loads(body))).encode() if k == key else body, identity)
         for k, kind, body, identity in entries
@@ -209,11 +210,9 @@ def test_another_points_result_slipped_into_an_answer_is_refused(tmp_path):
     other = make_config("rr", "digits", 2.0, 0, 1, LOGISTIC)
     worker, entries = _entries_of(config, tmp_path)
     _, theirs = _entries_of(other, tmp_path / "other")
-    other_result = next(
-        body for key, kind, body, _ in theirs if key == worker.key("result", other.to_dict())
-    )
+    other_result = next(body for key, kind, body, _ in theirs if key == result_key(worker, other))
     third = make_config("rr", "digits", 3.0, 0, 1, LOGISTIC)
-    third_key = worker.key("result", third.to_dict())
+    third_key = result_key(worker, third)
     slipped = (third_key, "json", other_result, third_key.identity)
     client = ResultCache(tmp_path / "client")
     with pytest.raises(_MalformedAnswerError, match="under another point's key"):

@@ -10,7 +10,7 @@ from fake_results import fake_result
 
 from labeldp_core.__main__ import main
 from labeldp_core.cache import ResultCache
-from labeldp_core.experiments.runner import make_config
+from labeldp_core.experiments.runner import make_config, result_key
 
 SEARCH_SENTENCE = "the ε covers one run, not the search"
 
@@ -27,7 +27,7 @@ def _stored_run_json(capsys, mechanism: str, dataset: str, settings: dict | None
         baseline_test_accuracy=0.6,
     )
     store = ResultCache()
-    store.put_json(store.key("result", config.to_dict()), stored.to_dict())
+    store.put_json(result_key(store, config), stored.to_dict())
     store.close()
     args = ["run", mechanism, "--dataset", dataset, "--epsilon", "1", "--json"]
     for name, value in (settings or {}).items():

@@ -7,6 +7,7 @@ import pytest
 from labeldp_core.__main__ import main
 from labeldp_core.cache import CacheKey, ResultCache, fingerprint
 from labeldp_core.experiments import make_config
+from labeldp_core.experiments.runner import result_key
 
 
 def _stale_key(cache: ResultCache, kind: str, payload: dict, unit: str) -> CacheKey:
@@ -19,8 +20,7 @@ def _stale_key(cache: ResultCache, kind: str, payload: dict, unit: str) -> Cache
 def test_stats_count_per_family_and_prune_removes_only_the_stale(
     cache: ResultCache, capsys: pytest.CaptureFixture
 ):
-    rr = make_config("rr", "digits", 1.0).to_dict()
-    cache.put_json(cache.key("result", rr), {"mechanism": "rr"})
+    cache.put_json(result_key(cache, make_config("rr", "digits", 1.0)), {"mechanism": "rr"})
     cache.put_json(cache.key("baseline", {"seed": 0}, "labeldp_core.engine.context"), {"s": 1})
     pate = make_config("pate", "digits", 1.0).to_dict()
     stale = _stale_key(cache, "result", pate, fingerprint.family_unit("pate"))

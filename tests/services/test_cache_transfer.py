@@ -19,11 +19,13 @@ import pytest
 from labeldp_core import __version__
 from labeldp_core.__main__ import main
 from labeldp_core.cache import ResultCache, code_fingerprint, fingerprint
-from labeldp_core.cache.fingerprint import mechanism_unit, unit_code
+from labeldp_core.cache.fingerprint import unit_code
 from labeldp_core.data import load_dataset
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.experiments import make_config, run
+from labeldp_core.experiments.runner import result_key
 from labeldp_core.families.rr_prior.experiment import PCA_COMPONENTS, SET_SIZES_KIND, load_set_sizes
+from labeldp_core.registry import result_unit
 from labeldp_core.services import cache_transfer
 from labeldp_core.services.cache_transfer import STAYS, TRAVELS, export_cache, import_cache
 from labeldp_core.services.release_audits import stored_audit_case
@@ -42,7 +44,7 @@ def warmed(tmp_path):
     configs = [make_config("rr", "digits", e, epochs=1, settings=FAST) for e in (1.0, 4.0)]
     configs.append(make_config("rr-prior", "digits", 1.0, epochs=1, settings=FAST))
     results = [run(config, store) for config in configs]
-    store.put_json(store.key("audit", _audit_payload(0)), _verdict(0.9))
+    store.put_json(store.key("audit", _audit_payload(0), result_unit("rr")), _verdict(0.9))
     store.put_json(str(store.key("timing", {"bare": 1})), {"seconds": [1.0]})
     yield store, configs, results
     store.close()
@@ -99,7 +101,7 @@ def _identity(kind: str, payload: dict, code: str | None = None) -> str:
             "kind": kind,
             "payload": payload,
             "version": __version__,
-            "code": code or unit_code(mechanism_unit(payload.get("mechanism"))),
+            "code": code or unit_code(result_unit(payload.get("mechanism"))),
         },
         sort_keys=True,
         separators=(",", ":"),
@@ -207,12 +209,12 @@ def test_a_forged_audit_verdict_is_refused_and_the_audit_page_finds_no_case(tmp_
 def _mismatched(store):
     """The forged clusters under the clusters' key, wearing a timing's identity."""
     clusters = _identity("image-clusters", _clusters_payload())
-    timing = store.key("timing", {"mechanism": "rr"}).identity
+    timing = store.key("timing", {"mechanism": "rr"}, result_unit("rr")).identity
     return hashlib.sha256(clusters.encode()).hexdigest(), "arrays", _npz(ids=np.zeros(3)), timing
 
 
 def _without_identity(store):
-    key = store.key("timing", {"mechanism": "rr"})
+    key = store.key("timing", {"mechanism": "rr"}, result_unit("rr"))
     return key, "json", b'{"seconds": [1.0]}', None
 
 
@@ -227,7 +229,7 @@ def _unknown_kind(store):
 
 
 def _wrong_type(store):
-    key = store.key("timing", {"mechanism": "rr"})
+    key = store.key("timing", {"mechanism": "rr"}, result_unit("rr"))
     return key, "arrays", _npz(seconds=np.ones(2)), key.identity
 
 
@@ -237,7 +239,7 @@ def _text_for_number(store):
 
 
 def _non_result_as_result(store):
-    key = store.key("result", make_config("rr", "digits", 1.0, epochs=1, settings=FAST).to_dict())
+    key = result_key(store, make_config("rr", "digits", 1.0, epochs=1, settings=FAST))
     return key, "json", b'{"seconds": [1.0]}', key.identity
 
 
@@ -340,7 +342,9 @@ def test_an_archive_from_before_a_one_family_edit_brings_every_other_familys_poi
 def test_every_kind_the_code_stores_either_travels_or_stays():
     kinds = {SET_SIZES_KIND}
     for path in PACKAGE.rglob("*.py"):
-        kinds |= set(re.findall(r'(?:\.key|_or_compute)\(\s*"([a-z-]+)"', path.read_text()))
+        kinds |= set(
+            re.findall(r'(?:\.key|\.key_under|_or_compute)\(\s*"([a-z-]+)"', path.read_text())
+        )
     assert kinds == set(TRAVELS) | set(STAYS)
     assert not set(TRAVELS) & set(STAYS)
 

@@ -11,9 +11,10 @@ from labeldp_core.__main__ import main
 from labeldp_core.accounting.risk import Prior
 from labeldp_core.engine.spec import RunResult
 from labeldp_core.experiments.demo import CLASS_EPSILONS, DEMO_EPSILONS, DEMO_SEEDS, demo_configs
+from labeldp_core.plots.price_report import price_of_privacy_report
 from labeldp_core.registry import MECHANISMS
 from labeldp_core.services.price_of_privacy import AuditedBound, PriceOfPrivacy
-from labeldp_core.services.reports import html_report, price_of_privacy_report, result_rows
+from labeldp_core.services.reports import html_report, result_rows
 
 
 def _result(mechanism: str, unit: str, **scores: float) -> RunResult:

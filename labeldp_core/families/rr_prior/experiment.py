@@ -36,6 +36,7 @@ from labeldp_core.accounting import (
     split_budget_by_share,
 )
 from labeldp_core.cache import ResultCache
+from labeldp_core.cache.fingerprint import family_unit
 from labeldp_core.data import DATASETS, dataset_info
 from labeldp_core.data.clusters import PCA_COMPONENTS, cluster_images
 from labeldp_core.data.label_free_features import patch_points, patch_settings
@@ -107,6 +108,8 @@ _ENCODER_END = 0.3
 PRIOR_MASS_BINS = 20
 #: Cache kind of the per-example k* artefact of an rr-prior or lp-2st run.
 SET_SIZES_KIND = "rr-prior-set-sizes"
+#: The code unit of its key: this family's, as of the family's run results.
+_FAMILY_CODE = family_unit("rr_prior")
 #: The figures of :func:`prior_summary` that read the true labels: diagnostics, not private.
 PRIOR_SUMMARY_DIAGNOSTICS = (
     "details.prior_true_mass_counts",
@@ -325,7 +328,7 @@ def set_size_details(
         example) and ``examples`` (their training-set indices); see :func:`load_set_sizes`.
     """
     sizes = optimal_set_size(priors, epsilon)
-    key = ctx.cache.key(SET_SIZES_KIND, ctx.config.to_dict())
+    key = ctx.cache.key(SET_SIZES_KIND, ctx.config.to_dict(), _FAMILY_CODE)
     ctx.cache.put_arrays(key, {"set_sizes": sizes, "examples": np.asarray(examples, np.int64)})
     return {
         "set_size_counts": np.bincount(sizes, minlength=priors.shape[1] + 1)[1:].tolist(),

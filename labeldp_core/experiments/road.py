@@ -1,0 +1,177 @@
+"""One road from a caller to its stored results: look-up, estimate and computation in one place.
+
+A page asks for its point once: :meth:`Road.plan` looks it up (from memory after the first read,
+the same :class:`RunResult` object every time), and for a point that is missing says in the
+same descent what computing it takes (an estimate from this machine's past runs), whether it is
+computed without a click, and which computed neighbours an estimate of its score can be read
+from. :meth:`Road.computed` then computes it. A config on this road was made, and its ε checked,
+once by :func:`~labeldp_core.experiments.runner.make_config`; it is not checked again.
+
+Each dataset's store is found once per descent
+(:func:`~labeldp_core.data.results_store.results_store`): a built-in dataset's point is kept in
+the cache itself and never enters the code that keeps a user's own tables.
+"""
+
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from labeldp_core.cache import ResultCache
+from labeldp_core.data import dataset_info
+from labeldp_core.data.results_store import results_store
+from labeldp_core.engine.progress import Progress, silent
+from labeldp_core.engine.spec import RunConfig, RunResult
+from labeldp_core.engine.timing import QUICK_S, estimate_seconds, median_seconds
+from labeldp_core.experiments.demo import on_demo_grid, point_epsilons
+from labeldp_core.experiments.runner import fresh_result, stored_result, sweep_configs
+from labeldp_core.experiments.service import ComputeService
+
+__all__ = ["AUTO_COMPUTE_MAX_IMAGES", "Plan", "Road", "computes_at_once"]
+
+#: Datasets up to this size compute a point never timed here at once (that run is the first
+#: measurement); a point with an estimate is computed without a click only under QUICK_S.
+AUTO_COMPUTE_MAX_IMAGES = 5000
+#: How often a caller waiting on a compute service's job is told its progress, in seconds.
+_PROGRESS_POLL_S = 0.25
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What one descent found for a point: its stored result, or what computing it takes.
+
+    Attributes:
+        config: the point.
+        result: its stored result (``cached=True``), or None if it is missing.
+        seconds: for a missing point, seconds to compute it from this machine's past runs of
+            its settings; None if they never ran here.
+        at_once: whether a missing point is computed without a click (:func:`computes_at_once`).
+        neighbours: for a missing point waiting for a click, the test accuracy of each computed
+            point at the epsilons `warm` computes around it (same settings and seed), by epsilon.
+    """
+
+    config: RunConfig
+    result: RunResult | None
+    seconds: float | None = None
+    at_once: bool = False
+    neighbours: dict[float, float] = field(default_factory=dict)
+
+
+def computes_at_once(configs: Sequence[RunConfig], seconds: float | None) -> bool:
+    """Whether ``configs``, estimated to take ``seconds``, are computed without a click.
+
+    Only demo-grid points (grid epsilons, seeds, default epochs and settings: what `warm`
+    computes) ever are, so a link or a dragged slider cannot start unbounded work. Then yes
+    when the estimate is under QUICK_S, or, with no estimate yet, for a single point on a small
+    dataset (its run is the first measurement).
+    """
+    if not all(on_demo_grid(config) for config in configs):
+        return False
+    if seconds is not None:
+        return seconds < QUICK_S
+    return len(configs) == 1 and dataset_info(configs[0].dataset).size <= AUTO_COMPUTE_MAX_IMAGES
+
+
+class Road:
+    """The results of one cache, each read from disk once and then kept as the same object.
+
+    One per server process (the app holds it as a resource): every session is handed the same
+    frozen :class:`RunResult`, never a copy decoded again. A miss is not kept, so a point
+    computed later (here, by a worker, on a cluster) is found on the next look.
+
+    Args:
+        cache: the result cache; a user's table keeps its results in a store of its own.
+        kept: at most this many results are kept in memory (the least recently used go).
+    """
+
+    def __init__(self, cache: ResultCache, kept: int = 4096) -> None:
+        self.cache = cache
+        self._kept = kept
+        self._results: OrderedDict[RunConfig, RunResult] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def stored(self, config: RunConfig) -> RunResult | None:
+        """``config``'s stored result or None, from memory after the first read."""
+        found = self._remembered(config)
+        if found is None:
+            found = self._read(config, results_store(self.cache, config.dataset))
+        return found
+
+    def plan(self, config: RunConfig, computes: bool = True) -> Plan:
+        """``config``'s stored result, or what computing it takes: the page's one look.
+
+        A caller that computes nothing (``computes=False``: a read-only server) is told only
+        whether the point is stored.
+        """
+        found = self._remembered(config)
+        if found is not None:
+            return Plan(config, found)
+        return self._looked_up(config, results_store(self.cache, config.dataset), computes)
+
+    def _looked_up(self, config: RunConfig, store: ResultCache, computes: bool) -> Plan:
+        """The plan of a point not in memory, read from ``store``, which keeps its dataset.
+
+        The store is found once: read for the result and, if it is missing, for the seconds its
+        settings took here before and for its neighbours.
+        """
+        found = self._read(config, store)
+        if found is not None or not computes:
+            return Plan(config, found)
+        seconds = median_seconds(store, config)
+        if computes_at_once([config], seconds):
+            return Plan(config, None, seconds, at_once=True)
+        return Plan(config, None, seconds, neighbours=self._neighbours(config, store))
+
+    def _remembered(self, config: RunConfig) -> RunResult | None:
+        with self._lock:
+            found = self._results.get(config)
+            if found is not None:
+                self._results.move_to_end(config)
+            return found
+
+    def _read(self, config: RunConfig, store: ResultCache) -> RunResult | None:
+        """``config``'s result read from ``store`` (which keeps its dataset), and remembered."""
+        found = stored_result(config, store)
+        if found is not None:
+            with self._lock:
+                self._results[config] = found
+                while len(self._results) > self._kept:
+                    self._results.popitem(last=False)
+        return found
+
+    def estimate(self, configs: Sequence[RunConfig]) -> float | None:
+        """Seconds to compute ``configs`` here, from past runs; None if one never ran here."""
+        return estimate_seconds(self.cache, configs)
+
+    def _neighbours(self, config: RunConfig, store: ResultCache) -> dict[float, float]:
+        """The test accuracy of each computed point among those `warm` computes beside it.
+
+        The points at :func:`~labeldp_core.experiments.demo.point_epsilons` with ``config``'s
+        seed, epochs and settings, by epsilon: what an estimate of its score is read off.
+        """
+        grid = point_epsilons(config.mechanism, config.dataset)
+        where = (config.mechanism, config.dataset, grid, (config.seed,), config.epochs)
+        known = {}
+        for neighbour in sweep_configs(*where, dict(config.settings)):
+            result = self._remembered(neighbour) or self._read(neighbour, store)
+            if result is not None and result.test_accuracy is not None:
+                known[neighbour.epsilon] = result.test_accuracy
+        return known
+
+    def computed(
+        self,
+        config: RunConfig,
+        progress: Progress = silent,
+        service: ComputeService | None = None,
+    ) -> RunResult:
+        """Compute a point found missing (no second look) and store it; return its result.
+
+        By ``service``'s workers (shared with every caller who waits for the same point; leaving
+        early releases it), or here in this thread without one.
+        """
+        if service is not None:
+            with service.waiting(config) as job:
+                while not job.wait(_PROGRESS_POLL_S):
+                    progress(job.fraction, job.status())
+                return job.result()
+        return fresh_result(config, results_store(self.cache, config.dataset), progress)
