@@ -148,7 +148,7 @@ def test_a_typed_value_off_the_grid_shows_an_estimate_and_its_button_under_the_c
     assert order.index(line) < first and order.index(button.label) < first  # in view, on top
     estimate = next(c for c in captions if c.startswith("Estimate, not computed"))
     assert re.search(
-        r"≈ 0\.\d\d, on the line \(log ε\) between ε = 1 \(0\.\d\d\) and ε = 2 ", estimate
+        r"≈ 0\.\d{3}, on the line \(log ε\) between ε = 1 \(0\.\d{3}\) and ε = 2 ", estimate
     )
     assert not [c for c in captions if "The cross is" in c]  # no cross is drawn
     assert not [i for i in app.info if "Press the button" in i.value]
