@@ -11,14 +11,12 @@ every one of them.
 import pkgutil
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import replace
 from importlib import import_module
 from typing import TypeVar
 
 from labeldp_core import families
 from labeldp_core.cache.fingerprint import EVERY_FAMILY, declared_unit
-from labeldp_core.engine.spec import MechanismSpec, RunConfig, RunResult
-from labeldp_core.engine.tuning import tuning_statement
+from labeldp_core.engine.spec import MechanismSpec, Registered, RunConfig, RunResult
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.families.family import CaseBuilder, DemoGrid, Family, Mechanism, Page
 
@@ -41,6 +39,7 @@ __all__ = [
     "mechanism_spec",
     "pages",
     "registered",
+    "registration",
     "release_api",
     "result_unit",
     "threat_card",
@@ -224,6 +223,17 @@ def mechanism_spec(mechanism: str) -> MechanismSpec:
         ) from None
 
 
+def registration(mechanism: str) -> Registered:
+    """What the registry says of ``mechanism`` in one look-up: spec, code unit and card.
+
+    Raises:
+        InvalidInputError: if no family declares ``mechanism`` (:func:`mechanism_spec`).
+    """
+    spec = mechanism_spec(mechanism)
+    (entry,) = [m for m in mechanism_entries() if m.id == mechanism]
+    return Registered(spec, result_unit(mechanism), entry.card)
+
+
 def threat_card(config: RunConfig, delta: float = 0.0) -> dict[str, object]:
     """What the epsilon of ``config``'s run protects: its mechanism's card.
 
@@ -231,7 +241,7 @@ def threat_card(config: RunConfig, delta: float = 0.0) -> dict[str, object]:
     whose settings were picked on private labels adds ``tuning``: what its ε does not cover
     (:func:`tuning_of`).
     """
-    return _disclosure(config, delta)[0]
+    return registration(config.mechanism).disclosure(config, delta)[0]
 
 
 def disclosed(result: RunResult, config: RunConfig) -> RunResult:
@@ -239,27 +249,11 @@ def disclosed(result: RunResult, config: RunConfig) -> RunResult:
 
     Its threat card (for its δ, :func:`threat_card`) and, if a setting was picked on private
     labels, its tuning statement (:func:`tuning_of`) in its details: a result stored before a
-    card changed is shown with today's.
+    card changed is shown with today's (:meth:`Registered.disclosed`).
     """
-    card, tuning = _disclosure(config, result.delta)
-    details = {key: value for key, value in result.details.items() if key != "tuning"}
-    if tuning is not None:
-        details["tuning"] = tuning
-    return replace(result, details=details, threat_model=card)
-
-
-def _disclosure(
-    config: RunConfig, delta: float
-) -> tuple[dict[str, object], dict[str, object] | None]:
-    """:func:`threat_card` of ``config``, and its :func:`tuning_of` (found once for both)."""
-    (entry,) = [m for m in mechanism_entries() if m.id == config.mechanism]
-    noise = dict(config.settings).get("noise")
-    card = entry.card(noise if isinstance(noise, str) else None, delta)
-    tuning = tuning_of(config)
-    return (card, None) if tuning is None else (card | {"tuning": tuning["note"]}, tuning)
+    return registration(config.mechanism).disclosed(result, config)
 
 
 def tuning_of(config: RunConfig) -> dict[str, object] | None:
     """Which of ``config``'s settings were picked by comparing runs on private labels, or None."""
-    spec = mechanism_spec(config.mechanism)
-    return tuning_statement(spec.tuned, config.dataset, dict(config.settings))
+    return registration(config.mechanism).tuning_of(config)

@@ -284,3 +284,14 @@ def test_a_toy_mechanism_without_an_audit_is_on_the_not_audited_list_and_no_audi
     for name in ("tight", "slow", "powerful", "audited"):
         assert found[name] == before[name], name
     assert found["mechanisms"] == [*before["mechanisms"], "toy-coin"]
+
+
+def test_one_registration_says_what_each_table_says_of_its_mechanism():
+    """The runner's one look-up per descent (spec, result unit, card) agrees with every table."""
+    for entry in mechanism_entries():
+        found = registry.registration(entry.id)
+        assert found.spec is mechanism_spec(entry.id), entry.id
+        assert found.unit == registry.result_unit(entry.id), entry.id
+        assert found.card(None, 1e-5) == entry.card(None, 1e-5), entry.id
+    with pytest.raises(ValueError, match="unknown mechanism 'no-such'"):
+        registry.registration("no-such")

@@ -8,7 +8,7 @@ defaults and ranges, and the runner that turns a config into an :class:`Outcome`
 """
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from labeldp_core.engine.config import (
@@ -21,13 +21,14 @@ from labeldp_core.engine.config import (
 )
 from labeldp_core.engine.context import RunContext
 from labeldp_core.engine.result_schema import check_result_dict
-from labeldp_core.engine.tuning import Tuning
+from labeldp_core.engine.tuning import Tuning, tuning_statement
 
 __all__ = [
     "COMMON_SETTINGS",
     "MechanismSpec",
     "Outcome",
     "PrivacyUnit",
+    "Registered",
     "RunConfig",
     "RunResult",
     "Scalar",
@@ -158,6 +159,57 @@ class RunResult:
         if self.baseline_test_accuracy is not None:
             return self.baseline_test_accuracy
         return self.baseline_test_mse  # type: ignore[return-value]
+
+
+#: A mechanism's threat-model card for a run's noise mode (None: its only one) and δ.
+CardOf = Callable[[str | None, float], dict[str, object]]
+
+
+@dataclass(frozen=True)
+class Registered:
+    """What the registry says of one mechanism, found in one look-up.
+
+    The runner asks for it once per descent (:func:`~labeldp_core.registry.registration`) and
+    reads from it the spec it runs, the code unit its results' keys name and what a result's ε
+    covers, instead of asking the registry again for each.
+
+    Attributes:
+        spec: the mechanism's spec.
+        unit: the code unit that the cache keys of its run results name.
+        card: its threat-model card for a noise mode and δ.
+    """
+
+    spec: MechanismSpec
+    unit: str
+    card: CardOf
+
+    def tuning_of(self, config: RunConfig) -> dict[str, object] | None:
+        """Which of ``config``'s settings were picked by comparing runs on private labels."""
+        return tuning_statement(self.spec.tuned, config.dataset, dict(config.settings))
+
+    def disclosure(
+        self, config: RunConfig, delta: float
+    ) -> tuple[dict[str, object], dict[str, object] | None]:
+        """The threat card of ``config``'s run with ``delta``, and its tuning (or None).
+
+        The card says what the tuning leaves uncovered, in its ``tuning`` entry.
+        """
+        noise = dict(config.settings).get("noise")
+        card = self.card(noise if isinstance(noise, str) else None, delta)
+        tuning = self.tuning_of(config)
+        return (card, None) if tuning is None else (card | {"tuning": tuning["note"]}, tuning)
+
+    def disclosed(self, result: RunResult, config: RunConfig) -> RunResult:
+        """``result`` of ``config`` with what its ε covers, as the family says it today.
+
+        Its threat card and, if a setting was picked on private labels, its tuning statement in
+        its details: a result stored before a card changed is shown with today's.
+        """
+        card, tuning = self.disclosure(config, result.delta)
+        details = {key: value for key, value in result.details.items() if key != "tuning"}
+        if tuning is not None:
+            details["tuning"] = tuning
+        return replace(result, details=details, threat_model=card)
 
 
 def _names(run: RunConfig | RunResult) -> tuple:

@@ -18,13 +18,14 @@ from labeldp_core.engine.result_schema import ResultSchemaError
 from labeldp_core.engine.spec import (
     COMMON_SETTINGS,
     MechanismSpec,
+    Registered,
     RunConfig,
     RunResult,
     Scalar,
 )
 from labeldp_core.engine.timing import record_seconds
 from labeldp_core.errors import InvalidInputError
-from labeldp_core.registry import disclosed, mechanism_spec, result_unit
+from labeldp_core.registry import mechanism_spec, registration, result_unit
 
 __all__ = [
     "computed_result",
@@ -201,7 +202,11 @@ def result_key(store: ResultCache, config: RunConfig) -> CacheKey:
     The one name of a run result's key: the cache cannot name a mechanism's family itself (the
     registry sits above it), so whoever reads or writes a result by key asks here.
     """
-    unit = result_unit(config.mechanism)
+    return _key(store, config, result_unit(config.mechanism))
+
+
+def _key(store: ResultCache, config: RunConfig, unit: str) -> CacheKey:
+    """:func:`result_key` of ``config``, whose family's code ``unit`` the caller has found."""
     return store.key_under("result", config.to_dict(), unit)
 
 
@@ -212,9 +217,11 @@ def _stored(store: ResultCache, config: RunConfig) -> RunResult | None:
     type, epsilon_spent above epsilon) or that is the result of another config (a cache file
     from elsewhere may hold anything under any key) is dropped, so it counts as a miss and the
     next run recomputes and replaces it. A result is shown with today's threat card and tuning
-    note (:func:`~labeldp_core.registry.disclosed`), if it was stored before they changed.
+    note (:meth:`~labeldp_core.engine.spec.Registered.disclosed`), if it was stored before they
+    changed. What the registry says of the point is asked once (its key's code unit, its card).
     """
-    key = result_key(store, config)
+    registered = registration(config.mechanism)
+    key = _key(store, config, registered.unit)
     found = store.get_json(key)
     if found is None:
         return None
@@ -225,7 +232,7 @@ def _stored(store: ResultCache, config: RunConfig) -> RunResult | None:
     if result is None or not result.is_result_of(config):
         store.discard(key)
         return None
-    return disclosed(result, config)
+    return registered.disclosed(result, config)
 
 
 def run(
@@ -271,11 +278,13 @@ def fresh_result(config: RunConfig, store: ResultCache, progress: Progress = sil
 def _fresh(config: RunConfig, store: ResultCache, progress: Progress, started: float) -> RunResult:
     """Compute ``config``'s result, store it with the seconds it took, and return it.
 
-    What the registry says of the point (its key's code unit, its spec) is asked once, first.
+    What the registry says of the point (its key's code unit, its spec, its card) is asked
+    once, first.
     """
-    key, spec = result_key(store, config), mechanism_spec(config.mechanism)
+    registered = registration(config.mechanism)
+    key = _key(store, config, registered.unit)
     with training_threads():
-        result = _computed(config, spec, store, progress, started)
+        result = _computed(config, registered, store, progress, started)
     store.put_json(key, result.to_dict())
     record_seconds(store, config, result.elapsed_s)
     progress(1.0, "done")
@@ -283,9 +292,14 @@ def _fresh(config: RunConfig, store: ResultCache, progress: Progress, started: f
 
 
 def _computed(
-    config: RunConfig, spec: MechanismSpec, cache: ResultCache, progress: Progress, started: float
+    config: RunConfig,
+    registered: Registered,
+    cache: ResultCache,
+    progress: Progress,
+    started: float,
 ) -> RunResult:
     """Compute ``config``'s result (its clean baseline first, if it trains a model)."""
+    spec = registered.spec
     data = load_dataset(config.dataset)
     clean, share = _clean_baseline(config, spec, cache, progress)
     ctx = RunContext(config, spec.task, cache, within(progress, share, 1))
@@ -326,7 +340,7 @@ def _computed(
         baseline_test_accuracy=None if regression else baseline,
         baseline_test_mse=baseline if regression else None,
     )
-    return disclosed(
+    return registered.disclosed(
         replace(result, diagnostics=diagnostics_entry(result.to_dict(), declared)), config
     )
 
