@@ -205,8 +205,9 @@ def family_rates(points: list[list]) -> dict[str, float]:
 def rates_text() -> str:
     """The per-family seconds a warm's time left starts from (``warm_rates.json``), as JSON.
 
-    By dataset: the family medians of its measured timeline, or where none was kept the
-    record's costs (its model audits as one family); with the record's commit, cores and load.
+    By dataset: the family medians of its measured timeline (a model audit's per mechanism)
+    beside the record's costs, which still count its model audits as one family for a
+    mechanism the timeline has none of; with the record's commit, cores and load.
     A warm scales them by how fast it runs the families it has seen
     (``labeldp_core.services.warm_estimate``).
     """
@@ -215,9 +216,9 @@ def rates_text() -> str:
         record = json.loads(path.read_text(encoding="utf-8"))
         dataset = record["dataset"]
         kept = timeline_path(dataset)
-        costs = record["costs"]
+        costs = dict(record["costs"])
         if kept.exists():
-            costs = family_rates(json.loads(kept.read_text(encoding="utf-8"))["points"])
+            costs |= family_rates(json.loads(kept.read_text(encoding="utf-8"))["points"])
         rates[dataset] = {key: record[key] for key in ("commit", "cores", "load")}
         rates[dataset]["costs"] = costs
     return json.dumps(rates, indent=1, ensure_ascii=False) + "\n"
