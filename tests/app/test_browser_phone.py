@@ -120,8 +120,11 @@ def test_in_demo_mode_the_class_rounds_controls_show_their_labels_whole(server, 
     context = browser.new_context(viewport={"width": 1280, "height": 800})
     page = _open(context, f"{server}/play?{QUERY}&demo=1")
     page.get_by_role("button", name="Open a round").wait_for()
+    checkboxes = page.locator("[data-testid='stMain'] [data-testid='stCheckbox']")
+    checkboxes.first.wait_for()  # the page draws its controls one by one: slow under load
+    page.wait_for_selector(IDLE)
     cut = page.evaluate(CUT_TEXTS)
-    labels = page.locator("[data-testid='stMain'] [data-testid='stCheckbox']").count()
+    labels = checkboxes.count()
     context.close()
     assert labels >= 1, labels
     assert not cut, cut
