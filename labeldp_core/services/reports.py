@@ -105,28 +105,16 @@ def html_report(
         f"<tr><th>{html.escape(str(k))}</th><td>{html.escape(str(v))}</td></tr>"
         for k, v in settings.items()
     )
-    made = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
-    return f"""<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>
-<style>
-body {{ font-family: sans-serif; max-width: 1100px; margin: 2em auto; color: #222; }}
-table {{ border-collapse: collapse; margin: 1em 0; font-size: 0.9em; }}
-th, td {{ border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: left; }}
-figcaption {{ color: #555; margin-bottom: 2em; }}
-</style></head><body>
-<h1>{html.escape(title)}</h1>
-<p>{html.escape(intro)}</p>
-{"".join(parts)}
+    body = f"""{"".join(parts)}
 <h2>Settings</h2><table>{settings_rows}</table>
 <h2>Privacy accounting</h2>
 <p>epsilon_spent and delta are what the accounting computed for each run, not the budget asked
 for. Numbers for different privacy units are not directly comparable:</p><ul>{unit_text}</ul>
 {_table(result_rows(results))}
 <p>{html.escape(diagnostics_sentence(_diagnostic_paths(results)))}</p>
-{_threat_cards(results)}
-<p><small>labeldp explorer {html.escape(__version__)}, {made}</small></p>
-</body></html>
-"""
+{_threat_cards(results)}"""
+    style = "figcaption { color: #555; margin-bottom: 2em; }"
+    return _page(title, intro, body, width_px=1100, font_em=0.9, style=style)
 
 
 def _threat_cards(results: Sequence[RunResult]) -> str:
@@ -155,17 +143,26 @@ def tables_report(title: str, intro: str, tables: Mapping[str, list[dict[str, An
     sections = "".join(
         f"<h2>{html.escape(name)}</h2>{_table(rows)}" for name, rows in tables.items()
     )
+    return _page(title, intro, sections, width_px=1300, font_em=0.85)
+
+
+def _page(title: str, intro: str, body: str, width_px: int, font_em: float, style: str = "") -> str:
+    """The reports' one HTML frame: head, title, intro, ``body``, and the version that made it.
+
+    ``body`` and ``style`` are HTML and CSS already escaped; ``title`` and ``intro`` are text.
+    """
     made = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>
 <style>
-body {{ font-family: sans-serif; max-width: 1300px; margin: 2em auto; color: #222; }}
-table {{ border-collapse: collapse; margin: 1em 0; font-size: 0.85em; }}
+body {{ font-family: sans-serif; max-width: {width_px}px; margin: 2em auto; color: #222; }}
+table {{ border-collapse: collapse; margin: 1em 0; font-size: {font_em}em; }}
 th, td {{ border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: left; }}
+{style}
 </style></head><body>
 <h1>{html.escape(title)}</h1>
 <p>{html.escape(intro)}</p>
-{sections}
+{body}
 <p><small>labeldp explorer {html.escape(__version__)}, {made}</small></p>
 </body></html>
 """

@@ -14,7 +14,7 @@ from labeldp_core.experiments.demo import CLASS_EPSILONS, DEMO_EPSILONS, DEMO_SE
 from labeldp_core.plots.price_report import price_of_privacy_report
 from labeldp_core.registry import MECHANISMS
 from labeldp_core.services.price_of_privacy import AuditedBound, PriceOfPrivacy
-from labeldp_core.services.reports import html_report, result_rows
+from labeldp_core.services.reports import html_report, result_rows, tables_report
 
 
 def _result(mechanism: str, unit: str, **scores: float) -> RunResult:
@@ -52,6 +52,15 @@ def test_html_report_is_standalone_and_names_the_privacy_units():
     assert not re.search(r"<script[^>]+src=", page)
     assert "Plotly.newPlot" in page
     assert "Diagnostics, not private" in page  # the table's flip rates and baselines
+
+
+def test_a_tables_report_is_the_same_standalone_frame_with_no_script():
+    page = tables_report("Papers <&>", "Our figures & theirs", {"A <table>": [{"x": "<b>"}]})
+    assert page.startswith("<!DOCTYPE html>") and page.rstrip().endswith("</html>")
+    assert "<title>Papers &lt;&amp;&gt;</title>" in page and "<h1>Papers &lt;&amp;&gt;</h1>" in page
+    assert "<p>Our figures &amp; theirs</p>" in page and "<h2>A &lt;table&gt;</h2>" in page
+    assert "&lt;b&gt;" in page and "<script" not in page
+    assert "max-width: 1300px" in page and "labeldp explorer " in page
 
 
 def test_html_report_names_the_diagnostics_it_shows():
