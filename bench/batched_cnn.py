@@ -4,29 +4,32 @@ Run: ``OMP_NUM_THREADS=1 .venv/bin/python bench/batched_cnn.py [--points 8] [--s
 The logistic model and the MLP of a grid train as one batched model
 (:mod:`labeldp_core.training.batched`); the CNN, the bundled datasets' default model, trains
 point by point. This bench measures, on one torch thread, the formulations a batched CNN could
-take, on the digits CNN (:func:`labeldp_core.models.zoo.cnn`, batch 128, fused Adam):
+take, on the digits CNN (:func:`labeldp_core.models.zoo.cnn`, batch 128, fused Adam). Times are
+medians of this thread's CPU time over rounds run side by side in alternating order.
 
+0. a step on 1 example and on 128: the cost that does not grow with the examples is all that
+   training ``P`` points together could share, were each example's cost unchanged;
 1. grouped convolutions: the ``P`` points' feature maps stacked along the channels and one
    ``groups=P`` convolution per layer (also what ``torch.func.vmap`` makes of a convolution),
    against each point's own convolution on the same numbers (today's channels_last layout):
-   equal output, input, weight and bias gradients? And the time of both, forward and backward;
+   equal output and gradients (the input's past the first layer)? The time of both;
 2. the convolutions as matrix products: each output pixel's patch gathered into a row
    (``index_select`` with a fixed index), then ``addmm`` alone and one slice of ``baddbmm``
    together, as the batched trainer does for a linear layer. The single run's numbers then differ
-   from today's ``nn.Conv2d`` (statistically the same model): after ``--steps`` steps of
-   training, is every point's model equal alone and together? And the step's time: today's model,
-   the matrix-product model alone, ``P`` of them together (medians of rounds run side by side in
-   alternating order);
+   from today's ``nn.Conv2d`` (statistically the same model, but every stored CNN result would
+   be recomputed): after ``--steps`` steps (a digits point trains 480) is every point's model
+   equal alone and together? The step's time: today's model, this model alone, ``P`` together;
 3. ``torch.func.vmap(grad(...))`` over ``functional_call`` of the ``P`` models: one step's
    gradients equal to each point's own? Its time per point.
 
-A batched CNN is worth building only if some formulation is byte-identical and at least 1.5x
-faster per point than training alone. On 2026-11-29 (2-core machine, load 3-5) none was: the
-grouped convolution's first layer differs and its backward costs as much as ``P`` single ones;
-the matrix products are identical but ``P`` together cost as much as ``P`` alone (0.92-1.07x),
-since a step of this CNN is arithmetic and memory traffic more than per-operation overhead, and
-the memory-bound max-pool and patch gathers are slower per example on ``P`` x 128 examples; vmap
-differs and is slower. The matrix-product model alone was 15-16% faster than today's (0.84-0.85).
+Building a batched CNN was worth it only if a formulation was byte-identical, at least 1.5x
+faster a point at 8 together and no more than 10% slower alone than today. On 2026-11-29 (the
+2-core machine shared, load 4-9) none was. Grouped: the first layer's output and weight gradient
+differ. Vmap: every gradient differs, and it is 2-4x slower. Matrix products: identical after
+480 steps, alone 0.81-0.93 of today's step, but 8 together only 0.93-1.5x (mostly 1.0-1.2x)
+faster a point than alone and 1.03-1.7x than today, the spread following the load: a step on 1
+example costs 0.7-1.1 ms of 2.7-4.2 ms on 128, so sharing it bounds the gain near 1.2-1.4x, and
+the max-pools and patch gathers cost more an example on 8 x 128 examples than on 128.
 """
 
 import argparse
@@ -115,14 +118,27 @@ def today_step(x: torch.Tensor, y: torch.Tensor, size: int) -> Step:
 
 
 def overhead(points: int, x: torch.Tensor, y: torch.Tensor, rounds: int) -> None:
-    """Print today's step on 1 example and on a batch: the part ``points`` could share at most."""
-    times = median_ms({size: today_step(x, y, size) for size in (1, BATCH)}, rounds, repeats=30)
-    fixed, full = times[1], times[BATCH]
-    best = full / (full - fixed + fixed / points)
-    print(
-        f"0. today's step on 1 example {fixed:.3f} ms, on {BATCH} {full:.3f} ms: {points} "
-        f"points sharing all of the first, and nothing else, would be {best:.2f}x faster a point"
-    )
+    """Print a step on 1 example and on a batch: the part ``points`` could share at most.
+
+    For today's model and for the matrix-product one of part 2, alone.
+    """
+    net = models([0], torch.contiguous_format)
+    optimiser = adam(net[0], LEARNING_RATE)
+    steps = {("today's", size): today_step(x, y, size) for size in (1, BATCH)} | {
+        ("matrix-product", size): lambda size=size: gemm_step(
+            net, optimiser, x, y, torch.arange(size).view(1, size)
+        )
+        for size in (1, BATCH)
+    }
+    times = median_ms(steps, rounds, repeats=30)
+    print("0. a step on 1 example and on a batch: what sharing the first could save at most")
+    for model in ("today's", "matrix-product"):
+        fixed, full = times[model, 1], times[model, BATCH]
+        best = full / (full - fixed + fixed / points)
+        print(
+            f"  {model} model: 1 example {fixed:.3f} ms, {BATCH} {full:.3f} ms; {points} points "
+            f"sharing all of the first, and nothing else, would be {best:.2f}x faster a point"
+        )
 
 
 # --- 1. grouped convolutions ---------------------------------------------------------------
@@ -143,7 +159,9 @@ def conv_inputs(model: nn.Module, x: torch.Tensor) -> list[torch.Tensor]:
     return seen
 
 
-def conv_grads(conv: nn.Conv2d, x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, go):
+def conv_grads(
+    conv: nn.Conv2d, x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, go: torch.Tensor
+) -> list[torch.Tensor]:
     """Output and weight, bias and input gradients of ``conv``'s operation with these numbers.
 
     The input's gradient only past the first layer: training never asks for the images'.
@@ -273,7 +291,13 @@ def walk(nets: list[nn.Module], h: torch.Tensor) -> torch.Tensor:
     return h.view(len(nets), -1, h.shape[-1])
 
 
-def gemm_step(nets, optimiser, x: torch.Tensor, y: torch.Tensor, batch: torch.Tensor) -> None:
+def gemm_step(
+    nets: list[nn.Module],
+    optimiser: torch.optim.Optimizer,
+    x: torch.Tensor,
+    y: torch.Tensor,
+    batch: torch.Tensor,
+) -> None:
     """One Adam step of ``nets`` on their batches ``(P, b)`` of ``x``, each alone or together."""
     optimiser.zero_grad(set_to_none=True)
     logits = walk(nets, x.index_select(0, batch.flatten()).permute(0, 2, 3, 1))
