@@ -24,8 +24,11 @@ the batched step repeats the single step's operations, point by point:
   Below 400 multiply-adds per product torch takes another, naive kernel for ``baddbmm``
   whose sums are ordered differently, so such shapes are never batched.
 
-What is not batched trains alone: the CNNs (no batched convolution repeats a single one's sums),
-soft labels, regression and anything else :func:`batchable` refuses.
+What is not batched trains alone: the CNNs, soft labels, regression and anything else
+:func:`batchable` refuses. A grouped convolution does not repeat a single one's sums; written as
+patch gathers and matrix products the CNN does train byte for byte together, but eight points
+together cost about what they cost one by one, since most of the CNN's step grows with its
+examples (``bench/batched_cnn.py``).
 """
 
 import functools
