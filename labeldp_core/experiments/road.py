@@ -4,12 +4,13 @@ A page asks for its point once: :meth:`Road.plan` looks it up (from memory after
 the same :class:`RunResult` object every time), and for a point that is missing says in the
 same descent what computing it takes (an estimate from this machine's past runs), whether it is
 computed without a click, and which computed neighbours an estimate of its score can be read
-from. :meth:`Road.computed` then computes it. A config on this road was made, and its ε checked,
-once by :func:`~labeldp_core.experiments.runner.make_config`; it is not checked again.
+from. :meth:`Road.computed` then computes it from its plan. A config on this road was made, and its
+ε checked, once by :func:`~labeldp_core.experiments.runner.make_config`; it is not checked again.
 
 Each dataset's store is found once per descent
-(:func:`~labeldp_core.data.results_store.results_store`): a built-in dataset's point is kept in
-the cache itself and never enters the code that keeps a user's own tables.
+(:func:`~labeldp_core.data.results_store.results_store`) and a missing point's plan carries it to
+the computation: a built-in dataset's point is kept in the cache itself and never enters the code
+that keeps a user's own tables.
 """
 
 import threading
@@ -48,6 +49,8 @@ class Plan:
         at_once: whether a missing point is computed without a click (:func:`computes_at_once`).
         neighbours: for a missing point waiting for a click, the test accuracy of each computed
             point at the epsilons `warm` computes around it (same settings and seed), by epsilon.
+        store: for a missing point, the store that keeps its dataset, as the look found it: where
+            :meth:`Road.computed` stores it. Where, not what was found: not compared.
     """
 
     config: RunConfig
@@ -55,6 +58,7 @@ class Plan:
     seconds: float | None = None
     at_once: bool = False
     neighbours: dict[float, float] = field(default_factory=dict)
+    store: ResultCache | None = field(default=None, compare=False, repr=False)
 
 
 def computes_at_once(configs: Sequence[RunConfig], seconds: float | None) -> bool:
@@ -115,12 +119,15 @@ class Road:
         settings took here before and for its neighbours.
         """
         found = self._read(config, store)
-        if found is not None or not computes:
+        if found is not None:
             return Plan(config, found)
+        if not computes:
+            return Plan(config, None, store=store)
         seconds = median_seconds(store, config)
         if computes_at_once([config], seconds):
-            return Plan(config, None, seconds, at_once=True)
-        return Plan(config, None, seconds, neighbours=self._neighbours(config, store))
+            return Plan(config, None, seconds, at_once=True, store=store)
+        neighbours = self._neighbours(config, store)
+        return Plan(config, None, seconds, neighbours=neighbours, store=store)
 
     def _remembered(self, config: RunConfig) -> RunResult | None:
         with self._lock:
@@ -158,20 +165,26 @@ class Road:
                 known[neighbour.epsilon] = result.test_accuracy
         return known
 
+    def missing(self, config: RunConfig) -> Plan:
+        """The plan of a point its caller found missing (:meth:`stored`), for :meth:`computed`.
+
+        Only the store that keeps its dataset is found: it is not looked up again.
+        """
+        return Plan(config, None, store=results_store(self.cache, config.dataset))
+
     def computed(
-        self,
-        config: RunConfig,
-        progress: Progress = silent,
-        service: ComputeService | None = None,
+        self, plan: Plan, progress: Progress = silent, service: ComputeService | None = None
     ) -> RunResult:
-        """Compute a point found missing (no second look) and store it; return its result.
+        """Compute the point that ``plan`` found missing (no second look), store it, return it.
 
         By ``service``'s workers (shared with every caller who waits for the same point; leaving
-        early releases it), or here in this thread without one.
+        early releases it), or here in this thread without one, into the store the plan found.
         """
         if service is not None:
-            with service.waiting(config) as job:
+            with service.waiting(plan.config) as job:
                 while not job.wait(_PROGRESS_POLL_S):
                     progress(job.fraction, job.status())
                 return job.result()
-        return fresh_result(config, results_store(self.cache, config.dataset), progress)
+        if plan.store is None:
+            raise ValueError(f"not the plan of a missing point: {plan.config!r}")
+        return fresh_result(plan.config, plan.store, progress)

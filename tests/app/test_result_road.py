@@ -15,7 +15,7 @@ from app_helpers import assert_no_errors, open_page
 
 import ui.results
 from labeldp_core.data import table_results, tables
-from labeldp_core.experiments import RunResult, make_config, run, runner
+from labeldp_core.experiments import RunResult, make_config, road, run, runner
 from labeldp_core.experiments.runner import result_key
 
 RR_PAGE = "pages/randomized_response.py"
@@ -187,3 +187,14 @@ def test_a_point_the_page_found_missing_is_computed_without_a_second_look(monkey
     assert computed is not None and not computed.cached and computed.epsilon_spent == 2.0
     assert looks == [config]
     assert ui.results.stored(config).flip_rate == computed.flip_rate
+
+
+def test_a_point_the_page_found_missing_is_computed_into_the_store_its_look_found(monkeypatch):
+    """``result_for`` asks the road which store keeps the point's dataset once, for the look,
+    the estimate and the computation: a missing point's plan carries its store to the
+    computation (:meth:`~labeldp_core.experiments.road.Road.computed`)."""
+    asked = _spied(monkeypatch, road, "results_store", 1)
+    config = make_config("rr", "digits", 2.0, epochs=1)
+    computed = ui.results.result_for(config, "Compute", "Training")
+    assert computed is not None and not computed.cached and computed.epsilon_spent == 2.0
+    assert asked == ["digits"]
