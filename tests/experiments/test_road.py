@@ -68,6 +68,6 @@ def test_only_the_plan_of_a_missing_point_is_computed(cache: ResultCache):
     config = make_config("rr", "digits", 2.0, epochs=1, settings=FAST)
     run(config, cache)
     found = Road(cache).plan(config)
-    assert found.result is not None and found.store is None
+    assert found.result is not None and found.where is None
     with pytest.raises(ValueError, match="not the plan of a missing point"):
         Road(cache).computed(found)
