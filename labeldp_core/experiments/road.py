@@ -110,11 +110,11 @@ class Road:
         self._lock = threading.Lock()
 
     def stored(self, config: RunConfig) -> RunResult | None:
-        """``config``'s stored result or None, from memory after the first read."""
-        found = self._remembered(config)
-        if found is None:
-            found = self._read(config, self._where(config))
-        return found
+        """``config``'s stored result or None, from memory after the first read.
+
+        The plan of a caller that computes nothing (:meth:`plan` with ``computes=False``).
+        """
+        return self.plan(config, computes=False).result
 
     def plan(self, config: RunConfig, computes: bool = True) -> Plan:
         """``config``'s stored result, or what computing it takes: the page's one look.
