@@ -8,7 +8,7 @@ from labeldp_core import plots
 from labeldp_core.accounting import split_budget_by_share
 from labeldp_core.base.numbers import epsilon_text, in_words, shown, shown_spent
 from labeldp_core.data import Dataset, load_dataset
-from labeldp_core.engine.release_noise import histogram_split
+from labeldp_core.engine.blocks.release_noise import histogram_split
 from labeldp_core.experiments import RunConfig, RunResult, make_config, sweep_configs
 from labeldp_core.experiments.demo import DEMO_SEEDS, demo_epsilons
 from labeldp_core.families.laplace_labels.experiment import expected_argmax_accuracy

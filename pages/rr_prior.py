@@ -6,7 +6,7 @@ from streamlit.delta_generator import DeltaGenerator
 from labeldp_core import plots
 from labeldp_core.base.numbers import epsilon_text, in_words, score_change, score_text
 from labeldp_core.data import dataset_info
-from labeldp_core.engine.release_noise import histogram_split
+from labeldp_core.engine.blocks.release_noise import histogram_split
 from labeldp_core.experiments import RunConfig, RunResult, make_config, sweep_configs
 from labeldp_core.experiments.demo import DEMO_SEEDS, demo_epsilons
 from labeldp_core.families.rr_prior.experiment import budget_split, rr_prior_recipe

@@ -33,7 +33,7 @@ SHARED_TARGETS = (
     "labeldp_core/accounting/gaussian_curve.py",
     "labeldp_core/accounting/dpsgd.py",
     "labeldp_core/accounting/sgm_rdp.py",
-    "labeldp_core/engine/release_noise.py",
+    "labeldp_core/engine/blocks/release_noise.py",
     "labeldp_core/training/dpsgd.py",
 )
 #: The shared base's fast tests that execute the targets (DP-SGD's by name: its other tests

@@ -211,7 +211,7 @@ COMPUTING_FILES = (
     "noise/randomized_response.py",
     "families/randomized_response/experiment.py",
     "families/rr_prior/__init__.py",
-    "engine/release_noise.py",
+    "engine/blocks/release_noise.py",
     "noise/noise_plans.py",
     "training/loop.py",
     "experiments/runner.py",

@@ -51,8 +51,8 @@ FAMILY = Family(
 )
 '''
 TOY_EXPERIMENT = """
-from labeldp_core.engine.label_release import released_labels_outcome
-from labeldp_core.engine.release_noise import SAMPLER_NOISE_SETTING, release_generator
+from labeldp_core.engine.blocks.label_release import released_labels_outcome
+from labeldp_core.engine.blocks.release_noise import SAMPLER_NOISE_SETTING, release_generator
 from labeldp_core.engine.spec import MechanismSpec
 from labeldp_core.noise.noise_plans import rr_plan
 

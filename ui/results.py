@@ -125,8 +125,17 @@ def stored_many(configs: list[RunConfig]) -> tuple[list[RunResult], list[RunConf
 def run_with_progress(configs: list[RunConfig], label: str) -> list[RunResult]:
     """Compute ``configs`` one by one under a progress bar; each is stored as soon as it is done.
 
-    They are points this run of the page has just found missing (:func:`result_for`,
-    :func:`stored_many`), so the road computes them without reading the store again
+    They are points this run of the page has just found missing (:func:`stored_many`), so the
+    road computes them without looking them up again
+    (:meth:`~labeldp_core.experiments.road.Road.missing`).
+    """
+    return _computed_with_progress([result_road().missing(config) for config in configs], label)
+
+
+def _computed_with_progress(plans: list[Plan], label: str) -> list[RunResult]:
+    """Compute the points ``plans`` found missing under a progress bar (:func:`run_with_progress`).
+
+    The road computes each into the store its plan found
     (:meth:`~labeldp_core.experiments.road.Road.computed`). With a compute service the points
     are computed by its workers (shared with every session that asks for the same point); the
     bar then also says how many points are queued before it. With a Dask scheduler set
@@ -141,6 +150,7 @@ def run_with_progress(configs: list[RunConfig], label: str) -> list[RunResult]:
         def show(fraction: float, message: str) -> None:
             bar.progress(fraction, text=f"{label}: {message}")
 
+        configs = [plan.config for plan in plans]
         results = run_on_the_cluster(session, configs, result_cache(), show)
         bar.empty()
         note.empty()
@@ -148,13 +158,14 @@ def run_with_progress(configs: list[RunConfig], label: str) -> list[RunResult]:
     service = compute_service()
     note = st.caption(STOP_NOTE if service is None else SERVICE_STOP_NOTE)
     results = []
-    for index, config in enumerate(configs):
-        prefix = f"{label} {index + 1}/{len(configs)} (ε={config.epsilon:g}, seed {config.seed})"
+    for index, plan in enumerate(plans):
+        config = plan.config
+        prefix = f"{label} {index + 1}/{len(plans)} (ε={config.epsilon:g}, seed {config.seed})"
 
         def show(fraction: float, message: str, i: int = index, p: str = prefix) -> None:
-            bar.progress(min((i + fraction) / len(configs), 1.0), text=f"{p}: {message}")
+            bar.progress(min((i + fraction) / len(plans), 1.0), text=f"{p}: {message}")
 
-        results.append(result_road().computed(config, show, service))
+        results.append(result_road().computed(plan, show, service))
     bar.empty()
     note.empty()
     return results
@@ -201,7 +212,7 @@ def result_for(config: RunConfig, button: str, progress_label: str) -> RunResult
         area.info(READ_ONLY_NOTE)
         return None
     if plan.at_once or _offer(area, plan, button):
-        return run_with_progress([config], progress_label)[0]
+        return _computed_with_progress([plan], progress_label)[0]
     return None
 
 

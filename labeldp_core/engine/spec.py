@@ -169,9 +169,10 @@ CardOf = Callable[[str | None, float], dict[str, object]]
 class Registered:
     """What the registry says of one mechanism, found in one look-up.
 
-    The runner asks for it once per descent (:func:`~labeldp_core.registry.registration`) and
-    reads from it the spec it runs, the code unit its results' keys name and what a result's ε
-    covers, instead of asking the registry again for each.
+    Asked once per point (:func:`~labeldp_core.registry.registration`: by the app's road for a
+    point's look and its computation, by the runner for a run), and read for the spec it runs,
+    the code unit its results' keys name and what a result's ε covers, instead of asking the
+    registry again for each.
 
     Attributes:
         spec: the mechanism's spec.

@@ -4,12 +4,14 @@ A page asks for its point once: :meth:`Road.plan` looks it up (from memory after
 the same :class:`RunResult` object every time), and for a point that is missing says in the
 same descent what computing it takes (an estimate from this machine's past runs), whether it is
 computed without a click, and which computed neighbours an estimate of its score can be read
-from. :meth:`Road.computed` then computes it. A config on this road was made, and its ε checked,
-once by :func:`~labeldp_core.experiments.runner.make_config`; it is not checked again.
+from. :meth:`Road.computed` then computes it from its plan. A config on this road was made, and its
+ε checked, once by :func:`~labeldp_core.experiments.runner.make_config`; it is not checked again.
 
-Each dataset's store is found once per descent
-(:func:`~labeldp_core.data.results_store.results_store`): a built-in dataset's point is kept in
-the cache itself and never enters the code that keeps a user's own tables.
+Where a point is kept (its dataset's store,
+:func:`~labeldp_core.data.results_store.results_store`) and what the registry says of it
+(:func:`~labeldp_core.registry.registration`) are found once per point, and a missing point's
+plan carries them to its computation: a built-in dataset's point is kept in the cache itself and
+never enters the code that keeps a user's own tables.
 """
 
 import threading
@@ -21,19 +23,33 @@ from labeldp_core.cache import ResultCache
 from labeldp_core.data import dataset_info
 from labeldp_core.data.results_store import results_store
 from labeldp_core.engine.progress import Progress, silent
-from labeldp_core.engine.spec import RunConfig, RunResult
+from labeldp_core.engine.spec import Registered, RunConfig, RunResult
 from labeldp_core.engine.timing import QUICK_S, estimate_seconds, median_seconds
 from labeldp_core.experiments.demo import on_demo_grid, point_epsilons
 from labeldp_core.experiments.runner import fresh_result, stored_result, sweep_configs
 from labeldp_core.experiments.service import ComputeService
+from labeldp_core.registry import registration
 
-__all__ = ["AUTO_COMPUTE_MAX_IMAGES", "Plan", "Road", "computes_at_once"]
+__all__ = ["AUTO_COMPUTE_MAX_IMAGES", "Plan", "Road", "Where", "computes_at_once"]
 
 #: Datasets up to this size compute a point never timed here at once (that run is the first
 #: measurement); a point with an estimate is computed without a click only under QUICK_S.
 AUTO_COMPUTE_MAX_IMAGES = 5000
 #: How often a caller waiting on a compute service's job is told its progress, in seconds.
 _PROGRESS_POLL_S = 0.25
+
+
+@dataclass(frozen=True)
+class Where:
+    """Where a point's result is kept and what the registry says of it: found once per point.
+
+    Attributes:
+        store: the store that keeps the point's dataset (the cache, or a table's own).
+        registered: what the registry says of its mechanism (spec, code unit, card).
+    """
+
+    store: ResultCache
+    registered: Registered
 
 
 @dataclass(frozen=True)
@@ -48,6 +64,8 @@ class Plan:
         at_once: whether a missing point is computed without a click (:func:`computes_at_once`).
         neighbours: for a missing point waiting for a click, the test accuracy of each computed
             point at the epsilons `warm` computes around it (same settings and seed), by epsilon.
+        where: for a missing point, where it is kept, as its look found it: what
+            :meth:`Road.computed` computes it with. Not what was found: not compared.
     """
 
     config: RunConfig
@@ -55,6 +73,7 @@ class Plan:
     seconds: float | None = None
     at_once: bool = False
     neighbours: dict[float, float] = field(default_factory=dict)
+    where: Where | None = field(default=None, compare=False, repr=False)
 
 
 def computes_at_once(configs: Sequence[RunConfig], seconds: float | None) -> bool:
@@ -91,11 +110,11 @@ class Road:
         self._lock = threading.Lock()
 
     def stored(self, config: RunConfig) -> RunResult | None:
-        """``config``'s stored result or None, from memory after the first read."""
-        found = self._remembered(config)
-        if found is None:
-            found = self._read(config, results_store(self.cache, config.dataset))
-        return found
+        """``config``'s stored result or None, from memory after the first read.
+
+        The plan of a caller that computes nothing (:meth:`plan` with ``computes=False``).
+        """
+        return self.plan(config, computes=False).result
 
     def plan(self, config: RunConfig, computes: bool = True) -> Plan:
         """``config``'s stored result, or what computing it takes: the page's one look.
@@ -106,21 +125,28 @@ class Road:
         found = self._remembered(config)
         if found is not None:
             return Plan(config, found)
-        return self._looked_up(config, results_store(self.cache, config.dataset), computes)
+        where = self._where(config)
+        return self._looked_up(config, where, computes)
 
-    def _looked_up(self, config: RunConfig, store: ResultCache, computes: bool) -> Plan:
-        """The plan of a point not in memory, read from ``store``, which keeps its dataset.
+    def _where(self, config: RunConfig) -> Where:
+        return Where(results_store(self.cache, config.dataset), registration(config.mechanism))
 
-        The store is found once: read for the result and, if it is missing, for the seconds its
-        settings took here before and for its neighbours.
+    def _looked_up(self, config: RunConfig, where: Where, computes: bool) -> Plan:
+        """The plan of a point not in memory, read from where it is kept.
+
+        ``where`` is found once: read for the result and, if it is missing, for the seconds its
+        settings took here before, for its neighbours and for its computation.
         """
-        found = self._read(config, store)
-        if found is not None or not computes:
+        found = self._read(config, where)
+        if found is not None:
             return Plan(config, found)
-        seconds = median_seconds(store, config)
+        if not computes:
+            return Plan(config, None, where=where)
+        seconds = median_seconds(where.store, config)
         if computes_at_once([config], seconds):
-            return Plan(config, None, seconds, at_once=True)
-        return Plan(config, None, seconds, neighbours=self._neighbours(config, store))
+            return Plan(config, None, seconds, at_once=True, where=where)
+        neighbours = self._neighbours(config, where)
+        return Plan(config, None, seconds, neighbours=neighbours, where=where)
 
     def _remembered(self, config: RunConfig) -> RunResult | None:
         with self._lock:
@@ -129,9 +155,9 @@ class Road:
                 self._results.move_to_end(config)
             return found
 
-    def _read(self, config: RunConfig, store: ResultCache) -> RunResult | None:
-        """``config``'s result read from ``store`` (which keeps its dataset), and remembered."""
-        found = stored_result(config, store)
+    def _read(self, config: RunConfig, where: Where) -> RunResult | None:
+        """``config``'s result read from where it is kept, and remembered."""
+        found = stored_result(config, where.store, where.registered)
         if found is not None:
             with self._lock:
                 self._results[config] = found
@@ -143,35 +169,42 @@ class Road:
         """Seconds to compute ``configs`` here, from past runs; None if one never ran here."""
         return estimate_seconds(self.cache, configs)
 
-    def _neighbours(self, config: RunConfig, store: ResultCache) -> dict[float, float]:
+    def _neighbours(self, config: RunConfig, kept: Where) -> dict[float, float]:
         """The test accuracy of each computed point among those `warm` computes beside it.
 
         The points at :func:`~labeldp_core.experiments.demo.point_epsilons` with ``config``'s
-        seed, epochs and settings, by epsilon: what an estimate of its score is read off.
+        seed, epochs and settings, by epsilon: what an estimate of its score is read off. They
+        share its mechanism and dataset, so they are ``kept`` where it is.
         """
         grid = point_epsilons(config.mechanism, config.dataset)
         where = (config.mechanism, config.dataset, grid, (config.seed,), config.epochs)
         known = {}
         for neighbour in sweep_configs(*where, dict(config.settings)):
-            result = self._remembered(neighbour) or self._read(neighbour, store)
+            result = self._remembered(neighbour) or self._read(neighbour, kept)
             if result is not None and result.test_accuracy is not None:
                 known[neighbour.epsilon] = result.test_accuracy
         return known
 
+    def missing(self, config: RunConfig) -> Plan:
+        """The plan of a point its caller found missing (:meth:`stored`), for :meth:`computed`.
+
+        Only where it is kept is found: it is not looked up again.
+        """
+        return Plan(config, None, where=self._where(config))
+
     def computed(
-        self,
-        config: RunConfig,
-        progress: Progress = silent,
-        service: ComputeService | None = None,
+        self, plan: Plan, progress: Progress = silent, service: ComputeService | None = None
     ) -> RunResult:
-        """Compute a point found missing (no second look) and store it; return its result.
+        """Compute the point that ``plan`` found missing (no second look), store it, return it.
 
         By ``service``'s workers (shared with every caller who waits for the same point; leaving
-        early releases it), or here in this thread without one.
+        early releases it), or here in this thread without one, where the plan found it kept.
         """
         if service is not None:
-            with service.waiting(config) as job:
+            with service.waiting(plan.config) as job:
                 while not job.wait(_PROGRESS_POLL_S):
                     progress(job.fraction, job.status())
                 return job.result()
-        return fresh_result(config, results_store(self.cache, config.dataset), progress)
+        if plan.where is None:
+            raise ValueError(f"not the plan of a missing point: {plan.config!r}")
+        return fresh_result(plan.config, plan.where.store, plan.where.registered, progress)

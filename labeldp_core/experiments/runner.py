@@ -160,22 +160,27 @@ def _normalise(config: RunConfig) -> RunConfig:
 def lookup(config: RunConfig, cache: ResultCache | None = None) -> RunResult | None:
     """The cached result of ``config``, or None; never computes."""
     config = _normalise(config)
-    return stored_result(config, _store(cache, config))
+    return _stored(_store(cache, config), config, registration(config.mechanism))
 
 
-def stored_result(config: RunConfig, store: ResultCache) -> RunResult | None:
+def stored_result(
+    config: RunConfig, store: ResultCache, registered: Registered
+) -> RunResult | None:
     """:func:`lookup` of a config that :func:`make_config` returned, which is not checked again.
 
-    The app's road from a page to its result takes this and :func:`computed_result`: its
-    configs are made, and ε checked, once, where a page reads its controls, and ``store`` is
-    the store that keeps the config's dataset
-    (:func:`~labeldp_core.data.results_store.results_store`), found once by the caller.
+    The app's road from a page to its result takes this and :func:`fresh_result`: its configs
+    are made, and ε checked, once, where a page reads its controls; ``store`` is the store that
+    keeps the config's dataset (:func:`~labeldp_core.data.results_store.results_store`) and
+    ``registered`` what the registry says of its mechanism
+    (:func:`~labeldp_core.registry.registration`), both found once by the caller for the
+    point's look and its computation.
 
     Raises:
-        InvalidInputError: if ``config`` was not made by :func:`make_config`.
+        InvalidInputError: if ``config`` was not made by :func:`make_config`, or ``registered``
+            is another mechanism's.
     """
-    config = _made(config)
-    return _stored(store, config)
+    config = _made(config, registered)
+    return _stored(store, config, registered)
 
 
 def _store(cache: ResultCache | None, config: RunConfig) -> ResultCache:
@@ -183,15 +188,22 @@ def _store(cache: ResultCache | None, config: RunConfig) -> ResultCache:
     return results_store(ResultCache() if cache is None else cache, config.dataset)
 
 
-def _made(config: RunConfig) -> RunConfig:
+def _made(config: RunConfig, registered: Registered | None = None) -> RunConfig:
     """``config``, if :func:`make_config` returned it (or a copy of it); any other is refused.
 
     The road takes a made config as it is, never checking it again: a cached page function
-    hands back pickled copies, which keep the mark (:attr:`RunConfig.made`).
+    hands back pickled copies, which keep the mark (:attr:`RunConfig.made`). What the registry
+    says of another mechanism than ``config``'s (``registered``) is refused too: its code unit
+    would key the result under another family.
     """
     if not _is_made(config):
         raise InvalidInputError(
             f"not a config make_config returned: {config!r}; build it with make_config"
+        )
+    if registered is not None and registered.spec.id != config.mechanism:
+        raise InvalidInputError(
+            f"the registration of {registered.spec.id!r} is not {config.mechanism!r}'s: "
+            "ask registration(config.mechanism)"
         )
     return config
 
@@ -210,7 +222,7 @@ def _key(store: ResultCache, config: RunConfig, unit: str) -> CacheKey:
     return store.key_under("result", config.to_dict(), unit)
 
 
-def _stored(store: ResultCache, config: RunConfig) -> RunResult | None:
+def _stored(store: ResultCache, config: RunConfig, registered: Registered) -> RunResult | None:
     """The result stored for ``config`` (``cached=True``), or None if absent or not its result.
 
     An entry that does not rebuild into a :class:`RunResult` (a field missing or of the wrong
@@ -218,9 +230,9 @@ def _stored(store: ResultCache, config: RunConfig) -> RunResult | None:
     from elsewhere may hold anything under any key) is dropped, so it counts as a miss and the
     next run recomputes and replaces it. A result is shown with today's threat card and tuning
     note (:meth:`~labeldp_core.engine.spec.Registered.disclosed`), if it was stored before they
-    changed. What the registry says of the point is asked once (its key's code unit, its card).
+    changed. ``registered`` is what the registry says of the point (its key's code unit, its
+    card).
     """
-    registered = registration(config.mechanism)
     key = _key(store, config, registered.unit)
     found = store.get_json(key)
     if found is None:
@@ -248,40 +260,47 @@ def computed_result(
 ) -> RunResult:
     """:func:`run` of a config that :func:`make_config` returned, which is not checked again.
 
-    ``store`` keeps the config's dataset, as for :func:`stored_result`.
+    ``store`` keeps the config's dataset, as for :func:`stored_result`. What the registry says
+    of the point (its key's code unit, its spec, its card) is asked once, first.
 
     Raises:
         InvalidInputError: if ``config`` was not made by :func:`make_config`.
     """
     started = time.perf_counter()
     config = _made(config)
-    found = _stored(store, config)
+    registered = registration(config.mechanism)
+    found = _stored(store, config, registered)
     if found is not None:
         return replace(found, elapsed_s=round(time.perf_counter() - started, 4))
-    return _fresh(config, store, progress, started)
+    return _fresh(config, store, registered, progress, started)
 
 
-def fresh_result(config: RunConfig, store: ResultCache, progress: Progress = silent) -> RunResult:
+def fresh_result(
+    config: RunConfig, store: ResultCache, registered: Registered, progress: Progress = silent
+) -> RunResult:
     """:func:`computed_result` of a point its caller has just found missing: no second look.
 
     The app's road looks a point up once (:func:`stored_result`, in the same run of the page)
-    and computes the one it did not find with this; ``store`` keeps the config's dataset.
+    and computes the one it did not find with this, with the ``store`` and ``registered`` of
+    its look.
 
     Raises:
-        InvalidInputError: if ``config`` was not made by :func:`make_config`.
+        InvalidInputError: if ``config`` was not made by :func:`make_config`, or ``registered``
+            is another mechanism's.
     """
     started = time.perf_counter()
-    config = _made(config)
-    return _fresh(config, store, progress, started)
+    config = _made(config, registered)
+    return _fresh(config, store, registered, progress, started)
 
 
-def _fresh(config: RunConfig, store: ResultCache, progress: Progress, started: float) -> RunResult:
-    """Compute ``config``'s result, store it with the seconds it took, and return it.
-
-    What the registry says of the point (its key's code unit, its spec, its card) is asked
-    once, first.
-    """
-    registered = registration(config.mechanism)
+def _fresh(
+    config: RunConfig,
+    store: ResultCache,
+    registered: Registered,
+    progress: Progress,
+    started: float,
+) -> RunResult:
+    """Compute ``config``'s result, store it with the seconds it took, and return it."""
     key = _key(store, config, registered.unit)
     with training_threads():
         result = _computed(config, registered, store, progress, started)

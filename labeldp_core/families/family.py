@@ -203,7 +203,7 @@ class Mechanism:
         ``seeded`` where its ``noise`` setting is the floating-point samplers' (os.urandom seeds
         their generators), else ``exact`` (os.urandom draws every coin).
         """
-        from labeldp_core.engine.release_noise import SAMPLER_NOISE_SETTING
+        from labeldp_core.engine.blocks.release_noise import SAMPLER_NOISE_SETTING
 
         return "seeded" if self.spec.settings.get("noise") is SAMPLER_NOISE_SETTING else "exact"
 

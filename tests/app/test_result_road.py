@@ -15,8 +15,9 @@ from app_helpers import assert_no_errors, open_page
 
 import ui.results
 from labeldp_core.data import table_results, tables
-from labeldp_core.experiments import RunResult, make_config, run, runner
+from labeldp_core.experiments import RunResult, make_config, road, run, runner
 from labeldp_core.experiments.runner import result_key
+from labeldp_core.registry import registration
 
 RR_PAGE = "pages/randomized_response.py"
 
@@ -158,9 +159,9 @@ def test_the_road_finds_a_points_store_once(monkeypatch):
     asked = _spied(monkeypatch, runner, "results_store", 1)
     config = make_config("rr", "digits", 2.0, epochs=1)
     cache = ui.results.result_cache()
-    assert runner.stored_result(config, cache) is None
+    assert runner.stored_result(config, cache, registration("rr")) is None
     assert runner.computed_result(config, cache).epsilon_spent == 2.0
-    assert runner.stored_result(config, cache).cached
+    assert runner.stored_result(config, cache, registration("rr")).cached
     assert asked == []
 
 
@@ -170,9 +171,9 @@ def test_the_road_names_its_code_unit_from_above():
     mechanism's entry that names no unit is refused, never keyed under a guessed family."""
     config = make_config("rr", "digits", 2.0, epochs=1)
     store = ui.results.result_cache()
-    assert runner.stored_result(config, store) is None
+    assert runner.stored_result(config, store, registration("rr")) is None
     computed = runner.computed_result(config, store)
-    assert runner.stored_result(config, store).flip_rate == computed.flip_rate
+    assert runner.stored_result(config, store, registration("rr")).flip_rate == computed.flip_rate
     assert store.get_json(result_key(store, config))["epsilon"] == 2.0
     with pytest.raises(ValueError, match="name the code unit"):
         store.key("result", config.to_dict())
@@ -187,3 +188,17 @@ def test_a_point_the_page_found_missing_is_computed_without_a_second_look(monkey
     assert computed is not None and not computed.cached and computed.epsilon_spent == 2.0
     assert looks == [config]
     assert ui.results.stored(config).flip_rate == computed.flip_rate
+
+
+def test_a_point_the_page_found_missing_is_computed_into_the_store_its_look_found(monkeypatch):
+    """``result_for`` asks which store keeps the point's dataset, and what the registry says of
+    its mechanism, once, for the look, the estimate and the computation: a missing point's plan
+    carries them to the computation (:meth:`~labeldp_core.experiments.road.Road.computed`)."""
+    asked = _spied(monkeypatch, road, "results_store", 1)
+    registered = _spied(monkeypatch, road, "registration", 0)
+    registered_again = _spied(monkeypatch, runner, "registration", 0)
+    config = make_config("rr", "digits", 2.0, epochs=1)
+    computed = ui.results.result_for(config, "Compute", "Training")
+    assert computed is not None and not computed.cached and computed.epsilon_spent == 2.0
+    assert asked == ["digits"]
+    assert registered == ["rr"] and registered_again == []

@@ -153,9 +153,9 @@ def test_the_app_road_takes_made_configs_only_and_checks_them_no_more(cache, mon
     checks = []
     real = runner.make_config
     monkeypatch.setattr(runner, "make_config", lambda *a, **k: checks.append(a) or real(*a, **k))
-    assert runner.stored_result(config, cache) is None
+    assert runner.stored_result(config, cache, registry.registration("rr")) is None
     computed = runner.computed_result(config, cache)
-    found = runner.stored_result(config, cache)
+    found = runner.stored_result(config, cache, registry.registration("rr"))
     assert found.cached and not computed.cached
     assert found.flip_rate == computed.flip_rate and found.epsilon_spent == 1.0
     assert checks == []
@@ -164,9 +164,24 @@ def test_the_app_road_takes_made_configs_only_and_checks_them_no_more(cache, mon
         RunConfig("rr", "digits", -1.0, epochs=1),  # a bad epsilon never made
         RunConfig("rr", "digits", 1.0, settings=(("x", [1]),)),  # unhashable
     ):
-        for road in (runner.stored_result, runner.computed_result):
+        for road in (
+            lambda config: runner.stored_result(config, cache, registry.registration("rr")),
+            lambda config: runner.computed_result(config, cache),
+        ):
             with pytest.raises(InvalidInputError, match="build it with make_config"):
-                road(by_hand, cache)
+                road(by_hand)
+
+
+def test_the_app_road_refuses_another_mechanisms_registration(cache):
+    """The road finds what the registry says of a point once and hands it down: another
+    mechanism's would key the result under another family's code, so it is refused."""
+    from labeldp_core.experiments import runner
+
+    config = make_config("rr", "digits", 1.0, 0, 1)
+    other = registry.registration("laplace")
+    for road in (runner.stored_result, runner.fresh_result):
+        with pytest.raises(InvalidInputError, match="is not 'rr'"):
+            road(config, cache, other)
 
 
 def test_the_app_road_takes_a_copy_of_a_made_config_after_the_original_is_gone(cache):
@@ -178,7 +193,7 @@ def test_the_app_road_takes_a_copy_of_a_made_config_after_the_original_is_gone(c
 
     copy = pickle.loads(pickle.dumps(make_config("rr", "digits", 1.0, 0, 1)))
     gc.collect()
-    assert runner.stored_result(copy, cache) is None
+    assert runner.stored_result(copy, cache, registry.registration("rr")) is None
     assert runner.computed_result(copy, cache).epsilon_spent == 1.0
 
 
@@ -193,7 +208,7 @@ def test_a_pickled_copy_of_a_made_config_is_still_made_and_not_checked_again(cac
     checks = []
     real = runner.make_config
     monkeypatch.setattr(runner, "make_config", lambda *a, **k: checks.append(a) or real(*a, **k))
-    assert runner.stored_result(copy, cache) is None
+    assert runner.stored_result(copy, cache, registry.registration("rr")) is None
     assert runner.computed_result(copy, cache).epsilon_spent == 1.0
     assert lookup(copy, cache).cached
     assert checks == []

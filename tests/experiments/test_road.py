@@ -33,7 +33,7 @@ def test_a_missing_point_is_planned_with_its_estimate_and_then_computed_once(
     record_seconds(cache, config, road.QUICK_S + 1)
     slow = results.plan(config)
     assert slow.seconds == road.QUICK_S + 1 and not slow.at_once
-    computed = results.computed(config)
+    computed = results.computed(slow)
     assert not computed.cached and computed.epsilon_spent == 2.0
     assert results.plan(config).result.flip_rate == computed.flip_rate
 
@@ -62,3 +62,12 @@ def test_a_caller_that_computes_nothing_is_told_only_whether_a_point_is_stored(
     read_only = Road(cache).plan(config, computes=False)
     assert read_only == road.Plan(config, None)  # no estimate, no neighbours looked up
     assert Road(cache).plan(config).seconds is not None
+
+
+def test_only_the_plan_of_a_missing_point_is_computed(cache: ResultCache):
+    config = make_config("rr", "digits", 2.0, epochs=1, settings=FAST)
+    run(config, cache)
+    found = Road(cache).plan(config)
+    assert found.result is not None and found.where is None
+    with pytest.raises(ValueError, match="not the plan of a missing point"):
+        Road(cache).computed(found)

@@ -16,7 +16,7 @@ from scipy import stats
 
 from labeldp_core.accounting import split_budget_by_share
 from labeldp_core.base.validation import MAX_EPSILON
-from labeldp_core.engine.release_noise import histogram_split
+from labeldp_core.engine.blocks.release_noise import histogram_split
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.families.laplace_labels.label_prior import PriorEstimate, budget_table
 from labeldp_core.families.laplace_labels.rr_bins_release import (

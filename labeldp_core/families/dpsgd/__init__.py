@@ -5,7 +5,7 @@ from pathlib import Path
 import numpy as np
 
 from labeldp_core.data import Dataset
-from labeldp_core.engine.private_set import IMBALANCED_EPSILONS
+from labeldp_core.engine.blocks.private_set import IMBALANCED_EPSILONS
 from labeldp_core.engine.spec import RunConfig
 from labeldp_core.families.dpsgd import audit, experiment
 from labeldp_core.families.family import Audit, DemoGrid, Family, Mechanism, Page, ReleaseStep

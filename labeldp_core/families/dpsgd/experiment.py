@@ -6,7 +6,7 @@ noise multiplier at which the chosen accountant's epsilon just meets the target 
 steps, trains, and reports what the accountant computes for the steps actually taken.
 
 With ``imbalance`` above 1 it trains on the imbalanced private set of the DP prototypes
-(:mod:`labeldp_core.engine.private_set`) at their default public share: the same seed gives
+(:mod:`labeldp_core.engine.blocks.private_set`) at their default public share: the same seed gives
 the same examples, so the two are compared on the same class counts. The public part is not used,
 and the epsilon covers that subsample only (``details["guarantee_scope"]``).
 
@@ -32,17 +32,21 @@ from labeldp_core.accounting.dpsgd import (
 )
 from labeldp_core.data import Dataset, load_dataset, training_size
 from labeldp_core.data.tables import is_table, table_info
-from labeldp_core.engine.context import RunContext
-from labeldp_core.engine.poisson_batch import small_set_batch
-from labeldp_core.engine.private_set import PUBLIC_FRACTION, SUBSAMPLE_DRAW, imbalanced_private_set
-from labeldp_core.engine.progress import within
-from labeldp_core.engine.public_encoder import public_private_indices
-from labeldp_core.engine.release_noise import (
+from labeldp_core.engine.blocks.poisson_batch import small_set_batch
+from labeldp_core.engine.blocks.private_set import (
+    PUBLIC_FRACTION,
+    SUBSAMPLE_DRAW,
+    imbalanced_private_set,
+)
+from labeldp_core.engine.blocks.release_noise import (
     SAMPLER_NOISE_SETTING,
     draw_sources,
     sampler_details,
     sampler_source,
 )
+from labeldp_core.engine.context import RunContext
+from labeldp_core.engine.progress import within
+from labeldp_core.engine.public_encoder import public_private_indices
 from labeldp_core.engine.spec import MechanismSpec, Outcome, RunConfig, Scalar, Setting
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.training import TrainSettings

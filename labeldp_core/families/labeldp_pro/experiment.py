@@ -17,15 +17,15 @@ from labeldp_core.accounting.dpsgd import (
 )
 from labeldp_core.data import training_size
 from labeldp_core.data.tables import is_table
-from labeldp_core.engine.context import RunContext
-from labeldp_core.engine.poisson_batch import small_set_batch
-from labeldp_core.engine.progress import within
-from labeldp_core.engine.release_noise import (
+from labeldp_core.engine.blocks.poisson_batch import small_set_batch
+from labeldp_core.engine.blocks.release_noise import (
     SAMPLER_NOISE_SETTING,
     draw_sources,
     sampler_details,
     sampler_source,
 )
+from labeldp_core.engine.context import RunContext
+from labeldp_core.engine.progress import within
 from labeldp_core.engine.spec import MechanismSpec, Outcome, RunConfig, Scalar, Setting
 from labeldp_core.engine.tuning import Tuning
 from labeldp_core.families.labeldp_pro.accounting import (
@@ -109,7 +109,7 @@ def labeldp_pro_recipe(dataset: str) -> dict[str, Scalar]:
     the datasets whose labels picked them. On digits the model choice ``cnn`` trains logistic
     regression at rate 6 for 10 epochs (choices made on digits' labels, declared in
     :data:`PRO_TUNING`). A table of the user's gets its batch from its size alone
-    (:func:`~labeldp_core.engine.poisson_batch.small_set_batch`: at most its rows) and the
+    (:func:`~labeldp_core.engine.blocks.poisson_batch.small_set_batch`: at most its rows) and the
     table's epochs.
 
     >>> labeldp_pro_recipe("digits")

@@ -2,9 +2,9 @@
 
 import numpy as np
 
+from labeldp_core.engine.blocks.release_noise import NOISE_SETTING, TRAINING_DRAW, draw_sources
 from labeldp_core.engine.consensus import CONSENSUS_SETTING
 from labeldp_core.engine.context import RunContext
-from labeldp_core.engine.release_noise import NOISE_SETTING, TRAINING_DRAW, draw_sources
 from labeldp_core.engine.spec import MechanismSpec, Outcome, RunConfig, Setting
 from labeldp_core.families.laplace_labels.release import (
     DISCRETE_ARGMAX_MAX_SCALE,

@@ -25,9 +25,9 @@ from labeldp_core.accounting import (
     split_budget,
     split_budget_by_share,
 )
+from labeldp_core.engine.blocks.release_noise import histogram_split
 from labeldp_core.engine.config import RunConfig, Setting
 from labeldp_core.engine.context import RunContext
-from labeldp_core.engine.release_noise import histogram_split
 from labeldp_core.noise.label_histogram import noisy_label_counts_by_plan, prior_from_counts
 from labeldp_core.noise.noise_plans import LaplacePlan
 

@@ -2,8 +2,8 @@
 
 import numpy as np
 
+from labeldp_core.engine.blocks.release_noise import NOISE_SETTING, TRAINING_DRAW, draw_sources
 from labeldp_core.engine.context import RunContext
-from labeldp_core.engine.release_noise import NOISE_SETTING, TRAINING_DRAW, draw_sources
 from labeldp_core.engine.spec import MechanismSpec, Outcome, RunConfig
 from labeldp_core.families.laplace_labels.label_prior import (
     PRIOR_SETTINGS,

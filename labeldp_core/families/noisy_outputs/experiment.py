@@ -15,14 +15,14 @@ from typing import Any
 import numpy as np
 
 from labeldp_core import training
-from labeldp_core.engine.context import RunContext
-from labeldp_core.engine.release_noise import (
+from labeldp_core.engine.blocks.release_noise import (
     SAMPLER_NOISE_SETTING,
     draw_sources,
     release_generator,
     sampler_details,
     sampler_source,
 )
+from labeldp_core.engine.context import RunContext
 from labeldp_core.engine.spec import MechanismSpec, Outcome, RunConfig
 from labeldp_core.families.noisy_outputs.release import (
     PROBABILITY_SENSITIVITY,

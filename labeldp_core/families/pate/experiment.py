@@ -23,9 +23,9 @@ from labeldp_core.base.threads import single_thread
 from labeldp_core.data.label_free_features import patch_settings
 from labeldp_core.data.splits import PUBLIC_MAX, TeacherSplit, teacher_split
 from labeldp_core.data.tables import is_table
+from labeldp_core.engine.blocks.release_noise import NOISE_SETTING, draw_sources
 from labeldp_core.engine.context import RunContext
 from labeldp_core.engine.progress import within
-from labeldp_core.engine.release_noise import NOISE_SETTING, draw_sources
 from labeldp_core.engine.spec import (
     COMMON_SETTINGS,
     MechanismSpec,

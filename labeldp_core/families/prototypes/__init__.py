@@ -5,7 +5,7 @@ from pathlib import Path
 import numpy as np
 
 from labeldp_core.data import Dataset, load_dataset
-from labeldp_core.engine.private_set import IMBALANCED_EPSILONS, imbalanced_private_set
+from labeldp_core.engine.blocks.private_set import IMBALANCED_EPSILONS, imbalanced_private_set
 from labeldp_core.engine.public_encoder import public_private_indices
 from labeldp_core.engine.spec import RunConfig
 from labeldp_core.families.family import Api, Audit, DemoGrid, Family, Mechanism, Page, ReleaseStep

@@ -25,24 +25,24 @@ from labeldp_core.accounting.zcdp import group_zcdp, rho_for_approx_dp, zcdp_to_
 from labeldp_core.data import load_dataset
 from labeldp_core.data.dataset import Dataset
 from labeldp_core.data.imbalance import ImbalancedSubset
-from labeldp_core.engine.context import RunContext
-from labeldp_core.engine.private_set import (
+from labeldp_core.engine.blocks.private_set import (
     PUBLIC_FRACTION,
     SUBSAMPLE_DRAW,
     imbalanced_private_set,
 )
-from labeldp_core.engine.public_encoder import (
-    ENCODER_MODELS,
-    PublicEmbeddings,
-    encoder_payload,
-    public_embeddings,
-)
-from labeldp_core.engine.release_noise import (
+from labeldp_core.engine.blocks.release_noise import (
     SAMPLER_NOISE_SETTING,
     draw_sources,
     release_generator,
     sampler_details,
     sampler_source,
+)
+from labeldp_core.engine.context import RunContext
+from labeldp_core.engine.public_encoder import (
+    ENCODER_MODELS,
+    PublicEmbeddings,
+    encoder_payload,
+    public_embeddings,
 )
 from labeldp_core.engine.spec import MechanismSpec, Outcome, RunConfig, Setting
 from labeldp_core.families.prototypes.release import (

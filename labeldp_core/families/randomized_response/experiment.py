@@ -1,9 +1,9 @@
 """Randomized response experiment: release every training label by K-ary RR, train, score."""
 
+from labeldp_core.engine.blocks.label_release import released_labels_outcome
+from labeldp_core.engine.blocks.release_noise import NOISE_SETTING, TRAINING_DRAW, draw_sources
 from labeldp_core.engine.consensus import CONSENSUS_SETTING
 from labeldp_core.engine.context import RunContext
-from labeldp_core.engine.label_release import released_labels_outcome
-from labeldp_core.engine.release_noise import NOISE_SETTING, TRAINING_DRAW, draw_sources
 from labeldp_core.engine.spec import MechanismSpec, Outcome, RunConfig
 from labeldp_core.noise.noise_plans import rr_plan
 from labeldp_core.noise.randomized_response import (

@@ -43,19 +43,19 @@ from labeldp_core.data.label_free_features import patch_points, patch_settings
 from labeldp_core.data.results_store import results_store
 from labeldp_core.data.splits import PUBLIC_FRACTION
 from labeldp_core.data.tables import is_table
-from labeldp_core.engine.consensus import CONSENSUS_SETTING
-from labeldp_core.engine.context import RunContext
-from labeldp_core.engine.label_release import released_labels_outcome
-from labeldp_core.engine.public_encoder import (
-    ENCODER_MODELS,
-    encoder_payload,
-    public_embeddings,
-)
-from labeldp_core.engine.release_noise import (
+from labeldp_core.engine.blocks.label_release import released_labels_outcome
+from labeldp_core.engine.blocks.release_noise import (
     NOISE_SETTING,
     TRAINING_DRAW,
     draw_sources,
     histogram_split,
+)
+from labeldp_core.engine.consensus import CONSENSUS_SETTING
+from labeldp_core.engine.context import RunContext
+from labeldp_core.engine.public_encoder import (
+    ENCODER_MODELS,
+    encoder_payload,
+    public_embeddings,
 )
 from labeldp_core.engine.spec import (
     MechanismSpec,

@@ -29,10 +29,10 @@ import numpy as np
 from labeldp_core import training
 from labeldp_core.accounting import BudgetSplit, parallel_composition, sequential_composition
 from labeldp_core.data import DATASETS, training_size
+from labeldp_core.engine.blocks.label_release import released_labels_outcome
+from labeldp_core.engine.blocks.release_noise import NOISE_SETTING, TRAINING_DRAW, draw_sources
 from labeldp_core.engine.consensus import CONSENSUS_SETTING
 from labeldp_core.engine.context import RunContext
-from labeldp_core.engine.label_release import released_labels_outcome
-from labeldp_core.engine.release_noise import NOISE_SETTING, TRAINING_DRAW, draw_sources
 from labeldp_core.engine.spec import MechanismSpec, Outcome, RunConfig, Scalar, Setting
 from labeldp_core.engine.tuning import Tuning
 from labeldp_core.errors import InvalidInputError

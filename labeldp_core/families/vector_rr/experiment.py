@@ -7,8 +7,8 @@ bits flipped, and how often the released vector's true bit is kept, are in the d
 
 import numpy as np
 
+from labeldp_core.engine.blocks.release_noise import NOISE_SETTING, TRAINING_DRAW, draw_sources
 from labeldp_core.engine.context import RunContext
-from labeldp_core.engine.release_noise import NOISE_SETTING, TRAINING_DRAW, draw_sources
 from labeldp_core.engine.spec import MechanismSpec, Outcome, RunConfig
 from labeldp_core.families.vector_rr.fit import train_on_bits
 from labeldp_core.families.vector_rr.release import (
