@@ -25,6 +25,7 @@ from ui.results import (
     result_cache,
     stored_many,
 )
+from ui.widget_state import without_default
 
 TARGETS = {
     "accuracy": "Test accuracy at least",
@@ -110,12 +111,12 @@ def _target_controls() -> tuple[str, float, str, bool]:
     )
     value = value_box.number_input(
         VALUE_LABELS[kind],
-        value=DEFAULTS[kind],
         step=0.01 if kind == "accuracy" else 0.5,
         key="value",
         bind="query-params",
         help="A test accuracy as a share, 0 to 1 (0.9); or how many percentage points below "
         "the model trained on the true labels (5); or a test MSE (2.0).",
+        **without_default("value", {"value": DEFAULTS[kind]}),  # after a reset, the session's
     )
     unit = linked(
         unit_box.selectbox,
