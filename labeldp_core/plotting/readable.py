@@ -309,7 +309,7 @@ def projector_ready(figure: go.Figure, *, demo: bool = False, narrow: bool = Fal
     figure.update_layout(
         legend=legend, font={"size": sizes.tick, "color": TEXT_COLOUR}, margin=margin
     )
-    below = _legend_height(figure, sizes, _NARROW_WIDTH if narrow else _WIDTH)
+    below = _legend_height(figure, sizes, _NARROW_WIDTH if narrow else _WIDTH, grid=narrow)
     below += _category_overhang(figure, sizes)
     stacked = place_panels(figure, panels, sizes.tick, sizes.axis_title)
     least = _NAMED_BELOW_PLOT if named_below else _DEMO_MIN_PLOT if demo else _MIN_PLOT
@@ -369,13 +369,15 @@ def _category_overhang(figure: go.Figure, sizes: TextSizes) -> int:
     return math.ceil((0.5 * longest if turned else 0) + (rows - 1) * sizes.tick * _LINE)
 
 
-def _legend_height(figure: go.Figure, sizes: TextSizes, width: int) -> int:
+def _legend_height(figure: go.Figure, sizes: TextSizes, width: int, grid: bool = False) -> int:
     """About how tall the legend below the plot is, in px, on a chart ``width`` px wide.
 
     Plotly puts the entries on one row when they fit, each as wide as its own symbol and text
     (about 0.55 of the font size per character); else it fills rows with cells as wide as the
-    widest entry (eight mechanisms' names on a phone: one a row). The legend's title takes a
-    row of its own.
+    widest entry. With ``grid`` (a narrow chart) the estimate follows that rule: eight
+    mechanisms' names on a phone take a row each. Without, it packs entries of their own widths
+    (a row short for a legend of long and short names; the wide headline charts are fitted to
+    800 px with it). The legend's title takes a row of its own.
     """
     if figure.layout.showlegend is False:
         return 0
@@ -385,7 +387,7 @@ def _legend_height(figure: go.Figure, sizes: TextSizes, width: int) -> int:
     if not names:
         return 0
     entries = [max(map(len, n.split("<br>"))) * 0.55 * sizes.legend + _LEGEND_SYMBOL for n in names]
-    cells = entries if sum(entries) <= width else [max(entries)] * len(entries)
+    cells = [max(entries)] * len(entries) if grid and sum(entries) > width else entries
     rows, filled, tallest = 0, 0.0, 1  # lines of the rows before, the current row's width
     for name, entry in zip(names, cells, strict=True):
         lines = name.split("<br>")
