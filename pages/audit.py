@@ -1,5 +1,7 @@
 """Privacy audit: a mechanism and its broken control on neighbours, claimed ε vs the lower bound."""
 
+from dataclasses import replace
+
 import pandas as pd
 import streamlit as st
 
@@ -45,7 +47,8 @@ def render() -> None:
     with reported_errors():
         results = audit_with_progress(mechanism, epsilon, trials, controls.seed)
     ceiling = largest_provable_epsilon(trials, ALPHA)
-    chart(headline, plots.audit_figure, results, ceiling, key="audit_chart")
+    named = [replace(result, name=case_title(result.name)) for result in results]
+    chart(headline, plots.audit_figure, named, ceiling, key="audit_chart")
     headline.caption(
         "Grey bars are the claimed ε, diamonds the lower bound the audit proved with "
         f"{trials:,} draws per neighbour. A green diamond inside its bar is consistent with the "

@@ -3,7 +3,7 @@
 import streamlit as st
 
 from labeldp_core.accounting.risk import FORMULAS, Prior, risk_of, scale_sentence
-from labeldp_core.base.numbers import epsilon_text, score_text
+from labeldp_core.base.numbers import epsilon_text
 from labeldp_core.choosing import Answer, make_target
 from labeldp_core.choosing.choice import DEFAULT_TRAININGS, Choice, choose_epsilon
 from labeldp_core.choosing.clean_reference import clean_line, image_prior
@@ -25,6 +25,7 @@ from ui.results import (
     result_cache,
     stored_many,
 )
+from ui.widget_state import without_default
 
 TARGETS = {
     "accuracy": "Test accuracy at least",
@@ -110,12 +111,12 @@ def _target_controls() -> tuple[str, float, str, bool]:
     )
     value = value_box.number_input(
         VALUE_LABELS[kind],
-        value=DEFAULTS[kind],
         step=0.01 if kind == "accuracy" else 0.5,
         key="value",
         bind="query-params",
         help="A test accuracy as a share, 0 to 1 (0.9); or how many percentage points below "
         "the model trained on the true labels (5); or a test MSE (2.0).",
+        **without_default("value", {"value": DEFAULTS[kind]}),  # after a reset, the session's
     )
     unit = linked(
         unit_box.selectbox,
@@ -308,13 +309,9 @@ def _afford(found: list[RunResult], unit: str, classes: int, prior: Prior | None
 
 
 def _afford_row(row: dict) -> dict:
-    """A row of Compare's summary as this page writes it: the mechanism's title, each score
-    (the mean and its ± std) in the format of the answers' table above."""
-    kept = ("privacy unit", "mechanism", "ε spent", "guarantee")
-    return {
-        key: value if key in kept or value is None else score_text(value)
-        for key, value in row.items()
-    } | {"mechanism": mechanism_title(row["mechanism"])}
+    """A row of Compare's summary (its scores already in the one score format) with the
+    mechanism's title."""
+    return row | {"mechanism": mechanism_title(row["mechanism"])}
 
 
 def _risk_of_answer(answer: Answer | None, classes: int, prior: Prior | None) -> None:

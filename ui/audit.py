@@ -39,8 +39,8 @@ def audit_with_progress(
     for index, case in enumerate(cases):
         bar.progress(
             index / len(cases),
-            text=f"Auditing {case.name} ({index + 1}/{len(cases)}): {trials:,} draws per "
-            "neighbour to pick the event, as many again to bound it",
+            text=f"Auditing {case_title(case.name)} ({index + 1}/{len(cases)}): {trials:,} "
+            "draws per neighbour to pick the event, as many again to bound it",
         )
         results.append(_cached_case(mechanism, epsilon, index, trials, seed))
     bar.empty()

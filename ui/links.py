@@ -21,6 +21,7 @@ from labeldp_core.data import dataset_info
 from labeldp_core.engine.spec import COMMON_SETTINGS
 from labeldp_core.errors import LabelDPError
 from ui.epsilon import link_epsilon
+from ui.widget_state import without_default
 
 __all__ = ["linked", "note_link", "offered", "report_refused"]
 
@@ -95,12 +96,17 @@ def linked(
 
     ``widget`` is the Streamlit call (``st.selectbox``, ``sidebar.select_slider``,
     ``st.multiselect``...): the key is typed once, not once for the link and again for the
-    widget. ``labels`` is the control's ``format_func``; other keyword arguments go to the widget.
+    widget. ``labels`` is the control's ``format_func``; other keyword arguments go to the widget,
+    but its default not when the link's value was just put in the session (Streamlit would
+    ignore it with a warning: :func:`ui.widget_state.without_default`).
     """
     if labels is not None:
         kwargs["format_func"] = labels
     several = getattr(widget, "__name__", "") == "multiselect"
+    drawn_before = key in st.session_state
     choices = offered(key, options, labels, several=several)
+    if not drawn_before:
+        kwargs = without_default(key, kwargs)
     return widget(label, choices, key=key, bind="query-params", **kwargs)
 
 

@@ -2,7 +2,7 @@
 
 Issue 53: a table of answers reads like a report for experts. A headline says, per privacy
 unit, which mechanism reaches the target at the smallest ε and where its seeds reach it
-("Randomized response reaches test accuracy 0.65 at ε ≈ 2.83, between ≈ 2.64 and ≈ 3.03 over
+("Randomized response reaches test accuracy 0.650 at ε ≈ 2.83, between ≈ 2.64 and ≈ 3.03 over
 the seeds"); ≈ marks an ε read between two computed ones. When nothing reaches the target,
 :func:`nearest` reads the same stored curves for what does: a lower target, another privacy
 unit, or (when a curve still rises at its largest computed ε) a larger ε, which is not computed.
@@ -12,7 +12,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from labeldp_core.base.numbers import score_text, shown
+from labeldp_core.base.numbers import epsilon_text, score_text
 from labeldp_core.choosing.answer import Answer, best_score, choose, protection_gap
 from labeldp_core.choosing.choice import Choice
 from labeldp_core.choosing.curves import Curve
@@ -49,15 +49,14 @@ def mechanism_title(mechanism: str) -> str:
     return MECHANISMS[mechanism].title if mechanism in MECHANISMS else mechanism
 
 
-def _number(value: float) -> str:
-    return f"{shown(value, 3):g}"
-
-
 def _goal(target: Target, found: Answer) -> str:
-    """What the answer reaches, in words: 'test accuracy 0.9', 'a test MSE of 2'."""
+    """What the answer reaches, in words: 'test accuracy 0.900', 'a test MSE of 2.000'.
+
+    The threshold is a score, so it is written as the page's scores are (:func:`score_text`).
+    """
     if target.kind == "mse":
-        return f"a test MSE of {_number(found.threshold)}"
-    goal = f"test accuracy {_number(found.threshold)}"
+        return f"a test MSE of {score_text(found.threshold)}"
+    goal = f"test accuracy {score_text(found.threshold)}"
     if target.kind == "within":
         goal += f" ({target.value:g} points below the clean model)"
     return goal
@@ -68,9 +67,9 @@ def reached_sentence(found: Answer, target: Target) -> str:
     if found.below is None:
         where = f"at ε ≤ {found.epsilon:g}, the smallest computed"
     else:
-        where = f"at ε {found.near}{_number(found.epsilon)}"
+        where = f"at ε {found.near}{epsilon_text(found.epsilon, digits=3)}"
     if found.unit_epsilon != found.epsilon_spent:
-        where += f" (ε {found.near}{_number(found.unit_epsilon)} for one label)"
+        where += f" (ε {found.near}{epsilon_text(found.unit_epsilon, digits=3)} for one label)"
     if found.epsilon_high is None:
         seeds = (
             f"the best seed at ε {found.best_seed}, the worst not up to ε {found.largest_epsilon:g}"

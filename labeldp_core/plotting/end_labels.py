@@ -14,22 +14,21 @@ import textwrap
 
 import plotly.graph_objects as go
 
+from labeldp_core.plotting.legend_names import rename_entry
+
 __all__ = [
     "END_LABEL",
     "add_end_label",
     "end_label_room",
     "end_labels",
-    "narrow_end_labels",
+    "end_labels_as_legend",
     "spread_end_labels",
 ]
 
 #: The name that marks an annotation as a line's end label.
 END_LABEL = "end label"
-#: Characters per line of a label before it wraps: short names stay on one line; on a narrow
-#: chart (a phone) fewer, or the labels' margin takes half of its 358 px and leaves the plot a
-#: strip 50 px wide (issue 53, Compare on a phone).
+#: Characters per line of a label before it wraps: short names stay on one line.
 _LABEL_WIDTH = 20
-_NARROW_LABEL_WIDTH = 10
 #: Line height as a multiple of the font size, and the space kept between two labels in px.
 _LINE = 1.3
 _GAP = 4
@@ -76,18 +75,42 @@ def end_labels(figure: go.Figure) -> list[go.layout.Annotation]:
     return [a for a in figure.layout.annotations if a.name == END_LABEL]
 
 
-def narrow_end_labels(figure: go.Figure) -> None:
-    """Wrap the end labels of ``figure`` for a narrow chart: half as many characters a line.
+def end_labels_as_legend(figure: go.Figure) -> bool:
+    """On a narrow chart, name the lines in the legend under the plot, not at their ends.
 
-    >>> figure = go.Figure(layout={"xaxis": {"range": [0, 1]}})
-    >>> add_end_label(figure, 1, 0.5, "Laplace on one-hot labels", "red")
-    >>> narrow_end_labels(figure)
-    >>> end_labels(figure)[0].text
-    'Laplace on<br>one-hot<br>labels'
+    Names wrapped beside a phone's plot still took half of its 358 px chart (the plot was 157
+    px wide in demo mode: issue 53, Compare on a phone); under the plot they take the height a
+    phone has to spare. Each end label names the line of its colour in the legend (the series
+    keeps its own name for the CSV: :func:`~labeldp_core.plotting.legend_names.rename_entry`);
+    a label of no line (the clean model's level, a shape) becomes a note inside the plot, right
+    above its level at the axis's right end. Returns whether any line is now named below.
+
+    >>> figure = go.Figure(go.Scatter(x=[1], y=[0.5], mode="lines+markers", name="rr [label]",
+    ...                               line={"color": "red"}), {"xaxis": {"range": [0, 1]}})
+    >>> add_end_label(figure, 1, 0.5, "Randomized response", "red")
+    >>> add_end_label(figure, 1, 0.9, "clean labels: 0.9", "green")
+    >>> end_labels_as_legend(figure)
+    True
+    >>> figure.data[0].name, end_labels(figure), figure.layout.annotations[0].text
+    ('Randomized response', [], 'clean labels: 0.9')
     """
-    for label in end_labels(figure):
-        words = (label.text or "").replace("<br>", " ")
-        label.text = "<br>".join(textwrap.wrap(words, _NARROW_LABEL_WIDTH, break_long_words=False))
+    labels = end_labels(figure)
+    if not labels:
+        return False
+    lines = {t.line.color: t for t in figure.data if t.mode == "lines+markers"}
+    for label in labels:
+        text = (label.text or "").replace("<br>", " ")
+        line = lines.get(label.font.color)
+        if line is None:  # a level, not a line: noted above it, inside the plot
+            label.update(text=text, showarrow=False, x=label.ax, xanchor="right", yanchor="bottom")
+            label.name = None
+            continue
+        rename_entry(line, text)
+        line.showlegend = True
+    figure.layout.annotations = [a for a in figure.layout.annotations if a.name != END_LABEL]
+    named = any(t.showlegend for t in lines.values())
+    figure.update_layout(showlegend=named)
+    return named
 
 
 def _height(label: go.layout.Annotation, size: int) -> float:

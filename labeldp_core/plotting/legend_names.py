@@ -10,7 +10,7 @@ import textwrap
 
 import plotly.graph_objects as go
 
-__all__ = ["series_name", "wrap_legend"]
+__all__ = ["rename_entry", "series_name", "wrap_legend"]
 
 #: The key of ``meta`` that holds a wrapped series' own name.
 _SERIES = "series"
@@ -28,9 +28,21 @@ def wrap_legend(figure: go.Figure, chars: int) -> None:
         name, meta = trace.name, trace.meta
         if not name or len(name) <= chars or "<br>" in name or not isinstance(meta, dict | None):
             continue
-        trace.meta = (meta or {}) | {_SERIES: name}
         lines = textwrap.wrap(name, chars, break_long_words=False, break_on_hyphens=False)
-        trace.name = "<br>".join(lines)
+        rename_entry(trace, "<br>".join(lines))
+
+
+def rename_entry(trace: go.Scatter, entry: str) -> None:
+    """Write ``entry`` in ``trace``'s legend; its series keeps its own name (:func:`series_name`).
+
+    >>> trace = go.Scatter(name="rr [label; ε-DP]")
+    >>> rename_entry(trace, "Randomized response")
+    >>> trace.name, series_name(trace)
+    ('Randomized response', 'rr [label; ε-DP]')
+    """
+    meta = trace.meta if isinstance(trace.meta, dict) else {}
+    trace.meta = {_SERIES: series_name(trace)} | meta
+    trace.name = entry
 
 
 def series_name(trace: go.Scatter) -> str | None:

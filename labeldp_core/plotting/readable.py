@@ -24,7 +24,7 @@ from labeldp_core.plotting.end_labels import (
     END_LABEL,
     end_label_room,
     end_labels,
-    narrow_end_labels,
+    end_labels_as_legend,
     spread_end_labels,
 )
 from labeldp_core.plotting.legend_names import wrap_legend
@@ -88,6 +88,9 @@ _GAP = 6
 #: demo mode a little less, for its larger texts (a headline chart and its ε control fit 800 px).
 _MIN_PLOT = 240
 _DEMO_MIN_PLOT = 220
+#: The least height of a narrow plot whose lines are named in the legend under it (Compare on
+#: a phone: eight lines that beside the plot kept it 157 px wide, issue 53).
+_NAMED_BELOW_PLOT = 320
 #: Streamlit's height for a figure that sets none, and the width assumed for a chart the page's
 #: width and for one in a half-page column, in px.
 _DEFAULT_HEIGHT = 450
@@ -268,15 +271,16 @@ def projector_ready(figure: go.Figure, *, demo: bool = False, narrow: bool = Fal
         figure: any figure of :mod:`labeldp_core.plots`.
         demo: demo mode's larger text (:data:`DEMO_SIZES` instead of :data:`SIZES`).
         narrow: the chart goes in a half-page column (or on a phone): its title and its x
-            axis's title wrap sooner, the lines' end labels too, and a row of panels is
-            stacked into one column (:mod:`~labeldp_core.plotting.stacked`).
+            axis's title wrap sooner, the lines' end labels become the legend under the plot
+            (:func:`~labeldp_core.plotting.end_labels.end_labels_as_legend`), and a row of
+            panels is stacked into one column (:mod:`~labeldp_core.plotting.stacked`).
     """
     sizes = DEMO_SIZES if demo else SIZES
     panels = stack_panels(figure) if narrow else []
-    if narrow:
-        narrow_end_labels(figure)
-        wrap_legend(figure, math.floor((_PHONE_WIDTH - _LEGEND_SYMBOL) / (0.55 * sizes.legend)))
     _style_axes(figure, sizes, narrow)
+    named_below = narrow and end_labels_as_legend(figure)
+    if narrow:
+        wrap_legend(figure, math.floor((_PHONE_WIDTH - _LEGEND_SYMBOL) / (0.55 * sizes.legend)))
     top = _place_title(figure, sizes, narrow)
     legend = {
         "orientation": "h",
@@ -305,10 +309,11 @@ def projector_ready(figure: go.Figure, *, demo: bool = False, narrow: bool = Fal
     figure.update_layout(
         legend=legend, font={"size": sizes.tick, "color": TEXT_COLOUR}, margin=margin
     )
-    below = _legend_height(figure, sizes, _NARROW_WIDTH if narrow else _WIDTH)
+    below = _legend_height(figure, sizes, _NARROW_WIDTH if narrow else _WIDTH, grid=narrow)
     below += _category_overhang(figure, sizes)
     stacked = place_panels(figure, panels, sizes.tick, sizes.axis_title)
-    plot = max(_DEMO_MIN_PLOT if demo else _MIN_PLOT, labels_height, stacked)
+    least = _NAMED_BELOW_PLOT if named_below else _DEMO_MIN_PLOT if demo else _MIN_PLOT
+    plot = max(least, labels_height, stacked)
     needed = margin["t"] + margin["b"] + below + plot
     if needed > (figure.layout.height or _DEFAULT_HEIGHT):  # room for the plot and the legend
         figure.layout.height = needed
@@ -364,12 +369,15 @@ def _category_overhang(figure: go.Figure, sizes: TextSizes) -> int:
     return math.ceil((0.5 * longest if turned else 0) + (rows - 1) * sizes.tick * _LINE)
 
 
-def _legend_height(figure: go.Figure, sizes: TextSizes, width: int) -> int:
+def _legend_height(figure: go.Figure, sizes: TextSizes, width: int, grid: bool = False) -> int:
     """About how tall the legend below the plot is, in px, on a chart ``width`` px wide.
 
-    Plotly fills a row with entries, each as wide as its own symbol and text (about 0.55 of the
-    font size per character), and starts a new row when the next one does not fit; the
-    legend's title takes a row of its own.
+    Plotly puts the entries on one row when they fit, each as wide as its own symbol and text
+    (about 0.55 of the font size per character); else it fills rows with cells as wide as the
+    widest entry. With ``grid`` (a narrow chart) the estimate follows that rule: eight
+    mechanisms' names on a phone take a row each. Without, it packs entries of their own widths
+    (a row short for a legend of long and short names; the wide headline charts are fitted to
+    800 px with it). The legend's title takes a row of its own.
     """
     if figure.layout.showlegend is False:
         return 0
@@ -378,10 +386,11 @@ def _legend_height(figure: go.Figure, sizes: TextSizes, width: int) -> int:
         return 0
     if not names:
         return 0
+    entries = [max(map(len, n.split("<br>"))) * 0.55 * sizes.legend + _LEGEND_SYMBOL for n in names]
+    cells = [max(entries)] * len(entries) if grid and sum(entries) > width else entries
     rows, filled, tallest = 0, 0.0, 1  # lines of the rows before, the current row's width
-    for name in names:
+    for name, entry in zip(names, cells, strict=True):
         lines = name.split("<br>")
-        entry = max(len(line) for line in lines) * 0.55 * sizes.legend + _LEGEND_SYMBOL
         if filled and filled + entry > width:
             rows, filled, tallest = rows + tallest, 0.0, 1
         filled += entry

@@ -40,3 +40,21 @@ def test_audit_page_flags_the_control_and_explains_lower_bounds():
     claims = [label for label in (m.label for m in app.metric) if label.startswith("Claimed")]
     # LNMax, GNMax (a point of the Gaussian's exact curve: delta well above 1e-5), control
     assert claims[0] == claims[2] == "Claimed ε" and claims[1].startswith("Claimed ε, δ = 0.0")
+
+
+def test_the_audit_chart_names_its_rows_as_the_verdicts_do():
+    """The chart's rows read the cases' display names, not their ids (issue 53 §4)."""
+    import re
+
+    from app_helpers import chart_spec
+
+    app = open_page(PAGE, mechanism="rr-prior", trials="20000")
+    assert_no_errors(app)
+    verdicts = [re.match(r"\*\*(.+?)\*\*: :(red|green|orange)\[", m.value) for m in app.markdown]
+    titles = [found.group(1) for found in verdicts if found]
+    spec = chart_spec(app, "audit_chart")
+    rows = [text.replace("<br>", " ") for text in spec["layout"]["yaxis"]["ticktext"]]
+    hovered = spec["data"][0]["y"]
+    assert len(titles) >= 2 and titles[0].startswith("RR with prior")
+    assert [row.removesuffix(" (control)") for row in rows] == titles, rows
+    assert [row.removesuffix(" (control)") for row in hovered] == titles

@@ -177,7 +177,7 @@ def test_one_headline_per_privacy_unit_says_where_the_mean_and_the_seeds_reach_i
     label = [t for t in texts if t.startswith("**Label DP")]
     assert len(label) == 1, texts
     assert (
-        "Randomized response reaches test accuracy 0.65 at ε ≈ 2.83, between ≈ 2.64 and ≈ 3.03 "
+        "Randomized response reaches test accuracy 0.650 at ε ≈ 2.83, between ≈ 2.64 and ≈ 3.03 "
         "over the seeds" in label[0]
     )
     example = [t for t in texts if t.startswith("**Example-level DP")]
@@ -226,8 +226,8 @@ def test_when_nothing_in_the_unit_reaches_the_page_offers_the_nearest_that_does(
     texts = _texts(app)
     assert "Nothing reaches the target; the nearest that does, on the same curves:" in texts
     nearest = " ".join(texts)
-    assert "A lower target: DP-SGD baseline reaches test accuracy 0.65 at ε" in nearest, texts
-    assert "Another privacy unit: Randomized response reaches test accuracy 0.7" in nearest
+    assert "A lower target: DP-SGD baseline reaches test accuracy 0.650 at ε" in nearest, texts
+    assert "Another privacy unit: Randomized response reaches test accuracy 0.700" in nearest
     assert "but it protects one training label, not a whole example" in nearest
     assert len(app.dataframe) >= 1 and list(app.dataframe[0].value["mechanism"]) == [
         "DP-SGD baseline"
@@ -242,7 +242,7 @@ def test_an_unreachable_target_says_why_and_keeps_the_page_with_the_nearest_targ
     assert any("above what the model trained on the true labels" in w.value for w in app.warning)
     assert "Nothing reaches the target; the nearest that does, on the same curves:" in texts
     nearest = " ".join(texts)
-    assert "A lower target: Randomized response reaches test accuracy 0.8" in nearest, texts
+    assert "A lower target: Randomized response reaches test accuracy 0.800" in nearest, texts
     assert len(app.dataframe) >= 1
     assert any("adds to an attacker's guess" in t for t in texts), texts
 
@@ -268,3 +268,21 @@ def test_a_link_with_a_kind_and_a_value_keeps_both(warmed):
         "within",
         3.0,
     )
+
+
+def test_the_headline_writes_its_score_and_its_epsilon_as_the_rest_of_the_page_does(warmed):
+    # Issue 53 §3, one format per quantity: the headline wrote its score 0.65 beside the
+    # table's 0.650 (its own number format, a twin of the ε helper's).
+    import re
+
+    app = _asking(0.65)
+    texts = _texts(app)
+    (label,) = [t for t in texts if t.startswith("**Label DP")]
+    found = re.search(r"reaches test accuracy (\S+) at ε ≈ (\S+),", label)
+    assert found, label
+    score, epsilon = found.groups()
+    assert score == "0.650" and re.fullmatch(
+        r"\d\.\d{3}", app.dataframe[0].value["test accuracy"][0]
+    )
+    assert app.dataframe[0].value["smallest ε"][0] == f"≈ {epsilon}"
+    assert any(t.startswith(f"What ε ≈ {epsilon} (Randomized response)") for t in texts), texts

@@ -54,6 +54,26 @@ def test_compare_tables_show_four_significant_digits_and_never_spent_above_asked
     assert set(numbers["mean"]) == {0.7333}
 
 
+def test_compare_and_choose_epsilon_write_the_summary_at_an_epsilon_in_one_format(cache):
+    # Issue 53, section 3: Compare's 'At ε ≈ 8, by privacy unit' wrote 0.7333 and ± 0.0272
+    # (four significant digits) where Choose ε's 'I can afford ε = x' wrote the same rows'
+    # scores 0.733 and 0.027: each score in three decimals on both.
+    import re
+
+    chosen = ["laplace", "rr"]
+    for config in demo_configs("digits", chosen, DEMO_SEEDS, 1, "cnn", variants=False):
+        cache.put_json(result_key(cache, config), _noisy(config).to_dict())
+    compare = open_page("pages/compare.py", epochs="1", mechanisms=chosen, epsilon="8.0")
+    choose = open_page("pages/choose_epsilon.py", epochs="1", afford="8.0")
+    assert_no_errors(compare)
+    assert_no_errors(choose)
+    (afford,) = [d.value for d in choose.dataframe if "± std" in d.value.columns]
+    summaries = (compare.dataframe[0].value, afford)
+    scores = [[*table["test accuracy"], *table["± std"]] for table in summaries]
+    assert all(re.fullmatch(r"\d+\.\d{3}", str(s)) for s in scores[0] + scores[1]), scores
+    assert sorted(scores[0]) == sorted(s for s in scores[1] if s in scores[0]), scores
+
+
 def test_a_spent_epsilon_is_shown_rounded_down_where_rounding_would_pass_the_asked_one():
     from labeldp_core.base.numbers import shown, shown_spent
 

@@ -24,7 +24,7 @@ def test_each_unit_gets_one_headline_with_its_best_answer_and_the_seeds_spread()
     label, example = (h.text for h in said)
     assert label.startswith("**Label DP (protects one training label)**: ")
     assert (
-        "Randomized response reaches test accuracy 0.8 at ε ≈ 8, between ≈ 5.66 and ≈ 11.3 over "
+        "Randomized response reaches test accuracy 0.800 at ε ≈ 8, between ≈ 5.66 and ≈ 11.3 over "
         "the seeds." in label
     )
     assert example.startswith("**Example-level DP (protects one whole example)**: ")
@@ -41,7 +41,7 @@ def test_a_seed_beyond_the_computed_range_and_an_answer_at_the_smallest_epsilon_
 def test_a_unit_that_reaches_nothing_says_so_with_its_best_score():
     (said,) = headlines(_choice(make_target("accuracy", 0.97), [RR]))
     assert said.answer is None
-    assert "no mechanism reaches test accuracy 0.97 at any computed ε" in said.text
+    assert "no mechanism reaches test accuracy 0.970 at any computed ε" in said.text
     assert "the best, Randomized response, has test accuracy 0.900 at ε 16, its largest." in (
         said.text
     )
@@ -51,7 +51,9 @@ def test_nothing_reached_offers_a_lower_target_another_unit_and_a_still_rising_c
     target = make_target("accuracy", 0.8, "example")
     other = _choice(replace(target, unit="label"), [RR, WEAK])
     lower, unit, larger = nearest(_choice(target, [WEAK]), other)
-    assert lower.text.startswith("A lower target: DP-SGD baseline reaches test accuracy 0.7 at ε 4")
+    assert lower.text.startswith(
+        "A lower target: DP-SGD baseline reaches test accuracy 0.700 at ε 4"
+    )
     assert lower.answer.threshold == 0.7
     assert unit.text.startswith("Another privacy unit: Randomized response reaches test ")
     assert unit.text.endswith(

@@ -232,7 +232,7 @@ def test_the_summary_at_an_epsilon_groups_by_unit_best_first():
         ("example", "dpsgd"),
         ("output", "softmax-laplace"),
     ]
-    assert rows[1]["test accuracy"] == 0.6 and rows[1]["ε spent"] == 1.0
+    assert rows[1]["test accuracy"] == "0.600" and rows[1]["ε spent"] == 1.0
     assert plots.summary_at([], 1.0) == []
 
 
