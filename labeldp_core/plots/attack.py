@@ -7,6 +7,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from labeldp_core.plots.compare import short_name
+from labeldp_core.plotting.bars_across import ACROSS_WHEN_NARROW
 from labeldp_core.plotting.common import EPSILON_AXIS, LAYOUT, mark_bound, mark_epsilon
 from labeldp_core.plotting.readable import wrap
 
@@ -158,6 +159,7 @@ def attack_bars(rows: Sequence[dict[str, Any]], epsilon: float, num_classes: int
             "tickangle": 0,
         },
         yaxis={"title": "share guessed right", "range": [0, 1.05]},
+        meta={ACROSS_WHEN_NARROW: True},  # on a phone seven names under the bars overlap
         **LAYOUT,
     )
     return figure
@@ -236,6 +238,7 @@ def tally_figure(hit_rates: Sequence[tuple[str, float, float, float]], bound: fl
         title="Your class's guesses vs the ε bound",
         showlegend=False,
         yaxis={"title": "share guessed right", "range": [0, 1.05]},
+        meta={ACROSS_WHEN_NARROW: True},  # on a phone seven names under the bars overlap
         **LAYOUT,
     )
     return figure

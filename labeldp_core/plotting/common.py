@@ -9,6 +9,7 @@ import plotly.graph_objects as go
 
 from labeldp_core.accounting.units import EXAMPLE_TO_LABEL
 from labeldp_core.engine.spec import RunResult
+from labeldp_core.plotting.bars_across import laid_across
 from labeldp_core.plotting.colours import band_colour, series_styles
 from labeldp_core.plotting.legend_names import series_name
 
@@ -229,6 +230,8 @@ def figure_table(figure: go.Figure) -> list[dict[str, Any]]:
             continue
         xs = getattr(trace, "x", None)
         ys = getattr(trace, "y", None)
+        if laid_across(trace):
+            xs, ys = ys, xs  # on a narrow chart, a group's bars across: the value stays in y
         if xs is None and ys is None:
             continue
         if ys is None:

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import plotly.graph_objects as go
 
+from labeldp_core.plotting.bars_across import lay_bars_across
 from labeldp_core.plotting.end_labels import (
     END_LABEL,
     end_label_room,
@@ -272,11 +273,14 @@ def projector_ready(figure: go.Figure, *, demo: bool = False, narrow: bool = Fal
         demo: demo mode's larger text (:data:`DEMO_SIZES` instead of :data:`SIZES`).
         narrow: the chart goes in a half-page column (or on a phone): its title and its x
             axis's title wrap sooner, the lines' end labels become the legend under the plot
-            (:func:`~labeldp_core.plotting.end_labels.end_labels_as_legend`), and a row of
-            panels is stacked into one column (:mod:`~labeldp_core.plotting.stacked`).
+            (:func:`~labeldp_core.plotting.end_labels.end_labels_as_legend`), a row of
+            panels is stacked into one column (:mod:`~labeldp_core.plotting.stacked`), and
+            grouped bars that ask for it are laid across
+            (:mod:`~labeldp_core.plotting.bars_across`).
     """
     sizes = DEMO_SIZES if demo else SIZES
     panels = stack_panels(figure) if narrow else []
+    across = lay_bars_across(figure) if narrow else 0
     _style_axes(figure, sizes, narrow)
     named_below = narrow and end_labels_as_legend(figure)
     if narrow:
@@ -313,7 +317,7 @@ def projector_ready(figure: go.Figure, *, demo: bool = False, narrow: bool = Fal
     below += _category_overhang(figure, sizes)
     stacked = place_panels(figure, panels, sizes.tick, sizes.axis_title)
     least = _NAMED_BELOW_PLOT if named_below else _DEMO_MIN_PLOT if demo else _MIN_PLOT
-    plot = max(least, labels_height, stacked)
+    plot = max(least, labels_height, stacked, across)
     needed = margin["t"] + margin["b"] + below + plot
     if needed > (figure.layout.height or _DEFAULT_HEIGHT):  # room for the plot and the legend
         figure.layout.height = needed

@@ -8,6 +8,8 @@ import plotly.graph_objects as go
 import pytest
 from plotly.subplots import make_subplots
 
+from labeldp_core import plots
+from labeldp_core.plotting.bars_across import ROW_PX
 from labeldp_core.plotting.common import figure_table
 from labeldp_core.plotting.readable import projector_ready
 
@@ -54,3 +56,36 @@ def test_a_long_legend_entry_wraps_on_a_narrow_chart_and_the_csv_keeps_its_name(
     assert [row["series"] for row in figure_table(figure)] == [LONG, "RR"]
     wide = go.Figure([go.Scatter(x=[1], y=[1], name=LONG), go.Scatter(x=[1], y=[2], name="RR")])
     assert projector_ready(wide).data[0].name == LONG
+
+
+def _measured_guesses() -> go.Figure:
+    rows = [
+        {"mechanism": name, "released_label": 0.4, "model_on_training_example": 0.5}
+        | {"model_on_test_example": 0.45}
+        for name in ("Randomized response", "RR with prior", "LP-2ST", "ALIBI", "Vector RR")
+    ]
+    clean = {"mechanism": "no privacy (clean labels)", "private": False}
+    return plots.attack_bars([*rows, clean], 1.0, 10)
+
+
+def test_on_a_narrow_chart_the_measured_guesses_lie_across_each_group_on_its_own_row():
+    # Issue 53: on a 390 px phone What ε means' seven group names under upright bars ran into
+    # each other ("RR with prior" over "LP-2ST"); across, each group's name has a row.
+    wide = projector_ready(_measured_guesses())
+    narrow = projector_ready(_measured_guesses(), narrow=True)
+    assert {t.orientation for t in wide.data if t.type == "bar"} == {None}
+    assert {t.orientation for t in narrow.data if t.type == "bar"} == {"h"}
+    assert narrow.layout.yaxis.ticktext == wide.layout.xaxis.ticktext  # the names, as rows
+    assert narrow.layout.yaxis.autorange == "reversed"  # the first group on top
+    assert narrow.layout.xaxis.title.text == wide.layout.yaxis.title.text
+    (ticks,) = [t for t in narrow.data if t.type == "scatter"]
+    assert ticks.marker.symbol == "line-ns-open"  # a bound still ticks across its own bar
+    assert narrow.layout.height >= margin_free(narrow) >= 6 * ROW_PX
+    assert figure_table(narrow) == figure_table(wide)  # the CSV does not depend on the screen
+    again = projector_ready(narrow, narrow=True)
+    assert figure_table(again) == figure_table(wide) and again.data[0].orientation == "h"
+
+
+def margin_free(figure: go.Figure) -> int:
+    """The figure's height less its top and bottom margins, in px."""
+    return figure.layout.height - figure.layout.margin.t - figure.layout.margin.b
