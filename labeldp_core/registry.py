@@ -37,6 +37,7 @@ __all__ = [
     "family_of",
     "mechanism_entries",
     "mechanism_spec",
+    "mechanism_title",
     "pages",
     "registered",
     "registration",
@@ -221,6 +222,11 @@ def mechanism_spec(mechanism: str) -> MechanismSpec:
         raise InvalidInputError(
             f"unknown mechanism '{mechanism}'; choose one of: {known}"
         ) from None
+
+
+def mechanism_title(mechanism: str) -> str:
+    """How the pages name a mechanism: its title, or its id if it has none (a retired id)."""
+    return MECHANISMS[mechanism].title if mechanism in MECHANISMS else mechanism
 
 
 def registration(mechanism: str) -> Registered:

@@ -7,7 +7,7 @@ from labeldp_core.base.numbers import epsilon_text
 from labeldp_core.choosing import Answer, make_target
 from labeldp_core.choosing.choice import DEFAULT_TRAININGS, Choice, choose_epsilon
 from labeldp_core.choosing.clean_reference import clean_line, image_prior
-from labeldp_core.choosing.headline import headlines, mechanism_title, nearest
+from labeldp_core.choosing.headline import headlines, nearest
 from labeldp_core.choosing.summary import summary_at
 from labeldp_core.data import dataset_info
 from labeldp_core.data.tables import is_table
@@ -16,6 +16,7 @@ from labeldp_core.engine.timing import spoken_duration
 from labeldp_core.errors import LabelDPError
 from labeldp_core.experiments import MECHANISMS
 from labeldp_core.experiments.demo import DEMO_SEEDS, demo_configs
+from labeldp_core.registry import mechanism_title
 from ui.controls import Controls, current_controls
 from ui.links import linked
 from ui.results import (

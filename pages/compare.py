@@ -11,7 +11,7 @@ from labeldp_core.experiments.demo import DEMO_EPSILONS, DEMO_SEEDS, demo_config
 from labeldp_core.plots.compare import short_name
 from labeldp_core.plots.consensus import consensus_name
 from labeldp_core.plotting.common import UNIT_SCALE_NOTE
-from labeldp_core.registry import ON_COMPARE
+from labeldp_core.registry import ON_COMPARE, mechanism_title
 from labeldp_core.services import reproduce
 from labeldp_core.services.reports import PRIVACY_UNITS, html_report
 from ui.clean import page_clean_line
@@ -32,14 +32,9 @@ def _paper_rows() -> list[dict]:
     return reproduce.paper_rows(result_cache())
 
 
-def _title(mechanism: str) -> str:
-    """How the picker and the tables name a mechanism: its title (its id stays the value)."""
-    return MECHANISMS[mechanism].title if mechanism in MECHANISMS else mechanism
-
-
 def _titled(table: list[dict]) -> list[dict]:
     """``table`` with each row's mechanism id replaced by its title."""
-    return [row | {"mechanism": _title(row["mechanism"])} for row in table]
+    return [row | {"mechanism": mechanism_title(row["mechanism"])} for row in table]
 
 
 def render() -> None:
@@ -59,7 +54,7 @@ def render() -> None:
         "Mechanisms",
         "mechanisms",
         list(MECHANISMS),
-        labels=_title,
+        labels=mechanism_title,
         default=list(ON_COMPARE),
         help="\n".join(f"- {s.title}: {s.summary} [{s.privacy_unit}]" for s in MECHANISMS.values()),
     )
@@ -125,14 +120,14 @@ def consensus_variants(configs: list[RunConfig]) -> dict[str, list[RunConfig]]:
     variants: dict[str, list[RunConfig]] = {}
     for config in configs:
         if offers_consensus(config.mechanism):
-            name = consensus_name(short_name(_title(config.mechanism)))
+            name = consensus_name(short_name(mechanism_title(config.mechanism)))
             variants.setdefault(name, []).append(with_consensus(config))
     return variants
 
 
 def _point_name(config: RunConfig) -> str:
     """A missing point's mechanism as the expander names it, a consensus variant included."""
-    title = _title(config.mechanism)
+    title = mechanism_title(config.mechanism)
     retrained = dict(config.settings).get("consensus") == 1
     return consensus_name(short_name(title)) if retrained else title
 

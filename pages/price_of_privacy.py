@@ -6,7 +6,7 @@ from labeldp_core import plots
 from labeldp_core.experiments import MECHANISMS
 from labeldp_core.experiments.demo import DEMO_SEEDS
 from labeldp_core.plots.price_report import PRICE_CAPTION, price_of_privacy_report
-from labeldp_core.registry import ON_COMPARE
+from labeldp_core.registry import ON_COMPARE, mechanism_title
 from labeldp_core.services.price_of_privacy import PriceOfPrivacy, read_price_of_privacy
 from ui.controls import Controls, current_controls
 from ui.demo import demo_mode
@@ -28,10 +28,6 @@ def _evidence(
     )
 
 
-def _title(mechanism: str) -> str:
-    return MECHANISMS[mechanism].title
-
-
 def _chosen() -> list[str]:
     """The mechanisms picked (the Compare page's by default), bound to the link."""
     return linked(
@@ -39,7 +35,7 @@ def _chosen() -> list[str]:
         "Mechanisms",
         "mechanisms",
         CLASSIFIERS,
-        labels=_title,
+        labels=mechanism_title,
         default=[m for m in ON_COMPARE if m in CLASSIFIERS],
         help="Each one's test accuracy in the middle panel and its audits in the bottom one.",
     )

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from labeldp_core.choosing.headline import mechanism_title
+from labeldp_core.registry import mechanism_title
 from labeldp_core.release_audit.engine import AuditResult
 from labeldp_core.services.release_audits import audit_cases, stored_audit_case
 from ui.results import READ_ONLY_NOTE, read_only, result_cache

@@ -18,13 +18,12 @@ from labeldp_core.choosing.choice import Choice
 from labeldp_core.choosing.curves import Curve
 from labeldp_core.choosing.summary import UNIT_ORDER
 from labeldp_core.choosing.target import Target
-from labeldp_core.experiments import MECHANISMS
+from labeldp_core.registry import mechanism_title
 
 __all__ = [
     "UNIT_HEADS",
     "Headline",
     "headlines",
-    "mechanism_title",
     "nearest",
     "reached_sentence",
 ]
@@ -42,11 +41,6 @@ class Headline:
 
     text: str
     answer: Answer | None = None
-
-
-def mechanism_title(mechanism: str) -> str:
-    """How the pages name a mechanism: its title, or its id if it has none."""
-    return MECHANISMS[mechanism].title if mechanism in MECHANISMS else mechanism
 
 
 def _goal(target: Target, found: Answer) -> str:
