@@ -21,8 +21,8 @@ from test_browser_layout import CHARTS_DRAWN, CUT_NAV, QUERY
 # One worker of `pytest -n` runs every browser test: one Chromium and one server at a time.
 pytestmark = pytest.mark.xdist_group("browser")
 
-#: The layout tests' fixtures: their server (its warmed cache) and their browser.
-server, browser = layout.server, layout.browser
+#: The layout tests' server (its warmed cache, started once in this process: tests/app/conftest.py).
+server = layout.server
 PHONE = {
     "viewport": {"width": 390, "height": 844},
     "is_mobile": True,
