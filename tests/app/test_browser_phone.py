@@ -13,6 +13,9 @@ side (Noisy model outputs, Laplace on labels) keep their panels' titles and axis
 the chart on a phone too.
 """
 
+from collections.abc import Callable
+from typing import Any
+
 import pytest
 import test_browser_layout as layout
 from test_browser import IDLE, NAV_LINKS, _open
@@ -72,32 +75,39 @@ def phone(browser):
     context.close()
 
 
-def _opened(phone, server: str, path: str):
-    """The page at ``path`` on the phone in demo mode, its charts drawn and the page idle."""
-    page = _open(phone, f"{server}/{path}?{QUERY}&demo=1")
-    page.wait_for_function(CHARTS_DRAWN)
-    page.wait_for_selector(IDLE)
-    return page
+@pytest.fixture(scope="module")
+def opened(server: str, phone) -> Callable[[str], Any]:
+    """``opened(path)``: the page at ``path`` on the phone in demo mode, its charts drawn and the
+    page idle; opened once for the module's tests, which only read it (What ε means, Noisy
+    model outputs and Laplace on labels are each read by two: three page loads less)."""
+    pages: dict[str, Any] = {}
+
+    def page_at(path: str):
+        if path not in pages:
+            pages[path] = _open(phone, f"{server}/{path}?{QUERY}&demo=1")
+        page = pages[path]
+        page.wait_for_function(CHARTS_DRAWN)
+        page.wait_for_selector(IDLE)
+        return page
+
+    return page_at
 
 
 @pytest.mark.parametrize("path", ["epsilon_meaning", "audit"])
-def test_in_demo_mode_a_phone_shows_every_heading_value_box_link_and_chart_text_whole(
-    server, phone, path
-):
+def test_in_demo_mode_a_phone_shows_every_heading_value_box_link_and_chart_text_whole(opened, path):
     # Issue 53: at 390x844 in demo mode What ε means cut its value box "Guess of one label,
     # uniform prior (π = 1…" and its link "Play it as a class: open a round at ε = 1 on the
     # Class…"; Privacy audit cut "A release spending this much more th…" and "The audit proves
     # at least this multiple …" (value boxes' deltas, drawn on one line); the charts' titles,
     # wrapped for a page 820 px wide, ran past the phone's edge ("How sure an adversary can bec"),
     # and the audit's row "laplace (control: scale 1/ε, sensitivity 1)" was cut at its left.
-    page = _opened(phone, server, path)
+    page = opened(path)
     cut = page.evaluate(CUT_TEXTS)
     chart_texts = page.evaluate(CUT_CHART_TEXTS)
     shown = (
         page.locator(TEXTS).count(),
         page.locator("[data-testid='stPlotlyChart'] .gtitle").count(),
     )
-    page.close()
     assert shown[0] >= 10 and shown[1] >= 1, shown  # the page drew its texts and charts
     assert not cut and not chart_texts, (cut, chart_texts)
 
@@ -132,16 +142,15 @@ def test_in_demo_mode_the_class_rounds_controls_show_their_labels_whole(server, 
 
 @pytest.mark.parametrize("path", ["noisy_outputs", "laplace_labels"])
 def test_in_demo_mode_a_phone_keeps_the_titles_of_panels_side_by_side_inside_their_chart(
-    server, phone, path
+    opened, path
 ):
     # Issue 53: at 390x844 in demo mode the panels' titles and axis titles of figures of two or
     # more panels ran past the chart ("Argmax agreement" to x 400, "first principal axis",
     # "noisy outputs at ε = 1 (own scale)" to 446, "ALIBI posterior" to 401, in a chart ending
     # at 374): wrapped for a whole phone's width, not for a panel's share of it.
-    page = _opened(phone, server, path)
+    page = opened(path)
     chart_texts = page.evaluate(CUT_CHART_TEXTS)
     panels = page.locator("[data-testid='stPlotlyChart'] .annotation-text-g").count()
-    page.close()
     assert panels >= 2, panels  # the page drew its figure of panels
     assert not chart_texts, chart_texts
 
@@ -174,29 +183,27 @@ LEGEND_AND_TITLES = """() => [...document.querySelectorAll("[data-testid='stPlot
 
 @pytest.mark.parametrize("path", ["dpsgd", "epsilon_meaning", "noisy_outputs", "laplace_labels"])
 def test_in_demo_mode_a_phone_shows_every_legend_entry_whole_and_no_title_over_another(
-    server, phone, path
+    opened, path
 ):
     # Issue 53: at 390x844 in demo mode legend entries ran past the chart ("Vector randomized
     # response: ε per label…" to x 417 in a chart ending at 374), and the titles of panels side
     # by side covered each other ("Silhouette score" under "Calinski-Harabasz score"). The
     # series keep their names (the CSV's): an entry wraps; the panels stack on a phone.
-    page = _opened(phone, server, path)
+    page = opened(path)
     charts = page.evaluate(LEGEND_AND_TITLES)
-    page.close()
     assert charts, path
     assert not [c["cut"] for c in charts if c["cut"]], charts
     assert not [c["covered"] for c in charts if c["covered"]], charts
     assert all(w >= 200 for c in charts for w, _ in c["plots"]), charts  # no panel a strip
 
 
-def test_on_a_phone_compare_leaves_its_plot_room_beside_the_lines_names(server, phone):
+def test_on_a_phone_compare_leaves_its_plot_room_beside_the_lines_names(opened):
     # Issue 53: Compare named its lines in a right margin as wide as on a desktop, leaving the
     # plot 58 px wide on a phone in demo mode (its ticks turned on end, eating its height too),
     # and the names covered each other. The names wrap to 10 characters on a phone; in demo
     # mode's 20 px type that leaves the plot about 150 px (185 px in the default type).
-    page = _opened(phone, server, "compare")
+    page = opened("compare")
     charts = page.evaluate(LEGEND_AND_TITLES)
-    page.close()
     (width, height), *_ = charts[0]["plots"]
     assert width >= 140 and height >= 200, charts[0]
     assert not charts[0]["covered"], charts[0]  # the names of the lines spread apart
