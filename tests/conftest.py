@@ -6,8 +6,10 @@ the library run without it (tests/contract/test_registrations.py checks).
 
 import signal
 from collections.abc import Iterator
+from contextlib import AbstractContextManager
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import settings
@@ -193,6 +195,44 @@ def dask_cluster(tmp_path_factory) -> Iterator:
     session = open_cluster(workers=2, env={"LABELDP_DATA_DIR": str(data), "LABELDP_OFFLINE": "1"})
     yield session
     session.close()
+
+
+#: The one Chromium open in this process, with the context manager that closes it.
+_CHROMIUM: list[tuple[AbstractContextManager, Any]] = []
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator:
+    """Debian's Chromium, launched once for the browser modules that run one after the other.
+
+    A launch and its close took about 4 s under load, and each browser module had one of its
+    own. What a module's tests left open is closed after its last, so a page a failed test left
+    (a phone polling a round) never outlives its module's server.
+    """
+    if not _CHROMIUM:
+        from debian_chromium import chromium_browser
+
+        opened = chromium_browser()
+        _CHROMIUM.append((opened, opened.__enter__()))
+    chromium = _CHROMIUM[0][1]
+    yield chromium
+    for context in chromium.contexts:
+        context.close()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    """Close the shared Chromium once the next test is in a module that does not use it.
+
+    Playwright's sync API keeps its event loop running in this thread while it is open, where
+    ``asyncio.run`` then fails (``tests/app/test_app_server.py``'s sessions): no other test may
+    run beside it.
+    """
+    yield
+    leaving = nextitem is None or nextitem.path != item.path
+    if _CHROMIUM and leaving and "browser" not in getattr(nextitem, "fixturenames", ()):
+        opened, _ = _CHROMIUM.pop()
+        opened.__exit__(None, None, None)
 
 
 @pytest.fixture

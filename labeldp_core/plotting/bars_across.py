@@ -20,19 +20,27 @@ __all__ = ["ACROSS_WHEN_NARROW", "ROW_PX", "laid_across", "lay_bars_across"]
 
 #: The key of a figure's ``layout.meta`` that asks for its bars across on a narrow chart.
 ACROSS_WHEN_NARROW = "bars across when narrow"
-#: The height of one group's row once laid across, in px: room for its bars' values.
+#: The least height of one group's row once laid across, in px: room for its bars' values.
 ROW_PX = 72
+#: Line height as a multiple of the font size, and the room a row keeps above and below its name.
+_LINE = 1.3
+_PAD_PX = 24
 #: The key of a trace's ``meta`` that marks it laid across.
 _LAID_ACROSS = "laid across"
 #: A marker that ticks a level across an upright bar, and the same tick on a bar laid across.
 _TICK_ACROSS = {"line-ew-open": "line-ns-open", "line-ew": "line-ns"}
 
 
-def lay_bars_across(figure: go.Figure) -> int:
+def lay_bars_across(figure: go.Figure, tick_px: int) -> int:
     """Turn ``figure``'s upright bars across, in place, if it asks for it.
 
+    Args:
+        figure: the figure; its groups' names are its x axis's ``ticktext``.
+        tick_px: the size of the names' font: every row is as tall as the longest name needs.
+
     Returns:
-        The least height of the plot in px for its rows (:data:`ROW_PX` a group); 0 when the
+        The least height of the plot in px for its rows (at least :data:`ROW_PX` a group, more
+        for names of several lines in a large font); 0 when the
         figure does not ask for it (it is left unchanged). A figure already laid across is
         left as it is, so that calling it twice changes nothing.
     """
@@ -41,7 +49,9 @@ def lay_bars_across(figure: go.Figure) -> int:
         return 0
     if not any(laid_across(trace) for trace in figure.data):  # once: a second call keeps them
         _turn(figure)
-    return len(figure.layout.yaxis.tickvals or ()) * ROW_PX
+    names = figure.layout.yaxis.ticktext or ()
+    lines = max((name.count("<br>") + 1 for name in names), default=1)
+    return len(names) * max(ROW_PX, round(lines * tick_px * _LINE) + _PAD_PX)
 
 
 def _turn(figure: go.Figure) -> None:

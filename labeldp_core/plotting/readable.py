@@ -280,7 +280,7 @@ def projector_ready(figure: go.Figure, *, demo: bool = False, narrow: bool = Fal
     """
     sizes = DEMO_SIZES if demo else SIZES
     panels = stack_panels(figure) if narrow else []
-    across = lay_bars_across(figure) if narrow else 0
+    across = lay_bars_across(figure, sizes.tick) if narrow else 0
     _style_axes(figure, sizes, narrow)
     named_below = narrow and end_labels_as_legend(figure)
     if narrow:

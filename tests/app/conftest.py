@@ -1,6 +1,7 @@
 """The app's fixtures: Streamlit's caches emptied per test, pages computing their points at once."""
 
 import sys
+from collections.abc import Iterator
 
 import pytest
 import streamlit as st
@@ -35,3 +36,15 @@ def main_module_restored():
     main = sys.modules["__main__"]
     yield
     sys.modules["__main__"] = main
+
+
+@pytest.fixture(scope="session")
+def layout_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The server of the layout tours and of the phone's checks, on each family page's first
+    view (``test_browser_layout.warm_first_views``): warmed and started once per process, not
+    once for each of the two modules (about 8 s under load)."""
+    from test_browser import warmed_app
+    from test_browser_layout import warm_first_views
+
+    with warmed_app(tmp_path_factory, warm_first_views) as url:
+        yield url

@@ -18,7 +18,8 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 from app_sessions import served_app
-from test_browser import IDLE, _ensure_chromium, chromium_browser
+from debian_chromium import ensure_chromium
+from test_browser import IDLE
 
 # One worker of `pytest -n` runs every browser test: one Chromium and one server at a time.
 pytestmark = pytest.mark.xdist_group("browser")
@@ -34,17 +35,10 @@ LARGE_PX = 40
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    _ensure_chromium()
+    ensure_chromium()
     cache = tmp_path_factory.mktemp("cache")
     with served_app(cache, LABELDP_READ_ONLY="1") as app:
         yield f"http://127.0.0.1:{app.port}"
-
-
-@pytest.fixture(scope="module")
-def browser(server: str):
-    """One Chromium (and one Playwright driver) for the module's tests, not one each."""
-    with chromium_browser() as chromium:
-        yield chromium
 
 
 def _page(browser, options: dict, url: str):

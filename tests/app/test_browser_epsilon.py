@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from test_browser import IDLE, NAV_LINKS, _open, _stand_in_training, chromium_browser, warmed_app
+from test_browser import IDLE, NAV_LINKS, _open, _stand_in_training, warmed_app
 
 from labeldp_core.cache import ResultCache
 from labeldp_core.experiments import run
@@ -83,9 +83,8 @@ def server(request: pytest.FixtureRequest, tmp_path_factory) -> Iterator[str]:
 
 
 @pytest.fixture(scope="module")
-def context(server: str):
-    with chromium_browser() as chromium:
-        yield chromium.new_context(viewport={"width": 1280, "height": 800})
+def context(server: str, browser):
+    return browser.new_context(viewport={"width": 1280, "height": 800})
 
 
 def _ran_at_another_epsilon(page, before: str) -> None:

@@ -13,6 +13,9 @@ side (Noisy model outputs, Laplace on labels) keep their panels' titles and axis
 the chart on a phone too.
 """
 
+from collections.abc import Callable
+from typing import Any
+
 import pytest
 import test_browser_layout as layout
 from test_browser import IDLE, NAV_LINKS, _open
@@ -21,8 +24,8 @@ from test_browser_layout import CHARTS_DRAWN, CUT_NAV, QUERY
 # One worker of `pytest -n` runs every browser test: one Chromium and one server at a time.
 pytestmark = pytest.mark.xdist_group("browser")
 
-#: The layout tests' fixtures: their server (its warmed cache) and their browser.
-server, browser = layout.server, layout.browser
+#: The layout tests' server (its warmed cache, started once in this process: tests/app/conftest.py).
+server = layout.server
 PHONE = {
     "viewport": {"width": 390, "height": 844},
     "is_mobile": True,
@@ -72,32 +75,39 @@ def phone(browser):
     context.close()
 
 
-def _opened(phone, server: str, path: str):
-    """The page at ``path`` on the phone in demo mode, its charts drawn and the page idle."""
-    page = _open(phone, f"{server}/{path}?{QUERY}&demo=1")
-    page.wait_for_function(CHARTS_DRAWN)
-    page.wait_for_selector(IDLE)
-    return page
+@pytest.fixture(scope="module")
+def opened(server: str, phone) -> Callable[[str], Any]:
+    """``opened(path)``: the page at ``path`` on the phone in demo mode, its charts drawn and the
+    page idle; opened once for the module's tests, which only read it (What ε means, Noisy
+    model outputs and Laplace on labels are each read by two: three page loads less)."""
+    pages: dict[str, Any] = {}
+
+    def page_at(path: str):
+        if path not in pages:
+            pages[path] = _open(phone, f"{server}/{path}?{QUERY}&demo=1")
+        page = pages[path]
+        page.wait_for_function(CHARTS_DRAWN)
+        page.wait_for_selector(IDLE)
+        return page
+
+    return page_at
 
 
 @pytest.mark.parametrize("path", ["epsilon_meaning", "audit"])
-def test_in_demo_mode_a_phone_shows_every_heading_value_box_link_and_chart_text_whole(
-    server, phone, path
-):
+def test_in_demo_mode_a_phone_shows_every_heading_value_box_link_and_chart_text_whole(opened, path):
     # Issue 53: at 390x844 in demo mode What ε means cut its value box "Guess of one label,
     # uniform prior (π = 1…" and its link "Play it as a class: open a round at ε = 1 on the
     # Class…"; Privacy audit cut "A release spending this much more th…" and "The audit proves
     # at least this multiple …" (value boxes' deltas, drawn on one line); the charts' titles,
     # wrapped for a page 820 px wide, ran past the phone's edge ("How sure an adversary can bec"),
     # and the audit's row "laplace (control: scale 1/ε, sensitivity 1)" was cut at its left.
-    page = _opened(phone, server, path)
+    page = opened(path)
     cut = page.evaluate(CUT_TEXTS)
     chart_texts = page.evaluate(CUT_CHART_TEXTS)
     shown = (
         page.locator(TEXTS).count(),
         page.locator("[data-testid='stPlotlyChart'] .gtitle").count(),
     )
-    page.close()
     assert shown[0] >= 10 and shown[1] >= 1, shown  # the page drew its texts and charts
     assert not cut and not chart_texts, (cut, chart_texts)
 
@@ -132,16 +142,15 @@ def test_in_demo_mode_the_class_rounds_controls_show_their_labels_whole(server, 
 
 @pytest.mark.parametrize("path", ["noisy_outputs", "laplace_labels"])
 def test_in_demo_mode_a_phone_keeps_the_titles_of_panels_side_by_side_inside_their_chart(
-    server, phone, path
+    opened, path
 ):
     # Issue 53: at 390x844 in demo mode the panels' titles and axis titles of figures of two or
     # more panels ran past the chart ("Argmax agreement" to x 400, "first principal axis",
     # "noisy outputs at ε = 1 (own scale)" to 446, "ALIBI posterior" to 401, in a chart ending
     # at 374): wrapped for a whole phone's width, not for a panel's share of it.
-    page = _opened(phone, server, path)
+    page = opened(path)
     chart_texts = page.evaluate(CUT_CHART_TEXTS)
     panels = page.locator("[data-testid='stPlotlyChart'] .annotation-text-g").count()
-    page.close()
     assert panels >= 2, panels  # the page drew its figure of panels
     assert not chart_texts, chart_texts
 
@@ -174,15 +183,14 @@ LEGEND_AND_TITLES = """() => [...document.querySelectorAll("[data-testid='stPlot
 
 @pytest.mark.parametrize("path", ["dpsgd", "epsilon_meaning", "noisy_outputs", "laplace_labels"])
 def test_in_demo_mode_a_phone_shows_every_legend_entry_whole_and_no_title_over_another(
-    server, phone, path
+    opened, path
 ):
     # Issue 53: at 390x844 in demo mode legend entries ran past the chart ("Vector randomized
     # response: ε per label…" to x 417 in a chart ending at 374), and the titles of panels side
     # by side covered each other ("Silhouette score" under "Calinski-Harabasz score"). The
     # series keep their names (the CSV's): an entry wraps; the panels stack on a phone.
-    page = _opened(phone, server, path)
+    page = opened(path)
     charts = page.evaluate(LEGEND_AND_TITLES)
-    page.close()
     assert charts, path
     assert not [c["cut"] for c in charts if c["cut"]], charts
     assert not [c["covered"] for c in charts if c["covered"]], charts
@@ -190,13 +198,15 @@ def test_in_demo_mode_a_phone_shows_every_legend_entry_whole_and_no_title_over_a
 
 
 @pytest.mark.parametrize("demo", [False, True], ids=["default", "demo"])
-def test_on_a_phone_compare_names_its_lines_under_a_plot_as_wide_as_the_chart(server, phone, demo):
+def test_on_a_phone_compare_names_its_lines_under_a_plot_as_wide_as_the_chart(
+    server, phone, opened, demo
+):
     # Issue 53: Compare named its lines in a right margin as wide as on a desktop, leaving the
     # plot 58 px wide on a phone; wrapped to 10 characters, the names still took half of the
     # chart's 358 px: the plot was 157 px wide in demo mode (189 px in the default type). On a
     # phone the names go in the legend under the plot, which keeps the chart's width.
     if demo:
-        page = _opened(phone, server, "compare")
+        page = opened("compare")  # the module's demo-mode page, shared: not closed here
     else:
         page = _open(phone, f"{server}/compare?{QUERY}")
         page.wait_for_function(CHARTS_DRAWN)
@@ -204,8 +214,36 @@ def test_on_a_phone_compare_names_its_lines_under_a_plot_as_wide_as_the_chart(se
     charts = page.evaluate(LEGEND_AND_TITLES)
     names = page.locator("[data-testid='stPlotlyChart']").first.locator(".legend .traces")
     shown = [text.strip() for text in names.all_text_contents()]
-    page.close()
+    if not demo:
+        page.close()
     (width, height), *_ = charts[0]["plots"]
     assert width >= 250 and height >= 300, charts[0]
     assert len(shown) >= 2 and all(shown), shown  # every line named, under the plot
     assert not charts[0]["cut"] and not charts[0]["covered"], charts[0]
+
+
+#: The boxes of the group names of What ε means' measured guesses (under its bars or beside them).
+GROUP_NAMES = """() => {
+  const chart = [...document.querySelectorAll("[data-testid='stPlotlyChart']")]
+    .find(c => c.textContent.includes('Measured guesses'));
+  return [...chart.querySelectorAll('.xtick text, .ytick text')]
+    .filter(t => /[a-z]/i.test(t.textContent))
+    .map(t => [t.textContent, t.getBoundingClientRect()])
+    .map(([text, r]) => [text, r.left, r.top, r.right, r.bottom]);
+}"""
+
+
+def test_in_demo_mode_a_phone_writes_each_measured_guess_groups_name_apart(opened):
+    # Issue 53: at 390x844 the seven group names under the upright bars of What ε means'
+    # measured guesses ran into each other ("RR with prior" over "LP-2ST"); laid across on a
+    # phone, each group's name has a row of its own.
+    page = opened("epsilon_meaning")
+    names = page.evaluate(GROUP_NAMES)
+    assert len(names) >= 2, names
+    covered = [
+        (a[0], b[0])
+        for i, a in enumerate(names)
+        for b in names[i + 1 :]
+        if min(a[3], b[3]) - max(a[1], b[1]) > 1 and min(a[4], b[4]) - max(a[2], b[2]) > 1
+    ]
+    assert not covered, covered

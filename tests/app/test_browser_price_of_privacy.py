@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_browser import IDLE, STARTUP_WAIT_S, _open, chromium_browser, warmed_app
+from test_browser import IDLE, STARTUP_WAIT_S, _open, warmed_app
 
 from labeldp_core.cache import ResultCache
 from labeldp_core.experiments import run
@@ -36,12 +36,6 @@ def _warm(directory: Path) -> None:
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     with warmed_app(tmp_path_factory, _warm) as url:
         yield url
-
-
-@pytest.fixture(scope="module")
-def browser(server: str):
-    with chromium_browser() as chromium:
-        yield chromium
 
 
 def _shown_epsilon(where) -> str:

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from test_browser import _open, chromium_browser, warmed_app
+from test_browser import _open, warmed_app
 
 from labeldp_core.cache import ResultCache
 from labeldp_core.experiments import MECHANISMS
@@ -41,13 +41,6 @@ def _warm(directory: Path) -> None:
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     with warmed_app(tmp_path_factory, _warm) as url:
         yield url
-
-
-@pytest.fixture(scope="module")
-def browser(server: str):
-    """One Chromium (and one Playwright driver) for the module's four views, not one each."""
-    with chromium_browser() as chromium:
-        yield chromium
 
 
 def _bottom(page, selector: str, text: str) -> float:

@@ -14,9 +14,6 @@ from typing import Any, NamedTuple
 import plotly.graph_objects as go
 from plotly.offline import get_plotlyjs
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
-
 #: Each text of a drawn chart: (kind, text, [left, top, right, bottom]) in px of the page.
 _BOXES = """
 async ([figure, width, height]) => {
@@ -107,10 +104,8 @@ def _overlap(a: tuple[float, ...], b: tuple[float, ...]) -> float:
 
 
 @contextmanager
-def chart_drawer(tmp: Path) -> Iterator[Any]:
-    """A function ``draw(figure, width, height) -> Drawn`` backed by one Chromium page."""
-    from playwright.sync_api import sync_playwright
-
+def chart_drawer(tmp: Path, browser: Any) -> Iterator[Any]:
+    """A function ``draw(figure, width, height) -> Drawn`` backed by one page of ``browser``."""
     (tmp / "plotly.min.js").write_text(get_plotlyjs(), encoding="utf-8")
     page_file = tmp / "chart.html"
     page_file.write_text(
@@ -118,19 +113,17 @@ def chart_drawer(tmp: Path) -> Iterator[Any]:
         '<body style="margin:0"><div id="chart"></div></body></html>',
         encoding="utf-8",
     )
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        page = browser.new_page(viewport={"width": 1400, "height": 1400})
-        page.goto(page_file.as_uri())
+    page = browser.new_page(viewport={"width": 1400, "height": 1400})
+    page.goto(page_file.as_uri())
 
-        def draw(figure: go.Figure, width: int = 820, height: int | None = None) -> Drawn:
-            spec = json.loads(figure.to_json())
-            tall = height or spec["layout"].get("height") or 450
-            found = page.evaluate(_BOXES, [spec, width, tall])
-            texts = [Text(kind, text, tuple(box)) for kind, text, box in found["boxes"]]
-            return Drawn(texts, tuple(found["frame"]))
+    def draw(figure: go.Figure, width: int = 820, height: int | None = None) -> Drawn:
+        spec = json.loads(figure.to_json())
+        tall = height or spec["layout"].get("height") or 450
+        found = page.evaluate(_BOXES, [spec, width, tall])
+        texts = [Text(kind, text, tuple(box)) for kind, text, box in found["boxes"]]
+        return Drawn(texts, tuple(found["frame"]))
 
-        try:
-            yield draw
-        finally:
-            browser.close()
+    try:
+        yield draw
+    finally:
+        page.close()

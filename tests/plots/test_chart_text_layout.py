@@ -11,10 +11,11 @@ import os
 from collections.abc import Iterator
 
 import pytest
+from debian_chromium import CHROMIUM
 
 from labeldp_core.plots import projector_ready
 from tests.plots.chart_samples import IN_COLUMNS, NAMED
-from tests.plots.chart_text import CHROMIUM, Drawn, chart_drawer
+from tests.plots.chart_text import Drawn, chart_drawer
 
 # One worker of `pytest -n` runs every browser test: one Chromium and one server at a time.
 pytestmark = [
@@ -24,8 +25,8 @@ pytestmark = [
 
 
 @pytest.fixture(scope="module")
-def draw(tmp_path_factory: pytest.TempPathFactory) -> Iterator:
-    with chart_drawer(tmp_path_factory.mktemp("charts")) as drawer:
+def draw(tmp_path_factory: pytest.TempPathFactory, browser) -> Iterator:
+    with chart_drawer(tmp_path_factory.mktemp("charts"), browser) as drawer:
         yield drawer
 
 
