@@ -122,10 +122,15 @@ def _screenshot(page, name: str) -> None:
 
 def _epsilon_shown(page) -> tuple[str, str, str]:
     """What the epsilon slider's thumb, the exact box and the address bar say."""
+    from playwright.sync_api import expect
+
     slider = page.locator("[data-testid='stSlider']", has_text="ε (log scale)")
     thumb = slider.locator("[data-testid='stSliderThumbValue']").inner_text()
-    box = page.get_by_label("ε, exact").first.input_value()
-    return thumb, box, parse_qs(urlparse(page.url).query).get("epsilon", [""])[0]
+    exact = page.get_by_label("ε, exact").first
+    # On a fresh server's first run the box is drawn before its value (the clean-clone run at
+    # 3c0746a read '' once under load): wait for a value, then read it.
+    expect(exact).not_to_have_value("", timeout=30_000)
+    return thumb, exact.input_value(), parse_qs(urlparse(page.url).query).get("epsilon", [""])[0]
 
 
 def _go(page, title: str) -> None:
