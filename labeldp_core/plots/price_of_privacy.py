@@ -26,10 +26,11 @@ from labeldp_core.engine.spec import RunResult
 from labeldp_core.mechanisms import expected_flip_rate
 from labeldp_core.plots.audit_names import PlacedName, name_room, narrow_chars, place_names
 from labeldp_core.plots.compare import short_name
+from labeldp_core.plots.scores import score_vs_epsilon
 from labeldp_core.plotting.colours import series_styles
-from labeldp_core.plotting.common import LABEL_DP_AXIS_RANGE, LABEL_DP_RANGE, score_vs_epsilon
+from labeldp_core.plotting.common import LABEL_DP_AXIS_RANGE, LABEL_DP_RANGE
 from labeldp_core.plotting.readable import DEMO_SIZES, SIZES, TextSizes
-from labeldp_core.registry import MECHANISMS
+from labeldp_core.registry import MECHANISM_STYLES, MECHANISMS
 from labeldp_core.services.price_of_privacy import MODEL, RELEASE, AuditedBound
 
 __all__ = [
@@ -262,7 +263,7 @@ def _frame(
         hoverinfo="skip",
     )
     points = accuracy_at(results, epsilon)
-    styles = series_styles(results)
+    styles = series_styles(results, MECHANISM_STYLES)
     here = [a for a in audits if a.epsilon == epsilon]
     proven = [
         (f"{_name(a.mechanism)}{_SOURCE[a.source]} ≥ {a.lower_bound:.2g}", "#222")
@@ -289,7 +290,7 @@ def _accuracy_lines(
     The mechanisms not computed there are named last, wrapped to the narrowest plot's width.
     """
     points = accuracy_at(results, epsilon)
-    styles = series_styles(results)
+    styles = series_styles(results, MECHANISM_STYLES)
     absent = [_name(m) for m in results if m not in {p.mechanism for p in points}]
     lines = _highest_first(
         [f"{_name(p.mechanism)} {p.mean:.2f}" for p in points],
