@@ -40,7 +40,8 @@ def test_a_toy_family_from_a_folder_shows_on_every_derived_table(toy_family):
             "toy-coin",
             "toy-coin (control: 3ε)",
         ]
-        assert series_styles({"Toy coins": []})["Toy coins"] == ("#123456", "solid")
+        toy = series_styles({"Toy coins": []}, registry.MECHANISM_STYLES)
+        assert toy["Toy coins"] == ("#123456", "solid")
         assert plots.toy_keep_figure([1.0]).data[0].x == (1.0,)
         grid = demo_configs("digits", ["toy-coin"], seeds=[0])
         assert sorted(config.epsilon for config in grid) == [0.5, 2.0]

@@ -1,11 +1,12 @@
 """Pure plotting functions: data in, a ``plotly.graph_objects.Figure`` out (no Streamlit).
 
-Every figure says on its axes what it shows, so a screenshot can be read without the page. The
-shared helpers (:mod:`~labeldp_core.plotting.common`, :mod:`~labeldp_core.plotting.colours`,
-:mod:`~labeldp_core.plotting.readable`) and the figures that compose every mechanism (Compare, the
-audit, the attacks, the papers) live here; each family's figures live in its folder
-(``labeldp_core/families/<family>/plots.py``). This package serves them all by name, each loaded
-on first use (PEP 562): a family's plots import the shared helpers from here.
+Every figure says on its axes what it shows, so a screenshot can be read without the page. Each
+family's figures live in its folder (``labeldp_core/families/<family>/plots.py``), drawn with the
+plotting base below the families (:mod:`labeldp_core.plotting`: layout, readable type, colours);
+the figures that draw several families' mechanisms (Compare, score vs ε, the audit, the attacks,
+the papers, DP-SGD beside a label-DP family) live here, above the registry, whose table of every
+mechanism's colour they style their series by. This package serves them all by name, each
+loaded on first use (PEP 562).
 """
 
 from importlib import import_module
@@ -17,13 +18,17 @@ _HOMES: dict[str, str] = {
     "ATTACKS": "labeldp_core.plots.attack",
     "EPSILON_AXIS": "labeldp_core.plotting.common",
     "LAYOUT": "labeldp_core.plotting.common",
+    "UNITS_NOTE": "labeldp_core.plots.scores",
     "UNIT_DASH": "labeldp_core.plots.compare",
+    "accuracy_by_privacy_unit": "labeldp_core.plots.scores",
     "attack_bars": "labeldp_core.plots.attack",
     "audit_figure": "labeldp_core.plots.audit",
     "clean_baseline": "labeldp_core.plots.compare",
     "comparison_figure": "labeldp_core.plots.compare",
     "discrete_laplace_figure": "labeldp_core.plots.laplace_noise",
+    "dppl_accuracy_curves": "labeldp_core.plots.dppl_vs_dpsgd",
     "figure_table": "labeldp_core.plotting.common",
+    "flip_rate_comparison": "labeldp_core.plots.flip_rates",
     "guess_bound": "labeldp_core.plots.attack",
     "guess_bound_figure": "labeldp_core.plots.attack",
     "inference_gain_figure": "labeldp_core.plots.inference",
@@ -33,9 +38,11 @@ _HOMES: dict[str, str] = {
     "mark_epsilon": "labeldp_core.plotting.common",
     "neighbour_outputs_figure": "labeldp_core.plots.attack",
     "papers_figure": "labeldp_core.plots.papers",
+    "per_class_accuracy_bars": "labeldp_core.plots.dppl_vs_dpsgd",
+    "per_class_accuracy_curves": "labeldp_core.plots.dppl_vs_dpsgd",
     "price_of_privacy_figure": "labeldp_core.plots.price_of_privacy",
     "projector_ready": "labeldp_core.plotting.readable",
-    "score_vs_epsilon": "labeldp_core.plotting.common",
+    "score_vs_epsilon": "labeldp_core.plots.scores",
     "summary_at": "labeldp_core.plots.compare",
     "summary_rows": "labeldp_core.plots.compare",
     "tail_probability_figure": "labeldp_core.plots.laplace_noise",

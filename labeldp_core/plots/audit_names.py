@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from labeldp_core.plotting.common import LABEL_DP_AXIS_RANGE
+from labeldp_core.plotting.line_height import LINE_HEIGHT
 
 __all__ = ["NARROW_PLOT_PX", "PlacedName", "name_room", "narrow_chars", "place_names"]
 
@@ -34,10 +35,8 @@ NARROW_PLOT_PX = 290
 #: One character's width as a share of the font size: more than the chart's font draws
 #: (measured 0.42 to 0.47 for "≥ 0.47–0.49"), so a box is never narrower than its text.
 _CHAR_WIDTH = 0.55
-#: Line height as a multiple of the font size; the room kept above a mark's centre, in px (a
-#: 16 px diamond reaches 10.4 px above it: Plotly draws diamonds 1.3 times their radius), and
-#: the half-height of a mark's box.
-_LINE = 1.3
+#: The room kept above a mark's centre, in px (a 16 px diamond reaches 10.4 px above it: Plotly
+#: draws diamonds 1.3 times their radius), and the half-height of a mark's box.
 _ABOVE_MARK_PX = 13
 _MARK_PX = 11
 #: The places beside a mark, in order of preference: Plotly's text position, and how far the
@@ -53,7 +52,7 @@ def name_room(size: int) -> float:
     >>> name_room(20)
     39.0
     """
-    return _ABOVE_MARK_PX + size * _LINE
+    return _ABOVE_MARK_PX + size * LINE_HEIGHT
 
 
 def narrow_chars(size: int) -> int:
@@ -111,7 +110,7 @@ def _candidates(
     panel: _Panel, epsilon: float, height: float, text: str, size: int
 ) -> list[tuple[tuple[float, float, float, float], str, int]]:
     """Each place beside the marks at (``epsilon``, ``height``): (box in px, position, row)."""
-    wide, tall = len(text) * _CHAR_WIDTH * size, size * _LINE
+    wide, tall = len(text) * _CHAR_WIDTH * size, size * LINE_HEIGHT
     x, bottom = panel.x(epsilon), panel.y(height) + _ABOVE_MARK_PX
     return [
         (
@@ -176,7 +175,7 @@ def _in_order(
             if found is not None:
                 crossed, row, position, box = found
                 taken.append(box)
-                lift = (_ABOVE_MARK_PX + row * size * _LINE) / panel.height_px * panel.top
+                lift = (_ABOVE_MARK_PX + row * size * LINE_HEIGHT) / panel.height_px * panel.top
                 corners = (panel.at(box[0], box[1]), panel.at(box[2], box[3]))
                 placed.append(PlacedName(epsilon, height + lift, position, text, corners))
                 cost = [cost[0] - 1, cost[1] + shortened, cost[2] + crossed, cost[3] + row]

@@ -20,9 +20,11 @@ from labeldp_core.choosing.summary import (
     summary_rows,
 )
 from labeldp_core.engine.spec import RunResult
+from labeldp_core.plots.scores import score_vs_epsilon
 from labeldp_core.plotting.colours import UNIT_DASH, mechanism_of
-from labeldp_core.plotting.common import LABEL_DP_AXIS_RANGE, LABEL_DP_RANGE, score_vs_epsilon
+from labeldp_core.plotting.common import LABEL_DP_AXIS_RANGE, LABEL_DP_RANGE
 from labeldp_core.plotting.end_labels import add_end_label
+from labeldp_core.registry import MECHANISM_STYLES
 
 __all__ = [
     "NEIGHBOURS",
@@ -84,7 +86,7 @@ def comparison_figure(
     mechanisms = {
         label: mechanism
         for label, (name, rows) in zip(named, results.items(), strict=True)
-        if (mechanism := mechanism_of(name, rows)) is not None
+        if (mechanism := mechanism_of(name, rows, MECHANISM_STYLES)) is not None
     }
     figure = score_vs_epsilon(
         named, metric=metric, marked_epsilon=marked_epsilon, at_spent=True, mechanisms=mechanisms

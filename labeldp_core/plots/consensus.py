@@ -16,8 +16,10 @@ from plotly.subplots import make_subplots
 
 from labeldp_core.engine.consensus import CONSENSUS_NOTE
 from labeldp_core.engine.spec import RunResult
+from labeldp_core.plots.scores import score_vs_epsilon
 from labeldp_core.plotting.colours import band_colour, series_styles
-from labeldp_core.plotting.common import EPSILON_AXIS, LAYOUT, mark_epsilon, score_vs_epsilon
+from labeldp_core.plotting.common import EPSILON_AXIS, LAYOUT, mark_epsilon
+from labeldp_core.registry import MECHANISM_STYLES
 
 __all__ = [
     "CONSENSUS_SUFFIX",
@@ -60,7 +62,7 @@ def consensus_curves(
         chance: the accuracy of guessing, drawn dotted.
         marked_epsilon: the epsilon chosen on the page.
         mechanisms: each name's mechanism (or variant, "laplace/soft") where the name does not
-            say it, as :func:`~labeldp_core.plotting.common.score_vs_epsilon` takes it.
+            say it, as :func:`~labeldp_core.plots.score_vs_epsilon` takes it.
 
     Each retrained series is named :func:`consensus_name` and drawn in its series' colour,
     dotted, with diamond markers; its band (over seeds) in the same colour.
@@ -72,7 +74,7 @@ def consensus_curves(
     figure = score_vs_epsilon(
         series, baseline, chance=chance, marked_epsilon=marked_epsilon, mechanisms=mechanisms
     )
-    styles = series_styles(without, mechanisms)
+    styles = series_styles(without, MECHANISM_STYLES, mechanisms)
     for trace in figure.data:
         name = _series_of(str(trace.name), styles)
         if name is None:
@@ -131,7 +133,7 @@ def consensus_set_figure(
             "label accuracy (diagnostic: reads true labels)",
         ),
     )
-    styles = series_styles(retrained, mechanisms)
+    styles = series_styles(retrained, MECHANISM_STYLES, mechanisms)
     for name, rows in retrained.items():
         colour = styles[name][0]
         for column, figure_key, dash, label in (

@@ -15,6 +15,7 @@ from labeldp_core.plotting.common import (
     mark_epsilon,
     seeds_band,
 )
+from labeldp_core.registry import MECHANISM_STYLES
 
 __all__ = ["inference_gain_figure"]
 
@@ -72,7 +73,7 @@ def inference_gain_figure(
     for point in sorted(points, key=lambda p: p.epsilon):
         by_name[(titles or {}).get(point.mechanism, point.mechanism)].append(point)
     mechanisms = {name: found[0].mechanism for name, found in by_name.items()}
-    styles = series_styles({name: [] for name in by_name}, mechanisms)
+    styles = series_styles({name: [] for name in by_name}, MECHANISM_STYLES, mechanisms)
     figure = go.Figure()
     epsilons = [p.epsilon for p in points] or list(LABEL_DP_RANGE)
     _bound_curve(figure, min(*epsilons, LABEL_DP_RANGE[0]), max(*epsilons, LABEL_DP_RANGE[1]))

@@ -26,10 +26,12 @@ from labeldp_core.engine.spec import RunResult
 from labeldp_core.mechanisms import expected_flip_rate
 from labeldp_core.plots.audit_names import PlacedName, name_room, narrow_chars, place_names
 from labeldp_core.plots.compare import short_name
+from labeldp_core.plots.scores import score_vs_epsilon
 from labeldp_core.plotting.colours import series_styles
-from labeldp_core.plotting.common import LABEL_DP_AXIS_RANGE, LABEL_DP_RANGE, score_vs_epsilon
+from labeldp_core.plotting.common import LABEL_DP_AXIS_RANGE, LABEL_DP_RANGE
+from labeldp_core.plotting.line_height import LINE_HEIGHT
 from labeldp_core.plotting.readable import DEMO_SIZES, SIZES, TextSizes
-from labeldp_core.registry import MECHANISMS
+from labeldp_core.registry import MECHANISM_STYLES, MECHANISMS
 from labeldp_core.services.price_of_privacy import MODEL, RELEASE, AuditedBound
 
 __all__ = [
@@ -75,9 +77,7 @@ _IMAGE_GUESS = (
 _SOURCE = {RELEASE: "", MODEL: " (model)"}
 #: Each panel's plot in px (the accuracies' eight lines need the most room to tell apart).
 _PANEL_PX = (120, 190, 130)
-#: Plotly's distance between two lines of text, as a multiple of the font size; the gap
-#: between stacked texts, in px.
-_LINE = 1.3
+#: The gap between stacked texts, in px.
 _GAP = 6
 #: Under the bottom panel, besides its tick labels and axis title: the slider, in px.
 _SLIDER_PX = 90
@@ -148,14 +148,16 @@ def _layout(sizes: TextSizes, readout_lines: tuple[int, int]) -> _Layout:
     :func:`~labeldp_core.plotting.readable.projector_ready` gives them (title, top panel's
     title; tick labels, axis title).
     """
-    title = sizes.axis_title * _LINE + _GAP
-    bands = [lines * sizes.note * _LINE + 2 * _GAP for lines in readout_lines]
-    slider = (sizes.tick + sizes.axis_title) * _LINE + _SLIDER_PX
+    title = sizes.axis_title * LINE_HEIGHT + _GAP
+    bands = [lines * sizes.note * LINE_HEIGHT + 2 * _GAP for lines in readout_lines]
+    slider = (sizes.tick + sizes.axis_title) * LINE_HEIGHT + _SLIDER_PX
     edges = [slider, slider + _PANEL_PX[2]]
     edges += [edges[-1] + title + bands[1], edges[-1] + title + bands[1] + _PANEL_PX[1]]
     edges += [edges[-1] + title + bands[0], edges[-1] + title + bands[0] + _PANEL_PX[0]]
     plot = edges[-1]
-    margins = (sizes.title + sizes.axis_title + sizes.tick + sizes.axis_title) * _LINE + 6 * _GAP
+    margins = (
+        sizes.title + sizes.axis_title + sizes.tick + sizes.axis_title
+    ) * LINE_HEIGHT + 6 * _GAP
     domains = tuple((edges[i] / plot, edges[i + 1] / plot) for i in (4, 2, 0))
     return _Layout(sizes.note, round(plot + margins), domains)
 
@@ -262,7 +264,7 @@ def _frame(
         hoverinfo="skip",
     )
     points = accuracy_at(results, epsilon)
-    styles = series_styles(results)
+    styles = series_styles(results, MECHANISM_STYLES)
     here = [a for a in audits if a.epsilon == epsilon]
     proven = [
         (f"{_name(a.mechanism)}{_SOURCE[a.source]} ≥ {a.lower_bound:.2g}", "#222")
@@ -289,7 +291,7 @@ def _accuracy_lines(
     The mechanisms not computed there are named last, wrapped to the narrowest plot's width.
     """
     points = accuracy_at(results, epsilon)
-    styles = series_styles(results)
+    styles = series_styles(results, MECHANISM_STYLES)
     absent = [_name(m) for m in results if m not in {p.mechanism for p in points}]
     lines = _highest_first(
         [f"{_name(p.mechanism)} {p.mean:.2f}" for p in points],
@@ -364,7 +366,7 @@ def _written(
     low, high = span
     if not lines:
         return go.Scatter(x=[], y=[], mode="text", hoverinfo="skip")
-    tall = min(len(lines) * size * _LINE / _PANEL_PX[2], 1.0)
+    tall = min(len(lines) * size * LINE_HEIGHT / _PANEL_PX[2], 1.0)
     wide = max(len(text) for text, _ in lines) * _DECADES_PER_CHAR_PX * size
     x0, x1 = np.log10(epsilon) + (np.array([-wide, 0]) if side == "left" else np.array([0, wide]))
     inside_x = (np.log10(curve[0]) >= x0) & (np.log10(curve[0]) <= x1)

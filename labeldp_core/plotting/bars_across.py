@@ -16,14 +16,15 @@ axes trade places. The chart's CSV is unchanged: every trace laid across is mark
 import plotly.graph_objects as go
 from plotly.basedatatypes import BaseTraceType
 
+from labeldp_core.plotting.line_height import LINE_HEIGHT
+
 __all__ = ["ACROSS_WHEN_NARROW", "ROW_PX", "laid_across", "lay_bars_across"]
 
 #: The key of a figure's ``layout.meta`` that asks for its bars across on a narrow chart.
 ACROSS_WHEN_NARROW = "bars across when narrow"
 #: The least height of one group's row once laid across, in px: room for its bars' values.
 ROW_PX = 72
-#: Line height as a multiple of the font size, and the room a row keeps above and below its name.
-_LINE = 1.3
+#: The room a row keeps above and below its name, in px.
 _PAD_PX = 24
 #: The key of a trace's ``meta`` that marks it laid across.
 _LAID_ACROSS = "laid across"
@@ -51,7 +52,7 @@ def lay_bars_across(figure: go.Figure, tick_px: int) -> int:
         _turn(figure)
     names = figure.layout.yaxis.ticktext or ()
     lines = max((name.count("<br>") + 1 for name in names), default=1)
-    return len(names) * max(ROW_PX, round(lines * tick_px * _LINE) + _PAD_PX)
+    return len(names) * max(ROW_PX, round(lines * tick_px * LINE_HEIGHT) + _PAD_PX)
 
 
 def _turn(figure: go.Figure) -> None:

@@ -5,28 +5,31 @@ next: the colour belongs to the mechanism, not to its position in a chart's sele
 belongs to the privacy unit (solid for label DP, dashed for example DP, dotted for local DP on
 outputs), so guarantees that are not on one scale are told apart at a glance.
 
-Each mechanism's colour is declared by its family; the registry (:mod:`labeldp_core.registry`)
-holds them. The families' own figures style their series with this module, so it reads the
-registry when a colour is asked for, not when it is imported: the one late-bound look-up from
-the plotting base up to the registry (a figure of one family may draw another's series, e.g.
-RR beside RR-with-prior).
+Each mechanism's colour is declared by its family. This module reads no family and not the
+registry (which sits above the families): a figure hands it the table of the mechanisms it may
+draw (:class:`MechanismStyle` by id). A family's own figure hands its family's
+(:func:`styles_of` its declared mechanisms); a figure that draws several families' mechanisms
+lives in :mod:`labeldp_core.plots`, above the registry, and hands the registry's
+(:data:`~labeldp_core.registry.MECHANISM_STYLES`).
 """
 
-from collections.abc import Mapping, Sequence
-from importlib import import_module
-from types import ModuleType
-from typing import Any
+from collections.abc import Iterable, Mapping, Sequence
+from typing import NamedTuple, Protocol
 
-from labeldp_core.engine.spec import RunResult
+from labeldp_core.engine.spec import MechanismSpec, RunResult
 
 __all__ = [
     "PALETTE",
     "UNIT_DASH",
     "VARIANT_SHADES",
+    "Declared",
+    "MechanismStyle",
     "band_colour",
     "mechanism_of",
+    "mechanism_style",
     "series_styles",
     "shade",
+    "styles_of",
 ]
 
 #: Colour-blind-safe qualitative colours (Okabe & Ito 2008, then Tol's muted set): distinct on a
@@ -83,28 +86,53 @@ def shade(colour: str, amount: float) -> str:
     return "#" + "".join(f"{round(c + (target - c) * abs(amount)):02x}" for c in channels)
 
 
-def _registry() -> ModuleType:
-    """The registry, read when a colour is asked for (see the module's docstring)."""
-    return import_module("labeldp_core.registry")
+class MechanismStyle(NamedTuple):
+    """What a chart draws of one mechanism: its colour, the dash of its unit, its name.
+
+    Attributes:
+        title: its name on the pages; a series named by it shows it.
+        unit: its privacy unit, which sets its dash (:data:`UNIT_DASH`).
+        colour: its colour (``#rrggbb``), declared by its family.
+    """
+
+    title: str
+    unit: str
+    colour: str
 
 
-def __getattr__(name: str) -> Any:
-    """``MECHANISM_COLOURS``: each mechanism's colour by id, from the registry (PEP 562)."""
-    if name == "MECHANISM_COLOURS":
-        return _registry().MECHANISM_COLOURS
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+class Declared(Protocol):
+    """A mechanism as its family declares it (:class:`~labeldp_core.families.family.Mechanism`)."""
+
+    @property
+    def spec(self) -> MechanismSpec:
+        """What the engine runs: its id, title and privacy unit."""
+
+    @property
+    def colour(self) -> str:
+        """Its colour on every chart."""
 
 
-def mechanism_of(name: str, results: Sequence[RunResult]) -> str | None:
-    """The mechanism a series shows, or None.
+def mechanism_style(mechanism: Declared) -> MechanismStyle:
+    """The style of a declared mechanism: its title and unit (its spec's) and its colour."""
+    return MechanismStyle(mechanism.spec.title, mechanism.spec.privacy_unit, mechanism.colour)
+
+
+def styles_of(mechanisms: Iterable[Declared]) -> dict[str, MechanismStyle]:
+    """The table of ``mechanisms``' styles by id: a family's own, for its figures."""
+    return {mechanism.spec.id: mechanism_style(mechanism) for mechanism in mechanisms}
+
+
+def mechanism_of(
+    name: str, results: Sequence[RunResult], table: Mapping[str, MechanismStyle]
+) -> str | None:
+    """The mechanism of ``table`` a series shows, or None.
 
     Its name if that is a mechanism's id or title, else the one mechanism all its results come
     from (None when it has no results yet, or results of several mechanisms).
     """
-    mechanisms = _registry().MECHANISMS
-    if name in mechanisms:
+    if name in table:
         return name
-    titled = [m for m, spec in mechanisms.items() if spec.title == name]
+    titled = [m for m, style in table.items() if style.title == name]
     if titled:
         return titled[0]
     found = {r.mechanism for r in results}
@@ -112,27 +140,29 @@ def mechanism_of(name: str, results: Sequence[RunResult]) -> str | None:
 
 
 def series_styles(
-    series: Mapping[str, Sequence[RunResult]], mechanisms: Mapping[str, str] | None = None
+    series: Mapping[str, Sequence[RunResult]],
+    table: Mapping[str, MechanismStyle],
+    mechanisms: Mapping[str, str] | None = None,
 ) -> dict[str, tuple[str, str]]:
-    """(colour, dash) per series name, from the mechanism each series shows.
+    """(colour, dash) per series name, from the mechanism of ``table`` each series shows.
 
     A series' mechanism is ``mechanisms[name]`` if given, else :func:`mechanism_of`; its colour
-    is the mechanism's (:data:`MECHANISM_COLOURS`) and its dash its privacy unit's, whatever
+    is the mechanism's (its ``table`` entry) and its dash its privacy unit's, whatever
     else is drawn beside it and whether or not the others have points. ``mechanisms[name]`` may
     name a variant, "laplace/soft": it then takes that variant's fixed shade of the mechanism's
     colour (:data:`VARIANT_SHADES`). Other series of one mechanism take shades in their order;
     a series of no known mechanism takes the palette at its place.
     """
-    registry = _registry()
     mechanisms = mechanisms or {}
     found = {
-        name: mechanisms.get(name) or mechanism_of(name, rows) for name, rows in series.items()
+        name: mechanisms.get(name) or mechanism_of(name, rows, table)
+        for name, rows in series.items()
     }
     seen: dict[str, int] = {}
     styles = {}
     for index, (name, named) in enumerate(found.items()):
         mechanism = (named or "").split("/")[0]
-        if mechanism not in registry.MECHANISMS:
+        if mechanism not in table:
             styles[name] = (PALETTE[index % len(PALETTE)], "solid")
             continue
         if named in VARIANT_SHADES:
@@ -141,7 +171,6 @@ def series_styles(
             variant = seen.get(mechanism, 0)
             seen[mechanism] = variant + 1
             amount = _VARIANT_SHADES[variant % len(_VARIANT_SHADES)]
-        colour = shade(registry.MECHANISM_COLOURS[mechanism], amount)
-        unit = registry.MECHANISMS[mechanism].privacy_unit
-        styles[name] = (colour, UNIT_DASH.get(unit, "solid"))
+        style = table[mechanism]
+        styles[name] = (shade(style.colour, amount), UNIT_DASH.get(style.unit, "solid"))
     return styles

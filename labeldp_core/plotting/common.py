@@ -10,7 +10,7 @@ import plotly.graph_objects as go
 from labeldp_core.accounting.units import EXAMPLE_TO_LABEL
 from labeldp_core.engine.spec import RunResult
 from labeldp_core.plotting.bars_across import laid_across
-from labeldp_core.plotting.colours import band_colour, series_styles
+from labeldp_core.plotting.colours import MechanismStyle, band_colour, series_styles
 from labeldp_core.plotting.legend_names import series_name
 
 __all__ = [
@@ -23,7 +23,7 @@ __all__ = [
     "mark_bound",
     "mark_epsilon",
     "mark_epsilon_level",
-    "score_vs_epsilon",
+    "score_curves",
     "seeds_band",
 ]
 
@@ -131,8 +131,9 @@ def _points(results: Sequence[RunResult], at_spent: bool) -> list[tuple[float, f
     ]
 
 
-def score_vs_epsilon(
+def score_curves(
     series: Mapping[str, Sequence[RunResult]],
+    table: Mapping[str, MechanismStyle],
     baseline: float | None = None,
     *,
     metric: str = "test accuracy",
@@ -143,9 +144,14 @@ def score_vs_epsilon(
 ) -> go.Figure:
     """Mean test score vs epsilon per named series, with a min-max band over seeds.
 
+    The figure of :func:`labeldp_core.plots.score_vs_epsilon`, which hands it every registered
+    mechanism's style; a family's own figure hands its family's.
+
     Args:
         series: results by legend name (for example by mechanism); several seeds per epsilon
             are averaged.
+        table: the style of each mechanism a series may show, by id
+            (:func:`~labeldp_core.plotting.colours.series_styles`).
         baseline: the score of the same model trained on clean labels, drawn as a line.
         metric: the y-axis title ("test accuracy" or "test MSE").
         chance: the score of random guessing, drawn as a dotted line.
@@ -153,10 +159,10 @@ def score_vs_epsilon(
         at_spent: put each point at the epsilon its accounting computed (the largest over its
             seeds) instead of the epsilon asked for; the hover shows both.
         mechanisms: the mechanism id by series name, where the name does not say it; a series'
-            colour and dash come from its mechanism (see ``colours.series_styles``).
+            colour and dash come from its mechanism.
     """
     figure = go.Figure()
-    styles = series_styles(series, mechanisms)
+    styles = series_styles(series, table, mechanisms)
     for name, results in series.items():
         points = _points(results, at_spent)
         if not points:

@@ -15,6 +15,7 @@ import textwrap
 import plotly.graph_objects as go
 
 from labeldp_core.plotting.legend_names import rename_entry
+from labeldp_core.plotting.line_height import LINE_HEIGHT
 
 __all__ = [
     "END_LABEL",
@@ -29,8 +30,7 @@ __all__ = [
 END_LABEL = "end label"
 #: Characters per line of a label before it wraps: short names stay on one line.
 _LABEL_WIDTH = 20
-#: Line height as a multiple of the font size, and the space kept between two labels in px.
-_LINE = 1.3
+#: The space kept between two labels, in px.
 _GAP = 4
 
 
@@ -114,7 +114,7 @@ def end_labels_as_legend(figure: go.Figure) -> bool:
 
 
 def _height(label: go.layout.Annotation, size: int) -> float:
-    return (label.text or "").count("<br>") * size * _LINE + size * _LINE + _GAP
+    return (label.text or "").count("<br>") * size * LINE_HEIGHT + size * LINE_HEIGHT + _GAP
 
 
 def end_label_room(figure: go.Figure, size: int) -> tuple[int, int]:

@@ -29,6 +29,7 @@ from labeldp_core.plotting.end_labels import (
     spread_end_labels,
 )
 from labeldp_core.plotting.legend_names import wrap_legend
+from labeldp_core.plotting.line_height import LINE_HEIGHT
 from labeldp_core.plotting.stacked import place_panels, stack_panels
 
 __all__ = [
@@ -82,8 +83,7 @@ _NOTE_WIDTH = 72
 _X_TITLE_WIDTH = 40
 _NARROW_X_TITLE_WIDTH = 24
 _Y_TITLE_WIDTH = 28
-#: Line height as a multiple of the font size, and the gap between stacked texts, in px.
-_LINE = 1.3
+#: The gap between stacked texts, in px.
 _GAP = 6
 #: The least height in px a figure keeps for its plot, besides its margins and its legend; in
 #: demo mode a little less, for its larger texts (a headline chart and its ε control fit 800 px).
@@ -174,7 +174,7 @@ def _stack_above(figure: go.Figure, sizes: TextSizes) -> float:
             annotation.update(yshift=lifted, font={"size": size, "color": TEXT_COLOUR})
         lifted += (
             max(
-                _lines(a.text) * _above_size(a, sizes) * _LINE
+                _lines(a.text) * _above_size(a, sizes) * LINE_HEIGHT
                 + 2 * ((a.borderpad or 1) + (a.borderwidth or 0))
                 for a in row
             )
@@ -302,7 +302,7 @@ def projector_ready(figure: go.Figure, *, demo: bool = False, narrow: bool = Fal
     x_title = max((_lines(a.title.text) for a in figure.select_xaxes()), default=1) if narrow else 1
     margin = {
         "t": top,
-        "b": math.ceil((sizes.tick + x_title * sizes.axis_title) * _LINE + 3 * _GAP),
+        "b": math.ceil((sizes.tick + x_title * sizes.axis_title) * LINE_HEIGHT + 3 * _GAP),
     }
     right, labels_height = end_label_room(figure, sizes.legend)
     if right:  # the lines' names in the right margin, not in a legend
@@ -335,12 +335,12 @@ def _place_title(figure: go.Figure, sizes: TextSizes, narrow: bool) -> int:
         # (820 px at 1280; one line less above a headline chart on a projector's 800 px).
         width = NARROW_TITLE_WIDTH * SIZES.title // sizes.title if narrow else TITLE_WIDTH
         figure.layout.title.text = wrap(title, width)
-        title_height = _lines(figure.layout.title.text) * sizes.title * _LINE + 2 * _GAP
+        title_height = _lines(figure.layout.title.text) * sizes.title * LINE_HEIGHT + 2 * _GAP
     _wrap_annotations(figure, sizes, narrow)
     above = _stack_above(figure, sizes)
     # The title's first line sits above the notes above the plot, and Plotly writes its other
     # lines below the first (anchored to the top of the figure, it would cut the first line).
-    lower_lines = (_lines(figure.layout.title.text) - 1) * sizes.title * _LINE
+    lower_lines = (_lines(figure.layout.title.text) - 1) * sizes.title * LINE_HEIGHT
     above += sizes.tick * 0.75 + _GAP  # the top tick label of a y axis reaches above the plot
     figure.update_layout(
         title={
@@ -370,7 +370,7 @@ def _category_overhang(figure: go.Figure, sizes: TextSizes) -> int:
     longest = max(len(line) for line in lines) * 0.55 * sizes.tick
     rows = max(label.count("<br>") + 1 for label in labels)
     turned = len(labels) * longest > 0.8 * _WIDTH
-    return math.ceil((0.5 * longest if turned else 0) + (rows - 1) * sizes.tick * _LINE)
+    return math.ceil((0.5 * longest if turned else 0) + (rows - 1) * sizes.tick * LINE_HEIGHT)
 
 
 def _legend_height(figure: go.Figure, sizes: TextSizes, width: int, grid: bool = False) -> int:

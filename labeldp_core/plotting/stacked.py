@@ -14,11 +14,13 @@ from itertools import pairwise
 
 import plotly.graph_objects as go
 
+from labeldp_core.plotting.line_height import LINE_HEIGHT
+
 __all__ = ["PANEL_PX", "Panel", "place_panels", "stack_panels"]
 
 #: A panel's plot in px once stacked: tall enough to read its line, short enough to scroll past.
 PANEL_PX = 200
-_LINE = 1.3
+#: The gap between stacked texts, in px.
 _GAP = 6
 
 
@@ -92,7 +94,7 @@ def place_panels(figure: go.Figure, panels: list[Panel], tick: int, title: int) 
     for (x_axis, _, _), (_, _, below) in pairwise(panels):
         axis_title = figure.layout[x_axis].title.text
         text_lines = _lines(axis_title) + _lines(below.text if below else None)
-        gaps.append(tick * _LINE + text_lines * title * _LINE + 4 * _GAP)
+        gaps.append(tick * LINE_HEIGHT + text_lines * title * LINE_HEIGHT + 4 * _GAP)
     total = PANEL_PX * len(panels) + sum(gaps)
     top = total
     for index, (_, y_axis, panel_title) in enumerate(panels):

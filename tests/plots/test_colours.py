@@ -5,10 +5,15 @@ from dataclasses import replace
 from fake_results import fake_result
 
 from labeldp_core import plots
+from labeldp_core.cache import fingerprint
+from labeldp_core.cache.module_text import read_module
 from labeldp_core.engine.spec import RunResult
 from labeldp_core.experiments import MECHANISMS
-from labeldp_core.plotting.colours import MECHANISM_COLOURS, PALETTE, band_colour, shade
+from labeldp_core.plotting.colours import PALETTE, band_colour, shade
+from labeldp_core.registry import MECHANISM_COLOURS
 
+#: The figures that compose the families, above the registry.
+PLOTS = "labeldp_core.plots"
 _BASE = fake_result(test_accuracy=0.5, baseline_test_accuracy=0.9)
 
 
@@ -146,3 +151,54 @@ def test_a_named_variant_keeps_its_shade_whatever_its_place_and_the_others_point
     expected = {"argmax": laplace, "soft": shade(laplace, -0.35), "round": shade(laplace, 0.4)}
     assert {n: c for n, (c, _) in _styles(every).items()} == expected
     assert _styles(alone) == {"round": (expected["round"], "solid")}
+
+
+def _reached(module: str) -> set[str]:
+    """The package's modules that ``module`` imports, transitively, ``import_module`` included."""
+    files, modules = (
+        fingerprint._files(fingerprint.PACKAGE_DIR),
+        fingerprint._modules(fingerprint.PACKAGE_DIR),
+    )
+    seen, todo = set(), [module]
+    while todo:
+        name = todo.pop()
+        if name in seen or name not in files:
+            continue
+        seen.add(name)
+        path = files[name]
+        text = read_module(name, path.name == "__init__.py", path.read_bytes(), modules)
+        todo += [m for m in text.imports if m not in seen]
+    return seen - {module}
+
+
+def test_the_plotting_base_reaches_no_family_and_not_the_registry():
+    # Below the families: a figure hands it its table of styles (an import_module that read the
+    # registry was an arrow back up, hidden from a plain import graph).
+    base = sorted(fingerprint.PACKAGE_DIR.joinpath("plotting").glob("*.py"))
+    assert base
+    for path in base:
+        module = f"labeldp_core.plotting.{path.stem}".removesuffix(".__init__")
+        above = {
+            m
+            for m in _reached(module)
+            if m == "labeldp_core.registry" or m.startswith(("labeldp_core.families", PLOTS))
+        }
+        assert not above, (module, sorted(above))
+
+
+def test_a_familys_own_figures_draw_its_mechanisms_in_their_registered_colours():
+    student = plots.student_accuracy_vs_epsilon(_runs("pate"), 0.9)
+    assert _styles(student)["student on noisy labels"] == (MECHANISM_COLOURS["pate"], "solid")
+    regression = {"Laplace": _runs("laplace-regression"), "RR-on-bins": _runs("rr-bins")}
+    mse = {
+        n.split(" (")[0]: t.line.color for n, t in _lines(plots.mse_vs_epsilon(regression)).items()
+    }
+    assert mse == {
+        name: MECHANISM_COLOURS[m]
+        for name, m in (("Laplace", "laplace-regression"), ("RR-on-bins", "rr-bins"))
+    }
+    closed_form = [t.line.color for t in plots.expected_label_mse_figure([0.5, 0.5], 1.0).data]
+    assert closed_form[:2] == [
+        MECHANISM_COLOURS["laplace-regression"],
+        MECHANISM_COLOURS["rr-bins"],
+    ]

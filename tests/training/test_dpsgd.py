@@ -389,32 +389,6 @@ def test_bad_settings_fail_before_any_training(setting, match, capsys, monkeypat
     assert re.search(match, err[0]), err[0]
 
 
-def test_units_are_written_on_the_comparison_chart():
-    result = RunResult.from_dict(
-        {
-            "mechanism": "dpsgd",
-            "dataset": "digits",
-            "seed": 0,
-            "epsilon": 1.0,
-            "epsilon_spent": 0.99,
-            "delta": 1e-5,
-            "privacy_unit": "example",
-            "n_train": 10,
-            "n_test": 10,
-            "num_classes": 10,
-            "elapsed_s": 0.0,
-            "cached": False,
-            "epochs": 1,
-            "settings": {},
-            "details": {},
-            "test_accuracy": 0.5,
-        }
-    )
-    figure = plots.accuracy_by_privacy_unit({"DP-SGD: ε per example": [result]}, 0.9)
-    notes = " ".join(a.text for a in figure.layout.annotations)
-    assert "add/remove" in notes and "replace-one" in notes and "Not directly comparable" in notes
-
-
 def test_budget_and_accountant_figures():
     figure = plots.epsilon_vs_epochs(
         [1, 2], {1.0: [0.5, 0.7], 2.0: [0.2, 0.3]}, chosen=2.0, target_epsilon=0.3, delta=1e-5

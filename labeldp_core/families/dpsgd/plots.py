@@ -1,23 +1,16 @@
 """Figures of the DP-SGD page.
 
-The budget a longer run costs, two accountants on the same run, and DP-SGD's accuracy next to
-label-DP mechanisms with their different privacy units written on the chart.
+The budget a longer run costs and two accountants on the same run. DP-SGD's accuracy next to
+label-DP mechanisms (other families) is :func:`labeldp_core.plots.accuracy_by_privacy_unit`.
 """
 
 from collections.abc import Mapping, Sequence
 
 import plotly.graph_objects as go
 
-from labeldp_core.engine.spec import RunResult
-from labeldp_core.plotting.common import LAYOUT, mark_epsilon_level, score_vs_epsilon
+from labeldp_core.plotting.common import LAYOUT, mark_epsilon_level
 
-__all__ = ["UNITS_NOTE", "accountant_comparison", "accuracy_by_privacy_unit", "epsilon_vs_epochs"]
-
-#: The warning every chart that puts DP-SGD next to label DP carries on its face.
-UNITS_NOTE = (
-    "Different privacy units: DP-SGD's ε covers a whole example (image + label, add/remove); "
-    "label DP's ε covers only a label (replace-one). Not directly comparable."
-)
+__all__ = ["accountant_comparison", "epsilon_vs_epochs"]
 
 
 def epsilon_vs_epochs(
@@ -121,41 +114,5 @@ def accountant_comparison(
         xaxis={"title": "epochs"},
         yaxis={"title": "ε spent (example-level)", "rangemode": "tozero"},
         **LAYOUT,
-    )
-    return figure
-
-
-def accuracy_by_privacy_unit(
-    series: Mapping[str, Sequence[RunResult]],
-    baseline: float | None = None,
-    *,
-    chance: float | None = None,
-    marked_epsilon: float | None = None,
-) -> go.Figure:
-    """Test accuracy vs epsilon of mechanisms with different privacy units, the units on the chart.
-
-    Legend names should carry each series' unit (``score_vs_epsilon`` draws them); this adds a
-    boxed note that the epsilons measure different things.
-    """
-    figure = score_vs_epsilon(series, baseline, chance=chance, marked_epsilon=marked_epsilon)
-    figure.add_annotation(
-        text=UNITS_NOTE,
-        xref="paper",
-        yref="paper",
-        x=0,
-        y=1.02,
-        xanchor="left",
-        yanchor="bottom",
-        showarrow=False,
-        align="left",
-        bgcolor="rgba(255, 243, 205, 0.9)",
-        bordercolor="#d4a017",
-        borderwidth=1,
-        font={"size": 12},
-    )
-    # projector_ready stacks the note above the chosen ε's label and the title above both.
-    figure.update_layout(
-        title="Test accuracy vs ε: example-level DP-SGD and label-level DP",
-        margin={**LAYOUT["margin"], "t": 140},
     )
     return figure

@@ -8,13 +8,14 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from labeldp_core.engine.spec import RunResult
+from labeldp_core.families.laplace_labels import FAMILY
 from labeldp_core.families.laplace_labels.release import expected_regression_mse
 from labeldp_core.families.laplace_labels.rr_bins_release import (
     RRBins,
     expected_squared_error,
     optimal_bins,
 )
-from labeldp_core.plotting.colours import MECHANISM_COLOURS, series_styles
+from labeldp_core.plotting.colours import series_styles, styles_of
 from labeldp_core.plotting.common import EPSILON_AXIS, LAYOUT
 
 __all__ = [
@@ -24,6 +25,9 @@ __all__ = [
     "power_law_slope",
     "rr_bins_figure",
 ]
+
+#: This family's mechanisms' styles: its figures draw its own mechanisms only.
+_STYLES = styles_of(FAMILY.mechanisms)
 
 
 def noisy_vectors_figure(
@@ -83,7 +87,7 @@ def mse_vs_epsilon(
     """Mean test MSE vs ε on log-log axes per series, each with its fitted power law dashed."""
     figure = go.Figure()
     all_epsilons = [r.epsilon for results in series.values() for r in results]
-    styles = series_styles(series)
+    styles = series_styles(series, _STYLES)
     for name, results in series.items():
         colour = styles[name][0]
         by_epsilon: dict[float, list[float]] = defaultdict(list)
@@ -151,14 +155,14 @@ def expected_label_mse_figure(
         y=laplace,
         mode="lines",
         name="Laplace, clamped",
-        line={"color": MECHANISM_COLOURS["laplace-regression"]},
+        line={"color": _STYLES["laplace-regression"].colour},
     )
     figure.add_scatter(
         x=grid,
         y=bins,
         mode="lines",
         name="RR-on-bins",
-        line={"color": MECHANISM_COLOURS["rr-bins"]},
+        line={"color": _STYLES["rr-bins"].colour},
     )
     _horizontal(figure, list(epsilon_range), variance, f"always the mean: {variance:.2f}", "grey")
     figure.add_vline(x=epsilon, line_dash="dash", line_color="grey")

@@ -7,7 +7,9 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from labeldp_core.engine.spec import RunResult
-from labeldp_core.plotting.common import LAYOUT, score_vs_epsilon
+from labeldp_core.families.pate import FAMILY
+from labeldp_core.plotting.colours import styles_of
+from labeldp_core.plotting.common import LAYOUT, score_curves
 
 __all__ = [
     "agreement_histograms",
@@ -210,8 +212,9 @@ def student_accuracy_vs_epsilon(
     marked_epsilon: float | None = None,
 ) -> go.Figure:
     """The student's test accuracy vs epsilon, with the student trained on the true labels."""
-    figure = score_vs_epsilon(
+    figure = score_curves(
         {"student on noisy labels": results},
+        styles_of(FAMILY.mechanisms),
         baseline,
         chance=chance,
         marked_epsilon=marked_epsilon,

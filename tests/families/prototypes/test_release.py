@@ -19,7 +19,6 @@ from labeldp_core.accounting.zcdp import (
 from labeldp_core.data.imbalance import imbalanced_counts, imbalanced_subset
 from labeldp_core.data.public_private import public_private_split
 from labeldp_core.engine.context import RunContext
-from labeldp_core.engine.spec import RunResult
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.experiments import make_config, run
 from labeldp_core.families.prototypes.coinpress import coinpress_mean
@@ -508,48 +507,6 @@ def test_dppl_settings_are_checked():
 
 
 # --- plots ------------------------------------------------------------------------------------
-
-
-def _result(mechanism, epsilon, spent, imbalance, accuracy):
-    return RunResult(
-        mechanism=mechanism,
-        dataset="digits",
-        seed=0,
-        epsilon=epsilon,
-        epsilon_spent=spent,
-        delta=0.0,
-        privacy_unit="example",
-        n_train=10,
-        n_test=10,
-        num_classes=2,
-        elapsed_s=0.0,
-        cached=True,
-        epochs=1,
-        settings={"imbalance": imbalance},
-        test_accuracy=accuracy,
-        details={
-            "minority_accuracy": accuracy / 2,
-            "per_class_accuracy": [accuracy, 0.0],
-            "class_counts": [8, 2],
-            "minority_classes": [1],
-        },
-    )
-
-
-def test_accuracy_curves_group_by_mechanism_and_imbalance_and_can_use_epsilon_spent():
-    results = [
-        _result("dppl-mean", 0.1, 0.48, 1.0, 0.5),
-        _result("dppl-mean", 1.0, 5.3, 1.0, 0.7),
-        _result("dppl-public", 0.1, 0.1, 1.0, 0.4),
-        _result("dppl-public", 0.1, 0.1, 10.0, 0.3),
-    ]
-    figure = plots.dppl_accuracy_curves(results, dpsgd={"DP-SGD": [(1.0, 0.2)]})
-    assert [len(t.x) for t in figure.data] == [2, 1, 1, 1]
-    assert list(figure.data[0].x) == [0.1, 1.0] and list(figure.data[0].y) == [0.5, 0.7]
-    spent = plots.dppl_accuracy_curves(results, spent=True, minority=True)
-    assert list(spent.data[0].x) == [0.48, 5.3] and list(spent.data[0].y) == [0.25, 0.35]
-    per_class = plots.per_class_accuracy_curves(results[:2], ["a", "b"])
-    assert [t.name for t in per_class.data] == ["a (n=8)", "★ b (n=2)"]
 
 
 def test_prototype_mosaic_places_every_image():
