@@ -19,7 +19,7 @@ from labeldp_core.cache.fingerprint import EVERY_FAMILY, declared_unit
 from labeldp_core.engine.spec import MechanismSpec, Registered, RunConfig, RunResult
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.families.family import CaseBuilder, DemoGrid, Family, Mechanism, Page
-from labeldp_core.plotting.colours import MechanismStyle, mechanism_style
+from labeldp_core.plots_base.colours import MechanismStyle, mechanism_style
 
 __all__ = [
     "CASES",
@@ -163,7 +163,7 @@ MECHANISMS: Mapping[str, MechanismSpec] = DerivedTable(lambda m: m.spec)
 #: Each mechanism's colour on every chart, fixed by its family.
 MECHANISM_COLOURS: Mapping[str, str] = DerivedTable(lambda m: m.colour)
 #: Each mechanism's title, privacy unit and colour: the table the figures of several families
-#: style their series by (:func:`~labeldp_core.plotting.colours.series_styles`).
+#: style their series by (:func:`~labeldp_core.plots_base.colours.series_styles`).
 MECHANISM_STYLES: Mapping[str, MechanismStyle] = DerivedTable(mechanism_style)
 #: Each mechanism's code unit, which its run results' cache keys name
 #: (:func:`~labeldp_core.cache.fingerprint.declared_unit`): kept here, so a key asks no folder.

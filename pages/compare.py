@@ -10,7 +10,7 @@ from labeldp_core.experiments import MECHANISMS, RunConfig, RunResult
 from labeldp_core.experiments.demo import DEMO_EPSILONS, DEMO_SEEDS, demo_configs
 from labeldp_core.plots.compare import short_name
 from labeldp_core.plots.consensus import consensus_name
-from labeldp_core.plotting.common import UNIT_SCALE_NOTE
+from labeldp_core.plots_base.common import UNIT_SCALE_NOTE
 from labeldp_core.registry import ON_COMPARE, mechanism_title
 from labeldp_core.services import reproduce
 from labeldp_core.services.reports import PRIVACY_UNITS, html_report

@@ -10,7 +10,7 @@ from labeldp_core.data import Dataset, dataset_info, load_dataset
 from labeldp_core.experiments import RunConfig, RunResult, make_config, sweep_configs
 from labeldp_core.experiments.demo import DEMO_SEEDS, demo_epsilons
 from labeldp_core.families.prototypes.plots import MECHANISM_NAMES
-from labeldp_core.plotting.common import UNIT_SCALE_NOTE
+from labeldp_core.plots_base.common import UNIT_SCALE_NOTE
 from ui.controls import Controls, current_controls
 from ui.dppl import (
     DPPL_MECHANISMS,

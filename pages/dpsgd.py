@@ -15,7 +15,7 @@ from labeldp_core.errors import LabelDPError
 from labeldp_core.experiments import MECHANISMS, RunResult, make_config, sweep_configs
 from labeldp_core.experiments.demo import DEMO_SEEDS, demo_epsilons
 from labeldp_core.families.dpsgd.experiment import RECIPE_SOURCE, budget_outlook, delta_warning
-from labeldp_core.plotting.common import UNIT_SCALE_NOTE
+from labeldp_core.plots_base.common import UNIT_SCALE_NOTE
 from ui.controls import Controls, current_controls
 from ui.epsilon import epsilon_control
 from ui.export import chart

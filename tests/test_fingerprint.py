@@ -73,7 +73,7 @@ def test_an_edit_to_a_module_two_families_import_misses_both(
     [
         "families/vector_rr/plots.py",
         "plots/compare.py",
-        "plotting/colours.py",
+        "plots_base/colours.py",
         "registry.py",  # a family registered is no change to the others
         "services/reports.py",
     ],
@@ -91,7 +91,7 @@ def test_no_unit_reads_a_page_the_app_or_the_docs():
         root,
     )
     assert every and all(name.startswith("labeldp_core") for name in every)
-    assert not any(part in ("plots", "plotting") for name in every for part in name.split("."))
+    assert not any(part in ("plots", "plots_base") for name in every for part in name.split("."))
 
 
 def test_an_audit_case_keys_its_familys_code_and_the_audits(

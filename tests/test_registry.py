@@ -16,7 +16,7 @@ import pytest
 from labeldp_core import plots, registry
 from labeldp_core.experiments import MECHANISMS, make_config, mechanism_spec, run
 from labeldp_core.experiments.demo import demo_configs
-from labeldp_core.plotting.colours import series_styles
+from labeldp_core.plots_base.colours import series_styles
 from labeldp_core.registry import (
     FAMILIES,
     ON_COMPARE,

@@ -15,7 +15,7 @@ from the source with :mod:`ast` (not a hand list: a family that starts to use a 
 covered by it at once). Imports inside functions and under ``TYPE_CHECKING`` count (lazy imports
 are still run), as do ``import_module("labeldp_core....")`` calls and the packages a module sits
 in (importing it runs their ``__init__``). Three kinds of module never count: figures (a module or
-package named ``plots`` or ``plotting``; pages, the app and the docs are outside the package), the
+package named ``plots`` or ``plots_base``, the base they are drawn with; pages, the app and the docs are outside the package), the
 registry, the table of every family (a point reaches its own family through it, and that family is
 a root already), and the key machinery, the package this module sits in (:mod:`labeldp_core.cache`:
 this module, :mod:`~labeldp_core.cache.module_text` and the store).
@@ -77,7 +77,7 @@ RESULT_ENGINE = "labeldp_core.experiments.runner"
 EVERY_FAMILY = "family:*"
 _FAMILY = "family:"
 #: Name parts of modules that draw figures and compute nothing.
-_FIGURES = frozenset({"plots", "plotting"})
+_FIGURES = frozenset({"plots", "plots_base"})
 #: The table of every family (see the module's docstring).
 _REGISTRY = "labeldp_core.registry"
 #: The key machinery: the package this module sits in, which computes no entry (module doc).

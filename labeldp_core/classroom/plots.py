@@ -5,7 +5,7 @@ from collections.abc import Sequence
 import plotly.graph_objects as go
 
 from labeldp_core.classroom.round import ItemTally
-from labeldp_core.plotting.common import LAYOUT, mark_bound
+from labeldp_core.plots_base.common import LAYOUT, mark_bound
 
 __all__ = ["item_tally_figure"]
 

@@ -2,7 +2,7 @@
 
 Every figure says on its axes what it shows, so a screenshot can be read without the page. Each
 family's figures live in its folder (``labeldp_core/families/<family>/plots.py``), drawn with the
-plotting base below the families (:mod:`labeldp_core.plotting`: layout, readable type, colours);
+plotting base below the families (:mod:`labeldp_core.plots_base`: layout, readable type, colours);
 the figures that draw several families' mechanisms (Compare, score vs ε, the audit, the attacks,
 the papers, DP-SGD beside a label-DP family) live here, above the registry, whose table of every
 mechanism's colour they style their series by. This package serves them all by name, each
@@ -16,8 +16,8 @@ from typing import Any
 #: The module that defines each shared figure function and constant served here.
 _HOMES: dict[str, str] = {
     "ATTACKS": "labeldp_core.plots.attack",
-    "EPSILON_AXIS": "labeldp_core.plotting.common",
-    "LAYOUT": "labeldp_core.plotting.common",
+    "EPSILON_AXIS": "labeldp_core.plots_base.common",
+    "LAYOUT": "labeldp_core.plots_base.common",
     "UNITS_NOTE": "labeldp_core.plots.scores",
     "UNIT_DASH": "labeldp_core.plots.compare",
     "accuracy_by_privacy_unit": "labeldp_core.plots.scores",
@@ -27,7 +27,7 @@ _HOMES: dict[str, str] = {
     "comparison_figure": "labeldp_core.plots.compare",
     "discrete_laplace_figure": "labeldp_core.plots.laplace_noise",
     "dppl_accuracy_curves": "labeldp_core.plots.dppl_vs_dpsgd",
-    "figure_table": "labeldp_core.plotting.common",
+    "figure_table": "labeldp_core.plots_base.common",
     "flip_rate_comparison": "labeldp_core.plots.flip_rates",
     "guess_bound": "labeldp_core.plots.attack",
     "guess_bound_figure": "labeldp_core.plots.attack",
@@ -35,13 +35,13 @@ _HOMES: dict[str, str] = {
     "label_histogram": "labeldp_core.plots.tables",
     "laplace_density_figure": "labeldp_core.plots.laplace_noise",
     "lesson_figure": "labeldp_core.plots.papers",
-    "mark_epsilon": "labeldp_core.plotting.common",
+    "mark_epsilon": "labeldp_core.plots_base.common",
     "neighbour_outputs_figure": "labeldp_core.plots.attack",
     "papers_figure": "labeldp_core.plots.papers",
     "per_class_accuracy_bars": "labeldp_core.plots.dppl_vs_dpsgd",
     "per_class_accuracy_curves": "labeldp_core.plots.dppl_vs_dpsgd",
     "price_of_privacy_figure": "labeldp_core.plots.price_of_privacy",
-    "projector_ready": "labeldp_core.plotting.readable",
+    "projector_ready": "labeldp_core.plots_base.readable",
     "score_vs_epsilon": "labeldp_core.plots.scores",
     "summary_at": "labeldp_core.plots.compare",
     "summary_rows": "labeldp_core.plots.compare",

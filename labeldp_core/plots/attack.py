@@ -7,9 +7,9 @@ import numpy as np
 import plotly.graph_objects as go
 
 from labeldp_core.plots.compare import short_name
-from labeldp_core.plotting.bars_across import ACROSS_WHEN_NARROW
-from labeldp_core.plotting.common import EPSILON_AXIS, LAYOUT, mark_bound, mark_epsilon
-from labeldp_core.plotting.readable import wrap
+from labeldp_core.plots_base.bars_across import ACROSS_WHEN_NARROW
+from labeldp_core.plots_base.common import EPSILON_AXIS, LAYOUT, mark_bound, mark_epsilon
+from labeldp_core.plots_base.readable import wrap
 
 __all__ = [
     "ATTACKS",

@@ -4,8 +4,8 @@ from collections.abc import Sequence
 
 import plotly.graph_objects as go
 
-from labeldp_core.plotting.common import LAYOUT
-from labeldp_core.plotting.readable import wrap
+from labeldp_core.plots_base.common import LAYOUT
+from labeldp_core.plots_base.readable import wrap
 from labeldp_core.release_audit.engine import AuditResult
 
 __all__ = ["audit_figure"]

@@ -25,8 +25,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from labeldp_core.plotting.common import LABEL_DP_AXIS_RANGE
-from labeldp_core.plotting.line_height import LINE_HEIGHT
+from labeldp_core.plots_base.common import LABEL_DP_AXIS_RANGE
+from labeldp_core.plots_base.line_height import LINE_HEIGHT
 
 __all__ = ["NARROW_PLOT_PX", "PlacedName", "name_room", "narrow_chars", "place_names"]
 

@@ -21,9 +21,9 @@ from labeldp_core.choosing.summary import (
 )
 from labeldp_core.engine.spec import RunResult
 from labeldp_core.plots.scores import score_vs_epsilon
-from labeldp_core.plotting.colours import UNIT_DASH, mechanism_of
-from labeldp_core.plotting.common import LABEL_DP_AXIS_RANGE, LABEL_DP_RANGE
-from labeldp_core.plotting.end_labels import add_end_label
+from labeldp_core.plots_base.colours import UNIT_DASH, mechanism_of
+from labeldp_core.plots_base.common import LABEL_DP_AXIS_RANGE, LABEL_DP_RANGE
+from labeldp_core.plots_base.end_labels import add_end_label
 from labeldp_core.registry import MECHANISM_STYLES
 
 __all__ = [

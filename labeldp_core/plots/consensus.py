@@ -17,8 +17,8 @@ from plotly.subplots import make_subplots
 from labeldp_core.engine.consensus import CONSENSUS_NOTE
 from labeldp_core.engine.spec import RunResult
 from labeldp_core.plots.scores import score_vs_epsilon
-from labeldp_core.plotting.colours import band_colour, series_styles
-from labeldp_core.plotting.common import EPSILON_AXIS, LAYOUT, mark_epsilon
+from labeldp_core.plots_base.colours import band_colour, series_styles
+from labeldp_core.plots_base.common import EPSILON_AXIS, LAYOUT, mark_epsilon
 from labeldp_core.registry import MECHANISM_STYLES
 
 __all__ = [

@@ -13,7 +13,7 @@ import plotly.graph_objects as go
 
 from labeldp_core.engine.spec import RunResult
 from labeldp_core.families.prototypes.plots import MECHANISM_NAMES
-from labeldp_core.plotting.common import EPSILON_AXIS, LAYOUT
+from labeldp_core.plots_base.common import EPSILON_AXIS, LAYOUT
 from labeldp_core.registry import MECHANISM_COLOURS
 
 __all__ = ["dppl_accuracy_curves", "per_class_accuracy_bars", "per_class_accuracy_curves"]

@@ -12,8 +12,8 @@ import plotly.graph_objects as go
 
 from labeldp_core.engine.spec import RunResult
 from labeldp_core.noise.randomized_response import expected_flip_rate
-from labeldp_core.plotting.colours import series_styles
-from labeldp_core.plotting.common import EPSILON_AXIS, LAYOUT
+from labeldp_core.plots_base.colours import series_styles
+from labeldp_core.plots_base.common import EPSILON_AXIS, LAYOUT
 from labeldp_core.registry import MECHANISM_STYLES
 
 __all__ = ["flip_rate_comparison"]

@@ -7,8 +7,8 @@ import numpy as np
 import plotly.graph_objects as go
 
 from labeldp_core.model_audit.inference import InferencePoint
-from labeldp_core.plotting.colours import series_styles
-from labeldp_core.plotting.common import (
+from labeldp_core.plots_base.colours import series_styles
+from labeldp_core.plots_base.common import (
     EPSILON_AXIS,
     LABEL_DP_RANGE,
     LAYOUT,

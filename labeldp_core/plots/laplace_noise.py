@@ -8,7 +8,7 @@ import plotly.graph_objects as go
 
 from labeldp_core.noise.discrete_laplace import discrete_laplace_pmf
 from labeldp_core.noise.laplace import laplace_density, laplace_scale, tail_probability
-from labeldp_core.plotting.common import LAYOUT
+from labeldp_core.plots_base.common import LAYOUT
 
 __all__ = ["discrete_laplace_figure", "laplace_density_figure", "tail_probability_figure"]
 

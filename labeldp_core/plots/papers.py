@@ -6,7 +6,7 @@ from typing import Any
 
 import plotly.graph_objects as go
 
-from labeldp_core.plotting.common import LAYOUT
+from labeldp_core.plots_base.common import LAYOUT
 
 __all__ = ["figure_label", "lesson_figure", "papers_figure"]
 

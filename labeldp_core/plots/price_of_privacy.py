@@ -27,10 +27,10 @@ from labeldp_core.mechanisms import expected_flip_rate
 from labeldp_core.plots.audit_names import PlacedName, name_room, narrow_chars, place_names
 from labeldp_core.plots.compare import short_name
 from labeldp_core.plots.scores import score_vs_epsilon
-from labeldp_core.plotting.colours import series_styles
-from labeldp_core.plotting.common import LABEL_DP_AXIS_RANGE, LABEL_DP_RANGE
-from labeldp_core.plotting.line_height import LINE_HEIGHT
-from labeldp_core.plotting.readable import DEMO_SIZES, SIZES, TextSizes
+from labeldp_core.plots_base.colours import series_styles
+from labeldp_core.plots_base.common import LABEL_DP_AXIS_RANGE, LABEL_DP_RANGE
+from labeldp_core.plots_base.line_height import LINE_HEIGHT
+from labeldp_core.plots_base.readable import DEMO_SIZES, SIZES, TextSizes
 from labeldp_core.registry import MECHANISM_STYLES, MECHANISMS
 from labeldp_core.services.price_of_privacy import MODEL, RELEASE, AuditedBound
 
@@ -145,7 +145,7 @@ def _layout(sizes: TextSizes, readout_lines: tuple[int, int]) -> _Layout:
     From the bottom of the plot up: the slider with the ε axis's ticks and title, the audits,
     the middle panel's band and the audits' title, the accuracies, the top band and the
     accuracies' title, the top panel. The top and bottom margins are about what
-    :func:`~labeldp_core.plotting.readable.projector_ready` gives them (title, top panel's
+    :func:`~labeldp_core.plots_base.readable.projector_ready` gives them (title, top panel's
     title; tick labels, axis title).
     """
     title = sizes.axis_title * LINE_HEIGHT + _GAP
@@ -653,7 +653,7 @@ def price_of_privacy_figure(
         prior: the image's prior on one label, if known: its guess bound is drawn beside the
             uniform prior's.
         demo_text: write the values in demo mode's note size (the figure grows to hold them), as
-            :func:`~labeldp_core.plotting.readable.projector_ready` sizes every other note.
+            :func:`~labeldp_core.plots_base.readable.projector_ready` sizes every other note.
 
     Returns a figure whose frames are named by their ε; its first frame is drawn. With nothing
     cached, a figure with :data:`EMPTY_NOTE` and no frame.

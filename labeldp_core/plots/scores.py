@@ -2,7 +2,7 @@
 
 Above the registry: a figure here may draw every family's mechanisms, so it styles them by the
 registry's table (:data:`~labeldp_core.registry.MECHANISM_STYLES`). The drawing is
-:func:`~labeldp_core.plotting.common.score_curves`, which a family's own figure calls with its
+:func:`~labeldp_core.plots_base.common.score_curves`, which a family's own figure calls with its
 family's table.
 """
 
@@ -12,7 +12,7 @@ from typing import Any
 import plotly.graph_objects as go
 
 from labeldp_core.engine.spec import RunResult
-from labeldp_core.plotting.common import LAYOUT, score_curves
+from labeldp_core.plots_base.common import LAYOUT, score_curves
 from labeldp_core.registry import MECHANISM_STYLES
 
 __all__ = ["UNITS_NOTE", "accuracy_by_privacy_unit", "score_vs_epsilon"]
@@ -29,7 +29,7 @@ def score_vs_epsilon(
 ) -> go.Figure:
     """Mean test score vs epsilon per named series, each in its mechanism's registered style.
 
-    :func:`~labeldp_core.plotting.common.score_curves` with every registered mechanism's style:
+    :func:`~labeldp_core.plots_base.common.score_curves` with every registered mechanism's style:
     a series of any family is drawn in its colour and dash. ``options`` are that function's
     keyword arguments (``metric``, ``chance``, ``marked_epsilon``, ``at_spent``, ``mechanisms``).
     """

@@ -4,7 +4,7 @@ from collections.abc import Sequence
 
 import plotly.graph_objects as go
 
-from labeldp_core.plotting.common import LAYOUT
+from labeldp_core.plots_base.common import LAYOUT
 
 __all__ = ["label_histogram"]
 

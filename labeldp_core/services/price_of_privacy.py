@@ -19,7 +19,7 @@ from labeldp_core.errors import LabelDPError
 from labeldp_core.experiments import lookup, make_config
 from labeldp_core.experiments.demo import DEMO_SEEDS, demo_configs, demo_epsilons, point_epsilons
 from labeldp_core.model_audit import cached_audit, can_audit
-from labeldp_core.plotting.common import LABEL_DP_RANGE
+from labeldp_core.plots_base.common import LABEL_DP_RANGE
 from labeldp_core.services.release_audits import APP_TRIALS, CASES, audit_cases, stored_audit_case
 
 __all__ = [

@@ -10,7 +10,7 @@ import plotly.graph_objects as go
 from labeldp_core import __version__
 from labeldp_core.engine.diagnostics import diagnostics_sentence
 from labeldp_core.engine.spec import RunResult
-from labeldp_core.plotting.readable import projector_ready
+from labeldp_core.plots_base.readable import projector_ready
 
 __all__ = [
     "PRIVACY_UNITS",

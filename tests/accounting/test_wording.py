@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from labeldp_core.accounting.units import EXAMPLE_TO_LABEL, label_guarantee_of_example
-from labeldp_core.plotting.common import UNIT_SCALE_NOTE
+from labeldp_core.plots_base.common import UNIT_SCALE_NOTE
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -320,7 +320,7 @@ def test_the_first_frame_writes_its_values_clear_of_every_line_and_point(
 def test_the_charts_written_values_take_the_modes_note_size(screens, demo):
     # Issue 53: the values at the cursor and the audits' names stayed 12 px in demo mode, where
     # every other chart's notes grow to DEMO_SIZES.note; then the names alone did.
-    from labeldp_core.plotting.readable import DEMO_SIZES, SIZES
+    from labeldp_core.plots_base.readable import DEMO_SIZES, SIZES
 
     _, chart = screens(1280, 800, demo)
     sizes = chart.element_handle().evaluate(

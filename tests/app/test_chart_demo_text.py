@@ -4,7 +4,7 @@ import json
 
 from streamlit.testing.v1 import AppTest
 
-from labeldp_core.plotting.readable import DEMO_SIZES, SIZES
+from labeldp_core.plots_base.readable import DEMO_SIZES, SIZES
 
 PAGE = """
 import plotly.graph_objects as go
@@ -52,7 +52,7 @@ with right:
 
 
 def test_a_chart_in_a_column_wraps_its_title_sooner_however_it_is_placed():
-    from labeldp_core.plotting.readable import NARROW_TITLE_WIDTH, TITLE_WIDTH
+    from labeldp_core.plots_base.readable import NARROW_TITLE_WIDTH, TITLE_WIDTH
 
     app = AppTest.from_string(COLUMNS).run()
     assert not app.exception, [e.value for e in app.exception]

@@ -99,7 +99,7 @@ def test_outputs_page_computes_on_digits_and_reacts_to_epsilon():
 def test_each_laplace_variant_has_its_own_colour_whichever_others_are_computed(cache):
     # Only the 'clamp + round' variant is computed, and the page's own point (argmax at ε = 1):
     # each keeps its own shade of Laplace's colour, not the one of its place in the chart.
-    from labeldp_core.plotting.colours import VARIANT_SHADES, shade
+    from labeldp_core.plots_base.colours import VARIANT_SHADES, shade
     from labeldp_core.registry import MECHANISM_COLOURS
 
     for epsilon in (0.5, 1.0):

@@ -5,7 +5,7 @@ import json
 import pytest
 from app_helpers import _decoded, assert_no_errors, open_page, page_files
 
-from labeldp_core.plotting.readable import TICK_FONT
+from labeldp_core.plots_base.readable import TICK_FONT
 
 
 @pytest.mark.usefixtures("instant_training")

@@ -7,7 +7,7 @@ import plotly.graph_objects as go
 import pytest
 
 from labeldp_core.plots import projector_ready
-from labeldp_core.plotting.end_labels import (
+from labeldp_core.plots_base.end_labels import (
     add_end_label,
     end_label_room,
     end_labels,

@@ -9,9 +9,9 @@ import pytest
 from plotly.subplots import make_subplots
 
 from labeldp_core import plots
-from labeldp_core.plotting.bars_across import ROW_PX
-from labeldp_core.plotting.common import figure_table
-from labeldp_core.plotting.readable import projector_ready
+from labeldp_core.plots_base.bars_across import ROW_PX
+from labeldp_core.plots_base.common import figure_table
+from labeldp_core.plots_base.readable import projector_ready
 
 TITLES = ("first panel", "second panel", "third panel")
 LONG = "Vector randomized response: ε per label (replace-one)"

@@ -19,7 +19,7 @@ from labeldp_core.plots.price_of_privacy import (
     frame_epsilons,
     price_of_privacy_figure,
 )
-from labeldp_core.plotting.readable import SIZES, projector_ready
+from labeldp_core.plots_base.readable import SIZES, projector_ready
 from labeldp_core.services.price_of_privacy import MODEL, RELEASE, AuditedBound
 
 K = 10
@@ -243,7 +243,7 @@ def test_the_values_at_the_cursor_are_written_under_their_panels_in_the_modes_no
 ):
     # They were written beside the cursor, inside the panels, in 12 px in every mode: the
     # accuracies' block crossed the curves at small ε (where they all start low).
-    from labeldp_core.plotting.readable import DEMO_SIZES
+    from labeldp_core.plots_base.readable import DEMO_SIZES
 
     size = (DEMO_SIZES if demo else SIZES).note
     figure = price_of_privacy_figure(cached, K, audits, demo_text=demo)

@@ -5,7 +5,7 @@ import pytest
 from plotly.subplots import make_subplots
 
 from labeldp_core.plots import EPSILON_AXIS, projector_ready
-from labeldp_core.plotting.readable import LOG_TICK_VALUES, TITLE_WIDTH, log_tick_text
+from labeldp_core.plots_base.readable import LOG_TICK_VALUES, TITLE_WIDTH, log_tick_text
 
 
 def _epsilon_figure(title: str = "Test accuracy vs epsilon") -> go.Figure:

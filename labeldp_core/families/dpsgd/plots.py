@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 
 import plotly.graph_objects as go
 
-from labeldp_core.plotting.common import LAYOUT, mark_epsilon_level
+from labeldp_core.plots_base.common import LAYOUT, mark_epsilon_level
 
 __all__ = ["accountant_comparison", "epsilon_vs_epochs"]
 

@@ -15,8 +15,8 @@ from labeldp_core.families.laplace_labels.rr_bins_release import (
     expected_squared_error,
     optimal_bins,
 )
-from labeldp_core.plotting.colours import series_styles, styles_of
-from labeldp_core.plotting.common import EPSILON_AXIS, LAYOUT
+from labeldp_core.plots_base.colours import series_styles, styles_of
+from labeldp_core.plots_base.common import EPSILON_AXIS, LAYOUT
 
 __all__ = [
     "expected_label_mse_figure",

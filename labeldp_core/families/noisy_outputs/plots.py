@@ -8,7 +8,7 @@ from plotly.colors import qualitative
 from plotly.subplots import make_subplots
 
 from labeldp_core.engine.spec import RunResult
-from labeldp_core.plotting.common import LAYOUT
+from labeldp_core.plots_base.common import LAYOUT
 
 __all__ = ["cluster_metrics_vs_epsilon", "output_projection"]
 

@@ -8,8 +8,8 @@ from plotly.subplots import make_subplots
 
 from labeldp_core.engine.spec import RunResult
 from labeldp_core.families.pate import FAMILY
-from labeldp_core.plotting.colours import styles_of
-from labeldp_core.plotting.common import LAYOUT, score_curves
+from labeldp_core.plots_base.colours import styles_of
+from labeldp_core.plots_base.common import LAYOUT, score_curves
 
 __all__ = [
     "agreement_histograms",

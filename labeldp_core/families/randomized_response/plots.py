@@ -6,7 +6,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from labeldp_core.noise.randomized_response import keep_probability
-from labeldp_core.plotting.common import EPSILON_AXIS, LAYOUT, mark_epsilon
+from labeldp_core.plots_base.common import EPSILON_AXIS, LAYOUT, mark_epsilon
 
 __all__ = ["keep_flip_curve", "label_heatmap"]
 

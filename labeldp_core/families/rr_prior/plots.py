@@ -9,7 +9,7 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from labeldp_core.plotting.common import LAYOUT
+from labeldp_core.plots_base.common import LAYOUT
 
 __all__ = ["prior_mass_histogram", "set_size_histogram"]
 

@@ -5,7 +5,7 @@ import plotly.graph_objects as go
 
 from labeldp_core.families.vector_rr.release import bit_flip_probability, crossover_classes
 from labeldp_core.noise.randomized_response import keep_probability
-from labeldp_core.plotting.common import EPSILON_AXIS, LAYOUT, mark_epsilon
+from labeldp_core.plots_base.common import EPSILON_AXIS, LAYOUT, mark_epsilon
 
 __all__ = ["bit_flip_curve", "bit_signal_lines", "crossover_figure"]
 

@@ -14,8 +14,8 @@ import textwrap
 
 import plotly.graph_objects as go
 
-from labeldp_core.plotting.legend_names import rename_entry
-from labeldp_core.plotting.line_height import LINE_HEIGHT
+from labeldp_core.plots_base.legend_names import rename_entry
+from labeldp_core.plots_base.line_height import LINE_HEIGHT
 
 __all__ = [
     "END_LABEL",
@@ -81,7 +81,7 @@ def end_labels_as_legend(figure: go.Figure) -> bool:
     Names wrapped beside a phone's plot still took half of its 358 px chart (the plot was 157
     px wide in demo mode: issue 53, Compare on a phone); under the plot they take the height a
     phone has to spare. Each end label names the line of its colour in the legend (the series
-    keeps its own name for the CSV: :func:`~labeldp_core.plotting.legend_names.rename_entry`);
+    keeps its own name for the CSV: :func:`~labeldp_core.plots_base.legend_names.rename_entry`);
     a label of no line (the clean model's level, a shape) becomes a note inside the plot, right
     above its level at the axis's right end. Returns whether any line is now named below.
 

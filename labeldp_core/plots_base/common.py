@@ -9,9 +9,9 @@ import plotly.graph_objects as go
 
 from labeldp_core.accounting.units import EXAMPLE_TO_LABEL
 from labeldp_core.engine.spec import RunResult
-from labeldp_core.plotting.bars_across import laid_across
-from labeldp_core.plotting.colours import MechanismStyle, band_colour, series_styles
-from labeldp_core.plotting.legend_names import series_name
+from labeldp_core.plots_base.bars_across import laid_across
+from labeldp_core.plots_base.colours import MechanismStyle, band_colour, series_styles
+from labeldp_core.plots_base.legend_names import series_name
 
 __all__ = [
     "EPSILON_AXIS",
@@ -151,7 +151,7 @@ def score_curves(
         series: results by legend name (for example by mechanism); several seeds per epsilon
             are averaged.
         table: the style of each mechanism a series may show, by id
-            (:func:`~labeldp_core.plotting.colours.series_styles`).
+            (:func:`~labeldp_core.plots_base.colours.series_styles`).
         baseline: the score of the same model trained on clean labels, drawn as a line.
         metric: the y-axis title ("test accuracy" or "test MSE").
         chance: the score of random guessing, drawn as a dotted line.

@@ -6,17 +6,17 @@ each other (issue 53). Laid across, each group is a row with its name at the lef
 rows take the height a phone has to spare.
 
 A figure asks for it by setting :data:`ACROSS_WHEN_NARROW` in its layout's ``meta``; on a narrow
-chart :func:`~labeldp_core.plotting.readable.projector_ready` then calls :func:`lay_bars_across`.
+chart :func:`~labeldp_core.plots_base.readable.projector_ready` then calls :func:`lay_bars_across`.
 Its bars turn horizontal, the markers drawn on them (a bound's tick) move with them, and the two
 axes trade places. The chart's CSV is unchanged: every trace laid across is marked in its
-``meta`` (:func:`laid_across`), and :func:`~labeldp_core.plotting.common.figure_table` reads its
+``meta`` (:func:`laid_across`), and :func:`~labeldp_core.plots_base.common.figure_table` reads its
 ``x`` back as the value.
 """
 
 import plotly.graph_objects as go
 from plotly.basedatatypes import BaseTraceType
 
-from labeldp_core.plotting.line_height import LINE_HEIGHT
+from labeldp_core.plots_base.line_height import LINE_HEIGHT
 
 __all__ = ["ACROSS_WHEN_NARROW", "ROW_PX", "laid_across", "lay_bars_across"]
 

@@ -10,7 +10,7 @@ Where each text goes, so that none covers another: the figure's title at the top
 under it, the notes above the plot (subplot titles, the chosen ε's label, boxed notes), stacked
 by their height above the plot; the legend at the bottom of the figure, below the axis titles
 (its own space reserved by Plotly), or, on a chart that names its lines at their ends instead
-(:mod:`~labeldp_core.plotting.end_labels`), those names in the right margin, spread apart; the
+(:mod:`~labeldp_core.plots_base.end_labels`), those names in the right margin, spread apart; the
 margins grow with long or rotated tick labels.
 """
 
@@ -20,17 +20,17 @@ from dataclasses import dataclass
 
 import plotly.graph_objects as go
 
-from labeldp_core.plotting.bars_across import lay_bars_across
-from labeldp_core.plotting.end_labels import (
+from labeldp_core.plots_base.bars_across import lay_bars_across
+from labeldp_core.plots_base.end_labels import (
     END_LABEL,
     end_label_room,
     end_labels,
     end_labels_as_legend,
     spread_end_labels,
 )
-from labeldp_core.plotting.legend_names import wrap_legend
-from labeldp_core.plotting.line_height import LINE_HEIGHT
-from labeldp_core.plotting.stacked import place_panels, stack_panels
+from labeldp_core.plots_base.legend_names import wrap_legend
+from labeldp_core.plots_base.line_height import LINE_HEIGHT
+from labeldp_core.plots_base.stacked import place_panels, stack_panels
 
 __all__ = [
     "DEMO_SIZES",
@@ -273,10 +273,10 @@ def projector_ready(figure: go.Figure, *, demo: bool = False, narrow: bool = Fal
         demo: demo mode's larger text (:data:`DEMO_SIZES` instead of :data:`SIZES`).
         narrow: the chart goes in a half-page column (or on a phone): its title and its x
             axis's title wrap sooner, the lines' end labels become the legend under the plot
-            (:func:`~labeldp_core.plotting.end_labels.end_labels_as_legend`), a row of
-            panels is stacked into one column (:mod:`~labeldp_core.plotting.stacked`), and
+            (:func:`~labeldp_core.plots_base.end_labels.end_labels_as_legend`), a row of
+            panels is stacked into one column (:mod:`~labeldp_core.plots_base.stacked`), and
             grouped bars that ask for it are laid across
-            (:mod:`~labeldp_core.plotting.bars_across`).
+            (:mod:`~labeldp_core.plots_base.bars_across`).
     """
     sizes = DEMO_SIZES if demo else SIZES
     panels = stack_panels(figure) if narrow else []

@@ -2,7 +2,7 @@
 
 Three panels side by side on a phone's 358 px leave each about 90: their titles ran into each
 other and their ticks turned on end (issue 53). On a narrow chart
-:func:`~labeldp_core.plotting.readable.projector_ready` stacks a figure's one row of panels into
+:func:`~labeldp_core.plots_base.readable.projector_ready` stacks a figure's one row of panels into
 one column instead, top to bottom in their order from left to right, each as wide as the chart
 and titled above it. :func:`stack_panels` moves them into the column; once the titles and the
 axis titles are wrapped and sized, :func:`place_panels` sets each panel's height and the gaps
@@ -14,7 +14,7 @@ from itertools import pairwise
 
 import plotly.graph_objects as go
 
-from labeldp_core.plotting.line_height import LINE_HEIGHT
+from labeldp_core.plots_base.line_height import LINE_HEIGHT
 
 __all__ = ["PANEL_PX", "Panel", "place_panels", "stack_panels"]
 
