@@ -1,5 +1,6 @@
 """The app's fixtures: Streamlit's caches emptied per test, pages computing their points at once."""
 
+import functools
 import sys
 from collections.abc import Iterator
 
@@ -18,6 +19,23 @@ def pages_compute_points_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
     """
     monkeypatch.setattr(road, "QUICK_S", float("inf"))
     monkeypatch.setattr(road, "on_demo_grid", lambda config: True)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def components_scanned_once() -> Iterator[None]:
+    """Streamlit's scan of the installed packages for components, done once per process.
+
+    Each new ``AppTest`` scans every installed distribution's metadata for Streamlit components
+    on its first run (``scan_component_manifests``): about 0.2 s of CPU each, paid by the
+    hundreds of pages these tests open, with the same answer every time (nothing is installed
+    during a run, and the app uses no components). Remembered, the pages run as before.
+    """
+    from streamlit.components.v2 import manifest_scanner
+
+    with pytest.MonkeyPatch.context() as patch:
+        scanned = functools.cache(manifest_scanner.scan_component_manifests)
+        patch.setattr(manifest_scanner, "scan_component_manifests", lambda: list(scanned()))
+        yield
 
 
 @pytest.fixture(autouse=True)
