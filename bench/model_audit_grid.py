@@ -27,18 +27,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from labeldp_core.experiments import make_config
 from labeldp_core.model_audit import UntestableClaimError, audit_model
-from labeldp_core.model_audit.recipe import audit_recipe
 
 MECHANISMS = ("rr", "rr-prior", "alibi", "laplace", "vector-rr")
 EPSILONS = (1.0, 2.0, 4.0, 8.0, 0.5)
-
-
-def _learning_rate(mechanism: str, dataset: str, seed: int, settings: dict) -> float:
-    """The learning rate the audit's trainings use with ``settings`` (the recipe fills the rest)."""
-    epochs, filled = audit_recipe(mechanism, dataset, None, settings)
-    return make_config(mechanism, dataset, 1.0, seed, epochs, filled).setting("learning_rate")
 
 
 def _point(mechanism: str, dataset: str, epsilon: float, seed: int, settings: dict) -> dict:
@@ -51,7 +43,7 @@ def _point(mechanism: str, dataset: str, epsilon: float, seed: int, settings: di
         return asked | {"refused": refused.report["verdict"]}
     report = audit.to_dict()
     return asked | {
-        "learning_rate": _learning_rate(mechanism, dataset, seed, settings),
+        "learning_rate": audit.learning_rate,
         "model": audit.model,
         "epochs": audit.epochs,
         "canaries": audit.canaries,

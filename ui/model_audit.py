@@ -127,12 +127,14 @@ def _show(audit: ModelAudit, mechanism: str, epsilon: float) -> None:
     st.dataframe(_table(audit), hide_index=True)
     st.markdown(f"**Verdict**: {audit.verdict}.")
     model = f" --set model={audit.model}" if audit.model else ""
+    if audit.learning_rate is not None:
+        model += f" --set learning_rate={audit.learning_rate:g}"
     command = (
         f"python -m labeldp_core audit {mechanism} --model --dataset {audit.dataset} "
         f"--epsilon {epsilon:g} --epochs {audit.epochs}{model} --seed {audit.seed} "
         f"--canary-kind {audit.canary_kind} --guess-share {audit.guess_share:g}"
     )
-    trained = describe_recipe(audit.dataset, audit.model, audit.epochs)
+    trained = describe_recipe(audit)
     st.caption(
         f"{audit.canaries} {audit.canary_kind} canaries on {audit.dataset}, guesses on the "
         f"{audit.guess_share:.0%} most confident, seed {audit.seed}, {trained}. "
