@@ -68,7 +68,9 @@ def _table(lines: list[dict]) -> str:
     ]
     for p in lines:
         if "refused" in p:
-            rows.append(f"| {p['mechanism']} | {p['epsilon']:g} | refused: {p['refused']} |")
+            said = p["refused"].split(":")[0]  # the verdict; its reason is in the line
+            refused = f"refused before training: {said}"
+            rows.append(f"| {p['mechanism']} | {p['epsilon']:g} | {refused} |")
             continue
         doubled = p["power"]["2x budget"]
         caught = "caught" if p["caught"]["2x budget"] else "not caught"
