@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from labeldp_core.model_audit import UntestableClaimError, audit_model
 
 MECHANISMS = ("rr", "rr-prior", "alibi", "laplace", "vector-rr")
-EPSILONS = (1.0, 2.0, 4.0, 8.0, 0.5)
+EPSILONS = (1.0, 2.0, 4.0, 0.5, 8.0)
 
 
 def _point(mechanism: str, dataset: str, epsilon: float, seed: int, settings: dict) -> dict:

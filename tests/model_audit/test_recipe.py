@@ -6,6 +6,8 @@ epochs there unless the user asks for a model or epochs (docs/audit.md says how 
 """
 
 import json
+import re
+from pathlib import Path
 
 import pytest
 
@@ -37,6 +39,7 @@ def test_fashion_mnist_audits_the_mlp_over_60_epochs_by_default(trained, tmp_pat
     report = json.loads(capsys.readouterr().out)
     assert report["epochs"] == 60 and report["model"] == "mlp"
     assert {(c.epochs, c.setting("model")) for c in trained} == {(60, "mlp")}
+    assert {c.setting("learning_rate") for c in trained} == {report["learning_rate"]} == {7e-4}
     assert main(["audit", "rr", "--model", "--dataset", "fashion-mnist", "--epsilon", "1"]) == 0
     assert "model mlp, 60 epochs (the audit's recipe for fashion-mnist)" in capsys.readouterr().out
 
@@ -112,8 +115,28 @@ def test_a_learning_rate_in_the_recipe_trains_at_it_unless_one_is_asked_for(
     assert settings == {"model": "mlp"}
 
 
-def test_a_recipe_without_a_learning_rate_trains_at_the_runs_own(trained, tmp_path):
+def test_a_recipe_without_a_learning_rate_trains_at_the_runs_own(trained, tmp_path, monkeypatch):
+    monkeypatch.setattr(recipe, "AUDIT_RECIPES", {"fashion-mnist": recipe.AuditRecipe("mlp", 60)})
     audit = audit_model("rr", "fashion-mnist", 1.0, cache=ResultCache(tmp_path))
     run = make_config("rr", "fashion-mnist", 1.0, 0, 60, {"model": "mlp"})
     assert trained[0] == run  # the config, and so the cache key, of a recipe of model and epochs
     assert audit.learning_rate == run.setting("learning_rate") == 3e-3
+
+
+def test_the_recipe_is_what_the_docs_say_and_what_their_grid_trained():
+    text = " ".join((Path(__file__).parents[2] / "docs" / "audit.md").read_text().split())
+    said = re.search(
+        r"own recipe there: the (\w+) over (\d+) epochs at learning rate ([\d.e-]+)", text
+    )
+    fashion = recipe.AUDIT_RECIPES["fashion-mnist"]
+    assert said is not None
+    assert (said[1].lower(), int(said[2]), float(said[3])) == (
+        fashion.model,
+        fashion.epochs,
+        fashion.learning_rate,
+    )
+    # The grid's table names what it trained (bench/model_audit_grid.py --table's first line).
+    grid = (
+        f"model {fashion.model}, {fashion.epochs} epochs, learning rate {fashion.learning_rate:g}"
+    )
+    assert grid in text
