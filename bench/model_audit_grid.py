@@ -6,13 +6,16 @@ Run (one training at a time, on one thread; hours of CPU on Fashion-MNIST)::
         --out /tmp/grid.jsonl
     .venv/bin/python bench/model_audit_grid.py --out /tmp/grid.jsonl --table
 
-Each point is ``audit MECH --model --dataset D --epsilon E`` with the audit's defaults (recipe,
-canaries, kind, guess share), computed through the result cache and appended to ``--out`` as one
-JSON line as soon as it finishes, with the CPU seconds of the trainings it added (a training the
-cache already holds, such as the 2x control at ε that is the mechanism's run at 2ε, costs
+Each point is ``audit MECH --model --dataset D --epsilon E --seed S`` with the audit's defaults
+(recipe, canaries, kind, guess share), computed through the result cache and appended to ``--out``
+as one JSON line as soon as it finishes, with the CPU seconds of the trainings it added (a training
+the cache already holds, such as the 2x control at ε that is the mechanism's run at 2ε, costs
 nothing again) and the machine's load. ``--table`` prints the lines as a Markdown table.
 The ε are visited in the order given, each over every mechanism, so that the claims of 1 and 2
-come first.
+come first. ``--seed`` draws other canaries (and other noise): a recipe chosen by comparing
+audits on one seed's canaries is confirmed on another's. ``--learning-rate`` replaces the
+recipe's. A point the audit refuses before training (no canary design can test the claim) is a
+line with its reason.
 """
 
 import argparse
@@ -24,20 +27,23 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from labeldp_core.model_audit import audit_model
+from labeldp_core.model_audit import UntestableClaimError, audit_model
 
 MECHANISMS = ("rr", "rr-prior", "alibi", "laplace", "vector-rr")
-EPSILONS = (1.0, 2.0, 4.0, 8.0, 0.5)
+EPSILONS = (1.0, 2.0, 4.0, 0.5, 8.0)
 
 
-def _point(mechanism: str, dataset: str, epsilon: float) -> dict:
+def _point(mechanism: str, dataset: str, epsilon: float, seed: int, settings: dict) -> dict:
     """One audit with its cost: CPU and wall seconds, and the 1-minute load when it ended."""
     cpu, wall = time.process_time(), time.perf_counter()
-    audit = audit_model(mechanism, dataset, epsilon)
+    asked = {"mechanism": mechanism, "epsilon": epsilon, "seed": seed}
+    try:
+        audit = audit_model(mechanism, dataset, epsilon, seed=seed, settings=settings or None)
+    except UntestableClaimError as refused:
+        return asked | {"refused": refused.report["verdict"]}
     report = audit.to_dict()
-    return {
-        "mechanism": mechanism,
-        "epsilon": epsilon,
+    return asked | {
+        "learning_rate": audit.learning_rate,
         "model": audit.model,
         "epochs": audit.epochs,
         "canaries": audit.canaries,
@@ -61,6 +67,11 @@ def _table(lines: list[dict]) -> str:
         "| --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for p in lines:
+        if "refused" in p:
+            said = p["refused"].split(":")[0]  # the verdict; its reason is in the line
+            refused = f"refused before training: {said}"
+            rows.append(f"| {p['mechanism']} | {p['epsilon']:g} | {refused} |")
+            continue
         doubled = p["power"]["2x budget"]
         caught = "caught" if p["caught"]["2x budget"] else "not caught"
         rows.append(
@@ -69,7 +80,12 @@ def _table(lines: list[dict]) -> str:
             f"{doubled:.2f} ({caught}) | {p['cpu_s']:.0f} | {p['load_1min']:.1f} |"
         )
     recipes = sorted(
-        {f"{p['canaries']} canaries, model {p['model']}, {p['epochs']} epochs" for p in lines}
+        {
+            f"{p['canaries']} canaries (seed {p.get('seed', 0)}), model {p['model']}, "
+            f"{p['epochs']} epochs, learning rate {p.get('learning_rate', 'not recorded')}"
+            for p in lines
+            if "refused" not in p
+        }
     )
     return "; ".join(recipes) + "\n\n" + "\n".join(rows)
 
@@ -80,15 +96,18 @@ def main() -> None:
     parser.add_argument("--dataset", default="fashion-mnist")
     parser.add_argument("--mechanisms", nargs="+", default=list(MECHANISMS))
     parser.add_argument("--epsilons", nargs="+", type=float, default=list(EPSILONS))
+    parser.add_argument("--seed", type=int, default=0, help="the canaries' draw and the runs'")
+    parser.add_argument("--learning-rate", type=float, help="in place of the recipe's")
     parser.add_argument("--table", action="store_true", help="print --out as a table and stop")
     args = parser.parse_args()
     if args.table:
         lines = [json.loads(line) for line in args.out.read_text().splitlines() if line.strip()]
         print(_table(lines))
         return
+    settings = {} if args.learning_rate is None else {"learning_rate": args.learning_rate}
     for epsilon in args.epsilons:
         for mechanism in args.mechanisms:
-            point = _point(mechanism, args.dataset, epsilon)
+            point = _point(mechanism, args.dataset, epsilon, args.seed, settings)
             with args.out.open("a") as out:
                 out.write(json.dumps(point) + "\n")
             print(json.dumps(point), flush=True)

@@ -6,7 +6,7 @@ import streamlit as st
 from labeldp_core.base.numbers import epsilon_text, proven_text, score_text
 from labeldp_core.errors import LabelDPError
 from labeldp_core.model_audit import ModelAudit, UntestableClaimError, audit_model, cached_audit
-from labeldp_core.model_audit.recipe import describe_recipe
+from labeldp_core.model_audit.recipe import AUDIT_RECIPES, describe_recipe
 from ui.controls import Controls
 from ui.results import READ_ONLY_NOTE, read_only, result_cache
 
@@ -93,11 +93,13 @@ def trained_model_section(mechanism: str, epsilon: float, controls: Controls) ->
         _show(audit, mechanism, epsilon)
         return
     if not st.toggle("Audit the trained model", key="model_audit", bind="query-params"):
+        fashion = AUDIT_RECIPES["fashion-mnist"]
         st.caption(
             "Three trainings (cached). With 'auto' epochs the audit trains its own recipe for the "
-            "dataset, a model that memorises its canaries (on fashion-mnist the MLP over 60 "
-            "epochs), else the run's defaults; choose epochs in the sidebar to audit the "
-            "sidebar's model. Models that barely memorise give no verdict."
+            "dataset, a model that memorises its canaries (on fashion-mnist the "
+            f"{fashion.model.upper()} over {fashion.epochs} epochs at learning rate "
+            f"{fashion.learning_rate:g}), else the run's defaults; choose epochs in the sidebar to "
+            "audit the sidebar's model. Models that barely memorise give no verdict."
         )
         return
     try:
@@ -127,12 +129,14 @@ def _show(audit: ModelAudit, mechanism: str, epsilon: float) -> None:
     st.dataframe(_table(audit), hide_index=True)
     st.markdown(f"**Verdict**: {audit.verdict}.")
     model = f" --set model={audit.model}" if audit.model else ""
+    if audit.learning_rate is not None:
+        model += f" --set learning_rate={audit.learning_rate:g}"
     command = (
         f"python -m labeldp_core audit {mechanism} --model --dataset {audit.dataset} "
         f"--epsilon {epsilon:g} --epochs {audit.epochs}{model} --seed {audit.seed} "
         f"--canary-kind {audit.canary_kind} --guess-share {audit.guess_share:g}"
     )
-    trained = describe_recipe(audit.dataset, audit.model, audit.epochs)
+    trained = describe_recipe(audit)
     st.caption(
         f"{audit.canaries} {audit.canary_kind} canaries on {audit.dataset}, guesses on the "
         f"{audit.guess_share:.0%} most confident, seed {audit.seed}, {trained}. "

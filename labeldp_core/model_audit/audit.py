@@ -264,7 +264,8 @@ def audit_model(
     trains nothing. The canaries are drawn from the rows whose labels the mechanism protects
     (:func:`~.protected.protected_rows`: never a public part, never the test set);
     ``canaries`` defaults to :func:`~.canaries.canary_count`'s choice for that many rows, and
-    ``epochs`` and the model to the audit's recipe for ``dataset`` (:mod:`.recipe`).
+    ``epochs``, the model and its learning rate to the audit's recipe for ``dataset``
+    (:mod:`.recipe`). ``seed`` draws the canaries and seeds the trainings.
     ``kind`` is ``flipped`` (training images, a wrong label) or ``crafted`` (noise inputs no
     training image resembles, :mod:`.crafted`; None: :data:`~.crafted.DEFAULT_CANARY_KIND`), and the
     attack guesses on the ``guess_share`` most confident canaries (:mod:`.guesses`).
@@ -312,6 +313,7 @@ def _assemble(mechanism: str, dataset: str, plan: _Plan, found: list[dict]) -> M
         accuracy_cap=accuracy_cap(label_epsilon, label_delta),
         audited=estimates[0],
         controls=tuple(estimates[1:]),
+        learning_rate=dict(config.settings).get("learning_rate"),
     )
 
 

@@ -34,7 +34,8 @@ class ModelAudit:
 
     ``label_epsilon`` / ``label_delta`` are the claim for one changed label (an example-level
     claim translated); ``accuracy_cap`` the best guessing accuracy that claim allows. ``model``
-    is the trained model's kind (None for a mechanism with no such setting).
+    is the trained model's kind and ``learning_rate`` its Adam rate (None for a mechanism with
+    no such setting, and in a report stored before the rate was recorded).
     """
 
     mechanism: str
@@ -52,6 +53,7 @@ class ModelAudit:
     accuracy_cap: float
     audited: CanaryEstimate
     controls: tuple[CanaryEstimate, ...]
+    learning_rate: float | None = None
 
     @property
     def violates(self) -> bool:

@@ -29,7 +29,7 @@ def audit_lines(audit: ModelAudit) -> list[str]:
     return [
         f"{audit.mechanism} on {audit.dataset}, trained model, {claim}: {audit.canaries} "
         f"{audit.canary_kind} canaries, guesses on the {audit.guess_share:.0%} most confident, "
-        f"{describe_recipe(audit.dataset, audit.model, audit.epochs)}, seed {audit.seed} (a "
+        f"{describe_recipe(audit)}, seed {audit.seed} (a "
         f"label-DP model allows at most "
         f"{audit.accuracy_cap:.1%} right)",
         _row(audit.audited),
