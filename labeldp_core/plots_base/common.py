@@ -21,6 +21,7 @@ __all__ = [
     "UNIT_SCALE_NOTE",
     "figure_table",
     "mark_bound",
+    "mark_chance",
     "mark_epsilon",
     "mark_epsilon_level",
     "score_curves",
@@ -40,6 +41,13 @@ UNIT_SCALE_NOTE = (
     + EXAMPLE_TO_LABEL
     + " At the same ε neither promise is simply the stronger one."
 )
+
+
+def mark_chance(figure: go.Figure, chance: float) -> None:
+    """A dotted grey level at ``chance``, the score of guessing without the data, so named."""
+    figure.add_hline(
+        y=chance, line_dash="dot", line_color="grey", annotation_text=f"chance: {chance:.2f}"
+    )
 
 
 def mark_epsilon(figure: go.Figure, epsilon: float, label: str | None = None) -> None:
@@ -197,9 +205,7 @@ def score_curves(
             annotation_text=f"clean labels: {baseline:.3f}",
         )
     if chance is not None:
-        figure.add_hline(
-            y=chance, line_dash="dot", line_color="grey", annotation_text=f"chance: {chance:.2f}"
-        )
+        mark_chance(figure, chance)
     if marked_epsilon is not None:
         mark_epsilon(figure, marked_epsilon)
     axis = EPSILON_AXIS | {"title": "epsilon spent (log scale)"} if at_spent else EPSILON_AXIS

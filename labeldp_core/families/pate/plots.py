@@ -9,7 +9,7 @@ from plotly.subplots import make_subplots
 from labeldp_core.engine.spec import RunResult
 from labeldp_core.families.pate import FAMILY
 from labeldp_core.plots_base.colours import styles_of
-from labeldp_core.plots_base.common import LAYOUT, score_curves
+from labeldp_core.plots_base.common import LAYOUT, mark_chance, score_curves
 
 __all__ = [
     "agreement_histograms",
@@ -47,9 +47,7 @@ def teacher_accuracy_strip(
             annotation_text=f"plurality vote of all teachers: {plurality_accuracy:.3f}",
         )
     if chance is not None:
-        figure.add_hline(
-            y=chance, line_dash="dot", line_color="grey", annotation_text=f"chance: {chance:.2f}"
-        )
+        mark_chance(figure, chance)
     figure.update_layout(
         title="Teacher accuracy on the public queries (one dot per teacher)",
         yaxis={"title": "accuracy", "range": [0, 1.02]},
