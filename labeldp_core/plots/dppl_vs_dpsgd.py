@@ -13,7 +13,7 @@ import plotly.graph_objects as go
 
 from labeldp_core.engine.spec import RunResult
 from labeldp_core.families.prototypes.plots import MECHANISM_NAMES
-from labeldp_core.plots_base.common import EPSILON_AXIS, LAYOUT
+from labeldp_core.plots_base.common import EPSILON_AXIS, LAYOUT, mark_level
 from labeldp_core.registry import MECHANISM_COLOURS
 
 __all__ = ["dppl_accuracy_curves", "per_class_accuracy_bars", "per_class_accuracy_curves"]
@@ -93,12 +93,7 @@ def dppl_accuracy_curves(
             marker={"symbol": "x", "size": 9},
         )
     if reference is not None:
-        figure.add_hline(
-            y=reference,
-            line_dash="dot",
-            line_color="grey",
-            annotation_text=f"public-only classifier: {reference:.3f}",
-        )
+        mark_level(figure, reference, f"public-only classifier: {reference:.3f}")
     if marked_epsilon is not None and not spent:
         figure.add_vline(x=marked_epsilon, line_dash="dash", line_color="grey")
     what = "minority-class accuracy" if minority else "test accuracy"

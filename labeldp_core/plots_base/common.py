@@ -24,6 +24,7 @@ __all__ = [
     "mark_chance",
     "mark_epsilon",
     "mark_epsilon_level",
+    "mark_level",
     "score_curves",
     "seeds_band",
 ]
@@ -43,11 +44,25 @@ UNIT_SCALE_NOTE = (
 )
 
 
+def mark_level(
+    figure: go.Figure,
+    level: float,
+    text: str,
+    dash: str = "dot",
+    colour: str = "grey",
+    **options: Any,
+) -> None:
+    """A horizontal line at ``level`` named by ``text`` (a reference the curves are read against).
+
+    ``options`` go to plotly's ``add_hline`` (a subplot's ``row`` and ``col``, the name's
+    ``annotation_position``).
+    """
+    figure.add_hline(y=level, line_dash=dash, line_color=colour, annotation_text=text, **options)
+
+
 def mark_chance(figure: go.Figure, chance: float) -> None:
     """A dotted grey level at ``chance``, the score of guessing without the data, so named."""
-    figure.add_hline(
-        y=chance, line_dash="dot", line_color="grey", annotation_text=f"chance: {chance:.2f}"
-    )
+    mark_level(figure, chance, f"chance: {chance:.2f}")
 
 
 def mark_epsilon(figure: go.Figure, epsilon: float, label: str | None = None) -> None:
@@ -198,12 +213,7 @@ def score_curves(
             hovertemplate=where + ": %{y:.3f} (mean of %{customdata[0]} seeds)",
         )
     if baseline is not None:
-        figure.add_hline(
-            y=baseline,
-            line_dash="dash",
-            line_color="green",
-            annotation_text=f"clean labels: {baseline:.3f}",
-        )
+        mark_level(figure, baseline, f"clean labels: {baseline:.3f}", "dash", "green")
     if chance is not None:
         mark_chance(figure, chance)
     if marked_epsilon is not None:

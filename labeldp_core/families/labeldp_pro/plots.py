@@ -4,7 +4,7 @@ from collections.abc import Sequence
 
 import plotly.graph_objects as go
 
-from labeldp_core.plots_base.common import LAYOUT
+from labeldp_core.plots_base.common import LAYOUT, mark_level
 
 __all__ = ["accuracy_by_epoch"]
 
@@ -23,12 +23,7 @@ def accuracy_by_epoch(
         hovertemplate="after %{x} epochs: accuracy %{y:.3f}<extra></extra>",
     )
     if baseline is not None:
-        figure.add_hline(
-            y=baseline,
-            line_dash="dot",
-            line_color="grey",
-            annotation_text=f"non-private model: {baseline:.3f}",
-        )
+        mark_level(figure, baseline, f"non-private model: {baseline:.3f}")
     figure.update_layout(
         title=f"LabelDP-Pro: test accuracy while training (label ε = {epsilon:g})",
         xaxis={"title": "epochs"},

@@ -8,7 +8,7 @@ from plotly.colors import qualitative
 from plotly.subplots import make_subplots
 
 from labeldp_core.engine.spec import RunResult
-from labeldp_core.plots_base.common import LAYOUT
+from labeldp_core.plots_base.common import LAYOUT, mark_level
 
 __all__ = ["cluster_metrics_vs_epsilon", "output_projection"]
 
@@ -44,14 +44,7 @@ def cluster_metrics_vs_epsilon(
             else (ordered[0].details[f"{key}_clean"] if ordered else None)
         )
         if clean is not None:
-            figure.add_hline(
-                y=clean,
-                line_dash="dot",
-                line_color="green",
-                row=1,
-                col=column,
-                annotation_text=f"clean: {clean:.3g}",
-            )
+            mark_level(figure, clean, f"clean: {clean:.3g}", colour="green", row=1, col=column)
         if marked_epsilon is not None:
             figure.add_vline(
                 x=marked_epsilon, line_dash="dash", line_color="grey", row=1, col=column

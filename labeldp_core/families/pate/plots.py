@@ -9,7 +9,7 @@ from plotly.subplots import make_subplots
 from labeldp_core.engine.spec import RunResult
 from labeldp_core.families.pate import FAMILY
 from labeldp_core.plots_base.colours import styles_of
-from labeldp_core.plots_base.common import LAYOUT, mark_chance, score_curves
+from labeldp_core.plots_base.common import LAYOUT, mark_chance, mark_level, score_curves
 
 __all__ = [
     "agreement_histograms",
@@ -40,12 +40,8 @@ def teacher_accuracy_strip(
         )
     )
     if plurality_accuracy is not None:
-        figure.add_hline(
-            y=plurality_accuracy,
-            line_dash="dash",
-            line_color="green",
-            annotation_text=f"plurality vote of all teachers: {plurality_accuracy:.3f}",
-        )
+        text = f"plurality vote of all teachers: {plurality_accuracy:.3f}"
+        mark_level(figure, plurality_accuracy, text, "dash", "green")
     if chance is not None:
         mark_chance(figure, chance)
     figure.update_layout(
@@ -186,12 +182,7 @@ def epsilon_vs_queries(
                 hovertemplate="%{x} queries: ε = %{y:.3g}<extra></extra>",
             )
     if target_epsilon is not None:
-        figure.add_hline(
-            y=target_epsilon,
-            line_dash="dot",
-            line_color="grey",
-            annotation_text=f"budget ε = {target_epsilon:g}",
-        )
+        mark_level(figure, target_epsilon, f"budget ε = {target_epsilon:g}")
     figure.update_layout(
         title="Privacy spent as the number of queries grows",
         xaxis={"title": "queries asked (log scale)", "type": "log"},
@@ -218,12 +209,9 @@ def student_accuracy_vs_epsilon(
         marked_epsilon=marked_epsilon,
     )
     if clean_student is not None:
-        figure.add_hline(
-            y=clean_student,
-            line_dash="dashdot",
-            line_color="purple",
-            annotation_text=f"student on the true labels of the same queries: {clean_student:.3f}",
-            annotation_position="bottom right",
+        text = f"student on the true labels of the same queries: {clean_student:.3f}"
+        mark_level(
+            figure, clean_student, text, "dashdot", "purple", annotation_position="bottom right"
         )
     figure.update_layout(title="Student test accuracy vs epsilon")
     return figure

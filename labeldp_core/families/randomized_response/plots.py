@@ -6,7 +6,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from labeldp_core.noise.randomized_response import keep_probability
-from labeldp_core.plots_base.common import EPSILON_AXIS, LAYOUT, mark_epsilon
+from labeldp_core.plots_base.common import EPSILON_AXIS, LAYOUT, mark_epsilon, mark_level
 
 __all__ = ["keep_flip_curve", "label_heatmap"]
 
@@ -26,14 +26,9 @@ def keep_flip_curve(
     figure = go.Figure()
     figure.add_scatter(x=grid, y=keep, name="keep: e^ε/(e^ε+K-1)", mode="lines")
     figure.add_scatter(x=grid, y=1 - keep, name="flip: (K-1)/(e^ε+K-1)", mode="lines")
-    figure.add_hline(
-        y=1 / num_classes,
-        line_dash="dot",
-        line_color="grey",
-        annotation_text=f"1/K = {1 / num_classes:.2f} (a random guess)",
-        # under the line at small ε, where neither curve goes (at the right it crossed flip)
-        annotation_position="bottom left",
-    )
+    chance = f"1/K = {1 / num_classes:.2f} (a random guess)"
+    # under the line at small ε, where neither curve goes (at the right it crossed flip)
+    mark_level(figure, 1 / num_classes, chance, annotation_position="bottom left")
     mark_epsilon(figure, epsilon)
     if measured_flip_rate is not None:
         figure.add_scatter(

@@ -5,7 +5,7 @@ import plotly.graph_objects as go
 
 from labeldp_core.families.vector_rr.release import bit_flip_probability, crossover_classes
 from labeldp_core.noise.randomized_response import keep_probability
-from labeldp_core.plots_base.common import EPSILON_AXIS, LAYOUT, mark_epsilon
+from labeldp_core.plots_base.common import EPSILON_AXIS, LAYOUT, mark_epsilon, mark_level
 
 __all__ = ["bit_flip_curve", "bit_signal_lines", "crossover_figure"]
 
@@ -33,7 +33,7 @@ def bit_flip_curve(
         mode="lines",
         line={"dash": "dot"},
     )
-    figure.add_hline(y=0.5, line_dash="dot", line_color="grey", annotation_text="1/2: a coin")
+    mark_level(figure, 0.5, "1/2: a coin")
     mark_epsilon(figure, epsilon)
     if measured_bit_flip_rate is not None:
         figure.add_scatter(
