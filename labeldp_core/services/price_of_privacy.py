@@ -155,7 +155,8 @@ def _model_bound(run: RunResult, seed: int, cache: ResultCache) -> AuditedBound 
         audit.label_epsilon,
         audit.label_delta,
         MODEL,
-        f"{audit.canaries} canaries, model {audit.model}, {audit.epochs} epochs",
+        f"{audit.canaries} canaries, model {audit.model}, {audit.epochs} epochs"
+        + ("" if audit.learning_rate is None else f", learning rate {audit.learning_rate:g}"),
     )
 
 

@@ -82,7 +82,7 @@ def test_the_price_screen_reads_the_audit_warm_computes_for_the_default_run(trai
     run = fake_result(**(run.to_dict() | {"settings": dict(default.settings)}))
     bound = _model_bound(run, 0, cache)
     assert bound is not None and bound.lower_bound == warmed.audited.epsilon_lower_bound
-    assert bound.case == "1000 canaries, model mlp, 60 epochs"
+    assert bound.case == "1000 canaries, model mlp, 60 epochs, learning rate 0.0007"
     other = fake_result(dataset="fashion-mnist", epsilon=2.0, epochs=3, settings={"model": "cnn"})
     assert _model_bound(other, 0, cache) is None  # a run of other settings: its own audit only
 
