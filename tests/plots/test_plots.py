@@ -78,21 +78,13 @@ def _run(
         if regression
         else {"test_accuracy": score, "baseline_test_accuracy": baseline}
     )
-    return RunResult(
+    return fake_result(
         mechanism=mechanism,
-        dataset="digits",
         seed=seed,
         epsilon=epsilon,
         epsilon_spent=spent,
         delta=delta,
         privacy_unit=unit,
-        n_train=10,
-        n_test=5,
-        num_classes=10,
-        elapsed_s=0.0,
-        cached=True,
-        epochs=1,
-        settings={},
         details=details or {},
         **scores,
     )
