@@ -19,7 +19,7 @@ from types import MappingProxyType
 from labeldp_core.experiments import make_config, mechanism_spec
 from labeldp_core.model_audit.result import ModelAudit
 
-__all__ = ["AUDIT_RECIPES", "AuditRecipe", "audit_recipe", "describe_recipe"]
+__all__ = ["AUDIT_RECIPES", "AuditRecipe", "audit_recipe", "describe_recipe", "training_words"]
 
 
 @dataclass(frozen=True)
@@ -72,14 +72,19 @@ def audit_recipe(
     return recipe.epochs if epochs is None else epochs, filled
 
 
+def training_words(audit: ModelAudit) -> str:
+    """The audit's trained model in a few words: "model mlp, 60 epochs" (or its epochs alone)."""
+    return (
+        f"model {audit.model}, {audit.epochs} epochs" if audit.model else f"{audit.epochs} epochs"
+    )
+
+
 def describe_recipe(audit: ModelAudit) -> str:
     """How the audit's model is named in its report, saying when it is the audit's recipe.
 
     Where the dataset has a recipe, a learning rate other than the one it trains with is named.
     """
-    trained = (
-        f"model {audit.model}, {audit.epochs} epochs" if audit.model else f"{audit.epochs} epochs"
-    )
+    trained = training_words(audit)
     recipe = AUDIT_RECIPES.get(audit.dataset)
     if recipe is None:
         return trained

@@ -19,6 +19,7 @@ from labeldp_core.errors import LabelDPError
 from labeldp_core.experiments import lookup, make_config
 from labeldp_core.experiments.demo import DEMO_SEEDS, demo_configs, demo_epsilons, point_epsilons
 from labeldp_core.model_audit import cached_audit, can_audit
+from labeldp_core.model_audit.recipe import training_words
 from labeldp_core.plots_base.common import LABEL_DP_RANGE
 from labeldp_core.services.release_audits import APP_TRIALS, CASES, audit_cases, stored_audit_case
 
@@ -155,7 +156,7 @@ def _model_bound(run: RunResult, seed: int, cache: ResultCache) -> AuditedBound 
         audit.label_epsilon,
         audit.label_delta,
         MODEL,
-        f"{audit.canaries} canaries, model {audit.model}, {audit.epochs} epochs"
+        f"{audit.canaries} canaries, {training_words(audit)}"
         + ("" if audit.learning_rate is None else f", learning rate {audit.learning_rate:g}"),
     )
 
