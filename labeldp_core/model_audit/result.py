@@ -73,9 +73,12 @@ class ModelAudit:
         proved = proven_text(self.audited.epsilon_lower_bound)
         claim = epsilon_text(self.label_epsilon)
         if self.violates:
+            confidence = self.audited.confidence
             return (
                 f"VIOLATES its claim: the model's canaries prove epsilon >= {proved} for a "
-                f"label, above the {claim} claimed"
+                f"label, above the {claim} claimed (a {confidence:.0%} lower bound: a model "
+                f"exactly at its claim goes above it in about 1 audit in "
+                f"{round(1 / (1 - confidence))}, so audit another seed before calling it a bug)"
             )
         missed = [c.role for c in self.controls if not c.caught]
         if self.controls[0].role == "non-private" and not self.controls[0].caught:
