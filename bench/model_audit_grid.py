@@ -60,25 +60,31 @@ def _point(mechanism: str, dataset: str, epsilon: float, seed: int, settings: di
 
 
 def _table(lines: list[dict]) -> str:
-    """The points as a Markdown table, in the order they were computed."""
-    rows = [
-        "| mechanism | claim ε | ε̂ | above the claim | non-private ε̂ | 2x control ε̂ (caught) "
-        "| CPU s added | load |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- |",
-    ]
+    """The points as a Markdown table, in the order they were computed.
+
+    A seed column appears when the points span several seeds, and a "claim tested" column when
+    an audit held a model to a tighter claim than its run's (Laplace's argmax labels).
+    """
+    seeds = len({p.get("seed", 0) for p in lines}) > 1
+    tightened = any(p.get("label_epsilon", p["epsilon"]) != p["epsilon"] for p in lines)
+    extra = (["seed"] if seeds else []) + (["claim tested"] if tightened else [])
+    heads = ["mechanism", "claim ε", *extra, "ε̂", "above the claim", "non-private ε̂"]
+    heads += ["2x control ε̂ (caught)", "CPU s added", "load"]
+    rows = ["| " + " | ".join(heads) + " |", "|" + " --- |" * len(heads)]
     for p in lines:
+        cells = [p["mechanism"], f"{p['epsilon']:g}"]
+        cells += [str(p.get("seed", 0))] if seeds else []
         if "refused" in p:
             said = p["refused"].split(":")[0]  # the verdict; its reason is in the line
-            refused = f"refused before training: {said}"
-            rows.append(f"| {p['mechanism']} | {p['epsilon']:g} | {refused} |")
+            rows.append("| " + " | ".join([*cells, f"refused before training: {said}"]) + " |")
             continue
+        cells += [f"{p.get('label_epsilon', p['epsilon']):.3g}"] if tightened else []
         doubled = p["power"]["2x budget"]
         caught = "caught" if p["caught"]["2x budget"] else "not caught"
-        rows.append(
-            f"| {p['mechanism']} | {p['epsilon']:g} | {p['epsilon_hat']:.2f} | "
-            f"{'YES' if p['violates'] else 'no'} | {p['power']['non-private']:.2f} | "
-            f"{doubled:.2f} ({caught}) | {p['cpu_s']:.0f} | {p['load_1min']:.1f} |"
-        )
+        cells += [f"{p['epsilon_hat']:.2f}", "YES" if p["violates"] else "no"]
+        cells += [f"{p['power']['non-private']:.2f}", f"{doubled:.2f} ({caught})"]
+        cells += [f"{p['cpu_s']:.0f}", f"{p['load_1min']:.1f}"]
+        rows.append("| " + " | ".join(cells) + " |")
     recipes = sorted(
         {
             f"{p['canaries']} canaries (seed {p.get('seed', 0)}), model {p['model']}, "

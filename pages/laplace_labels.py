@@ -11,6 +11,7 @@ from labeldp_core.data import Dataset, load_dataset
 from labeldp_core.engine.blocks.release_noise import histogram_split
 from labeldp_core.experiments import RunConfig, RunResult, make_config, sweep_configs
 from labeldp_core.experiments.demo import DEMO_SEEDS, demo_epsilons
+from labeldp_core.families.laplace_labels.audit_ceiling import argmax_epsilon
 from labeldp_core.families.laplace_labels.experiment import expected_argmax_accuracy
 from labeldp_core.families.laplace_labels.label_prior import PRIOR_STEP, split_from_table
 from labeldp_core.families.laplace_labels.rr_bins_release import RRBins
@@ -198,14 +199,26 @@ def _noisy_vectors(
         f"The first {EXAMPLES} training labels at ε = {epsilon:g} ({scale_text}); "
         "each panel is one way to turn the noisy vector into a training target, the ALIBI panel "
         "with a uniform prior. At small ε the true class is rarely the largest coordinate, so "
-        f"argmax labels are right with probability {accuracy:.2f} (1/K = {1 / k:.2f}); "
-        "soft targets keep some of the evidence that argmax throws away."
+        f"argmax labels are right with probability {accuracy:.2f} (1/K = {1 / k:.2f})"
+        + _argmax_words(accuracy, k)
+        + "; soft targets keep some of the evidence that argmax throws away."
         + (
             " With secure noise the vectors are integers: clamping keeps only the coordinates that "
             "reached 1, and argmax breaks ties at random."
             if noise == "secure"
             else ""
         )
+    )
+
+
+def _argmax_words(accuracy: float, k: int) -> str:
+    """What argmax labels spend: K-ary randomized response at ε′, the model audit's claim."""
+    if not 1 / k < accuracy < 1:
+        return ""
+    spent = epsilon_text(argmax_epsilon(accuracy, k))
+    return (
+        " and each other label equally often: randomized response at ε′ = "
+        f"{spent}, less than ε, the claim the trained model's audit holds it to"
     )
 
 

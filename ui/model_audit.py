@@ -127,6 +127,12 @@ def _cached(mechanism: str, epsilon: float, controls: Controls) -> ModelAudit | 
 def _show(audit: ModelAudit, mechanism: str, epsilon: float) -> None:
     """The audit's table, its verdict and the command that reproduces it."""
     st.dataframe(_table(audit), hide_index=True)
+    if audit.claim_reason is not None:
+        st.caption(
+            f"The run claims ε {epsilon_text(audit.claimed_epsilon)}; the audit tests the "
+            f"model against ε {epsilon_text(audit.label_epsilon)}, tighter: "
+            f"{audit.claim_reason}."
+        )
     st.markdown(f"**Verdict**: {audit.verdict}.")
     model = f" --set model={audit.model}" if audit.model else ""
     if audit.learning_rate is not None:

@@ -18,7 +18,7 @@ import numpy as np
 from labeldp_core.accounting.units import label_guarantee_of_example
 from labeldp_core.base.validation import MAX_EPSILON, check_epsilon
 from labeldp_core.cache import ResultCache
-from labeldp_core.data import load_dataset, training_size
+from labeldp_core.data import dataset_info, load_dataset, training_size
 from labeldp_core.engine.progress import Progress, silent, within
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.experiments import RunConfig, make_config, mechanism_spec
@@ -29,7 +29,7 @@ from labeldp_core.model_audit.canaries import (
     canary_count,
     draw_canaries,
 )
-from labeldp_core.model_audit.ceiling import check_testable
+from labeldp_core.model_audit.ceiling import AuditedClaim, audited_claim, check_testable
 from labeldp_core.model_audit.crafted import (
     DEFAULT_CANARY_KIND,
     check_canary_kind,
@@ -153,12 +153,13 @@ class _Plan:
     drawn: Canaries
     draw: dict
     share: float
+    claim: AuditedClaim
 
 
 def _configs(
     mechanism: str, dataset: str, epsilon: float, options: Mapping[str, object]
-) -> tuple[str, tuple[RunConfig, ...]]:
-    """The unit claimed and one config per training, once a canary design can test the claim.
+) -> tuple[str, tuple[RunConfig, ...], AuditedClaim]:
+    """The unit claimed, one config per training and the claim tested, once it can be tested.
 
     The canaries are counted only for a mechanism that declares a ceiling (counting them reads
     the dataset: the warm's plan asks this of every demo point).
@@ -179,29 +180,45 @@ def _configs(
         if role == MECHANISM
     }
     claim = _label_claim(configs[0].epsilon, 0.0, unit)[0]  # its ε does not depend on δ
+    tested = audited_claim(under_mechanism, training_size(dataset), claim, _classes(dataset))
 
     def guesses() -> int:
-        _, count, share = _canaries(configs, dataset, options)
+        _, count, share = _canaries(configs, dataset, options, tested)
         return guess_count(share, count)
 
-    check_testable(under_mechanism, training_size(dataset), unit, claim, guesses)
-    return unit, configs
+    check_testable(under_mechanism, training_size(dataset), unit, tested.epsilon, guesses)
+    return unit, configs, tested
 
 
 def _canaries(
-    configs: tuple[RunConfig, ...], dataset: str, options: Mapping[str, object]
+    configs: tuple[RunConfig, ...],
+    dataset: str,
+    options: Mapping[str, object],
+    claim: AuditedClaim,
 ) -> tuple[np.ndarray, int, float]:
-    """The rows the canaries go in, how many canaries, and the share guessed on (checked)."""
+    """The rows the canaries go in, how many canaries, and the share guessed on (checked).
+
+    The share is the one asked for, else the tested claim's (:func:`~.ceiling.audited_claim`),
+    else :data:`~.guesses.DEFAULT_GUESS_SHARE`.
+    """
     rows = protected_rows(configs[0], load_dataset(dataset))
     count = canary_count(len(rows), options.get("canaries"))
-    share = options.get("guess_share")
-    return rows, count, check_guess_share(DEFAULT_GUESS_SHARE if share is None else share)
+    share = next(
+        s
+        for s in (options.get("guess_share"), claim.guess_share, DEFAULT_GUESS_SHARE)
+        if s is not None
+    )
+    return rows, count, check_guess_share(share)
+
+
+def _classes(dataset: str) -> int:
+    return dataset_info(dataset).num_classes
 
 
 def _plan(mechanism: str, dataset: str, epsilon: float, options: Mapping[str, object]) -> _Plan:
     """Check the audit asked for and draw its canaries (``options`` as :func:`audit_model`'s)."""
-    unit, configs = _configs(mechanism, dataset, epsilon, options)
-    rows, count, share = _canaries(configs, dataset, options)
+    unit, configs, claim = _configs(mechanism, dataset, epsilon, options)
+    rows, count, share = _canaries(configs, dataset, options, claim)
     data = load_dataset(dataset)
     kind = options.get("kind")
     kind = check_canary_kind(DEFAULT_CANARY_KIND if kind is None else kind)
@@ -217,7 +234,7 @@ def _plan(mechanism: str, dataset: str, epsilon: float, options: Mapping[str, ob
         "rows": rows_digest(rows),
         "kind": kind,
     }
-    return _Plan(unit, configs, drawn, draw, share)
+    return _Plan(unit, configs, drawn, draw, share, claim)
 
 
 def audit_training(
@@ -293,6 +310,8 @@ def _assemble(mechanism: str, dataset: str, plan: _Plan, found: list[dict]) -> M
     """The audit of ``found``, the stored outcomes of ``plan``'s trainings."""
     config = plan.configs[0]
     label_epsilon, label_delta = _label_claim(config.epsilon, found[0]["delta"], plan.unit)
+    if plan.claim.reason is not None:  # a tighter guarantee of the model (label-level, δ 0)
+        label_epsilon = plan.claim.epsilon
     estimates = [
         _estimate(name, run_config, role, stored, plan, (label_epsilon, label_delta))
         for (name, _, role), run_config, stored in zip(TRAININGS, plan.configs, found, strict=True)
@@ -314,6 +333,7 @@ def _assemble(mechanism: str, dataset: str, plan: _Plan, found: list[dict]) -> M
         audited=estimates[0],
         controls=tuple(estimates[1:]),
         learning_rate=dict(config.settings).get("learning_rate"),
+        claim_reason=plan.claim.reason,
     )
 
 

@@ -33,9 +33,10 @@ class ModelAudit:
     """The canary audit of one mechanism at one ε: the model's ε̂ beside the claim, and controls.
 
     ``label_epsilon`` / ``label_delta`` are the claim for one changed label (an example-level
-    claim translated); ``accuracy_cap`` the best guessing accuracy that claim allows. ``model``
-    is the trained model's kind and ``learning_rate`` its Adam rate (None for a mechanism with
-    no such setting, and in a report stored before the rate was recorded).
+    claim translated, or a tighter guarantee of the model, ``claim_reason`` saying which:
+    :func:`~.ceiling.audited_claim`); ``accuracy_cap`` the best guessing accuracy that claim
+    allows. ``model`` is the trained model's kind and ``learning_rate`` its Adam rate (None for
+    a mechanism with no such setting, and in a report stored before the rate was recorded).
     """
 
     mechanism: str
@@ -54,6 +55,7 @@ class ModelAudit:
     audited: CanaryEstimate
     controls: tuple[CanaryEstimate, ...]
     learning_rate: float | None = None
+    claim_reason: str | None = None
 
     @property
     def violates(self) -> bool:
@@ -71,9 +73,12 @@ class ModelAudit:
         proved = proven_text(self.audited.epsilon_lower_bound)
         claim = epsilon_text(self.label_epsilon)
         if self.violates:
+            confidence = self.audited.confidence
             return (
                 f"VIOLATES its claim: the model's canaries prove epsilon >= {proved} for a "
-                f"label, above the {claim} claimed"
+                f"label, above the {claim} claimed (a {confidence:.0%} lower bound: a model "
+                f"exactly at its claim goes above it in about 1 audit in "
+                f"{round(1 / (1 - confidence))}, so audit another seed before calling it a bug)"
             )
         missed = [c.role for c in self.controls if not c.caught]
         if self.controls[0].role == "non-private" and not self.controls[0].caught:

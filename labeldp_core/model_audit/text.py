@@ -26,6 +26,8 @@ def audit_lines(audit: ModelAudit) -> list[str]:
             f" per example, read for a label as ({audit.label_epsilon:.3g}, "
             f"{audit.label_delta:.3g})"
         )
+    if audit.claim_reason is not None:
+        claim += f", tested as {audit.label_epsilon:.3g} for the model ({audit.claim_reason})"
     return [
         f"{audit.mechanism} on {audit.dataset}, trained model, {claim}: {audit.canaries} "
         f"{audit.canary_kind} canaries, guesses on the {audit.guess_share:.0%} most confident, "

@@ -157,7 +157,8 @@ def _model_bound(run: RunResult, seed: int, cache: ResultCache) -> AuditedBound 
         audit.label_delta,
         MODEL,
         f"{audit.canaries} canaries, {training_words(audit)}"
-        + ("" if audit.learning_rate is None else f", learning rate {audit.learning_rate:g}"),
+        + ("" if audit.learning_rate is None else f", learning rate {audit.learning_rate:g}")
+        + ("" if audit.claim_reason is None else ", held to the ε its training labels spend"),
     )
 
 

@@ -55,6 +55,8 @@ def test_labels_page_shows_vectors_runs_a_sweep_and_the_budget_split():
     assert budget["step"].iloc[0] == "prior: noisy label histogram"
     assert budget["epsilon"].iloc[-1] == "1"
     assert any("computed run" in c.value for c in app.caption)
+    # Argmax labels are K-ary randomized response at ε′ (issue 54): 0.566 at ε = 1 on ten classes.
+    assert any("randomized response at ε′ = 0.566, less than ε" in c.value for c in app.caption)
 
 
 def test_rr_bins_panel_quotes_the_release_epsilon_the_run_had(cache):

@@ -74,19 +74,21 @@ def test_auto_epochs_audit_the_audits_own_recipe_and_the_caption_names_it(
 
 
 @pytest.mark.parametrize(
-    ("mechanism", "reason", "said"),
+    ("mechanism", "epsilon", "reason", "said"),
     [
-        ("pate", "a training label", "one teacher's vote on each query"),
-        ("laplace", "the model learns", "each noisy vector's argmax"),
+        ("pate", "1", "a training label", "one teacher's vote on each query"),
+        ("laplace", "0.25", "the model learns", "each noisy vector's argmax"),
     ],
 )
 def test_a_claim_no_canary_can_test_gets_the_reason_instead_of_a_row_of_zeros(
-    mechanism, reason, said, isolated_cache, monkeypatch
+    mechanism, epsilon, reason, said, isolated_cache, monkeypatch
 ):
     from labeldp_core.model_audit import training_run
 
     monkeypatch.setattr(training_run, "_train", lambda *args: pytest.fail("trained"))
-    app = open_page("pages/audit.py", mechanism=mechanism, epochs="1", model="logistic")
+    app = open_page(
+        "pages/audit.py", mechanism=mechanism, epsilon=epsilon, epochs="1", model="logistic"
+    )
     assert_no_errors(app)
     verdicts = [m.value for m in app.markdown if m.value.startswith("**Verdict**")]
     assert len(verdicts) == 1
@@ -94,6 +96,24 @@ def test_a_claim_no_canary_can_test_gets_the_reason_instead_of_a_row_of_zeros(
     assert said in verdicts[0] and "guesses right as often as that allows" in verdicts[0]
     assert not [t for t in app.toggle if t.key == "model_audit"]
     assert len(app.dataframe) <= 1  # the release audit's table only: no row of zeros
+
+
+def test_laplace_argmax_says_its_model_is_held_to_the_epsilon_its_labels_spend(
+    isolated_cache, monkeypatch
+):
+    # Issue 54: the model learns only each noisy vector's argmax, K-ary RR at 0.566 for ε = 1;
+    # the audit tests that claim, and the page says so beside the table that names it.
+    from labeldp_core.model_audit import training_run
+
+    monkeypatch.setattr(
+        training_run, "_train", lambda _, drawn, *rest: stored(drawn, 200) | {"test_score": 0.7}
+    )
+    app = open_page("pages/audit.py", mechanism="laplace", epsilon="1", dataset="fashion-mnist")
+    app.toggle(key="model_audit").set_value(True).run(timeout=300)
+    assert_no_errors(app)
+    assert "above the claim (ε 0.566)" in app.dataframe[-1].value.columns
+    captions = " ".join(c.value for c in app.caption)
+    assert "The run claims ε 1; the audit tests the model against ε 0.566, tighter" in captions
 
 
 def test_the_audit_screen_writes_each_quantity_in_one_format_and_names_mechanisms(

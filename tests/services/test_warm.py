@@ -50,14 +50,15 @@ def test_every_demo_point_and_audit_case_once_first_views_first():
 def audited_classifiers() -> set[str]:
     """The mechanisms whose trained models warm audits, from the families' declarations: those
     Compare shows by default whose runs train a classifier on their labels' or examples' ε and
-    whose claim a canary design can test (no declared ceiling)."""
+    whose claim a canary design can test: no declared ceiling, or one that is randomized
+    response, whose ε the audit tests instead (Laplace's argmax labels)."""
     return {
         m.id
         for m in mechanism_entries()
         if m.on_compare
         and m.spec.task == "classification"
         and m.spec.privacy_unit in ("label", "example")
-        and m.model_audit_ceiling is None
+        and (m.model_audit_ceiling is None or m.model_audit_ceiling.randomized_response)
     }
 
 
@@ -70,10 +71,12 @@ def test_the_trained_models_canary_audits_come_last_for_the_price_of_privacy_scr
     # Each default-Compare classifier, on its curve's grid; no regression (Laplace regression,
     # RR on bins). DPPL-Mean is read through its prototypes' similarities. Not PATE: no canary
     # design can test its claim, which the audit says without training (model_audit.ceiling).
+    # Laplace at the ε its argmax labels' 2x control can show above: 1, 2 and 4 on digits.
     assert {m for m, _ in points} == audited_classifiers()
     audited = audited_classifiers()
-    assert {"rr", "dpsgd", "dppl-mean"} <= audited and "pate" not in audited
+    assert {"rr", "dpsgd", "dppl-mean", "laplace"} <= audited and "pate" not in audited
     assert {e for m, e in points if m == "rr"} == set(demo_epsilons("rr"))
+    assert {e for m, e in points if m == "laplace"} == {1.0, 2.0, 4.0}
 
 
 @pytest.mark.usefixtures("isolated_cache")
