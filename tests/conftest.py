@@ -182,19 +182,50 @@ def fast_runs(tmp_path_factory) -> Iterator[ResultCache]:
         store.close()
 
 
-@pytest.fixture(scope="session")
-def dask_cluster(tmp_path_factory) -> Iterator:
-    """A Dask cluster of two single-threaded worker processes, started once for the whole run.
+#: The one Dask cluster open in this process (see :func:`dask_cluster`).
+_CLUSTER: list[Any] = []
 
+
+@pytest.fixture(scope="module")
+def dask_cluster(tmp_path_factory) -> Any:
+    """A Dask cluster of two single-threaded worker processes, shared by the modules that use it.
+
+    Started by the first test that asks and closed after the last one (``pytest_runtest_teardown``
+    below), not at the end of the run: idle, its scheduler and two workers took 6.5 s of CPU a
+    minute (issue 52), for the ten minutes the rest of the suite ran after the cluster tests.
     Its workers find no MNIST (an empty data folder, downloads off), so a point on MNIST fails
     on them, as on a worker where `make data` was not run.
     """
-    from labeldp_core.cluster import open_cluster
+    if not _CLUSTER:
+        from labeldp_core.cluster import open_cluster
 
-    data = tmp_path_factory.mktemp("worker-data")
-    session = open_cluster(workers=2, env={"LABELDP_DATA_DIR": str(data), "LABELDP_OFFLINE": "1"})
-    yield session
-    session.close()
+        data = tmp_path_factory.mktemp("worker-data")
+        env = {"LABELDP_DATA_DIR": str(data), "LABELDP_OFFLINE": "1"}
+        _CLUSTER.append(open_cluster(workers=2, env=env))
+    return _CLUSTER[0]
+
+
+_LAST_CLUSTER_TEST = pytest.StashKey[pytest.Item | None]()
+
+
+def _last_cluster_test(session: pytest.Session) -> pytest.Item | None:
+    """The last test of the run (in collection order) that uses ``dask_cluster``.
+
+    Under ``--dist loadgroup`` every such test is in the ``cluster`` group, which one worker runs
+    in collection order, so no test of that worker needs the cluster after this one. Found once.
+    """
+    if _LAST_CLUSTER_TEST not in session.stash:
+        users = [item for item in session.items if "dask_cluster" in item.fixturenames]
+        session.stash[_LAST_CLUSTER_TEST] = users[-1] if users else None
+    return session.stash[_LAST_CLUSTER_TEST]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def cluster_closed_at_the_end() -> Iterator[None]:
+    """Whatever ran last, no cluster outlives the run."""
+    yield
+    while _CLUSTER:
+        _CLUSTER.pop().close()
 
 
 #: The one Chromium open in this process, with the context manager that closes it.
@@ -222,7 +253,8 @@ def browser() -> Iterator:
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
-    """Close the shared Chromium once the next test is in a module that does not use it.
+    """Close the shared Chromium once the next test is in a module that does not use it, and the
+    shared Dask cluster after the last test that uses it.
 
     Playwright's sync API keeps its event loop running in this thread while it is open, where
     ``asyncio.run`` then fails (``tests/app/test_app_server.py``'s sessions): no other test may
@@ -233,6 +265,8 @@ def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> 
     if _CHROMIUM and leaving and "browser" not in getattr(nextitem, "fixturenames", ()):
         opened, _ = _CHROMIUM.pop()
         opened.__exit__(None, None, None)
+    if _CLUSTER and item is _last_cluster_test(item.session):
+        _CLUSTER.pop().close()
 
 
 @pytest.fixture

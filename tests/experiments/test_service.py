@@ -20,7 +20,9 @@ def _config(epsilon: float, epochs: int = 1, dataset: str = "digits"):
 
 @pytest.fixture
 def service(tmp_path):
-    started = ComputeService(tmp_path / "cache", workers=2, threads=1)
+    """A service of one worker: each worker started costs an interpreter importing torch and
+    the library (about 4 s of CPU); the test of two workers side by side starts its own."""
+    started = ComputeService(tmp_path / "cache", workers=1, threads=1)
     yield started
     started.shutdown()
 
@@ -49,15 +51,19 @@ def test_one_point_asked_twice_is_one_job_computed_once_and_cached(service, tmp_
     assert found is not None and found.test_accuracy == result.test_accuracy
 
 
-def test_concurrent_trainings_each_run_on_their_own_threads(service):
-    before = torch.get_num_threads()
-    jobs = [service.submit(_config(e)) for e in (1.1, 1.2)]
-    _until(lambda: all(job.threads for job in jobs), "both workers to start")
-    assert [job.threads for job in jobs] == [1, 1]  # one per worker: 2 cores, 2 workers
-    assert torch.get_num_threads() == before  # the server's own setting is untouched
-    assert len({job.worker for job in jobs}) == 2  # trained side by side
-    for job in jobs:
-        job.result()
+def test_concurrent_trainings_each_run_on_their_own_threads(tmp_path):
+    two = ComputeService(tmp_path / "cache", workers=2, threads=1)
+    try:
+        before = torch.get_num_threads()
+        jobs = [two.submit(_config(e)) for e in (1.1, 1.2)]
+        _until(lambda: all(job.threads for job in jobs), "both workers to start")
+        assert [job.threads for job in jobs] == [1, 1]  # one per worker: 2 cores, 2 workers
+        assert torch.get_num_threads() == before  # the server's own setting is untouched
+        assert len({job.worker for job in jobs}) == 2  # trained side by side
+        for job in jobs:
+            job.result()
+    finally:
+        two.shutdown()
 
 
 def test_the_same_point_trained_concurrently_in_two_services_gives_identical_numbers(tmp_path):
@@ -96,7 +102,9 @@ def test_a_killed_worker_fails_its_point_with_a_reason_and_is_replaced(service):
     os.kill(job.worker, signal.SIGKILL)
     with pytest.raises(JobFailedError, match="worker computing this point stopped"):
         job.result()
-    assert service.submit(_config(3.2)).result().epsilon == 3.2  # a new worker took over
+    after = service.submit(_config(3.2))
+    assert after.result().epsilon == 3.2  # a new worker took over: the service's only one
+    assert after.worker != job.worker
 
 
 def test_workers_are_replaced_after_their_share_of_points(tmp_path):
