@@ -232,7 +232,11 @@ def test_every_page_renders_without_an_exception(server, browser):
         page.wait_for_selector(IDLE)
         assert urlparse(page.url).path.strip("/") == path, (href, page.url)
         assert page.locator("[data-testid='stException']").count() == 0, href
-        assert "epochs=1" in page.url, page.url  # the links keep the link's settings
+        # The links keep the link's settings. The page writes its widgets' query string after
+        # it draws, so wait for it (read at once, it was missing once in four runs at load 6);
+        # a page that dropped the settings times out here.
+        page.wait_for_function("() => location.search.includes('epochs=1')")
+        assert "epochs=1" in page.url, page.url
         _screenshot(page, path or "home")
     page.close()
 
