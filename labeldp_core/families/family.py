@@ -56,15 +56,10 @@ class AuditCeiling:
             audit turns into what its own number of guesses can prove
             (:mod:`labeldp_core.model_audit.ceiling`).
         reason: why, as a clause of the audit's verdict (what carries one label into the model).
-        randomized_response: whether the model trains on exactly K-ary randomized response at
-            ``most_provable`` (Laplace's argmax labels), so that ε is a guarantee of the model,
-            not only a bound on one guess's accuracy (PATE's): the audit then tests the model
-            against it, a claim tighter than the run's, in which a doubled budget shows.
     """
 
     most_provable: Callable[[RunConfig, int], float | None]
     reason: str
-    randomized_response: bool = False
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 from labeldp_core.engine.config import RunConfig
 from labeldp_core.errors import InvalidInputError
+from labeldp_core.families.audit_claims import RandomizedResponseCeiling
 from labeldp_core.families.family import AuditCeiling
 from labeldp_core.model_audit.estimate import score_guesses
 from labeldp_core.model_audit.guesses import DEFAULT_GUESS_SHARE, MIN_GUESS_SHARE
@@ -104,14 +105,14 @@ def audited_claim(
     """The claim to test the model against: ``label_epsilon``, or a tighter guarantee.
 
     ``configs`` are as :func:`check_testable`'s. Where the model trains on exactly randomized
-    response (:attr:`~AuditCeiling.randomized_response`) at an ε below ``label_epsilon``,
-    that ε is the claim: testing the model against it is the stronger test, and the only one in
-    which its 2x control can show; the attack then guesses on the canaries that the control's
-    labels can inform.
+    response (a :class:`~labeldp_core.families.audit_claims.RandomizedResponseCeiling`) at an ε
+    below ``label_epsilon``, that ε is the claim: testing the model against it is the stronger
+    test, and the only one in which its 2x control can show; the attack then guesses on the
+    canaries that the control's labels can inform.
     """
     first, control = next(iter(configs.values())), list(configs.values())[-1]
     declared = _declared(first.mechanism)
-    if declared is None or not declared.randomized_response:
+    if not isinstance(declared, RandomizedResponseCeiling):
         return AuditedClaim(label_epsilon)
     tight = declared.most_provable(first, n_train)
     if tight is None or tight >= label_epsilon:

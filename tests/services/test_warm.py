@@ -10,6 +10,7 @@ import pytest
 from labeldp_core.cache import ResultCache
 from labeldp_core.experiments import lookup, make_config
 from labeldp_core.experiments.demo import demo_configs, demo_epsilons
+from labeldp_core.families.audit_claims import RandomizedResponseCeiling
 from labeldp_core.model_audit import cached_audit
 from labeldp_core.registry import mechanism_entries
 from labeldp_core.services import warm
@@ -58,7 +59,10 @@ def audited_classifiers() -> set[str]:
         if m.on_compare
         and m.spec.task == "classification"
         and m.spec.privacy_unit in ("label", "example")
-        and (m.model_audit_ceiling is None or m.model_audit_ceiling.randomized_response)
+        and (
+            m.model_audit_ceiling is None
+            or isinstance(m.model_audit_ceiling, RandomizedResponseCeiling)
+        )
     }
 
 

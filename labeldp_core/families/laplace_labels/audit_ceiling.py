@@ -21,7 +21,7 @@ import math
 
 from labeldp_core.data import dataset_info
 from labeldp_core.engine.spec import RunConfig
-from labeldp_core.families.family import AuditCeiling
+from labeldp_core.families.audit_claims import RandomizedResponseCeiling
 from labeldp_core.families.laplace_labels.experiment import expected_argmax_accuracy
 from labeldp_core.families.laplace_labels.release import ONE_HOT_SENSITIVITY
 from labeldp_core.noise.noise_plans import laplace_plan
@@ -59,9 +59,8 @@ def most_provable(config: RunConfig, n_train: int) -> float | None:
 
 
 #: The ceiling the family declares for ``laplace``, with the reason the audit's verdict gives.
-ARGMAX_CEILING = AuditCeiling(
+ARGMAX_CEILING = RandomizedResponseCeiling(
     most_provable,
     "the model learns only each noisy vector's argmax, which is K-ary randomized response at a "
     "smaller epsilon than the vector's",
-    randomized_response=True,
 )
