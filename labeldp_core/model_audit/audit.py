@@ -180,13 +180,14 @@ def _configs(
         if role == MECHANISM
     }
     claim = _label_claim(configs[0].epsilon, 0.0, unit)[0]  # its ε does not depend on δ
-    tested = audited_claim(under_mechanism, training_size(dataset), claim, _classes(dataset))
+    n_train, classes = training_size(dataset), dataset_info(dataset).num_classes
+    tested = audited_claim(under_mechanism, n_train, claim, classes)
 
     def guesses() -> int:
         _, count, share = _canaries(configs, dataset, options, tested)
         return guess_count(share, count)
 
-    check_testable(under_mechanism, training_size(dataset), unit, tested.epsilon, guesses)
+    check_testable(under_mechanism, n_train, unit, tested.epsilon, guesses)
     return unit, configs, tested
 
 
@@ -209,10 +210,6 @@ def _canaries(
         if s is not None
     )
     return rows, count, check_guess_share(share)
-
-
-def _classes(dataset: str) -> int:
-    return dataset_info(dataset).num_classes
 
 
 def _plan(mechanism: str, dataset: str, epsilon: float, options: Mapping[str, object]) -> _Plan:
@@ -309,9 +306,10 @@ def audit_model(
 def _assemble(mechanism: str, dataset: str, plan: _Plan, found: list[dict]) -> ModelAudit:
     """The audit of ``found``, the stored outcomes of ``plan``'s trainings."""
     config = plan.configs[0]
-    label_epsilon, label_delta = _label_claim(config.epsilon, found[0]["delta"], plan.unit)
-    if plan.claim.reason is not None:  # a tighter guarantee of the model (label-level, δ 0)
-        label_epsilon = plan.claim.epsilon
+    # The ε tested was found with the plan (the run's for a label, or a tighter guarantee of the
+    # model); the δ for a label needs the run's δ, which only its stored training knows.
+    label_epsilon = plan.claim.epsilon
+    label_delta = _label_claim(config.epsilon, found[0]["delta"], plan.unit)[1]
     estimates = [
         _estimate(name, run_config, role, stored, plan, (label_epsilon, label_delta))
         for (name, _, role), run_config, stored in zip(TRAININGS, plan.configs, found, strict=True)
