@@ -6,6 +6,7 @@ steps, trains with :func:`~labeldp_core.families.labeldp_pro.trainer.train_label
 reports the label-level (epsilon, delta) the accountant computes for the steps actually taken.
 """
 
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -28,6 +29,7 @@ from labeldp_core.engine.context import RunContext
 from labeldp_core.engine.progress import within
 from labeldp_core.engine.spec import MechanismSpec, Outcome, RunConfig, Scalar, Setting
 from labeldp_core.engine.tuning import Tuning
+from labeldp_core.errors import InvalidInputError
 from labeldp_core.families.labeldp_pro.accounting import (
     LABEL_ACCOUNTANTS,
     accounted_budget,
@@ -150,13 +152,45 @@ def trained_model_words(trained: str, choice: str, dataset: str) -> str:
 
 
 def validate_labeldp_pro(config: RunConfig) -> None:
-    """Check clip, delta and that the expected batch fits in the training set, before training."""
+    """Check clip, delta, the batch against the training set and the features, before training."""
+    if config.setting("features") == "patches":
+        _check_patch_features(config)
     check_training_schedule(
         config.setting("clip"),
         config.setting("delta"),
         training_size(config.dataset),
         config.setting("batch"),
         int(config.epochs or 1),
+    )
+
+
+def _check_patch_features(config: RunConfig) -> None:
+    """Refuse ``features=patches`` on a table (no images) or for the small CNN (it reads images)."""
+    if is_table(config.dataset):
+        raise InvalidInputError(
+            f"features=patches encodes images, and {config.dataset} is a table of features; "
+            "use --set features=pixels"
+        )
+    if trained_model(config.setting("model"), config.setting("cnn_model")) == "cnn-small":
+        raise InvalidInputError(
+            "features=patches gives the model a vector of features, which the small CNN "
+            "(cnn_model=cnn-small) cannot read; use --set cnn_model=logistic, or "
+            "--set features=pixels"
+        )
+
+
+def features_phrase(features: str, dims: int) -> str:
+    """What the model read, as the run's details say it.
+
+    >>> features_phrase("patches", 128)[:40]
+    'label-free patch features: 128 whitened '
+    """
+    if features == "pixels":
+        return "the images' pixels"
+    return (
+        f"label-free patch features: {dims} whitened principal components of the pooled codes "
+        "of a k-means dictionary of whitened 5x5 patches (Coates and Ng 2011), learnt from the "
+        "training images alone (no label read)"
     )
 
 
@@ -181,8 +215,9 @@ def run_labeldp_pro(config: RunConfig, ctx: RunContext) -> Outcome:
     def on_epoch(done: int, total: int) -> None:
         report(done / total, f"LabelDP-Pro, noise multiplier {sigma:.3g}: epoch {done}/{total}")
 
+    arrays, released = _training_inputs(config, ctx)
     trained = train_labeldp_pro(
-        (data.x_train, data.y_train, data.x_test, data.y_test),
+        arrays,
         data.num_classes,
         settings,
         pro,
@@ -190,8 +225,8 @@ def run_labeldp_pro(config: RunConfig, ctx: RunContext) -> Outcome:
         on_epoch,
         noise=config.setting("noise"),
     )
-    # The released model: the label-inference figures and the canary audit read it.
-    ctx.note_attack_model(trained.model)
+    # The released model (images in): the label-inference figures and the canary audit read it.
+    ctx.note_attack_model(released(trained.model))
     _, accounted_delta = accounted_budget(config.epsilon, delta, accountant)
     spent, spent_delta = label_epsilon(
         sigma, trained.sample_rate, trained.steps, accounted_delta, accountant
@@ -203,6 +238,27 @@ def run_labeldp_pro(config: RunConfig, ctx: RunContext) -> Outcome:
         n_train=data.n_train,
         details=_details(config, trained, sigma, accounted_delta, data.num_classes),
         diagnostics=("details.mean_batch", "details.empty_steps"),
+    )
+
+
+def _training_inputs(
+    config: RunConfig, ctx: RunContext
+) -> tuple[tuple[Any, Any, Any, Any], Callable[[Any], Any]]:
+    """The trainer's four arrays, and what turns the trained model into one that takes images.
+
+    ``features=pixels``: the images themselves. ``patches``: their label-free patch features
+    (:mod:`labeldp_core.families.labeldp_pro.features`, cached per dataset and seed), and the
+    released model encodes an image before its layers.
+    """
+    data = ctx.dataset
+    if config.setting("features") == "pixels":
+        return (data.x_train, data.y_train, data.x_test, data.y_test), lambda model: model
+    from labeldp_core.families.labeldp_pro.features import FeatureClassifier, patch_inputs
+
+    inputs = patch_inputs(ctx, config.setting("feature_dims"))
+    shape = tuple(data.x_train.shape[1:])
+    return (inputs.train, data.y_train, inputs.test, data.y_test), lambda model: FeatureClassifier(
+        inputs, model, shape
     )
 
 
@@ -241,6 +297,7 @@ def _details(
     example = dpsgd_epsilon(sigma, trained.sample_rate, trained.steps, accounted_delta, add_remove)
     return {
         "model_trained": trained_model(config.setting("model"), config.setting("cnn_model")),
+        "features": features_phrase(config.setting("features"), config.setting("feature_dims")),
         "noise_multiplier": sigma,
         "sample_rate": trained.sample_rate,
         "steps": trained.steps,
@@ -416,6 +473,19 @@ SPEC = MechanismSpec(
             "CNN) or logistic (multinomial logistic regression: digits' recipe, where the small "
             "CNN stays at chance at eps 1)",
             choices=CNN_MODELS,
+        ),
+        "features": Setting(
+            "pixels",
+            "what the model reads: pixels, or patches: the images' label-free patch features "
+            "(a k-means dictionary of whitened 5x5 patches, pooled codes, feature_dims principal "
+            "components; learnt from the images alone, so they cost no label privacy)",
+            choices=("pixels", "patches"),
+        ),
+        "feature_dims": Setting(
+            128,
+            "principal components of the patch features the model reads (features=patches)",
+            minimum=2,
+            maximum=1024,
         ),
         "noise": SAMPLER_NOISE_SETTING,
     },
