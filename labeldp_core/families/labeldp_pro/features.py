@@ -16,6 +16,7 @@ run's seed); the released model takes images in (:class:`FeatureClassifier`), so
 label-inference figures and the canary audit query it as any other.
 """
 
+import hashlib
 from dataclasses import dataclass
 
 import numpy as np
@@ -98,15 +99,25 @@ def _reduced(ctx: RunContext, dims: int) -> dict[str, np.ndarray]:
     }
 
 
+def _digest(*arrays: np.ndarray) -> str:
+    """A digest of the images' bytes: a canary audit's crafted images get features of their own."""
+    digest = hashlib.blake2b(digest_size=16)
+    for array in arrays:
+        digest.update(np.ascontiguousarray(array).data)
+    return digest.hexdigest()
+
+
 def patch_inputs(ctx: RunContext, dims: int) -> PatchInputs:
     """The run's images as ``dims`` whitened principal components of their patch codes, cached.
 
-    Cached per dataset, seed, the dictionary's constants and ``dims``: the first run of a seed
-    learns the dictionary and encodes every image (minutes on 70,000 images); the others read it.
-    No label is read.
+    Cached per dataset, seed, the dictionary's constants, ``dims`` and the images themselves
+    (the model audit's context places crafted canary images in the training set): the first
+    run of a seed learns the dictionary and encodes every image (minutes on 70,000 images); the
+    others read it. No label is read.
     """
+    data = ctx.dataset
     payload = {"dataset": ctx.config.dataset, "seed": ctx.config.seed, **patch_settings()}
-    payload |= {"components": dims, "whitened": True}
+    payload |= {"components": dims, "whitened": True, "images": _digest(data.x_train, data.x_test)}
     arrays = ctx.cache.arrays_or_compute(
         "labeldp-pro-patch-inputs",
         payload,

@@ -1,5 +1,7 @@
 """LabelDP-Pro on label-free patch features: what the model reads, what the release takes in."""
 
+import dataclasses
+
 import numpy as np
 import pytest
 import torch
@@ -80,3 +82,15 @@ def test_a_run_on_patch_features_says_what_its_model_read(tmp_path):
     # Two epochs of a 16-feature logistic model at ε 8 learn: well above chance (0.1) on 360
     # test images (a binomial sd of 0.016 at chance).
     assert result.test_accuracy > 0.3
+
+
+def test_other_images_in_the_same_cache_get_their_own_features(tmp_path):
+    """A canary audit places crafted images in the training set: never the stored features."""
+    with digits_context(_config(), tmp_path) as ctx:
+        before = patch_inputs(ctx, DIMS)
+        data = ctx.dataset
+        crafted = data.x_train.copy()
+        crafted[0] = crafted[0][:, ::-1, :]
+        ctx.__dict__["dataset"] = dataclasses.replace(data, x_train=crafted)
+        after = patch_inputs(ctx, DIMS)
+    assert not np.array_equal(before.train[0], after.train[0])
