@@ -23,9 +23,14 @@ import numpy as np
 import torch
 from torch import nn
 
-from labeldp_core.data.label_free_features import PatchDictionary, patch_settings
+from labeldp_core.data.label_free_features import (
+    PatchDictionary,
+    encode_patches,
+    patch_dictionary,
+    patch_settings,
+)
 from labeldp_core.engine.context import RunContext
-from labeldp_core.families.pate.patch_student import FeatureSpace, PatchClassifier, feature_space
+from labeldp_core.families.pate.patch_student import FeatureSpace, PatchClassifier
 
 __all__ = ["FeatureClassifier", "PatchInputs", "patch_inputs"]
 
@@ -78,8 +83,10 @@ def _reduced(ctx: RunContext, dims: int) -> dict[str, np.ndarray]:
 
     data, seed = ctx.dataset, ctx.config.seed
     ctx.progress(0.0, "learning a dictionary of image patches (no labels) and encoding the images")
-    space = feature_space(data.x_train, data.x_train, seed)
-    codes = space.encode(data.x_train)
+    dictionary = patch_dictionary(data.x_train, seed)
+    raw = encode_patches(data.x_train, dictionary)  # once: encoding is the costly step
+    space = FeatureSpace(dictionary, raw.mean(axis=0), raw.std(axis=0) + _FLOOR)
+    codes = (raw - space.centre) / space.scale
     kept = min(dims, codes.shape[1], codes.shape[0])
     pca = PCA(n_components=kept, svd_solver="randomized", random_state=seed).fit(codes)
     spread = np.sqrt(pca.explained_variance_) + _FLOOR
