@@ -265,9 +265,8 @@ def _training_inputs(
     from labeldp_core.families.labeldp_pro.features import FeatureClassifier, patch_inputs
 
     inputs = patch_inputs(ctx, config.setting("feature_dims"))
-    shape = tuple(data.x_train.shape[1:])
     return (inputs.train, data.y_train, inputs.test, data.y_test), lambda model: FeatureClassifier(
-        inputs, model, shape
+        inputs, model, (data.x_train, data.x_test)
     )
 
 

@@ -59,22 +59,44 @@ class PatchInputs:
 
 
 class FeatureClassifier(nn.Module):
-    """Images in, logits out: the patch codes, their PCA projection, then the trained model."""
+    """Images in, logits out: the patch codes, their PCA projection, then the trained model.
 
-    def __init__(self, inputs: PatchInputs, model: nn.Module, image_shape: tuple[int, ...]):
+    Encoding is the costly part (on Fashion-MNIST, four minutes for the training set, six times
+    the training), and the run's attack figures and the canary audit query the model on the very
+    images whose features the run computed. So an input batch whose every image is one of
+    ``known`` (compared by a digest of its bytes) takes those features; any other batch is
+    encoded. Either way the logits are a function of the images alone.
+    """
+
+    def __init__(
+        self,
+        inputs: PatchInputs,
+        model: nn.Module,
+        known: tuple[np.ndarray, np.ndarray],
+    ):
         super().__init__()
         reduce = nn.Linear(inputs.projection.shape[1], inputs.projection.shape[0])
         with torch.no_grad():
             reduce.weight.copy_(torch.as_tensor(inputs.projection))
             reduce.bias.copy_(torch.as_tensor(-inputs.offset))
         reduce.requires_grad_(False)
-        self.encode = PatchClassifier(inputs.space, reduce, image_shape)
+        self.encode = PatchClassifier(inputs.space, reduce, known[0].shape[1:])
         self.model = model
+        images = np.concatenate(known)
+        self._rows = {key: row for row, key in enumerate(_row_digests(images))}
+        self._features = torch.as_tensor(np.concatenate([inputs.train, inputs.test])[:, :, 0, 0])
 
     def forward(self, images: torch.Tensor) -> torch.Tensor:
         """Logits ``(n, K)`` of images ``(n, C, H, W)``."""
-        features = self.encode(images)
+        rows = [self._rows.get(key) for key in _row_digests(images.detach().cpu().numpy())]
+        features = self.encode(images) if None in rows else self._features[rows]
         return self.model(features[:, :, None, None])
+
+
+def _row_digests(images: np.ndarray) -> list[bytes]:
+    """A digest of each image's float32 bytes."""
+    flat = np.ascontiguousarray(images, dtype=np.float32).reshape(len(images), -1)
+    return [hashlib.blake2b(row.tobytes(), digest_size=16).digest() for row in flat]
 
 
 def _reduced(ctx: RunContext, dims: int) -> dict[str, np.ndarray]:

@@ -42,17 +42,22 @@ def test_the_features_read_no_label_and_are_whitened(tmp_path):
 def test_the_released_model_takes_images_and_gives_the_trained_models_logits(tmp_path):
     with digits_context(_config(), tmp_path) as ctx:
         inputs = patch_inputs(ctx, DIMS)
-        images = ctx.dataset.x_test[:40]
-        cached_test = inputs.test[:40]
+        known = (ctx.dataset.x_train, ctx.dataset.x_test)
+    images, cached_test = known[1][:40], inputs.test[:40]
     torch.manual_seed(3)
     model = build_model("logistic", (DIMS, 1, 1), 10)
-    released = FeatureClassifier(inputs, model, images.shape[1:])
+    released = FeatureClassifier(inputs, model, known)
+    unknown = images.copy()
+    unknown[-1] = unknown[-1] * 0.5  # one image never seen: the whole batch is encoded
     with torch.inference_mode():
-        from_images = released(torch.tensor(images))
+        looked_up = released(torch.tensor(images))
+        encoded = released(torch.tensor(unknown))[:-1]
         from_features = model(torch.as_tensor(cached_test))
-    # float32 encodings in torch and numpy: agreement to rounding, and the same predictions.
-    np.testing.assert_allclose(from_images.numpy(), from_features.numpy(), atol=2e-3)
-    assert torch.equal(from_images.argmax(1), from_features.argmax(1))
+    # Known images take the run's own features; others are encoded in torch, which agrees with
+    # numpy's encoding to float32 rounding and gives the same predictions.
+    assert torch.equal(looked_up, from_features)
+    np.testing.assert_allclose(encoded.numpy(), from_features[:-1].numpy(), atol=2e-3)
+    assert torch.equal(encoded.argmax(1), from_features[:-1].argmax(1))
     assert not any(p.requires_grad for p in released.encode.parameters())
 
 
