@@ -81,6 +81,12 @@ def _smoothing_label(choice: object, recipe: RunConfig) -> str:
     return f"{recipe.setting('smoothing'):g} (the default)"
 
 
+#: What the caption adds when the model read the images' patch features rather than the pixels.
+_PATCHES = (
+    " on label-free patch features (learnt from the images alone, so they cost no label "
+    "privacy; a small model on them takes less of the noise than a CNN on the pixels)"
+)
+
 #: How the run's ε reads a changed label: by group privacy (False) or replace-one (True).
 _ACCOUNTING = {
     False: "Changing a label is removing its example and adding it back, so the run spends half "
@@ -109,12 +115,14 @@ def _run(result: RunResult | None, epsilon: float, controls: Controls) -> None:
         key="labeldp_pro_curve",
     )
     trained = result.details.get("model_trained", controls.model)
-    if trained == controls.model:
+    inputs = _PATCHES if result.details.get("features", "").startswith("label-free") else ""
+    if trained == controls.model and not inputs:
         model = "; the dotted line is the same model trained on the true labels"
     else:
         words = trained_model_words(trained, controls.model, controls.dataset)
         model = (
-            f" trains {words}; the dotted line is the {controls.model} trained on the true labels"
+            f" trains {words}{inputs}; the dotted line is the {controls.model} trained on the "
+            "true labels"
         )
     st.caption(
         f"The run on seed {result.seed}{model} ({clean.words}). Noise multiplier σ = "

@@ -60,3 +60,17 @@ def test_the_run_names_the_model_labeldp_pro_trained_for_the_cnn_choice(instant_
     captions = " ".join(c.value for c in app.caption)
     assert "trains logistic (the model choice cnn, the digits recipe)" in captions
     assert "the same model trained on the true labels" not in captions
+
+
+def test_a_run_on_patch_features_says_what_its_model_read(instant_training, monkeypatch):
+    # Fashion-MNIST's recipe trains on label-free patch features; on digits (fast), as a setting.
+    from labeldp_core.families.labeldp_pro import experiment
+
+    recipe = experiment._DATASET_RECIPES["digits"] | {"features": "patches"}
+    monkeypatch.setitem(experiment._DATASET_RECIPES, "digits", recipe)
+    app = open_page(PAGE, dataset="digits", epochs="1")
+    assert_no_errors(app)
+    captions = " ".join(c.value for c in app.caption)
+    assert "the digits recipe) on label-free patch features (learnt from the images alone" in (
+        captions
+    )

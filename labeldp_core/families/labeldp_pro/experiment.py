@@ -6,6 +6,7 @@ steps, trains with :func:`~labeldp_core.families.labeldp_pro.trainer.train_label
 reports the label-level (epsilon, delta) the accountant computes for the steps actually taken.
 """
 
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -28,6 +29,7 @@ from labeldp_core.engine.context import RunContext
 from labeldp_core.engine.progress import within
 from labeldp_core.engine.spec import MechanismSpec, Outcome, RunConfig, Scalar, Setting
 from labeldp_core.engine.tuning import Tuning
+from labeldp_core.errors import InvalidInputError
 from labeldp_core.families.labeldp_pro.accounting import (
     LABEL_ACCOUNTANTS,
     accounted_budget,
@@ -50,11 +52,13 @@ CNN_MODELS = ("cnn-small", "logistic")
 #: n / 6 on the small sets, as DP-SGD's recipe; a table takes the same rule, up to 1,024.
 _PAPER_BATCH = 1024
 _BATCHES = {"fashion-mnist": _PAPER_BATCH, "mnist": _PAPER_BATCH, "mnist-5k": 512, "digits": 256}
-#: Digits' own recipe values (chosen on digits' labels, declared in :data:`PRO_TUNING`): the model
-#: choice ``cnn`` trains logistic regression, since the paper's small CNN stays at chance at a
-#: label epsilon of 1 there, at rate 6 for 10 epochs (the family README's table).
+#: Per-dataset recipe values (chosen on each dataset's labels, declared in :data:`PRO_TUNING`):
+#: on digits the model choice ``cnn`` trains logistic regression, since the paper's small CNN
+#: stays at chance at a label epsilon of 1 there, at rate 6 for 10 epochs; on Fashion-MNIST
+#: logistic regression on label-free patch features at rate 1 (the family README's tables).
 _DATASET_RECIPES: dict[str, dict[str, Scalar]] = {
-    "digits": {"cnn_model": "logistic", "dp_learning_rate": 6.0, "epochs": 10}
+    "digits": {"cnn_model": "logistic", "dp_learning_rate": 6.0, "epochs": 10},
+    "fashion-mnist": {"features": "patches", "cnn_model": "logistic", "dp_learning_rate": 1.0},
 }
 #: Epochs: 5 on the paper's datasets (its Table 8 searched 2, 5 and 10), 40 on the other small
 #: sets (DP-SGD's recipe), 10 on digits (its own recipe, above).
@@ -92,6 +96,12 @@ PRO_TUNING = (
         "LabelDP-Pro's test accuracy at ε 8, seed 0, rate 12 against 0.5",
     ),
     Tuning(
+        "fashion-mnist",
+        {"features": "patches", "cnn_model": "logistic", "dp_learning_rate": 1.0},
+        "LabelDP-Pro's test accuracy at ε 0.1, seed 0: logistic regression on 128, 64 or 1,024 "
+        "patch features at SGD rates 0.5 to 12, against the small CNN on pixels",
+    ),
+    Tuning(
         "digits",
         {"cnn_model": "logistic", "dp_learning_rate": 6.0},
         "LabelDP-Pro's test accuracy at ε 1 and 8, seeds 0-2: logistic regression against the "
@@ -101,21 +111,22 @@ PRO_TUNING = (
 
 
 def labeldp_pro_recipe(dataset: str) -> dict[str, Scalar]:
-    """Per-dataset defaults: the expected batch, the epochs, and on digits the CNN's stand-in.
+    """Per-dataset defaults: the expected batch, the epochs, and what the model choice trains.
 
     The denoiser's rules and the rate are the same on every dataset (the settings' defaults:
     the projection starts at the model's softmax, lambda and the rate follow the noise, rate 12),
     since they read only public quantities (sigma, d, B, the clip); see the family README for
     the datasets whose labels picked them. On digits the model choice ``cnn`` trains logistic
-    regression at rate 6 for 10 epochs (choices made on digits' labels, declared in
+    regression at rate 6 for 10 epochs; on Fashion-MNIST logistic regression on 128 label-free
+    patch features at rate 1 (choices made on each dataset's labels, declared in
     :data:`PRO_TUNING`). A table of the user's gets its batch from its size alone
     (:func:`~labeldp_core.engine.blocks.poisson_batch.small_set_batch`: at most its rows) and the
     table's epochs.
 
     >>> labeldp_pro_recipe("digits")
     {'batch': 256, 'epochs': 10, 'cnn_model': 'logistic', 'dp_learning_rate': 6.0}
-    >>> labeldp_pro_recipe("fashion-mnist")
-    {'batch': 1024, 'epochs': 5}
+    >>> labeldp_pro_recipe("fashion-mnist")["features"]
+    'patches'
     """
     if is_table(dataset):
         return {"batch": small_set_batch(training_size(dataset), _PAPER_BATCH)}
@@ -150,13 +161,45 @@ def trained_model_words(trained: str, choice: str, dataset: str) -> str:
 
 
 def validate_labeldp_pro(config: RunConfig) -> None:
-    """Check clip, delta and that the expected batch fits in the training set, before training."""
+    """Check clip, delta, the batch against the training set and the features, before training."""
+    if config.setting("features") == "patches":
+        _check_patch_features(config)
     check_training_schedule(
         config.setting("clip"),
         config.setting("delta"),
         training_size(config.dataset),
         config.setting("batch"),
         int(config.epochs or 1),
+    )
+
+
+def _check_patch_features(config: RunConfig) -> None:
+    """Refuse ``features=patches`` on a table (no images) or for the small CNN (it reads images)."""
+    if is_table(config.dataset):
+        raise InvalidInputError(
+            f"features=patches encodes images, and {config.dataset} is a table of features; "
+            "use --set features=pixels"
+        )
+    if trained_model(config.setting("model"), config.setting("cnn_model")) == "cnn-small":
+        raise InvalidInputError(
+            "features=patches gives the model a vector of features, which the small CNN "
+            "(cnn_model=cnn-small) cannot read; use --set cnn_model=logistic, or "
+            "--set features=pixels"
+        )
+
+
+def features_phrase(features: str, dims: int) -> str:
+    """What the model read, as the run's details say it.
+
+    >>> features_phrase("patches", 128)[:40]
+    'label-free patch features: 128 whitened '
+    """
+    if features == "pixels":
+        return "the images' pixels"
+    return (
+        f"label-free patch features: {dims} whitened principal components of the pooled codes "
+        "of a k-means dictionary of whitened 5x5 patches (Coates and Ng 2011), learnt from the "
+        "training images alone (no label read)"
     )
 
 
@@ -181,8 +224,9 @@ def run_labeldp_pro(config: RunConfig, ctx: RunContext) -> Outcome:
     def on_epoch(done: int, total: int) -> None:
         report(done / total, f"LabelDP-Pro, noise multiplier {sigma:.3g}: epoch {done}/{total}")
 
+    arrays, released = _training_inputs(config, ctx)
     trained = train_labeldp_pro(
-        (data.x_train, data.y_train, data.x_test, data.y_test),
+        arrays,
         data.num_classes,
         settings,
         pro,
@@ -190,8 +234,8 @@ def run_labeldp_pro(config: RunConfig, ctx: RunContext) -> Outcome:
         on_epoch,
         noise=config.setting("noise"),
     )
-    # The released model: the label-inference figures and the canary audit read it.
-    ctx.note_attack_model(trained.model)
+    # The released model (images in): the label-inference figures and the canary audit read it.
+    ctx.note_attack_model(released(trained.model))
     _, accounted_delta = accounted_budget(config.epsilon, delta, accountant)
     spent, spent_delta = label_epsilon(
         sigma, trained.sample_rate, trained.steps, accounted_delta, accountant
@@ -203,6 +247,26 @@ def run_labeldp_pro(config: RunConfig, ctx: RunContext) -> Outcome:
         n_train=data.n_train,
         details=_details(config, trained, sigma, accounted_delta, data.num_classes),
         diagnostics=("details.mean_batch", "details.empty_steps"),
+    )
+
+
+def _training_inputs(
+    config: RunConfig, ctx: RunContext
+) -> tuple[tuple[Any, Any, Any, Any], Callable[[Any], Any]]:
+    """The trainer's four arrays, and what turns the trained model into one that takes images.
+
+    ``features=pixels``: the images themselves. ``patches``: their label-free patch features
+    (:mod:`labeldp_core.families.labeldp_pro.features`, cached per dataset and seed), and the
+    released model encodes an image before its layers.
+    """
+    data = ctx.dataset
+    if config.setting("features") == "pixels":
+        return (data.x_train, data.y_train, data.x_test, data.y_test), lambda model: model
+    from labeldp_core.families.labeldp_pro.features import FeatureClassifier, patch_inputs
+
+    inputs = patch_inputs(ctx, config.setting("feature_dims"))
+    return (inputs.train, data.y_train, inputs.test, data.y_test), lambda model: FeatureClassifier(
+        inputs, model, (data.x_train, data.x_test)
     )
 
 
@@ -241,6 +305,7 @@ def _details(
     example = dpsgd_epsilon(sigma, trained.sample_rate, trained.steps, accounted_delta, add_remove)
     return {
         "model_trained": trained_model(config.setting("model"), config.setting("cnn_model")),
+        "features": features_phrase(config.setting("features"), config.setting("feature_dims")),
         "noise_multiplier": sigma,
         "sample_rate": trained.sample_rate,
         "steps": trained.steps,
@@ -414,8 +479,21 @@ SPEC = MechanismSpec(
             "cnn-small",
             "what LabelDP-Pro trains when the model setting is cnn: cnn-small (the paper's small "
             "CNN) or logistic (multinomial logistic regression: digits' recipe, where the small "
-            "CNN stays at chance at eps 1)",
+            "CNN stays at chance at eps 1, and Fashion-MNIST's, on patch features)",
             choices=CNN_MODELS,
+        ),
+        "features": Setting(
+            "pixels",
+            "what the model reads: pixels, or patches: the images' label-free patch features "
+            "(a k-means dictionary of whitened 5x5 patches, pooled codes, feature_dims principal "
+            "components; learnt from the images alone, so they cost no label privacy)",
+            choices=("pixels", "patches"),
+        ),
+        "feature_dims": Setting(
+            128,
+            "principal components of the patch features the model reads (features=patches)",
+            minimum=2,
+            maximum=1024,
         ),
         "noise": SAMPLER_NOISE_SETTING,
     },
