@@ -14,7 +14,7 @@ from plotly.subplots import make_subplots
 
 from labeldp_core.plots import projector_ready
 from labeldp_core.plots_base.common import LAYOUT, TEMPLATE, on_white
-from labeldp_core.plots_base.readable import SIZES, TEXT_COLOUR, _axis_names
+from labeldp_core.plots_base.readable import SIZES, TEXT_COLOUR, _assign, _axis_names
 from tests.plots.chart_samples import IN_COLUMNS, NAMED
 
 SAMPLES = NAMED | IN_COLUMNS
@@ -74,3 +74,34 @@ def test_one_update_styles_every_axis_update_xaxes_and_update_yaxes_would_style(
     per_axis.update_xaxes(**style)
     per_axis.update_yaxes(**style)
     assert json.loads(one_update.to_json()) == json.loads(per_axis.to_json())
+
+
+UPDATES = {
+    "legend": {
+        "orientation": "h",
+        "x": 0,
+        "font": {"size": 16, "color": TEXT_COLOUR},
+        "title": {"font": {"size": 16}, "side": "top"},
+    },
+    "title": {"x": 0, "pad": {"l": 6, "b": 18}, "font": {"size": 20}, "yanchor": "bottom"},
+    "xaxis": {"tickmode": "array", "tickvals": [1, 2], "minor": {"showgrid": False}},
+    "yaxis2": {"tickfont": {"size": 16}, "title_font": {"size": 18}, "title_standoff": 8},
+}
+
+
+@pytest.mark.parametrize("part", sorted(UPDATES))
+def test_assigning_a_property_at_a_time_writes_the_json_update_writes(part):
+    def made():
+        figure = make_subplots(1, 2, subplot_titles=["a", "b"])
+        figure.update_layout(title="a title", yaxis2_title="y", legend_x=0.5)
+        return figure
+
+    quick, updated = made(), made()
+    _assign(quick.layout[part], UPDATES[part])
+    updated.layout[part].update(UPDATES[part])
+    assert quick.to_json() == updated.to_json()
+    pairs = zip(quick.layout.annotations, updated.layout.annotations, strict=True)
+    for annotation, again in pairs:
+        _assign(annotation, {"yshift": 12, "font": {"size": 18, "color": TEXT_COLOUR}})
+        again.update(yshift=12, font={"size": 18, "color": TEXT_COLOUR})
+    assert quick.to_json() == updated.to_json()
