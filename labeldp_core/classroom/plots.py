@@ -5,7 +5,7 @@ from collections.abc import Sequence
 import plotly.graph_objects as go
 
 from labeldp_core.classroom.round import ItemTally
-from labeldp_core.plots_base.common import LAYOUT, mark_bound
+from labeldp_core.plots_base.common import LAYOUT, mark_bound, on_white
 
 __all__ = ["item_tally_figure"]
 
@@ -36,7 +36,7 @@ def item_tally_figure(items: Sequence[ItemTally], bound: float) -> go.Figure:
         },
     )
     mark_bound(figure, bound, f"bound on average over items: {bound:.3f}")
-    figure.update_layout(
+    on_white(figure).update_layout(
         title="Each item: the share of the class that guessed it right",
         showlegend=False,
         xaxis={"title": "item", "dtick": 1},

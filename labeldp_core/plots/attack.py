@@ -8,7 +8,7 @@ import plotly.graph_objects as go
 
 from labeldp_core.plots.compare import short_name
 from labeldp_core.plots_base.bars_across import ACROSS_WHEN_NARROW
-from labeldp_core.plots_base.common import EPSILON_AXIS, LAYOUT, mark_bound, mark_epsilon
+from labeldp_core.plots_base.common import EPSILON_AXIS, LAYOUT, mark_bound, mark_epsilon, on_white
 from labeldp_core.plots_base.readable import wrap
 
 __all__ = [
@@ -62,7 +62,7 @@ def guess_bound_figure(
             name=f"adversary already {prior:.0%} sure",
         )
     mark_epsilon(figure, epsilon)
-    figure.update_layout(
+    on_white(figure).update_layout(
         title="How sure an adversary can become about one training label",
         xaxis=EPSILON_AXIS,
         yaxis={"title": "largest chance of guessing right", "range": [0, 1]},
@@ -148,7 +148,7 @@ def attack_bars(rows: Sequence[dict[str, Any]], epsilon: float, num_classes: int
         name=f"ε = {epsilon:g} bound for that guess, from the prior it starts with",
         hovertemplate="bound %{y:.3f}<extra></extra>",
     )
-    figure.update_layout(
+    on_white(figure).update_layout(
         title=f"Measured guesses of a training label at ε = {epsilon:g}",
         barmode="group",
         # names on two lines, never slanted: a slanted last name was not drawn at all
@@ -203,7 +203,7 @@ def neighbour_outputs_figure(
         showarrow=False,
         text=f"ratio e^ε = {float(np.exp(epsilon)):.3g}",
     )
-    figure.update_layout(
+    on_white(figure).update_layout(
         title=f"What RR releases for two neighbouring labels at ε = {epsilon:g}",
         barmode="group",
         xaxis={"title": "released label"},
@@ -234,7 +234,7 @@ def tally_figure(hit_rates: Sequence[tuple[str, float, float, float]], bound: fl
             },
         )
     mark_bound(figure, bound, f"the most anyone can reach: {bound:.3f}")
-    figure.update_layout(
+    on_white(figure).update_layout(
         title="Your class's guesses vs the ε bound",
         showlegend=False,
         yaxis={"title": "share guessed right", "range": [0, 1.05]},

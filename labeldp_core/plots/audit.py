@@ -4,7 +4,7 @@ from collections.abc import Sequence
 
 import plotly.graph_objects as go
 
-from labeldp_core.plots_base.common import LAYOUT
+from labeldp_core.plots_base.common import LAYOUT, on_white
 from labeldp_core.plots_base.readable import wrap
 from labeldp_core.release_audit.engine import AuditResult
 
@@ -68,7 +68,7 @@ def audit_figure(results: Sequence[AuditResult], ceiling: float | None = None) -
             annotation_text=f"most these trials can prove: {ceiling:.3g}",
             annotation_position="top left",
         )
-    figure.update_layout(
+    on_white(figure).update_layout(
         **LAYOUT,
         title="Claimed ε vs the audit's lower bound",
         xaxis_title="epsilon (red diamond beyond its bar: the claim is refuted)",

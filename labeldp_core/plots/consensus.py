@@ -18,7 +18,7 @@ from labeldp_core.engine.consensus import CONSENSUS_NOTE
 from labeldp_core.engine.spec import RunResult
 from labeldp_core.plots.scores import score_vs_epsilon
 from labeldp_core.plots_base.colours import band_colour, series_styles
-from labeldp_core.plots_base.common import EPSILON_AXIS, LAYOUT, mark_epsilon
+from labeldp_core.plots_base.common import EPSILON_AXIS, LAYOUT, mark_epsilon, on_white
 from labeldp_core.registry import MECHANISM_STYLES
 
 __all__ = [
@@ -155,7 +155,7 @@ def consensus_set_figure(
             )
     figure.update_xaxes(**EPSILON_AXIS)
     figure.update_yaxes(range=[0, 1.02])
-    figure.update_layout(**LAYOUT, title="The consensus set")
+    on_white(figure).update_layout(**LAYOUT, title="The consensus set")
     if marked_epsilon is not None:
         mark_epsilon(figure, marked_epsilon)
     return figure

@@ -13,7 +13,7 @@ import plotly.graph_objects as go
 
 from labeldp_core.engine.spec import RunResult
 from labeldp_core.families.prototypes.plots import MECHANISM_NAMES
-from labeldp_core.plots_base.common import EPSILON_AXIS, LAYOUT, mark_level
+from labeldp_core.plots_base.common import EPSILON_AXIS, LAYOUT, mark_level, on_white
 from labeldp_core.registry import MECHANISM_COLOURS
 
 __all__ = ["dppl_accuracy_curves", "per_class_accuracy_bars", "per_class_accuracy_curves"]
@@ -98,7 +98,7 @@ def dppl_accuracy_curves(
         figure.add_vline(x=marked_epsilon, line_dash="dash", line_color="grey")
     what = "minority-class accuracy" if minority else "test accuracy"
     axis = "ε spent (add/remove; DPPL-Mean at its δ)" if spent else "ε asked for"
-    figure.update_layout(
+    on_white(figure).update_layout(
         title=f"{what.capitalize()} vs ε",
         xaxis=_epsilon_axis(figure, axis),
         yaxis={"title": what, "range": [0, 1]},
@@ -141,7 +141,7 @@ def per_class_accuracy_bars(
         figure.add_bar(
             x=names, y=[dpsgd[c] for c in order], name="DP-SGD", marker_color=_DPSGD_COLOUR
         )
-    figure.update_layout(
+    on_white(figure).update_layout(
         title="Test accuracy per class (★ = minority class; n = private training examples)",
         barmode="group",
         xaxis={"title": "class, largest private class first"},
@@ -186,7 +186,7 @@ def per_class_accuracy_curves(
             line={"color": _DPSGD_COLOUR, "dash": "dot"},
             marker={"symbol": "x", "size": 9},
         )
-    figure.update_layout(
+    on_white(figure).update_layout(
         title="Test accuracy per class vs ε (★ bold = minority classes)",
         xaxis=_epsilon_axis(figure, "ε asked for"),
         yaxis={"title": "test accuracy", "range": [0, 1]},

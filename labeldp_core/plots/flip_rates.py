@@ -13,7 +13,7 @@ import plotly.graph_objects as go
 from labeldp_core.engine.spec import RunResult
 from labeldp_core.noise.randomized_response import expected_flip_rate
 from labeldp_core.plots_base.colours import series_styles
-from labeldp_core.plots_base.common import EPSILON_AXIS, LAYOUT
+from labeldp_core.plots_base.common import EPSILON_AXIS, LAYOUT, on_white
 from labeldp_core.registry import MECHANISM_STYLES
 
 __all__ = ["flip_rate_comparison"]
@@ -67,7 +67,7 @@ def flip_rate_comparison(
             )
     if marked_epsilon is not None:
         figure.add_vline(x=marked_epsilon, line_dash="dash", line_color="grey")
-    figure.update_layout(
+    on_white(figure).update_layout(
         title="Flip rate of the released training labels vs epsilon",
         xaxis=EPSILON_AXIS,
         yaxis={"title": "flip rate", "range": [0, 1]},

@@ -13,6 +13,7 @@ from labeldp_core.plots_base.common import (
     LABEL_DP_RANGE,
     LAYOUT,
     mark_epsilon,
+    on_white,
     seeds_band,
 )
 from labeldp_core.registry import MECHANISM_STYLES
@@ -80,7 +81,7 @@ def inference_gain_figure(
     for name, found in by_name.items():
         _series(figure, name, found, styles[name])
     mark_epsilon(figure, epsilon)
-    figure.update_layout(
+    on_white(figure).update_layout(
         title="What the trained model gives away about its training labels",
         xaxis=EPSILON_AXIS,
         yaxis={"title": "attacker's gain over the features alone", "range": [-0.05, 1.0]},

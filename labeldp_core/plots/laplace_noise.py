@@ -8,7 +8,7 @@ import plotly.graph_objects as go
 
 from labeldp_core.noise.discrete_laplace import discrete_laplace_pmf
 from labeldp_core.noise.laplace import laplace_density, laplace_scale, tail_probability
-from labeldp_core.plots_base.common import LAYOUT
+from labeldp_core.plots_base.common import LAYOUT, on_white
 
 __all__ = ["discrete_laplace_figure", "laplace_density_figure", "tail_probability_figure"]
 
@@ -54,7 +54,7 @@ def laplace_density_figure(
         line={"width": 3, "color": "black"},
         name=f"ε = {epsilon:g} (b = {scale:.3g})",
     )
-    figure.update_layout(
+    on_white(figure).update_layout(
         title=f"Density of Lap(0, Δ/ε) with Δ = {sensitivity:g}",
         xaxis={"title": "noise value", "range": [-reach, reach]},
         yaxis={"title": "density"},
@@ -94,7 +94,7 @@ def tail_probability_figure(
         marker={"size": 12, "color": "crimson"},
         name=f"P(|noise| > {threshold:g}) = {chance:.3g}",
     )
-    figure.update_layout(
+    on_white(figure).update_layout(
         title="Tail probability P(|noise| > t)",
         xaxis={"title": "noise magnitude t"},
         yaxis={"title": "probability", "range": [0, 1]},
@@ -142,7 +142,7 @@ def discrete_laplace_figure(scale: float, draws: np.ndarray) -> go.Figure:
         line={"width": 2, "color": "black", "dash": "dot"},
         name="continuous Laplace density",
     )
-    figure.update_layout(
+    on_white(figure).update_layout(
         title=f"Secure discrete Laplace noise, scale b = {scale:.4g}",
         xaxis={"title": "noise value (an integer)", "range": [-reach - 0.5, reach + 0.5]},
         yaxis={"title": "probability per integer"},

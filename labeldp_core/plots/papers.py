@@ -6,7 +6,7 @@ from typing import Any
 
 import plotly.graph_objects as go
 
-from labeldp_core.plots_base.common import LAYOUT
+from labeldp_core.plots_base.common import LAYOUT, on_white
 
 __all__ = ["figure_label", "lesson_figure", "papers_figure"]
 
@@ -49,7 +49,7 @@ def papers_figure(rows: Sequence[dict[str, Any]]) -> go.Figure:
             "arrayminus": [row["ours"] - row["ours_min"] if row.get("ours") else 0 for row in rows],
         },
     )
-    figure.update_layout(
+    on_white(figure).update_layout(
         title="Published test accuracy beside this explorer's at the same ε",
         barmode="group",
         yaxis={"title": "test accuracy", "range": [0, 1]},
@@ -73,7 +73,7 @@ def lesson_figure(rows: Sequence[dict[str, Any]]) -> go.Figure:
         ("audited_lower_bound", "lower bound the audit proves"),
     ):
         figure.add_bar(x=names, y=[row[key] for row in rows], name=name)
-    figure.update_layout(
+    on_white(figure).update_layout(
         title="What the seeds' slips claimed, spent, and what an audit proves",
         barmode="group",
         yaxis={"title": "ε"},

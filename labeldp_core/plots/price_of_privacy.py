@@ -28,7 +28,7 @@ from labeldp_core.plots.audit_names import PlacedName, name_room, narrow_chars, 
 from labeldp_core.plots.compare import short_name
 from labeldp_core.plots.scores import score_vs_epsilon
 from labeldp_core.plots_base.colours import series_styles
-from labeldp_core.plots_base.common import LABEL_DP_AXIS_RANGE, LABEL_DP_RANGE
+from labeldp_core.plots_base.common import LABEL_DP_AXIS_RANGE, LABEL_DP_RANGE, on_white
 from labeldp_core.plots_base.line_height import LINE_HEIGHT
 from labeldp_core.plots_base.readable import DEMO_SIZES, SIZES, TextSizes
 from labeldp_core.registry import MECHANISM_STYLES, MECHANISMS
@@ -664,8 +664,7 @@ def price_of_privacy_figure(
     lines = [len(_accuracy_lines(shown, e, sizes.note)) for e in epsilons]
     layout = _layout(sizes, (len(_rows(prior)), max([*lines, 1])))
     figure = _panels(layout)
-    figure.update_layout(
-        template="plotly_white",
+    on_white(figure).update_layout(
         height=layout.height,
         showlegend=False,
         title=f"K = {num_classes} classes",  # short: the buttons share its row on a phone

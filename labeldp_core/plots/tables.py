@@ -4,14 +4,14 @@ from collections.abc import Sequence
 
 import plotly.graph_objects as go
 
-from labeldp_core.plots_base.common import LAYOUT
+from labeldp_core.plots_base.common import LAYOUT, on_white
 
 __all__ = ["label_histogram"]
 
 
 def label_histogram(values: Sequence[str], counts: Sequence[int], label: str) -> go.Figure:
     """One bar per value of the label column: the classes a mechanism will protect."""
-    figure = go.Figure(layout=LAYOUT)
+    figure = on_white(go.Figure(layout=LAYOUT))
     figure.add_bar(
         x=list(values), y=list(counts), name=label, hovertemplate="%{x}: %{y:,} rows<extra></extra>"
     )

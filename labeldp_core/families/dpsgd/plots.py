@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 
 import plotly.graph_objects as go
 
-from labeldp_core.plots_base.common import LAYOUT, mark_epsilon_level
+from labeldp_core.plots_base.common import LAYOUT, mark_epsilon_level, on_white
 
 __all__ = ["accountant_comparison", "epsilon_vs_epochs"]
 
@@ -77,7 +77,7 @@ def epsilon_vs_epochs(
             annotation_text=f"this run: {planned_epochs} epoch{'s' * (planned_epochs != 1)}",
         )
     accounting = f"RDP upper bounds; this run by {own}" if bounds else "RDP accountant"
-    figure.update_layout(
+    on_white(figure).update_layout(
         title=f"Budget spent as training goes on ({accounting}, δ = {delta:g})",
         xaxis={"title": "epochs"},
         yaxis={"title": "ε spent (example-level)", "type": "log"},
@@ -109,7 +109,7 @@ def accountant_comparison(
             name=label + (" (used for this run)" if accountant == used else ""),
             hovertemplate="after %{x} epochs: ε = %{y:.4g}<extra>" + label + "</extra>",
         )
-    figure.update_layout(
+    on_white(figure).update_layout(
         title=f"The same run, two accountants (δ = {delta:g})",
         xaxis={"title": "epochs"},
         yaxis={"title": "ε spent (example-level)", "rangemode": "tozero"},

@@ -4,7 +4,7 @@ from collections.abc import Sequence
 
 import plotly.graph_objects as go
 
-from labeldp_core.plots_base.common import LAYOUT, mark_level
+from labeldp_core.plots_base.common import LAYOUT, mark_level, on_white
 
 __all__ = ["accuracy_by_epoch"]
 
@@ -24,7 +24,7 @@ def accuracy_by_epoch(
     )
     if baseline is not None:
         mark_level(figure, baseline, f"non-private model: {baseline:.3f}")
-    figure.update_layout(
+    on_white(figure).update_layout(
         title=f"LabelDP-Pro: test accuracy while training (label ε = {epsilon:g})",
         xaxis={"title": "epochs"},
         yaxis={"title": "test accuracy", "range": [0, 1]},

@@ -16,7 +16,7 @@ from labeldp_core.families.laplace_labels.rr_bins_release import (
     optimal_bins,
 )
 from labeldp_core.plots_base.colours import series_styles, styles_of
-from labeldp_core.plots_base.common import EPSILON_AXIS, LAYOUT
+from labeldp_core.plots_base.common import EPSILON_AXIS, LAYOUT, on_white
 
 __all__ = [
     "expected_label_mse_figure",
@@ -65,7 +65,7 @@ def noisy_vectors_figure(
         figure.update_yaxes(
             type="category", autorange="reversed", showticklabels=column == 1, row=1, col=column
         )
-    figure.update_layout(
+    on_white(figure).update_layout(
         title="Noisy one-hot vectors and the training targets made from them (hover for values)",
         **(LAYOUT | {"margin": LAYOUT["margin"] | {"t": 90}}),
     )
@@ -122,7 +122,7 @@ def mse_vs_epsilon(
         _horizontal(figure, span, value, f"{name}: {value:.3f}", "green")
     if marked_epsilon is not None:
         figure.add_vline(x=marked_epsilon, line_dash="dash", line_color="grey")
-    figure.update_layout(
+    on_white(figure).update_layout(
         title="Test MSE vs epsilon (log-log; slope of the fitted power law in the legend)",
         xaxis=EPSILON_AXIS,
         yaxis={"type": "log", "title": "test MSE (log scale)"},
@@ -167,7 +167,7 @@ def expected_label_mse_figure(
     _horizontal(figure, list(epsilon_range), variance, f"always the mean: {variance:.2f}", "grey")
     figure.add_vline(x=epsilon, line_dash="dash", line_color="grey")
     top = np.log10(max(laplace) * 2)
-    figure.update_layout(
+    on_white(figure).update_layout(
         title="Released-label MSE (closed form)",
         xaxis=EPSILON_AXIS,
         yaxis={"type": "log", "title": "label MSE (log scale)", "range": [top - 4, top]},
@@ -207,7 +207,7 @@ def rr_bins_figure(bins: RRBins) -> go.Figure:
         name="output of its bin",
         hovertemplate="label %{x:g} -> bin %{customdata}, released %{y:.3f}<extra></extra>",
     )
-    figure.update_layout(
+    on_white(figure).update_layout(
         title=f"RR-on-bins, ε_release = {bins.epsilon:.3g}: {bins.num_bins} bins",
         xaxis={"title": "true label value"},
         yaxis={"title": "released value"},

@@ -8,7 +8,7 @@ from plotly.colors import qualitative
 from plotly.subplots import make_subplots
 
 from labeldp_core.engine.spec import RunResult
-from labeldp_core.plots_base.common import LAYOUT, mark_level
+from labeldp_core.plots_base.common import LAYOUT, mark_level, on_white
 
 __all__ = ["cluster_metrics_vs_epsilon", "output_projection"]
 
@@ -50,7 +50,8 @@ def cluster_metrics_vs_epsilon(
                 x=marked_epsilon, line_dash="dash", line_color="grey", row=1, col=column
             )
         figure.update_xaxes(type="log", title_text="epsilon (log scale)", row=1, col=column)
-    figure.update_layout(title="How noise on the outputs erodes their structure", **LAYOUT)
+    title = "How noise on the outputs erodes their structure"
+    on_white(figure).update_layout(title=title, **LAYOUT)
     return figure
 
 
@@ -85,7 +86,7 @@ def output_projection(
     share = sum(projection["explained_variance"])
     figure.update_xaxes(title_text="first principal axis")
     figure.update_yaxes(title_text="second principal axis", col=1)
-    figure.update_layout(
+    on_white(figure).update_layout(
         title=f"Outputs on the clean outputs' principal axes ({share:.0%} of their variance)",
         legend_title_text="true class",
         **LAYOUT,

@@ -9,7 +9,7 @@ from plotly.subplots import make_subplots
 from labeldp_core.engine.spec import RunResult
 from labeldp_core.families.pate import FAMILY
 from labeldp_core.plots_base.colours import styles_of
-from labeldp_core.plots_base.common import LAYOUT, mark_chance, mark_level, score_curves
+from labeldp_core.plots_base.common import LAYOUT, mark_chance, mark_level, on_white, score_curves
 
 __all__ = [
     "agreement_histograms",
@@ -44,7 +44,7 @@ def teacher_accuracy_strip(
         mark_level(figure, plurality_accuracy, text, "dash", "green")
     if chance is not None:
         mark_chance(figure, chance)
-    figure.update_layout(
+    on_white(figure).update_layout(
         title="Teacher accuracy on the public queries (one dot per teacher)",
         yaxis={"title": "accuracy", "range": [0, 1.02]},
         showlegend=False,
@@ -89,7 +89,7 @@ def agreement_histograms(
         title_text="top count − runner-up (votes)", range=[0, teachers + 1], row=2, col=1
     )
     figure.update_yaxes(title_text="queries")
-    figure.update_layout(
+    on_white(figure).update_layout(
         title="How much the teachers agree", showlegend=False, height=620, **LAYOUT
     )
     return figure
@@ -149,7 +149,7 @@ def label_accuracy_by_agreement(
             customdata=counts,
             hovertemplate="top share ≈ %{x:.2f}: %{y:.3f} (%{customdata} queries)",
         )
-    figure.update_layout(
+    on_white(figure).update_layout(
         title="Released labels vs teacher agreement",
         xaxis={"title": "share of teachers voting for the top class", "range": [0, 1]},
         yaxis={"title": "share of the queries in the bin", "range": [0, 1.02]},
@@ -183,7 +183,7 @@ def epsilon_vs_queries(
             )
     if target_epsilon is not None:
         mark_level(figure, target_epsilon, f"budget ε = {target_epsilon:g}")
-    figure.update_layout(
+    on_white(figure).update_layout(
         title="Privacy spent as the number of queries grows",
         xaxis={"title": "queries asked (log scale)", "type": "log"},
         yaxis={"title": "epsilon", "rangemode": "tozero"},

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from labeldp_core.plots_base.common import LAYOUT
+from labeldp_core.plots_base.common import LAYOUT, on_white
 
 __all__ = ["MECHANISM_NAMES", "prototype_mosaic"]
 
@@ -43,7 +43,7 @@ def prototype_mosaic(
         z=mosaic, colorscale="greys", zmin=0, zmax=1, showscale=False, hoverinfo="skip"
     )
     figure = go.Figure(heatmap)
-    figure.update_layout(
+    on_white(figure).update_layout(
         title="Prototypes per class: public images",
         xaxis={
             "tickvals": [c * (width + gap) + width / 2 for c in range(columns)],

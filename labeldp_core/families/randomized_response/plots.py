@@ -6,7 +6,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from labeldp_core.noise.randomized_response import keep_probability
-from labeldp_core.plots_base.common import EPSILON_AXIS, LAYOUT, mark_epsilon, mark_level
+from labeldp_core.plots_base.common import EPSILON_AXIS, LAYOUT, mark_epsilon, mark_level, on_white
 
 __all__ = ["keep_flip_curve", "label_heatmap"]
 
@@ -38,7 +38,7 @@ def keep_flip_curve(
             name="measured flip rate",
             marker={"size": 12, "symbol": "x", "color": "black"},
         )
-    figure.update_layout(
+    on_white(figure).update_layout(
         title=f"Randomized response with K = {num_classes}: keep and flip probability",
         xaxis=EPSILON_AXIS,
         yaxis={"title": "probability", "range": [0, 1]},
@@ -66,7 +66,7 @@ def label_heatmap(confusion: Sequence[Sequence[int]], class_names: Sequence[str]
             "(%{z:.1%} of true %{y})<extra></extra>",
         )
     )
-    figure.update_layout(
+    on_white(figure).update_layout(
         title="True vs released training labels",
         xaxis={"title": "released label", "type": "category"},
         yaxis={"title": "true label", "type": "category", "autorange": "reversed"},

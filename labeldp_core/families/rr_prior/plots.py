@@ -9,7 +9,7 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from labeldp_core.plots_base.common import LAYOUT
+from labeldp_core.plots_base.common import LAYOUT, on_white
 
 __all__ = ["prior_mass_histogram", "set_size_histogram"]
 
@@ -29,7 +29,7 @@ def prior_mass_histogram(counts: Sequence[int], edges: Sequence[float]) -> go.Fi
             "<extra></extra>",
         )
     )
-    figure.update_layout(
+    on_white(figure).update_layout(
         title="Prior mass on the true label",
         xaxis={"title": "prior probability of the true label", "range": [0, 1]},
         yaxis={"title": "share of training examples", "tickformat": ".0%"},
@@ -50,7 +50,7 @@ def set_size_histogram(counts: Sequence[int]) -> go.Figure:
             hovertemplate="k* = %{x}: %{y:.1%} of examples (%{customdata:.0f})<extra></extra>",
         )
     )
-    figure.update_layout(
+    on_white(figure).update_layout(
         title="Chosen set size k*",
         xaxis={"title": "k* (labels kept in the set; K means plain RR)", "dtick": 1},
         yaxis={"title": "share of training examples", "tickformat": ".0%"},

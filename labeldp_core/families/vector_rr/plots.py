@@ -5,7 +5,7 @@ import plotly.graph_objects as go
 
 from labeldp_core.families.vector_rr.release import bit_flip_probability, crossover_classes
 from labeldp_core.noise.randomized_response import keep_probability
-from labeldp_core.plots_base.common import EPSILON_AXIS, LAYOUT, mark_epsilon, mark_level
+from labeldp_core.plots_base.common import EPSILON_AXIS, LAYOUT, mark_epsilon, mark_level, on_white
 
 __all__ = ["bit_flip_curve", "bit_signal_lines", "crossover_figure"]
 
@@ -43,7 +43,7 @@ def bit_flip_curve(
             name="measured bit flip rate",
             marker={"size": 12, "symbol": "x", "color": "black"},
         )
-    figure.update_layout(
+    on_white(figure).update_layout(
         title=f"Flip probability per bit (vector RR) and per label (RR, K = {num_classes})",
         xaxis=EPSILON_AXIS,
         yaxis={"title": "flip probability", "range": [0, 1]},
@@ -78,7 +78,7 @@ def bit_signal_lines(num_classes: int, epsilon: float) -> go.Figure:
         line={"dash": "dot"},
         name=f"RR: P(released = k), slope {keep - other:.3f}",
     )
-    figure.update_layout(
+    on_white(figure).update_layout(
         title=f"What the model learns for class k at ε = {epsilon:g} (K = {num_classes})",
         xaxis={"title": "P(y = k | x), the true class probability", "range": [0, 1]},
         yaxis={"title": "the target's mean", "range": [0, 1]},
@@ -116,7 +116,7 @@ def crossover_figure(
         name=f"this page: ε = {epsilon:g}, K = {num_classes}",
         marker={"size": 12, "symbol": "x", "color": "black"},
     )
-    figure.update_layout(
+    on_white(figure).update_layout(
         title="Where vector RR beats RR: K > e^(3ε/2) + e^ε + e^(ε/2) + 2",
         xaxis=EPSILON_AXIS,
         yaxis={
