@@ -76,6 +76,8 @@ STAYS = {
     "image-clusters": f"{_RECOMPUTED}: rr-prior's privacy proof assumes the clusters read no label",
     "patch-features": f"{_RECOMPUTED}: rr-prior's privacy proof assumes its patch features "
     "read no label",
+    "labeldp-pro-patch-inputs": f"{_RECOMPUTED}: LabelDP-Pro's privacy proof assumes its "
+    "patch features read no label",
     "dppl-embeddings": f"{_RECOMPUTED}: the privacy proofs assume the encoder saw the public "
     "part only, and the split is what they cover",
     "dppl-utilities": f"{_RECOMPUTED}: the exponential mechanism's proof assumes utilities "

@@ -30,7 +30,7 @@ from labeldp_core.data.label_free_features import (
     patch_settings,
 )
 from labeldp_core.engine.context import RunContext
-from labeldp_core.families.pate.patch_student import FeatureSpace, PatchClassifier
+from labeldp_core.models.patch_encoder import FeatureSpace, PatchClassifier
 
 __all__ = ["FeatureClassifier", "PatchInputs", "patch_inputs"]
 

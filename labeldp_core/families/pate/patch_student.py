@@ -12,23 +12,14 @@ draw of them. This module imports torch and scikit-learn; the experiment imports
 run asks for patches.
 """
 
-from dataclasses import dataclass
-
 import numpy as np
 import torch
 from sklearn.cluster import KMeans
 from sklearn.decomposition import PCA
 from sklearn.linear_model import LogisticRegression
 from torch import nn
-from torch.nn import functional
 
-from labeldp_core.data.label_free_features import (
-    PATCH_SIZE,
-    PatchDictionary,
-    encode_patches,
-    patch_dictionary,
-    pool_bounds,
-)
+from labeldp_core.models.patch_encoder import FeatureSpace, PatchClassifier, feature_space
 
 __all__ = [
     "LOGISTIC_C",
@@ -47,29 +38,6 @@ LOGISTIC_C = 0.1
 #: Principal components of the pool's features that the query-spreading k-means clusters.
 SPREAD_COMPONENTS = 50
 _ITERATIONS = 300
-_FLOOR = 1e-6
-
-
-@dataclass(frozen=True)
-class FeatureSpace:
-    """The patch dictionary and the standardisation of its codes (all from images, no label)."""
-
-    dictionary: PatchDictionary
-    centre: np.ndarray
-    scale: np.ndarray
-
-    def encode(self, images: np.ndarray) -> np.ndarray:
-        """Standardised patch codes of ``images``: float32 (n, features)."""
-        return ((encode_patches(images, self.dictionary) - self.centre) / self.scale).astype(
-            np.float32
-        )
-
-
-def feature_space(train_images: np.ndarray, public_images: np.ndarray, seed: int) -> FeatureSpace:
-    """Learn the dictionary on every training image and standardise on the public part's codes."""
-    dictionary = patch_dictionary(train_images, seed)
-    codes = encode_patches(public_images, dictionary)
-    return FeatureSpace(dictionary, codes.mean(axis=0), codes.std(axis=0) + _FLOOR)
 
 
 def fit_logistic(features: np.ndarray, labels: np.ndarray, num_classes: int) -> nn.Linear:
@@ -154,47 +122,3 @@ def spread_queries(features: np.ndarray, count: int, seed: int) -> np.ndarray:
         chosen[centre] = order[np.argmax(~taken[order])]
         taken[chosen[centre]] = True
     return chosen
-
-
-class PatchClassifier(nn.Module):
-    """Images in, logits out: the patch encoding in torch, standardised, then a linear layer.
-
-    The released student of ``features=patches``: it computes on images what
-    :func:`~labeldp_core.data.label_free_features.encode_patches` computes (the same dictionary,
-    triangle codes and pooling), so whoever holds the model can apply it to any image.
-    """
-
-    def __init__(self, space: FeatureSpace, head: nn.Linear, image_shape: tuple[int, ...]) -> None:
-        super().__init__()
-        dictionary = space.dictionary
-        self.register_buffer("mean", torch.as_tensor(dictionary.mean, dtype=torch.float32))
-        self.register_buffer("whiten", torch.as_tensor(dictionary.whiten, dtype=torch.float32))
-        self.register_buffer("atoms", torch.as_tensor(dictionary.atoms, dtype=torch.float32))
-        self.register_buffer("centre", torch.as_tensor(space.centre, dtype=torch.float32))
-        self.register_buffer("scale", torch.as_tensor(space.scale, dtype=torch.float32))
-        self.register_buffer("pool", torch.as_tensor(_pooling(image_shape[-2:])))
-        self.head = head
-
-    def forward(self, images: torch.Tensor) -> torch.Tensor:
-        """Logits ``(n, K)`` of images ``(n, C, H, W)``."""
-        patches = functional.unfold(images.float(), PATCH_SIZE).transpose(1, 2)
-        centred = patches - patches.mean(dim=-1, keepdim=True)
-        normal = centred / torch.sqrt(centred.var(dim=-1, unbiased=False, keepdim=True) + 0.01)
-        codes = (normal - self.mean) @ self.whiten
-        squared = (codes**2).sum(-1, keepdim=True) - 2 * codes @ self.atoms.T
-        distances = torch.sqrt(torch.clamp(squared + (self.atoms**2).sum(-1), min=0.0))
-        triangle = torch.relu(distances.mean(dim=-1, keepdim=True) - distances)
-        pooled = torch.einsum("gl,nla->nga", self.pool, triangle).flatten(1)
-        return self.head((pooled - self.centre) / self.scale)
-
-
-def _pooling(image_size: tuple[int, ...]) -> np.ndarray:
-    """``(grid cells, positions)`` weights averaging each pooling cell's patch positions."""
-    rows, cols = (side - PATCH_SIZE + 1 for side in image_size)
-    row_cell = np.searchsorted(pool_bounds(rows), np.arange(rows), side="right") - 1
-    col_cell = np.searchsorted(pool_bounds(cols), np.arange(cols), side="right") - 1
-    grid = int(row_cell.max()) + 1
-    cell = (row_cell[:, None] * grid + col_cell[None, :]).ravel()
-    weights = np.zeros((grid * grid, rows * cols), dtype=np.float32)
-    weights[cell, np.arange(rows * cols)] = 1.0
-    return weights / weights.sum(axis=1, keepdims=True)
