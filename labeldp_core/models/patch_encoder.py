@@ -24,7 +24,7 @@ from labeldp_core.data.label_free_features import (
     pool_bounds,
 )
 
-__all__ = ["FeatureSpace", "PatchClassifier", "feature_space"]
+__all__ = ["FeatureSpace", "PatchClassifier", "feature_space", "fitted_space"]
 
 #: Added to a feature's spread before dividing by it.
 _FLOOR = 1e-6
@@ -38,18 +38,24 @@ class FeatureSpace:
     centre: np.ndarray
     scale: np.ndarray
 
+    def standardise(self, codes: np.ndarray) -> np.ndarray:
+        """Patch codes already computed under this dictionary, standardised: float32."""
+        return ((codes - self.centre) / self.scale).astype(np.float32)
+
     def encode(self, images: np.ndarray) -> np.ndarray:
         """Standardised patch codes of ``images``: float32 (n, features)."""
-        return ((encode_patches(images, self.dictionary) - self.centre) / self.scale).astype(
-            np.float32
-        )
+        return self.standardise(encode_patches(images, self.dictionary))
+
+
+def fitted_space(dictionary: PatchDictionary, codes: np.ndarray) -> FeatureSpace:
+    """The space standardising by the means and spreads of ``codes`` (images' codes, no label)."""
+    return FeatureSpace(dictionary, codes.mean(axis=0), codes.std(axis=0) + _FLOOR)
 
 
 def feature_space(train_images: np.ndarray, public_images: np.ndarray, seed: int) -> FeatureSpace:
     """Learn the dictionary on every training image and standardise on the public part's codes."""
     dictionary = patch_dictionary(train_images, seed)
-    codes = encode_patches(public_images, dictionary)
-    return FeatureSpace(dictionary, codes.mean(axis=0), codes.std(axis=0) + _FLOOR)
+    return fitted_space(dictionary, encode_patches(public_images, dictionary))
 
 
 class PatchClassifier(nn.Module):

@@ -256,8 +256,8 @@ def _training_inputs(
     """The trainer's four arrays, and what turns the trained model into one that takes images.
 
     ``features=pixels``: the images themselves. ``patches``: their label-free patch features
-    (:mod:`labeldp_core.families.labeldp_pro.features`, cached per dataset and seed), and the
-    released model encodes an image before its layers.
+    (:mod:`labeldp_core.families.labeldp_pro.features`, cached per dataset, seed and images),
+    and the released model encodes an image before its layers.
     """
     data = ctx.dataset
     if config.setting("features") == "pixels":
@@ -265,8 +265,9 @@ def _training_inputs(
     from labeldp_core.families.labeldp_pro.features import FeatureClassifier, patch_inputs
 
     inputs = patch_inputs(ctx, config.setting("feature_dims"))
+    shape = tuple(data.x_train.shape[1:])
     return (inputs.train, data.y_train, inputs.test, data.y_test), lambda model: FeatureClassifier(
-        inputs, model, (data.x_train, data.x_test)
+        inputs, model, shape
     )
 
 
