@@ -5,6 +5,7 @@ the library run without it (tests/contract/test_registrations.py checks).
 """
 
 import signal
+import warnings
 from collections.abc import Iterator
 from contextlib import AbstractContextManager
 from dataclasses import replace
@@ -112,10 +113,15 @@ def instant_training(monkeypatch: pytest.MonkeyPatch) -> None:
     page alone (50 teachers, 200 steps each, for every changed setting) would take minutes.
     LabelDP-Pro trains in a loop of its own: it runs one epoch on the full set (its noise is
     still calibrated for the epochs asked, and its ε spent accounted for the steps it took).
+    PATE's teachers and student on patch features (``features=patches``) are logistic
+    regressions: they stop after a few L-BFGS iterations (a teacher took about 45 ms of CPU to
+    converge, 50 teachers a run).
     """
     from labeldp_core.families.labeldp_pro import trainer as pro_trainer
+    from labeldp_core.families.pate import patch_student
 
     original, original_pro = loop._fit, pro_trainer.train_labeldp_pro
+    original_logistic = patch_student.fit_logistic
 
     def tiny(x_train, targets, outputs, loss_fn, evaluate, settings, seed, progress):
         small = replace(settings, epochs=1)
@@ -126,8 +132,17 @@ def instant_training(monkeypatch: pytest.MonkeyPatch) -> None:
     def tiny_pro(data, num_classes, settings, *args, **kwargs):
         return original_pro(data, num_classes, replace(settings, epochs=1), *args, **kwargs)
 
+    def few_iterations(features, labels, num_classes):
+        from sklearn.exceptions import ConvergenceWarning
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            return original_logistic(features, labels, num_classes)
+
     monkeypatch.setattr(loop, "_fit", tiny)
     monkeypatch.setattr(pro_trainer, "train_labeldp_pro", tiny_pro)
+    monkeypatch.setattr(patch_student, "_ITERATIONS", 5)
+    monkeypatch.setattr(patch_student, "fit_logistic", few_iterations)
 
 
 def _untrained(model: str, images, outputs: int):

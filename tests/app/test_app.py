@@ -5,6 +5,11 @@ from labeldp_core.data import dataset_info, loaders
 
 RR_PAGE = "pages/randomized_response.py"
 
+#: These tests read the pages' text, controls and ε spent, never what a model learnt: the models
+#: the pages train take one epoch on 64 examples (a page at its default epochs trained for
+#: seconds, to check a sidebar caption).
+pytestmark = pytest.mark.usefixtures("instant_training")
+
 
 def test_home_page_explains_label_dp_and_links_pages():
     app = app_with()

@@ -71,6 +71,7 @@ def test_every_page_of_the_table_has_a_link_here():
     assert {file for file, _ in PAGES} == set(PAGE_LINKS)
 
 
+@pytest.mark.usefixtures("instant_training")  # the page's text and controls, not what it learnt
 @pytest.mark.parametrize(("file", "title"), PAGES, ids=[p[0] for p in PAGES])
 def test_bad_link_values_are_reported_and_the_rest_of_the_page_is_kept(file, title):
     bad, kept = PAGE_LINKS[file]

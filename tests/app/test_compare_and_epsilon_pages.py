@@ -23,6 +23,7 @@ def test_guess_bound_is_rr_keep_probability_for_a_uniform_prior():
     assert plots.guess_bound(20.0, 0.5) < 1.0
 
 
+@pytest.mark.usefixtures("instant_training")  # what is drawn, not learnt
 def test_epsilon_page_trains_the_attacked_models_and_draws_the_bars():
     app = open_page("pages/epsilon_meaning.py", epochs="1", epsilon="2.0")
     assert_no_errors(app)
@@ -64,6 +65,7 @@ def test_the_inference_section_offers_to_train_what_is_missing():
     assert "126 missing points" in button.label
 
 
+@pytest.mark.usefixtures("instant_training")  # what is drawn, not learnt
 def test_compare_page_lists_missing_points_and_fills_them():
     app = open_page("pages/compare.py", epochs="1", mechanisms=["rr", "laplace"])
     assert_no_errors(app)
@@ -183,6 +185,7 @@ def test_attack_bars_draw_each_measured_accuracy_and_the_bound_it_must_obey():
     assert uniform < 0.8 < own[1]
 
 
+@pytest.mark.usefixtures("instant_training")  # what is drawn, not learnt
 def test_compare_names_mechanisms_by_title_and_still_opens_links_with_ids():
     # The picker and the tables showed ids (rr, lp-2st); a link written with ids still works.
     app = open_page("pages/compare.py", epochs="1", mechanisms=["rr", "lp-2st"])

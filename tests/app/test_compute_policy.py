@@ -71,6 +71,7 @@ def test_a_point_never_timed_on_a_large_dataset_waits_for_its_button(monkeypatch
     assert {m.label: m.value for m in app.metric}["ε spent"] == "1"
 
 
+@pytest.mark.usefixtures("instant_training")  # which points compute, not what they learn
 def test_only_demo_grid_points_are_computed_without_a_click(monkeypatch):
     from labeldp_core.experiments.demo import on_demo_grid
 

@@ -2,6 +2,7 @@
 
 from pathlib import Path
 
+import pytest
 from app_helpers import assert_no_errors, open_page
 
 from labeldp_core.experiments.demo import point_epsilons
@@ -9,6 +10,9 @@ from ui.demo import TOUR
 
 ROOT = Path(__file__).resolve().parents[2]
 RR_PAGE = "pages/randomized_response.py"
+
+#: The tour's controls, stops and links, not what the models learnt: one epoch on 64 examples.
+pytestmark = pytest.mark.usefixtures("instant_training")
 
 
 def test_every_stop_of_the_tour_is_a_page_of_the_app_and_says_one_sentence():

@@ -5,6 +5,10 @@ from app_helpers import assert_no_errors, open_page
 
 PAGE = "pages/pate.py"
 
+#: The page's metrics, captions and levers, not what the teachers learnt: each model trains one
+#: epoch on 64 examples, and the logistic ones on patch features a few iterations.
+pytestmark = pytest.mark.usefixtures("instant_training")
+
 
 def test_page_shows_the_run_and_moves_with_its_levers():
     app = open_page(

@@ -8,12 +8,15 @@ gain 1 − e^−ε (63.2% at ε = 1) stood beside the guess and was read as a ch
 label; no screen shows it beside the guess now, and the line's help is Choose ε's risk sentence.
 """
 
+import pytest
 from app_helpers import assert_no_errors, open_page
 
 from labeldp_core.accounting.risk import risk_of
 from ui.risk import RiskOf, risk_help, risk_line
 
 QUERY = {"epochs": "1", "model": "logistic", "epsilon": "1"}
+#: The line by the ε control, not what the models learnt: they train one epoch on 64 examples.
+pytestmark = pytest.mark.usefixtures("instant_training")
 
 
 def _risk_captions(app) -> list[str]:

@@ -1,8 +1,13 @@
 """The secure noise mode on the pages: the Laplace noise page explains it, two pages select it."""
 
+import pytest
 from app_helpers import assert_no_errors, open_page
 
 from labeldp_core.plots import discrete_laplace_figure
+
+#: The noise each page selects and says, and the ε it spends, not what the models learnt: they
+#: train one epoch on 64 examples.
+pytestmark = pytest.mark.usefixtures("instant_training")
 
 
 def _metrics(app):
