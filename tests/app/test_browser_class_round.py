@@ -77,11 +77,20 @@ def _open_round(browser, server: str):
     return teacher, code
 
 
-def _answer_buttons(phone) -> list:
-    """The answer buttons of the item shown, in reading order (top to bottom, left to right)."""
+def _answer_buttons(phone, attempts: int = 50) -> list:
+    """The answer buttons of the item shown, in reading order (top to bottom, left to right).
+
+    A button that a rerun replaces between the count and its box has no box (None, seen once
+    at load 11): the buttons are then read again, as Playwright's own waits poll.
+    """
     buttons = phone.locator(".st-key-answers button")
-    boxes = [(buttons.nth(n), buttons.nth(n).bounding_box()) for n in range(buttons.count())]
-    return [button for button, box in sorted(boxes, key=lambda b: (round(b[1]["y"]), b[1]["x"]))]
+    for _ in range(attempts):
+        boxes = [(buttons.nth(n), buttons.nth(n).bounding_box()) for n in range(buttons.count())]
+        if boxes and all(box is not None for _, box in boxes):
+            ordered = sorted(boxes, key=lambda b: (round(b[1]["y"]), b[1]["x"]))
+            return [button for button, _ in ordered]
+        phone.wait_for_timeout(100)
+    raise AssertionError(f"the answer buttons never all showed on the phone: {boxes}")
 
 
 def _answer(phone, items: range, first_class: int) -> None:
