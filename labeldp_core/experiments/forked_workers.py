@@ -23,13 +23,15 @@ this module first of its preloads registers that exit, in the forkserver alone.
 """
 
 import atexit
+import contextlib
 import multiprocessing
 import os
+import signal
 import sys
 from multiprocessing import forkserver
 from multiprocessing.context import ForkServerContext
 
-__all__ = ["PRELOAD", "adopt_environment", "environment", "worker_context"]
+__all__ = ["PRELOAD", "adopt_environment", "end_forkserver", "environment", "worker_context"]
 
 #: What the forkserver imports before it forks a worker: the workers' entry points (and with them
 #: torch and every family) and what a worker's first optimiser imports (``torch.optim`` imports
@@ -58,6 +60,20 @@ def adopt_environment(environ: dict[str, str]) -> None:
     """In a worker: make ``environ`` (its parent's, from :func:`environment`) this process's."""
     os.environ.clear()
     os.environ.update(environ)
+
+
+def end_forkserver() -> None:
+    """End this process's forkserver now, if it started one: a stopped command's last process.
+
+    Once its workers are ended, the forkserver ends by itself, but only after its imports: a
+    stop that comes while it still imports them (a warm stopped as its pool starts) would leave
+    it alive for seconds. Killing it loses nothing (it holds no data); a worker started later
+    starts a new one.
+    """
+    pid = getattr(forkserver._forkserver, "_forkserver_pid", None)
+    if pid is not None:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
 
 
 def _preloaded_by_the_forkserver() -> bool:

@@ -30,7 +30,12 @@ from pathlib import Path
 from labeldp_core.cache import ResultCache
 from labeldp_core.experiments import RunConfig
 from labeldp_core.experiments.demo import demo_configs
-from labeldp_core.experiments.forked_workers import adopt_environment, environment, worker_context
+from labeldp_core.experiments.forked_workers import (
+    adopt_environment,
+    end_forkserver,
+    environment,
+    worker_context,
+)
 from labeldp_core.experiments.runner import lookup
 from labeldp_core.experiments.stopping import end_pool, end_with_parent
 from labeldp_core.model_audit import audit_model, cached_audit, demo_model_audits
@@ -393,6 +398,7 @@ def run_warm(
         _drain(pool, workers, waiting, status, estimate, progress, path)
     except BaseException:  # a stop signal, a broken pool: the running points are cut off now
         end_pool(pool)
+        end_forkserver()  # it may still be importing, when the stop came as the pool started
         status.state = "interrupted"
         _write_status(path, status)
         raise
