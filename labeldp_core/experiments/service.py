@@ -20,7 +20,6 @@ import contextlib
 import ctypes
 import gc
 import json
-import multiprocessing
 import os
 import queue
 import re
@@ -37,6 +36,7 @@ from labeldp_core.base.threads import THREADS_ENV, fixed_threads
 from labeldp_core.cache import ResultCache
 from labeldp_core.engine.spec import RunConfig, RunResult
 from labeldp_core.errors import LabelDPError
+from labeldp_core.experiments.forked_workers import adopt_environment, environment, worker_context
 from labeldp_core.experiments.runner import run
 from labeldp_core.experiments.stopping import end_with_parent
 
@@ -133,7 +133,7 @@ class ComputeService:
         self.threads = threads
         self.tasks_per_worker = tasks_per_worker
         self.memory_limit_mb, self.time_limit_s = memory_limit_mb, time_limit_s
-        self._context = multiprocessing.get_context("spawn")
+        self._context = worker_context()
         self._events = self._context.Queue()
         self._lock = threading.Lock()
         self._jobs: dict[str, Job] = {}
@@ -209,6 +209,7 @@ class ComputeService:
                 str(self.cache_dir),
                 self.threads,
                 self.tasks_per_worker,
+                environment(),
             ),
             name=f"labeldp-worker-{slot}",
             daemon=True,
@@ -307,9 +308,10 @@ class ComputeService:
 def _main_module_hidden():
     """Start processes without re-running the server's main script in them.
 
-    A spawned process imports the parent's ``__main__`` first; under ``streamlit run`` that is
-    the app's script, which would start a service of its own there. An empty stand-in module
-    (no file, no spec) makes the worker import nothing but this module.
+    A worker process (spawned, or forked from the forkserver) imports the parent's ``__main__``
+    first; under ``streamlit run`` that is the app's script, which would start a service of its
+    own there. An empty stand-in module (no file, no spec) makes the worker import nothing but
+    this module.
     """
     real = sys.modules["__main__"]
     sys.modules["__main__"] = types.ModuleType("__main__")
@@ -319,8 +321,15 @@ def _main_module_hidden():
         sys.modules["__main__"] = real
 
 
-def _worker_main(slot, tasks, events, cache_dir: str, threads: int | None, budget: int) -> None:
-    """Compute points from ``tasks`` one at a time; retire after ``budget`` of them."""
+def _worker_main(
+    slot, tasks, events, cache_dir: str, threads: int | None, budget: int, environ: dict
+) -> None:
+    """Compute points from ``tasks`` one at a time; retire after ``budget`` of them.
+
+    ``environ`` is the server's environment when it started the worker (see
+    :mod:`labeldp_core.experiments.forked_workers`).
+    """
+    adopt_environment(environ)
     end_with_parent()  # a server killed (even with SIGKILL) leaves no worker training
     if threads:
         os.environ[THREADS_ENV] = str(threads)

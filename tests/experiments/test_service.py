@@ -20,8 +20,9 @@ def _config(epsilon: float, epochs: int = 1, dataset: str = "digits"):
 
 @pytest.fixture
 def service(tmp_path):
-    """A service of one worker: each worker started costs an interpreter importing torch and
-    the library (about 4 s of CPU); the test of two workers side by side starts its own."""
+    """A service of one worker; the test of two workers side by side starts its own. The
+    workers are forked from this process's forkserver, which imported torch and the library
+    once (:mod:`labeldp_core.experiments.forked_workers`)."""
     started = ComputeService(tmp_path / "cache", workers=1, threads=1)
     yield started
     started.shutdown()
@@ -143,3 +144,18 @@ def test_a_point_past_its_limits_is_stopped_with_the_reason(tmp_path, limits, re
         assert lookup(_config(6.1, epochs=400), ResultCache(tmp_path / "cache")) is None
     finally:
         bounded.shutdown()
+
+
+def test_a_worker_trains_in_the_environment_its_server_has_when_it_starts(tmp_path, monkeypatch):
+    # The workers are forked from a forkserver started with this process's first worker, whose
+    # environment is this process's of then: each worker adopts the server's of now, as a
+    # spawned one did. Here the forkserver surely started before the variable was set.
+    ComputeService(tmp_path / "before", workers=1, threads=1).shutdown()
+    monkeypatch.setenv("LABELDP_TORCH_THREADS", "2")
+    later = ComputeService(tmp_path / "cache", workers=1)
+    try:
+        job = later.submit(_config(7.1))
+        assert job.result().details["torch_threads"] == 2
+        assert job.threads == 2
+    finally:
+        later.shutdown()
