@@ -1,13 +1,13 @@
 """Worker processes forked from a server process that imported the library once.
 
-The compute service's workers and the warm's pool used to start with ``spawn``: every worker a
-fresh interpreter importing torch, the families and, on its first optimiser, ``torch._dynamo``
-(about 4 s of CPU each on the 2-core machine, more under load), again for each replacement
-worker and each new pool. Here they start from Python's *forkserver*: one process per parent,
-started with the first worker, imports those modules once, before it starts any thread, and
-forks each worker from there. A forked worker starts in a few milliseconds and holds nothing of
-its parent (no thread, no lock, no open cache): like a spawned one, it starts from the library
-as imported, and computes the same numbers, byte for byte.
+The compute service's workers used to start with ``spawn``: every worker a fresh interpreter
+importing torch, the families and, on its first optimiser, ``torch._dynamo`` (about 4 s of CPU
+each on the 2-core machine, more under load), again for each replacement worker. Here they start
+from Python's *forkserver*: one process per parent, started with the first worker, imports those
+modules once, before it starts any thread, and forks each worker from there. A forked worker
+starts in a few milliseconds and holds nothing of its parent (no thread, no lock, no open
+cache): like a spawned one, it starts from the library as imported, and computes the same
+numbers, byte for byte.
 
 What a forked worker does not get from the forkserver is its parent's environment now: the
 forkserver's is its parent's at the time it started. :func:`environment` taken in the parent and
@@ -20,18 +20,21 @@ ended (it reads the end of a pipe they all hold); the workers end with their par
 interpreter's teardown of the modules it imported (3.8 s after its parent was killed, at load
 16, past the 5 s a stop may take once the stopped command's own exit is counted): importing
 this module first of its preloads registers that exit, in the forkserver alone.
+
+The warm's pool still spawns its workers (two, once per warm): with a forkserver, a warm stopped
+just as its pool started (as the stop tests stop one) had a process alive 5.81 s after the
+signal in a clean-clone run, past the 5 s a stop may take; the forkserver, still importing,
+notices its parent's end only after its imports.
 """
 
 import atexit
-import contextlib
 import multiprocessing
 import os
-import signal
 import sys
 from multiprocessing import forkserver
 from multiprocessing.context import ForkServerContext
 
-__all__ = ["PRELOAD", "adopt_environment", "end_forkserver", "environment", "worker_context"]
+__all__ = ["PRELOAD", "adopt_environment", "environment", "worker_context"]
 
 #: What the forkserver imports before it forks a worker: the workers' entry points (and with them
 #: torch and every family) and what a worker's first optimiser imports (``torch.optim`` imports
@@ -39,7 +42,6 @@ __all__ = ["PRELOAD", "adopt_environment", "end_forkserver", "environment", "wor
 PRELOAD = (
     __name__,
     "labeldp_core.experiments.service",
-    "labeldp_core.services.warm",
     "torch._dynamo",
 )
 
@@ -60,20 +62,6 @@ def adopt_environment(environ: dict[str, str]) -> None:
     """In a worker: make ``environ`` (its parent's, from :func:`environment`) this process's."""
     os.environ.clear()
     os.environ.update(environ)
-
-
-def end_forkserver() -> None:
-    """End this process's forkserver now, if it started one: a stopped command's last process.
-
-    Once its workers are ended, the forkserver ends by itself, but only after its imports: a
-    stop that comes while it still imports them (a warm stopped as its pool starts) would leave
-    it alive for seconds. Killing it loses nothing (it holds no data); a worker started later
-    starts a new one.
-    """
-    pid = getattr(forkserver._forkserver, "_forkserver_pid", None)
-    if pid is not None:
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, signal.SIGKILL)
 
 
 def _preloaded_by_the_forkserver() -> bool:

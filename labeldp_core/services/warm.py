@@ -25,17 +25,12 @@ from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import asdict, dataclass, field
 from functools import cached_property
+from multiprocessing import get_context
 from pathlib import Path
 
 from labeldp_core.cache import ResultCache
 from labeldp_core.experiments import RunConfig
 from labeldp_core.experiments.demo import demo_configs
-from labeldp_core.experiments.forked_workers import (
-    adopt_environment,
-    end_forkserver,
-    environment,
-    worker_context,
-)
 from labeldp_core.experiments.runner import lookup
 from labeldp_core.experiments.stopping import end_pool, end_with_parent
 from labeldp_core.model_audit import audit_model, cached_audit, demo_model_audits
@@ -304,14 +299,9 @@ class _TimedCache(ResultCache):
 _WORKER_CACHE: _TimedCache | None = None
 
 
-def _open_cache(cache_dir: str, environ: dict[str, str]) -> None:
-    """A worker's start: the warm's environment, an end with the warm's, the cache opened.
-
-    ``environ`` is the warm's environment (:mod:`labeldp_core.experiments.forked_workers`); the
-    worker ends with the warm, however the warm ends.
-    """
+def _open_cache(cache_dir: str) -> None:
+    """A worker's start: it ends with the warm, however the warm ends, and opens the cache."""
     global _WORKER_CACHE
-    adopt_environment(environ)
     end_with_parent()
     _WORKER_CACHE = _TimedCache(cache_dir)
 
@@ -336,9 +326,9 @@ def _compute(task: WarmTask) -> tuple[float, float]:
 def _pool(cache_dir: Path, workers: int) -> ProcessPoolExecutor:
     return ProcessPoolExecutor(
         workers,
-        mp_context=worker_context(),
+        mp_context=get_context("spawn"),
         initializer=_open_cache,
-        initargs=(str(cache_dir), environment()),
+        initargs=(str(cache_dir),),
     )
 
 
@@ -398,7 +388,6 @@ def run_warm(
         _drain(pool, workers, waiting, status, estimate, progress, path)
     except BaseException:  # a stop signal, a broken pool: the running points are cut off now
         end_pool(pool)
-        end_forkserver()  # it may still be importing, when the stop came as the pool started
         status.state = "interrupted"
         _write_status(path, status)
         raise

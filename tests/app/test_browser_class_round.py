@@ -77,20 +77,22 @@ def _open_round(browser, server: str):
     return teacher, code
 
 
-def _answer_buttons(phone, attempts: int = 50) -> list:
+def _answer_buttons(phone, classes: int = 10, attempts: int = 300) -> list:
     """The answer buttons of the item shown, in reading order (top to bottom, left to right).
 
-    A button that a rerun replaces between the count and its box has no box (None, seen once
-    at load 11): the buttons are then read again, as Playwright's own waits poll.
+    While a rerun replaces the item, the last item's buttons may still be in the page, hidden
+    (no box): 20 buttons, 11 of them with a box, in a clean-clone run. The buttons shown are
+    read again until there is one per class, each with its box (up to 30 s, Playwright's own
+    default wait), as Playwright's waits poll.
     """
-    buttons = phone.locator(".st-key-answers button")
+    buttons = phone.locator(".st-key-answers button:visible")
     for _ in range(attempts):
         boxes = [(buttons.nth(n), buttons.nth(n).bounding_box()) for n in range(buttons.count())]
-        if boxes and all(box is not None for _, box in boxes):
+        if len(boxes) == classes and all(box is not None for _, box in boxes):
             ordered = sorted(boxes, key=lambda b: (round(b[1]["y"]), b[1]["x"]))
             return [button for button, _ in ordered]
         phone.wait_for_timeout(100)
-    raise AssertionError(f"the answer buttons never all showed on the phone: {boxes}")
+    raise AssertionError(f"the phone never showed {classes} answer buttons: {boxes}")
 
 
 def _answer(phone, items: range, first_class: int) -> None:
