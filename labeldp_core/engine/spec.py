@@ -21,7 +21,7 @@ from labeldp_core.engine.config import (
 )
 from labeldp_core.engine.context import RunContext
 from labeldp_core.engine.result_schema import check_result_dict
-from labeldp_core.engine.tuning import Tuning, tuning_statement
+from labeldp_core.engine.tuning import Tuning, dataset_tuning, tuning_statement
 
 __all__ = [
     "COMMON_SETTINGS",
@@ -185,8 +185,14 @@ class Registered:
     card: CardOf
 
     def tuning_of(self, config: RunConfig) -> dict[str, object] | None:
-        """Which of ``config``'s settings were picked by comparing runs on private labels."""
-        return tuning_statement(self.spec.tuned, config.dataset, dict(config.settings))
+        """Which of ``config``'s settings and epochs were picked on private labels.
+
+        Its family's choices, and its dataset's tuned training defaults.
+        """
+        held = dict(config.settings) | {"epochs": config.epochs}
+        own_epochs = self.spec.recipe is not None and "epochs" in self.spec.recipe(config.dataset)
+        tunings = (*self.spec.tuned, *dataset_tuning(config.dataset, held, own_epochs))
+        return tuning_statement(tunings, config.dataset, held)
 
     def disclosure(
         self, config: RunConfig, delta: float

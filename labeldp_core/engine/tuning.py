@@ -12,9 +12,10 @@ another dataset's (a proxy: none of this run's labels were read to choose them).
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from labeldp_core.data.registry import DATASETS
 from labeldp_core.engine.config import Scalar
 
-__all__ = ["Tuning", "tuning_statement"]
+__all__ = ["Tuning", "dataset_tuning", "tuning_statement"]
 
 
 @dataclass(frozen=True)
@@ -49,6 +50,27 @@ class Tuning:
             f"{self.dataset}'s training labels ({self.how}), not on {dataset}'s, so the search "
             "read none of this run's labels."
         )
+
+
+def dataset_tuning(
+    dataset: str, held: Mapping[str, Scalar], own_epochs: bool
+) -> tuple[Tuning, ...]:
+    """The tuned training defaults of ``dataset`` that a run holding ``held`` uses, as a Tuning.
+
+    ``held`` is the run's settings with its ``epochs``. A mechanism whose own recipe sets its
+    epochs (``own_epochs``: DP-SGD, LabelDP-Pro) trains its released model by that recipe, not
+    by the dataset's defaults, so none of them is its choice.
+
+    >>> dataset_tuning("digits", {"epochs": 25, "learning_rate": 2e-3}, False)[0].values
+    {'epochs': 25}
+    >>> dataset_tuning("digits", {"epochs": 25}, True), dataset_tuning("mnist-5k", {}, False)
+    ((), ())
+    """
+    info = DATASETS.get(dataset)
+    if info is None or own_epochs:
+        return ()
+    used = {name: value for name, value in info.tuned if held.get(name) == value}
+    return (Tuning(dataset, used, info.tuned_how),) if used else ()
 
 
 def tuning_statement(

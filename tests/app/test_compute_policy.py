@@ -76,10 +76,10 @@ def test_only_demo_grid_points_are_computed_without_a_click(monkeypatch):
     from labeldp_core.experiments.demo import on_demo_grid
 
     monkeypatch.setattr(road, "on_demo_grid", on_demo_grid)
-    app = open_page(RR_PAGE, epsilon="1.3")  # quick, on a small dataset, but off the grid
+    app = open_page(RR_PAGE, epsilon="1.2")  # quick, on a small dataset, but off the grid
     assert_no_errors(app)
     button = app.button(key="compute_point")
-    assert button.label.startswith("Compute ε = 1.3 on digits (1 missing point")
+    assert button.label.startswith("Compute ε = 1.2 on digits (1 missing point")
     app.number_input(key="epsilon").set_value(1.0).run()  # on the grid: computed at once
     assert not [b for b in app.button if b.key == "compute_point"]
     assert {m.label: m.value for m in app.metric}["ε spent"] == "1"

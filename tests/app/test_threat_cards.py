@@ -40,6 +40,8 @@ def test_a_page_whose_recipe_was_tuned_on_these_labels_says_so():
 
 
 def test_a_page_with_no_tuned_setting_has_no_tuning_note():
-    app = open_page("pages/randomized_response.py", epochs="1", model="logistic")
+    app = open_page(
+        "pages/randomized_response.py", dataset="mnist-5k", epochs="1", model="logistic"
+    )
     assert_no_errors(app)
     assert not any("Tuned on" in c.value for c in app.caption)

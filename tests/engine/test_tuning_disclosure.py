@@ -84,6 +84,32 @@ def test_labeldp_pros_digits_model_says_it_was_picked_on_digits_labels(capsys):
 
 
 def test_an_untuned_run_says_nothing_of_tuning(capsys):
-    result = _stored_run_json(capsys, "rr", "digits")
+    result = _stored_run_json(capsys, "rr", "mnist-5k")
     assert "tuning" not in result["details"]
     assert "tuning" not in result["threat_model"]
+
+
+def test_digits_training_defaults_say_they_were_picked_on_digits_labels(capsys):
+    # Issue 52: digits' 25 epochs at rate 4e-3 were chosen on its training labels (held out).
+    result = _stored_run_json(capsys, "rr", "digits")
+    tuning = result["details"]["tuning"]
+    assert tuning["on_these_labels"] is True
+    assert tuning["settings"] == ["epochs", "learning_rate"]
+    assert (
+        "epochs=25, learning_rate=0.004 was picked by comparing runs on digits" in (tuning["note"])
+    )
+    assert SEARCH_SENTENCE in result["threat_model"]["tuning"]
+
+
+def test_digits_defaults_the_user_replaced_or_a_recipe_overrides_are_not_called_tuned():
+    from labeldp_core.registry import tuning_of
+
+    assert (
+        tuning_of(make_config("rr", "digits", 1.0, epochs=40, settings={"learning_rate": 0.002}))
+        is None
+    )
+    # DP-SGD trains by its published recipe's 40 epochs: the dataset's defaults are not its own.
+    assert tuning_of(make_config("dpsgd", "digits", 1.0)) is None
+    pate = tuning_of(make_config("pate", "digits", 1.0))  # its own rate, the dataset's epochs
+    assert pate is not None and "epochs" in pate["settings"]
+    assert "learning_rate" not in pate["settings"]

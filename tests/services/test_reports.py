@@ -9,6 +9,7 @@ from written import block_lines
 from labeldp_core import plots
 from labeldp_core.__main__ import main
 from labeldp_core.accounting.risk import Prior
+from labeldp_core.data.registry import DIGITS_EPOCHS
 from labeldp_core.engine.spec import RunResult
 from labeldp_core.experiments.demo import CLASS_EPSILONS, DEMO_EPSILONS, DEMO_SEEDS, demo_configs
 from labeldp_core.plots.price_report import price_of_privacy_report
@@ -80,7 +81,7 @@ def test_demo_set_covers_every_mechanism_grid_and_seed():
     extra = set(CLASS_EPSILONS) - set(DEMO_EPSILONS)  # the page's own point, seed 0 only
     assert len(rr) == len(DEMO_EPSILONS) * len(DEMO_SEEDS) + len(extra)
     assert {c.epsilon for c in rr if c.seed != 0} == set(DEMO_EPSILONS)
-    assert {c.epochs for c in rr} == {40}
+    assert {c.epochs for c in rr} == {DIGITS_EPOCHS}
     fashion = [c for c in demo_configs("fashion-mnist") if c.mechanism == "rr"]
     assert len(fashion) == len(DEMO_EPSILONS) * len(DEMO_SEEDS)
 
