@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 from app_helpers import assert_no_errors, open_page
 
-from labeldp_core.experiments.demo import point_epsilons
+from labeldp_core.experiments.demo import CLASS_EPSILONS, point_epsilons
 from ui.demo import TOUR
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -31,7 +31,7 @@ def test_a_demo_link_opens_the_lean_page_with_its_stop_and_epsilon_on_the_grid()
     assert stop.startswith(f"**Demo, stop 2 of {len(TOUR)}.**") and TOUR[1].sentence in stop
     slider = app.select_slider(key="epsilon_slider")
     assert list(slider.options) == [f"{e:g}" for e in point_epsilons("rr", "digits")]
-    assert len(slider.options) >= 20  # a class can drag freely: the dense digits grid
+    assert {f"{e:g}" for e in CLASS_EPSILONS} < set(slider.options)  # the class's dense stops
     assert slider.value == 1.0  # 1.02 snapped to the nearest computed epsilon
     assert not [w for w in app.number_input if w.key == "epsilon"]
     assert app.query_params["demo"] == "1" and app.query_params["epsilon"] == "1"

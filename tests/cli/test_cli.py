@@ -80,7 +80,7 @@ def test_list_json_names_mechanisms_and_datasets(capsys):
         "mnist",
     }
     defaults = {d["id"]: d["training_defaults"] for d in listing["datasets"]}
-    assert defaults["digits"] == {}
+    assert defaults["digits"] == {"batch_size": 128, "learning_rate": 4e-3}
     assert defaults["fashion-mnist"] == {"batch_size": 256, "learning_rate": 3e-3}
 
 

@@ -5,6 +5,7 @@ import pytest
 
 from labeldp_core import registry
 from labeldp_core.data import dataset_info
+from labeldp_core.data.registry import DIGITS_EPOCHS
 from labeldp_core.engine.spec import RunConfig, RunResult
 from labeldp_core.errors import InvalidInputError
 from labeldp_core.experiments import MECHANISMS, lookup, make_config, run, sweep
@@ -33,7 +34,7 @@ def test_make_config_fills_defaults_so_equal_runs_are_equal():
     explicit = make_config("rr", "digits", 1, 0, None, {"model": "cnn", "batch_size": "128"})
     implicit = make_config("rr", "digits", 1.0)
     assert explicit == implicit
-    assert implicit.epochs == 40
+    assert implicit.epochs == DIGITS_EPOCHS
     assert dict(implicit.settings)["model"] == "cnn"
 
 

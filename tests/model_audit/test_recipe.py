@@ -13,6 +13,7 @@ import pytest
 
 from labeldp_core.__main__ import main
 from labeldp_core.cache import ResultCache
+from labeldp_core.data.registry import DIGITS_EPOCHS
 from labeldp_core.experiments import make_config
 from labeldp_core.model_audit import audit_lines, audit_model, recipe, training_run
 from tests.model_audit.stand_in import stored
@@ -54,7 +55,7 @@ def test_a_model_or_epochs_asked_for_replace_the_audit_recipe(trained, tmp_path)
 
 def test_a_dataset_without_an_audit_recipe_keeps_the_run_recipe(trained, tmp_path):
     audit = audit_model("rr", "digits", 1.0, cache=ResultCache(tmp_path))
-    assert (audit.epochs, audit.model) == (40, "cnn")
+    assert (audit.epochs, audit.model) == (DIGITS_EPOCHS, "cnn")
 
 
 def test_pate_says_why_no_canary_can_test_it_and_trains_nothing(capsys, monkeypatch):
