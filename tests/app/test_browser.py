@@ -47,6 +47,21 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield f"http://127.0.0.1:{port}"
 
 
+@pytest.fixture(scope="module")
+def tabs(browser) -> Iterator:
+    """The module's browser context at 1400x2400, where its tests open their pages and leave them.
+
+    A page opened beside another open page of the same server runs in that page's renderer
+    process (``--process-per-site``, ``tests/debian_chromium.py``), where the app's scripts are
+    already compiled: about 3 s of Chromium's CPU a page instead of about 5.5 s in a context of
+    its own. The pages stay open, idle, until the module's last test (none of them polls). The
+    first link's test and the internet test keep a context of their own: they watch it whole.
+    """
+    context = browser.new_context(**VIEWPORT)
+    yield context
+    context.close()
+
+
 @contextmanager
 def warmed_app(factory: pytest.TempPathFactory, warm: Callable[[Path], None]) -> Iterator[str]:
     """The app served on a cache that ``warm`` filled first (computing in the page's thread)."""
@@ -93,9 +108,14 @@ def _stand_in_training() -> Iterator[None]:
         yield
 
 
-def _open(browser, url: str):
-    """Open ``url`` in a new page of ``browser`` (or of a browser context) and wait for idle."""
+def _open(browser, url: str, viewport: dict[str, int] | None = None):
+    """Open ``url`` in a new page of ``browser`` (or of a browser context) and wait for idle.
+
+    ``viewport`` sizes that page's window (window and screen, as a context's ``viewport`` does).
+    """
     page = browser.new_page(**({} if hasattr(browser, "browser") else VIEWPORT))
+    if viewport is not None:
+        page.set_viewport_size(viewport)
     page.set_default_timeout(STARTUP_WAIT_S * 1000)
     page.goto(url)
     # Watch for Streamlit's "Page not found" dialog while the page loads, not only at the end.
@@ -191,10 +211,10 @@ def test_the_demo_tour_walks_its_pages_with_next_and_back(layout_server, browser
     page.close()
 
 
-def test_moving_epsilon_updates_the_chart_and_the_link(server, browser):
+def test_moving_epsilon_updates_the_chart_and_the_link(server, tabs):
     # The first visit to a fresh server is a direct link to a page: Streamlit then runs the page
     # file without app.py, and the page must still draw the shared sidebar.
-    page = _open(browser, f"{server}/randomized_response?epochs=1")
+    page = _open(tabs, f"{server}/randomized_response?epochs=1")
     assert page.get_by_text("Data and model").count() == 1
     chart = page.locator("[data-testid='stPlotlyChart']").first
     chart.locator("text=ε = 1").first.wait_for()
@@ -206,14 +226,13 @@ def test_moving_epsilon_updates_the_chart_and_the_link(server, browser):
     assert "epsilon=4" in page.url
     assert page.locator("[data-testid='stException']").count() == 0
     _screenshot(page, "randomized-response-epsilon-4")
-    page.close()
 
 
-def test_every_page_renders_without_an_exception(server, browser):
+def test_every_page_renders_without_an_exception(server, tabs):
     # One tab follows the app's own navigation to every page, as a visitor would, and each page's
     # address must be its link's (a first deep link is the first test's); the charts must draw.
     # (Opening every page in a tab of its own took twice as long: 54 s against 24 s.)
-    page = _open(browser, f"{server}/?epochs=1")
+    page = _open(tabs, f"{server}/?epochs=1")
     links = page.locator(NAV_LINKS)
     links.first.wait_for()  # a first visit may go idle once before app.py draws the navigation
     page.wait_for_selector(IDLE)
@@ -238,7 +257,6 @@ def test_every_page_renders_without_an_exception(server, browser):
         page.wait_for_function("() => location.search.includes('epochs=1')")
         assert "epochs=1" in page.url, page.url
         _screenshot(page, path or "home")
-    page.close()
 
 
 def test_the_app_asks_nothing_of_the_internet(server, browser):
@@ -257,12 +275,10 @@ def test_the_app_asks_nothing_of_the_internet(server, browser):
     context.close()
 
 
-def test_a_table_uploaded_in_the_browser_is_trained_on_by_a_mechanism_page(
-    server, browser, tmp_path
-):
+def test_a_table_uploaded_in_the_browser_is_trained_on_by_a_mechanism_page(server, tabs, tmp_path):
     path = tmp_path / "wine.csv"
     path.write_bytes(example_table("wine"))
-    page = _open(browser, f"{server}/your_data?epochs=1")
+    page = _open(tabs, f"{server}/your_data?epochs=1")
     page.locator("input[type='file']").set_input_files(str(path))
     page.get_by_text("178 rows, 14 columns").wait_for()
     page.wait_for_selector(IDLE)
@@ -270,7 +286,7 @@ def test_a_table_uploaded_in_the_browser_is_trained_on_by_a_mechanism_page(
     page.get_by_text("is in the sidebar's dataset list").wait_for()
     # The same bytes and options name the same dataset wherever they are stored.
     table = add_table(path.read_bytes(), "class", "wine", root=tmp_path / "elsewhere").id
-    shown = _open(browser, f"{server}/randomized_response?epochs=1&dataset=wine+·+{table}")
+    shown = _open(tabs, f"{server}/randomized_response?epochs=1&dataset=wine+·+{table}")
     # Off the demo grid and never timed here: the page asks before training (its table's name).
     shown.get_by_role("button", name="Compute ε = 1 on wine").click()
     metric = shown.locator("[data-testid='stMetric']", has_text="ε spent")
@@ -283,8 +299,6 @@ def test_a_table_uploaded_in_the_browser_is_trained_on_by_a_mechanism_page(
         .endswith("142")
     )
     _screenshot(shown, "your-table-randomized-response")
-    shown.close()
-    page.close()
 
 
 @pytest.mark.skipif(shutil.which("apt-get") is None, reason="needs Debian's apt-get")
@@ -313,12 +327,12 @@ LINK_VALUE_KINDS = {"autolinks": ACTIVE_LINK_VALUES[:5], "markup": ACTIVE_LINK_V
 
 
 @pytest.mark.parametrize("kind", LINK_VALUE_KINDS)
-def test_a_link_value_never_becomes_a_link_or_an_image_in_an_error_box(server, browser, kind):
+def test_a_link_value_never_becomes_a_link_or_an_image_in_an_error_box(server, tabs, kind):
     # Each value is refused by its control and quoted back in a red box; in the browser no box
     # may hold an anchor or an image (GitHub's autolinks ignore Markdown escapes). One link sets
     # it as the dataset and as ε, each refused in a box of its own (ui/links.py writes one a
     # value): nine page loads where a link a key took eighteen.
-    page = browser.new_page(**VIEWPORT)
+    page = tabs.new_page()
     page.set_default_timeout(STARTUP_WAIT_S * 1000)  # a first visit computes the page's point
     for value in LINK_VALUE_KINDS[kind]:
         link = {"dataset": value, "epsilon": value, "epochs": "1"}
@@ -332,17 +346,16 @@ def test_a_link_value_never_becomes_a_link_or_an_image_in_an_error_box(server, b
         found = page.locator("[data-testid='stAlertContentError'] :is(a, img)")
         shown = [boxes.nth(i).inner_html() for i in range(boxes.count())]
         assert found.count() == 0, (value, shown)
-    page.close()
 
 
-def test_an_unknown_page_address_says_so_instead_of_opening_home_without_a_word(server, browser):
+def test_an_unknown_page_address_says_so_instead_of_opening_home_without_a_word(server, tabs):
     # Streamlit opens Home with its address rewritten to "/" and a dialog that names nothing;
     # once closed, nothing said which address was wrong. A hostile address stays plain text.
     for asked, said in (
         ("no-such-page?epsilon=2", "/no-such-page"),
         ("[x](https:%2F%2Fexample.com)", "/[x](https://example.com)"),
     ):
-        page = browser.new_page(**VIEWPORT)
+        page = tabs.new_page()
         page.goto(f"{server}/{asked}")
         page.wait_for_selector(IDLE, timeout=STARTUP_WAIT_S * 1000)
         page.get_by_role("heading", name="labeldp explorer", level=1).wait_for()
@@ -350,4 +363,4 @@ def test_an_unknown_page_address_says_so_instead_of_opening_home_without_a_word(
         note.wait_for(timeout=10_000)
         assert f"There is no page at {said}: this is Home" in note.inner_text()
         assert note.locator("a").count() == 0
-        page.close()
+        page.close()  # Home's warm panel reads the cache again every 5 s
