@@ -57,8 +57,8 @@ def tabs(browser) -> Iterator:
     A page opened beside another open page of the same server runs in that page's renderer
     process (``--process-per-site``, ``tests/debian_chromium.py``), where the app's scripts are
     already compiled: about 3 s of Chromium's CPU a page instead of about 5.5 s in a context of
-    its own. The pages stay open, idle, until the module's last test (none of them polls). The
-    first link's test and the internet test keep a context of their own: they watch it whole.
+    its own. The pages stay open, idle, until the module's last test (none of them polls but
+    Home's warm panel, whose pages are closed).
     """
     context = browser.new_context(**VIEWPORT)
     yield context
@@ -111,14 +111,17 @@ def _stand_in_training() -> Iterator[None]:
         yield
 
 
-def _open(browser, url: str, viewport: dict[str, int] | None = None):
+def _open(browser, url: str, viewport: dict[str, int] | None = None, init_script: str = ""):
     """Open ``url`` in a new page of ``browser`` (or of a browser context) and wait for idle.
 
-    ``viewport`` sizes that page's window (window and screen, as a context's ``viewport`` does).
+    ``viewport`` sizes that page's window (window and screen, as a context's ``viewport`` does);
+    ``init_script`` runs in the page before any of its own scripts, on every document it loads.
     """
     page = browser.new_page(**({} if hasattr(browser, "browser") else VIEWPORT))
     if viewport is not None:
         page.set_viewport_size(viewport)
+    if init_script:
+        page.add_init_script(init_script)
     page.set_default_timeout(STARTUP_WAIT_S * 1000)
     page.goto(url)
     # Watch for Streamlit's "Page not found" dialog while the page loads, not only at the end:
@@ -161,11 +164,9 @@ def _go(page, title: str) -> None:
     page.wait_for_selector(IDLE)
 
 
-def test_a_first_link_shows_the_apps_navigation_and_epsilon_follows_across_pages(server, browser):
+def test_a_first_link_shows_the_apps_navigation_and_epsilon_follows_across_pages(server, tabs):
     # Runs first in this module: the server is fresh, and this link is its first visitor.
-    context = browser.new_context(**VIEWPORT)
-    context.add_init_script(RECORD_NAV)
-    page = _open(context, f"{server}/randomized_response?epsilon=4&epochs=1")
+    page = _open(tabs, f"{server}/randomized_response?epsilon=4&epochs=1", init_script=RECORD_NAV)
     # Streamlit first runs the page file alone (app.py has not run yet); the page restarts the
     # run through app.py at once, which draws the app's navigation. Streamlit's own, which
     # would show raw file names on that first run, never appears: not even for a frame.
@@ -191,8 +192,6 @@ def test_a_first_link_shows_the_apps_navigation_and_epsilon_follows_across_pages
         if title != "Randomized response":
             _go(page, title)
         assert _epsilon_shown(page) == ("1.37", "1.37", "1.37"), title
-    page.close()
-    context.close()
 
 
 def test_the_demo_tour_walks_its_pages_with_next_and_back(layout_server, browser):
@@ -261,20 +260,24 @@ def test_every_page_renders_without_an_exception(server, tabs):
         _screenshot(page, path or "home")
 
 
-def test_the_app_asks_nothing_of_the_internet(server, browser):
+def test_the_app_asks_nothing_of_the_internet(server, tabs):
     # Every request a page makes goes to the server itself, and the tab's icon is served by it
-    # (a Material icon as page_icon made the favicon a link to a font service).
-    context = browser.new_context(**VIEWPORT)
+    # (a Material icon as page_icon made the favicon a link to a font service). Every request
+    # of the context is heard, the module's other open pages' too.
     hosts: set[str] = set()
-    context.on("request", lambda request: hosts.add(urlparse(request.url).netloc))
-    page = _open(context, f"{server}/compare?epochs=1")
+
+    def heard(request) -> None:
+        hosts.add(urlparse(request.url).netloc)
+
+    tabs.on("request", heard)
+    page = _open(tabs, f"{server}/compare?epochs=1")
     _go(page, "RR with prior")
     icons = page.locator("link[rel~='icon']")
     icons.first.wait_for(state="attached")
     hrefs = [icons.nth(i).get_attribute("href") for i in range(icons.count())]
     assert all(urlparse(href).netloc in ("", urlparse(server).netloc) for href in hrefs), hrefs
+    tabs.remove_listener("request", heard)
     assert hosts <= {urlparse(server).netloc, ""}, hosts
-    context.close()
 
 
 def test_a_table_uploaded_in_the_browser_is_trained_on_by_a_mechanism_page(server, tabs, tmp_path):
