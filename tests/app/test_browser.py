@@ -7,7 +7,6 @@ epsilon control and checks that the chart followed. Screenshots go to `screensho
 
 import shutil
 import subprocess
-import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -38,6 +37,10 @@ new MutationObserver(() => {
 }).observe(document, {subtree: true, childList: true, characterData: true});
 """
 STARTUP_WAIT_S = 120
+#: "idle" once the script has run, "not found" while Streamlit's "Page not found" is shown.
+IDLE_OR_NOT_FOUND = """idle => document.querySelector(idle) ? "idle"
+  : /page\\s+not\\s+found/i.test(document.body ? document.body.textContent : "") ? "not found"
+  : false"""
 
 
 @pytest.fixture(scope="module")
@@ -45,6 +48,21 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     ensure_chromium()
     with streamlit_server(tmp_path_factory.mktemp("cache")) as port:
         yield f"http://127.0.0.1:{port}"
+
+
+@pytest.fixture(scope="module")
+def tabs(browser) -> Iterator:
+    """The module's browser context at 1400x2400, where its tests open their pages and leave them.
+
+    A page opened beside another open page of the same server runs in that page's renderer
+    process (``--process-per-site``, ``tests/debian_chromium.py``), where the app's scripts are
+    already compiled: about 3 s of Chromium's CPU a page instead of about 5.5 s in a context of
+    its own. The pages stay open, idle, until the module's last test (none of them polls but
+    Home's warm panel, whose pages are closed).
+    """
+    context = browser.new_context(**VIEWPORT)
+    yield context
+    context.close()
 
 
 @contextmanager
@@ -93,17 +111,24 @@ def _stand_in_training() -> Iterator[None]:
         yield
 
 
-def _open(browser, url: str):
-    """Open ``url`` in a new page of ``browser`` (or of a browser context) and wait for idle."""
+def _open(browser, url: str, viewport: dict[str, int] | None = None, init_script: str = ""):
+    """Open ``url`` in a new page of ``browser`` (or of a browser context) and wait for idle.
+
+    ``viewport`` sizes that page's window (window and screen, as a context's ``viewport`` does);
+    ``init_script`` runs in the page before any of its own scripts, on every document it loads.
+    """
     page = browser.new_page(**({} if hasattr(browser, "browser") else VIEWPORT))
+    if viewport is not None:
+        page.set_viewport_size(viewport)
+    if init_script:
+        page.add_init_script(init_script)
     page.set_default_timeout(STARTUP_WAIT_S * 1000)
     page.goto(url)
-    # Watch for Streamlit's "Page not found" dialog while the page loads, not only at the end.
-    deadline = time.monotonic() + STARTUP_WAIT_S
-    while page.locator(IDLE).count() == 0 and time.monotonic() < deadline:
-        assert page.get_by_text("Page not found").count() == 0, url
-        time.sleep(0.05)
-    page.wait_for_selector(IDLE)
+    # Watch for Streamlit's "Page not found" dialog while the page loads, not only at the end:
+    # every 50 ms, in the page (two of Playwright's counts from here took about 5 ms of
+    # Chromium's CPU each, 0.2 of a core for as long as a page loads).
+    state = page.wait_for_function(IDLE_OR_NOT_FOUND, arg=IDLE, polling=50).json_value()
+    assert state == "idle", (state, url)
     assert page.get_by_text("Page not found").count() == 0, url
     return page
 
@@ -139,11 +164,9 @@ def _go(page, title: str) -> None:
     page.wait_for_selector(IDLE)
 
 
-def test_a_first_link_shows_the_apps_navigation_and_epsilon_follows_across_pages(server, browser):
+def test_a_first_link_shows_the_apps_navigation_and_epsilon_follows_across_pages(server, tabs):
     # Runs first in this module: the server is fresh, and this link is its first visitor.
-    context = browser.new_context(**VIEWPORT)
-    context.add_init_script(RECORD_NAV)
-    page = _open(context, f"{server}/randomized_response?epsilon=4&epochs=1")
+    page = _open(tabs, f"{server}/randomized_response?epsilon=4&epochs=1", init_script=RECORD_NAV)
     # Streamlit first runs the page file alone (app.py has not run yet); the page restarts the
     # run through app.py at once, which draws the app's navigation. Streamlit's own, which
     # would show raw file names on that first run, never appears: not even for a frame.
@@ -169,8 +192,6 @@ def test_a_first_link_shows_the_apps_navigation_and_epsilon_follows_across_pages
         if title != "Randomized response":
             _go(page, title)
         assert _epsilon_shown(page) == ("1.37", "1.37", "1.37"), title
-    page.close()
-    context.close()
 
 
 def test_the_demo_tour_walks_its_pages_with_next_and_back(layout_server, browser):
@@ -191,10 +212,10 @@ def test_the_demo_tour_walks_its_pages_with_next_and_back(layout_server, browser
     page.close()
 
 
-def test_moving_epsilon_updates_the_chart_and_the_link(server, browser):
+def test_moving_epsilon_updates_the_chart_and_the_link(server, tabs):
     # The first visit to a fresh server is a direct link to a page: Streamlit then runs the page
     # file without app.py, and the page must still draw the shared sidebar.
-    page = _open(browser, f"{server}/randomized_response?epochs=1")
+    page = _open(tabs, f"{server}/randomized_response?epochs=1")
     assert page.get_by_text("Data and model").count() == 1
     chart = page.locator("[data-testid='stPlotlyChart']").first
     chart.locator("text=ε = 1").first.wait_for()
@@ -206,14 +227,13 @@ def test_moving_epsilon_updates_the_chart_and_the_link(server, browser):
     assert "epsilon=4" in page.url
     assert page.locator("[data-testid='stException']").count() == 0
     _screenshot(page, "randomized-response-epsilon-4")
-    page.close()
 
 
-def test_every_page_renders_without_an_exception(server, browser):
+def test_every_page_renders_without_an_exception(server, tabs):
     # One tab follows the app's own navigation to every page, as a visitor would, and each page's
     # address must be its link's (a first deep link is the first test's); the charts must draw.
     # (Opening every page in a tab of its own took twice as long: 54 s against 24 s.)
-    page = _open(browser, f"{server}/?epochs=1")
+    page = _open(tabs, f"{server}/?epochs=1")
     links = page.locator(NAV_LINKS)
     links.first.wait_for()  # a first visit may go idle once before app.py draws the navigation
     page.wait_for_selector(IDLE)
@@ -238,31 +258,32 @@ def test_every_page_renders_without_an_exception(server, browser):
         page.wait_for_function("() => location.search.includes('epochs=1')")
         assert "epochs=1" in page.url, page.url
         _screenshot(page, path or "home")
-    page.close()
 
 
-def test_the_app_asks_nothing_of_the_internet(server, browser):
+def test_the_app_asks_nothing_of_the_internet(server, tabs):
     # Every request a page makes goes to the server itself, and the tab's icon is served by it
-    # (a Material icon as page_icon made the favicon a link to a font service).
-    context = browser.new_context(**VIEWPORT)
+    # (a Material icon as page_icon made the favicon a link to a font service). Every request
+    # of the context is heard, the module's other open pages' too.
     hosts: set[str] = set()
-    context.on("request", lambda request: hosts.add(urlparse(request.url).netloc))
-    page = _open(context, f"{server}/compare?epochs=1")
+
+    def heard(request) -> None:
+        hosts.add(urlparse(request.url).netloc)
+
+    tabs.on("request", heard)
+    page = _open(tabs, f"{server}/compare?epochs=1")
     _go(page, "RR with prior")
     icons = page.locator("link[rel~='icon']")
     icons.first.wait_for(state="attached")
     hrefs = [icons.nth(i).get_attribute("href") for i in range(icons.count())]
     assert all(urlparse(href).netloc in ("", urlparse(server).netloc) for href in hrefs), hrefs
+    tabs.remove_listener("request", heard)
     assert hosts <= {urlparse(server).netloc, ""}, hosts
-    context.close()
 
 
-def test_a_table_uploaded_in_the_browser_is_trained_on_by_a_mechanism_page(
-    server, browser, tmp_path
-):
+def test_a_table_uploaded_in_the_browser_is_trained_on_by_a_mechanism_page(server, tabs, tmp_path):
     path = tmp_path / "wine.csv"
     path.write_bytes(example_table("wine"))
-    page = _open(browser, f"{server}/your_data?epochs=1")
+    page = _open(tabs, f"{server}/your_data?epochs=1")
     page.locator("input[type='file']").set_input_files(str(path))
     page.get_by_text("178 rows, 14 columns").wait_for()
     page.wait_for_selector(IDLE)
@@ -270,7 +291,7 @@ def test_a_table_uploaded_in_the_browser_is_trained_on_by_a_mechanism_page(
     page.get_by_text("is in the sidebar's dataset list").wait_for()
     # The same bytes and options name the same dataset wherever they are stored.
     table = add_table(path.read_bytes(), "class", "wine", root=tmp_path / "elsewhere").id
-    shown = _open(browser, f"{server}/randomized_response?epochs=1&dataset=wine+·+{table}")
+    shown = _open(tabs, f"{server}/randomized_response?epochs=1&dataset=wine+·+{table}")
     # Off the demo grid and never timed here: the page asks before training (its table's name).
     shown.get_by_role("button", name="Compute ε = 1 on wine").click()
     metric = shown.locator("[data-testid='stMetric']", has_text="ε spent")
@@ -283,8 +304,6 @@ def test_a_table_uploaded_in_the_browser_is_trained_on_by_a_mechanism_page(
         .endswith("142")
     )
     _screenshot(shown, "your-table-randomized-response")
-    shown.close()
-    page.close()
 
 
 @pytest.mark.skipif(shutil.which("apt-get") is None, reason="needs Debian's apt-get")
@@ -313,12 +332,12 @@ LINK_VALUE_KINDS = {"autolinks": ACTIVE_LINK_VALUES[:5], "markup": ACTIVE_LINK_V
 
 
 @pytest.mark.parametrize("kind", LINK_VALUE_KINDS)
-def test_a_link_value_never_becomes_a_link_or_an_image_in_an_error_box(server, browser, kind):
+def test_a_link_value_never_becomes_a_link_or_an_image_in_an_error_box(server, tabs, kind):
     # Each value is refused by its control and quoted back in a red box; in the browser no box
     # may hold an anchor or an image (GitHub's autolinks ignore Markdown escapes). One link sets
     # it as the dataset and as ε, each refused in a box of its own (ui/links.py writes one a
     # value): nine page loads where a link a key took eighteen.
-    page = browser.new_page(**VIEWPORT)
+    page = tabs.new_page()
     page.set_default_timeout(STARTUP_WAIT_S * 1000)  # a first visit computes the page's point
     for value in LINK_VALUE_KINDS[kind]:
         link = {"dataset": value, "epsilon": value, "epochs": "1"}
@@ -332,17 +351,16 @@ def test_a_link_value_never_becomes_a_link_or_an_image_in_an_error_box(server, b
         found = page.locator("[data-testid='stAlertContentError'] :is(a, img)")
         shown = [boxes.nth(i).inner_html() for i in range(boxes.count())]
         assert found.count() == 0, (value, shown)
-    page.close()
 
 
-def test_an_unknown_page_address_says_so_instead_of_opening_home_without_a_word(server, browser):
+def test_an_unknown_page_address_says_so_instead_of_opening_home_without_a_word(server, tabs):
     # Streamlit opens Home with its address rewritten to "/" and a dialog that names nothing;
     # once closed, nothing said which address was wrong. A hostile address stays plain text.
     for asked, said in (
         ("no-such-page?epsilon=2", "/no-such-page"),
         ("[x](https:%2F%2Fexample.com)", "/[x](https://example.com)"),
     ):
-        page = browser.new_page(**VIEWPORT)
+        page = tabs.new_page()
         page.goto(f"{server}/{asked}")
         page.wait_for_selector(IDLE, timeout=STARTUP_WAIT_S * 1000)
         page.get_by_role("heading", name="labeldp explorer", level=1).wait_for()
@@ -350,4 +368,4 @@ def test_an_unknown_page_address_says_so_instead_of_opening_home_without_a_word(
         note.wait_for(timeout=10_000)
         assert f"There is no page at {said}: this is Home" in note.inner_text()
         assert note.locator("a").count() == 0
-        page.close()
+        page.close()  # Home's warm panel reads the cache again every 5 s

@@ -12,6 +12,7 @@ over. A link with a forged seat gets a seat of its own; a phone that reloads kee
 its answers.
 """
 
+import contextlib
 import re
 from collections.abc import Iterator
 from urllib.parse import parse_qs, urlparse
@@ -19,6 +20,7 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 from app_sessions import served_app
 from debian_chromium import ensure_chromium
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from test_browser import IDLE
 
 # One worker of `pytest -n` runs every browser test: one Chromium and one server at a time.
@@ -31,6 +33,11 @@ PHONES = 3
 WAIT_MS = 120_000
 #: The smallest type of the round's code and link on the teacher's screen, in CSS pixels.
 LARGE_PX = 40
+#: Whether the phone shows ``n`` answer buttons, each with a box (Playwright's ``:visible``).
+ANSWERS_SHOWN = """n => [...document.querySelectorAll(".st-key-answers button")].filter(b => {
+  const box = b.getBoundingClientRect();
+  return box.width > 0 && box.height > 0 && getComputedStyle(b).visibility === "visible";
+}).length === n"""
 
 
 @pytest.fixture(scope="module")
@@ -86,6 +93,10 @@ def _answer_buttons(phone, classes: int = 10, attempts: int = 300) -> list:
     default wait), as Playwright's waits poll.
     """
     buttons = phone.locator(".st-key-answers button:visible")
+    # Waited for in the page first, every 100 ms (read from here, a poll of eleven round trips
+    # kept Chromium busy): then read and checked as before.
+    with contextlib.suppress(PlaywrightTimeout):  # if not, the reads below say what is shown
+        phone.wait_for_function(ANSWERS_SHOWN, arg=classes, polling=100, timeout=attempts * 100)
     for _ in range(attempts):
         boxes = [(buttons.nth(n), buttons.nth(n).bounding_box()) for n in range(buttons.count())]
         if len(boxes) == classes and all(box is not None for _, box in boxes):

@@ -110,22 +110,23 @@ def _span(page, selector: str, **kwargs) -> tuple[float, float]:
 def tabs(server: str, browser) -> Iterator[Callable[[bool], Any]]:
     """``tabs(demo)``: the mode's one tab at 1280x800, opened once on RR's page at ε = 1.
 
-    Opening a page starts a session and loads the app's scripts in a fresh context (tens of
-    seconds under load); a click in the app's navigation only reruns the script. The tours and
-    the checks of one page below move through the app in their mode's tab, as a person does.
+    Opening a page starts a session and loads the app's scripts (tens of seconds under load); a
+    click in the app's navigation only reruns the script. The tours and the checks of one page
+    below move through the app in their mode's tab, as a person does. Both tabs are in one
+    context (demo mode is the link's): the second runs in the first's renderer process
+    (``--process-per-site``, ``tests/debian_chromium.py``), with the app's scripts compiled.
     """
-    opened: dict[bool, tuple] = {}
+    context = browser.new_context(viewport={"width": WIDTH, "height": HEIGHT})
+    opened: dict[bool, Any] = {}
 
     def tab(demo: bool):
         if demo not in opened:
-            context = browser.new_context(viewport={"width": WIDTH, "height": HEIGHT})
             url = f"{server}/randomized_response?{QUERY}" + "&demo=1" * demo
-            opened[demo] = (context, _open(context, url))
-        return opened[demo][1]
+            opened[demo] = _open(context, url)
+        return opened[demo]
 
     yield tab
-    for context, _ in opened.values():
-        context.close()
+    context.close()
 
 
 def _tour(page, titles: tuple[str, ...]) -> dict[str, tuple]:
@@ -170,17 +171,26 @@ def compare_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield url
 
 
-@pytest.mark.parametrize("demo", [False, True], ids=["default", "demo"])
-def test_compare_opens_on_its_chart_of_every_mechanism_and_both_fit(compare_server, browser, demo):
+@pytest.fixture(scope="module")
+def compare_tabs(compare_server: str, browser) -> Iterator:
+    """One context at 1280x800 for Compare's two pages, the first left open beside the second:
+    it then runs in the first's renderer process, with the app's scripts compiled."""
     context = browser.new_context(viewport={"width": WIDTH, "height": HEIGHT})
-    page = _open(context, f"{compare_server}/randomized_response" + "?demo=1" * demo)
+    yield context
+    context.close()
+
+
+@pytest.mark.parametrize("demo", [False, True], ids=["default", "demo"])
+def test_compare_opens_on_its_chart_of_every_mechanism_and_both_fit(
+    compare_server, compare_tabs, demo
+):
+    page = _open(compare_tabs, f"{compare_server}/randomized_response" + "?demo=1" * demo)
     _go(page, "Compare mechanisms")
     slider = _span(page, EPSILON_SLIDER, has_text="(log scale)")
     chart = _span(page, CHART)
     intro_top = _span(page, "[data-testid='stMain'] p", has_text="Every mechanism on the same")[0]
     names = page.locator(f"{CHART} .annotation-text-g").all_text_contents()
     scrolled = page.evaluate("window.scrollY")
-    context.close()
     assert not scrolled and slider[0] >= 0 and slider[1] <= chart[0], (slider, chart)
     assert chart[1] <= HEIGHT, chart  # the whole chart, its names at the lines' ends included
     assert intro_top > chart[0]  # the paragraph comes after the chart

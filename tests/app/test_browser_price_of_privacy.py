@@ -152,14 +152,14 @@ def _overlap(a: dict, b: dict) -> float:
     return max(wide, 0) * max(tall, 0)
 
 
-def _screen(browser, server: str, width: int, height: int, demo: bool):
-    """The screen opened in a new context of that size, its chart drawn: (context, page, chart)."""
-    context = browser.new_context(viewport={"width": width, "height": height})
-    page = _open(context, f"{server}/price_of_privacy" + "?demo=1" * demo)
+def _screen(context, server: str, width: int, height: int, demo: bool):
+    """The screen opened in a new page of that size, its chart drawn: (page, chart)."""
+    viewport = {"width": width, "height": height}
+    page = _open(context, f"{server}/price_of_privacy" + "?demo=1" * demo, viewport)
     chart = page.locator("[data-testid='stPlotlyChart']").first
     chart.locator(".main-svg").first.wait_for()
     page.wait_for_selector(IDLE)
-    return context, page, chart
+    return page, chart
 
 
 @pytest.fixture(scope="module")
@@ -169,18 +169,20 @@ def screens(screen_server: str, browser) -> Iterator[Callable[[int, int, bool], 
     Each opening renders the screen on the server and draws its three panels in Chromium (tens
     of seconds under load), so the tests below share each view, in this file's order: those
     that read the first frame as it opens first (without scrolling), then the one that drags the
-    slider to the last frame, then the one that clicks every frame.
+    slider to the last frame, then the one that clicks every frame. The views are pages of one
+    context, each sized as its own window: the later ones run in the first's renderer process
+    (``--process-per-site``, ``tests/debian_chromium.py``), with the app's scripts compiled.
     """
+    context = browser.new_context()
     opened: dict[tuple[int, int, bool], tuple] = {}
 
     def screen(width: int, height: int, demo: bool) -> tuple:
         if (width, height, demo) not in opened:
-            opened[width, height, demo] = _screen(browser, screen_server, width, height, demo)
-        return opened[width, height, demo][1:]
+            opened[width, height, demo] = _screen(context, screen_server, width, height, demo)
+        return opened[width, height, demo]
 
     yield screen
-    for context, _, _ in opened.values():
-        context.close()
+    context.close()
 
 
 def _to_last_frame(page, chart) -> None:

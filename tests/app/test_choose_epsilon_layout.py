@@ -43,6 +43,17 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield url
 
 
+@pytest.fixture(scope="module")
+def tabs(browser) -> Iterator:
+    """One context at 1280x800 for the module's four pages, each left open until the last test:
+    a page opened beside an open one of the same server finds the app's scripts compiled in its
+    renderer process (``--process-per-site``, ``tests/debian_chromium.py``), about 2.5 s of
+    Chromium's CPU less than a page in a context of its own."""
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    yield context
+    context.close()
+
+
 def _bottom(page, selector: str, text: str) -> float:
     box = page.locator(selector, has_text=text).first.bounding_box()
     assert box is not None and box["y"] >= 0, (text, box)
@@ -50,23 +61,19 @@ def _bottom(page, selector: str, text: str) -> float:
 
 
 @pytest.mark.parametrize("query", [f"?{REACHED}", f"?{REACHED}&demo=1"])
-def test_the_answer_and_the_whole_table_of_answers_are_in_the_window(server, browser, query):
-    context = browser.new_context(viewport={"width": 1280, "height": 800})
-    page = _open(context, f"{server}/choose_epsilon{query}")
+def test_the_answer_and_the_whole_table_of_answers_are_in_the_window(server, tabs, query):
+    page = _open(tabs, f"{server}/choose_epsilon{query}")
     assert page.get_by_text("No curve of").count() == 0
     page.wait_for_selector(TABLE)
     assert _bottom(page, "li", "Label DP (protects one training label)") <= 800
     assert _bottom(page, TABLE, "") <= 800
     assert page.evaluate(HIDDEN_WIDTH) <= 0, "columns hidden behind a horizontal scroll bar"
-    context.close()
 
 
 @pytest.mark.parametrize("query", ["", "?demo=1"])
-def test_when_nothing_reaches_the_nearest_answers_are_on_the_first_screen(server, browser, query):
-    context = browser.new_context(viewport={"width": 1280, "height": 800})
-    page = _open(context, f"{server}/choose_epsilon{query}")
+def test_when_nothing_reaches_the_nearest_answers_are_on_the_first_screen(server, tabs, query):
+    page = _open(tabs, f"{server}/choose_epsilon{query}")
     page.wait_for_selector(TABLE)
     assert _bottom(page, "li", "A lower target:") <= 800
     assert page.locator(TABLE).first.bounding_box()["y"] < 800  # the table starts there
     assert page.evaluate(HIDDEN_WIDTH) <= 0
-    context.close()
