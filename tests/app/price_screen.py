@@ -15,6 +15,7 @@ from labeldp_core.cache import ResultCache
 from labeldp_core.experiments import MECHANISMS
 from labeldp_core.experiments.demo import DEMO_SEEDS
 from labeldp_core.experiments.runner import result_key
+from labeldp_core.plots_base.common import LABEL_DP_RANGE
 from labeldp_core.registry import ON_COMPARE
 from labeldp_core.services.price_of_privacy import screen_configs
 from labeldp_core.services.release_audits import APP_TRIALS, CASES, audit_cases, stored_audit_case
@@ -39,6 +40,18 @@ SCREEN = tuple(m for m in ON_COMPARE if m in HALFWAY)
 def _accuracy(mechanism: str, epsilon: float, seed: int) -> float:
     reached = 1 - math.exp(-math.log(2) * epsilon / HALFWAY[mechanism])
     return round(0.1 + (CLEAN[seed] - 0.1) * reached - 0.01 * seed, 6)
+
+
+def screen_frame_epsilons(audited: tuple[str, ...]) -> tuple[float, ...]:
+    """The ε of the animation's frames on the stored screen: every ε stored, in range."""
+    stored = {
+        config.epsilon
+        for mechanism in SCREEN
+        for config in screen_configs("digits", mechanism, DEMO_SEEDS, None, None)
+    }
+    stored |= set(AUDITED_EPSILONS) if any(m in CASES for m in audited) else set()
+    low, high = LABEL_DP_RANGE
+    return tuple(sorted(e for e in stored if low <= e <= high))
 
 
 def store_price_screen(directory: Path, audited: tuple[str, ...] = ("rr", "laplace")) -> None:
