@@ -71,12 +71,9 @@ def test_computing_workers_end_when_their_parent_is_killed_outright(parent, tmp_
     try:
         assert process.stdout.readline() == "ready\n"
         processes = family(process.pid)
-        # The service's workers are forked by the parent's forkserver (its child, the workers'
-        # parent); the warm's pool spawns its own.
+        # The workers are forked by the parent's forkserver (its child, the workers' parent).
         forkservers = [p.pid for p in processes if "forkserver" in " ".join(p.cmdline())]
-        workers = [
-            p for p in processes if p.ppid() in forkservers or "spawn_main" in " ".join(p.cmdline())
-        ]
+        workers = [p for p in processes if p.ppid() in forkservers]
         assert len(workers) == 2, [(p.pid, p.ppid(), p.cmdline()) for p in processes]
     finally:
         os.kill(process.pid, signal.SIGKILL)  # no handler, no clean-up: only the workers act
