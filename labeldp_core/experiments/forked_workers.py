@@ -23,13 +23,18 @@ this module first of its preloads registers that exit, in the forkserver alone.
 
 But it reads that pipe only once its imports are done (5 s of CPU and more): a command stopped
 while its forkserver still imports ends it itself (:func:`end_forkserver`), which it can only if
-it kept the forkserver's id. A clean-clone run of the stop tests once had a warm's process
-alive 5.81 s after the stop; cutting a warm's start at each of its steps showed where: a stop
-that lands while Python starts the forkserver (during the ``fork`` and ``exec``, before
-``forkserver.ensure_running`` keeps its id) left the forkserver importing for its whole preload
-(10.6 s at load 5), whereas a stop at any other step of the pool's start left no process alive
-after 0.3 s. :func:`worker_context` therefore starts the forkserver with the stop held until
-its id is kept (:func:`labeldp_core.experiments.stopping.stops_deferred`).
+it kept the forkserver's id. A real stop pinned at each step of a warm's pool start found one
+step where it was not kept: a stop that lands while Python starts the forkserver (its ``fork``
+and ``exec``, before ``forkserver.ensure_running`` keeps the id) left the forkserver importing
+its whole preload, 10.6 to 15.6 s after the signal at load 5 to 7, SIGINT and SIGTERM alike; a
+stop at any other step left no process alive after 0.3 s. That window is probably what a
+clean-clone run of the stop tests met, a warm's process alive 5.81 s after its stop (the window
+lasts milliseconds; that run's processes were not recorded). :func:`worker_context` therefore
+starts the forkserver with a stop held until its id is kept
+(:func:`labeldp_core.experiments.stopping.stops_deferred`). A worker forked just before a stop,
+whose id its pool had not kept yet, ends with its parent once it watches it
+(:func:`~labeldp_core.experiments.stopping.end_with_parent`): at once, as the forkserver has
+imported what such a worker imports first (:data:`PRELOAD`).
 """
 
 import atexit
@@ -88,7 +93,9 @@ def end_forkserver() -> None:
     Once its workers are ended, the forkserver ends by itself, but only after its imports: a
     stop that comes while it still imports them (a warm stopped as its pool starts) would leave
     it alive for seconds. Killing it loses nothing (it holds no data); a worker started later
-    starts a new one.
+    starts a new one. It also frees the command's exit: multiprocessing waits there for a worker
+    started but not yet kept by its pool (a stop between the two), and hears of its end from the
+    forkserver, at once once the forkserver is gone.
     """
     pid = getattr(forkserver._forkserver, "_forkserver_pid", None)
     if pid is not None:
