@@ -1,13 +1,13 @@
 """Worker processes forked from a server process that imported the library once.
 
-The compute service's workers used to start with ``spawn``: every worker a fresh interpreter
-importing torch, the families and, on its first optimiser, ``torch._dynamo`` (about 4 s of CPU
-each on the 2-core machine, more under load), again for each replacement worker. Here they start
-from Python's *forkserver*: one process per parent, started with the first worker, imports those
-modules once, before it starts any thread, and forks each worker from there. A forked worker
-starts in a few milliseconds and holds nothing of its parent (no thread, no lock, no open
-cache): like a spawned one, it starts from the library as imported, and computes the same
-numbers, byte for byte.
+The compute service's workers and the warm's pool used to start with ``spawn``: every worker a
+fresh interpreter importing torch, the families and, on its first optimiser, ``torch._dynamo``
+(about 4 s of CPU each on the 2-core machine, more under load), again for each replacement
+worker and each new pool. Here they start from Python's *forkserver*: one process per parent,
+started by :func:`worker_context`, imports those modules once, before it starts any thread, and
+forks each worker from there. A forked worker starts in a few milliseconds and holds nothing of
+its parent (no thread, no lock, no open cache): like a spawned one, it starts from the library
+as imported, and computes the same numbers, byte for byte.
 
 What a forked worker does not get from the forkserver is its parent's environment now: the
 forkserver's is its parent's at the time it started. :func:`environment` taken in the parent and
@@ -21,35 +21,58 @@ interpreter's teardown of the modules it imported (3.8 s after its parent was ki
 16, past the 5 s a stop may take once the stopped command's own exit is counted): importing
 this module first of its preloads registers that exit, in the forkserver alone.
 
-The warm's pool still spawns its workers (two, once per warm): with a forkserver, a warm stopped
-just as its pool started (as the stop tests stop one) had a process alive 5.81 s after the
-signal in a clean-clone run, past the 5 s a stop may take; the forkserver, still importing,
-notices its parent's end only after its imports.
+But it reads that pipe only once its imports are done (5 s of CPU and more): a command stopped
+while its forkserver still imports ends it itself (:func:`end_forkserver`), which it can only if
+it kept the forkserver's id. A real stop pinned at each step of a warm's pool start found one
+step where it was not kept: a stop that lands while Python starts the forkserver (its ``fork``
+and ``exec``, before ``forkserver.ensure_running`` keeps the id) left the forkserver importing
+its whole preload, 10.6 to 15.6 s after the signal at load 5 to 7, SIGINT and SIGTERM alike; a
+stop at any other step left no process alive after 0.3 s. That window is probably what a
+clean-clone run of the stop tests met, a warm's process alive 5.81 s after its stop (the window
+lasts milliseconds; that run's processes were not recorded). :func:`worker_context` therefore
+starts the forkserver with a stop held until its id is kept
+(:func:`labeldp_core.experiments.stopping.stops_deferred`). A worker forked just before a stop,
+whose id its pool had not kept yet, ends with its parent once it watches it
+(:func:`~labeldp_core.experiments.stopping.end_with_parent`): at once, as the forkserver has
+imported what such a worker imports first (:data:`PRELOAD`).
 """
 
 import atexit
+import contextlib
 import multiprocessing
 import os
+import signal
 import sys
 from multiprocessing import forkserver
 from multiprocessing.context import ForkServerContext
 
-__all__ = ["PRELOAD", "adopt_environment", "environment", "worker_context"]
+from labeldp_core.experiments.stopping import stops_deferred
+
+__all__ = ["PRELOAD", "adopt_environment", "end_forkserver", "environment", "worker_context"]
 
 #: What the forkserver imports before it forks a worker: the workers' entry points (and with them
-#: torch and every family) and what a worker's first optimiser imports (``torch.optim`` imports
+#: torch and every family), the command line (a worker of ``python -m labeldp_core`` imports its
+#: main module first) and what a worker's first optimiser imports (``torch.optim`` imports
 #: ``torch._dynamo`` on its first call, 1 to 3 s of CPU).
 PRELOAD = (
     __name__,
     "labeldp_core.experiments.service",
+    "labeldp_core.services.warm",
+    "labeldp_core.cli",
     "torch._dynamo",
 )
 
 
 def worker_context() -> ForkServerContext:
-    """The multiprocessing context worker processes start from (see the module doc)."""
+    """The multiprocessing context worker processes start from, its forkserver started.
+
+    A stop signal that comes while the forkserver starts is held until its id is kept, so that
+    :func:`end_forkserver` can end it (see the module doc).
+    """
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(list(PRELOAD))
+    with stops_deferred():
+        forkserver.ensure_running()
     return context
 
 
@@ -62,6 +85,22 @@ def adopt_environment(environ: dict[str, str]) -> None:
     """In a worker: make ``environ`` (its parent's, from :func:`environment`) this process's."""
     os.environ.clear()
     os.environ.update(environ)
+
+
+def end_forkserver() -> None:
+    """End this process's forkserver now, if it started one: a stopped command's last process.
+
+    Once its workers are ended, the forkserver ends by itself, but only after its imports: a
+    stop that comes while it still imports them (a warm stopped as its pool starts) would leave
+    it alive for seconds. Killing it loses nothing (it holds no data); a worker started later
+    starts a new one. It also frees the command's exit: multiprocessing waits there for a worker
+    started but not yet kept by its pool (a stop between the two), and hears of its end from the
+    forkserver, at once once the forkserver is gone.
+    """
+    pid = getattr(forkserver._forkserver, "_forkserver_pid", None)
+    if pid is not None:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
 
 
 def _preloaded_by_the_forkserver() -> bool:

@@ -8,6 +8,8 @@ it started lived on as orphans, training for nobody. Here:
 - :func:`signals_stop` turns SIGTERM, SIGINT and SIGHUP into :class:`Stopped` in the main thread,
   so the command's own clean-up runs (pools ended, a Dask cluster closed, a status file saying
   "interrupted"); a second signal during that clean-up ends the process at once.
+- :func:`stops_deferred` holds a stop for the few system calls that start a process and keep
+  its id, so that the clean-up knows every process there is to end.
 - :func:`counted` attaches to the stop how many of the command's points are stored (each point is
   stored as it finishes, so a second run resumes there); the command line prints it. The count is
   read from what the command kept as it went, not recounted from the cache: after the workers
@@ -40,6 +42,7 @@ __all__ = [
     "end_with_parent",
     "exit_stopped",
     "signals_stop",
+    "stops_deferred",
 ]
 
 #: The signals that stop a command: ``kill``/a service manager, Ctrl+C, a closed terminal.
@@ -50,6 +53,9 @@ GRACE_S = 2.0
 EXIT_PARENT_GONE = 70
 #: The exit statuses of a command stopped by one of :data:`STOP_SIGNALS` (128 + its number).
 STOPPED_STATUSES = frozenset(128 + number for number in STOP_SIGNALS)
+
+#: The stop signals received inside :func:`stops_deferred` (None outside it).
+_held: list[int] | None = None
 
 
 class Stopped(KeyboardInterrupt):
@@ -105,6 +111,9 @@ def signals_stop() -> Iterator[None]:
         if stopping:
             os._exit(128 + signum)
         stopping = True
+        if _held is not None:  # inside stops_deferred: raised at its end
+            _held.append(signum)
+            return
         raise Stopped(signum)
 
     before = {
@@ -117,6 +126,28 @@ def signals_stop() -> Iterator[None]:
     finally:
         for number, handler in before.items():
             signal.signal(number, handler)
+
+
+@contextmanager
+def stops_deferred() -> Iterator[None]:
+    """Inside the block, a stop signal waits for the block's end, then raises :class:`Stopped`.
+
+    For a block of a few system calls that must not be cut in two: one that starts a process
+    and keeps its id (a stop raised between the two would leave a process the clean-up does not
+    know of). Keep it short: the stop waits for it. A second signal still ends the process at
+    once. Nested, or outside the main thread (which a stop never interrupts), it adds nothing.
+    """
+    global _held
+    if _held is not None or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    _held = []
+    try:
+        yield
+    finally:
+        held, _held = _held, None
+        if held:
+            raise Stopped(held[0])
 
 
 @contextmanager

@@ -25,12 +25,17 @@ from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import asdict, dataclass, field
 from functools import cached_property
-from multiprocessing import get_context
 from pathlib import Path
 
 from labeldp_core.cache import ResultCache
 from labeldp_core.experiments import RunConfig
 from labeldp_core.experiments.demo import demo_configs
+from labeldp_core.experiments.forked_workers import (
+    adopt_environment,
+    end_forkserver,
+    environment,
+    worker_context,
+)
 from labeldp_core.experiments.runner import lookup
 from labeldp_core.experiments.stopping import end_pool, end_with_parent
 from labeldp_core.model_audit import audit_model, cached_audit, demo_model_audits
@@ -299,9 +304,14 @@ class _TimedCache(ResultCache):
 _WORKER_CACHE: _TimedCache | None = None
 
 
-def _open_cache(cache_dir: str) -> None:
-    """A worker's start: it ends with the warm, however the warm ends, and opens the cache."""
+def _open_cache(cache_dir: str, environ: dict[str, str]) -> None:
+    """A worker's start: the warm's environment, an end with the warm's, the cache opened.
+
+    ``environ`` is the warm's environment (:mod:`labeldp_core.experiments.forked_workers`); the
+    worker ends with the warm, however the warm ends.
+    """
     global _WORKER_CACHE
+    adopt_environment(environ)
     end_with_parent()
     _WORKER_CACHE = _TimedCache(cache_dir)
 
@@ -324,11 +334,12 @@ def _compute(task: WarmTask) -> tuple[float, float]:
 
 
 def _pool(cache_dir: Path, workers: int) -> ProcessPoolExecutor:
+    """The warm's workers, forked from its forkserver (started here) as points come."""
     return ProcessPoolExecutor(
         workers,
-        mp_context=get_context("spawn"),
+        mp_context=worker_context(),
         initializer=_open_cache,
-        initargs=(str(cache_dir),),
+        initargs=(str(cache_dir), environment()),
     )
 
 
@@ -383,11 +394,14 @@ def run_warm(
     path = status_path(cache_dir, dataset)
     estimate = Estimate(cache, reference_rates(dataset))
     _write_status(path, status)
-    pool = _pool(cache_dir, workers)
+    pool = None
     try:
+        pool = _pool(cache_dir, workers)
         _drain(pool, workers, waiting, status, estimate, progress, path)
     except BaseException:  # a stop signal, a broken pool: the running points are cut off now
-        end_pool(pool)
+        if pool is not None:
+            end_pool(pool)
+        end_forkserver()  # it may still be importing, when the stop came as the pool started
         status.state = "interrupted"
         _write_status(path, status)
         raise

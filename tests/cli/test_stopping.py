@@ -49,7 +49,10 @@ class Command:
     #: Ended by no_command_left if a test fails before its stop.
     started: ClassVar[list["Command"]] = []
 
-    def __init__(self, args: list[str], cache_dir: Path, name: str) -> None:
+    def __init__(
+        self, args: list[str], cache_dir: Path, name: str, program: tuple[str, ...] = ()
+    ) -> None:
+        """``program`` runs instead of ``-m labeldp_core`` (a script that runs it, see PINNED)."""
         env = os.environ | {
             "LABELDP_CACHE_DIR": str(cache_dir),
             "LABELDP_OFFLINE": "1",
@@ -60,7 +63,7 @@ class Command:
         self.stdout_path = cache_dir.parent / f"{name}.stdout"
         with self.stderr_path.open("wb") as stderr, self.stdout_path.open("wb") as stdout:
             self.process = subprocess.Popen(
-                [sys.executable, "-m", "labeldp_core", *args],
+                [sys.executable, *(program or ("-m", "labeldp_core")), *args],
                 cwd=ROOT,
                 env=env,
                 stdin=subprocess.DEVNULL,
@@ -169,6 +172,73 @@ def test_a_stopped_warm_ends_its_workers_keeps_its_points_and_resumes(tmp_path, 
     assert _warm_status(cache_dir).done >= done  # it resumes: what was stored is not redone
     again.stop(signum)
     assert again.points(signum)[0] >= done
+
+
+#: ``python -m labeldp_core ARGS`` whose warm pauses at one step of its pool's start (argv[1])
+#: until a signal reaches it (the test sends it once argv[2] exists): the moment is pinned, the
+#: signal real. Python's handler raises the stop there, unless the warm holds it for later. At
+#: the forkserver step the forkserver's imports also take 60 s more (SLOW_IMPORT), as a loaded
+#: machine stretches them: a forkserver left to end by itself outlives the 5 s of a stop.
+PINNED = """
+import os, runpy, select, signal, sys
+from multiprocessing import forkserver, process, util
+from pathlib import Path
+
+step, marker = sys.argv[1:3]
+
+def pause(at):
+    if at == step and not Path(marker).exists():
+        Path(marker).write_text(at)
+        select.select([woken], [], [])  # a signal: the stop raised here, or held and woken
+
+class Children(set):  # multiprocessing's started processes
+    def add(self, started):
+        super().add(started)
+        pause("worker")  # forked and counted as a child, not yet kept by the pool
+
+def spawnv_passfds(path, args, passfds):
+    pid = real_spawnv(path, args, passfds)
+    if any("forkserver" in str(arg) for arg in args):
+        pause("forkserver")  # exec'd, its id not yet kept by Python's forkserver module
+    return pid
+
+if __name__ == "__main__":
+    woken, wake = os.pipe()
+    os.set_blocking(wake, False)
+    signal.set_wakeup_fd(wake)
+    real_spawnv, util.spawnv_passfds = util.spawnv_passfds, spawnv_passfds
+    process._children = Children(process._children)
+    if step == "forkserver":  # slow_import.py is beside this script
+        os.environ["PYTHONPATH"] = os.path.dirname(os.path.abspath(__file__))
+        preload = forkserver.set_forkserver_preload
+        forkserver.set_forkserver_preload = lambda names: preload([*names, "slow_import"])
+    sys.argv = ["labeldp_core", *sys.argv[3:]]
+    sys.path.insert(0, os.getcwd())  # as -m puts it
+    runpy.run_module("labeldp_core", run_name="__main__", alter_sys=True)
+"""
+SLOW_IMPORT = "import time\ntime.sleep(60)\n"
+
+
+# The stop of a warm's pool that once left its forkserver importing for 5.81 s after the signal
+# (a clean-clone run of 0382c25, SIGINT): at the forkserver step, 0382c25 fails (alive 30 s).
+@pytest.mark.parametrize(
+    ("step", "signum"),
+    [("forkserver", signal.SIGINT), ("forkserver", signal.SIGTERM), ("worker", signal.SIGTERM)],
+    ids=["forkserver-SIGINT", "forkserver-SIGTERM", "worker-SIGTERM"],
+)
+def test_a_warm_stopped_at_any_step_of_its_pools_start_leaves_no_process(
+    tmp_path, table, step, signum
+):
+    cache_dir, script, marker = tmp_path / "cache", tmp_path / "pinned.py", tmp_path / "paused"
+    script.write_text(PINNED)
+    (tmp_path / "slow_import.py").write_text(SLOW_IMPORT)
+    args = [step, str(marker), "warm", "--dataset", *table]
+    warm = Command(args, cache_dir, "pinned", program=(str(script),))
+    warm.wait_until(marker.exists, f"its pool's start reached the {step} step")
+    warm.stop(signum)
+    done, total = warm.points(signum)
+    assert done == 0 < total
+    assert _warm_status(cache_dir).state == "interrupted"
 
 
 #: Epochs of each sweep point. Measured in one process (load 6 to 10): the first point and its

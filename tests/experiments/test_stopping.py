@@ -1,5 +1,6 @@
 """Stop signals become an orderly stop, and workers never outlive the process that started them."""
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -12,7 +13,7 @@ from process_watch import family, watch_until_gone
 
 from labeldp_core.__main__ import main
 from labeldp_core.cache import ResultCache
-from labeldp_core.experiments.stopping import Stopped, signals_stop
+from labeldp_core.experiments.stopping import Stopped, signals_stop, stops_deferred
 from labeldp_core.services import release_audits as suite
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -71,12 +72,9 @@ def test_computing_workers_end_when_their_parent_is_killed_outright(parent, tmp_
     try:
         assert process.stdout.readline() == "ready\n"
         processes = family(process.pid)
-        # The service's workers are forked by the parent's forkserver (its child, the workers'
-        # parent); the warm's pool spawns its own.
+        # The workers are forked by the parent's forkserver (its child, the workers' parent).
         forkservers = [p.pid for p in processes if "forkserver" in " ".join(p.cmdline())]
-        workers = [
-            p for p in processes if p.ppid() in forkservers or "spawn_main" in " ".join(p.cmdline())
-        ]
+        workers = [p for p in processes if p.ppid() in forkservers]
         assert len(workers) == 2, [(p.pid, p.ppid(), p.cmdline()) for p in processes]
     finally:
         os.kill(process.pid, signal.SIGKILL)  # no handler, no clean-up: only the workers act
@@ -91,6 +89,25 @@ def test_a_stop_signal_raises_stopped_and_the_handlers_before_come_back():
     assert (stopped.value.name, stopped.value.exit_status) == ("SIGTERM", 143)
     assert isinstance(stopped.value, KeyboardInterrupt)  # Ctrl+C's clean-up runs for it too
     assert signal.getsignal(signal.SIGTERM) is before
+
+
+def _stopped(steps: list[str], deferred: bool) -> None:
+    """SIGTERM under :func:`signals_stop`, inside :func:`stops_deferred` if ``deferred``."""
+    with signals_stop(), stops_deferred() if deferred else contextlib.nullcontext():
+        signal.raise_signal(signal.SIGTERM)
+        steps.append("went on after the signal")
+    steps.append("after the block")
+
+
+def test_a_stop_inside_stops_deferred_is_raised_at_the_blocks_end():
+    # The few calls that start a process and keep its id are not cut in two (forked_workers).
+    steps: list[str] = []
+    with pytest.raises(Stopped) as stopped:
+        _stopped(steps, deferred=True)
+    assert steps == ["went on after the signal"] and stopped.value.name == "SIGTERM"
+    with pytest.raises(Stopped):  # after the block, a stop is raised at once again
+        _stopped(steps, deferred=False)
+    assert steps == ["went on after the signal"]
 
 
 # SIGHUP as under nohup; SIGINT as in a `command &` of a script, which the shell keeps out of
