@@ -85,6 +85,10 @@ class MechanismSpec:
         common = dict(COMMON_SETTINGS) if self.trains_model else {}
         return common | dict(self.settings)
 
+    def recipe_sets_epochs(self, dataset: str) -> bool:
+        """Whether its own recipe sets its epochs on ``dataset`` (the dataset's do not apply)."""
+        return self.recipe is not None and "epochs" in self.recipe(dataset)
+
 
 @dataclass(frozen=True)
 class RunResult:
@@ -190,7 +194,7 @@ class Registered:
         Its family's choices, and its dataset's tuned training defaults.
         """
         held = dict(config.settings) | {"epochs": config.epochs}
-        own_epochs = self.spec.recipe is not None and "epochs" in self.spec.recipe(config.dataset)
+        own_epochs = self.spec.recipe_sets_epochs(config.dataset)
         tunings = (*self.spec.tuned, *dataset_tuning(config.dataset, held, own_epochs))
         return tuning_statement(tunings, config.dataset, held)
 

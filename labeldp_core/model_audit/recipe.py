@@ -63,8 +63,7 @@ def audit_recipe(
     calibrated over the recipe's steps); settings that are no mapping are left for
     :func:`~labeldp_core.experiments.make_config` to refuse.
     """
-    recipe = mechanism_spec(mechanism).recipe
-    own_epochs = recipe is not None and "epochs" in recipe(dataset)
+    own_epochs = mechanism_spec(mechanism).recipe_sets_epochs(dataset)
     if dataset not in AUDIT_RECIPES or own_epochs or not isinstance(settings, Mapping | None):
         return epochs, settings
     recipe = AUDIT_RECIPES[dataset]
