@@ -56,6 +56,8 @@ CHARTS_DRAWN = (
 )
 EPSILON_SLIDER = "[data-testid='stSlider']"
 CHART = "[data-testid='stPlotlyChart']"
+#: How long a page whose run has ended may take to draw its chart before the test shows why not.
+CHART_WAIT_MS = 30_000
 
 
 def warm_first_views(directory: Path) -> None:
@@ -99,6 +101,22 @@ def _go(page, title: str) -> None:
     page.wait_for_function(CHARTS_DRAWN)
 
 
+def _assert_charted(page, title: str) -> None:
+    """Fail, showing what the page drew, when its run ended with no chart.
+
+    A page drawn from the warmed cache has its chart once its run ends; without one it shows a
+    compute button or an error instead, which a bare wait for the chart timed out on (120 s)
+    without saying which.
+    """
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        page.locator(CHART).first.wait_for(timeout=CHART_WAIT_MS)
+    except PlaywrightTimeout:
+        shown = page.locator("[data-testid='stMain']").inner_text()[:1500]
+        raise AssertionError(f"{title!r} drew no chart; {page.url} shows:\n{shown}") from None
+
+
 def _span(page, selector: str, **kwargs) -> tuple[float, float]:
     """Top and bottom in px, in the window, of the first element ``selector`` finds."""
     box = page.locator(selector, **kwargs).first.bounding_box()
@@ -134,6 +152,7 @@ def _tour(page, titles: tuple[str, ...]) -> dict[str, tuple]:
     seen = {}
     for title in titles:
         _go(page, title)
+        _assert_charted(page, title)
         slider = _span(page, EPSILON_SLIDER, has_text="(log scale)")
         seen[title] = (slider, _span(page, CHART), page.evaluate("window.scrollY"))
     return seen
