@@ -97,12 +97,17 @@ def test_the_joint_hull_puts_every_per_class_gradient_on_one_simplex(model_and_i
 
 
 def test_the_joint_hull_holds_the_per_example_one_so_its_projection_is_nearer(model_and_images):
+    # The claim is about the projections themselves, so each is solved to float32's precision:
+    # FISTA (the default run's solver) at 150 steps. Measured on these three seeds: its
+    # distances after 100, 150 and 200 steps agree with plain PGD's after 1,600 to within 1e-6,
+    # where the hulls' gaps are 7e-5 to 2.2e-4; PGD's 400 steps of before were still 1e-6 to
+    # 5e-6 away, at 2.5 times the CPU.
     model, images = model_and_images
     size = sum(p.numel() for p in model.parameters())
     for seed in range(3):
         noisy = torch.randn(size, generator=torch.Generator().manual_seed(seed)) * 0.05
-        per_example, _ = denoise(noisy, model, images, 0.5, 1.0, 400)
-        joint, _ = denoise(noisy, model, images, 0.5, 1.0, 400, hull="joint")
+        per_example, _ = denoise(noisy, model, images, 0.5, 1.0, 150, accelerated=True)
+        joint, _ = denoise(noisy, model, images, 0.5, 1.0, 150, hull="joint", accelerated=True)
         assert float((joint - noisy).norm()) <= float((per_example - noisy).norm()) + 1e-6
 
 
