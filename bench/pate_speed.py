@@ -8,6 +8,8 @@ Prints, measured side by side in one run:
   query*K + vote; and the data-dependent accounting of the same votes;
 - teacher training strategies on 10 teachers: MLP vs CNN (time, accuracy), one vs two torch
   threads (the project trains teachers on one thread);
+- digits' default teachers (PATE's run at its defaults) trained together as one batched model
+  against one after another, in alternated rounds, CPU seconds and their votes compared;
 - wall time and peak resident memory of training 250 teachers on fashion-mnist and computing
   their votes on the public part with the default settings, in a fresh process with an empty
   cache (target: 3 minutes, < 4 GiB).
@@ -33,7 +35,7 @@ from labeldp_core.data.splits import teacher_split
 from labeldp_core.experiments import make_config
 from labeldp_core.families.pate.experiment import epochs_for
 from labeldp_core.mechanisms import noisy_argmax, vote_counts
-from labeldp_core.training import TrainSettings, fit_classifier
+from labeldp_core.training import TrainSettings, ensemble, fit_classifier
 from labeldp_core.training.ensemble import ensemble_votes
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -162,6 +164,46 @@ def strategies(dataset: str) -> None:
     )
 
 
+def _digits_votes(one_by_one: bool) -> tuple[float, np.ndarray]:
+    """CPU seconds and votes of digits' default teachers (seed 0), together or one by one."""
+    data = load_dataset("digits")
+    config = make_config("pate", "digits", 1.0)
+    split = teacher_split(data.n_train, config.setting("teachers"), config.seed)
+    batch = config.setting("batch_size")
+    settings = TrainSettings(
+        config.setting("teacher_model"),
+        epochs_for(split.shard_sizes[0], batch, config.setting("teacher_epochs")),
+        batch,
+        config.setting("learning_rate"),
+    )
+    group, ensemble._GROUP = ensemble._GROUP, 1 if one_by_one else ensemble._GROUP
+    try:
+        start = time.process_time()
+        votes = ensemble_votes(
+            data.x_train, data.y_train, split.shards, data.x_train[split.public], 10, settings, 0
+        )
+        return time.process_time() - start, votes
+    finally:
+        ensemble._GROUP = group
+
+
+def together(rounds: int = 3) -> None:
+    """Digits' default teachers trained together against one by one, rounds alternated."""
+    _digits_votes(False)  # the first training in a process pays torch's lazy set-up
+    alone, joint = [], []
+    for _ in range(rounds):
+        seconds, votes_alone = _digits_votes(True)
+        alone.append(seconds)
+        seconds, votes_joint = _digits_votes(False)
+        joint.append(seconds)
+        assert np.array_equal(votes_alone, votes_joint), "teachers together voted otherwise"
+    ratios = sorted(a / j for a, j in zip(alone, joint, strict=True))
+    print(f"digits' default teachers, {rounds} alternated rounds (CPU s, median):")
+    print(f"  one after another: {np.median(alone):6.2f} s")
+    print(f"  together:          {np.median(joint):6.2f} s (the same votes)")
+    print(f"  ratio one-by-one / together: median {ratios[len(ratios) // 2]:.2f}x")
+
+
 def full_run(dataset: str) -> None:
     with tempfile.TemporaryDirectory() as cache:
         code = TEACHER_RUN.format(root=str(ROOT), dataset=dataset, teachers=TEACHERS, cache=cache)
@@ -194,6 +236,7 @@ def main() -> None:
     args = parser.parse_args()
     dataset = "fashion-mnist" if is_available("fashion-mnist") else "mnist-5k"
     aggregation()
+    together()
     strategies(dataset)
     if not args.quick:
         full_run(dataset)
