@@ -31,7 +31,7 @@ def open_page(page: str, **query: str) -> AppTest:
     return app
 
 
-def opened_once(directory: Path, page: str, **query: str) -> AppTest:
+def opened_once(directory: Path, page: str | None, **query: str) -> AppTest:
     """``page`` opened as :func:`open_page` opens it in a test, for a module's tests to share.
 
     For a module-scoped fixture, whose run comes before any test's own fixtures: the run sees
@@ -39,7 +39,7 @@ def opened_once(directory: Path, page: str, **query: str) -> AppTest:
     cache of its own in ``directory``, no downloads, no worker processes, points computed at
     once, Streamlit's caches emptied), all of it restored once the run is over. Tests that each
     read a different part of the same run (and move no widget) then pay for one run, not one
-    each.
+    each. ``page`` None opens the home page (app.py's own run, as :func:`app_with` runs it).
     """
     import streamlit as st
 
@@ -59,7 +59,7 @@ def opened_once(directory: Path, page: str, **query: str) -> AppTest:
         table_reading.forget_parsed()
         store = ResultCache(directory)
         try:
-            return open_page(page, **query)
+            return open_page(page, **query) if page else app_with(**query).run()
         finally:
             store.close()
             sys.modules["__main__"] = main

@@ -1,5 +1,5 @@
 import pytest
-from app_helpers import app_with, assert_no_errors, open_page
+from app_helpers import app_with, assert_no_errors, open_page, opened_once
 
 from labeldp_core.data import dataset_info, loaders
 
@@ -11,9 +11,14 @@ RR_PAGE = "pages/randomized_response.py"
 pytestmark = pytest.mark.usefixtures("instant_training")
 
 
-def test_home_page_explains_label_dp_and_links_pages():
-    app = app_with()
-    app.run()
+@pytest.fixture(scope="module")
+def home(tmp_path_factory: pytest.TempPathFactory):
+    """The home page's run (no link, an empty cache), read by two tests: it trains nothing."""
+    return opened_once(tmp_path_factory.mktemp("home") / "cache", None)
+
+
+def test_home_page_explains_label_dp_and_links_pages(home):
+    app = home
     assert_no_errors(app)
     text = " ".join(m.value for m in app.markdown)
     assert "Label differential privacy" in text and "DP-SGD" in text
@@ -88,12 +93,10 @@ def test_shared_controls_a_page_does_not_use_are_disabled_with_the_reason(page, 
 
 
 @pytest.mark.parametrize("page", [None, "pages/laplace_noise.py", "pages/papers.py"])
-def test_the_glossary_is_in_the_sidebar_of_every_page(page):
+def test_the_glossary_is_in_the_sidebar_of_every_page(page, home):
     from ui.glossary import GLOSSARY
 
-    app = open_page(page) if page else app_with()
-    if page is None:
-        app.run()
+    app = open_page(page) if page else home
     assert not app.exception
     (panel,) = [e for e in app.sidebar.expander if e.label.startswith("Glossary")]
     text = " ".join(m.value for m in panel.markdown)
