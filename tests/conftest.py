@@ -109,6 +109,14 @@ def cache(isolated_cache: Path) -> Iterator[ResultCache]:
 def instant_training(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every model trains one epoch on 64 examples: this test is about URLs, not accuracy.
 
+    See :func:`instant_models`, which it applies.
+    """
+    instant_models(monkeypatch)
+
+
+def instant_models(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Patch every training so that a model trains one epoch on 64 examples.
+
     Reopening a page with a changed control recomputes its results; with real training the PATE
     page alone (50 teachers, 200 steps each, for every changed setting) would take minutes.
     LabelDP-Pro trains in a loop of its own: it runs one epoch on the full set (its noise is
