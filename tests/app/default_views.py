@@ -4,8 +4,9 @@
 ``tests/app/test_readable_pages.py`` checks every chart it draws. Both opened every page the
 same way (no link, an empty cache of its own, models trained by ``instant_training``), each run
 about a second of CPU and the DP-SGD page's several. One run per page now serves both: it is
-made as either test made it, with what it asked for recorded beside it. The two modules share an
-xdist group, so one worker runs both and opens each page once.
+made as either test made it, with what it asked for recorded beside it. The modules that read
+these runs (those two, ``test_app.py``'s sidebar and glossary checks, the papers page's tests on
+an empty cache) share an xdist group, so one worker runs them all and opens each page once.
 """
 
 from dataclasses import dataclass

@@ -1,22 +1,26 @@
 """The papers page shows each paper's table beside ours, the closest to our models first.
 
 The tests of the page on an empty cache (digits only, nothing computed) each read a different
-part of one run of it, opened once for the module (``empty_cache_page``).
+part of one run of it, the page's run at its defaults that the readable-charts and warm-coverage
+tours read too (``default_views``; this module runs on their worker).
 """
 
 import re
 
 import pytest
-from app_helpers import assert_no_errors, chart_spec, open_page, opened_once
+from app_helpers import assert_no_errors, chart_spec, open_page
+from default_views import GROUP, default_view
 
 from labeldp_core.base.numbers import shown
 from labeldp_core.services.published import paper_tables, published_figures
+
+pytestmark = pytest.mark.xdist_group(GROUP)
 
 
 @pytest.fixture(scope="module")
 def empty_cache_page(tmp_path_factory: pytest.TempPathFactory):
     """The papers page opened on an empty cache, once for the tests that only read it."""
-    return opened_once(tmp_path_factory.mktemp("papers") / "cache", "pages/papers.py")
+    return default_view("pages/papers.py", tmp_path_factory.mktemp("papers") / "cache").app
 
 
 def test_the_page_leads_with_the_small_cnn_table_and_names_each_model_and_recipe(empty_cache_page):
