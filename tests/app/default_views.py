@@ -19,6 +19,7 @@ from streamlit.testing.v1 import AppTest
 from labeldp_core.experiments import RunConfig
 from labeldp_core.experiments.road import Road
 from tests.conftest import instant_models
+from ui import audit as audit_ui
 from ui import results
 
 __all__ = ["GROUP", "DefaultView", "default_view"]
@@ -36,10 +37,13 @@ class DefaultView:
         asked: the configs whose stored result the page read (``results.stored``) or whose
             point it planned to compute (``Road.plan``; a look that computes nothing, as the
             slider's stops, is not counted), in the order asked.
+        audits: the release audits it read or computed (``ui.audit.stored_audit_case``'s
+            arguments), in the order asked.
     """
 
     app: AppTest
     asked: tuple[RunConfig, ...]
+    audits: tuple[tuple, ...]
 
 
 _VIEWS: dict[str, DefaultView] = {}
@@ -58,7 +62,8 @@ def default_view(page: str, directory: Path) -> DefaultView:
 
 def _opened(page: str, directory: Path) -> DefaultView:
     asked: list[RunConfig] = []
-    original, planned = results.stored, Road.plan
+    audits: list[tuple] = []
+    original, planned, audit_case = results.stored, Road.plan, audit_ui.stored_audit_case
 
     def spy(config):
         asked.append(config)
@@ -69,9 +74,14 @@ def _opened(page: str, directory: Path) -> DefaultView:
             asked.append(config)
         return planned(road, config, computes)
 
+    def audit(*point):
+        audits.append(point)
+        return audit_case(*point)
+
     with pytest.MonkeyPatch.context() as patch:
         instant_models(patch)
         patch.setattr(results, "stored", spy)
         patch.setattr(Road, "plan", plan)
+        patch.setattr(audit_ui, "stored_audit_case", audit)
         app = opened_once(directory, page)
-    return DefaultView(app, tuple(asked))
+    return DefaultView(app, tuple(asked), tuple(audits))

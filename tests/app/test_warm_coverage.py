@@ -10,12 +10,11 @@ Each page's run at its defaults is the one tests/app/test_readable_pages.py read
 import functools
 
 import pytest
-from app_helpers import assert_no_errors, open_page, page_files
+from app_helpers import assert_no_errors, page_files
 from default_views import GROUP, default_view
 
 from labeldp_core.services.release_audits import app_audit_points
 from labeldp_core.services.warm import warm_tasks
-from ui import audit as audit_ui
 
 pytestmark = pytest.mark.xdist_group(GROUP)
 
@@ -51,15 +50,7 @@ def test_a_page_opened_with_defaults_only_asks_for_demo_points(page, tmp_path):
     assert view.asked or page in NO_RESULTS
 
 
-def test_the_audit_page_opened_with_defaults_only_asks_for_warmed_audits(monkeypatch):
-    asked = []
-    original = audit_ui.stored_audit_case
-
-    def spy(*point):
-        asked.append(point)
-        return original(*point)
-
-    monkeypatch.setattr(audit_ui, "stored_audit_case", spy)
-    app = open_page("pages/audit.py")
-    assert_no_errors(app)
-    assert asked and set(asked) <= set(app_audit_points())
+def test_the_audit_page_opened_with_defaults_only_asks_for_warmed_audits(tmp_path):
+    view = default_view("pages/audit.py", tmp_path / "cache")
+    assert_no_errors(view.app)
+    assert view.audits and set(view.audits) <= set(app_audit_points())
