@@ -109,18 +109,30 @@ def cache(isolated_cache: Path) -> Iterator[ResultCache]:
 def instant_training(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every model trains one epoch on 64 examples: this test is about URLs, not accuracy.
 
+    See :func:`instant_models`, which it applies.
+    """
+    instant_models(monkeypatch)
+
+
+def instant_models(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Patch every training so that a model trains one epoch on 64 examples.
+
     Reopening a page with a changed control recomputes its results; with real training the PATE
     page alone (50 teachers, 200 steps each, for every changed setting) would take minutes.
     LabelDP-Pro trains in a loop of its own: it runs one epoch on the full set (its noise is
     still calibrated for the epochs asked, and its ε spent accounted for the steps it took).
     PATE's teachers and student on patch features (``features=patches``) are logistic
     regressions: they stop after a few L-BFGS iterations (a teacher took about 45 ms of CPU to
-    converge, 50 teachers a run).
+    converge, 50 teachers a run). DP-SGD takes every noisy step its accounting counts (the
+    same examples, sample rate, steps and σ) on a logistic model: its default recipe's 240
+    steps of the CNN took about 2.8 s of CPU on each page opened at its defaults.
     """
     from labeldp_core.families.labeldp_pro import trainer as pro_trainer
     from labeldp_core.families.pate import patch_student
+    from labeldp_core.training import dpsgd as dpsgd_training
 
     original, original_pro = loop._fit, pro_trainer.train_labeldp_pro
+    original_dpsgd = dpsgd_training.train_dpsgd_classifier
     original_logistic = patch_student.fit_logistic
 
     def tiny(x_train, targets, outputs, loss_fn, evaluate, settings, seed, progress):
@@ -132,6 +144,12 @@ def instant_training(monkeypatch: pytest.MonkeyPatch) -> None:
     def tiny_pro(data, num_classes, settings, *args, **kwargs):
         return original_pro(data, num_classes, replace(settings, epochs=1), *args, **kwargs)
 
+    def logistic_dpsgd(x_train, y_train, x_test, y_test, num_classes, settings, *args, **kwargs):
+        logistic = replace(settings, model="logistic")
+        return original_dpsgd(
+            x_train, y_train, x_test, y_test, num_classes, logistic, *args, **kwargs
+        )
+
     def few_iterations(features, labels, num_classes):
         from sklearn.exceptions import ConvergenceWarning
 
@@ -141,6 +159,7 @@ def instant_training(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(loop, "_fit", tiny)
     monkeypatch.setattr(pro_trainer, "train_labeldp_pro", tiny_pro)
+    monkeypatch.setattr(dpsgd_training, "train_dpsgd_classifier", logistic_dpsgd)
     monkeypatch.setattr(patch_student, "_ITERATIONS", 5)
     monkeypatch.setattr(patch_student, "fit_logistic", few_iterations)
 

@@ -1,7 +1,9 @@
 """Helpers for AppTest-based page tests: open a page the way a link opens it, check for errors."""
 
+import sys
 from pathlib import Path
 
+import pytest
 from streamlit.testing.v1 import AppTest
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
@@ -27,6 +29,40 @@ def open_page(page: str, **query: str) -> AppTest:
     app.switch_page(page)
     app.run()
     return app
+
+
+def opened_once(directory: Path, page: str | None, **query: str) -> AppTest:
+    """``page`` opened as :func:`open_page` opens it in a test, for a module's tests to share.
+
+    For a module-scoped fixture, whose run comes before any test's own fixtures: the run sees
+    what ``tests/conftest.py`` and ``tests/app/conftest.py`` give each test (an empty result
+    cache of its own in ``directory``, no downloads, no worker processes, points computed at
+    once, Streamlit's caches emptied), all of it restored once the run is over. Tests that each
+    read a different part of the same run (and move no widget) then pay for one run, not one
+    each. ``page`` None opens the home page (app.py's own run, as :func:`app_with` runs it).
+    """
+    import streamlit as st
+
+    from labeldp_core.cache import ResultCache
+    from labeldp_core.experiments import road
+    from ui import table_reading
+
+    main = sys.modules["__main__"]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("LABELDP_CACHE_DIR", str(directory))
+        patch.setenv("LABELDP_OFFLINE", "1")
+        patch.setenv("LABELDP_WORKERS", "0")
+        patch.setattr(road, "QUICK_S", float("inf"))
+        patch.setattr(road, "on_demo_grid", lambda config: True)
+        st.cache_data.clear()
+        st.cache_resource.clear()
+        table_reading.forget_parsed()
+        store = ResultCache(directory)
+        try:
+            return open_page(page, **query) if page else app_with(**query).run()
+        finally:
+            store.close()
+            sys.modules["__main__"] = main
 
 
 def assert_no_errors(app: AppTest) -> None:

@@ -1,5 +1,6 @@
 import pytest
-from app_helpers import app_with, assert_no_errors, open_page
+from app_helpers import app_with, assert_no_errors, open_page, opened_once
+from default_views import GROUP, default_view
 
 from labeldp_core.data import dataset_info, loaders
 
@@ -8,12 +9,19 @@ RR_PAGE = "pages/randomized_response.py"
 #: These tests read the pages' text, controls and ε spent, never what a model learnt: the models
 #: the pages train take one epoch on 64 examples (a page at its default epochs trained for
 #: seconds, to check a sidebar caption).
-pytestmark = pytest.mark.usefixtures("instant_training")
+#: A page opened with no link is the run the readable-charts and warm-coverage tours read
+#: (``default_views``, trained as here), so this module runs on their worker.
+pytestmark = [pytest.mark.usefixtures("instant_training"), pytest.mark.xdist_group(GROUP)]
 
 
-def test_home_page_explains_label_dp_and_links_pages():
-    app = app_with()
-    app.run()
+@pytest.fixture(scope="module")
+def home(tmp_path_factory: pytest.TempPathFactory):
+    """The home page's run (no link, an empty cache), read by two tests: it trains nothing."""
+    return opened_once(tmp_path_factory.mktemp("home") / "cache", None)
+
+
+def test_home_page_explains_label_dp_and_links_pages(home):
+    app = home
     assert_no_errors(app)
     text = " ".join(m.value for m in app.markdown)
     assert "Label differential privacy" in text and "DP-SGD" in text
@@ -88,12 +96,10 @@ def test_shared_controls_a_page_does_not_use_are_disabled_with_the_reason(page, 
 
 
 @pytest.mark.parametrize("page", [None, "pages/laplace_noise.py", "pages/papers.py"])
-def test_the_glossary_is_in_the_sidebar_of_every_page(page):
+def test_the_glossary_is_in_the_sidebar_of_every_page(page, home, tmp_path):
     from ui.glossary import GLOSSARY
 
-    app = open_page(page) if page else app_with()
-    if page is None:
-        app.run()
+    app = default_view(page, tmp_path / "cache").app if page else home
     assert not app.exception
     (panel,) = [e for e in app.sidebar.expander if e.label.startswith("Glossary")]
     text = " ".join(m.value for m in panel.markdown)
@@ -109,8 +115,8 @@ def test_the_app_is_offline_unless_told_otherwise(monkeypatch):
 
 
 @pytest.mark.parametrize("page", ["pages/randomized_response.py", "pages/compare.py"])
-def test_the_sidebar_says_the_bundled_datasets_split_is_public_and_fixed(page):
-    app = open_page(page)
+def test_the_sidebar_says_the_bundled_datasets_split_is_public_and_fixed(page, tmp_path):
+    app = default_view(page, tmp_path / "cache").app
     assert not app.exception
     notes = [c.value for c in app.sidebar.caption if "public and fixed" in c.value]
     assert notes == [dataset_info("digits").threat_note]
@@ -124,9 +130,9 @@ def test_the_sidebar_says_the_bundled_datasets_split_is_public_and_fixed(page):
         ("pages/audit.py", "Canaries", "e/(e + 9) ≈ 23%"),
     ],
 )
-def test_the_glossary_explains_the_words_these_pages_use(page, term, words):
+def test_the_glossary_explains_the_words_these_pages_use(page, term, words, tmp_path):
     # Calinski-Harabasz, zCDP ρ and canaries were on pages with no glossary entry.
-    app = open_page(page)
+    app = default_view(page, tmp_path / "cache").app
     (panel,) = [e for e in app.sidebar.expander if e.label.startswith("Glossary")]
     text = " ".join(m.value for m in panel.markdown)
     assert f"**{term}**" in text and words in text

@@ -1,18 +1,32 @@
-"""The papers page shows each paper's table beside ours, the closest to our models first."""
+"""The papers page shows each paper's table beside ours, the closest to our models first.
+
+The tests of the page on an empty cache (digits only, nothing computed) each read a different
+part of one run of it, the page's run at its defaults that the readable-charts and warm-coverage
+tours read too (``default_views``; this module runs on their worker).
+"""
 
 import re
 
 import pytest
 from app_helpers import assert_no_errors, chart_spec, open_page
+from default_views import GROUP, default_view
 
 from labeldp_core.base.numbers import shown
 from labeldp_core.services.published import paper_tables, published_figures
 
+pytestmark = pytest.mark.xdist_group(GROUP)
 
-def test_the_page_leads_with_the_small_cnn_table_and_names_each_model_and_recipe(cache):
+
+@pytest.fixture(scope="module")
+def empty_cache_page(tmp_path_factory: pytest.TempPathFactory):
+    """The papers page opened on an empty cache, once for the tests that only read it."""
+    return default_view("pages/papers.py", tmp_path_factory.mktemp("papers") / "cache").app
+
+
+def test_the_page_leads_with_the_small_cnn_table_and_names_each_model_and_recipe(empty_cache_page):
     # The page used to show one table of every paper's figures, its models named loosely
     # (LP-MST's Inception called a ResNet-18) and no recipe at all.
-    app = open_page("pages/papers.py")
+    app = empty_cache_page
     assert_no_errors(app)
     titles = [s.value for s in app.subheader]
     tables = paper_tables()
@@ -37,8 +51,8 @@ def test_the_page_leads_with_the_small_cnn_table_and_names_each_model_and_recipe
     assert len(app.dataframe) == len(shown) + 1
 
 
-def test_the_pate_lesson_is_shown_for_the_counts_and_for_the_argmax(cache):
-    app = open_page("pages/papers.py")
+def test_the_pate_lesson_is_shown_for_the_counts_and_for_the_argmax(empty_cache_page):
+    app = empty_cache_page
     assert_no_errors(app)
     lessons = app.dataframe[-1].value
     pate = lessons[lessons["lesson"].str.contains("int(noise)", regex=False)]
@@ -49,10 +63,10 @@ def test_the_pate_lesson_is_shown_for_the_counts_and_for_the_argmax(cache):
     assert any("only the argmax" in c.value and "1 + 2 ln 2" in c.value for c in app.caption)
 
 
-def test_a_digits_only_cache_is_told_what_is_missing_and_how_to_fill_it(cache):
+def test_a_digits_only_cache_is_told_what_is_missing_and_how_to_fill_it(empty_cache_page):
     # On a digits-only setup every bar of ours was missing with no word why, and the bars were
     # named by ids (ghazi2021-lp1st-eps1).
-    app = open_page("pages/papers.py")
+    app = empty_cache_page
     assert_no_errors(app)
     figures = published_figures()
     (note,) = [i.value for i in app.expander[0].markdown]  # the details, under the one line
@@ -96,10 +110,10 @@ def test_a_computed_row_shows_our_figure_beside_theirs_in_its_table(
     assert any(c.value == "digits: every row is computed." for c in app.caption)
 
 
-def test_the_free_accuracy_table_compares_gains_and_names_both_datasets(cache):
+def test_the_free_accuracy_table_compares_gains_and_names_both_datasets(empty_cache_page):
     # Its papers publish on CIFAR, ours runs on Fashion-MNIST: the page must not draw their
     # CIFAR accuracy beside ours as if it were the same figure; it shows the gains.
-    app = open_page("pages/papers.py")
+    app = empty_cache_page
     assert_no_errors(app)
     free = [f for f in published_figures() if f.table == "free-accuracy"]
     title = next(t.title for t in paper_tables() if t.id == "free-accuracy")
@@ -119,10 +133,12 @@ def test_the_free_accuracy_table_compares_gains_and_names_both_datasets(cache):
         assert set(table["our dataset"]) == {"fashion-mnist"}
 
 
-def test_a_digits_only_cache_reads_one_line_of_what_the_page_needs_and_a_warm_button(cache):
+def test_a_digits_only_cache_reads_one_line_of_what_the_page_needs_and_a_warm_button(
+    empty_cache_page,
+):
     # It read a paragraph of command lines, tables of "None" cells and raw headers
     # (computed_seeds, their_retention).
-    app = open_page("pages/papers.py")
+    app = empty_cache_page
     assert_no_errors(app)
     (note,) = [i.value for i in app.info]
     assert note.startswith("This page needs fashion-mnist and mnist warmed")
@@ -135,11 +151,11 @@ def test_a_digits_only_cache_reads_one_line_of_what_the_page_needs_and_a_warm_bu
         assert "None" not in set(frame.astype(str).to_numpy().ravel())
 
 
-def test_each_labeldp_pro_row_shows_the_papers_likely_sigma_as_our_reading(cache):
+def test_each_labeldp_pro_row_shows_the_papers_likely_sigma_as_our_reading(empty_cache_page):
     # Issue 51: the paper reads DP-SGD's add/remove epsilon as the label's, we read a changed
     # label by group privacy, so the same epsilon is not the same noise; the page sets the
     # paper's likely sigma beside each of its rows, with the run of ours at that sigma.
-    app = open_page("pages/papers.py")
+    app = empty_cache_page
     assert_no_errors(app)
     first = app.dataframe[0].value
     sigma, at = "σ the paper likely used (our reading)", "ours at that σ (our reading)"

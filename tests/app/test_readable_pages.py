@@ -1,17 +1,23 @@
-"""Every chart on every page is projector-ready."""
+"""Every chart on every page is projector-ready.
+
+Each page's run at its defaults is the one tests/app/test_warm_coverage.py reads
+(``default_views``: opened once for both, models trained as under ``instant_training``).
+"""
 
 import json
 
 import pytest
-from app_helpers import _decoded, assert_no_errors, open_page, page_files
+from app_helpers import _decoded, assert_no_errors, page_files
+from default_views import GROUP, default_view
 
 from labeldp_core.plots_base.readable import TICK_FONT
 
+pytestmark = pytest.mark.xdist_group(GROUP)
 
-@pytest.mark.usefixtures("instant_training")
+
 @pytest.mark.parametrize("page", page_files())
-def test_every_chart_on_every_page_is_projector_ready(page):
-    app = open_page(page)
+def test_every_chart_on_every_page_is_projector_ready(page, tmp_path):
+    app = default_view(page, tmp_path / "cache").app
     assert_no_errors(app)
     for element in app.get("plotly_chart"):
         layout = _decoded(json.loads(element.proto.spec))["layout"]

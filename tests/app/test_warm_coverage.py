@@ -1,18 +1,22 @@
 """`warm` fills exactly what the pages show first, first: every result a page reads when it opens
 with its default controls is among the first points a warm computes (its first views), so after
 `warm`, or a quarter of one, no page waits. (The slider only checks which of its stops are cached,
-`results.is_stored`: a stop not cached yet is no stop, nothing waits for it.)"""
+`results.is_stored`: a stop not cached yet is no stop, nothing waits for it.)
+
+Each page's run at its defaults is the one tests/app/test_readable_pages.py reads
+(``default_views``: opened once for both, with what it asked for recorded).
+"""
 
 import functools
 
 import pytest
-from app_helpers import assert_no_errors, open_page, page_files
+from app_helpers import assert_no_errors, page_files
+from default_views import GROUP, default_view
 
-from labeldp_core.experiments.road import Road
 from labeldp_core.services.release_audits import app_audit_points
 from labeldp_core.services.warm import warm_tasks
-from ui import audit as audit_ui
-from ui import results
+
+pytestmark = pytest.mark.xdist_group(GROUP)
 
 #: Pages whose first view needs no stored run result at all (the papers page looks its rows up
 #: through `reproduce`, whose runs `warm` adds: tests/services/test_reproduce.py; "Your data" adds
@@ -36,40 +40,17 @@ def _first_views() -> frozenset:
     return frozenset(task.config for task in warm_tasks("digits") if task.first_view)
 
 
-@pytest.mark.usefixtures("instant_training")
 @pytest.mark.parametrize("page", page_files())
-def test_a_page_opened_with_defaults_only_asks_for_demo_points(page, monkeypatch):
-    asked = []
-    original, planned = results.stored, Road.plan
-
-    def spy(config):
-        asked.append(config)
-        return original(config)
-
-    def plan(road, config, computes=True):  # the page's own point (result_for)
-        if computes:  # not a look that computes nothing (the slider's stops: Road.stored)
-            asked.append(config)
-        return planned(road, config, computes)
-
-    monkeypatch.setattr(results, "stored", spy)
-    monkeypatch.setattr(Road, "plan", plan)
-    app = open_page(page)
-    assert_no_errors(app)
+def test_a_page_opened_with_defaults_only_asks_for_demo_points(page, tmp_path):
+    view = default_view(page, tmp_path / "cache")
+    assert_no_errors(view.app)
     first = _first_views()
-    outside = {(c.mechanism, c.epsilon, c.seed, c.settings) for c in asked if c not in first}
+    outside = {(c.mechanism, c.epsilon, c.seed, c.settings) for c in view.asked if c not in first}
     assert not outside, outside
-    assert asked or page in NO_RESULTS
+    assert view.asked or page in NO_RESULTS
 
 
-def test_the_audit_page_opened_with_defaults_only_asks_for_warmed_audits(monkeypatch):
-    asked = []
-    original = audit_ui.stored_audit_case
-
-    def spy(*point):
-        asked.append(point)
-        return original(*point)
-
-    monkeypatch.setattr(audit_ui, "stored_audit_case", spy)
-    app = open_page("pages/audit.py")
-    assert_no_errors(app)
-    assert asked and set(asked) <= set(app_audit_points())
+def test_the_audit_page_opened_with_defaults_only_asks_for_warmed_audits(tmp_path):
+    view = default_view("pages/audit.py", tmp_path / "cache")
+    assert_no_errors(view.app)
+    assert view.audits and set(view.audits) <= set(app_audit_points())
