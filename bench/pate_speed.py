@@ -35,7 +35,7 @@ from labeldp_core.data.splits import teacher_split
 from labeldp_core.experiments import make_config
 from labeldp_core.families.pate.experiment import epochs_for
 from labeldp_core.mechanisms import noisy_argmax, vote_counts
-from labeldp_core.training import TrainSettings, ensemble, fit_classifier
+from labeldp_core.training import TrainSettings, ensemble_members, fit_classifier
 from labeldp_core.training.ensemble import ensemble_votes
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -176,7 +176,10 @@ def _digits_votes(one_by_one: bool) -> tuple[float, np.ndarray]:
         batch,
         config.setting("learning_rate"),
     )
-    group, ensemble._GROUP = ensemble._GROUP, 1 if one_by_one else ensemble._GROUP
+    group, ensemble_members._GROUP = (
+        ensemble_members._GROUP,
+        1 if one_by_one else ensemble_members._GROUP,
+    )
     try:
         start = time.process_time()
         votes = ensemble_votes(
@@ -184,7 +187,7 @@ def _digits_votes(one_by_one: bool) -> tuple[float, np.ndarray]:
         )
         return time.process_time() - start, votes
     finally:
-        ensemble._GROUP = group
+        ensemble_members._GROUP = group
 
 
 def together(rounds: int = 3) -> None:

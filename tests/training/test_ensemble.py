@@ -6,7 +6,7 @@ import torch
 
 from labeldp_core.data import load_dataset
 from labeldp_core.data.splits import teacher_split
-from labeldp_core.training import TrainSettings, ensemble
+from labeldp_core.training import TrainSettings, ensemble, ensemble_members
 
 #: 11 teachers on digits' 1,437 training images: shards of 108 and 109 (two groups together).
 TEACHERS = 11
@@ -16,16 +16,16 @@ def _votes_and_state(monkeypatch, together: bool, settings: TrainSettings):
     data = load_dataset("digits")
     split = teacher_split(data.n_train, TEACHERS, seed=0)
     trained = []
-    original = ensemble._train
+    original = ensemble_members._train
 
     def keep(jobs, indices, on_trained):
         models = original(jobs, indices, on_trained)
         trained.extend(zip(indices, (m for m, _ in models), strict=True))
         return models
 
-    monkeypatch.setattr(ensemble, "_train", keep)
+    monkeypatch.setattr(ensemble_members, "_train", keep)
     if not together:  # every member by the single loop, one after another, as before
-        monkeypatch.setattr(ensemble, "_kernels_agree", lambda members: False)
+        monkeypatch.setattr(ensemble_members, "_kernels_agree", lambda members: False)
     done = []
     torch.manual_seed(123)
     votes = ensemble.ensemble_votes(
