@@ -129,7 +129,25 @@ def warm_sentence(dataset: str, record: dict | None) -> str:
         f"{record['cores']} cores (load {record['load']:.1f}), every page's "
         f"{points['pages']} points ready after {_minutes(seconds['pages'])}, its "
         f"{points['model audits']} model audits after them; measured by {command} on commit "
-        f"{record['commit']}"
+        f"{record['commit']}{_speed(record)}"
+    )
+
+
+def _speed(record: dict) -> str:
+    """The machine's speed measured before the warm, if the record has it (older ones do not)."""
+    yardstick = record.get("yardstick")
+    return f", {yardstick_text(yardstick)}" if yardstick else ""
+
+
+def yardstick_text(speed: dict[str, dict[str, float]]) -> str:
+    """The machine's speed (``bench/machine_speed.py``'s figures) in words.
+
+    >>> yardstick_text({"cnn": {"cpu": 1.23, "wall": 1.3}, "python": {"cpu": 0.4, "wall": 0.5}})
+    'yardstick (bench/machine_speed.py, best wall s): CNN 300 steps 1.30 s, Python 0.50 s'
+    """
+    return (
+        "yardstick (bench/machine_speed.py, best wall s): "
+        f"CNN 300 steps {speed['cnn']['wall']:.2f} s, Python {speed['python']['wall']:.2f} s"
     )
 
 

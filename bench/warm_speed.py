@@ -28,6 +28,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import machine_speed
 import measured
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -89,12 +90,20 @@ def report(total: float, lines: list[tuple[float, str]]) -> None:
         )
 
 
-def write(dataset: str, total: float, lines: list[tuple[float, str]]) -> None:
-    """Store the measurement in ``bench/measured/`` and rewrite the docs' blocks from it."""
+def write(dataset: str, total: float, lines: list[tuple[float, str]], yardstick: dict) -> None:
+    """Store the measurement in ``bench/measured/`` and rewrite the docs' blocks from it.
+
+    ``yardstick`` is the machine's speed measured just before the warm (``machine_speed.py``).
+    """
     commit = subprocess.run(
         ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
     ).stdout.strip()
-    where = {"commit": commit or "unknown", "cores": os.cpu_count(), "load": os.getloadavg()[2]}
+    where = {
+        "commit": commit or "unknown",
+        "cores": os.cpu_count(),
+        "load": os.getloadavg()[2],
+        "yardstick": yardstick,
+    }
     record = measured.warm_record(dataset, total, lines, where)
     path = measured.record_path(dataset)
     path.parent.mkdir(exist_ok=True)
@@ -115,10 +124,12 @@ def main() -> None:
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="bench-warm-"))
     try:
+        yardstick = machine_speed.measure()
+        print(measured.yardstick_text(yardstick), flush=True)
         total, lines = timed_warm(ROOT, args.dataset, work)
         report(total, lines)
         if args.write:
-            write(args.dataset, total, lines)
+            write(args.dataset, total, lines, yardstick)
         if args.old:
             old_total, _ = timed_warm(args.old.resolve(), args.dataset, work)
             print(

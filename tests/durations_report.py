@@ -3,7 +3,10 @@
 ``python tests/durations_report.py [-n WORKERS]`` (``make test-durations``) runs the default
 suite as ``make test`` does, with ``--durations=20``, shows its output and rewrites the block
 between the markers of the page with the table, the suite's time, the commit and the machine's
-load. ``--from LOG`` reads the output of such a run instead of running one.
+load, and the machine's speed measured just before it (``bench/machine_speed.py``: the same code
+took 508 s one morning and 717 s two days later on this shared machine, so a time without the
+machine's speed beside it compares with nothing). ``--from LOG`` reads the output of such a run
+instead of running one.
 """
 
 import argparse
@@ -77,12 +80,26 @@ def _run_suite(workers: str) -> tuple[str, int]:
     return "".join(lines), process.wait()
 
 
-def _where() -> str:
+def _yardstick() -> str:
+    """The machine's speed now (``bench/machine_speed.py``), in words, or why it is missing."""
+    measured = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "machine_speed.py")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    return measured.stdout.strip() or f"yardstick failed: {measured.stderr.strip()[-200:]}"
+
+
+def _where(yardstick: str) -> str:
     commit = subprocess.run(
         ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
     ).stdout.strip()
     load = ", ".join(f"{value:.1f}" for value in os.getloadavg())
-    return f"commit {commit or 'unknown'}, {os.cpu_count()} cores, load average {load} at the end"
+    return (
+        f"commit {commit or 'unknown'}, {os.cpu_count()} cores, load average {load} at the end; "
+        f"before it, {yardstick}"
+    )
 
 
 def main() -> int:
@@ -95,12 +112,13 @@ def main() -> int:
         output, status = args.log.read_text(), 0
         how = f"a saved run, {args.log.name}: {summary(output) or 'no summary'}"
     else:
+        yardstick = _yardstick()
         output, status = _run_suite(args.workers)
         shown = "pytest -q" + (
             f" -n {args.workers} --dist loadgroup" if args.workers != "0" else ""
         )
         how = f"`{shown}`: {summary(output) or 'no summary'}"
-        how += f"; {_where()}"
+        how += f"; {_where(yardstick)}"
     rows = slowest(output)[:SLOWEST]
     if status != 0 or not rows:
         print(f"error: the suite failed ({status}) or printed no durations; the page is unchanged")

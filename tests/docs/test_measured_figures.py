@@ -105,6 +105,24 @@ def test_a_warm_is_recorded_from_its_lines_and_written_into_the_docs(
     assert "warm-digits.json measured" in stale and "--dataset digits --write" in stale
 
 
+def test_a_record_with_the_machines_speed_says_it_beside_the_time():
+    """A time compares with another only beside the machine's speed then (machine_speed.py)."""
+    record = {
+        "commit": "abc1234",
+        "cores": 2,
+        "load": 1.0,
+        "points": {"pages": 3, "model audits": 1},
+        "seconds": {"all": 31.0, "pages": 9.0},
+    }
+    assert "yardstick" not in measured.warm_sentence("digits", record)
+    speed = {"cnn": {"cpu": 1.2, "wall": 1.25}, "python": {"cpu": 0.5, "wall": 0.5}}
+    sentence = measured.warm_sentence("digits", record | {"yardstick": speed})
+    assert sentence.endswith(
+        "on commit abc1234, yardstick (bench/machine_speed.py, best wall s): "
+        "CNN 300 steps 1.25 s, Python 0.50 s"
+    )
+
+
 def test_without_a_record_a_block_names_the_command_that_measures_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ):
