@@ -18,6 +18,7 @@ from hypothesis import settings
 from labeldp_core.cache import ResultCache
 from labeldp_core.data import load_dataset, loaders
 from labeldp_core.training import loop
+from tests.isolation import isolate
 
 # Hypothesis draws its examples from a hash of each test (not the clock, not a saved database, so
 # every run and every machine tries the same ones) and never fails an example for being slow.
@@ -76,13 +77,7 @@ def sigint_as_from_a_terminal() -> Iterator[None]:
 
 @pytest.fixture(autouse=True)
 def isolated_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    directory = tmp_path / "cache"
-    monkeypatch.setenv("LABELDP_CACHE_DIR", str(directory))
-    monkeypatch.setenv("LABELDP_OFFLINE", "1")
-    # Pages compute in their own thread, where the tests' fast trainers are patched in; the
-    # compute service's worker processes have their own tests (tests/experiments/test_service.py).
-    monkeypatch.setenv("LABELDP_WORKERS", "0")
-    return directory
+    return isolate(monkeypatch, tmp_path / "cache")
 
 
 @pytest.fixture

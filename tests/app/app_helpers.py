@@ -6,6 +6,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.isolation import isolate
+
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 TIMEOUT = 300  # generous: the machines are shared; this is not a speed check
 
@@ -31,6 +33,28 @@ def open_page(page: str, **query: str) -> AppTest:
     return app
 
 
+def compute_points_at_once(patch: pytest.MonkeyPatch) -> None:
+    """A page computes a timed point without a click only if it is on the demo grid and quick,
+    which depends on this machine's speed; tests decide instead: always (except in
+    tests/app/test_compute_policy.py, which checks the policy itself).
+    """
+    from labeldp_core.experiments import road
+
+    patch.setattr(road, "QUICK_S", float("inf"))
+    patch.setattr(road, "on_demo_grid", lambda config: True)
+
+
+def empty_streamlit_caches() -> None:
+    """Empty the process-wide caches AppTest runs share: Streamlit's and the parsed uploads."""
+    import streamlit as st
+
+    from ui import table_reading
+
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    table_reading.forget_parsed()
+
+
 def opened_once(directory: Path, page: str | None, **query: str) -> AppTest:
     """``page`` opened as :func:`open_page` opens it in a test, for a module's tests to share.
 
@@ -41,22 +65,13 @@ def opened_once(directory: Path, page: str | None, **query: str) -> AppTest:
     read a different part of the same run (and move no widget) then pay for one run, not one
     each. ``page`` None opens the home page (app.py's own run, as :func:`app_with` runs it).
     """
-    import streamlit as st
-
     from labeldp_core.cache import ResultCache
-    from labeldp_core.experiments import road
-    from ui import table_reading
 
     main = sys.modules["__main__"]
     with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("LABELDP_CACHE_DIR", str(directory))
-        patch.setenv("LABELDP_OFFLINE", "1")
-        patch.setenv("LABELDP_WORKERS", "0")
-        patch.setattr(road, "QUICK_S", float("inf"))
-        patch.setattr(road, "on_demo_grid", lambda config: True)
-        st.cache_data.clear()
-        st.cache_resource.clear()
-        table_reading.forget_parsed()
+        isolate(patch, directory)
+        compute_points_at_once(patch)
+        empty_streamlit_caches()
         store = ResultCache(directory)
         try:
             return open_page(page, **query) if page else app_with(**query).run()

@@ -5,20 +5,13 @@ import sys
 from collections.abc import Iterator
 
 import pytest
-import streamlit as st
-
-from labeldp_core.experiments import road
-from ui import table_reading
+from app_helpers import compute_points_at_once, empty_streamlit_caches
 
 
 @pytest.fixture(autouse=True)
 def pages_compute_points_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A page computes a timed point without a click only if it is on the demo grid and quick,
-    which depends on this machine's speed; tests decide instead: always (except in
-    tests/app/test_compute_policy.py, which checks the policy itself).
-    """
-    monkeypatch.setattr(road, "QUICK_S", float("inf"))
-    monkeypatch.setattr(road, "on_demo_grid", lambda config: True)
+    """Pages compute their points without a click (:func:`compute_points_at_once`)."""
+    compute_points_at_once(monkeypatch)
 
 
 @pytest.fixture(autouse=True, scope="session")
@@ -42,9 +35,7 @@ def components_scanned_once() -> Iterator[None]:
 def fresh_streamlit_caches() -> None:
     """AppTest runs share the process-wide caches (Streamlit's, the parsed uploads); each test
     starts from empty ones."""
-    st.cache_data.clear()
-    st.cache_resource.clear()
-    table_reading.forget_parsed()
+    empty_streamlit_caches()
 
 
 @pytest.fixture(autouse=True)
