@@ -45,7 +45,17 @@ from labeldp_core.training.joining import BATCHED_MODELS, ClassifierJob
 from labeldp_core.training.loop import _as_input, accuracy_on, adam
 from labeldp_core.training.settings import TrainOutcome
 
-__all__ = ["MODELS", "Trained", "batchable", "group_key", "kernels_agree", "train_together"]
+__all__ = [
+    "MODELS",
+    "Trained",
+    "batchable",
+    "group_key",
+    "kernels_agree",
+    "products_agree",
+    "start_models",
+    "train_step",
+    "train_together",
+]
 
 #: The models made only of layers this module batches exactly.
 MODELS = BATCHED_MODELS
@@ -114,7 +124,7 @@ def _loss(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
     return each.view(points, size).mean(1).sum()
 
 
-def _start(jobs: list[ClassifierJob]) -> tuple[list, list, list]:
+def start_models(jobs: list[ClassifierJob]) -> tuple[list, list, list]:
     """Each job's model, dropout generator and shuffler, as its own run starts them."""
     models, masks, shufflers = [], [], []
     for job in jobs:
@@ -128,6 +138,19 @@ def _start(jobs: list[ClassifierJob]) -> tuple[list, list, list]:
     return models, masks, shufflers
 
 
+def train_step(
+    optimiser: torch.optim.Optimizer,
+    models: list[nn.Sequential],
+    masks: list[torch.Generator],
+    x: torch.Tensor,
+    targets: torch.Tensor,
+) -> None:
+    """One training step of the ``P`` models on their ``(P, b, ...)`` batches and targets."""
+    optimiser.zero_grad(set_to_none=True)
+    _loss(_forward(models, x, masks), targets).backward()
+    optimiser.step()
+
+
 def _train_group(jobs: list[ClassifierJob]) -> list[Trained]:
     """Train ``jobs`` (one group: equal :func:`group_key`) together."""
     keep_freed_memory()
@@ -136,18 +159,21 @@ def _train_group(jobs: list[ClassifierJob]) -> list[Trained]:
     inputs, test_inputs = _as_input(first.x_train, settings), _as_input(first.x_test, settings)
     test_labels = torch.tensor(first.y_test)
     targets = torch.stack([torch.tensor(job.targets) for job in jobs])
-    models, masks, shufflers = _start(jobs)
+    models, masks, shufflers = start_models(jobs)
     optimiser = adam(nn.ModuleList(models), settings.learning_rate)
     curves: list[list[float]] = [[] for _ in jobs]
     for epoch in range(settings.epochs):
         orders = torch.stack([torch.randperm(n, generator=s) for s in shufflers])
         for start in range(0, n, settings.batch_size):
             batch = orders[:, start : start + settings.batch_size]
-            optimiser.zero_grad(set_to_none=True)
             x = inputs.index_select(0, batch.flatten())
-            logits = _forward(models, x.view(*batch.shape, *x.shape[1:]), masks)
-            _loss(logits, targets.gather(1, batch)).backward()
-            optimiser.step()
+            train_step(
+                optimiser,
+                models,
+                masks,
+                x.view(*batch.shape, *x.shape[1:]),
+                targets.gather(1, batch),
+            )
         for job, model, curve in zip(jobs, models, curves, strict=True):
             curve.append(accuracy_on(model, test_inputs, test_labels))
             if job.progress is not None:
@@ -169,12 +195,25 @@ def _alone(job: ClassifierJob) -> Trained:
 
 
 @functools.cache
-def kernels_agree(sizes: tuple[tuple[int, int], ...], batch: int, points: int) -> bool:
-    """Whether ``baddbmm`` gives each point the gradients ``addmm`` gives it alone, here.
+def kernels_agree(
+    sizes: tuple[tuple[int, int], ...], batch: int, points: int, threads: int
+) -> bool:
+    """Whether ``baddbmm`` gives each point the gradients ``addmm`` gives it alone, on ``threads``.
 
     Random layers of ``sizes`` on a random batch of ``batch`` examples, ``points`` of them, one
-    step of the loss each way; checked once per shape in a process.
+    step of the loss each way; checked once per shape and thread count in a process (BLAS may
+    split a product otherwise on more threads), torch's thread count restored after.
     """
+    before = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    try:
+        return _gradients_agree(sizes, batch, points)
+    finally:
+        torch.set_num_threads(before)
+
+
+def _gradients_agree(sizes: tuple[tuple[int, int], ...], batch: int, points: int) -> bool:
+    """One check of :func:`kernels_agree` on torch's current threads."""
     draw = torch.Generator().manual_seed(batch * 1009 + points)
     with torch.random.fork_rng(devices=[]):
         layers = [[nn.Linear(i, o) for i, o in sizes] for _ in range(points)]
@@ -200,10 +239,12 @@ def kernels_agree(sizes: tuple[tuple[int, int], ...], batch: int, points: int) -
     )
 
 
-def _agree(jobs: list[ClassifierJob]) -> bool:
+def products_agree(jobs: list[ClassifierJob]) -> bool:
+    """Whether the batched products give each of ``jobs`` the gradients it gets alone, here."""
     sizes = tuple(_layer_sizes(jobs[0]))
     n, size = len(jobs[0].x_train), jobs[0].settings.batch_size
-    return all(kernels_agree(sizes, b, len(jobs)) for b in _batch_sizes(n, size))
+    threads = torch.get_num_threads()
+    return all(kernels_agree(sizes, b, len(jobs), threads) for b in _batch_sizes(n, size))
 
 
 def train_together(jobs: list[ClassifierJob]) -> list[Trained]:
@@ -220,7 +261,7 @@ def train_together(jobs: list[ClassifierJob]) -> list[Trained]:
     with training_threads():
         for indices in groups.values():
             members = [jobs[i] for i in indices]
-            if len(members) > 1 and _agree(members):
+            if len(members) > 1 and products_agree(members):
                 trained |= dict(zip(indices, _train_group(members), strict=True))
             else:
                 trained |= {i: _alone(jobs[i]) for i in indices}

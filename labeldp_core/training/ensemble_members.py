@@ -98,7 +98,7 @@ def _train(
     Each with the state its own run leaves in torch's global generator.
     """
     members = [jobs[i] for i in indices]
-    if len(members) > 1 and _kernels_agree(members):
+    if len(members) > 1 and batched.products_agree(members):
         return _train_together(members, on_trained)
     trained = []
     for job in members:
@@ -108,13 +108,6 @@ def _train(
         trained.append((model, torch.get_rng_state()))
         on_trained(1)
     return trained
-
-
-def _kernels_agree(members: list[ClassifierJob]) -> bool:
-    """Whether the batched products give each member the gradients it gets alone (measured)."""
-    sizes = tuple(batched._layer_sizes(members[0]))
-    n, size = len(members[0].x_train), members[0].settings.batch_size
-    return all(batched.kernels_agree(sizes, b, len(members)) for b in batched._batch_sizes(n, size))
 
 
 def _train_together(
@@ -130,16 +123,15 @@ def _train_together(
     inputs = torch.stack([_as_input(job.x_train, settings) for job in members])
     targets = torch.stack([torch.tensor(job.targets) for job in members])
     rows = torch.arange(len(members)).unsqueeze(1)
-    models, masks, shufflers = batched._start(members)
+    models, masks, shufflers = batched.start_models(members)
     optimiser = adam(nn.ModuleList(models), settings.learning_rate)
     for _ in range(settings.epochs):
         orders = torch.stack([torch.randperm(n, generator=s) for s in shufflers])
         for start in range(0, n, settings.batch_size):
             batch = orders[:, start : start + settings.batch_size]
-            optimiser.zero_grad(set_to_none=True)
-            logits = batched._forward(models, inputs[rows, batch], masks)
-            batched._loss(logits, targets.gather(1, batch)).backward()
-            optimiser.step()
+            batched.train_step(
+                optimiser, models, masks, inputs[rows, batch], targets.gather(1, batch)
+            )
     for model in models:
         model.eval()
     on_trained(len(members))

@@ -47,14 +47,24 @@ def test_what_cannot_train_exactly_in_a_batch_is_refused(why: str, job: Classifi
 def test_the_digits_models_are_batchable_and_their_products_agree_here():
     for model in batched.MODELS:
         assert batched.batchable(_job(0, model=model))
-    assert batched.kernels_agree(((64, 256), (256, 64), (64, 10)), 128, 3)
-    assert batched.kernels_agree(((64, 10),), 29, 3)
+    assert batched.kernels_agree(((64, 256), (256, 64), (64, 10)), 128, 3, 1)
+    assert batched.kernels_agree(((64, 10),), 29, 3, 1)
+
+
+def test_the_products_are_checked_again_on_another_thread_count():
+    """BLAS may split a product otherwise on more threads: a verdict holds for its count only."""
+    batched.kernels_agree.cache_clear()
+    before = torch.get_num_threads()
+    for threads in (1, 2, 1):
+        assert batched.kernels_agree(((64, 10),), 29, 3, threads)
+        assert torch.get_num_threads() == before
+    assert batched.kernels_agree.cache_info().misses == 2
 
 
 def test_a_product_on_the_naive_kernel_is_caught_by_the_check():
     """The check sees what :func:`batchable`'s 400 rule avoids (so the rule is needed)."""
     # 1 example x 64 inputs x 3 outputs = 192 multiply-adds: baddbmm's naive kernel, not BLAS.
-    assert not batched.kernels_agree(((12, 256), (256, 64), (64, 3)), 1, 2)
+    assert not batched.kernels_agree(((12, 256), (256, 64), (64, 3)), 1, 2, 1)
 
 
 def test_asking_whether_a_job_is_batchable_leaves_torchs_generator_alone():

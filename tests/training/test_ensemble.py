@@ -6,7 +6,7 @@ import torch
 
 from labeldp_core.data import load_dataset
 from labeldp_core.data.splits import teacher_split
-from labeldp_core.training import TrainSettings, ensemble, ensemble_members
+from labeldp_core.training import TrainSettings, batched, ensemble, ensemble_members
 
 #: 11 teachers on digits' 1,437 training images: shards of 108 and 109 (two groups together).
 TEACHERS = 11
@@ -25,7 +25,7 @@ def _votes_and_state(monkeypatch, together: bool, settings: TrainSettings):
 
     monkeypatch.setattr(ensemble_members, "_train", keep)
     if not together:  # every member by the single loop, one after another, as before
-        monkeypatch.setattr(ensemble_members, "_kernels_agree", lambda members: False)
+        monkeypatch.setattr(batched, "products_agree", lambda members: False)
     done = []
     torch.manual_seed(123)
     votes = ensemble.ensemble_votes(
