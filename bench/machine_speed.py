@@ -1,9 +1,10 @@
 """A yardstick: how fast this machine runs a fixed piece of the suite's and the warm's work now.
 
-The machines are shared: the same code on the same 2 cores took 508 s of pytest one morning and
-717 s two days later, with the same load average (issue 52), because every test's own CPU time
-had grown by about 40% (another tenant on the host's cores; the guest's steal counter barely
-moved). A time measured without the machine's speed beside it cannot be compared with another.
+The machines are shared: the same code on the same 2 cores took 508 s of pytest at 03:00 and
+717 s at 05:35 the same day, at similar load averages (issue 52), because every test's own CPU
+time had grown by about 40% (another tenant on the host's cores; the guest's steal counter
+barely moved); within the next hour this yardstick went from 1.24-1.74 s to 1.01 s. A time
+measured without the machine's speed beside it cannot be compared with another.
 This times two fixed workloads, each the best of ``--repeats`` runs on one thread:
 
 - ``cnn``: 300 Adam steps of digits' CNN on a batch of 128 random 8x8 images, what a warm's point

@@ -4,8 +4,8 @@
 suite as ``make test`` does, with ``--durations=20``, shows its output and rewrites the block
 between the markers of the page with the table, the suite's time, the commit and the machine's
 load, and the machine's speed measured just before it (``bench/machine_speed.py``: the same code
-took 508 s one morning and 717 s two days later on this shared machine, so a time without the
-machine's speed beside it compares with nothing). ``--from LOG`` reads the output of such a run
+took 508 s and, three hours later, 717 s on this shared machine, so a time without the machine's
+speed beside it compares with nothing). ``--from LOG`` reads the output of such a run
 instead of running one.
 """
 
