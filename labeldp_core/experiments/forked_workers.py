@@ -1,13 +1,13 @@
 """Worker processes forked from a server process that imported the library once.
 
 The compute service's workers and the warm's pool used to start with ``spawn``: every worker a
-fresh interpreter importing torch, the families and, on its first optimiser, ``torch._dynamo``
-(about 4 s of CPU each on the 2-core machine, more under load), again for each replacement
-worker and each new pool. Here they start from Python's *forkserver*: one process per parent,
-started by :func:`worker_context`, imports those modules once, before it starts any thread, and
-forks each worker from there. A forked worker starts in a few milliseconds and holds nothing of
-its parent (no thread, no lock, no open cache): like a spawned one, it starts from the library
-as imported, and computes the same numbers, byte for byte.
+fresh interpreter importing torch, the families and, on its first ``torch.optim`` optimiser,
+``torch._dynamo`` (about 4 s of CPU each on the 2-core machine, more under load), again for each
+replacement worker and each new pool. Here they start from Python's *forkserver*: one process per
+parent, started by :func:`worker_context`, imports those modules once, before it starts any thread,
+and forks each worker from there. A forked worker starts in a few milliseconds and holds nothing of
+its parent (no thread, no lock, no open cache): like a spawned one, it starts from the library as
+imported, and computes the same numbers, byte for byte.
 
 What a forked worker does not get from the forkserver is its parent's environment now: the
 forkserver's is its parent's at the time it started. :func:`environment` taken in the parent and
@@ -52,8 +52,9 @@ __all__ = ["PRELOAD", "adopt_environment", "end_forkserver", "environment", "wor
 
 #: What the forkserver imports before it forks a worker: the workers' entry points (and with them
 #: torch and every family), the command line (a worker of ``python -m labeldp_core`` imports its
-#: main module first) and what a worker's first optimiser imports (``torch.optim`` imports
-#: ``torch._dynamo`` on its first call, 1 to 3 s of CPU).
+#: main module first) and what a ``torch.optim`` optimiser imports on its first call
+#: (``torch._dynamo``, 1 to 3 s of CPU): DP-SGD's and LabelDP-Pro's, since the other trainings
+#: call Adam's kernel directly (:mod:`labeldp_core.training.fused_adam`).
 PRELOAD = (
     __name__,
     "labeldp_core.experiments.service",
