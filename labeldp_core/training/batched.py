@@ -41,6 +41,7 @@ from torch.nn import functional
 from labeldp_core.base.threads import training_threads
 from labeldp_core.models import build_model
 from labeldp_core.training.allocator import keep_freed_memory
+from labeldp_core.training.fused_adam import FusedAdam
 from labeldp_core.training.joining import BATCHED_MODELS, ClassifierJob
 from labeldp_core.training.loop import _as_input, accuracy_on, adam
 from labeldp_core.training.settings import TrainOutcome
@@ -139,7 +140,7 @@ def start_models(jobs: list[ClassifierJob]) -> tuple[list, list, list]:
 
 
 def train_step(
-    optimiser: torch.optim.Optimizer,
+    optimiser: FusedAdam | torch.optim.Optimizer,
     models: list[nn.Sequential],
     masks: list[torch.Generator],
     x: torch.Tensor,
