@@ -203,6 +203,19 @@ def test_split_is_disjoint_complete_and_deterministic_by_seed():
 SMALL = {"teachers": 5, "teacher_epochs": 20, "queries": 100}
 
 
+def _counted_votings(patch: pytest.MonkeyPatch) -> list[int]:
+    """A list that grows by one each time PATE's experiment has its teachers vote from now on."""
+    calls: list[int] = []
+    original = pate_experiment.ensemble_votes
+
+    def counting(*args, **kwargs):
+        calls.append(1)
+        return original(*args, **kwargs)
+
+    patch.setattr(pate_experiment, "ensemble_votes", counting)
+    return calls
+
+
 @pytest.fixture(scope="module")
 def voted(tmp_path_factory) -> Iterator[tuple[ResultCache, RunResult, int]]:
     """A PATE run at eps 50 in a cache of the module's, and how often its teachers voted.
@@ -211,16 +224,9 @@ def voted(tmp_path_factory) -> Iterator[tuple[ResultCache, RunResult, int]]:
     this module on 5 teachers and 20 teacher epochs read: the teachers train once for both tests
     of the experiment, not once each (5 teachers of 20 epochs, about 2 s of CPU).
     """
-    calls = []
-    original = pate_experiment.ensemble_votes
-
-    def counting(*args, **kwargs):
-        calls.append(1)
-        return original(*args, **kwargs)
-
     store = ResultCache(tmp_path_factory.mktemp("pate-votes"))
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(pate_experiment, "ensemble_votes", counting)
+        calls = _counted_votings(patch)
         result = run(make_config("pate", "digits", 50.0, epochs=10, settings=SMALL), store)
     yield store, result, len(calls)
     store.close()
@@ -229,14 +235,7 @@ def voted(tmp_path_factory) -> Iterator[tuple[ResultCache, RunResult, int]]:
 def test_pate_run_learns_reports_both_epsilons_and_reuses_the_votes(voted, monkeypatch):
     cache, result, voted_times = voted
     assert voted_times == 1
-    calls = []
-    original = pate_experiment.ensemble_votes
-
-    def counting(*args, **kwargs):
-        calls.append(1)
-        return original(*args, **kwargs)
-
-    monkeypatch.setattr(pate_experiment, "ensemble_votes", counting)
+    calls = _counted_votings(monkeypatch)
     details = result.details
     json.dumps(result.to_dict(), allow_nan=False)
     assert result.privacy_unit == "label" and result.delta == 1e-5
