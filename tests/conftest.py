@@ -118,15 +118,19 @@ def instant_models(monkeypatch: pytest.MonkeyPatch) -> None:
     still calibrated for the epochs asked, and its ε spent accounted for the steps it took).
     PATE's teachers and student on patch features (``features=patches``) are logistic
     regressions: they stop after a few L-BFGS iterations (a teacher took about 45 ms of CPU to
-    converge, 50 teachers a run). DP-SGD takes every noisy step its accounting counts (the
+    converge, 50 teachers a run); on pixels, trained together as one batched model
+    (:mod:`labeldp_core.training.ensemble_members`), each trains one epoch on the first 64
+    examples of its shard. DP-SGD takes every noisy step its accounting counts (the
     same examples, sample rate, steps and σ) on a logistic model: its default recipe's 240
     steps of the CNN took about 2.8 s of CPU on each page opened at its defaults.
     """
     from labeldp_core.families.labeldp_pro import trainer as pro_trainer
     from labeldp_core.families.pate import patch_student
     from labeldp_core.training import dpsgd as dpsgd_training
+    from labeldp_core.training import ensemble_members
 
     original, original_pro = loop._fit, pro_trainer.train_labeldp_pro
+    original_votes = ensemble_members.member_votes
     original_dpsgd = dpsgd_training.train_dpsgd_classifier
     original_logistic = patch_student.fit_logistic
 
@@ -134,6 +138,12 @@ def instant_models(monkeypatch: pytest.MonkeyPatch) -> None:
         small = replace(settings, epochs=1)
         return original(
             x_train[:64], targets[:64], outputs, loss_fn, evaluate, small, seed, progress
+        )
+
+    def tiny_votes(images, labels, shards, queries, num_classes, settings, *args):
+        small = [shard[:64] for shard in shards]
+        return original_votes(
+            images, labels, small, queries, num_classes, replace(settings, epochs=1), *args
         )
 
     def tiny_pro(data, num_classes, settings, *args, **kwargs):
@@ -153,6 +163,7 @@ def instant_models(monkeypatch: pytest.MonkeyPatch) -> None:
             return original_logistic(features, labels, num_classes)
 
     monkeypatch.setattr(loop, "_fit", tiny)
+    monkeypatch.setattr(ensemble_members, "member_votes", tiny_votes)
     monkeypatch.setattr(pro_trainer, "train_labeldp_pro", tiny_pro)
     monkeypatch.setattr(dpsgd_training, "train_dpsgd_classifier", logistic_dpsgd)
     monkeypatch.setattr(patch_student, "_ITERATIONS", 5)

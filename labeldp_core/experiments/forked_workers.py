@@ -21,7 +21,7 @@ interpreter's teardown of the modules it imported (3.8 s after its parent was ki
 16, past the 5 s a stop may take once the stopped command's own exit is counted): importing
 this module first of its preloads registers that exit, in the forkserver alone.
 
-But it reads that pipe only once its imports are done (5 s of CPU and more): a command stopped
+But it reads that pipe only once its imports are done (4 s of CPU and more): a command stopped
 while its forkserver still imports ends it itself (:func:`end_forkserver`), which it can only if
 it kept the forkserver's id. A real stop pinned at each step of a warm's pool start found one
 step where it was not kept: a stop that lands while Python starts the forkserver (its ``fork``
@@ -50,17 +50,20 @@ from labeldp_core.experiments.stopping import stops_deferred
 
 __all__ = ["PRELOAD", "adopt_environment", "end_forkserver", "environment", "worker_context"]
 
-#: What the forkserver imports before it forks a worker: the workers' entry points (and with them
-#: torch and every family), the command line (a worker of ``python -m labeldp_core`` imports its
-#: main module first) and what a ``torch.optim`` optimiser imports on its first call
-#: (``torch._dynamo``, 1 to 3 s of CPU): DP-SGD's and LabelDP-Pro's, since the other trainings
-#: call Adam's kernel directly (:mod:`labeldp_core.training.fused_adam`).
+#: What the forkserver imports before it forks a worker: the workers' entry points, torch (which
+#: they import on their first point) and the command line (a worker of ``python -m labeldp_core``
+#: imports its main module first). Not ``torch._dynamo``, which a ``torch.optim`` optimiser or
+#: ``torch.func`` imports on first use: it made each forkserver's start 1.0 to 1.4 s of CPU
+#: longer (5.0 to 5.6 s against 3.7 to 4.3 s, three runs each on the 2-core machine beside a
+#: test run), and only LabelDP-Pro's points (``torch.func``) and DP-SGD with Adam need it now
+#: (:mod:`~labeldp_core.training.fused_adam`, :mod:`~labeldp_core.training.direct_sgd`): a
+#: worker that computes one imports it then.
 PRELOAD = (
     __name__,
     "labeldp_core.experiments.service",
     "labeldp_core.services.warm",
     "labeldp_core.cli",
-    "torch._dynamo",
+    "torch",
 )
 
 

@@ -57,6 +57,7 @@ from labeldp_core.models import build_model
 from labeldp_core.noise.secure_noise import check_noise
 from labeldp_core.training.allocator import keep_freed_memory
 from labeldp_core.training.bookkeeping import BookkeepingModule
+from labeldp_core.training.direct_sgd import DirectSGD
 from labeldp_core.training.loop import (
     ProgressFn,
     TrainOutcome,
@@ -194,13 +195,15 @@ def _dp_optimizer(
 ) -> DPOptimizer:
     """Opacus's DP optimiser for ``private`` (wrapping ``model``) around Adam or SGD.
 
-    ``optimizer`` ``sgd`` is SGD with ``momentum`` (the DP-SGD literature's recipe), ``adam``
-    Adam's default (unfused) kernel: Opacus sets NCHW gradients on channels_last weights, which
-    the fused kernel would pair with the wrong weights (see :func:`adam`). Either way the
-    optimiser only ever sees Opacus's noisy clipped sum: the privacy does not depend on it.
+    ``optimizer`` ``sgd`` is SGD with ``momentum`` (the DP-SGD literature's recipe), stepped as
+    ``torch.optim.SGD`` steps it without importing ``torch._dynamo``
+    (:class:`~labeldp_core.training.direct_sgd.DirectSGD`); ``adam`` is Adam's default
+    (unfused) kernel: Opacus sets NCHW gradients on channels_last weights, which the fused
+    kernel would pair with the wrong weights (see :func:`adam`). Either way the optimiser only
+    ever sees Opacus's noisy clipped sum: the privacy does not depend on it.
     """
     if optimizer == "sgd":
-        inner = torch.optim.SGD(model.parameters(), lr=settings.learning_rate, momentum=momentum)
+        inner = DirectSGD(model.parameters(), settings.learning_rate, momentum)
     else:
         inner = adam(model, settings.learning_rate, fused=False)
     optimiser_class = (

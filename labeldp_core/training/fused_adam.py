@@ -12,8 +12,9 @@ float32 step count per parameter, first and second moments of the parameter's sh
 layout, made at a parameter's first gradient), and steps it with the same two calls, the steps'
 ``torch._foreach_add_`` and ``torch._fused_adam_`` with the same arguments, on the parameters
 that have a gradient. ``tests/training/test_fused_adam.py`` checks every model's parameters
-after many steps against torch's optimiser, bit for bit. Opacus's DP optimisers need a
-``torch.optim.Optimizer`` to wrap, so DP-SGD keeps torch's Adam (:func:`~.loop.adam`).
+after many steps against torch's optimiser, bit for bit. DP-SGD's Adam keeps torch's unfused
+Adam (:func:`~.loop.adam`): Opacus sets NCHW gradients on channels_last weights, which the fused
+kernel would pair with the wrong weights; its SGD is :mod:`~labeldp_core.training.direct_sgd`.
 """
 
 from collections.abc import Iterable

@@ -76,7 +76,7 @@ def adam(
     The fused kernel walks a parameter and its gradient in memory order and ignores their
     strides (PyTorch 2.14), so it needs every gradient in its parameter's memory layout.
     Autograd guarantees that; a gradient set by hand need not (Opacus's DP optimisers hand a
-    channels_last convolution weight an NCHW gradient, and wrap a ``torch.optim`` optimiser).
+    channels_last convolution weight an NCHW gradient).
     Pass ``fused=False`` there: torch's default implementation, which indexes by position.
     """
     if fused:

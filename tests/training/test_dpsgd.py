@@ -23,6 +23,7 @@ from labeldp_core.families.dpsgd.experiment import delta_warning, epsilon_checkp
 from labeldp_core.models import build_model
 from labeldp_core.training import TrainSettings
 from labeldp_core.training import dpsgd as dpsgd_training
+from labeldp_core.training.direct_sgd import DirectSGD
 from labeldp_core.training.dpsgd import (
     GRAD_SAMPLE_MODES,
     DPSGDSettings,
@@ -562,7 +563,7 @@ def test_the_loop_samples_at_its_rate_and_hands_the_optimiser_its_noise(monkeypa
     # ghost-bk clips each example in the module: at the clip the noise is calibrated to.
     assert wrapped == [("ghost-bk", 0.8)]
     inner = optimiser.original_optimizer  # the optimiser and momentum the settings asked for
-    assert isinstance(inner, torch.optim.SGD) and inner.defaults["momentum"] == 0.9
+    assert isinstance(inner, DirectSGD) and inner.defaults["momentum"] == 0.9
 
 
 def test_the_outcome_is_the_trained_model_its_test_curve_and_its_empty_draws(monkeypatch):
@@ -648,7 +649,7 @@ def test_reflect_padded_convolutions_are_refused_not_misclipped():
 @pytest.mark.parametrize("mode", ["ghost-bk", "hooks"])
 @pytest.mark.parametrize(
     ("optimizer", "inner", "momentum"),
-    [("sgd", torch.optim.SGD, 0.9), ("adam", torch.optim.Adam, None)],
+    [("sgd", DirectSGD, 0.9), ("adam", torch.optim.Adam, None)],
 )
 def test_the_dp_optimiser_wraps_the_optimiser_asked_with_the_privacy_settings(
     mode, optimizer, inner, momentum

@@ -1,8 +1,5 @@
 """FusedAdam: torch's fused Adam kernel called directly; parameters as torch's Adam leaves them."""
 
-import subprocess
-import sys
-
 import pytest
 import torch
 from torch import nn
@@ -11,6 +8,8 @@ from torch.nn import functional
 from labeldp_core.models import MODELS, build_model
 from labeldp_core.training.fused_adam import FusedAdam
 from labeldp_core.training.loop import adam
+from tests.training.fresh_process import imports_torch_dynamo
+from tests.training.gradient_gaps import trained_with_gaps
 
 
 def _trained(model_name: str, own: bool, steps: int = 40) -> list[torch.Tensor]:
@@ -44,22 +43,8 @@ def test_every_model_trains_to_torchs_fused_adams_parameters_bit_for_bit(model_n
 
 
 def test_a_parameter_without_a_gradient_is_left_as_torchs_adam_leaves_it():
-    def run(make) -> list[torch.Tensor]:
-        torch.manual_seed(0)
-        first, second = nn.Linear(4, 4), nn.Linear(4, 2)
-        optimiser = make([*first.parameters(), *second.parameters()])
-        x = torch.randn(8, 4)
-        for step in range(6):
-            optimiser.zero_grad(set_to_none=True)
-            hidden = (
-                first(x) if step % 2 else first(x).detach()
-            )  # first: a gradient every other step
-            second(hidden).sum().backward()
-            optimiser.step()
-        return [p.detach().clone() for p in (*first.parameters(), *second.parameters())]
-
-    own = run(lambda params: FusedAdam(params, 1e-2))
-    torchs = run(lambda params: torch.optim.Adam(params, lr=1e-2, fused=True))
+    own = trained_with_gaps(lambda params: FusedAdam(params, 1e-2))
+    torchs = trained_with_gaps(lambda params: torch.optim.Adam(params, lr=1e-2, fused=True))
     assert all(torch.equal(a, b) for a, b in zip(own, torchs, strict=True))
 
 
@@ -73,15 +58,8 @@ def test_the_loops_adam_is_the_direct_kernel_and_dp_sgd_keeps_torchs():
 
 def test_training_imports_no_torch_dynamo():
     """torch.optim's first optimiser imports torch._dynamo (about 2 s); the loop's does not."""
-    probe = (
-        "import sys, torch\n"
-        "from labeldp_core.training import TrainSettings, train_classifier\n"
-        "from labeldp_core.data import load_dataset\n"
-        "d = load_dataset('digits')\n"
+    assert not imports_torch_dynamo(
+        "from labeldp_core.training import TrainSettings, train_classifier",
         "train_classifier(d.x_train[:64], d.y_train[:64], d.x_test[:8], d.y_test[:8], 10,\n"
-        "                 TrainSettings(model='logistic', epochs=1, batch_size=32), seed=0)\n"
-        "print('torch._dynamo' in sys.modules)\n"
+        "                 TrainSettings(model='logistic', epochs=1, batch_size=32), seed=0)",
     )
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr[-800:]
-    assert done.stdout.strip() == "False"

@@ -41,6 +41,7 @@ from labeldp_core.errors import InvalidInputError
 from labeldp_core.families.labeldp_pro.denoiser import denoise, unflatten
 from labeldp_core.models.zoo import build_model
 from labeldp_core.noise.secure_noise import check_noise
+from labeldp_core.training.direct_sgd import DirectSGD
 from labeldp_core.training.dpsgd import DPSGDOutcome, _draw_generators
 from labeldp_core.training.settings import ProgressFn, TrainSettings
 
@@ -265,7 +266,7 @@ def train_labeldp_pro(
     dimension = sum(p.numel() for p in model.parameters())
     smoothing = resolved_smoothing(pro, dimension, settings.batch_size)
     rate = step_rate(pro, settings.learning_rate, smoothing)
-    optimiser = torch.optim.SGD(model.parameters(), lr=rate, momentum=pro.momentum)
+    optimiser = DirectSGD(model.parameters(), rate, pro.momentum)
     curve, drawn, empty = [], 0, 0
     for epoch in range(settings.epochs):
         for _ in range(steps // settings.epochs):
