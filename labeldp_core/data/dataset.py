@@ -8,14 +8,27 @@ stratified split is computed from the labels, so it is not protected (issue 34, 
 tables are split blind to the labels instead (:mod:`labeldp_core.data.tables`).
 """
 
+import hashlib
+import json
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
-__all__ = ["SPLIT_SEED", "Dataset", "split_fixed"]
+__all__ = ["FROZEN_SPLITS", "SPLIT_SEED", "Dataset", "frozen_split_file", "split_fixed"]
 
 #: The train/test split never depends on the run's seed: every run is scored on the same test set.
 SPLIT_SEED = 0
+#: The bundled datasets' splits as scikit-learn's ``train_test_split`` made them (stratified,
+#: :data:`SPLIT_SEED`; ``tests/data/test_frozen_splits.py`` checks them against it), kept in
+#: ``frozen_splits/``: a load needs no scikit-learn (importing it took 1.4 to 1.9 s of CPU in
+#: every process that loaded digits), and an upgrade of scikit-learn cannot move a split under
+#: stored results. Each file's SHA-256 is written here, in the code that result keys
+#: fingerprint, so that a changed split changes the keys of what was computed on it.
+FROZEN_SPLITS: dict[str, str] = {
+    "digits": "5f44a58a51a59a881d47c5337d15b29604254b404769b651b1e22e51e04d8f31",
+    "mnist-5k": "748876e3f750074fd98394c12b97f0ece812449cf7781fb9d38347b27a9f4796",
+}
 
 
 @dataclass(frozen=True)
@@ -74,9 +87,44 @@ def split_fixed(
     The split is stratified by label, so it depends on the labels: it is public and fixed, and
     the guarantees hold given it (see the module's docstring).
     """
-    from sklearn.model_selection import train_test_split  # here: only a load needs sklearn
+    split = _frozen_split(name, labels, test_fraction)
+    train, test = split if split is not None else stratified_split(labels, test_fraction)
+    return Dataset(name, images[train], labels[train], images[test], labels[test], class_names)
 
-    x_train, x_test, y_train, y_test = train_test_split(
-        images, labels, test_size=test_fraction, random_state=SPLIT_SEED, stratify=labels
+
+def stratified_split(labels: np.ndarray, test_fraction: float) -> tuple[np.ndarray, np.ndarray]:
+    """The training and test rows, in scikit-learn's order: its stratified split with the seed."""
+    from sklearn.model_selection import train_test_split  # here: only a fresh split needs it
+
+    rows = np.arange(len(labels))
+    return tuple(
+        train_test_split(rows, test_size=test_fraction, random_state=SPLIT_SEED, stratify=labels)
     )
-    return Dataset(name, x_train, y_train, x_test, y_test, class_names)
+
+
+def frozen_split_file(name: str) -> Path:
+    """Where dataset ``name``'s frozen split is kept (:data:`FROZEN_SPLITS`)."""
+    return Path(__file__).with_name("frozen_splits") / f"{name}.json"
+
+
+def _frozen_split(
+    name: str, labels: np.ndarray, test_fraction: float
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """``name``'s frozen rows, or None if none was frozen for these labels and this fraction.
+
+    Raises:
+        ValueError: if the file's bytes are not those whose SHA-256 :data:`FROZEN_SPLITS` holds.
+    """
+    if name not in FROZEN_SPLITS:
+        return None
+    data = frozen_split_file(name).read_bytes()
+    if hashlib.sha256(data).hexdigest() != FROZEN_SPLITS[name]:
+        raise ValueError(
+            f"{frozen_split_file(name)} is not the split its digest names: restore it from the "
+            "repository (tests/data/test_frozen_splits.py says how to write it anew)"
+        )
+    frozen = json.loads(data)
+    same_labels = frozen["labels_sha256"] == hashlib.sha256(labels.tobytes()).hexdigest()
+    if not same_labels or frozen["test_fraction"] != test_fraction:
+        return None
+    return np.asarray(frozen["train"], dtype=np.int64), np.asarray(frozen["test"], dtype=np.int64)

@@ -1,6 +1,7 @@
 """Loaders for the registered datasets: bundled ones first, local IDX files, download last."""
 
 import gzip
+import importlib.util
 import os
 import shutil
 import socket
@@ -77,12 +78,19 @@ def _images(array: np.ndarray, side: int, max_value: float) -> np.ndarray:
 
 
 def load_digits() -> Dataset:
-    """scikit-learn's bundled 8x8 digits: 1,797 images, 20% held out for testing."""
-    from sklearn.datasets import load_digits as sklearn_digits
+    """scikit-learn's bundled 8x8 digits: 1,797 images, 20% held out for testing.
 
-    bunch = sklearn_digits()
-    images = _images(bunch.data, 8, 16.0)
-    return split_fixed("digits", images, bunch.target.astype(np.int64), DIGIT_NAMES, 0.2)
+    Read from the file scikit-learn ships, as its ``load_digits`` reads it (each row 64 pixels
+    and the label), without importing scikit-learn.
+    """
+    package = importlib.util.find_spec("sklearn")
+    if package is None or not package.submodule_search_locations:
+        raise DatasetUnavailableError("digits ships with scikit-learn, which is not installed")
+    path = Path(package.submodule_search_locations[0]) / "datasets" / "data" / "digits.csv.gz"
+    with gzip.open(path, "rt", encoding="utf-8") as rows:
+        table = np.loadtxt(rows, delimiter=",")
+    images = _images(table[:, :-1], 8, 16.0)
+    return split_fixed("digits", images, table[:, -1].astype(np.int64), DIGIT_NAMES, 0.2)
 
 
 def load_mnist_5k() -> Dataset:
