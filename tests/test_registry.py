@@ -5,7 +5,6 @@ figures, the demo grid, the app's pages (and navigation: tests/app/test_page_tab
 docs' table; once the test is over, it is gone from all of them."""
 
 import importlib
-import subprocess
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -27,6 +26,7 @@ from labeldp_core.registry import (
     registered,
 )
 from labeldp_core.services.release_audits import audit_cases, audit_mechanism
+from tests.fresh_imports import imported_after
 
 
 def test_a_toy_family_from_a_folder_shows_on_every_derived_table(toy_family):
@@ -152,9 +152,7 @@ def test_the_mutation_run_selects_the_generated_tests_every_mutated_familys_fold
 def test_listing_the_families_imports_no_torch():
     # The CLI's list, choose and the docs read the registry: torch (seconds to import) waits
     # until a training runs. A release call is named by its module's dotted name for this.
-    code = "import sys, labeldp_core.registry; print({'torch', 'opacus'} & set(sys.modules))"
-    found = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert found.stdout.strip() == "set()"
+    assert imported_after("import labeldp_core.registry", ["torch", "opacus"]) == []
     for mechanism in mechanism_entries():
         assert all(isinstance(step.module, str) for step in mechanism.releases)
 

@@ -7,14 +7,13 @@ and copy the digests it prints into ``FROZEN_SPLITS`` (``labeldp_core/data/datas
 
 import hashlib
 import json
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 
 from labeldp_core.data import dataset, loaders
 from labeldp_core.data.dataset import FROZEN_SPLITS, frozen_split_file, split_fixed
+from tests.fresh_imports import DIGITS, imported_after
 
 #: How each frozen split is made: every file says so.
 MADE_BY = (
@@ -82,15 +81,7 @@ def test_digits_load_as_scikit_learn_loads_and_splits_them():
 
 def test_loading_digits_imports_no_scikit_learn():
     """Importing scikit-learn took 1.4 to 1.9 s of CPU in every process that loaded digits."""
-    probe = (
-        "import sys\n"
-        "from labeldp_core.data import load_dataset\n"
-        "load_dataset('digits')\n"
-        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'sklearn'))\n"
-    )
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr[-800:]
-    assert done.stdout.strip() == "[]"
+    assert imported_after(DIGITS, ["sklearn"]) == []
 
 
 def test_a_changed_frozen_file_is_refused(tmp_path, monkeypatch):

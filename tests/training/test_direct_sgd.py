@@ -8,7 +8,7 @@ from torch.nn import functional
 
 from labeldp_core.models import build_model
 from labeldp_core.training.direct_sgd import DirectSGD
-from tests.training.fresh_process import imports_torch_dynamo
+from tests.fresh_imports import DIGITS, imported_after
 from tests.training.gradient_gaps import trained_with_gaps
 
 
@@ -82,10 +82,11 @@ def test_opacus_steps_it_as_it_steps_torchs_sgd():
 
 def test_a_dp_sgd_training_imports_no_torch_dynamo():
     """torch.optim's first optimiser imports torch._dynamo (1.3 to 2 s); DP-SGD's does not now."""
-    assert not imports_torch_dynamo(
+    training = (
         "from labeldp_core.training import TrainSettings\n"
-        "from labeldp_core.training.dpsgd import DPSGDSettings, train_dpsgd_classifier",
+        "from labeldp_core.training.dpsgd import DPSGDSettings, train_dpsgd_classifier\n"
         "train_dpsgd_classifier(d.x_train[:64], d.y_train[:64], d.x_test[:8], d.y_test[:8], 10,\n"
         "    TrainSettings(model='cnn-tanh', epochs=1, batch_size=16),\n"
-        "    DPSGDSettings(noise_multiplier=1.0, clip=0.1, optimizer='sgd', momentum=0.9), 0)",
+        "    DPSGDSettings(noise_multiplier=1.0, clip=0.1, optimizer='sgd', momentum=0.9), 0)"
     )
+    assert imported_after(f"{DIGITS}\n{training}", ["torch._dynamo"]) == []

@@ -8,7 +8,7 @@ from torch.nn import functional
 from labeldp_core.models import MODELS, build_model
 from labeldp_core.training.fused_adam import FusedAdam
 from labeldp_core.training.loop import adam
-from tests.training.fresh_process import imports_torch_dynamo
+from tests.fresh_imports import DIGITS, imported_after
 from tests.training.gradient_gaps import trained_with_gaps
 
 
@@ -58,8 +58,9 @@ def test_the_loops_adam_is_the_direct_kernel_and_dp_sgd_keeps_torchs():
 
 def test_training_imports_no_torch_dynamo():
     """torch.optim's first optimiser imports torch._dynamo (about 2 s); the loop's does not."""
-    assert not imports_torch_dynamo(
-        "from labeldp_core.training import TrainSettings, train_classifier",
+    training = (
+        "from labeldp_core.training import TrainSettings, train_classifier\n"
         "train_classifier(d.x_train[:64], d.y_train[:64], d.x_test[:8], d.y_test[:8], 10,\n"
-        "                 TrainSettings(model='logistic', epochs=1, batch_size=32), seed=0)",
+        "                 TrainSettings(model='logistic', epochs=1, batch_size=32), seed=0)"
     )
+    assert imported_after(f"{DIGITS}\n{training}", ["torch._dynamo"]) == []

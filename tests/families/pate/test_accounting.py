@@ -32,6 +32,7 @@ from labeldp_core.families.pate.accounting import (
     pate_epsilon,
     pate_rdp,
 )
+from tests.fresh_imports import imported_after
 
 DELTA = 1e-5
 SOME_ORDERS = np.array([1.5, 2.0, 5.0, 10.0, 20.0, 50.0])
@@ -375,9 +376,6 @@ def test_unreachable_epsilon_and_bad_checkpoints_are_explained(monkeypatch):
 def test_the_promised_import_path_serves_the_familys_accounting():
     # docs/interfaces.md promises labeldp_core.accounting.pate_epsilon; PATE's accounting moved
     # into its family (issue 55), and the shared accounting must not import a family to serve it.
-    import subprocess
-    import sys
-
     from labeldp_core import accounting
 
     assert accounting.pate_epsilon is pate_epsilon
@@ -386,9 +384,4 @@ def test_the_promised_import_path_serves_the_familys_accounting():
         assert getattr(accounting, name) is getattr(pate_accounting, name)
     with pytest.raises(AttributeError, match="no attribute 'pate_bounds'"):
         _ = accounting.pate_bounds
-    code = (
-        "import sys, labeldp_core.accounting\n"
-        "print(sorted(m for m in sys.modules if m.startswith('labeldp_core.families')))"
-    )
-    found = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert found.stdout.strip() == "[]"
+    assert imported_after("import labeldp_core.accounting", ["labeldp_core.families"]) == []
