@@ -10,10 +10,12 @@ queued or running is not computed again: every asker waits on the same job (sing
 the cache key). A queued job nobody waits for any more (its tabs were closed) is dropped. Workers
 are replaced after ``tasks_per_worker`` points, giving the memory a training freed back to the
 system, and when one dies (killed, out of memory) its job fails with a clear message and a new
-worker takes its place. Workers are daemon processes that also end when the server's process is gone
-(however it ended: :func:`~labeldp_core.experiments.stopping.end_with_parent`); a point cut off is
-simply not cached (the cache writes each result in one transaction), so nothing already stored is
-lost.
+worker takes its place. Each worker reports on a pipe of its own: one killed in the middle of a
+report leaves half a message (and, on a channel shared by every worker, its write lock) only in
+a pipe that goes with it. Workers are daemon processes that also end when the server's process
+is gone (however it ended: :func:`~labeldp_core.experiments.stopping.end_with_parent`); a point
+cut off is simply not cached (the cache writes each result in one transaction), so nothing
+already stored is lost.
 """
 
 import contextlib
@@ -21,7 +23,6 @@ import ctypes
 import gc
 import json
 import os
-import queue
 import re
 import sys
 import threading
@@ -29,6 +30,7 @@ import time
 import types
 from collections import deque
 from dataclasses import dataclass
+from multiprocessing.connection import Connection, wait
 from pathlib import Path
 from typing import Any
 
@@ -103,6 +105,27 @@ class Job:
         self._finished.set()
 
 
+@dataclass
+class _Worker:
+    """A worker process, the queue it takes points from, and the pipe it reports on."""
+
+    process: Any
+    tasks: Any
+    reports: Connection
+    heard_last: bool = False  # its reports ended (it exited, or was killed mid-report)
+
+    def take_reports(self) -> list[tuple]:
+        """Every whole report waiting in its pipe; at the pipe's end, marks the end heard."""
+        taken = []
+        try:
+            while not self.heard_last and self.reports.poll():
+                taken.append(self.reports.recv())
+        except (EOFError, OSError):  # gone, maybe with a report half-written: it goes with it
+            self.heard_last = True
+            self.reports.close()
+        return taken
+
+
 class ComputeService:
     """A server-wide pool of worker processes that computes :class:`RunConfig` points.
 
@@ -134,7 +157,6 @@ class ComputeService:
         self.tasks_per_worker = tasks_per_worker
         self.memory_limit_mb, self.time_limit_s = memory_limit_mb, time_limit_s
         self._context = worker_context()
-        self._events = self._context.Queue()
         self._lock = threading.Lock()
         self._jobs: dict[str, Job] = {}
         self._queued: deque[Job] = deque()
@@ -182,15 +204,16 @@ class ComputeService:
 
     def worker_pids(self) -> list[int]:
         """Process ids of the current workers (for tests and monitoring)."""
-        return [worker.pid for worker, _ in self._workers]
+        return [worker.process.pid for worker in self._workers]
 
     def shutdown(self) -> None:
         """Stop every worker now; queued and running jobs fail (nothing is half-written)."""
         self._closed.set()
         self._dispatcher.join(timeout=5)
         with self._lock:
-            for worker, _ in self._workers:
-                worker.terminate()
+            for worker in self._workers:
+                worker.process.terminate()
+                worker.reports.close()
             for job in list(self._jobs.values()):
                 job._end("failed", error="the server stopped before this point was computed")
             self._jobs.clear()
@@ -198,14 +221,15 @@ class ComputeService:
 
     # --- dispatcher thread --------------------------------------------------------------------
 
-    def _start_worker(self, slot: int) -> tuple[Any, Any]:
+    def _start_worker(self, slot: int) -> _Worker:
         tasks = self._context.SimpleQueue()
+        reports, reporter = self._context.Pipe(duplex=False)
         process = self._context.Process(
             target=_worker_main,
             args=(
                 slot,
                 tasks,
-                self._events,
+                reporter,
                 str(self.cache_dir),
                 self.threads,
                 self.tasks_per_worker,
@@ -216,17 +240,18 @@ class ComputeService:
         )
         with _main_module_hidden():
             process.start()
-        return process, tasks
+        reporter.close()  # the worker's end alone: its pipe ends when the worker does
+        return _Worker(process, tasks, reports)
 
     def _dispatch(self) -> None:
         while not self._closed.is_set():
-            try:
-                event = self._events.get(timeout=_POLL_S)
-            except queue.Empty:
-                event = None
+            listening = [worker.reports for worker in self._workers if not worker.heard_last]
+            ready = set(wait(listening, timeout=_POLL_S))
             with self._lock:
-                if event is not None:
-                    self._handle(event)
+                for worker in self._workers:
+                    if worker.reports in ready:
+                        for event in worker.take_reports():
+                            self._handle(event)
                 self._replace_dead_workers()
                 self._hand_out()
 
@@ -246,18 +271,22 @@ class ComputeService:
                 job._end("failed", error=rest[0])
 
     def _replace_dead_workers(self) -> None:
-        for slot, (worker, _) in enumerate(self._workers):
-            job = self._busy[slot]
-            over = self._over_limit(worker.pid, job) if worker.is_alive() else ""
+        for slot, worker in enumerate(self._workers):
+            process, job = worker.process, self._busy[slot]
+            over = self._over_limit(process.pid, job) if process.is_alive() else ""
             if over:
-                worker.kill()
-                worker.join(timeout=5)
-            if worker.is_alive() or worker.exitcode is None:
+                process.kill()
+                process.join(timeout=5)
+            if process.is_alive() or process.exitcode is None:
                 continue
+            for event in worker.take_reports():  # what it said before it ended: maybe "done"
+                self._handle(event)
+            job = self._busy[slot]
+            worker.reports.close()
             if job is not None:
                 self._busy[slot] = None
                 self._forget(job)
-                why = over or f"stopped (exit code {worker.exitcode}; out of memory?)"
+                why = over or f"stopped (exit code {process.exitcode}; out of memory?)"
                 job._end(
                     "failed",
                     error=(
@@ -283,13 +312,14 @@ class ComputeService:
     def _hand_out(self) -> None:
         for slot, job in enumerate(self._busy):
             spent = self._handed[slot] >= self.tasks_per_worker  # exiting: wait for its successor
-            if job is None and self._queued and not spent and self._workers[slot][0].is_alive():
+            free = job is None and not spent and self._workers[slot].process.is_alive()
+            if free and self._queued:
                 self._handed[slot] += 1
                 job = self._queued.popleft()
                 job.state, job.position, job.message = "running", 0, "starting"
                 job.started = time.monotonic()
                 self._busy[slot] = job
-                self._workers[slot][1].put(job.config)
+                self._workers[slot].tasks.put(job.config)
         self._number_queue()
 
     def _number_queue(self) -> None:
@@ -322,9 +352,18 @@ def _main_module_hidden():
 
 
 def _worker_main(
-    slot, tasks, events, cache_dir: str, threads: int | None, budget: int, environ: dict
+    slot,
+    tasks,
+    reports: Connection,
+    cache_dir: str,
+    threads: int | None,
+    budget: int,
+    environ: dict,
 ) -> None:
     """Compute points from ``tasks`` one at a time; retire after ``budget`` of them.
+
+    Its reports go on ``reports``, written by the training's own thread (no feeder thread):
+    while the service does not read, the training waits for it rather than piling reports up.
 
     ``environ`` is the server's environment when it started the worker (see
     :mod:`labeldp_core.experiments.forked_workers`).
@@ -339,18 +378,18 @@ def _worker_main(
     cache = ResultCache(cache_dir)
     for _ in range(budget):
         config = tasks.get()
-        events.put(("started", slot, os.getpid(), torch.get_num_threads()))
+        reports.send(("started", slot, os.getpid(), torch.get_num_threads()))
 
         def report(fraction: float, message: str) -> None:
-            events.put(("progress", slot, float(fraction), str(message)))
+            reports.send(("progress", slot, float(fraction), str(message)))
 
         try:
             result = run(config, cache, progress=report)
         except Exception as exc:  # every failure is reported to the waiters, not raised here
             reason = str(exc) if isinstance(exc, LabelDPError) else f"{type(exc).__name__}: {exc}"
-            events.put(("failed", slot, reason))
+            reports.send(("failed", slot, reason))
         else:
-            events.put(("done", slot, result.to_dict()))
+            reports.send(("done", slot, result.to_dict()))
         _give_memory_back()
     cache.close()  # and exit: the dispatcher replaces a worker that has exited
 

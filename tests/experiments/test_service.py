@@ -3,6 +3,7 @@
 import os
 import signal
 import time
+from pathlib import Path
 
 import pytest
 import torch
@@ -106,6 +107,32 @@ def test_a_killed_worker_fails_its_point_with_a_reason_and_is_replaced(service):
     after = service.submit(_config(3.2))
     assert after.result().epsilon == 3.2  # a new worker took over: the service's only one
     assert after.worker != job.worker
+
+
+def _blocked_writing_to_a_pipe(pid: int) -> bool:
+    """Whether a thread of process ``pid`` waits in the kernel for room in a full pipe."""
+    threads = Path(f"/proc/{pid}/task")
+    return any("pipe_write" in (task / "wchan").read_text() for task in threads.iterdir())
+
+
+def test_a_worker_killed_in_the_middle_of_a_report_leaves_the_next_points_reporting(service):
+    # While the service does not read (its lock held here), the worker's per-epoch reports fill
+    # the pipe until its writer waits, a report half-written: then the worker is killed, as the
+    # time and memory limits (or the system's out-of-memory killer) kill one. The worker that
+    # replaces it must still be heard: on a channel shared by every worker, the dead one held its
+    # write lock and left half a message in it, and every later point hung.
+    job = service.submit(_config(3.3, epochs=1000))  # a report an epoch
+    _until(lambda: job.worker is not None, "the training to start")
+    with service._lock:
+        _until(
+            lambda: _blocked_writing_to_a_pipe(job.worker), "the worker's reports to fill the pipe"
+        )
+        os.kill(job.worker, signal.SIGKILL)
+    with pytest.raises(JobFailedError, match="worker computing this point stopped"):
+        job.result()
+    after = service.submit(_config(3.4))
+    _until(lambda: after.wait(0.1), "the next point, computed by the new worker")
+    assert after.result().epsilon == 3.4
 
 
 def test_workers_are_replaced_after_their_share_of_points(tmp_path):
