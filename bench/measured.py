@@ -203,13 +203,15 @@ def timeline(lines: list[str]) -> list[list]:
 
 
 def rate_kind(label: str) -> str:
-    """A point's family for the warm's time left: :func:`point_kind`, a model audit's mechanism too.
+    """A point's family for the warm's time left: :func:`point_kind` with an audit's mechanism.
 
-    >>> rate_kind("model audit dpsgd ε=2"), rate_kind("rr ε=1 seed=0")
-    ('model audit dpsgd', 'rr')
+    >>> rate_kind("model audit dpsgd ε=2"), rate_kind("audit pate case 3"), rate_kind("rr ε=1")
+    ('model audit dpsgd', 'audit case pate', 'rr')
     """
     kind = point_kind(label)
-    return f"{kind} {label.split(' ')[2]}" if kind == "model audit" else kind
+    if kind == "model audit":
+        return f"{kind} {label.split(' ')[2]}"
+    return f"{kind} {label.split(' ')[1]}" if kind == "audit case" else kind
 
 
 def family_rates(points: list[list]) -> dict[str, float]:
@@ -223,7 +225,7 @@ def family_rates(points: list[list]) -> dict[str, float]:
 def rates_text() -> str:
     """The per-family seconds a warm's time left starts from (``warm_rates.json``), as JSON.
 
-    By dataset: the family medians of its measured timeline (a model audit's per mechanism)
+    By dataset: the family medians of its measured timeline (an audit's per mechanism)
     beside the record's costs, which still count its model audits as one family for a
     mechanism the timeline has none of; with the record's commit, cores and load.
     A warm scales them by how fast it runs the families it has seen

@@ -40,13 +40,18 @@ MODEL_AUDIT, AUDIT_CASE = "model audit", "audit case"
 
 
 def family(task: "WarmTask") -> str:
-    """A point's family: its mechanism, ``model audit MECHANISM`` or ``audit case``.
+    """A point's family: its mechanism, ``model audit MECHANISM`` or ``audit case MECHANISM``.
 
-    The names ``bench/measured.py`` gives the points of a warm's progress lines.
+    The names ``bench/measured.py`` gives the points of a warm's progress lines. An audit case
+    is of its mechanism's family: the audit page's cases of one mechanism cost about alike, but
+    a LabelDP-Pro case costs some 200 times a randomized-response one, so one median of every
+    case said nothing of the cases that came first (see :meth:`Estimate._speed`).
     """
     if task.model_audit is not None:
         return f"{MODEL_AUDIT} {task.model_audit[0]}"
-    return AUDIT_CASE if task.config is None else task.config.mechanism
+    if task.config is None:
+        return f"{AUDIT_CASE} {task.audit[0]}"
+    return task.config.mechanism
 
 
 def reference_rates(dataset: str) -> dict[str, float]:
@@ -94,10 +99,10 @@ class Estimate:
         return statistics.median(ratios) if ratios else None
 
     def _bench(self, task: "WarmTask") -> float | None:
-        """The bench's seconds for ``task``'s family (any model audit's, if not its own)."""
+        """The bench's seconds for ``task``'s family (else any model audit's or audit case's)."""
         found = self.reference.get(family(task))
-        if found is None and task.model_audit is not None:
-            found = self.reference.get(MODEL_AUDIT)
+        if found is None and task.config is None:
+            found = self.reference.get(MODEL_AUDIT if task.model_audit else AUDIT_CASE)
         return found
 
     def _prior(self, task: "WarmTask") -> float | None:
