@@ -87,14 +87,18 @@ class Estimate:
         """How much longer this warm's points take than the bench's, lately.
 
         Each family's median over its last :data:`RECENT` points over the bench's seconds, and
-        the median of that over the families seen :data:`RECENT` times (all seen while none
-        was). Recent points, because the machine's load changes during a warm; families seen
-        often, because a family's first points compute what its others read (a baseline, the
-        teachers' votes); a median over families, because a family whose cost changed since the
-        bench measured it must not set the speed of the others.
+        the median of that over the families seen :data:`RECENT` times after their first point
+        (else those seen after it, else all). Recent points, because the machine's load changes
+        during a warm; a family's first point aside and families seen often, because its first
+        points pay what its others do not (a worker's imports) or compute what they read (a
+        baseline, the teachers' votes): in a warm's first minute, when most families had their
+        first point alone, those said the machine ran twice as slow as it did; a median over
+        families, because a family whose cost changed since the bench measured it must not set
+        the speed of the others.
         """
         measured = {f: s for f, s in self.by_family.items() if f in self.reference}
-        settled = {f: s for f, s in measured.items() if len(s) >= RECENT} or measured
+        later = {f: s[1:] for f, s in measured.items() if len(s) > 1}
+        settled = {f: s for f, s in later.items() if len(s) >= RECENT} or later or measured
         ratios = [statistics.median(s[-RECENT:]) / self.reference[f] for f, s in settled.items()]
         return statistics.median(ratios) if ratios else None
 

@@ -116,6 +116,22 @@ def test_audit_cases_tell_the_machines_speed_against_their_own_mechanisms_bench_
     assert estimate.of(_task("audit pate case 1")) == pytest.approx(0.3), "any case's, unseen"
 
 
+def test_a_familys_first_point_does_not_set_the_machines_speed_once_another_is_seen(
+    isolated_cache: Path,
+):
+    # A family's first point pays its worker's imports and what its other points read; in a
+    # warm's first minute, when most families had their first point alone, those said the
+    # machine ran twice as slow as it did and the time left doubled.
+    estimate = Estimate(ResultCache(isolated_cache), {"rr": 1.0, "pate": 1.0, "model audit": 3.0})
+    audit = _task("model audit rr ε=1")
+    estimate.add(_task("rr ε=1 seed=0"), 4.0)
+    assert estimate.of(audit) == pytest.approx(12.0), "a first point alone: all there is"
+    estimate.add(_task("pate ε=1 seed=0"), 8.0)
+    estimate.add(_task("rr ε=1 seed=1"), 1.0)
+    estimate.add(_task("pate ε=1 seed=1"), 1.0)
+    assert estimate.of(audit) == pytest.approx(3.0), "the later points: the bench's speed"
+
+
 def test_the_points_left_are_dealt_to_the_worker_free_first(isolated_cache: Path, monkeypatch):
     monkeypatch.setattr(warm_estimate.time, "monotonic", lambda: 100.0)
     estimate = Estimate(ResultCache(isolated_cache))
