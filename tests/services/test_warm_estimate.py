@@ -1,61 +1,22 @@
-"""A warm's time left, replayed on a recorded warm's timings: within 10% from a fifth of the way."""
+"""A warm's time left, replayed on a recorded warm's timings (``bench/warm_time_left.py``):
+within 10% from a fifth of the way."""
 
-import heapq
 import json
-import re
 from pathlib import Path
 
 import pytest
 
 from labeldp_core.cache import ResultCache
-from labeldp_core.experiments import make_config
 from labeldp_core.services import warm_estimate
-from labeldp_core.services.warm import AUDIT_PAGE, MODEL_AUDITS, WarmTask
+from labeldp_core.services.warm import WarmTask
 from labeldp_core.services.warm_estimate import Estimate
 from tests.docs.pages import ROOT, script_module
 
 measured = script_module("measured", ROOT / "bench" / "measured.py")
+replays = script_module("warm_time_left", ROOT / "bench" / "warm_time_left.py")
+_task = replays.task_of
 #: A real warm's points, each with its seconds, in the order they were done (its "source").
 TIMELINE = json.loads(Path(__file__).with_name("warm_timeline_digits.json").read_text("utf-8"))
-_RUN = re.compile(r"(\S+) ε=([\d.]+) seed=(\d+)$")
-_MODEL_AUDIT = re.compile(r"model audit (\S+) ε=([\d.]+)$")
-_CASE = re.compile(r"audit (\S+) case (\d+)$")
-
-
-def _task(label: str) -> WarmTask:
-    """The warm's task of a progress line's point (its mechanism's default settings)."""
-    if found := _MODEL_AUDIT.match(label):
-        return WarmTask(MODEL_AUDITS, False, model_audit=(found[1], "digits", float(found[2])))
-    if found := _CASE.match(label):
-        return WarmTask(AUDIT_PAGE, True, audit=(found[1], "digits", int(found[2]) - 1))
-    mechanism, epsilon, seed = _RUN.match(label).groups()
-    config = make_config(mechanism, "digits", float(epsilon), int(seed))
-    return WarmTask(mechanism, False, config=config)
-
-
-def _replay(estimate, points: list[tuple[WarmTask, float]], workers: int, clock: list[float]):
-    """The pool's run of ``points`` on ``workers``; (estimated, true) seconds left at each end.
-
-    Each point takes its recorded seconds; a worker takes the next point as soon as it is free,
-    and the estimate is asked then, as the warm asks it, with the clock at that moment.
-    """
-    free = [(0.0, worker) for worker in range(workers)]
-    spans = []
-    for task, seconds in points:
-        start, worker = heapq.heappop(free)
-        spans.append((start, start + seconds, task, seconds))
-        heapq.heappush(free, (start + seconds, worker))
-    end = max(finish for _, finish, _, _ in spans)
-    said = []
-    for now in sorted({finish for _, finish, _, _ in spans}):
-        clock[0] = now
-        for _, finish, task, seconds in spans:
-            if finish == now:
-                estimate.add(task, seconds)
-        waiting = [task for start, _, task, _ in spans if start > now]
-        running = {id(s): (s[2], s[0]) for s in spans if s[0] <= now < s[1]}
-        said.append((now / end, estimate.left(waiting, running, workers), end - now))
-    return said
 
 
 @pytest.fixture
@@ -67,7 +28,7 @@ def _errors(estimate: Estimate, points, monkeypatch) -> list[tuple[float, float]
     """(share of the run done, estimate / truth - 1) at each end of a point from 20% to 90%."""
     clock = [0.0]
     monkeypatch.setattr(warm_estimate.time, "monotonic", lambda: clock[0])
-    said = _replay(estimate, points, TIMELINE["workers"], clock)
+    said = replays.replay(estimate, points, TIMELINE["workers"], clock)
     return [
         (round(at, 3), round(left / real - 1, 3)) for at, left, real in said if 0.2 <= at <= 0.9
     ]
