@@ -17,6 +17,7 @@ versions of the estimate on the same timeline, not a warm's own figures (``warm_
 """
 
 import argparse
+import contextlib
 import heapq
 import json
 import re
@@ -109,8 +110,11 @@ def main() -> None:
     timeline = json.loads(Path(args.timeline).read_text(encoding="utf-8"))
     clock = [0.0]
     warm_estimate.time = SimpleNamespace(monotonic=lambda: clock[0])  # the replay's clock
-    with tempfile.TemporaryDirectory(prefix="replay-") as empty:
-        said = replayed(timeline, args.slower, clock, ResultCache(Path(empty)))
+    with (
+        tempfile.TemporaryDirectory(prefix="replay-") as empty,
+        contextlib.closing(ResultCache(Path(empty))) as cache,
+    ):
+        said = replayed(timeline, args.slower, clock, cache)
     print(f"{args.timeline} (commit {timeline.get('commit', '?')}), points x{args.slower:g}")
     print("time left said / really left - 1, at a share of the way:")
     print("  " + ", ".join(_error(said, share) for share in SHARES))
