@@ -17,12 +17,14 @@ the batched step repeats the single step's operations, point by point:
   so an element's update does not depend on its neighbours;
 - the loss is each point's mean over its own batch (``reduction="none"``, then ``mean(1)``),
   whose gradient ``-1/b`` per example is the one ``cross_entropy``'s mean gives;
-- ReLU and the dropout product are exact elementwise operations; every matrix product is one
-  slice of ``baddbmm``, which runs the same BLAS product per slice as ``addmm`` does alone
-  (measured, not promised by torch: :func:`kernels_agree` checks it on the very shapes of a
-  group before it trains, and a group whose products differ trains one point at a time).
-  Below 400 multiply-adds per product torch takes another, naive kernel for ``baddbmm``
-  whose sums are ordered differently, so such shapes are never batched.
+- ReLU and the dropout product are exact elementwise operations; a linear layer's products
+  are one slice of ``baddbmm`` each, where that runs the same BLAS product per slice as
+  ``addmm`` does alone, and each point's own ``addmm`` otherwise. Which is measured, not
+  promised by torch: :func:`layer_plan` checks each layer on its shape, batch size and thread
+  count (on an AVX2 machine MKL sums a 10-output layer's slices otherwise at every batch size),
+  :func:`kernels_agree` then the whole step so planned, and a group whose step differs trains
+  one point at a time. Below 400 multiply-adds per product torch takes another, naive kernel
+  for ``baddbmm`` whose sums are ordered differently, so such shapes are never batched.
 
 What is not batched trains alone: the CNNs, soft labels, regression and anything else
 :func:`batchable` refuses. A grouped convolution does not repeat a single one's sums; written as
@@ -31,7 +33,9 @@ together cost about what they cost one by one, since most of the CNN's step grow
 examples (``bench/batched_cnn.py``).
 """
 
+import contextlib
 import functools
+from collections.abc import Iterator
 
 import numpy as np
 import torch
@@ -52,6 +56,7 @@ __all__ = [
     "batchable",
     "group_key",
     "kernels_agree",
+    "layer_plan",
     "products_agree",
     "start_models",
     "train_step",
@@ -99,16 +104,33 @@ def group_key(job: ClassifierJob) -> tuple:
     return (job.settings, id(job.x_train), id(job.x_test), id(job.y_test), job.num_classes)
 
 
-def _forward(models: list[nn.Sequential], x: torch.Tensor, masks: list[torch.Generator]):
-    """The ``P`` models on their ``(P, b, ...)`` batches, as each computes alone (train mode)."""
-    h = x
+def _linear(h: torch.Tensor, layers: list[nn.Linear], together: bool) -> torch.Tensor:
+    """Each point's ``layers[p]`` on its ``h[p]``: one ``baddbmm``, or each point's ``addmm``."""
+    if not together:
+        each = [functional.linear(h[p], m.weight, m.bias) for p, m in enumerate(layers)]
+        return torch.stack(each)
+    weight = torch.stack([m.weight for m in layers])
+    bias = torch.stack([m.bias for m in layers]).unsqueeze(1)
+    return torch.baddbmm(bias, h, weight.transpose(1, 2))
+
+
+def _forward(
+    models: list[nn.Sequential],
+    x: torch.Tensor,
+    masks: list[torch.Generator],
+    plan: tuple[bool, ...],
+) -> torch.Tensor:
+    """The ``P`` models on their ``(P, b, ...)`` batches, as each computes alone (train mode).
+
+    ``plan`` says, layer by linear layer, whether its products run batched (:func:`layer_plan`).
+    """
+    h, linear = x, 0
     for index, layer in enumerate(models[0]):
         if isinstance(layer, nn.Flatten):
             h = h.flatten(2)
         elif isinstance(layer, nn.Linear):
-            weight = torch.stack([m[index].weight for m in models])
-            bias = torch.stack([m[index].bias for m in models]).unsqueeze(1)
-            h = torch.baddbmm(bias, h, weight.transpose(1, 2))
+            h = _linear(h, [m[index] for m in models], plan[linear])
+            linear += 1
         elif isinstance(layer, nn.ReLU):
             h = torch.relu(h)
         else:  # nn.Dropout, as F.dropout draws and applies it on the CPU
@@ -148,7 +170,9 @@ def train_step(
 ) -> None:
     """One training step of the ``P`` models on their ``(P, b, ...)`` batches and targets."""
     optimiser.zero_grad(set_to_none=True)
-    _loss(_forward(models, x, masks), targets).backward()
+    sizes = tuple((m.in_features, m.out_features) for m in models[0] if isinstance(m, nn.Linear))
+    plan = layer_plan(sizes, x.shape[1], len(models), torch.get_num_threads())
+    _loss(_forward(models, x, masks, plan), targets).backward()
     optimiser.step()
 
 
@@ -196,24 +220,69 @@ def _alone(job: ClassifierJob) -> Trained:
 
 
 @functools.cache
+def layer_plan(
+    sizes: tuple[tuple[int, int], ...], batch: int, points: int, threads: int
+) -> tuple[bool, ...]:
+    """For each linear layer of ``sizes``, whether ``baddbmm`` computes it as ``addmm`` alone.
+
+    Each layer's forward product and its two gradient products, on random numbers for ``points``
+    points of ``batch`` examples, batched against each point's own; checked once per shape and
+    thread count in a process (BLAS may split a product otherwise on more threads), torch's
+    thread count restored after.
+    """
+    with _on_threads(threads):
+        return tuple(_layer_agrees(size, batch, points) for size in sizes)
+
+
+@functools.cache
 def kernels_agree(
     sizes: tuple[tuple[int, int], ...], batch: int, points: int, threads: int
 ) -> bool:
-    """Whether ``baddbmm`` gives each point the gradients ``addmm`` gives it alone, on ``threads``.
+    """Whether the planned step gives each point the gradients it gets alone, on ``threads``.
 
     Random layers of ``sizes`` on a random batch of ``batch`` examples, ``points`` of them, one
-    step of the loss each way; checked once per shape and thread count in a process (BLAS may
-    split a product otherwise on more threads), torch's thread count restored after.
+    step of the loss each way, each layer batched or not as :func:`layer_plan` says; checked
+    once per shape and thread count in a process, torch's thread count restored after.
     """
+    plan = layer_plan(sizes, batch, points, threads)
+    with _on_threads(threads):
+        return _gradients_agree(sizes, batch, points, plan)
+
+
+@contextlib.contextmanager
+def _on_threads(threads: int) -> Iterator[None]:
+    """Torch on ``threads`` threads inside the block, its count before restored after."""
     before = torch.get_num_threads()
     torch.set_num_threads(threads)
     try:
-        return _gradients_agree(sizes, batch, points)
+        yield
     finally:
         torch.set_num_threads(before)
 
 
-def _gradients_agree(sizes: tuple[tuple[int, int], ...], batch: int, points: int) -> bool:
+def _layer_agrees(size: tuple[int, int], batch: int, points: int) -> bool:
+    """Whether one linear layer's batched products equal each point's own, in both passes."""
+    inputs, outputs = size
+    draw = torch.Generator().manual_seed(batch * 1013 + inputs * 31 + outputs)
+    layers = [nn.Linear(inputs, outputs) for _ in range(points)]
+    for layer in layers:
+        for parameter in layer.parameters():
+            parameter.data = torch.randn(parameter.shape, generator=draw)
+    x = torch.randn(points, batch, inputs, generator=draw)
+    upstream = torch.randn(points, batch, outputs, generator=draw)
+    passes = []
+    for together in (False, True):
+        h = x.clone().requires_grad_()
+        out = _linear(h, layers, together)
+        out.backward(upstream)
+        passes.append([out, h.grad, *(q.grad for layer in layers for q in layer.parameters())])
+        nn.ModuleList(layers).zero_grad(set_to_none=True)
+    return all(torch.equal(a, b) for a, b in zip(*passes, strict=True))
+
+
+def _gradients_agree(
+    sizes: tuple[tuple[int, int], ...], batch: int, points: int, plan: tuple[bool, ...]
+) -> bool:
     """One check of :func:`kernels_agree` on torch's current threads."""
     draw = torch.Generator().manual_seed(batch * 1009 + points)
     with torch.random.fork_rng(devices=[]):
@@ -231,7 +300,7 @@ def _gradients_agree(sizes: tuple[tuple[int, int], ...], batch: int, points: int
         functional.cross_entropy(h, y[p]).backward()
         alone.append([q.grad for layer in model for q in layer.parameters()])
         nn.ModuleList(model).zero_grad(set_to_none=True)
-    _loss(_forward([nn.Sequential(*m) for m in layers], x, []), y).backward()
+    _loss(_forward([nn.Sequential(*m) for m in layers], x, [], plan), y).backward()
     together = [[q.grad for layer in model for q in layer.parameters()] for model in layers]
     return all(
         torch.equal(a, b)

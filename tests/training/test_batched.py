@@ -1,5 +1,7 @@
 """The batched trainer: what it takes, and each point's model and random state as alone."""
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 import torch
@@ -62,9 +64,45 @@ def test_the_products_are_checked_again_on_another_thread_count():
 
 
 def test_a_product_on_the_naive_kernel_is_caught_by_the_check():
-    """The check sees what :func:`batchable`'s 400 rule avoids (so the rule is needed)."""
+    """The check sees what :func:`batchable`'s 400 rule avoids: that layer runs point by point."""
     # 1 example x 64 inputs x 3 outputs = 192 multiply-adds: baddbmm's naive kernel, not BLAS.
-    assert not batched.kernels_agree(((12, 256), (256, 64), (64, 3)), 1, 2, 1)
+    assert batched.layer_plan(((12, 256), (256, 64), (64, 3)), 1, 2, 1)[-1] is False
+
+
+@pytest.fixture
+def ten_outputs_differ(monkeypatch):
+    """Every 10-output layer's batched products differ from its own, as MKL's do on AVX2."""
+    original = batched._layer_agrees
+    monkeypatch.setattr(
+        batched, "_layer_agrees", lambda size, *rest: size[1] != 10 and original(size, *rest)
+    )
+    for check in (batched.layer_plan, batched.kernels_agree):
+        check.cache_clear()
+    yield
+    for check in (batched.layer_plan, batched.kernels_agree):
+        check.cache_clear()
+
+
+@pytest.mark.usefixtures("ten_outputs_differ")
+@pytest.mark.parametrize("model", ["mlp", "logistic"])
+def test_a_layer_whose_batched_products_differ_runs_point_by_point_inside_the_group(
+    monkeypatch, model
+):
+    # Before, one such layer sent the whole group to train one point at a time.
+    steps = []
+    original = batched.train_step
+    monkeypatch.setattr(batched, "train_step", lambda *args: steps.append(1) or original(*args))
+    first = _job(0, model=model)
+    jobs = [first, replace(first, seed=3)]  # one set of images: one group
+    assert batched.layer_plan(((64, 10),), 128, 2, torch.get_num_threads()) == (False,)
+    together = batched.train_together(jobs)
+    assert len(steps) == 12  # one epoch of 1,437 examples in batches of 128, the two together
+    for job, (outcome, state) in zip(jobs, together, strict=True):
+        alone = train_alone(job)
+        assert outcome.test_curve == alone.test_curve
+        assert torch.equal(state, torch.get_rng_state())
+        for mine, theirs in zip(outcome.model.parameters(), alone.model.parameters(), strict=True):
+            assert torch.equal(mine, theirs)
 
 
 def test_asking_whether_a_job_is_batchable_leaves_torchs_generator_alone():
