@@ -7,7 +7,8 @@ mean clipped gradients under every soft labelling, where the clean mean gradient
 never stored: ``G w`` is one vector-Jacobian product of the n2 x K loss matrix (the cotangent
 ``w`` scaled by the clip factors) and ``G^T v`` one Jacobian-vector product (:mod:`torch.func`).
 Only the n2 K clip factors need every column's norm, computed a few examples at a time with
-``vmap`` over ``jacrev``. Nothing here reads a label.
+``vmap`` over ``jacrev``. Logistic regression's products have a closed form
+(:mod:`~labeldp_core.families.labeldp_pro.linear_hull`). Nothing here reads a label.
 """
 
 from collections.abc import Mapping
@@ -17,6 +18,7 @@ from torch import nn
 from torch.func import functional_call, jacrev, jvp, vjp, vmap
 from torch.nn import functional
 
+from labeldp_core.families.labeldp_pro.linear_hull import linear_hull_map, only_linear_layer
 from labeldp_core.families.labeldp_pro.projection import (
     LinearMap,
     project_onto_hull,
@@ -30,6 +32,7 @@ __all__ = [
     "denoise",
     "flatten",
     "hull_map",
+    "network_hull_map",
     "unflatten",
 ]
 
@@ -79,8 +82,20 @@ def hull_map(
     The columns are the clipped per-class gradients, divided by n2 unless ``joint`` (the
     per-example hull takes one simplex per example, so its points are means over the batch; the
     joint hull takes one simplex over every column, so its points are convex combinations of the
-    gradients themselves).
+    gradients themselves). Logistic regression takes the closed form of
+    :mod:`~labeldp_core.families.labeldp_pro.linear_hull`, any other network
+    :func:`network_hull_map`.
     """
+    layer = only_linear_layer(model)
+    if layer is not None:
+        return linear_hull_map(layer, images, clip, joint)
+    return network_hull_map(model, images, clip, joint)
+
+
+def network_hull_map(
+    model: nn.Module, images: torch.Tensor, clip: float, joint: bool = False
+) -> tuple[LinearMap, int]:
+    """:func:`hull_map` for any network, by ``torch.func``'s vector-Jacobian products."""
     params = {name: p.detach() for name, p in model.named_parameters()}
     scale = (clip / _column_norms(model, params, images).clamp_min(1e-12)).clamp(max=1.0)
     losses, pullback = vjp(lambda p: _class_losses(model, p, images), params)

@@ -6,6 +6,7 @@ import torch
 from torch import nn
 
 from labeldp_core.families.labeldp_pro.denoiser import denoise, flatten, hull_map
+from labeldp_core.families.labeldp_pro.linear_hull import only_linear_layer
 from labeldp_core.models.zoo import build_model
 
 
@@ -188,3 +189,24 @@ def test_the_start_setting_offers_exactly_the_denoisers_starts():
     assert SPEC.settings["projection_start"].choices == PROJECTION_STARTS
     with pytest.raises(ValueError, match="start"):
         denoise(torch.zeros(3), nn.Linear(1, 1), torch.zeros(1, 1), 1.0, 0.5, 1, start="labels")
+
+
+@pytest.mark.parametrize("joint", [False, True])
+def test_logistic_regressions_closed_form_products_equal_the_explicit_matrix(joint):
+    torch.manual_seed(3)
+    model = build_model("logistic", (1, 8, 8), 10)
+    images = torch.randn(5, 1, 8, 8)
+    clip = 0.5
+    (forward, adjoint), m = hull_map(model, images, clip=clip, joint=joint)
+    matrix = _explicit_columns(model, images, clip) * (len(images) if joint else 1)
+    assert m == matrix.shape[1] == 50
+    w, v = torch.rand(3, m), torch.randn(3, matrix.shape[0])  # leading dimensions too
+    np.testing.assert_allclose(forward(w).numpy(), (w @ matrix.T).numpy(), rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(adjoint(v).numpy(), (v @ matrix).numpy(), rtol=1e-4, atol=1e-5)
+
+
+def test_logistic_regression_takes_the_closed_form_and_a_network_the_transforms():
+    logistic = build_model("logistic", (1, 8, 8), 10)
+    assert only_linear_layer(logistic) is logistic[-1]
+    assert only_linear_layer(build_model("cnn-small", (1, 8, 8), 10)) is None
+    assert only_linear_layer(nn.Sequential(nn.Flatten(), nn.Linear(64, 10, bias=False))) is None
