@@ -126,11 +126,16 @@ def warm_sentence(dataset: str, record: dict | None) -> str:
     points, seconds = record["points"], record["seconds"]
     return (
         f"`warm --dataset {dataset}` took {_minutes(seconds['all'])} from an empty cache on "
-        f"{record['cores']} cores (load {record['load']:.1f}), every page's "
+        f"{record['cores']} cores{_processor(record)} (load {record['load']:.1f}), every page's "
         f"{points['pages']} points ready after {_minutes(seconds['pages'])}, its "
         f"{points['model audits']} model audits after them; measured by {command} on commit "
         f"{record['commit']}{_speed(record)}"
     )
+
+
+def _processor(record: dict) -> str:
+    """`` of CPU, vector instructions`` if the record names them (older ones do not)."""
+    return f" of {record['processor']}" if record.get("processor") else ""
 
 
 def _speed(record: dict) -> str:

@@ -101,6 +101,7 @@ def write(dataset: str, total: float, lines: list[tuple[float, str]], yardstick:
     where = {
         "commit": commit or "unknown",
         "cores": os.cpu_count(),
+        "processor": machine_speed.processor(),
         "load": os.getloadavg()[2],
         "yardstick": yardstick,
     }
