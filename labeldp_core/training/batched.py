@@ -264,7 +264,8 @@ def _layer_agrees(size: tuple[int, int], batch: int, points: int) -> bool:
     """Whether one linear layer's batched products equal each point's own, in both passes."""
     inputs, outputs = size
     draw = torch.Generator().manual_seed(batch * 1013 + inputs * 31 + outputs)
-    layers = [nn.Linear(inputs, outputs) for _ in range(points)]
+    with torch.random.fork_rng(devices=[]):  # a check inside a training leaves its draws alone
+        layers = [nn.Linear(inputs, outputs) for _ in range(points)]
     for layer in layers:
         for parameter in layer.parameters():
             parameter.data = torch.randn(parameter.shape, generator=draw)

@@ -109,3 +109,11 @@ def test_asking_whether_a_job_is_batchable_leaves_torchs_generator_alone():
     before = torch.get_rng_state()
     batched.batchable(_job(0))
     assert torch.equal(torch.get_rng_state(), before)
+
+
+def test_checking_a_layer_plan_leaves_torchs_generator_alone():
+    # A batch size first met inside a training is checked there, between its dropout draws.
+    batched.layer_plan.cache_clear()
+    before = torch.get_rng_state()
+    batched.layer_plan(((64, 32), (32, 10)), 17, 2, 1)
+    assert torch.equal(torch.get_rng_state(), before)
