@@ -117,7 +117,10 @@ def main() -> None:
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = parser.parse_args()
     speed = measure(args.repeats)
-    print(json.dumps(speed) if args.json else yardstick_text(speed))
+    chip = processor()
+    print(
+        json.dumps(speed | {"processor": chip}) if args.json else f"{yardstick_text(speed)}, {chip}"
+    )
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ from urllib.parse import parse_qs, urlencode, urlparse
 import pytest
 from app_sessions import served_app, streamlit_server
 from debian_chromium import CHROMIUM, ensure_chromium
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from labeldp_core.data.tables import add_table, example_table
 
@@ -255,7 +256,10 @@ def test_every_page_renders_without_an_exception(server, tabs):
         # The links keep the link's settings. The page writes its widgets' query string after
         # it draws, so wait for it (read at once, it was missing once in four runs at load 6);
         # a page that dropped the settings times out here.
-        page.wait_for_function("() => location.search.includes('epochs=1')")
+        try:
+            page.wait_for_function("() => location.search.includes('epochs=1')")
+        except PlaywrightTimeoutError:
+            pytest.fail(f"{href} never wrote epochs=1 into its address: {page.url}")
         assert "epochs=1" in page.url, page.url
         _screenshot(page, path or "home")
 
