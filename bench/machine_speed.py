@@ -86,15 +86,9 @@ def processor() -> str:
     """
     import torch
 
-    names = (
-        [
-            line.split(":", 1)[1].strip()
-            for line in Path("/proc/cpuinfo").read_text(encoding="utf-8").splitlines()
-            if line.startswith("model name")
-        ]
-        if Path("/proc/cpuinfo").exists()
-        else []
-    )
+    info = Path("/proc/cpuinfo")
+    lines = info.read_text(encoding="utf-8").splitlines() if info.exists() else []
+    names = [line.split(":", 1)[1].strip() for line in lines if line.startswith("model name")]
     return f"{names[0] if names else 'unknown CPU'}, {torch.backends.cpu.get_cpu_capability()}"
 
 

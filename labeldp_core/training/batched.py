@@ -260,15 +260,26 @@ def _on_threads(threads: int) -> Iterator[None]:
         torch.set_num_threads(before)
 
 
+def _random_layers(
+    sizes: tuple[tuple[int, int], ...], points: int, draw: torch.Generator
+) -> list[list[nn.Linear]]:
+    """``points`` stacks of linear layers of ``sizes``, every parameter drawn from ``draw``.
+
+    Built under ``fork_rng``: a check run inside a training leaves its dropout draws alone.
+    """
+    with torch.random.fork_rng(devices=[]):
+        layers = [[nn.Linear(i, o) for i, o in sizes] for _ in range(points)]
+    for model in layers:
+        for parameter in (p for layer in model for p in layer.parameters()):
+            parameter.data = torch.randn(parameter.shape, generator=draw)
+    return layers
+
+
 def _layer_agrees(size: tuple[int, int], batch: int, points: int) -> bool:
     """Whether one linear layer's batched products equal each point's own, in both passes."""
     inputs, outputs = size
     draw = torch.Generator().manual_seed(batch * 1013 + inputs * 31 + outputs)
-    with torch.random.fork_rng(devices=[]):  # a check inside a training leaves its draws alone
-        layers = [nn.Linear(inputs, outputs) for _ in range(points)]
-    for layer in layers:
-        for parameter in layer.parameters():
-            parameter.data = torch.randn(parameter.shape, generator=draw)
+    layers = [model[0] for model in _random_layers((size,), points, draw)]
     x = torch.randn(points, batch, inputs, generator=draw)
     upstream = torch.randn(points, batch, outputs, generator=draw)
     passes = []
@@ -286,11 +297,7 @@ def _gradients_agree(
 ) -> bool:
     """One check of :func:`kernels_agree` on torch's current threads."""
     draw = torch.Generator().manual_seed(batch * 1009 + points)
-    with torch.random.fork_rng(devices=[]):
-        layers = [[nn.Linear(i, o) for i, o in sizes] for _ in range(points)]
-    for model in layers:
-        for parameter in (p for layer in model for p in layer.parameters()):
-            parameter.data = torch.randn(parameter.shape, generator=draw)
+    layers = _random_layers(sizes, points, draw)
     x = torch.randn(points, batch, sizes[0][0], generator=draw)
     y = torch.randint(0, sizes[-1][1], (points, batch), generator=draw)
     alone = []

@@ -23,15 +23,19 @@ def _job(
     return ClassifierJob(images, labels, data.x_test, data.y_test, data.num_classes, chosen, seed)
 
 
-def test_each_point_gets_its_own_runs_parameters_curve_and_random_state():
-    jobs = [_job(seed) for seed in (0, 1, 5)]
-    together = batched.train_together(jobs)
+def _each_as_alone(jobs: list[ClassifierJob], together: list[batched.Trained]) -> None:
+    """Each job's model, curve and random state trained together are its own run's."""
     for job, (outcome, state) in zip(jobs, together, strict=True):
         alone = train_alone(job)
         assert outcome.test_curve == alone.test_curve
         assert torch.equal(state, torch.get_rng_state())  # where the dropout draws left it
         for mine, theirs in zip(outcome.model.parameters(), alone.model.parameters(), strict=True):
             assert torch.equal(mine, theirs)
+
+
+def test_each_point_gets_its_own_runs_parameters_curve_and_random_state():
+    jobs = [_job(seed) for seed in (0, 1, 5)]
+    _each_as_alone(jobs, batched.train_together(jobs))
 
 
 @pytest.mark.parametrize(
@@ -97,12 +101,7 @@ def test_a_layer_whose_batched_products_differ_runs_point_by_point_inside_the_gr
     assert batched.layer_plan(((64, 10),), 128, 2, torch.get_num_threads()) == (False,)
     together = batched.train_together(jobs)
     assert len(steps) == 12  # one epoch of 1,437 examples in batches of 128, the two together
-    for job, (outcome, state) in zip(jobs, together, strict=True):
-        alone = train_alone(job)
-        assert outcome.test_curve == alone.test_curve
-        assert torch.equal(state, torch.get_rng_state())
-        for mine, theirs in zip(outcome.model.parameters(), alone.model.parameters(), strict=True):
-            assert torch.equal(mine, theirs)
+    _each_as_alone(jobs, together)
 
 
 def test_asking_whether_a_job_is_batchable_leaves_torchs_generator_alone():

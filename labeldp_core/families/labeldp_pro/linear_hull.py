@@ -23,12 +23,12 @@ __all__ = ["linear_hull_map", "only_linear_layer"]
 
 def only_linear_layer(model: nn.Module) -> nn.Linear | None:
     """The model's one linear layer, if it is flattening then that layer (logistic), else None."""
-    if not isinstance(model, nn.Sequential) or not isinstance(model[-1], nn.Linear):
+    if not isinstance(model, nn.Sequential) or len(model) == 0:
         return None
-    before = list(model)[:-1]
-    if model[-1].bias is None or not all(isinstance(m, nn.Flatten) for m in before):
+    *before, last = model
+    if not isinstance(last, nn.Linear) or last.bias is None:
         return None
-    return model[-1]
+    return last if all(isinstance(m, nn.Flatten) for m in before) else None
 
 
 def linear_hull_map(
