@@ -12,7 +12,6 @@ over. A link with a forged seat gets a seat of its own; a phone that reloads kee
 its answers.
 """
 
-import contextlib
 import re
 from collections.abc import Iterator
 from urllib.parse import parse_qs, urlparse
@@ -20,7 +19,6 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 from app_sessions import served_app
 from debian_chromium import ensure_chromium
-from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from test_browser import IDLE
 
 # One worker of `pytest -n` runs every browser test: one Chromium and one server at a time.
@@ -33,11 +31,6 @@ PHONES = 3
 WAIT_MS = 120_000
 #: The smallest type of the round's code and link on the teacher's screen, in CSS pixels.
 LARGE_PX = 40
-#: Whether the phone shows ``n`` answer buttons, each with a box (Playwright's ``:visible``).
-ANSWERS_SHOWN = """n => [...document.querySelectorAll(".st-key-answers button")].filter(b => {
-  const box = b.getBoundingClientRect();
-  return box.width > 0 && box.height > 0 && getComputedStyle(b).visibility === "visible";
-}).length === n"""
 
 
 @pytest.fixture(scope="module")
@@ -84,26 +77,25 @@ def _open_round(browser, server: str):
     return teacher, code
 
 
-def _answer_buttons(phone, classes: int = 10, attempts: int = 300) -> list:
-    """The answer buttons of the item shown, in reading order (top to bottom, left to right).
+def _answer_buttons(phone, item: int, classes: int = 10, attempts: int = 300) -> list:
+    """Item ``item``'s answer buttons, in reading order (top to bottom, left to right).
 
-    While a rerun replaces the item, the last item's buttons may still be in the page, hidden
-    (no box): 20 buttons, 11 of them with a box, in a clean-clone run. The buttons shown are
-    read again until there is one per class, each with its box (up to 30 s, Playwright's own
-    default wait), as Playwright's waits poll.
+    Each is found by its key (``answer_<item>_<label>``, ``pages/play.py``), never by counting
+    the buttons shown: Streamlit keeps an element a rerun replaced on screen until that run ends
+    (its "retained" elements), and in one CI run (stop 72) a button of the last item stayed beside
+    the ten new ones for over 30 s. A button is read again until it has a box, while a rerun
+    redraws it (up to 30 s, Playwright's own default wait).
     """
-    buttons = phone.locator(".st-key-answers button:visible")
-    # Waited for in the page first, every 100 ms (read from here, a poll of eleven round trips
-    # kept Chromium busy): then read and checked as before.
-    with contextlib.suppress(PlaywrightTimeout):  # if not, the reads below say what is shown
-        phone.wait_for_function(ANSWERS_SHOWN, arg=classes, polling=100, timeout=attempts * 100)
+    buttons = [phone.locator(f".st-key-answer_{item}_{label} button") for label in range(classes)]
+    for button in buttons:
+        button.wait_for(timeout=attempts * 100)
     for _ in range(attempts):
-        boxes = [(buttons.nth(n), buttons.nth(n).bounding_box()) for n in range(buttons.count())]
-        if len(boxes) == classes and all(box is not None for _, box in boxes):
+        boxes = [(button, button.bounding_box()) for button in buttons]
+        if all(box is not None for _, box in boxes):
             ordered = sorted(boxes, key=lambda b: (round(b[1]["y"]), b[1]["x"]))
             return [button for button, _ in ordered]
         phone.wait_for_timeout(100)
-    raise AssertionError(f"the phone never showed {classes} answer buttons: {boxes}")
+    raise AssertionError(f"item {item}'s {classes} answer buttons never all had a box: {boxes}")
 
 
 def _answer(phone, items: range, first_class: int) -> None:
@@ -111,7 +103,7 @@ def _answer(phone, items: range, first_class: int) -> None:
         phone.get_by_text(f"Item {item} of {ITEMS}").wait_for()
         phone.wait_for_selector(IDLE)
         assert phone.locator("[data-testid='stMetric']").count() == 1  # the released label
-        buttons = _answer_buttons(phone)
+        buttons = _answer_buttons(phone, item)
         assert [b.inner_text().strip() for b in buttons] == [str(k) for k in range(10)]
         colours = {b.evaluate("e => getComputedStyle(e).backgroundColor") for b in buttons}
         assert len(colours) == 1, colours  # none looks chosen (no carried-over highlight)
