@@ -24,9 +24,12 @@ from ui.epsilon import shown_epsilon
 #: Big buttons a thumb finds: the answers' container is styled by its key. A touch screen keeps
 #: ``:hover`` where the last tap was, so the next item's button on that spot would look chosen
 #: (darker): where nothing hovers, a hovered answer looks as one at rest (the theme's primary
-#: red, #C53948), and only a press darkens it.
+#: red, #C53948), and only a press darkens it. Streamlit keeps a button a rerun replaced on screen
+#: (``data-retained``) until the run ends, sometimes longer: a phone would show the last item's
+#: button beside the next one's, there to be tapped twice; it is hidden.
 _STYLE = """<style>
 .st-key-answers button {min-height: 4.2rem;}
+.st-key-answers [data-retained] {display: none;}
 .st-key-answers button p {font-size: 1.5rem;}
 .st-key-answers [data-testid='stHorizontalBlock'] {flex-wrap: nowrap; gap: 0.75rem;}
 .st-key-answers [data-testid='stColumn'] {min-width: 0; width: auto; flex: 1 1 0;}

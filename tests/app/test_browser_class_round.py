@@ -4,12 +4,12 @@ Debian's Chromium through Playwright, on ``streamlit run app.py`` in classroom m
 (``LABELDP_READ_ONLY=1``). The teacher (1280x800, demo mode, a projector) opens a round of three
 items at the top of the *Class round* page, whose code and link (over 40 px) and *Reveal* button
 are on the first screen; each phone (390x844, touch, a context of its own: its own cookies and
-session) opens the round's link and taps one big button per item, the buttons in class order and
-none looking preselected by the last tap; the teacher's tally follows by itself (it is read again
-every 2 s). At the reveal every phone switches to its result by itself, one that stopped
-mid-round too (they ask every 3 s), and a phone that comes after the reveal is told the round is
-over. A link with a forged seat gets a seat of its own; a phone that reloads keeps its seat and
-its answers.
+session) opens the round's link and taps one big button per item, the buttons in class order,
+none looking preselected by the last tap and never one of the last item beside them (counted at
+every change of the page); the teacher's tally follows by itself (it is read again every 2 s). At
+the reveal every phone switches to its result by itself, one that stopped mid-round too (they ask
+every 3 s), and a phone that comes after the reveal is told the round is over. A link with a
+forged seat gets a seat of its own; a phone that reloads keeps its seat and its answers.
 """
 
 import re
@@ -31,6 +31,18 @@ PHONES = 3
 WAIT_MS = 120_000
 #: The smallest type of the round's code and link on the teacher's screen, in CSS pixels.
 LARGE_PX = 40
+#: Records, at every change of the page, the most answer buttons a phone has shown at once.
+MOST_BUTTONS_SHOWN = """() => {
+  if (window.mostAnswerButtons !== undefined) return;
+  window.mostAnswerButtons = 0;
+  const shown = () => [...document.querySelectorAll(".st-key-answers button")].filter(b => {
+    const box = b.getBoundingClientRect();
+    return box.width > 0 && box.height > 0 && getComputedStyle(b).visibility === "visible";
+  }).length;
+  new MutationObserver(() => {
+    window.mostAnswerButtons = Math.max(window.mostAnswerButtons, shown());
+  }).observe(document.body, {subtree: true, childList: true, attributes: true});
+}"""
 
 
 @pytest.fixture(scope="module")
@@ -80,11 +92,11 @@ def _open_round(browser, server: str):
 def _answer_buttons(phone, item: int, classes: int = 10, attempts: int = 300) -> list:
     """Item ``item``'s answer buttons, in reading order (top to bottom, left to right).
 
-    Each is found by its key (``answer_<item>_<label>``, ``pages/play.py``), never by counting
-    the buttons shown: Streamlit keeps an element a rerun replaced on screen until that run ends
-    (its "retained" elements), and in one CI run (stop 72) a button of the last item stayed beside
-    the ten new ones for over 30 s. A button is read again until it has a box, while a rerun
-    redraws it (up to 30 s, Playwright's own default wait).
+    Each is found by its key (``answer_<item>_<label>``, ``pages/play.py``), not by counting the
+    buttons shown: Streamlit keeps a button a rerun replaced in the page until the run ends (its
+    "retained" elements, which the page hides, and which :data:`MOST_BUTTONS_SHOWN` counts if
+    shown). A button is read again until it has a box, while a rerun redraws it (up to 30 s,
+    Playwright's own default wait).
     """
     buttons = [phone.locator(f".st-key-answer_{item}_{label} button") for label in range(classes)]
     for button in buttons:
@@ -99,6 +111,7 @@ def _answer_buttons(phone, item: int, classes: int = 10, attempts: int = 300) ->
 
 
 def _answer(phone, items: range, first_class: int) -> None:
+    phone.evaluate(MOST_BUTTONS_SHOWN)
     for item in items:
         phone.get_by_text(f"Item {item} of {ITEMS}").wait_for()
         phone.wait_for_selector(IDLE)
@@ -127,6 +140,8 @@ def test_a_class_plays_a_round_on_phones_and_the_teachers_tally_follows(server, 
     for number, phone in enumerate(phones[1:], start=1):
         _answer(phone, range(1, ITEMS + 1), number)
         phone.get_by_text("All answered").wait_for()
+    for phone in phones:  # never a button of the last item beside the next one's
+        assert phone.evaluate("window.mostAnswerButtons") == 10
     answers = 1 + (PHONES - 1) * ITEMS
     teacher.get_by_text(f"{PHONES} phones, {answers} answers").wait_for()
     for phone in phones:
