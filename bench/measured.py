@@ -29,6 +29,8 @@ PAGES = (ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md")))
 _BLOCK = re.compile(r"<!-- measured:([\w-]+):begin -->(.*?)<!-- measured:\1:end -->", re.DOTALL)
 #: A progress line of ``warm``: ``[ 12.5%] POINT (SECONDS s); ...``.
 _POINT = re.compile(r"^\[ *[\d.]+%\] (.+?) \(([\d.]+) s\);")
+#: A run's seed in a point's label: ``rr ε=1 seed=2``.
+_SEED = re.compile(r" seed=(\d+)")
 
 
 def record_path(dataset: str) -> Path:
@@ -57,17 +59,33 @@ def warm_record(dataset: str, total: float, lines: list[tuple[float, str]], wher
     """The record of a warm from an empty cache: its wall seconds and timed progress ``lines``.
 
     The pages' phase was done at the last line of a point that is not a model audit (from an
-    empty cache every point has its line); ``where`` gives the commit, cores and load.
+    empty cache every point has its line), every page's lines and the slider's stops at the last
+    that is not a band either (a curve's later seed); ``where`` gives the commit, cores and load.
     """
     points = [(at, _POINT.match(line)) for at, line in lines]
     points = [(at, match.group(1)) for at, match in points if match]
     pages = [at for at, label in points if point_kind(label) != "model audit"]
+    lines_drawn = [at for at, label in points if not _band_or_audit(label)]
     return where | {
         "dataset": dataset,
         "points": planned_points(dataset),
-        "seconds": {"all": round(total, 1), "pages": round(max(pages, default=0.0), 1)},
+        "seconds": {
+            "all": round(total, 1),
+            "pages": round(max(pages, default=0.0), 1),
+            "lines": round(max(lines_drawn, default=0.0), 1),
+        },
         "costs": point_costs([line for _, line in lines]),
     }
+
+
+def _band_or_audit(label: str) -> bool:
+    """Whether a progress line's point is a model audit or a curve's later seed (its band).
+
+    >>> [_band_or_audit(p) for p in ("rr ε=1 seed=0", "rr ε=1 seed=2", "audit rr case 1")]
+    [False, True, False]
+    """
+    seed = _SEED.search(label)
+    return point_kind(label) == "model audit" or (seed is not None and seed.group(1) != "0")
 
 
 def stale_records() -> list[str]:
@@ -124,12 +142,17 @@ def warm_sentence(dataset: str, record: dict | None) -> str:
             f"{command} measures it from an empty cache and writes it here"
         )
     points, seconds = record["points"], record["seconds"]
+    pages = f"every page's {points['pages']} points"
+    if "lines" in seconds:  # records from before the bands came after the lines have none
+        pages = (
+            f"every line of every page and the slider's stops (the curves' first seed) ready "
+            f"after {_minutes(seconds['lines'])}, {pages} (the other seeds' bands too)"
+        )
     return (
         f"`warm --dataset {dataset}` took {_minutes(seconds['all'])} from an empty cache on "
-        f"{record['cores']} cores{_processor(record)} (load {record['load']:.1f}), every page's "
-        f"{points['pages']} points ready after {_minutes(seconds['pages'])}, its "
-        f"{points['model audits']} model audits after them; measured by {command} on commit "
-        f"{record['commit']}{_speed(record)}"
+        f"{record['cores']} cores{_processor(record)} (load {record['load']:.1f}), {pages} ready "
+        f"after {_minutes(seconds['pages'])}, its {points['model audits']} model audits after "
+        f"them; measured by {command} on commit {record['commit']}{_speed(record)}"
     )
 
 

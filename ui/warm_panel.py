@@ -20,7 +20,7 @@ from labeldp_core.services.warm import (
 )
 from ui.results import read_only, result_cache
 
-__all__ = ["warm_button", "warm_panel", "warm_sidebar_line"]
+__all__ = ["running_warm", "warm_button", "warm_panel", "warm_sidebar_line"]
 
 #: Seconds between two looks at a running warm's status.
 _REFRESH_S = 5
@@ -41,7 +41,8 @@ def _stored_coverage(cache_dir: str, dataset: str) -> WarmStatus:
     return coverage(dataset, cache_dir)
 
 
-def _running(dataset: str) -> WarmStatus | None:
+def running_warm(dataset: str) -> WarmStatus | None:
+    """The status of a warm of ``dataset`` running now on this server's cache, else None."""
     status = read_status(result_cache().directory, dataset)
     return status if status is not None and status.running() else None
 
@@ -83,7 +84,7 @@ def _show_stored(status: WarmStatus, dataset: str) -> None:
 
 @st.fragment(run_every=_REFRESH_S)
 def _panel_body(dataset: str) -> None:
-    running = _running(dataset)
+    running = running_warm(dataset)
     status = running or _stored_coverage(str(result_cache().directory), dataset)
     if running is not None:
         _show_running(running)
@@ -101,7 +102,7 @@ def warm_panel(dataset: str) -> None:
 
 def warm_sidebar_line(dataset: str) -> None:
     """One line in the sidebar while a warm of ``dataset`` runs."""
-    status = _running(dataset)
+    status = running_warm(dataset)
     if status is not None:
         st.sidebar.caption(
             f"Warming {dataset}: {100 * status.done / max(1, status.total):.0f}% done, "
@@ -114,7 +115,7 @@ def warm_button(container, dataset: str, label: str, key: str) -> None:
 
     While a warm of ``dataset`` runs, a line saying so instead (the sidebar follows it).
     """
-    if _running(dataset) is not None:
+    if running_warm(dataset) is not None:
         container.caption(f"Warming {dataset}: the sidebar follows it.")
     elif container.button(label, key=key, type="primary"):
         start_warm(dataset, result_cache().directory)

@@ -25,7 +25,8 @@ _SUBJECT = re.compile(
 FAKE_LINES = [
     (4.0, "[ 25.0%] rr ε=1 seed=0 (2.0 s); about 9 s left; first views ready: 0/2"),
     (7.5, "[ 50.0%] rr ε=2 seed=0 (4.0 s); about 6 s left; first views ready: 1/2"),
-    (9.0, "[ 75.0%] audit rr case 1 (1.0 s); about 20 s left; first views ready: 2/2"),
+    (9.0, "[ 60.0%] audit rr case 1 (1.0 s); about 20 s left; first views ready: 2/2"),
+    (12.0, "[ 80.0%] rr ε=1 seed=1 (3.0 s); about 18 s left; first views ready: 2/2"),
     (30.0, "[100.0%] model audit rr ε=1 (21.0 s); about 0 s left; first views ready: 2/2"),
 ]
 
@@ -87,15 +88,16 @@ def test_a_warm_is_recorded_from_its_lines_and_written_into_the_docs(
     monkeypatch.setattr(measured, "planned_points", lambda d: {"pages": 3, "model audits": 1})
     where = {"commit": "abc1234", "cores": 2, "load": 1.25}
     record = measured.warm_record("digits", 31.0, FAKE_LINES, where)
-    assert record["seconds"] == {"all": 31.0, "pages": 9.0}
+    assert record["seconds"] == {"all": 31.0, "pages": 12.0, "lines": 9.0}
     assert record["costs"] == {"model audit": 21.0, "rr": 3.0, "audit case": 1.0}
     measured.record_path("digits").write_text(json.dumps(record))
     page = "Before. <!-- measured:warm-digits:begin -->old<!-- measured:warm-digits:end --> After."
     assert measured.rewrite(page) == (
         "Before. <!-- measured:warm-digits:begin -->`warm --dataset digits` took 31 s from an "
-        "empty cache on 2 cores (load 1.2), every page's 3 points ready after 9 s, its 1 model "
-        "audits after them; measured by `bench/warm_speed.py --dataset digits --write` on commit "
-        "abc1234<!-- measured:warm-digits:end --> After."
+        "empty cache on 2 cores (load 1.2), every line of every page and the slider's stops "
+        "(the curves' first seed) ready after 9 s, every page's 3 points (the other seeds' bands "
+        "too) ready after 12 s, its 1 model audits after them; measured by `bench/warm_speed.py "
+        "--dataset digits --write` on commit abc1234<!-- measured:warm-digits:end --> After."
     )
     table = measured.rendered("costs-digits")
     assert "| `model audit` | 21.0 |\n| `rr` | 3.0 |\n| `audit case` | 1.0 |" in table

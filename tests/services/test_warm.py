@@ -43,9 +43,23 @@ def test_every_demo_point_and_audit_case_once_first_views_first():
     firsts = [t.first_view for t in tasks]
     assert firsts == sorted(firsts, reverse=True), "a first view's point comes after another's"
     assert {t.config for t in tasks if t.first_view and t.config} == set(
-        demo_configs("digits", class_stops=False)
+        demo_configs("digits", seeds=(0,), class_stops=False)
     )
     assert all(t.page == AUDIT_PAGE for t in tasks if t.audit is not None)
+
+
+def test_the_curves_other_seeds_come_after_every_first_view_and_slider_stop():
+    """Issue 52: the first seed of every line, and the slider's stops, before any band."""
+    tasks = [t for t in warm_tasks("digits") if t.config is not None]
+    seeds = [t.config.seed for t in tasks]
+    first_band = seeds.index(1)
+    assert set(seeds[:first_band]) == {0} and set(seeds[first_band:]) == {1, 2}
+    stops = set(demo_configs("digits", seeds=(0,))) - set(
+        demo_configs("digits", seeds=(0,), class_stops=False)
+    )
+    assert stops and stops <= {t.config for t in tasks[:first_band] if not t.first_view}
+    bands = {t.config for t in tasks[first_band:]}
+    assert bands == {c for c in demo_configs("digits", class_stops=False) if c.seed != 0}
 
 
 def audited_classifiers() -> set[str]:
