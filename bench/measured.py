@@ -130,7 +130,7 @@ def point_costs(lines: list[str]) -> dict[str, float]:
 
 
 def _minutes(seconds: float) -> str:
-    return f"{seconds / 60:.0f} min" if seconds >= 90 else f"{seconds:.0f} s"
+    return f"{seconds / 60:.1f} min" if seconds >= 90 else f"{seconds:.0f} s"
 
 
 def warm_sentence(dataset: str, record: dict | None) -> str:
