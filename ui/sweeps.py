@@ -56,4 +56,6 @@ def status_sentence(absent: list[RunConfig]) -> str:
             f"{count}; the warm running on this server computes them, and the lines and bands "
             "are drawn from the seeds stored so far."
         )
+    if read_only():
+        return f"{count}; this read-only server shows only the points computed before class."
     return f"{count}; the button computes and caches each one."

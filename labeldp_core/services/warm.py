@@ -134,9 +134,9 @@ def warm_tasks(dataset: str, extra: list[RunConfig] | None = None) -> list[WarmT
     the ε values the class slider stops at between the grid's, then the curves' other seeds
     (their band: the pages draw the seeds stored, and say that the warm computes the rest), then
     ``extra``; the model audits last, the longest family first. The first seed's points are
-    about half the pages' (issue 52: 267 of 547 on digits, measured ready after 277-287 s
-    against 513 s for all). One point of every kind of the first views goes first, so that the
-    time left is estimated from a measured point of each kind.
+    about half the pages' (issue 52: 267 of 547 on digits, ready after 228 s of the pages' 411 s
+    in ``bench/warm_speed.py``'s record at 73db381). One point of every kind of the first views
+    goes first, so that the time left is estimated from a measured point of each kind.
     """
     curves = demo_configs(dataset, class_stops=False)
     first = [c for c in curves if c.seed == DEMO_SEEDS[0]]

@@ -1,6 +1,7 @@
 """A page opened while a warm runs draws the seeds stored and offers no button for what the warm
 computes (issue 52): the warm computes every line's first seed before the other seeds (the band),
-and a click would train the same points a second time beside it.
+and a click would train the same points a second time beside it. A read-only server (a classroom)
+shows no button, and its sentence under the chart names none either.
 """
 
 import json
@@ -63,3 +64,11 @@ def test_points_off_the_demo_grid_keep_their_button_during_a_warm(isolated_cache
     page = open_page("pages/randomized_response.py", epochs="1")  # the warm trains its epochs
     button, words = _sweep_button_and_words(page)
     assert button and WARM_COMPUTES not in words
+
+
+@pytest.mark.usefixtures("cache", "no_computing")
+def test_a_read_only_server_names_no_button_it_does_not_show(monkeypatch):
+    monkeypatch.setenv("LABELDP_READ_ONLY", "1")
+    button, words = _sweep_button_and_words(open_page("pages/randomized_response.py"))
+    assert not button and "the button computes" not in words
+    assert "this read-only server shows only the points computed before class" in words
