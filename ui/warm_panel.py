@@ -55,12 +55,21 @@ def _pages_table(status: WarmStatus) -> None:
     st.dataframe(rows, hide_index=True, width="stretch")
 
 
+#: Said while a warm runs once every page's first view is ready (issue 52).
+LINES_READY = (
+    "Every page draws all its lines (seed 0): a class can start. The warm goes on with the "
+    "slider's stops, then seeds 1 and 2, which draw each curve's band, then the model audits."
+)
+
+
 def _show_running(status: WarmStatus) -> None:
     st.progress(
         status.done / max(1, status.total),
         text=f"Warming {status.dataset}: {status.done} of {status.total} points done; "
         f"{left_text(status)}",
     )
+    if status.pages and all(done == total for done, total in status.pages.values()):
+        st.success(LINES_READY)
 
 
 def _show_stored(status: WarmStatus, dataset: str) -> None:

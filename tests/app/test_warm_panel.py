@@ -10,6 +10,7 @@ from app_helpers import app_with, assert_no_errors
 
 from labeldp_core.experiments import MECHANISMS
 from labeldp_core.services import warm
+from ui.warm_panel import LINES_READY
 
 
 def _home(monkeypatch: pytest.MonkeyPatch, started: list) -> object:
@@ -62,6 +63,21 @@ def test_a_running_warm_is_followed_on_the_home_page_and_in_the_sidebar(
         "first views ready: 1/2"
     )
     assert any("Warming digits: 40% done, about 5 min left" in c.value for c in app.sidebar.caption)
+    assert LINES_READY not in [s.value for s in app.success]  # the audit page's view is not ready
+
+
+def test_a_class_is_told_it_can_start_once_every_first_view_is_ready(
+    monkeypatch, isolated_cache: Path
+):
+    isolated_cache.mkdir(parents=True, exist_ok=True)
+    status = warm.WarmStatus("digits", total=10, done=6, seconds_left=300.0)
+    status.pages, status.updated = {"rr": [4, 4], "audit": [2, 2]}, time.time()
+    status.phases = {warm.PAGES: [6, 8], warm.MODEL_AUDITS: [0, 2]}
+    warm.status_path(isolated_cache, "digits").write_text(
+        json.dumps(vars(status) | {"pid": os.getpid()})
+    )
+    app = _home(monkeypatch, [])
+    assert [s.value for s in app.success] == [LINES_READY]
 
 
 def test_the_time_a_warm_would_take_is_said_in_the_words_of_a_running_one(
