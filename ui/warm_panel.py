@@ -68,7 +68,7 @@ def _show_running(status: WarmStatus) -> None:
         text=f"Warming {status.dataset}: {status.done} of {status.total} points done; "
         f"{left_text(status)}",
     )
-    if status.pages and all(done == total for done, total in status.pages.values()):
+    if status.pages and status.first_views_ready() == len(status.pages):
         st.success(LINES_READY)
 
 

@@ -220,6 +220,10 @@ class WarmStatus:
         self.phases[task.phase][0] += 1
         self.done += 1
 
+    def first_views_ready(self) -> int:
+        """How many pages have every point of their first view done."""
+        return sum(done == total for done, total in self.pages.values())
+
     def running(self) -> bool:
         """Whether the warm that wrote this status is still computing (it writes every 2 s)."""
         fresh = time.time() - self.updated < _STALE_AFTER_S
@@ -256,8 +260,7 @@ def left_text(status: WarmStatus) -> str:
             text += " (the pages' points: ready)"
         elif status.pages_seconds_left is not None:
             text += f" (the pages' points: {duration_text(status.pages_seconds_left)})"
-    ready = sum(done == total for done, total in status.pages.values())
-    text += f"; first views ready: {ready}/{len(status.pages)}"
+    text += f"; first views ready: {status.first_views_ready()}/{len(status.pages)}"
     if status.later:
         text += f"; {status.later} model audits left for a later warm"
     return text

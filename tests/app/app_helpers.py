@@ -1,12 +1,19 @@
 """Helpers for AppTest-based page tests: open a page the way a link opens it, check for errors."""
 
+import json
+import os
 import sys
+import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.isolation import isolate
+
+if TYPE_CHECKING:
+    from labeldp_core.services.warm import WarmStatus
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 TIMEOUT = 300  # generous: the machines are shared; this is not a speed check
@@ -120,3 +127,13 @@ def _decoded(value):
     if isinstance(value, list):
         return [_decoded(v) for v in value]
     return value
+
+
+def write_warm_status(cache_dir: Path, status: "WarmStatus", pid: int | None = None) -> None:
+    """``status`` as a warm's status file in ``cache_dir``, written just now by ``pid`` (this
+    process by default: a running warm, :meth:`WarmStatus.running`)."""
+    from labeldp_core.services.warm import status_path
+
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    status.pid, status.updated = os.getpid() if pid is None else pid, time.time()
+    status_path(cache_dir, status.dataset).write_text(json.dumps(vars(status)))

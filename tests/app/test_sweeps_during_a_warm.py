@@ -4,14 +4,10 @@ and a click would train the same points a second time beside it. A read-only ser
 shows no button, and its sentence under the chart names none either.
 """
 
-import json
-import os
 import subprocess
-import time
-from pathlib import Path
 
 import pytest
-from app_helpers import assert_no_errors, open_page
+from app_helpers import assert_no_errors, open_page, write_warm_status
 
 from labeldp_core.experiments import road
 from labeldp_core.services import warm
@@ -25,11 +21,8 @@ def no_computing(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(road, "on_demo_grid", lambda config: False)
 
 
-def _running_warm(cache_dir: Path, pid: int) -> None:
-    """A status file of a warm of digits, written just now by the process ``pid``."""
-    cache_dir.mkdir(parents=True, exist_ok=True)
-    status = warm.WarmStatus("digits", total=10, done=4, pid=pid, updated=time.time())
-    warm.status_path(cache_dir, "digits").write_text(json.dumps(vars(status)))
+def _status() -> warm.WarmStatus:
+    return warm.WarmStatus("digits", total=10, done=4)
 
 
 def _sweep_button_and_words(app) -> tuple[bool, str]:
@@ -40,7 +33,7 @@ def _sweep_button_and_words(app) -> tuple[bool, str]:
 
 @pytest.mark.usefixtures("cache", "no_computing")
 def test_a_running_warm_takes_the_place_of_the_sweep_button(isolated_cache):
-    _running_warm(isolated_cache, os.getpid())
+    write_warm_status(isolated_cache, _status())
     button, words = _sweep_button_and_words(open_page("pages/randomized_response.py"))
     assert not button
     assert WARM_COMPUTES in words
@@ -52,7 +45,7 @@ def test_without_a_running_warm_the_page_offers_its_button(isolated_cache):
     # A status left by a warm whose process is gone (killed): nobody computes the points.
     gone = subprocess.Popen(["true"])
     gone.wait()
-    _running_warm(isolated_cache, gone.pid)
+    write_warm_status(isolated_cache, _status(), gone.pid)
     button, words = _sweep_button_and_words(open_page("pages/randomized_response.py"))
     assert button and WARM_COMPUTES not in words
     assert "the button computes and caches each one" in words
@@ -60,7 +53,7 @@ def test_without_a_running_warm_the_page_offers_its_button(isolated_cache):
 
 @pytest.mark.usefixtures("cache", "no_computing")
 def test_points_off_the_demo_grid_keep_their_button_during_a_warm(isolated_cache):
-    _running_warm(isolated_cache, os.getpid())
+    write_warm_status(isolated_cache, _status())
     page = open_page("pages/randomized_response.py", epochs="1")  # the warm trains its epochs
     button, words = _sweep_button_and_words(page)
     assert button and WARM_COMPUTES not in words

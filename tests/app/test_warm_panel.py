@@ -1,12 +1,9 @@
 """The home page says whether the cache is ready for a class, follows a running warm, starts one."""
 
-import json
-import os
-import time
 from pathlib import Path
 
 import pytest
-from app_helpers import app_with, assert_no_errors
+from app_helpers import app_with, assert_no_errors, write_warm_status
 
 from labeldp_core.experiments import MECHANISMS
 from labeldp_core.services import warm
@@ -42,7 +39,6 @@ def test_a_read_only_server_offers_no_warm(monkeypatch):
 def test_a_running_warm_is_followed_on_the_home_page_and_in_the_sidebar(
     monkeypatch, isolated_cache: Path
 ):
-    isolated_cache.mkdir(parents=True, exist_ok=True)
     status = warm.WarmStatus(
         "digits",
         total=10,
@@ -52,10 +48,7 @@ def test_a_running_warm_is_followed_on_the_home_page_and_in_the_sidebar(
         phases={warm.PAGES: [4, 8], warm.MODEL_AUDITS: [0, 2]},
         pages_seconds_left=80.0,
     )
-    status.updated = time.time()
-    warm.status_path(isolated_cache, "digits").write_text(
-        json.dumps(vars(status) | {"pid": os.getpid()})
-    )
+    write_warm_status(isolated_cache, status)
     app = _home(monkeypatch, [])
     (bar,) = app.get("progress")
     assert bar.proto.text == (
@@ -69,13 +62,10 @@ def test_a_running_warm_is_followed_on_the_home_page_and_in_the_sidebar(
 def test_a_class_is_told_it_can_start_once_every_first_view_is_ready(
     monkeypatch, isolated_cache: Path
 ):
-    isolated_cache.mkdir(parents=True, exist_ok=True)
     status = warm.WarmStatus("digits", total=10, done=6, seconds_left=300.0)
-    status.pages, status.updated = {"rr": [4, 4], "audit": [2, 2]}, time.time()
+    status.pages = {"rr": [4, 4], "audit": [2, 2]}
     status.phases = {warm.PAGES: [6, 8], warm.MODEL_AUDITS: [0, 2]}
-    warm.status_path(isolated_cache, "digits").write_text(
-        json.dumps(vars(status) | {"pid": os.getpid()})
-    )
+    write_warm_status(isolated_cache, status)
     app = _home(monkeypatch, [])
     assert [s.value for s in app.success] == [LINES_READY]
 
