@@ -246,6 +246,41 @@ def test_the_schedule_names_the_bad_count(n, batch, epochs, name):
         dpsgd_accounting.sampling_schedule(n, batch, epochs)
 
 
+@pytest.mark.parametrize(
+    ("q", "sigma", "steps", "delta"),
+    [
+        *DPSGD_POINTS,
+        *LARGE_Q_POINTS,
+        (256 / 1437, 1.6765, 30, 1e-5),  # digits' recipe at epsilon 10, its first checkpoint
+        (256 / 1437, 94.3, 240, 1e-5),  # and at epsilon 0.1
+        (0.3, 0.5, 3, 1e-3),
+    ],
+)
+def test_the_prv_grid_is_opacus_own_to_the_last_bit(q, sigma, steps, delta):
+    # Its half-width comes from RDP computed by sgm_rdp instead of Opacus's slow series.
+    from opacus.accountants import PRVAccountant
+    from opacus.accountants.analysis.prv import PoissonSubsampledGaussianPRV
+
+    theirs = PRVAccountant()._get_domain(
+        prvs=[PoissonSubsampledGaussianPRV(q, sigma)],
+        num_self_compositions=[steps],
+        eps_error=PRV_EPSILON_ERROR,
+        delta_error=delta / 1000,
+    )
+    ours = sampled_gaussian._prv_domain(q, sigma, steps, PRV_EPSILON_ERROR, delta / 1000)
+    assert (ours.t_min, ours.t_max, ours.size) == (theirs.t_min, theirs.t_max, theirs.size)
+
+
+def test_a_prv_grid_never_runs_opacus_slow_rdp_series(monkeypatch):
+    slow = []
+    monkeypatch.setattr(
+        "opacus.accountants.analysis.rdp._compute_rdp", lambda *args: slow.append(args)
+    )
+    sampled_gaussian._prv_epsilon.cache_clear()
+    assert sampled_gaussian.prv_epsilon(256 / 1437, 2.05, 240, 1e-5) > 0
+    assert slow == []
+
+
 def test_the_prv_grid_checked_is_the_one_the_accountant_uses(monkeypatch):
     # The grid is built once, its size checked, and the accountant composes on that very grid.
     from opacus.accountants import PRVAccountant
