@@ -113,6 +113,19 @@ class WarmTask:
         """:data:`PAGES` or :data:`MODEL_AUDITS`: the model audits come after every page's point."""
         return MODEL_AUDITS if self.model_audit is not None else PAGES
 
+    @property
+    def shares_trainings(self) -> tuple | None:
+        """What the task trains that others of its kind train too, or None.
+
+        A mechanism's model audits share trainings: the control without privacy, and the run at
+        twice one audit's ε, which is the next audit's own run on the demo grid (0.25 doubled is
+        0.5). Two of them side by side would both train what they share; one after the other,
+        the second reads it from the cache.
+        """
+        if self.model_audit is None:
+            return None
+        return (MODEL_AUDITS, *self.model_audit[:2])
+
     @cached_property
     def kind(self) -> tuple:
         """Points of one kind take about as long: same mechanism and settings, any ε and seed.
@@ -441,7 +454,7 @@ def _drain(pool, workers, waiting, status, estimate, progress, path) -> None:
     written = 0.0
     while waiting or running:
         while waiting and len(running) < workers:
-            task = waiting.pop(0)
+            task = waiting.pop(_next_task(waiting, [task for task, _ in running.values()]))
             running[pool.submit(_compute, task)] = (task, time.monotonic())
         finished, _ = wait(list(running), timeout=_STATUS_EVERY_S, return_when=FIRST_COMPLETED)
         lines = [
@@ -455,6 +468,19 @@ def _drain(pool, workers, waiting, status, estimate, progress, path) -> None:
             written = time.monotonic()
         for line in lines:
             progress(status, line)
+
+
+def _next_task(waiting: list[WarmTask], running: list[WarmTask]) -> int:
+    """The index in ``waiting`` of the next task to start.
+
+    The first that shares no training with a running task (:attr:`WarmTask.shares_trainings`),
+    else the first: a worker is never left idle.
+    """
+    busy = {task.shares_trainings for task in running} - {None}
+    return next(
+        (i for i, task in enumerate(waiting) if task.shares_trainings not in busy),
+        0,
+    )
 
 
 def _account(future: Future, task: WarmTask, status: WarmStatus, estimate: Estimate) -> list[str]:

@@ -1,7 +1,10 @@
 """`warm`: every demo point and audit case once, first views first, on a pool of workers."""
 
+import itertools
 import json
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 
@@ -206,6 +209,39 @@ def test_the_model_audits_go_longest_family_first_so_no_worker_waits_at_the_end(
         (m, "digits", e) for m, e in demo_model_audits(ON_COMPARE, "digits")
     )
     assert len(set(seconds)) > 1, "the rates tell the families apart"
+
+
+def test_two_model_audits_of_one_mechanism_never_train_side_by_side(
+    isolated_cache: Path, monkeypatch: pytest.MonkeyPatch
+):
+    # They share trainings (the control without privacy, and 2 ε of one is the other's run):
+    # side by side both would train them; one after the other, the second reads the cache.
+    tasks = [
+        WarmTask(MODEL_AUDITS, False, model_audit=(mechanism, "digits", epsilon))
+        for mechanism, epsilon in [("rr", 1.0), ("rr", 2.0), ("rr", 4.0), ("lp-2st", 1.0)]
+    ]
+    monkeypatch.setattr(warm, "warm_tasks", lambda dataset, extra=None: tasks)
+    monkeypatch.setattr(warm, "_pool", lambda cache_dir, workers: ThreadPoolExecutor(workers))
+    spans, lock, rr_done = {}, threading.Lock(), threading.Event()
+
+    def compute(task: WarmTask) -> tuple[float, float]:
+        started = time.monotonic()
+        if task.model_audit[0] == "lp-2st":  # the other worker stays busy with it throughout
+            rr_done.wait(timeout=30)
+        else:
+            time.sleep(0.05)
+        with lock:
+            spans[task.model_audit] = (started, time.monotonic())
+            if sum(mechanism == "rr" for mechanism, _, _ in spans) == 3:
+                rr_done.set()
+        return 0.1, 0.0
+
+    monkeypatch.setattr(warm, "_compute", compute)
+    status = run_warm("digits", isolated_cache, lambda s, line: None, workers=2)
+    assert status.state == "finished" and len(spans) == 4
+    rr = sorted(spans[t.model_audit] for t in tasks[:3])
+    assert all(end <= start for (_, end), (start, _) in itertools.pairwise(rr))
+    assert spans[tasks[3].model_audit][0] < rr[1][0], "the other family ran beside the first"
 
 
 def test_until_pages_stops_when_the_pages_are_ready_and_leaves_the_model_audits_for_later(
