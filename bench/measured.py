@@ -145,8 +145,9 @@ def warm_sentence(dataset: str, record: dict | None) -> str:
     pages = f"every page's {points['pages']} points"
     if "lines" in seconds:  # records from before the bands came after the lines have none
         pages = (
-            f"every line of every page and the slider's stops (the curves' first seed) ready "
-            f"after {_minutes(seconds['lines'])}, {pages} (the other seeds' bands too)"
+            f"every line of every page and the slider's stops (the curves' first seed: what "
+            f"`--until-pages` waits for) ready after {_minutes(seconds['lines'])}, {pages} (the "
+            "other seeds' bands too)"
         )
     return (
         f"`warm --dataset {dataset}` took {_minutes(seconds['all'])} from an empty cache on "

@@ -11,14 +11,21 @@ from labeldp_core.cli.shared import EXIT_POINTS_FAILED, stderr_bar
 from labeldp_core.cli.tables import table_dataset, table_options
 from labeldp_core.cluster import audit_on_cluster, model_audits_on_cluster, run_on_cluster
 from labeldp_core.errors import LabelDPError
-from labeldp_core.experiments import RunConfig
+from labeldp_core.experiments import RunConfig, lookup
 from labeldp_core.experiments.demo import demo_configs
 from labeldp_core.experiments.stopping import counted
 from labeldp_core.model_audit import cached_audit, demo_model_audits
 from labeldp_core.registry import ON_COMPARE
 from labeldp_core.services import reproduce
 from labeldp_core.services.release_audits import app_audit_points
-from labeldp_core.services.warm import WarmStatus, left_text, run_warm, stored_points
+from labeldp_core.services.warm import (
+    WarmStatus,
+    later_words,
+    left_text,
+    run_warm,
+    stored_points,
+    warm_tasks,
+)
 
 
 def _cmd_warm(args: argparse.Namespace) -> int:
@@ -58,18 +65,22 @@ def _warm_here(args: argparse.Namespace, cache_dir: Path, extra: list[RunConfig]
         f"({status.done} of them)",
         file=sys.stderr,
     )
-    _left_for_later(args.dataset, status.later)
+    _left_for_later(args.dataset, status.later_bands, status.later)
     for failure in status.failures:
         print(f"error: {failure}", file=sys.stderr)
     return EXIT_POINTS_FAILED if status.failures else 0
 
 
-def _left_for_later(dataset: str, later: int) -> None:
-    """The line that names the model audits a ``warm --until-pages`` left, if it left any."""
-    if later:
+def _left_for_later(dataset: str, bands: int, audits: int) -> None:
+    """The line that names what a ``warm --until-pages`` left, if it left anything.
+
+    The curves' other seeds (drawn as their bands) and the price-of-privacy screen's canary
+    audits.
+    """
+    if bands or audits:
         print(
-            f"left for later: {later} model audits (the price-of-privacy screen's canary "
-            f"audits); `warm --dataset {dataset}` computes them",
+            f"left for later: {later_words(bands, audits)}; "
+            f"`warm --dataset {dataset}` computes them",
             file=sys.stderr,
         )
 
@@ -86,6 +97,11 @@ def _warm_line(status: WarmStatus, line: str) -> None:
 def _warm_on_cluster(args: argparse.Namespace, configs: list[RunConfig]) -> int:
     configs = [*demo_configs(args.dataset), *configs]
     progress, cache = stderr_bar(lines=True), ResultCache()
+    left = []
+    if args.until_pages:  # the bands wait, as on this machine's workers
+        bands = {task.config for task in warm_tasks(args.dataset) if task.band}
+        left = [c for c in configs if c in bands and lookup(c, cache) is None]
+        configs = [c for c in configs if c not in bands]
     with cluster_session(args, configs) as session:
         status = reported(run_on_cluster(session, configs, cache, progress))
         status |= reported(audit_on_cluster(session, app_audit_points(), cache, progress))
@@ -95,7 +111,7 @@ def _warm_on_cluster(args: argparse.Namespace, configs: list[RunConfig]) -> int:
         ]
         if args.until_pages:
             missing = [a for a in audits if cached_audit(**a, cache=cache) is None]
-            _left_for_later(args.dataset, len(missing))
+            _left_for_later(args.dataset, len(left), len(missing))
             return status
         return status | reported(model_audits_on_cluster(session, audits, cache, progress))
 
@@ -109,8 +125,8 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     warm.add_argument(
         "--until-pages",
         action="store_true",
-        help="stop when every page's points are ready (first views, slider stops, papers' "
-        "runs); the model audits wait for a warm without it",
+        help="stop when every page's first view, slider stop and papers' run is ready; the "
+        "curves' other seeds (their bands) and the model audits wait for a warm without it",
     )
     table_options(warm)
     cluster_options(warm)

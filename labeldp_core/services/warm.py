@@ -9,7 +9,9 @@ each mechanism's curve grid and the variants shown side by side, and the audit p
 then the class's extra ε values, then the curves' other seeds (their bands: a page opened
 meanwhile draws the seeds stored and says the warm computes the rest) and the papers' runs: the
 pages' phase. The trained models' canary audits (the price-of-privacy screen's) come after it,
-a phase of their own with its own time left, that ``until_pages`` leaves for a later warm. A
+a phase of their own with its own time left. ``until_pages`` stops once every first view, slider
+stop and papers' run is ready (issue 52: "every page's first view and slider stops"), and leaves
+the bands and the model audits for a later warm. A
 status file in the cache folder says how far a warm got and the time left (read by the app;
 :func:`left_text` words it for the app and the command line alike); an interrupted warm keeps
 every point it finished and resumes there.
@@ -54,6 +56,7 @@ __all__ = [
     "WarmTask",
     "coverage",
     "duration_text",
+    "later_words",
     "left_text",
     "read_status",
     "run_warm",
@@ -91,6 +94,8 @@ class WarmTask:
     audit: tuple | None = None
     model_audit: tuple[str, str, float] | None = None
     together: tuple[RunConfig, ...] = ()
+    #: A curve's other seed, drawn as its band (``until_pages`` leaves it for a later warm).
+    band: bool = False
 
     @property
     def label(self) -> str:
@@ -159,10 +164,14 @@ def warm_tasks(dataset: str, extra: list[RunConfig] | None = None) -> list[WarmT
     stops = [c for c in demo_configs(dataset) if c.seed == DEMO_SEEDS[0]]
     bands = [c for c in curves if c.seed != DEMO_SEEDS[0]]
     seen = set(first)
-    for config in [*stops, *bands, *(extra or [])]:
+    for config, band in [
+        *((c, False) for c in stops),
+        *((c, True) for c in bands),
+        *((c, False) for c in extra or []),
+    ]:
         if config not in seen:
             seen.add(config)
-            tasks.append(WarmTask(config.mechanism, False, config=config))
+            tasks.append(WarmTask(config.mechanism, False, config=config, band=band))
     for mechanism, epsilon in _longest_first(demo_model_audits(ON_COMPARE, dataset), dataset):
         tasks.append(WarmTask(MODEL_AUDITS, False, model_audit=(mechanism, dataset, epsilon)))
     return tasks
@@ -213,7 +222,8 @@ class WarmStatus:
     failures: list[str] = field(default_factory=list)
     phases: dict[str, list[int]] = field(default_factory=dict)  # phase: [done, of]
     pages_seconds_left: float | None = None  # until every point of the pages' phase is done
-    later: int = 0  # points missing that this warm leaves for a later one (``until_pages``)
+    later: int = 0  # model audits missing that this warm leaves for a later one (``until_pages``)
+    later_bands: int = 0  # and the curves' band points it leaves so
 
     def count(self, task: WarmTask, done: bool) -> None:
         """Count ``task`` among its phase's points and its page's first view, done if ``done``."""
@@ -274,9 +284,15 @@ def left_text(status: WarmStatus) -> str:
         elif status.pages_seconds_left is not None:
             text += f" (the pages' points: {duration_text(status.pages_seconds_left)})"
     text += f"; first views ready: {status.first_views_ready()}/{len(status.pages)}"
-    if status.later:
-        text += f"; {status.later} model audits left for a later warm"
+    if status.later or status.later_bands:
+        text += f"; {later_words(status.later_bands, status.later)} left for a later warm"
     return text
+
+
+def later_words(bands: int, audits: int) -> str:
+    """The points ``warm --until-pages`` leaves for later, in words ("280 band points and ...")."""
+    parts = [(bands, "band points of the curves"), (audits, "model audits")]
+    return " and ".join(f"{count} {what}" for count, what in parts if count)
 
 
 def status_path(cache_dir: Path, dataset: str) -> Path:
@@ -384,14 +400,17 @@ def _plan(
 ) -> tuple:
     """The warm's status with what is stored already counted, and the points left, in order.
 
-    With ``until_pages`` the model audits are not in the plan: those missing are counted as
-    left for later.
+    With ``until_pages`` the bands and the model audits are not in the plan: those missing are
+    counted as left for later.
     """
     status, todo = WarmStatus(dataset, total=0), []
     for task in warm_tasks(dataset, extra):
         stored = _is_stored(task, cache)
-        if until_pages and task.phase != PAGES:
-            status.later += not stored
+        if until_pages and (task.phase != PAGES or task.band):
+            if task.band:
+                status.later_bands += not stored
+            else:
+                status.later += not stored
             continue
         status.total += 1
         status.count(task, stored)
@@ -416,7 +435,8 @@ def run_warm(
     """Compute every point of ``dataset``'s demo set not in the cache at ``cache_dir``.
 
     ``progress`` is called with the status and a line after every point. With ``until_pages``
-    it stops when the pages' phase is done, the model audits counted in ``later``. ``planned``
+    it stops when every first view, slider stop and papers' run is done, the bands and the
+    model audits counted in ``later``. ``planned``
     is called with the status once the points are planned, before any runs: the warm keeps it
     current, so a stop reads how many are done there instead of planning again. Returns the
     final status; a point that failed is named in its ``failures`` (the others still run).

@@ -24,9 +24,6 @@ def test_until_pages_exits_0_when_the_pages_are_ready_and_names_what_is_left(mon
     points = [line for line in told if line.startswith("[")]
     assert len(points) == 2 and all("rr ε=" in line for line in points)
     assert points[-1].endswith("; first views ready: 1/1; 2 model audits left for a later warm")
-    assert told[-1] == (
-        "left for later: 2 model audits (the price-of-privacy screen's canary audits); "
-        "`warm --dataset digits` computes them"
-    )
+    assert told[-1] == "left for later: 2 model audits; `warm --dataset digits` computes them"
     assert main(["warm", "--dataset", "digits", "--until-pages"]) == 0
     assert not [line for line in capsys.readouterr().err.splitlines() if line.startswith("[")]

@@ -95,7 +95,8 @@ def test_a_warm_is_recorded_from_its_lines_and_written_into_the_docs(
     assert measured.rewrite(page) == (
         "Before. <!-- measured:warm-digits:begin -->`warm --dataset digits` took 31 s from an "
         "empty cache on 2 cores (load 1.2), every line of every page and the slider's stops "
-        "(the curves' first seed) ready after 9 s, every page's 3 points (the other seeds' bands "
+        "(the curves' first seed: what `--until-pages` waits for) ready after 9 s, every page's "
+        "3 points (the other seeds' bands "
         "too) ready after 12 s, its 1 model audits after them; measured by `bench/warm_speed.py "
         "--dataset digits --write` on commit abc1234<!-- measured:warm-digits:end --> After."
     )

@@ -12,7 +12,7 @@ import pytest
 
 from labeldp_core.cache import ResultCache
 from labeldp_core.experiments import lookup, make_config
-from labeldp_core.experiments.demo import demo_configs, demo_epsilons
+from labeldp_core.experiments.demo import DEMO_SEEDS, demo_configs, demo_epsilons
 from labeldp_core.families.audit_claims import RandomizedResponseCeiling
 from labeldp_core.model_audit import cached_audit, demo_model_audits
 from labeldp_core.registry import ON_COMPARE, mechanism_entries
@@ -244,16 +244,33 @@ def test_two_model_audits_of_one_mechanism_never_train_side_by_side(
     assert spans[tasks[3].model_audit][0] < rr[1][0], "the other family ran beside the first"
 
 
-def test_until_pages_stops_when_the_pages_are_ready_and_leaves_the_model_audits_for_later(
+def test_until_pages_stops_at_the_first_views_and_stops_leaving_bands_and_audits_for_later(
     isolated_cache: Path, monkeypatch: pytest.MonkeyPatch
 ):
-    tasks = [_cheap(1.0), _cheap(2.0), _audit_task()]
+    # Issue 52: it stops "when every page's first view and slider stops are ready"; the
+    # curves' other seeds (their bands) wait with the model audits.
+    stop = replace(_cheap(2.0), first_view=False)
+    band = WarmTask("rr", False, config=_cheap(1.0, seed=1).config, band=True)
+    tasks = [_cheap(1.0), stop, band, _audit_task()]
     monkeypatch.setattr(warm, "warm_tasks", lambda dataset, extra=None: tasks)
     status = run_warm("digits", isolated_cache, lambda s, line: None, workers=1, until_pages=True)
     assert status.state == "finished" and status.done == status.total == 2
-    assert status.phases == {warm.PAGES: [2, 2]} and status.later == 1
-    assert not warm._is_stored(tasks[2], ResultCache(isolated_cache)), "the audit waits"
+    assert status.phases == {warm.PAGES: [2, 2]}
+    assert (status.later_bands, status.later) == (1, 1)
+    assert warm.left_text(status).endswith(
+        "; 1 band points of the curves and 1 model audits left for a later warm"
+    )
+    cache = ResultCache(isolated_cache)
+    assert not warm._is_stored(band, cache) and not warm._is_stored(tasks[3], cache)
     assert warm.coverage("digits", isolated_cache).state == "incomplete"
+
+
+def test_the_bands_are_the_curves_other_seeds_and_nothing_else():
+    tasks = warm_tasks("digits")
+    bands = {t.config for t in tasks if t.band}
+    others = {c for c in demo_configs("digits", class_stops=False) if c.seed != DEMO_SEEDS[0]}
+    assert bands == others and len(bands) == sum(t.band for t in tasks)
+    assert not any(t.band and (t.first_view or t.phase != warm.PAGES) for t in tasks)
 
 
 def test_the_time_left_says_when_the_pages_are_ready_and_what_waits():
