@@ -436,7 +436,7 @@ def run_warm(
 
     ``progress`` is called with the status and a line after every point. With ``until_pages``
     it stops when every first view, slider stop and papers' run is done, the bands and the
-    model audits counted in ``later``. ``planned``
+    model audits left counted in ``later_bands`` and ``later``. ``planned``
     is called with the status once the points are planned, before any runs: the warm keeps it
     current, so a stop reads how many are done there instead of planning again. Returns the
     final status; a point that failed is named in its ``failures`` (the others still run).
