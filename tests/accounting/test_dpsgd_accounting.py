@@ -256,6 +256,7 @@ def test_the_schedule_names_the_bad_count(n, batch, epochs, name):
         (0.3, 0.5, 3, 1e-3),
     ],
 )
+@pytest.mark.filterwarnings("ignore:Optimal order is the largest alpha")  # Opacus's own grid
 def test_the_prv_grid_is_opacus_own_to_the_last_bit(q, sigma, steps, delta):
     # Its half-width comes from RDP computed by sgm_rdp instead of Opacus's slow series.
     from opacus.accountants import PRVAccountant
