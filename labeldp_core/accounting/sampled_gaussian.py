@@ -134,7 +134,7 @@ def _prv_domain(q: float, sigma: float, steps: int, eps_error: float, delta_erro
     with warnings.catch_warnings():  # the bound warns when its best order is at the grid's end
         warnings.simplefilter("ignore")
         composed, _ = get_privacy_spent(orders=orders, rdp=per_step * steps, delta=delta_error / 4)
-        one, _ = get_privacy_spent(orders=orders, rdp=per_step * 1, delta=delta_error / (8 * steps))
+        one, _ = get_privacy_spent(orders=orders, rdp=per_step, delta=delta_error / (8 * steps))
     half_width = max(max(float(composed), float(one)), eps_error) + 3
     mesh = eps_error / np.sqrt(steps * np.log(12 / delta_error) / 2)
     return Domain.create_aligned(-half_width, half_width, mesh)

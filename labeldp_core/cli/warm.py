@@ -22,9 +22,9 @@ from labeldp_core.services.warm import (
     WarmStatus,
     later_words,
     left_text,
+    lines_and_bands,
     run_warm,
     stored_points,
-    warm_tasks,
 )
 
 
@@ -99,7 +99,7 @@ def _warm_on_cluster(args: argparse.Namespace, configs: list[RunConfig]) -> int:
     progress, cache = stderr_bar(lines=True), ResultCache()
     left = []
     if args.until_pages:  # the bands wait, as on this machine's workers
-        bands = {task.config for task in warm_tasks(args.dataset) if task.band}
+        bands = set(lines_and_bands(args.dataset)[1])
         left = [c for c in configs if c in bands and lookup(c, cache) is None]
         configs = [c for c in configs if c not in bands]
     with cluster_session(args, configs) as session:

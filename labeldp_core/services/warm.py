@@ -58,6 +58,7 @@ __all__ = [
     "duration_text",
     "later_words",
     "left_text",
+    "lines_and_bands",
     "read_status",
     "run_warm",
     "start_warm",
@@ -156,13 +157,11 @@ def warm_tasks(dataset: str, extra: list[RunConfig] | None = None) -> list[WarmT
     in ``bench/warm_speed.py``'s record at 73db381). One point of every kind of the first views
     goes first, so that the time left is estimated from a measured point of each kind.
     """
-    curves = demo_configs(dataset, class_stops=False)
-    first = [c for c in curves if c.seed == DEMO_SEEDS[0]]
+    first, bands = lines_and_bands(dataset)
     tasks = [WarmTask(c.mechanism, True, config=c) for c in first]
     tasks += [WarmTask(AUDIT_PAGE, True, audit=point) for point in app_audit_points()]
     tasks = _one_of_each_kind_first(tasks)
     stops = [c for c in demo_configs(dataset) if c.seed == DEMO_SEEDS[0]]
-    bands = [c for c in curves if c.seed != DEMO_SEEDS[0]]
     seen = set(first)
     for config, band in [
         *((c, False) for c in stops),
@@ -175,6 +174,13 @@ def warm_tasks(dataset: str, extra: list[RunConfig] | None = None) -> list[WarmT
     for mechanism, epsilon in _longest_first(demo_model_audits(ON_COMPARE, dataset), dataset):
         tasks.append(WarmTask(MODEL_AUDITS, False, model_audit=(mechanism, dataset, epsilon)))
     return tasks
+
+
+def lines_and_bands(dataset: str) -> tuple[list[RunConfig], list[RunConfig]]:
+    """The curves' points on the first demo seed (every line) and on the others (the bands)."""
+    curves = demo_configs(dataset, class_stops=False)
+    first = [c for c in curves if c.seed == DEMO_SEEDS[0]]
+    return first, [c for c in curves if c.seed != DEMO_SEEDS[0]]
 
 
 def _longest_first(audits: list[tuple[str, float]], dataset: str) -> list[tuple[str, float]]:
