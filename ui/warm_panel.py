@@ -60,6 +60,12 @@ LINES_READY = (
     "Every page draws all its lines (seed 0): a class can start. The warm goes on with the "
     "slider's stops, then seeds 1 and 2, which draw each curve's band, then the model audits."
 )
+#: The same from a ``warm --until-pages``, which leaves the bands and model audits for later.
+LINES_READY_UNTIL_PAGES = (
+    "Every page draws all its lines (seed 0): a class can start. This warm stops after the "
+    "slider's stops: seeds 1 and 2, which draw each curve's band, and the model audits wait "
+    "for a warm without --until-pages."
+)
 
 
 def _show_running(status: WarmStatus) -> None:
@@ -69,7 +75,8 @@ def _show_running(status: WarmStatus) -> None:
         f"{left_text(status)}",
     )
     if status.pages and status.first_views_ready() == len(status.pages):
-        st.success(LINES_READY)
+        leaves = status.later or status.later_bands
+        st.success(LINES_READY_UNTIL_PAGES if leaves else LINES_READY)
 
 
 def _show_stored(status: WarmStatus, dataset: str) -> None:

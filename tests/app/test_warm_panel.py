@@ -7,7 +7,7 @@ from app_helpers import app_with, assert_no_errors, write_warm_status
 
 from labeldp_core.experiments import MECHANISMS
 from labeldp_core.services import warm
-from ui.warm_panel import LINES_READY
+from ui.warm_panel import LINES_READY, LINES_READY_UNTIL_PAGES
 
 
 def _home(monkeypatch: pytest.MonkeyPatch, started: list) -> object:
@@ -68,6 +68,19 @@ def test_a_class_is_told_it_can_start_once_every_first_view_is_ready(
     write_warm_status(isolated_cache, status)
     app = _home(monkeypatch, [])
     assert [s.value for s in app.success] == [LINES_READY]
+
+
+def test_a_warm_until_the_pages_does_not_promise_the_bands_and_audits_it_leaves(
+    monkeypatch, isolated_cache: Path
+):
+    # `warm --until-pages` stops after the slider's stops: the box must not say it goes on.
+    status = warm.WarmStatus("digits", total=6, done=6, seconds_left=0.0, later_bands=4, later=2)
+    status.pages = {"rr": [4, 4], "audit": [2, 2]}
+    status.phases = {warm.PAGES: [6, 6]}
+    write_warm_status(isolated_cache, status)
+    app = _home(monkeypatch, [])
+    assert [s.value for s in app.success] == [LINES_READY_UNTIL_PAGES]
+    assert "seeds 1 and 2" in LINES_READY_UNTIL_PAGES and "--until-pages" in LINES_READY_UNTIL_PAGES
 
 
 def test_the_time_a_warm_would_take_is_said_in_the_words_of_a_running_one(
