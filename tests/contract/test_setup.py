@@ -44,3 +44,17 @@ def test_ci_runs_make_test_with_an_empty_home_and_no_project_variables(tmp_path:
     assert home != str(ROOT) and entries == "0", "CI's HOME must be new and empty"
     assert not Path(home).exists(), "CI's temporary HOME is removed afterwards"
     assert variables == "unset unset"
+
+
+def test_the_suite_keeps_its_bytecode_whatever_the_shell_says(tmp_path: Path):
+    # With PYTHONDONTWRITEBYTECODE=1 inherited, pytest rewrote every test module's asserts again
+    # in each worker (collecting: 28.5 s of CPU instead of 18.4 s). No recipe may inherit it.
+    probe = tmp_path / "probe.mk"
+    recipe = '\t@echo "[$$PYTHONDONTWRITEBYTECODE]"\n'
+    probe.write_text(f"include {ROOT / 'Makefile'}\nprobe:\n{recipe}")
+    env = os.environ | {"PYTHONDONTWRITEBYTECODE": "1"}
+    said = subprocess.run(
+        ["make", "-s", "-f", str(probe), "probe"], cwd=ROOT, env=env, capture_output=True, text=True
+    )
+    assert said.returncode == 0, said.stderr
+    assert said.stdout.strip() == "[]", said.stdout
