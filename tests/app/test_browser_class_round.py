@@ -1,15 +1,16 @@
-"""A class round in real browsers: a teacher's screen and three phones, each a browser context.
+"""A class round in real browsers: a teacher's screen and three phones, tabs of a phone context.
 
 Debian's Chromium through Playwright, on ``streamlit run app.py`` in classroom mode
 (``LABELDP_READ_ONLY=1``). The teacher (1280x800, demo mode, a projector) opens a round of three
 items at the top of the *Class round* page, whose code and link (over 40 px) and *Reveal* button
-are on the first screen; each phone (390x844, touch, a context of its own: its own cookies and
-session) opens the round's link and taps one big button per item, the buttons in class order,
-none looking preselected by the last tap and never one of the last item beside them (counted at
-every change of the page); the teacher's tally follows by itself (it is read again every 2 s). At
-the reveal every phone switches to its result by itself, one that stopped mid-round too (they ask
-every 3 s), and a phone that comes after the reveal is told the round is over. A link with a
-forged seat gets a seat of its own; a phone that reloads keeps its seat and its answers.
+are on the first screen; each phone (390x844, touch, a tab of one phone context: a session of
+its own, its seat in its link, as the app keeps no cookie) opens the round's link and taps one
+big button per item, the buttons in class order, none looking preselected by the last tap and
+never one of the last item beside them (counted at every change of the page); the teacher's
+tally follows by itself (it is read again every 2 s). At the reveal every phone switches to its
+result by itself, one that stopped mid-round too (they ask every 3 s), and a phone that comes
+after the reveal is told the round is over. A link with a forged seat gets a seat of its own; a
+phone that reloads keeps its seat and its answers.
 """
 
 import re
@@ -54,8 +55,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 def _page(browser, options: dict, url: str):
-    context = browser.new_context(**options)
-    page = context.new_page()
+    """``url`` in a new context of ``browser`` sized by ``options``, or a new tab of a context."""
+    page = browser.new_context(**options).new_page() if options else browser.new_page()
     page.set_default_timeout(WAIT_MS)
     page.goto(url)
     page.wait_for_selector(IDLE)
@@ -132,7 +133,11 @@ def _answer(phone, items: range, first_class: int) -> None:
 
 def test_a_class_plays_a_round_on_phones_and_the_teachers_tally_follows(server, browser):
     teacher, code = _open_round(browser, server)
-    phones = [_page(browser, PHONE, f"{server}/play?round={code}") for _ in range(PHONES)]
+    # The phones are tabs of one phone context (their seats are in their links, no cookie
+    # holds one): a tab beside another of the same server shares its renderer process, where
+    # the app's scripts are compiled already (tests/debian_chromium.py).
+    handset = browser.new_context(**PHONE)
+    phones = [_page(handset, {}, f"{server}/play?round={code}") for _ in range(PHONES)]
     seats = [parse_qs(urlparse(phone.url).query)["seat"][0] for phone in phones]
     assert len(set(seats)) == PHONES  # a seat each, no account
     _answer(phones[0], range(1, 2), 0)  # stops after item 1
@@ -147,7 +152,7 @@ def test_a_class_plays_a_round_on_phones_and_the_teachers_tally_follows(server, 
     for phone in phones:
         assert phone.get_by_text("You answered").count() == 0
         assert phone.locator("[data-testid='stDataFrame']").count() == 0
-    forged = _page(browser, PHONE, f"{server}/play?round={code}&seat=forged-seat")
+    forged = _page(handset, {}, f"{server}/play?round={code}&seat=forged-seat")
     forged.get_by_text(f"Item 1 of {ITEMS}").wait_for()
     assert parse_qs(urlparse(forged.url).query)["seat"][0] not in ("forged-seat", *seats)
     phones[1].reload()
@@ -156,7 +161,7 @@ def test_a_class_plays_a_round_on_phones_and_the_teachers_tally_follows(server, 
     phones[0].get_by_text(re.compile(rf"You answered 1 of {ITEMS} items: \d of them")).wait_for()
     for phone in phones[1:]:
         phone.get_by_text(re.compile(rf"You answered {ITEMS} of {ITEMS} items")).wait_for()
-    late = _page(browser, PHONE, f"{server}/play?round={code}")
+    late = _page(handset, {}, f"{server}/play?round={code}")
     late.get_by_text("The round is over").wait_for()
     teacher.locator("[data-testid='stDataFrame']").first.wait_for()
     charts = teacher.locator("[data-testid='stPlotlyChart']")
@@ -164,7 +169,8 @@ def test_a_class_plays_a_round_on_phones_and_the_teachers_tally_follows(server, 
     assert charts.count() >= 2  # overall, items
     for page in (teacher, *phones, forged, late):
         assert page.locator("[data-testid='stException']").count() == 0
-        page.context.close()  # the module's browser stays: no session left polling the server
+    for context in (teacher.context, handset):
+        context.close()  # the module's browser stays: no session left polling the server
 
 
 def test_the_single_player_guess_buttons_come_in_class_order_on_a_phone(server, browser):
