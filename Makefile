@@ -50,7 +50,7 @@ worker: $(VENV)/.requirements
 # pytest rewrites each test module's asserts as it imports it and keeps the result in __pycache__,
 # unless Python is told to write no bytecode (PYTHONDONTWRITEBYTECODE=1, set on some machines):
 # then every worker, and every pytest the tests start, rewrote them all again (collecting took
-# 28.5 s of CPU instead of 18.4 s; docs/develop/tests.md). No recipe here inherits it.
+# 28.5 s of CPU instead of 18.4 s in each worker: issue 52's notes). No recipe inherits it.
 unexport PYTHONDONTWRITEBYTECODE
 TEST_WORKERS ?= $(shell n=$$(nproc); echo $$(( n < 4 ? n : 4 )))
 PYTEST := $(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadgroup
