@@ -44,14 +44,15 @@ worker: $(VENV)/.requirements
 	PYTHONPATH=$(CURDIR) LABELDP_TORCH_THREADS=1 $(VENV)/bin/dask worker $(SCHEDULER) \
 		--nworkers $(NWORKERS) --nthreads 1
 
-# The suite runs on every core, at most 4 (pytest-xdist; each worker imports torch and the app):
-# the browser tests, the cluster tests and each module's shared fixture stay on one worker
-# (--dist loadgroup; docs/develop/tests.md). TEST_WORKERS=0 runs it in this process.
 # pytest rewrites each test module's asserts as it imports it and keeps the result in __pycache__,
 # unless Python is told to write no bytecode (PYTHONDONTWRITEBYTECODE=1, set on some machines):
 # then every worker, and every pytest the tests start, rewrote them all again (collecting took
 # 28.5 s of CPU instead of 18.4 s in each worker: issue 52's notes). No recipe inherits it.
 unexport PYTHONDONTWRITEBYTECODE
+
+# The suite runs on every core, at most 4 (pytest-xdist; each worker imports torch and the app):
+# the browser tests, the cluster tests and each module's shared fixture stay on one worker
+# (--dist loadgroup; docs/develop/tests.md). TEST_WORKERS=0 runs it in this process.
 TEST_WORKERS ?= $(shell n=$$(nproc); echo $$(( n < 4 ? n : 4 )))
 PYTEST := $(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadgroup
 

@@ -54,9 +54,9 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield f"http://127.0.0.1:{app.port}"
 
 
-def _page(browser, options: dict, url: str):
-    """``url`` in a new context of ``browser`` sized by ``options``, or a new tab of a context."""
-    page = browser.new_context(**options).new_page() if options else browser.new_page()
+def _page(context, url: str):
+    """``url`` in a new tab of ``context``, idle."""
+    page = context.new_page()
     page.set_default_timeout(WAIT_MS)
     page.goto(url)
     page.wait_for_selector(IDLE)
@@ -71,9 +71,8 @@ def _on_first_screen(locator) -> None:
 
 def _open_round(browser, server: str):
     """The teacher opens a round from the top of the Class round page, in demo mode."""
-    teacher = _page(
-        browser, {"viewport": PROJECTOR}, f"{server}/play?demo=1&epochs=1&round_items={ITEMS}"
-    )
+    projector = browser.new_context(viewport=PROJECTOR)
+    teacher = _page(projector, f"{server}/play?demo=1&epochs=1&round_items={ITEMS}")
     opener = teacher.get_by_role("button", name=re.compile("Open a round for the class"))
     _on_first_screen(opener)
     opener.click()
@@ -137,7 +136,7 @@ def test_a_class_plays_a_round_on_phones_and_the_teachers_tally_follows(server, 
     # holds one): a tab beside another of the same server shares its renderer process, where
     # the app's scripts are compiled already (tests/debian_chromium.py).
     handset = browser.new_context(**PHONE)
-    phones = [_page(handset, {}, f"{server}/play?round={code}") for _ in range(PHONES)]
+    phones = [_page(handset, f"{server}/play?round={code}") for _ in range(PHONES)]
     seats = [parse_qs(urlparse(phone.url).query)["seat"][0] for phone in phones]
     assert len(set(seats)) == PHONES  # a seat each, no account
     _answer(phones[0], range(1, 2), 0)  # stops after item 1
@@ -152,7 +151,7 @@ def test_a_class_plays_a_round_on_phones_and_the_teachers_tally_follows(server, 
     for phone in phones:
         assert phone.get_by_text("You answered").count() == 0
         assert phone.locator("[data-testid='stDataFrame']").count() == 0
-    forged = _page(handset, {}, f"{server}/play?round={code}&seat=forged-seat")
+    forged = _page(handset, f"{server}/play?round={code}&seat=forged-seat")
     forged.get_by_text(f"Item 1 of {ITEMS}").wait_for()
     assert parse_qs(urlparse(forged.url).query)["seat"][0] not in ("forged-seat", *seats)
     phones[1].reload()
@@ -161,7 +160,7 @@ def test_a_class_plays_a_round_on_phones_and_the_teachers_tally_follows(server, 
     phones[0].get_by_text(re.compile(rf"You answered 1 of {ITEMS} items: \d of them")).wait_for()
     for phone in phones[1:]:
         phone.get_by_text(re.compile(rf"You answered {ITEMS} of {ITEMS} items")).wait_for()
-    late = _page(handset, {}, f"{server}/play?round={code}")
+    late = _page(handset, f"{server}/play?round={code}")
     late.get_by_text("The round is over").wait_for()
     teacher.locator("[data-testid='stDataFrame']").first.wait_for()
     charts = teacher.locator("[data-testid='stPlotlyChart']")
@@ -176,7 +175,7 @@ def test_a_class_plays_a_round_on_phones_and_the_teachers_tally_follows(server, 
 def test_the_single_player_guess_buttons_come_in_class_order_on_a_phone(server, browser):
     from playwright.sync_api import expect
 
-    phone = _page(browser, PHONE, f"{server}/epsilon_meaning?epochs=1")
+    phone = _page(browser.new_context(**PHONE), f"{server}/epsilon_meaning?epochs=1")
     buttons = phone.get_by_role("button", name=re.compile(r"^\d$"))
     expect(buttons).to_have_count(10)  # all drawn: a count read mid-render ran short once
     boxes = [buttons.nth(n).bounding_box() for n in range(10)]
